@@ -1,0 +1,184 @@
+#!/bin/bash
+# Usage: tests/vm/boot.sh --stage NAME --drives IMG[,IMG...] [--kver K]
+#            [--args A,B] [--timeout SECONDS] [--log FILE] [--mem MB]
+#            [--kill-on MARKER] [--keep] [--noload]
+#
+# Boots the test guest once under QEMU/TCG and runs /hc/tests/stage-NAME.sh.
+#   --drives    raw images, one emulated NVMe controller each (serial hc0, hc1,
+#               ... in the order given; the guest sees them as /dev/hc/driveN)
+#   --kver      guest kernel (default: $KVER or the newest installed 6.1)
+#   --args      extra stage arguments, comma separated (hc.args=)
+#   --timeout   seconds before QEMU is killed (default 300)
+#   --log       serial log (default build/vm/logs/NAME-<timestamp>.log)
+#   --mem       guest memory in MiB (default 2048)
+#   --kill-on   SIGKILL QEMU as soon as MARKER appears on the console (power
+#               loss); the boot is then judged only by the output before it
+#   --keep      do not rmmod hypercache after the stage (hc.keep=1)
+#   --noload    do not insmod hypercache.ko (hc.noload=1)
+# Environment: HC_KO, HC_BIN_DIRS (see mkinitramfs.sh), HC_QEMU_EXTRA (extra
+# QEMU arguments, word-split).
+# HCTEST/HCVM lines are echoed to stdout. Exit 0 only if QEMU exited with 1
+# (isa-debug-exit 0), "HCVM-RESULT" said fail=0 and dmesg=clean; otherwise
+# exit 1 with the reason and the last 60 lines of the log.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+stage="" drives="" args="" timeout=300 log="" mem=2048 kill_on="" keep=0 noload=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--stage) stage=$2; shift 2 ;;
+	--drives) drives=$2; shift 2 ;;
+	--kver) KVER=$2; shift 2 ;;
+	--args) args=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--kill-on) kill_on=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	--noload) noload=1; shift ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+if [ -z "$stage" ] || [ -z "$drives" ]; then
+	echo "boot.sh: --stage and --drives are required" >&2
+	exit 2
+fi
+
+. "$ROOT/tests/vm/kernel.sh"
+hc_kernel_select
+kernel=$(hc_kernel_image "$HC_KVER")
+initrd=$ROOT/build/vm/$HC_KVER/initramfs.cpio.zst
+"$ROOT/tests/vm/mkinitramfs.sh" "$HC_KVER" "$initrd" >&2
+
+if [ -z "$log" ]; then
+	log=$ROOT/build/vm/logs/$stage-$(date +%Y%m%d-%H%M%S.%3N).log
+fi
+mkdir -p "$(dirname "$log")"
+
+qemu=(qemu-system-x86_64 -accel tcg -m "$mem" -smp 2 -nographic -no-reboot
+	-kernel "$kernel" -initrd "$initrd"
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 -nic none)
+IFS=, read -r -a imgs <<<"$drives"
+n=0
+for img in "${imgs[@]}"; do
+	[ -f "$img" ] || { echo "boot.sh: no image $img" >&2; exit 2; }
+	qemu+=(-drive "file=$img,if=none,id=n$n,format=raw" -device "nvme,serial=hc$n,drive=n$n")
+	n=$((n + 1))
+done
+cmdline="console=ttyS0 panic=-1 loglevel=4 hc.stage=$stage hc.drives=$n"
+[ -n "$args" ] && cmdline+=" hc.args=$args"
+[ $keep = 1 ] && cmdline+=" hc.keep=1"
+[ $noload = 1 ] && cmdline+=" hc.noload=1"
+qemu+=(-append "$cmdline")
+# shellcheck disable=SC2206
+qemu+=(${HC_QEMU_EXTRA:-})
+
+tmp=$(mktemp -d)
+qpid=""
+cleanup() {
+	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then kill -9 "$qpid" 2>/dev/null || true; fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+mkfifo "$tmp/serial"
+
+echo "boot.sh: stage=$stage kver=$HC_KVER drives=$n log=$log" >&2
+{
+	echo "# ${qemu[*]}"
+} >"$log"
+start=$EPOCHREALTIME
+"${qemu[@]}" </dev/null >"$tmp/serial" 2>&1 &
+qpid=$!
+exec 3<"$tmp/serial"
+
+# Read the console line by line: log it, echo result lines, watch for the
+# kill marker and the deadline.
+deadline=$((SECONDS + timeout))
+partial="" killed_on_marker=0 timed_out=0
+while :; do
+	line=""
+	if IFS= read -r -t 1 line <&3; then
+		line=$partial$line
+		partial=""
+	else
+		rc=$?
+		if [ $rc -gt 128 ]; then
+			# timeout: keep any partial line for the next read
+			partial+=$line
+			if [ $SECONDS -ge $deadline ]; then
+				timed_out=1
+				kill -9 "$qpid" 2>/dev/null || true
+				break
+			fi
+			continue
+		fi
+		# EOF (QEMU exited): flush a last unterminated line
+		line=$partial$line
+		[ -n "$line" ] && printf '%s\n' "${line%$'\r'}" >>"$log"
+		break
+	fi
+	line=${line%$'\r'}
+	printf '%s\n' "$line" >>"$log"
+	# a result line may follow unterminated console output (e.g. the BIOS's
+	# "Booting from ROM.."): echo it from its marker on
+	case "$line" in
+	*HCTEST\ *) printf 'HCTEST %s\n' "${line#*HCTEST }" ;;
+	*HCVM-*) printf 'HCVM-%s\n' "${line#*HCVM-}" ;;
+	esac
+	if [ -n "$kill_on" ] && [[ "$line" == *"$kill_on"* ]]; then
+		kill -9 "$qpid" 2>/dev/null || true
+		killed_on_marker=1
+		echo "HCVM-KILLED on marker '$kill_on'"
+		echo "### boot.sh: SIGKILL on marker '$kill_on'" >>"$log"
+		break
+	fi
+	if [ $SECONDS -ge $deadline ]; then
+		timed_out=1
+		kill -9 "$qpid" 2>/dev/null || true
+		break
+	fi
+done
+exec 3<&-
+qrc=0
+wait "$qpid" || qrc=$?
+qpid=""
+elapsed=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+echo "boot.sh: stage=$stage qemu-exit=$qrc time=${elapsed}s"
+
+# --- verdict ----------------------------------------------------------------
+why=""
+if [ $killed_on_marker = 1 ]; then
+	# judged by what came before the marker only
+	if grep -aq 'HCTEST not ok' "$log"; then
+		why="a test failed before the kill marker"
+	elif grep -Eq 'Kernel panic|BUG:|Oops|general protection' "$log"; then
+		why="kernel error on the console before the kill marker"
+	fi
+elif [ $timed_out = 1 ]; then
+	why="timeout after ${timeout}s"
+elif grep -q 'Kernel panic' "$log"; then
+	why="kernel panic"
+else
+	result=$(grep -ao 'HCVM-RESULT .*' "$log" | tail -n1 || true)
+	if [ -z "$result" ]; then
+		why="no HCVM-RESULT line (qemu exit status $qrc)"
+	elif [[ "$result" != *" fail=0 "* ]]; then
+		why="guest reported failures: $result"
+	elif [[ "$result" != *"dmesg=clean"* ]]; then
+		why="dmesg is dirty: $result"
+	elif [ "$qrc" != 1 ]; then
+		why="qemu exit status $qrc (expected 1)"
+	fi
+fi
+
+if [ -n "$why" ]; then
+	echo "boot.sh: FAIL stage=$stage: $why"
+	echo "----- last 60 lines of $log -----"
+	tail -n 60 "$log"
+	echo "-----"
+	exit 1
+fi
+echo "boot.sh: PASS stage=$stage"
+exit 0

@@ -1,0 +1,90 @@
+#!/bin/sh
+# Usage (in a guest stage script, busybox sh):
+#   . /hc/tests/lib.sh
+#   t_foo() { dd if=/dev/zero of=/dev/hc/drive0 bs=4k count=1; hc_log done; }
+#   hc_test foo t_foo [ARGS...]
+#
+# hc_test NAME FUNC [ARGS...]
+#     Runs FUNC in a subshell with `set -e` (so call hc_test at top level, not
+#     inside `if`/`||`, where sh disables -e), captures its output and prints
+#     "HCTEST ok NAME", or the last 20 output lines prefixed "# " followed by
+#     "HCTEST not ok NAME: <last 3 lines joined by ' | '>". NAME is a slug
+#     without spaces. Results are counted in /run/hc/{pass,fail,skip}.
+# hc_fail MSG          abort the current test as failed
+# hc_skip MSG          abort the current test as skipped ("HCTEST ok NAME # SKIP MSG")
+# hc_expect_errno [-m REGEX] CMD...
+#                      CMD must fail (and, with -m, its output must match REGEX)
+# hc_log MSG           print "hc: MSG" (also into dmesg, for correlation)
+# hc_drive N           path of the namespace of QEMU drive N (serial hcN)
+# hc_record_pass NAME / hc_record_fail NAME MSG
+#                      count a result directly (used by /init)
+
+HC_RUN=${HC_RUN:-/run/hc}
+mkdir -p "$HC_RUN"
+
+hc_log() {
+	echo "hc: $*"
+	echo "hc: $*" >/dev/kmsg 2>/dev/null || true
+}
+
+hc_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+hc_skip() {
+	echo "$*" >"$HC_RUN/skip-reason"
+	exit 77
+}
+
+hc_expect_errno() {
+	_hc_re=
+	if [ "$1" = -m ]; then
+		_hc_re=$2
+		shift 2
+	fi
+	if _hc_out=$("$@" 2>&1); then
+		echo "$_hc_out" >&2
+		hc_fail "expected failure, but succeeded: $*"
+	fi
+	if [ -n "$_hc_re" ] && ! echo "$_hc_out" | grep -Eq "$_hc_re"; then
+		echo "$_hc_out" >&2
+		hc_fail "failed as expected, but output does not match /$_hc_re/: $*"
+	fi
+	return 0
+}
+
+hc_drive() {
+	echo "/dev/hc/drive$1"
+}
+
+hc_record_pass() {
+	echo "$1" >>"$HC_RUN/pass"
+	echo "HCTEST ok $1"
+}
+
+hc_record_fail() {
+	echo "$1" >>"$HC_RUN/fail"
+	echo "HCTEST not ok $1: $2" | tr '\n' ' ' | sed 's/ *$//'
+	echo
+}
+
+hc_test() {
+	_hc_name=$1
+	shift
+	_hc_log=$HC_RUN/log.$_hc_name
+	rm -f "$HC_RUN/skip-reason"
+	(set -e; "$@") >"$_hc_log" 2>&1 </dev/null
+	_hc_rc=$?
+	if [ $_hc_rc -eq 0 ]; then
+		hc_record_pass "$_hc_name"
+	elif [ $_hc_rc -eq 77 ]; then
+		echo "$_hc_name" >>"$HC_RUN/skip"
+		echo "HCTEST ok $_hc_name # SKIP $(cat "$HC_RUN/skip-reason" 2>/dev/null)"
+	else
+		tail -n 20 "$_hc_log" | sed 's/^/# /'
+		_hc_msg=$(tail -n 3 "$_hc_log" | tr '\n' '|' | sed 's/|$//; s/|/ | /g')
+		hc_record_fail "$_hc_name" "${_hc_msg:-exit status $_hc_rc}"
+	fi
+	return 0
+}
