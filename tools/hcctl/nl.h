@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hcctl - generic netlink session with the "hypercache" family.
+ */
+#ifndef HCCTL_NL_H
+#define HCCTL_NL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <netlink/genl/genl.h>
+
+struct hc_nl {
+	struct nl_sock *sk;
+	int family;		/* generic netlink family id */
+};
+
+/*
+ * Outcome of a request.  @error is a positive errno (0: success).  When the
+ * kernel sent an error reply, @kernel is true and @msg / @offs carry the
+ * extended ack, if any.  Otherwise the failure was local (socket, libnl).
+ */
+struct hc_nl_err {
+	int error;
+	bool kernel;
+	char msg[256];		/* NLMSGERR_ATTR_MSG, "" if none */
+	bool has_offs;
+	uint32_t offs;		/* NLMSGERR_ATTR_OFFS: from the request's nlmsghdr */
+	bool has_miss_type;
+	uint32_t miss_type;	/* NLMSGERR_ATTR_MISS_TYPE */
+	char local[128];	/* what failed locally (libnl's description) */
+};
+
+/* Byte range [start, end) of one attribute inside a request message. */
+struct hc_nl_span {
+	uint32_t start;
+	uint32_t end;
+};
+
+/*
+ * Open a socket, enable extended acks and resolve the family.  On failure,
+ * print a diagnostic naming @object and return -1.
+ */
+int hc_nl_open(struct hc_nl *nl, const char *object);
+void hc_nl_close(struct hc_nl *nl);
+
+/* A new request for @cmd with room for about @payload bytes of attributes. */
+struct nl_msg *hc_nl_request(struct hc_nl *nl, uint8_t cmd, size_t payload);
+
+/* Offset of @attr from the start of @msg's nlmsghdr. */
+uint32_t hc_nl_offset(struct nl_msg *msg, const void *attr);
+
+typedef int (*hc_nl_reply_cb)(struct nl_msg *reply, void *arg);
+
+/*
+ * Send @msg (consumed) and wait for the kernel's answer.  Every reply
+ * message is passed to @reply (may be NULL).  Returns 0 or -errno; in the
+ * latter case @err describes the failure.
+ */
+int hc_nl_transact(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
+		   void *arg, struct hc_nl_err *err);
+
+/*
+ * Report a failed request on stderr as "hcctl: <object>: <reason>: <strerror>".
+ * If the ack's offset falls inside spans[i], names[i] is the object.
+ */
+void hc_nl_report(const char *object, const struct hc_nl_err *err,
+		  const struct hc_nl_span *spans, char *const *names,
+		  size_t n);
+
+/* Join multicast group @group of the family.  Prints on failure. */
+int hc_nl_subscribe(struct hc_nl *nl, const char *group, const char *object);
+
+#endif /* HCCTL_NL_H */
