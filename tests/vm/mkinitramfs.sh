@@ -10,7 +10,8 @@
 #                         dependencies of hypercache.ko) with their deps, depmod'ed
 #   /usr/{s,}bin          real fio mdadm dmsetup blockdev losetup (+ $HC_EXTRA_BINS)
 #                         and the shared libraries ldd lists for them
-#   /hc/hypercache.ko     $HC_KO (default ./hypercache.ko, if it exists)
+#   /hc/hypercache.ko     $HC_KO (default ./hypercache.ko, else kmod/hypercache.ko,
+#                         if one exists)
 #   /hc/hypercache.deps   module names hypercache.ko depends on (modinfo)
 #   /hc/bin/              every executable in $HC_BIN_DIRS (files or directories;
 #                         default: tools/hcctl/hcctl build/guest-bin)
@@ -36,7 +37,10 @@ EXTRA_MODULES=(${HC_EXTRA_MODULES-configfs libcrc32c crc32c_generic crc32c_intel
 BINS=(fio mdadm dmsetup blockdev losetup)
 # shellcheck disable=SC2206
 BINS+=(${HC_EXTRA_BINS-})
-HC_KO=${HC_KO:-$ROOT/hypercache.ko}
+if [ -z "${HC_KO:-}" ]; then
+	HC_KO=$ROOT/hypercache.ko
+	[ -f "$HC_KO" ] || [ ! -f "$ROOT/kmod/hypercache.ko" ] || HC_KO=$ROOT/kmod/hypercache.ko
+fi
 HC_BIN_DIRS=${HC_BIN_DIRS:-$ROOT/tools/hcctl/hcctl $ROOT/build/guest-bin}
 MODDIR=/lib/modules/$KVER
 

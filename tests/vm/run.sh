@@ -1,0 +1,72 @@
+#!/bin/bash
+# Usage: tests/vm/run.sh [SCENARIO...]
+#
+# The VM test suite driver. Runs every tests/vm/scenarios/NN-name.sh (or only
+# the ones named: a path, "NN-name", "NN-name.sh" or "name"), each sourced in
+# its own subshell together with tests/vm/scenario-lib.sh. Prints one line
+# per test ("ok scenario/test", "not ok scenario/test: why"), then
+#   vm: P passed, F failed
+# and writes "P F" to build/vm/summary. Skipped tests ("# SKIP") are listed
+# but counted in neither. Exit status 0 only if F = 0 and P > 0.
+# Environment: KVER, HC_KO, HC_BIN_DIRS (see boot.sh / mkinitramfs.sh).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SCEN_DIR=$ROOT/tests/vm/scenarios
+mkdir -p "$ROOT/build/vm/logs"
+
+scenarios=()
+if [ $# -eq 0 ]; then
+	for f in "$SCEN_DIR"/[0-9]*.sh; do
+		[ -f "$f" ] && scenarios+=("$f")
+	done
+else
+	for a in "$@"; do
+		f=""
+		for cand in "$a" "$SCEN_DIR/$a" "$SCEN_DIR/$a.sh" "$SCEN_DIR"/[0-9]*-"$a".sh; do
+			if [ -f "$cand" ]; then f=$cand; break; fi
+		done
+		if [ -z "$f" ]; then
+			echo "run.sh: no scenario '$a' in $SCEN_DIR" >&2
+			exit 2
+		fi
+		scenarios+=("$f")
+	done
+fi
+
+export VM_RESULTS=$ROOT/build/vm/results
+: >"$VM_RESULTS"
+: >"$ROOT/build/vm/boot-times"
+
+for f in "${scenarios[@]}"; do
+	name=$(basename "$f" .sh)
+	echo "# scenario $name"
+	before=$(wc -l <"$VM_RESULTS")
+	work=$ROOT/build/vm/work/$name
+	rm -rf "$work"
+	set +e
+	(
+		set +e
+		export VM_SCENARIO=$name VM_WORK=$work
+		. "$ROOT/tests/vm/scenario-lib.sh"
+		. "$f"
+	)
+	set -e
+	after=$(wc -l <"$VM_RESULTS")
+	if [ "$after" -eq "$before" ]; then
+		echo "not ok $name/scenario: recorded no results"
+		echo "not ok|$name/scenario" >>"$VM_RESULTS"
+	fi
+	# keep the images of a failed scenario for inspection
+	if ! tail -n +"$((before + 1))" "$VM_RESULTS" | grep -q '^not ok|'; then
+		rm -rf "$work"
+	fi
+done
+
+pass=$(grep -c '^ok|' "$VM_RESULTS" || true)
+fail=$(grep -c '^not ok|' "$VM_RESULTS" || true)
+skip=$(grep -c '^skip|' "$VM_RESULTS" || true)
+[ "$skip" -gt 0 ] && echo "# vm: $skip skipped"
+echo "$pass $fail" >"$ROOT/build/vm/summary"
+echo "vm: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
