@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# HyperCache top-level build.
+#
+#   make                 module (against KDIR) and user-space tools
+#   make module          hypercache.ko only
+#   make tools           tools/hcctl
+#   make check           install what the tests need, then run every test
+#   make unit            user-space unit tests only (fast)
+#   make vm              VM tests only
+#   make KVER=6.12.…     build for another installed kernel (or KDIR=path)
+#
+# Without KVER/KDIR the running kernel's headers are used when installed,
+# otherwise the newest installed 6.1 kernel headers (the tested target).
+
+KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
+	else ls -d /lib/modules/6.1.*/build 2>/dev/null | sort -V | tail -n1 | \
+	cut -d/ -f4; fi)
+KDIR ?= /lib/modules/$(KVER)/build
+
+.PHONY: all module tools helper check unit vm clean deps dkms-check
+
+all: module tools
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)' (set KVER= or KDIR=)"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+tools:
+	$(MAKE) -C tools/hcctl
+
+deps:
+	scripts/deps.sh
+
+check: deps
+	$(MAKE) all
+	tests/run-all.sh
+
+unit:
+	$(MAKE) -C tests/unit run
+
+vm: all
+	tests/vm/run.sh
+
+dkms-check:
+	scripts/dkms-check.sh $(KVER)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C tools/hcctl clean
+	$(MAKE) -C tests/unit clean

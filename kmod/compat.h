@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one place where kernel versions differ.
+ *
+ * Tested: 6.1 (Debian 12) and 6.12 LTS.  The other branches follow the
+ * upstream API history (6.5: blk_mode_t and holder-based blkdev_put; 6.7:
+ * bdev_open_by_path; 6.9: bdev_file_open_by_path and blk_alloc_disk with
+ * queue_limits; 6.11: queue feature flags) but are not built by the CI.
+ * Everything else in kmod/ is written against the newest API in plain form.
+ */
+#ifndef HC_COMPAT_H
+#define HC_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/blkdev.h>
+#include <linux/fs.h>
+#include <linux/err.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "hypercache needs Linux 6.1 or later"
+#endif
+
+/* ---- opening a member exclusively ---------------------------------- */
+
+/**
+ * struct hc_bdev - an exclusively opened block device
+ * @bdev: the block device, valid between hc_bdev_open() and hc_bdev_close()
+ */
+struct hc_bdev {
+	struct block_device *bdev;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	struct file *file;
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	struct bdev_handle *handle;
+#endif
+};
+
+/* May sleep.  Return: 0, or a negative errno (-EBUSY: claimed elsewhere). */
+static inline int hc_bdev_open(struct hc_bdev *h, const char *path,
+			       void *holder)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	h->file = bdev_file_open_by_path(path, BLK_OPEN_READ | BLK_OPEN_WRITE,
+					 holder, NULL);
+	if (IS_ERR(h->file))
+		return PTR_ERR(h->file);
+	h->bdev = file_bdev(h->file);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	h->handle = bdev_open_by_path(path, BLK_OPEN_READ | BLK_OPEN_WRITE,
+				      holder, NULL);
+	if (IS_ERR(h->handle))
+		return PTR_ERR(h->handle);
+	h->bdev = h->handle->bdev;
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	h->bdev = blkdev_get_by_path(path, BLK_OPEN_READ | BLK_OPEN_WRITE,
+				     holder, NULL);
+	if (IS_ERR(h->bdev))
+		return PTR_ERR(h->bdev);
+#else
+	h->bdev = blkdev_get_by_path(path, FMODE_READ | FMODE_WRITE |
+				     FMODE_EXCL, holder);
+	if (IS_ERR(h->bdev))
+		return PTR_ERR(h->bdev);
+#endif
+	return 0;
+}
+
+/* May sleep. */
+static inline void hc_bdev_close(struct hc_bdev *h, void *holder)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	fput(h->file);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	bdev_release(h->handle);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	blkdev_put(h->bdev, holder);
+#else
+	blkdev_put(h->bdev, FMODE_READ | FMODE_WRITE | FMODE_EXCL);
+#endif
+	h->bdev = NULL;
+}
+
+/* ---- allocating the bio-based disk --------------------------------- */
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+typedef blk_mode_t hc_blk_mode_t;
+#else
+typedef fmode_t hc_blk_mode_t;
+#endif
+
+/**
+ * struct hc_limits - queue limits of /dev/hypercacheN, in one version-free
+ * form.  Sizes in bytes, lengths in 512-byte sectors.
+ */
+struct hc_limits {
+	unsigned int logical_block_size;
+	unsigned int physical_block_size;
+	unsigned int io_min;
+	unsigned int io_opt;
+	unsigned int chunk_sectors;
+	unsigned int max_hw_sectors;
+	unsigned int max_discard_sectors;
+	unsigned int discard_granularity;
+	unsigned int max_write_zeroes_sectors;
+};
+
+/*
+ * Allocate a bio-based disk with a volatile write cache and FUA (so that
+ * flushes and FUA writes reach the members), I/O accounting, non-rotational.
+ * May sleep.  Return: the disk or an ERR_PTR.
+ */
+static inline struct gendisk *hc_alloc_disk(const struct hc_limits *l,
+					    int node)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	struct queue_limits lim = {
+		.logical_block_size	= l->logical_block_size,
+		.physical_block_size	= l->physical_block_size,
+		.io_min			= l->io_min,
+		.io_opt			= l->io_opt,
+		.chunk_sectors		= l->chunk_sectors,
+		.max_hw_sectors		= l->max_hw_sectors,
+		.max_hw_discard_sectors	= l->max_discard_sectors,
+		.discard_granularity	= l->discard_granularity,
+		.max_write_zeroes_sectors = l->max_write_zeroes_sectors,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+		.features		= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA |
+					  BLK_FEAT_IO_STAT,
+#endif
+	};
+	struct gendisk *disk = blk_alloc_disk(&lim, node);
+
+	if (IS_ERR(disk))
+		return disk;
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+	blk_queue_write_cache(disk->queue, true, true);
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, disk->queue);
+	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, disk->queue);
+#endif
+	return disk;
+#else
+	struct gendisk *disk = blk_alloc_disk(node);
+	struct request_queue *q;
+
+	if (!disk)
+		return ERR_PTR(-ENOMEM);
+	q = disk->queue;
+	blk_queue_logical_block_size(q, l->logical_block_size);
+	blk_queue_physical_block_size(q, l->physical_block_size);
+	blk_queue_io_min(q, l->io_min);
+	blk_queue_io_opt(q, l->io_opt);
+	blk_queue_chunk_sectors(q, l->chunk_sectors);
+	blk_queue_max_hw_sectors(q, l->max_hw_sectors);
+	blk_queue_max_discard_sectors(q, l->max_discard_sectors);
+	q->limits.discard_granularity = l->discard_granularity;
+	blk_queue_max_write_zeroes_sectors(q, l->max_write_zeroes_sectors);
+	blk_queue_write_cache(q, true, true);
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
+	return disk;
+#endif
+}
+
+#endif /* HC_COMPAT_H */

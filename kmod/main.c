@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hypercache.ko: a striped, crash-safe cache tier on local NVMe drives.
+ *
+ * Init registers the block major and then the netlink family (which makes
+ * the module reachable); exit undoes that in reverse and stops a running
+ * pool in between.  The module cannot be unloaded while /dev/hypercache0 is
+ * open (the disk's fops hold a module reference).
+ */
+#include <linux/module.h>
+#include <net/genetlink.h>
+#include "pool.h"
+#include "../uapi/hypercache_netlink.h"
+
+static int __init hc_init(void)
+{
+	int err;
+
+	err = hc_disk_register();
+	if (err)
+		return err;
+	err = hc_nl_register();
+	if (err)
+		goto out_disk;
+	pr_info("hypercache: loaded (format v%u, netlink family \"%s\" v%u)\n",
+		HC_SB_VERSION, HC_GENL_NAME, HC_GENL_VERSION);
+	return 0;
+
+out_disk:
+	hc_disk_unregister();
+	return err;
+}
+
+static void __exit hc_exit(void)
+{
+	struct hc_pool_fail fail;
+
+	hc_nl_unregister();
+	hc_pool_stop(true, &fail);	/* -ENODEV when none runs: fine */
+	hc_disk_unregister();
+}
+
+module_init(hc_init);
+module_exit(hc_exit);
+
+MODULE_DESCRIPTION("HyperCache: striped NVMe cache tier for object storage");
+MODULE_AUTHOR("The HyperCache authors");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_GENL_FAMILY(HC_GENL_NAME);

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pool administration: create, assemble, stop.
+ *
+ * One pool runs at a time (/dev/hypercache0).  hc_pool_mutex serialises
+ * every administrative operation; the data path never takes it (it reaches
+ * the pool through disk->private_data, which lives as long as the disk).
+ *
+ * Both create and assemble validate every member before they write anything:
+ * a member that fails validation is never written.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uuid.h>
+#include <linux/timekeeping.h>
+#include "pool.h"
+#include "../uapi/hypercache_netlink.h"
+
+static DEFINE_MUTEX(hc_pool_mutex);
+static struct hc_pool *hc_pool_cur;	/* under hc_pool_mutex */
+
+void hc_pool_lock(void)
+{
+	mutex_lock(&hc_pool_mutex);
+}
+
+void hc_pool_unlock(void)
+{
+	mutex_unlock(&hc_pool_mutex);
+}
+
+struct hc_pool *hc_pool_current(void)
+{
+	lockdep_assert_held(&hc_pool_mutex);
+	return hc_pool_cur;
+}
+
+static void hc_pool_fail_set(struct hc_pool_fail *fail, int pos,
+			     const char *msg)
+{
+	fail->pos = pos;
+	fail->msg = msg;
+}
+
+/* Close members [0, n) of @given and free it.  @holder is their holder. */
+static void hc_pool_close_given(struct hc_member *given, u32 n, void *holder)
+{
+	while (n--)
+		hc_member_close(&given[n], holder);
+	kfree(given);
+}
+
+/*
+ * Open every path exclusively, in order, into a new array.  The holder is
+ * @holder (the pool under construction).  A path given twice is refused.
+ */
+static struct hc_member *hc_pool_open_given(const struct hc_pool_req *req,
+					    void *holder,
+					    struct hc_pool_fail *fail)
+{
+	struct hc_member *given;
+	const char *msg;
+	u32 i, j;
+	int err;
+
+	given = kcalloc(req->n, sizeof(*given), GFP_KERNEL);
+	if (!given)
+		return ERR_PTR(-ENOMEM);
+
+	for (i = 0; i < req->n; i++) {
+		err = hc_member_open(&given[i], req->paths[i], holder, &msg);
+		if (err) {
+			pr_err("hypercache: %s: %s (%d)\n", req->paths[i], msg,
+			       err);
+			hc_pool_fail_set(fail, i, msg);
+			goto out_close;
+		}
+		for (j = 0; j < i; j++) {
+			if (given[j].dev.bdev == given[i].dev.bdev) {
+				pr_err("hypercache: %s: device given twice\n",
+				       req->paths[i]);
+				hc_pool_fail_set(fail, i, "device given twice");
+				hc_member_close(&given[i], holder);
+				err = -EEXIST;
+				goto out_close;
+			}
+		}
+	}
+	return given;
+
+out_close:
+	hc_pool_close_given(given, i, holder);
+	return ERR_PTR(err);
+}
+
+/*
+ * Build the running pool from validated members (@given, in the caller's
+ * order; @order[index] = position in @given) whose superblocks are in
+ * given[].sb.  Takes over the members on success.
+ */
+static int hc_pool_start(struct hc_pool *pool, struct hc_member *given,
+			 const u32 *order, u32 n)
+{
+	const struct hc_sb *sb0 = &given[0].sb;
+	u32 i;
+	int err;
+
+	err = hc_stripe_init(&pool->stripe, n, sb0->chunk_size,
+			     sb0->member_chunks, sb0->data_offset);
+	if (err)
+		return err;
+	memcpy(pool->uuid, sb0->pool_uuid, sizeof(pool->uuid));
+	pool->chunk_size = sb0->chunk_size;
+	pool->data_offset = sb0->data_offset;
+	pool->nr_members = n;
+	for (i = 0; i < n; i++)
+		pool->members[i] = given[order[i]];
+
+	err = hc_disk_start(pool);
+	if (err)
+		return err;
+	hc_pool_cur = pool;
+	return 0;
+}
+
+static struct hc_pool *hc_pool_alloc(u32 n)
+{
+	struct hc_pool *pool;
+
+	return kzalloc(struct_size(pool, members, n), GFP_KERNEL);
+}
+
+/* Log the pool that just started. */
+static void hc_pool_announce(struct hc_pool *pool, const char *how)
+{
+	pr_info("hypercache: %s pool %pUb: %s, %u members, %llu chunks of %u KiB\n",
+		how, pool->uuid, pool->name, pool->nr_members,
+		hc_stripe_chunks(&pool->stripe), pool->chunk_size >> 10);
+}
+
+/**
+ * hc_pool_create - write superblocks to new members and start the pool
+ * @req: member paths in stripe order, flags, requested data offset
+ * @fail: filled on failure
+ *
+ * Return: 0; -EBUSY if a pool runs or a member is in use; -EINVAL for bad
+ * arguments; -EEXIST if a member already carries a HyperCache superblock and
+ * HC_POOL_F_FORCE is not set, or a device is given twice; -ENOSPC if the
+ * smallest member cannot hold one chunk; -EIO if a superblock cannot be read
+ * or written (superblocks already written are then wiped again).
+ */
+int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail)
+{
+	u32 order[HC_MAX_MEMBERS];
+	struct hc_member *given;
+	struct hc_pool *pool;
+	u64 min_bytes = U64_MAX, data_offset, member_chunks;
+	const char *msg;
+	u8 pool_uuid[16];
+	void *block;
+	u64 now;
+	u32 i;
+	int err;
+
+	hc_pool_fail_set(fail, -1, NULL);
+	if (req->n < 1 || req->n > HC_MAX_MEMBERS) {
+		hc_pool_fail_set(fail, -1, "between 1 and 64 members");
+		return -EINVAL;
+	}
+	if (req->flags & ~HC_POOL_F_ALL) {
+		hc_pool_fail_set(fail, -1, "unknown flags");
+		return -EINVAL;
+	}
+
+	block = kmalloc(HC_SB_SIZE, GFP_KERNEL);
+	pool = hc_pool_alloc(req->n);
+	if (!block || !pool) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+
+	mutex_lock(&hc_pool_mutex);
+	if (hc_pool_cur) {
+		hc_pool_fail_set(fail, -1, "a pool is already running");
+		err = -EBUSY;
+		goto out_unlock;
+	}
+
+	given = hc_pool_open_given(req, pool, fail);
+	if (IS_ERR(given)) {
+		err = PTR_ERR(given);
+		goto out_unlock;
+	}
+
+	/* Validate every member before writing any. */
+	for (i = 0; i < req->n; i++) {
+		struct hc_sb old;
+
+		err = hc_member_read_sb(&given[i], block);
+		if (err) {
+			hc_pool_fail_set(fail, i, "cannot read the superblock area");
+			goto out_close;
+		}
+		if (hc_sb_decode(block, &old, &msg) != -EINVAL &&
+		    !(req->flags & HC_POOL_F_FORCE)) {
+			pr_err("hypercache: %s: already holds a HyperCache superblock\n",
+			       req->paths[i]);
+			hc_pool_fail_set(fail, i,
+					 "device already holds a HyperCache superblock (use force to overwrite)");
+			err = -EEXIST;
+			goto out_close;
+		}
+		min_bytes = min_t(u64, min_bytes,
+				  bdev_nr_bytes(given[i].dev.bdev));
+	}
+	err = hc_sb_geometry(min_bytes, HC_CHUNK_SIZE_DEFAULT, req->data_offset,
+			     &data_offset, &member_chunks, &msg);
+	if (err) {
+		hc_pool_fail_set(fail, -1, msg);
+		goto out_close;
+	}
+
+	uuid_gen((uuid_t *)pool_uuid);
+	now = ktime_get_real_ns();
+	for (i = 0; i < req->n; i++) {
+		struct hc_sb *sb = &given[i].sb;
+
+		*sb = (struct hc_sb) {
+			.version = HC_SB_VERSION,
+			.member_index = i,
+			.member_count = req->n,
+			.chunk_size = HC_CHUNK_SIZE_DEFAULT,
+			.member_bytes = bdev_nr_bytes(given[i].dev.bdev),
+			.meta_offset = HC_SB_SIZE,
+			.data_offset = data_offset,
+			.member_chunks = member_chunks,
+			.ctime_ns = now,
+		};
+		memcpy(sb->pool_uuid, pool_uuid, 16);
+		uuid_gen((uuid_t *)sb->member_uuid);
+		order[i] = i;
+	}
+
+	for (i = 0; i < req->n; i++) {
+		hc_sb_encode(&given[i].sb, block);
+		err = hc_member_write_sb(&given[i], block);
+		if (err) {
+			pr_err("hypercache: %s: superblock write failed (%d)\n",
+			       req->paths[i], err);
+			hc_pool_fail_set(fail, i, "superblock write failed");
+			goto out_wipe;
+		}
+	}
+
+	err = hc_pool_start(pool, given, order, req->n);
+	if (err) {
+		hc_pool_fail_set(fail, -1, "cannot start the block device");
+		goto out_wipe;
+	}
+	kfree(given);
+	kfree(block);
+	hc_pool_announce(pool, "created");
+	hc_nl_notify(pool, HC_POOL_STATE_RUNNING);
+	mutex_unlock(&hc_pool_mutex);
+	return 0;
+
+out_wipe:
+	/* Best effort: a half-created pool must not look assemblable. */
+	memset(block, 0, HC_SB_SIZE);
+	while (i--)
+		hc_member_write_sb(&given[i], block);
+	i = req->n;
+out_close:
+	hc_pool_close_given(given, req->n, pool);
+out_unlock:
+	mutex_unlock(&hc_pool_mutex);
+out_free:
+	kfree(pool);
+	kfree(block);
+	return err;
+}
+
+/**
+ * hc_pool_assemble - start the pool described by the members' superblocks
+ * @req: member paths in any order
+ * @fail: filled on failure
+ *
+ * Nothing is written to any member.
+ *
+ * Return: 0; -EBUSY if a pool runs or a member is in use; -EEXIST if a
+ * device is given twice or two members carry the same index; -EINVAL if a
+ * member has no superblock; -EBADMSG if its checksum is wrong; -EOPNOTSUPP
+ * for an unknown format version or incompatible feature; -EUCLEAN for a
+ * corrupt superblock, members that disagree on the geometry, or a member
+ * smaller than its superblock says; -EXDEV for a member of another pool;
+ * -ENODEV if a member is missing; -EIO if a superblock cannot be read.
+ */
+int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
+{
+	u32 order[HC_MAX_MEMBERS];
+	struct hc_sb_verdict v;
+	struct hc_member *given;
+	struct hc_pool *pool;
+	struct hc_sb *sbs;
+	const char *msg;
+	void *block;
+	u32 i;
+	int err;
+
+	hc_pool_fail_set(fail, -1, NULL);
+	if (req->n < 1 || req->n > HC_MAX_MEMBERS) {
+		hc_pool_fail_set(fail, -1, "between 1 and 64 members");
+		return -EINVAL;
+	}
+	if (req->flags || req->data_offset) {
+		hc_pool_fail_set(fail, -1, "flags and data offset are for create only");
+		return -EINVAL;
+	}
+
+	block = kmalloc(HC_SB_SIZE, GFP_KERNEL);
+	sbs = kcalloc(req->n, sizeof(*sbs), GFP_KERNEL);
+	pool = hc_pool_alloc(req->n);
+	if (!block || !sbs || !pool) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+
+	mutex_lock(&hc_pool_mutex);
+	if (hc_pool_cur) {
+		hc_pool_fail_set(fail, -1, "a pool is already running");
+		err = -EBUSY;
+		goto out_unlock;
+	}
+
+	given = hc_pool_open_given(req, pool, fail);
+	if (IS_ERR(given)) {
+		err = PTR_ERR(given);
+		goto out_unlock;
+	}
+
+	for (i = 0; i < req->n; i++) {
+		err = hc_member_read_sb(&given[i], block);
+		if (err) {
+			msg = "cannot read the superblock";
+		} else {
+			err = hc_sb_decode(block, &sbs[i], &msg);
+		}
+		if (err) {
+			pr_err("hypercache: %s: %s (%d)\n", req->paths[i], msg, err);
+			hc_pool_fail_set(fail, i, msg);
+			goto out_close;
+		}
+		given[i].sb = sbs[i];
+	}
+
+	err = hc_sb_check_set(sbs, req->n, order, &v);
+	if (err) {
+		if (v.pos >= 0)
+			pr_err("hypercache: %s: %s (%d)\n", req->paths[v.pos],
+			       v.msg, err);
+		else
+			pr_err("hypercache: pool %pUb: %s: index %u (%d)\n",
+			       sbs[0].pool_uuid, v.msg, v.index, err);
+		hc_pool_fail_set(fail, v.pos, v.msg);
+		goto out_close;
+	}
+
+	for (i = 0; i < req->n; i++) {
+		const struct hc_sb *sb = &sbs[i];
+
+		if (bdev_nr_bytes(given[i].dev.bdev) <
+		    sb->data_offset + sb->member_chunks * sb->chunk_size) {
+			pr_err("hypercache: %s: smaller than its superblock says\n",
+			       req->paths[i]);
+			hc_pool_fail_set(fail, i, "member smaller than its superblock says");
+			err = -EUCLEAN;
+			goto out_close;
+		}
+	}
+
+	err = hc_pool_start(pool, given, order, req->n);
+	if (err) {
+		hc_pool_fail_set(fail, -1, "cannot start the block device");
+		goto out_close;
+	}
+	kfree(given);
+	kfree(sbs);
+	kfree(block);
+	hc_pool_announce(pool, "assembled");
+	hc_nl_notify(pool, HC_POOL_STATE_RUNNING);
+	mutex_unlock(&hc_pool_mutex);
+	return 0;
+
+out_close:
+	hc_pool_close_given(given, req->n, pool);
+out_unlock:
+	mutex_unlock(&hc_pool_mutex);
+out_free:
+	kfree(pool);
+	kfree(sbs);
+	kfree(block);
+	return err;
+}
+
+/**
+ * hc_pool_stop - stop the running pool
+ * @force: stop even while /dev/hypercacheN is open (module unload: the
+ *	module cannot be unloaded while it is open, so this only matters for
+ *	openers racing with the unload); its I/O then fails
+ * @fail: filled on failure
+ *
+ * Waits for every bio in flight on the members, then closes them.
+ *
+ * Return: 0; -ENODEV if no pool runs; -EBUSY if the device is open.
+ */
+int hc_pool_stop(bool force, struct hc_pool_fail *fail)
+{
+	struct hc_pool *pool;
+	u32 i;
+
+	hc_pool_fail_set(fail, -1, NULL);
+	mutex_lock(&hc_pool_mutex);
+	pool = hc_pool_cur;
+	if (!pool) {
+		mutex_unlock(&hc_pool_mutex);
+		hc_pool_fail_set(fail, -1, "no pool is running");
+		return -ENODEV;
+	}
+	if (!force && hc_disk_busy(pool)) {
+		mutex_unlock(&hc_pool_mutex);
+		hc_pool_fail_set(fail, -1, "the pool's block device is open");
+		return -EBUSY;
+	}
+
+	hc_disk_stop(pool);
+	hc_pool_cur = NULL;
+	hc_nl_notify(pool, HC_POOL_STATE_STOPPED);
+	pr_info("hypercache: stopped pool %pUb\n", pool->uuid);
+	for (i = pool->nr_members; i--; )
+		hc_member_close(&pool->members[i], pool);
+	mutex_unlock(&hc_pool_mutex);
+	kfree(pool);
+	return 0;
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A pool: N member block devices striped into one /dev/hypercacheN.
+ */
+#ifndef HC_POOL_H
+#define HC_POOL_H
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/mutex.h>
+#include <linux/percpu-refcount.h>
+#include <linux/completion.h>
+#include <linux/workqueue.h>
+#include "compat.h"
+#include "stripe.h"
+#include "sb.h"
+
+/**
+ * struct hc_member - one member of a pool
+ * @dev: the exclusively opened block device
+ * @sb: its decoded superblock
+ */
+struct hc_member {
+	struct hc_bdev dev;
+	struct hc_sb sb;
+};
+
+/**
+ * struct hc_pool - a running pool
+ * @stripe: geometry of the address space
+ * @uuid: pool UUID
+ * @chunk_size: bytes
+ * @data_offset: bytes, start of the data area on every member
+ * @disk: /dev/hypercacheN
+ * @name: its name, kept for messages after the disk is gone
+ * @devt: its device number
+ * @clone_bs: bio set for the per-member clones (front pad: struct hc_io)
+ * @split_bs: bio set for splits at chunk boundaries
+ * @flush_bs: bio set for the member flushes of a pre-flush
+ * @wq: runs @deferred_work (WQ_MEM_RECLAIM: it is on the writeback path)
+ * @io_ref: counts bios in flight on the members; killed at stop
+ * @io_done: completed when @io_ref drops to zero after the kill
+ * @deferred: bios whose pre-flush finished, waiting for @deferred_work
+ * @deferred_lock: protects @deferred
+ * @deferred_work: resubmits @deferred bios from process context
+ * @nr_members: number of members
+ * @members: the members, in index (stripe) order
+ */
+struct hc_pool {
+	struct hc_stripe stripe;
+	u8 uuid[16];
+	u32 chunk_size;
+	u64 data_offset;
+	struct gendisk *disk;
+	char name[DISK_NAME_LEN];
+	dev_t devt;
+	struct bio_set clone_bs;
+	struct bio_set split_bs;
+	struct bio_set flush_bs;
+	struct workqueue_struct *wq;
+	struct percpu_ref io_ref;
+	struct completion io_done;
+	struct bio_list deferred;
+	spinlock_t deferred_lock;
+	struct work_struct deferred_work;
+	u32 nr_members;
+	struct hc_member members[];
+};
+
+/**
+ * struct hc_pool_req - what create and assemble are asked to do
+ * @n: number of member paths
+ * @paths: member device paths (create: in stripe order; assemble: any order)
+ * @flags: HC_POOL_F_* (create only)
+ * @data_offset: requested data offset in bytes, 0 = automatic (create only)
+ */
+struct hc_pool_req {
+	u32 n;
+	const char *paths[HC_MAX_MEMBERS];
+	u32 flags;
+	u64 data_offset;
+};
+
+/**
+ * struct hc_pool_fail - why a request failed
+ * @pos: position in hc_pool_req.paths of the member at fault, or -1
+ * @msg: static reason, for the extended ack
+ */
+struct hc_pool_fail {
+	int pos;
+	const char *msg;
+};
+
+/* pool.c: administration; every function may sleep and takes the pool lock. */
+int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail);
+int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail);
+int hc_pool_stop(bool force, struct hc_pool_fail *fail);
+void hc_pool_lock(void);
+void hc_pool_unlock(void);
+struct hc_pool *hc_pool_current(void);	/* with the pool lock held */
+
+/* member.c: member I/O outside the data path; may sleep. */
+int hc_member_open(struct hc_member *m, const char *path, void *holder,
+		   const char **msg);
+void hc_member_close(struct hc_member *m, void *holder);
+int hc_member_read_sb(struct hc_member *m, void *block);
+int hc_member_write_sb(struct hc_member *m, const void *block);
+
+/* disk.c: /dev/hypercacheN. */
+int hc_disk_register(void);
+void hc_disk_unregister(void);
+int hc_disk_start(struct hc_pool *pool);
+void hc_disk_stop(struct hc_pool *pool);
+bool hc_disk_busy(struct hc_pool *pool);
+
+/* netlink.c */
+int hc_nl_register(void);
+void hc_nl_unregister(void);
+void hc_nl_notify(struct hc_pool *pool, u32 state);
+
+#endif /* HC_POOL_H */

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * HyperCache generic netlink family, version 1.
+ *
+ * Documentation/netlink/specs/hypercache.yaml is the description of this
+ * family; this header must agree with it.
+ *
+ * DOC: extension rules
+ *
+ * Commands, attributes and enum values are only ever appended.  The kernel
+ * validates every request strictly: an attribute it does not know is refused
+ * with -EINVAL and an extended-ack pointing at it.  Every operation that
+ * changes state needs CAP_NET_ADMIN in the caller's user namespace (the
+ * generic-netlink admin permission); HC_CMD_POOL_GET is open to everybody.
+ *
+ * Errors carry an extended-ack message, and where one member caused the
+ * failure the ack's offset points at that member's HC_A_POOL_MEMBER nest, so
+ * a tool can name the device.
+ */
+#ifndef _UAPI_HYPERCACHE_NETLINK_H
+#define _UAPI_HYPERCACHE_NETLINK_H
+
+#define HC_GENL_NAME		"hypercache"
+#define HC_GENL_VERSION		1
+#define HC_GENL_MCGRP_EVENTS	"events"
+
+/**
+ * enum hc_cmd - generic netlink commands
+ * @HC_CMD_POOL_CREATE: write superblocks to the given members (one or more
+ *	HC_A_POOL_MEMBER with HC_A_MEMBER_PATH, in stripe order) and start the
+ *	pool.  Optional HC_A_POOL_FLAGS (HC_POOL_F_*), HC_A_POOL_DATA_OFFSET.
+ *	Replies like HC_CMD_POOL_GET.
+ * @HC_CMD_POOL_ASSEMBLE: read the superblocks of the given members (any
+ *	order) and start the pool they describe.  Replies like HC_CMD_POOL_GET.
+ * @HC_CMD_POOL_STOP: stop the running pool (-EBUSY while /dev/hypercache0
+ *	is open; -ENODEV if no pool runs).
+ * @HC_CMD_POOL_GET: describe the running pool (-ENODEV if none).
+ * @HC_CMD_POOL_NTF: multicast on HC_GENL_MCGRP_EVENTS whenever a pool starts
+ *	or stops; attributes as in the HC_CMD_POOL_GET reply.
+ */
+enum hc_cmd {
+	HC_CMD_UNSPEC,
+	HC_CMD_POOL_CREATE,
+	HC_CMD_POOL_ASSEMBLE,
+	HC_CMD_POOL_STOP,
+	HC_CMD_POOL_GET,
+	HC_CMD_POOL_NTF,
+
+	__HC_CMD_MAX,
+	HC_CMD_MAX = __HC_CMD_MAX - 1
+};
+
+/**
+ * enum hc_pool_state - HC_A_POOL_STATE values
+ * @HC_POOL_STATE_RUNNING: /dev/hypercacheN is live
+ * @HC_POOL_STATE_STOPPED: the pool has stopped (only in HC_CMD_POOL_NTF)
+ */
+enum hc_pool_state {
+	HC_POOL_STATE_UNSPEC,
+	HC_POOL_STATE_RUNNING,
+	HC_POOL_STATE_STOPPED,
+};
+
+/* HC_A_POOL_FLAGS for HC_CMD_POOL_CREATE */
+#define HC_POOL_F_FORCE		(1U << 0) /* overwrite an existing superblock */
+#define HC_POOL_F_ALL		HC_POOL_F_FORCE
+
+/**
+ * enum hc_pool_attr - attributes of a pool
+ * @HC_A_POOL_PAD: padding for 64-bit attributes
+ * @HC_A_POOL_UUID: binary, 16 bytes
+ * @HC_A_POOL_STATE: u32, enum hc_pool_state
+ * @HC_A_POOL_DISK: string, name of the block device ("hypercache0")
+ * @HC_A_POOL_DISK_DEV: u32, its device number (major << 20 | minor)
+ * @HC_A_POOL_FORMAT_VERSION: u32, on-disk format version of the members
+ * @HC_A_POOL_CHUNK_SIZE: u32, bytes
+ * @HC_A_POOL_MEMBER_COUNT: u32
+ * @HC_A_POOL_CHUNKS: u64, chunks in the pool's address space
+ * @HC_A_POOL_CAPACITY: u64, bytes of /dev/hypercacheN
+ * @HC_A_POOL_DATA_OFFSET: u64, byte offset of the data area on each member;
+ *	on create, a request (rounded up to the chunk size, at least 1 MiB)
+ * @HC_A_POOL_FLAGS: u32, HC_POOL_F_* (requests only)
+ * @HC_A_POOL_MEMBER: nest, enum hc_member_attr; repeated once per member
+ */
+enum hc_pool_attr {
+	HC_A_POOL_UNSPEC,
+	HC_A_POOL_PAD,
+	HC_A_POOL_UUID,
+	HC_A_POOL_STATE,
+	HC_A_POOL_DISK,
+	HC_A_POOL_DISK_DEV,
+	HC_A_POOL_FORMAT_VERSION,
+	HC_A_POOL_CHUNK_SIZE,
+	HC_A_POOL_MEMBER_COUNT,
+	HC_A_POOL_CHUNKS,
+	HC_A_POOL_CAPACITY,
+	HC_A_POOL_DATA_OFFSET,
+	HC_A_POOL_FLAGS,
+	HC_A_POOL_MEMBER,
+
+	__HC_A_POOL_MAX,
+	HC_A_POOL_MAX = __HC_A_POOL_MAX - 1
+};
+
+/**
+ * enum hc_member_attr - attributes of one member (nested in HC_A_POOL_MEMBER)
+ * @HC_A_MEMBER_PAD: padding for 64-bit attributes
+ * @HC_A_MEMBER_PATH: string, path of the block device (requests; at most
+ *	PATH_MAX - 1 bytes)
+ * @HC_A_MEMBER_INDEX: u32, position in the stripe
+ * @HC_A_MEMBER_DEV: u32, device number (major << 20 | minor)
+ * @HC_A_MEMBER_NAME: string, kernel name of the block device ("nvme0n1")
+ * @HC_A_MEMBER_UUID: binary, 16 bytes
+ * @HC_A_MEMBER_BYTES: u64, size of the block device
+ * @HC_A_MEMBER_CHUNKS: u64, chunks of the data area in use
+ */
+enum hc_member_attr {
+	HC_A_MEMBER_UNSPEC,
+	HC_A_MEMBER_PAD,
+	HC_A_MEMBER_PATH,
+	HC_A_MEMBER_INDEX,
+	HC_A_MEMBER_DEV,
+	HC_A_MEMBER_NAME,
+	HC_A_MEMBER_UUID,
+	HC_A_MEMBER_BYTES,
+	HC_A_MEMBER_CHUNKS,
+
+	__HC_A_MEMBER_MAX,
+	HC_A_MEMBER_MAX = __HC_A_MEMBER_MAX - 1
+};
+
+#endif /* _UAPI_HYPERCACHE_NETLINK_H */
