@@ -238,8 +238,10 @@ void hc_json_print(json_object *obj, bool pretty)
 {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
 
-	flags |= pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
-			  JSON_C_TO_STRING_PLAIN;
+	if (pretty)
+		flags |= JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
+	else
+		flags |= JSON_C_TO_STRING_PLAIN;
 	puts(json_object_to_json_string_ext(obj, flags));
 }
 
@@ -315,7 +317,7 @@ void hc_pool_print(const struct hc_pool_info *p, FILE *f)
 {
 	char uuid[37] = "-", state[32] = "-", sbuf[32], dev[32] = "?:?";
 	char cap[32] = "?", chunk[32] = "?", off[32] = "?";
-	int namew = 0, w;
+	int namew = 0, idxw = 1, w;
 	size_t i;
 
 	if (p->has_uuid)
@@ -353,6 +355,9 @@ void hc_pool_print(const struct hc_pool_info *p, FILE *f)
 		w = p->members[i].name ? (int)strlen(p->members[i].name) : 1;
 		if (w > namew)
 			namew = w;
+		w = snprintf(NULL, 0, "%u", p->members[i].index);
+		if (w > idxw)
+			idxw = w;
 	}
 	for (i = 0; i < p->nmembers; i++) {
 		const struct hc_member_info *m = &p->members[i];
@@ -365,9 +370,9 @@ void hc_pool_print(const struct hc_pool_info *p, FILE *f)
 		if (m->has_bytes)
 			hc_fmt_size(size, sizeof(size), m->bytes);
 		if (m->has_index)
-			fprintf(f, "  member %-2u  ", m->index);
+			fprintf(f, "  member %-*u  ", idxw, m->index);
 		else
-			fprintf(f, "  member ?   ");
+			fprintf(f, "  member %-*s  ", idxw, "?");
 		fprintf(f, "%-*s  (%s)  uuid %s  %s", namew,
 			m->name ? m->name : "?", mdev, muuid, size);
 		if (m->has_chunks)
@@ -382,7 +387,7 @@ void hc_pool_output(const struct hc_pool_info *p, bool json)
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "pool", hc_pool_json(p));
-		hc_json_print(o, true);
+		hc_json_print(o, false);
 		json_object_put(o);
 	} else {
 		hc_pool_print(p, stdout);
@@ -456,7 +461,7 @@ int hc_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv)
 	if (ret == -ENODEV && err.kernel) {
 		hc_pool_free(&pool);
 		if (json) {
-			puts("{ \"pool\": null }");
+			puts("{\"pool\":null}");
 			return HC_EXIT_OK;
 		}
 		hc_err(cmd->name, "no pool is running", 0);
@@ -548,7 +553,7 @@ int hc_cmd_monitor(const struct hcctl_cmd *cmd, int argc, char **argv)
 	struct monitor_ctx ctx = { .json = hc_opt_json };
 	struct sigaction sa = { .sa_handler = monitor_signal };
 	struct hc_nl nl = { 0 };
-	sigset_t block, orig;
+	sigset_t block, orig, waitmask;
 	struct pollfd pfd;
 	struct nl_cb *cb = NULL;
 	unsigned long long n;
@@ -606,18 +611,21 @@ int hc_cmd_monitor(const struct hcctl_cmd *cmd, int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &block, &orig);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	waitmask = orig;
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
 
 	pfd.fd = nl_socket_get_fd(nl.sk);
 	pfd.events = POLLIN;
 	while (!monitor_stop && !ctx.done) {
-		if (ppoll(&pfd, 1, NULL, &orig) < 0) {
+		if (ppoll(&pfd, 1, NULL, &waitmask) < 0) {
 			if (errno == EINTR)
 				continue;
 			hc_err(cmd->name, "poll", errno);
 			goto out_sig;
 		}
 		c = nl_recvmsgs(nl.sk, cb);
-		if (c == -NLE_AGAIN || (c == -NLE_INTR))
+		if (c == -NLE_AGAIN || c == -NLE_INTR)
 			continue;
 		if (c == -NLE_NOMEM) {
 			/* ENOBUFS: the socket's receive queue overflowed. */
@@ -691,7 +699,7 @@ int hc_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv)
 		json_add_u64(o, "member_count", g.member_count);
 		json_add_u64(o, "chunks", g.chunks);
 		json_add_u64(o, "capacity", g.capacity);
-		hc_json_print(o, true);
+		hc_json_print(o, false);
 		json_object_put(o);
 		return HC_EXIT_OK;
 	}
