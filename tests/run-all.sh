@@ -1,0 +1,92 @@
+#!/bin/bash
+# Usage: tests/run-all.sh [--unit-only | --vm-only]
+#
+# Engine of the top-level test command. Runs, in order:
+#   (a) unit tests: `make -C tests/unit run` (kselftest TAP). Every "ok N ..."
+#       line counts as a pass, "ok N ... # SKIP" as a skip, "not ok N ..." as
+#       a failure; a failing make with no "not ok" line counts one failure.
+#       Skipped with a message if tests/unit/Makefile does not exist yet.
+#   (b) the VM suite, tests/vm/run.sh (its build/vm/summary "P F").
+#   (c) every executable tests/checks/*.sh: one test each, exit 0 = pass.
+# --unit-only runs only (a), --vm-only only (b). Logs go to build/test-logs/.
+# The very last line of output is exactly "N passed, N failed". Exits
+# non-zero if anything failed or if no test ran at all.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LOGS=$ROOT/build/test-logs
+mkdir -p "$LOGS"
+
+do_unit=1 do_vm=1 do_checks=1
+case "${1:-}" in
+"") ;;
+--unit-only) do_vm=0 do_checks=0 ;;
+--vm-only) do_unit=0 do_checks=0 ;;
+*) sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2; exit 2 ;;
+esac
+
+pass=0 fail=0 skip=0
+
+# --- (a) unit tests -----------------------------------------------------------
+if [ $do_unit = 1 ]; then
+	if [ ! -f "$ROOT/tests/unit/Makefile" ]; then
+		echo "# unit: tests/unit/Makefile does not exist yet, skipping"
+	else
+		if [ ! -s "$ROOT/build/kselftest/kselftest_harness.h" ]; then
+			"$ROOT/scripts/kselftest-headers.sh" ||
+				echo "# unit: could not extract the kselftest headers" >&2
+		fi
+		echo "# unit: make -C tests/unit run"
+		rc=0
+		make -C "$ROOT/tests/unit" run 2>&1 | tee "$LOGS/unit.log" || rc=$?
+		# only the test programs' own TAP lines (column 0), not nested "# ok"
+		u_skip=$(grep -Ec '^ok [0-9]+ .*# *SKIP' "$LOGS/unit.log" || true)
+		u_ok=$(grep -Ec '^ok ' "$LOGS/unit.log" || true)
+		u_fail=$(grep -Ec '^not ok ' "$LOGS/unit.log" || true)
+		u_pass=$((u_ok - u_skip))
+		if [ $rc -ne 0 ] && [ "$u_fail" -eq 0 ]; then
+			echo "not ok unit:make: make -C tests/unit run exited $rc without a failing test"
+			u_fail=1
+		fi
+		echo "# unit: $u_pass passed, $u_fail failed, $u_skip skipped"
+		pass=$((pass + u_pass)) fail=$((fail + u_fail)) skip=$((skip + u_skip))
+	fi
+fi
+
+# --- (b) VM suite -------------------------------------------------------------
+if [ $do_vm = 1 ]; then
+	echo "# vm: tests/vm/run.sh"
+	rm -f "$ROOT/build/vm/summary"
+	rc=0
+	"$ROOT/tests/vm/run.sh" 2>&1 | tee "$LOGS/vm.log" || rc=$?
+	if [ -s "$ROOT/build/vm/summary" ]; then
+		read -r v_pass v_fail <"$ROOT/build/vm/summary"
+	else
+		echo "not ok vm:run.sh: exited $rc without a summary"
+		v_pass=0 v_fail=1
+	fi
+	pass=$((pass + v_pass)) fail=$((fail + v_fail))
+fi
+
+# --- (c) extra checks -----------------------------------------------------------
+if [ $do_checks = 1 ]; then
+	for c in "$ROOT"/tests/checks/*.sh; do
+		[ -f "$c" ] && [ -x "$c" ] || continue
+		name=$(basename "$c" .sh)
+		if (cd "$ROOT" && "$c") >"$LOGS/check-$name.log" 2>&1; then
+			echo "ok check:$name"
+			pass=$((pass + 1))
+		else
+			echo "not ok check:$name (last lines of build/test-logs/check-$name.log:)"
+			tail -n 30 "$LOGS/check-$name.log" | sed 's/^/#   /'
+			fail=$((fail + 1))
+		fi
+	done
+fi
+
+[ "$skip" -gt 0 ] && echo "# $skip skipped"
+if [ $((pass + fail)) -eq 0 ]; then
+	echo "# no test ran"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ $((pass + fail)) -gt 0 ]
