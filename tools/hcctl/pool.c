@@ -103,7 +103,7 @@ static struct member_arg *resolve_members(int n, char **devs)
 		m[i].rdev = st.st_rdev;
 		for (j = 0; j < i; j++) {
 			if (m[j].rdev == m[i].rdev) {
-				hc_errf(devs[i], 0, "same device as %s given twice",
+				hc_errf(devs[i], 0, "given twice (same device as %s)",
 					devs[j]);
 				goto fail;
 			}

@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Command-line checks for tools/hcctl/hcctl that need neither root nor the
+# hypercache module: help, version, usage errors (exit 2), argument checks
+# (exit 1), and "module not loaded" when the module is absent.
+#
+#   tests/checks/hcctl-usage.sh          (expects tools/hcctl/hcctl built)
+#   HCCTL=/path/to/hcctl tests/checks/hcctl-usage.sh
+#
+# Exit 0 if every check passes; prints each failure.
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+HCCTL=${HCCTL:-$top/tools/hcctl/hcctl}
+
+if [ ! -x "$HCCTL" ]; then
+	echo "hcctl-usage: $HCCTL not built (make -C tools/hcctl)" >&2
+	exit 1
+fi
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+: > "$tmp/regular-file"
+
+failed=0
+passed=0
+
+# expect RC STREAM PATTERN -- ARGS...
+#   RC: expected exit status; STREAM: out or err; PATTERN: fixed string that
+#   must appear in that stream ("" for none).
+expect() {
+	want_rc=$1 stream=$2 pattern=$3
+	shift 4
+	"$HCCTL" "$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	why=
+	if [ "$rc" -ne "$want_rc" ]; then
+		why="exit status $rc, want $want_rc"
+	elif [ -n "$pattern" ] && ! grep -qF -- "$pattern" "$tmp/$stream"; then
+		why="std$stream lacks '$pattern'"
+	fi
+	if [ -n "$why" ]; then
+		failed=$((failed + 1))
+		echo "FAIL: hcctl $*: $why"
+		sed 's/^/  stdout: /' "$tmp/out" | head -5
+		sed 's/^/  stderr: /' "$tmp/err" | head -5
+	else
+		passed=$((passed + 1))
+	fi
+}
+
+# help and version
+expect 0 out "COMMANDS"               -- --help
+expect 0 out "pool create"            -- --help
+expect 0 out "hcctl "                 -- --version
+expect 0 out "hcctl "                 -- version
+expect 0 out "pool assemble"          -- help
+expect 0 out "pool stop"              -- help pool
+expect 0 out "pool stop"              -- pool --help
+for c in "pool create" "pool assemble" "pool stop" status monitor geometry help version; do
+	# shellcheck disable=SC2086
+	expect 0 out "SYNOPSIS"       -- $c --help
+	# shellcheck disable=SC2086
+	expect 0 out "hcctl $c"       -- help $c
+done
+expect 0 out "--data-offset"          -- pool create --help
+expect 0 out "--count"                -- monitor --help
+expect 0 out "EXIT STATUS"            -- status --help
+
+# usage errors: exit 2, message on stderr, nothing on stdout
+expect 2 err "no command given"       --
+expect 2 err "unknown command 'frob'" -- frob
+expect 2 err "unrecognized option '--bogus'" -- --bogus
+expect 2 err "no command given"       -- pool
+expect 2 err "unknown command 'frob'" -- pool frob
+expect 2 err "unknown command"        -- help frob
+expect 2 err "pool create: missing DEV operand"   -- pool create
+expect 2 err "pool create: missing DEV operand"   -- pool create --force
+expect 2 err "pool assemble: missing DEV operand" -- pool assemble
+expect 2 err "unrecognized option '--bogus'"      -- pool create --bogus /dev/null
+expect 2 err "invalid option -- 'x'"              -- pool create -x /dev/null
+expect 2 err "option '--data-offset' requires an argument" -- pool create --data-offset
+expect 2 err "invalid --data-offset '12Q'"        -- pool create --data-offset 12Q /dev/null
+expect 2 err "invalid --data-offset 'lots'"       -- pool create --data-offset lots /dev/null
+expect 2 err "invalid --data-offset '-1'"         -- pool create --data-offset -1 /dev/null
+expect 2 err "invalid --data-offset"              -- pool create --data-offset 99999999999999999999 /dev/null
+expect 2 err "invalid --data-offset"              -- pool create --data-offset 20000000T /dev/null
+expect 2 err "Usage: hcctl pool create"           -- pool create --bogus
+expect 2 err "unexpected argument 'extra'"        -- status extra
+expect 2 err "unexpected argument 'extra'"        -- pool stop extra
+expect 2 err "unrecognized option '--bogus'"      -- status --bogus
+expect 2 err "invalid --count '0'"                -- monitor --count 0
+expect 2 err "invalid --count 'x'"                -- monitor --count x
+expect 2 err "unexpected argument"                -- geometry /dev/a /dev/b
+expect 2 err "too many devices"                   -- pool create $(seq -f /dev/x%g 65)
+
+# argument checks: exit 1, the device is named
+expect 1 err "hcctl: /nonexistent/nvme9n1: cannot resolve path: No such file or directory" -- \
+	pool create /nonexistent/nvme9n1
+expect 1 err "hcctl: $tmp/regular-file: not a block device" -- \
+	pool create --data-offset 4M "$tmp/regular-file"
+expect 1 err "hcctl: /dev/null: not a block device" -- pool assemble /dev/null
+expect 1 err "hcctl: /nonexistent: cannot open: No such file or directory" -- \
+	geometry /nonexistent
+expect 1 err "hcctl: /dev/null: not a HyperCache device" -- geometry /dev/null
+
+# without the module: netlink commands say so
+if [ ! -d /sys/module/hypercache ]; then
+	nl='hypercache module not loaded (genl family "hypercache" not found)'
+	expect 1 err "hcctl: status: $nl"      -- status
+	expect 1 err "hcctl: status: $nl"      -- status --json
+	expect 1 err "hcctl: status: $nl"      -- --json status
+	expect 1 err "hcctl: pool stop: $nl"   -- pool stop
+	expect 1 err "hcctl: monitor: $nl"     -- monitor --count 1
+fi
+
+echo "hcctl-usage: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
