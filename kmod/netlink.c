@@ -10,6 +10,7 @@
  */
 #include <linux/module.h>
 #include <linux/limits.h>
+#include <linux/kdev_t.h>
 #include <net/genetlink.h>
 #include "pool.h"
 #include "../uapi/hypercache_netlink.h"
@@ -49,10 +50,10 @@ static const struct genl_multicast_group hc_nl_mcgrps[] = {
 	[HC_NL_MCGRP_EVENTS] = { .name = HC_GENL_MCGRP_EVENTS },
 };
 
-/* Device numbers on the wire: major << 20 | minor. */
+/* Device numbers on the wire: as user space's makedev(3) encodes them. */
 static u32 hc_nl_dev(dev_t dev)
 {
-	return MAJOR(dev) << 20 | MINOR(dev);
+	return new_encode_dev(dev);
 }
 
 static int hc_nl_fill_member(struct sk_buff *msg, const struct hc_member *m)

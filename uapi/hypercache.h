@@ -11,7 +11,9 @@
  * zero-extended, a longer one is accepted only if the bytes the kernel does
  * not know are zero.  Output fields are written back for min(@size, the
  * kernel's size) bytes.  Layouts use only fixed-width types, 64-bit values are
- * __aligned_u64, and reserved fields must be zero.
+ * __aligned_u64, and reserved fields must be zero.  Ioctl numbers are _IO():
+ * the size travels in the struct, not in the number (as in iommufd), so a
+ * struct grows without a new number.
  *
  *   ENOTTY      unknown ioctl number
  *   EINVAL      @size smaller than version 1, an unknown bit in @flags, or a

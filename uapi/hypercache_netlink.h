@@ -36,7 +36,8 @@
  *	is open; -ENODEV if no pool runs).
  * @HC_CMD_POOL_GET: describe the running pool (-ENODEV if none).
  * @HC_CMD_POOL_NTF: multicast on HC_GENL_MCGRP_EVENTS whenever a pool starts
- *	or stops; attributes as in the HC_CMD_POOL_GET reply.
+ *	or stops; attributes as in the HC_CMD_POOL_GET reply, members included,
+ *	with HC_A_POOL_STATE telling which.
  */
 enum hc_cmd {
 	HC_CMD_UNSPEC,
@@ -71,14 +72,17 @@ enum hc_pool_state {
  * @HC_A_POOL_UUID: binary, 16 bytes
  * @HC_A_POOL_STATE: u32, enum hc_pool_state
  * @HC_A_POOL_DISK: string, name of the block device ("hypercache0")
- * @HC_A_POOL_DISK_DEV: u32, its device number (major << 20 | minor)
+ * @HC_A_POOL_DISK_DEV: u32, its device number, encoded as makedev(3) does
+ *	(decode with major(3) and minor(3))
  * @HC_A_POOL_FORMAT_VERSION: u32, on-disk format version of the members
  * @HC_A_POOL_CHUNK_SIZE: u32, bytes
  * @HC_A_POOL_MEMBER_COUNT: u32
  * @HC_A_POOL_CHUNKS: u64, chunks in the pool's address space
  * @HC_A_POOL_CAPACITY: u64, bytes of /dev/hypercacheN
  * @HC_A_POOL_DATA_OFFSET: u64, byte offset of the data area on each member;
- *	on create, a request (rounded up to the chunk size, at least 1 MiB)
+ *	on create, a request, rounded up to a multiple of the chunk size (so
+ *	at least one chunk); without it the kernel picks 1/256 of the smallest
+ *	member, between one chunk and 1 GiB
  * @HC_A_POOL_FLAGS: u32, HC_POOL_F_* (requests only)
  * @HC_A_POOL_MEMBER: nest, enum hc_member_attr; repeated once per member
  */
@@ -106,9 +110,9 @@ enum hc_pool_attr {
  * enum hc_member_attr - attributes of one member (nested in HC_A_POOL_MEMBER)
  * @HC_A_MEMBER_PAD: padding for 64-bit attributes
  * @HC_A_MEMBER_PATH: string, path of the block device (requests; at most
- *	PATH_MAX - 1 bytes)
+ *	PATH_MAX - 1 bytes plus the terminating NUL)
  * @HC_A_MEMBER_INDEX: u32, position in the stripe
- * @HC_A_MEMBER_DEV: u32, device number (major << 20 | minor)
+ * @HC_A_MEMBER_DEV: u32, device number, encoded as makedev(3) does
  * @HC_A_MEMBER_NAME: string, kernel name of the block device ("nvme0n1")
  * @HC_A_MEMBER_UUID: binary, 16 bytes
  * @HC_A_MEMBER_BYTES: u64, size of the block device

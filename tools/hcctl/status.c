@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <netlink/attr.h>
@@ -74,10 +75,10 @@ void hc_fmt_size_exact(char *out, size_t len, uint64_t bytes)
 	snprintf(out, len, "%" PRIu64 " %s", v, size_units[u]);
 }
 
-/* Device numbers in attributes are major << 20 | minor. */
+/* Device numbers in attributes are encoded as makedev(3) does. */
 void hc_fmt_dev(char *out, size_t len, uint32_t dev)
 {
-	snprintf(out, len, "%u:%u", dev >> 20, dev & 0xfffff);
+	snprintf(out, len, "%u:%u", major(dev), minor(dev));
 }
 
 const char *hc_state_name(uint32_t state, char *buf, size_t len)
