@@ -1,7 +1,7 @@
 #!/bin/bash
 # Usage: tests/vm/boot.sh --stage NAME --drives IMG[,IMG...] [--kver K]
 #            [--args A,B] [--timeout SECONDS] [--log FILE] [--mem MB]
-#            [--kill-on MARKER] [--keep] [--noload]
+#            [--kill-on MARKER] [--keep] [--noload] [--verbose]
 #
 # Boots the test guest once under QEMU/TCG and runs /hc/tests/stage-NAME.sh.
 #   --drives    raw images, one emulated NVMe controller each (serial hc0, hc1,
@@ -15,6 +15,7 @@
 #               loss); the boot is then judged only by the output before it
 #   --keep      do not rmmod hypercache after the stage (hc.keep=1)
 #   --noload    do not insmod hypercache.ko (hc.noload=1)
+#   --verbose   the guest prints the output of passing tests too (hc.verbose=1)
 # Environment: HC_KO, HC_BIN_DIRS (see mkinitramfs.sh), HC_QEMU_EXTRA (extra
 # QEMU arguments, word-split).
 # HCTEST/HCVM lines are echoed to stdout. Exit 0 only if QEMU exited with 1
@@ -24,7 +25,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-stage="" drives="" args="" timeout=300 log="" mem=2048 kill_on="" keep=0 noload=0
+stage="" drives="" args="" timeout=300 log="" mem=2048 kill_on="" keep=0 noload=0 verbose=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--stage) stage=$2; shift 2 ;;
@@ -37,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--kill-on) kill_on=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--noload) noload=1; shift ;;
+	--verbose) verbose=1; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -71,6 +73,7 @@ cmdline="console=ttyS0 panic=-1 loglevel=4 hc.stage=$stage hc.drives=$n"
 [ -n "$args" ] && cmdline+=" hc.args=$args"
 [ $keep = 1 ] && cmdline+=" hc.keep=1"
 [ $noload = 1 ] && cmdline+=" hc.noload=1"
+[ $verbose = 1 ] && cmdline+=" hc.verbose=1"
 qemu+=(-append "$cmdline")
 # shellcheck disable=SC2206
 qemu+=(${HC_QEMU_EXTRA:-})
@@ -124,6 +127,7 @@ while :; do
 	# a result line may follow unterminated console output (e.g. the BIOS's
 	# "Booting from ROM.."): echo it from its marker on
 	case "$line" in
+	"# "*) [ $verbose = 1 ] && printf '%s\n' "$line" ;;
 	*HCTEST\ *) printf 'HCTEST %s\n' "${line#*HCTEST }" ;;
 	*HCVM-*) printf 'HCVM-%s\n' "${line#*HCVM-}" ;;
 	esac

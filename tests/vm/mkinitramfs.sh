@@ -163,7 +163,7 @@ echo "root:x:0:0:root:/root:/bin/sh" >"$R/etc/passwd"
 echo "root:x:0:" >"$R/etc/group"
 
 (cd "$R" && find . -print0 | LC_ALL=C sort -z |
-	cpio --null -o -H newc -R 0:0 --quiet) | zstd -3 -q -T0 -f -o "$OUT.tmp"
-mv -f "$OUT.tmp" "$OUT"
+	cpio --null -o -H newc -R 0:0 --quiet) | zstd -3 -q -T0 -f -o "$STAGING/out.cpio.zst"
+mv -f "$STAGING/out.cpio.zst" "$OUT"
 printf '%s\n' "$inputs" >"$OUT.inputs"
 echo "mkinitramfs: wrote $OUT ($(du -h "$OUT" | cut -f1))"

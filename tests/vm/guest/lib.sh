@@ -10,6 +10,7 @@
 #     "HCTEST ok NAME", or the last 20 output lines prefixed "# " followed by
 #     "HCTEST not ok NAME: <last 3 lines joined by ' | '>". NAME is a slug
 #     without spaces. Results are counted in /run/hc/{pass,fail,skip}.
+#     With HC_VERBOSE=1 (boot.sh --verbose) passing tests show their output.
 # hc_fail MSG          abort the current test as failed
 # hc_skip MSG          abort the current test as skipped ("HCTEST ok NAME # SKIP MSG")
 # hc_expect_errno [-m REGEX] CMD...
@@ -77,6 +78,7 @@ hc_test() {
 	(set -e; "$@") >"$_hc_log" 2>&1 </dev/null
 	_hc_rc=$?
 	if [ $_hc_rc -eq 0 ]; then
+		[ "${HC_VERBOSE:-0}" = 1 ] && sed 's/^/# /' "$_hc_log"
 		hc_record_pass "$_hc_name"
 	elif [ $_hc_rc -eq 77 ]; then
 		echo "$_hc_name" >>"$HC_RUN/skip"
