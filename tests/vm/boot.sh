@@ -146,7 +146,7 @@ while :; do
 done
 exec 3<&-
 qrc=0
-wait "$qpid" || qrc=$?
+{ wait "$qpid"; } 2>/dev/null || qrc=$? # no "Killed" job message
 qpid=""
 elapsed=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 echo "boot.sh: stage=$stage qemu-exit=$qrc time=${elapsed}s"

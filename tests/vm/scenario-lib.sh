@@ -67,16 +67,23 @@ vm_boot() {
 		opts+=(--log "$HC_ROOT/build/vm/logs/$VM_SCENARIO-$stage-$_vm_boot_n.log")
 	fi
 
-	local out=$VM_WORK/boot-$_vm_boot_n.out line name rest explained=0
+	local out=$VM_WORK/boot-$_vm_boot_n.out line name rest explained=0 in_report=0
 	mkdir -p "$VM_WORK"
-	"$HC_ROOT/tests/vm/boot.sh" --stage "$stage" "${opts[@]}" >"$out" 2>&1 &
+	: >"$out" # must exist before tail -f opens it
+	"$HC_ROOT/tests/vm/boot.sh" --stage "$stage" "${opts[@]}" >>"$out" 2>&1 &
 	local bpid=$!
 	# follow the output as it is written, so that results appear live
 	while IFS= read -r line; do
+		# boot.sh's failure report repeats the log's tail: not new results
+		[ $in_report = 1 ] && continue
 		case "$line" in
+		"boot.sh: FAIL"*)
+			in_report=1 ;;
 		"HCTEST ok "*" # SKIP"*)
 			rest=${line#HCTEST ok }
-			vm_record skip "${rest%% *}" "${rest#* \# SKIP}" ;;
+			name=${rest%% *}
+			rest=${rest#* \# SKIP}
+			vm_record skip "$name" "${rest# }" ;;
 		"HCTEST ok "*)
 			rest=${line#HCTEST ok }
 			vm_record ok "${rest%% *}" ;;
