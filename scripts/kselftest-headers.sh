@@ -28,7 +28,12 @@ if [ -z "$deb" ]; then
 fi
 if [ -z "$deb" ]; then
 	echo "kselftest-headers.sh: downloading linux-source-6.1 into build/deps/"
-	(cd "$deps" && apt-get download linux-source-6.1)
+	if ! (cd "$deps" && apt-get download linux-source-6.1); then
+		# fresh machine without package lists: refresh them (tolerating
+		# unreachable third-party sources) and try once more
+		apt-get update || echo "kselftest-headers.sh: apt-get update reported errors (ignored)" >&2
+		(cd "$deps" && apt-get download linux-source-6.1)
+	fi
 	deb=$(ls -t "$deps"/linux-source-6.1_*.deb | head -n1)
 fi
 echo "kselftest-headers.sh: extracting from $deb"
