@@ -18,7 +18,7 @@ KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 	cut -d/ -f4; fi)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module tools helper check unit vm clean deps dkms-check
+.PHONY: all module tools test-progs check unit vm clean deps dkms-check
 
 all: module tools
 
@@ -29,17 +29,21 @@ module:
 tools:
 	$(MAKE) -C tools/hcctl
 
+# Small programs the VM tests run in the guest (build/guest-bin/).
+test-progs:
+	$(MAKE) -C tests/vm/prog
+
 deps:
 	scripts/deps.sh
 
 check: deps
-	$(MAKE) all
+	$(MAKE) all test-progs
 	tests/run-all.sh
 
 unit:
 	$(MAKE) -C tests/unit run
 
-vm: all
+vm: all test-progs
 	tests/vm/run.sh
 
 dkms-check:
@@ -49,3 +53,4 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/hcctl clean
 	$(MAKE) -C tests/unit clean
+	$(MAKE) -C tests/vm/prog clean
