@@ -34,7 +34,7 @@ REQUIRED_MODULES=(nvme md_mod raid0 dm_mod dm_flakey dm_log_writes loop virtio_p
 # optional extras (skipped silently if the kernel lacks them)
 # shellcheck disable=SC2206
 EXTRA_MODULES=(${HC_EXTRA_MODULES-configfs libcrc32c crc32c_generic crc32c_intel null_blk brd ext4})
-BINS=(fio mdadm dmsetup blockdev losetup)
+BINS=(fio mdadm dmsetup blockdev losetup mke2fs)
 # shellcheck disable=SC2206
 BINS+=(${HC_EXTRA_BINS-})
 if [ -z "${HC_KO:-}" ]; then

@@ -160,6 +160,39 @@ t_discard() {
 	done
 }
 
+# A journaling file system on the pool: jbd2 commits with PREFLUSH|FUA
+# writes, which take the pre-flush path (flush every member, then the data).
+t_ext4_journal() {
+	modprobe ext4
+	/usr/sbin/mke2fs -q -F -t ext4 -E lazy_itable_init=0,lazy_journal_init=0 $DEV
+	mkdir -p /mnt/pool
+	mount -t ext4 -o barrier=1,commit=1 $DEV /mnt/pool
+	i=0
+	while [ $i -lt "$drives" ]; do
+		eval before_$i=$(diskstat "$(member_name $i)" 19)
+		i=$((i + 1))
+	done
+	dd if=/dev/urandom of=/tmp/f bs=1M count=6 2>/dev/null
+	for n in 1 2 3 4; do
+		cp /tmp/f /mnt/pool/f$n
+		sync -f /mnt/pool/f$n 2>/dev/null || sync
+	done
+	umount /mnt/pool
+	i=0
+	while [ $i -lt "$drives" ]; do
+		eval b=\$before_$i
+		a=$(diskstat "$(member_name $i)" 19)
+		[ "$a" -gt "$b" ] || hc_fail "member $i saw no flush from the journal"
+		i=$((i + 1))
+	done
+	mount -t ext4 -o ro $DEV /mnt/pool
+	for n in 1 2 3 4; do
+		cmp /tmp/f /mnt/pool/f$n || hc_fail "f$n differs after remount"
+	done
+	umount /mnt/pool
+	rm -f /tmp/f
+}
+
 t_stop_busy() {
 	exec 3<$DEV
 	hc_expect_errno -m "busy|in use" hcctl pool stop
@@ -190,5 +223,6 @@ hc_test "mmap-n$drives" t_mmap
 hc_test "flush-fanout-n$drives" t_flush_fanout
 hc_test "discard-n$drives" t_discard
 hc_test "fio-verify-n$drives" t_fio_verify
+hc_test "ext4-journal-n$drives" t_ext4_journal
 hc_test "stop-busy-n$drives" t_stop_busy
 hc_test "unload-n$drives" t_unload
