@@ -19,6 +19,7 @@
 #include <linux/math64.h>
 #include <linux/log2.h>
 #include <linux/crc32c.h>
+#include <linux/sizes.h>
 #include <asm/byteorder.h>
 
 /* Raw CRC-32C update, no pre/post inversion (the kernel's crc32c()). */
@@ -55,6 +56,8 @@ typedef int64_t s64;
 #define EUCLEAN 117
 #endif
 
+#define SZ_1G		0x40000000ULL
+
 static inline bool is_power_of_2(unsigned long n)
 {
 	return n != 0 && (n & (n - 1)) == 0;
@@ -64,6 +67,7 @@ static inline unsigned int ilog2_u64(u64 n)
 {
 	return 63 - __builtin_clzll(n);
 }
+
 #define ilog2(n)	ilog2_u64(n)
 
 static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)

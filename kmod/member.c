@@ -34,7 +34,7 @@ int hc_member_open(struct hc_member *m, const char *path, void *holder,
 			*msg = "not a block device";
 			break;
 		case -EBUSY:
-			*msg = "device is in use (mounted, claimed by another driver, or already a member)";
+			*msg = "device is in use (mounted, claimed by another driver, or a member)";
 			break;
 		default:
 			*msg = "cannot open the device";

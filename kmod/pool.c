@@ -340,11 +340,10 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 
 	for (i = 0; i < req->n; i++) {
 		err = hc_member_read_sb(&given[i], block);
-		if (err) {
+		if (err)
 			msg = "cannot read the superblock";
-		} else {
+		else
 			err = hc_sb_decode(block, &sbs[i], &msg);
-		}
 		if (err) {
 			pr_err("hypercache: %s: %s (%d)\n", req->paths[i], msg, err);
 			hc_pool_fail_set(fail, i, msg);

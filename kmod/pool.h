@@ -61,7 +61,7 @@ struct hc_pool {
 	struct percpu_ref io_ref;
 	struct completion io_done;
 	struct bio_list deferred;
-	spinlock_t deferred_lock;
+	spinlock_t deferred_lock;	/* protects @deferred; taken in end_io */
 	struct work_struct deferred_work;
 	u32 nr_members;
 	struct hc_member members[];

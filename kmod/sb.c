@@ -5,7 +5,7 @@
 #include "sb.h"
 
 /* The largest data offset a pool creation picks by itself. */
-#define HC_DATA_OFFSET_AUTO_MAX	(1ULL << 30)
+#define HC_DATA_OFFSET_AUTO_MAX	SZ_1G
 
 /* Standard CRC-32C of bytes [4, HC_SB_SIZE) of a superblock block. */
 u32 hc_sb_csum(const void *block)
