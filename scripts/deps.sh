@@ -14,7 +14,7 @@ PACKAGES=(
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 busybox-static fio mdadm dmsetup
 	libnl-3-dev libnl-genl-3-dev libjson-c-dev libisal-dev
-	zstd cpio dkms pkg-config gcc make
+	zstd cpio dkms pkg-config gcc make perl kmod e2fsprogs util-linux
 )
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
