@@ -6,6 +6,7 @@
 #   make module          hypercache.ko only
 #   make tools           tools/hcctl
 #   make check           install what the tests need, then run every test
+#   make demo            install what it needs, then run the demo in a VM
 #   make unit            user-space unit tests only (fast)
 #   make vm              VM tests only
 #   make KVER=6.12.…     build for another installed kernel (or KDIR=path)
@@ -18,7 +19,7 @@ KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 	cut -d/ -f4; fi)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module tools test-progs check unit vm clean deps dkms-check
+.PHONY: all module tools test-progs check demo unit vm clean deps dkms-check
 
 all: module tools
 
@@ -39,6 +40,11 @@ deps:
 check: deps
 	$(MAKE) all test-progs
 	tests/run-all.sh
+
+# The main job: a pool on emulated NVMe drives in a QEMU guest.
+demo: deps
+	$(MAKE) all test-progs
+	scripts/demo.sh
 
 unit:
 	$(MAKE) -C tests/unit run
