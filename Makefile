@@ -8,7 +8,8 @@
 #   make check           install what the tests need, then run every test
 #   make demo            install what it needs, then run the demo in a VM
 #   make unit            user-space unit tests only (fast)
-#   make vm              VM tests only
+#   make vm              VM tests only (on every supported installed kernel)
+#   make modules-all     hypercache.ko for each kernel in scripts/kernels.sh
 #   make KVER=6.12.…     build for another installed kernel (or KDIR=path)
 #
 # Without KVER/KDIR the running kernel's headers are used when installed,
@@ -19,13 +20,21 @@ KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 	cut -d/ -f4; fi)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module tools test-progs check demo unit vm clean deps dkms-check
+.PHONY: all module modules-all tools test-progs check demo unit vm clean deps dkms-check
 
 all: module tools
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)' (set KVER= or KDIR=)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# hypercache.ko for every supported installed kernel (scripts/kernels.sh),
+# each copied to build/kmod/KVER/ for the VM tests of that kernel.
+modules-all:
+	@set -e; for k in $$(scripts/kernels.sh); do \
+		$(MAKE) --no-print-directory module KVER=$$k KDIR=/lib/modules/$$k/build W=1; \
+		mkdir -p build/kmod/$$k; cp hypercache.ko build/kmod/$$k/; \
+	done
 
 tools:
 	$(MAKE) -C tools/hcctl
@@ -38,7 +47,7 @@ deps:
 	scripts/deps.sh
 
 check: deps
-	$(MAKE) all test-progs
+	$(MAKE) modules-all tools test-progs
 	tests/run-all.sh
 
 # The main job: a pool on emulated NVMe drives in a QEMU guest.
@@ -49,8 +58,8 @@ demo: deps
 unit:
 	$(MAKE) -C tests/unit run
 
-vm: all test-progs
-	tests/vm/run.sh
+vm: modules-all tools test-progs
+	tests/run-all.sh --vm-only
 
 dkms-check:
 	scripts/dkms-check.sh $(KVER)

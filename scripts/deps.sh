@@ -6,7 +6,9 @@
 # userland (busybox-static, fio, mdadm, dmsetup), the libraries hcctl links
 # against, and the toolchain. Runs `apt-get update` only when a package is
 # missing, and tolerates unreachable apt sources (update errors are ignored;
-# only a failed install is fatal). Afterwards it extracts the kselftest
+# only a failed install is fatal). It adds bookworm-backports and installs
+# the newest 6.12 kernel image + headers unless a 6.12 kernel is installed
+# (HC_SKIP_612=1 skips that). Afterwards it extracts the kselftest
 # headers and checkpatch from linux-source-6.1 (scripts/kselftest-headers.sh).
 set -euo pipefail
 
@@ -39,6 +41,43 @@ else
 	# A third-party source may be unreachable: do not fail on update's status.
 	apt-get update || echo "deps.sh: apt-get update reported errors (ignored)" >&2
 	apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# The second supported kernel, 6.12 LTS, comes from bookworm-backports
+# (same mirror and keyring as bookworm itself).
+have_612() {
+	for b in /lib/modules/6.12.*/build; do
+		[ -d "$b" ] && [ -f "/boot/vmlinuz-$(basename "$(dirname "$b")")" ] && return 0
+	done
+	return 1
+}
+if [ "${HC_SKIP_612:-0}" != 1 ] && ! have_612; then
+	if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		mirror=$(grep -rhs '^URIs:.*debian' /etc/apt/sources.list.d/*.sources 2>/dev/null |
+			grep -v security | head -n1 | awk '{print $2}')
+		[ -n "$mirror" ] || mirror=$(grep -hs '^deb .*debian.* bookworm ' /etc/apt/sources.list |
+			head -n1 | awk '{print $2}')
+		mirror=${mirror:-http://deb.debian.org/debian}
+		echo "deps.sh: adding bookworm-backports from $mirror"
+		cat >/etc/apt/sources.list.d/hypercache-backports.sources <<SRC
+Types: deb
+URIs: $mirror
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update || echo "deps.sh: apt-get update reported errors (ignored)" >&2
+	v=$(apt-cache search --names-only '^linux-headers-6\.12\..*\+deb12-amd64$' |
+		awk '{print $1}' | sed 's/^linux-headers-//' | sort -V | tail -n1)
+	if [ -z "$v" ]; then
+		echo "deps.sh: no 6.12 kernel found in bookworm-backports" >&2
+		exit 1
+	fi
+	echo "deps.sh: installing kernel $v from bookworm-backports"
+	apt-get install -y --no-install-recommends -t bookworm-backports \
+		"linux-image-$v" "linux-headers-$v"
 fi
 
 "$here/kselftest-headers.sh"

@@ -6,7 +6,9 @@
 #       line counts as a pass, "ok N ... # SKIP" as a skip, "not ok N ..." as
 #       a failure; a failing make with no "not ok" line counts one failure.
 #       Skipped with a message if tests/unit/Makefile does not exist yet.
-#   (b) the VM suite, tests/vm/run.sh (its build/vm/summary "P F").
+#   (b) the VM suite, tests/vm/run.sh (its build/vm/summary "P F"), once per
+#       kernel that scripts/kernels.sh lists (6.1 and 6.12 when installed),
+#       test names prefixed with the kernel series.
 #   (c) every executable tests/checks/*.sh: one test each, exit 0 = pass.
 # --unit-only runs only (a), --vm-only only (b). Logs go to build/test-logs/.
 # The very last line of output is exactly "N passed, N failed". Exits
@@ -53,19 +55,26 @@ if [ $do_unit = 1 ]; then
 	fi
 fi
 
-# --- (b) VM suite -------------------------------------------------------------
+# --- (b) VM suite, once per supported installed kernel -------------------------
 if [ $do_vm = 1 ]; then
-	echo "# vm: tests/vm/run.sh"
-	rm -f "$ROOT/build/vm/summary"
-	rc=0
-	"$ROOT/tests/vm/run.sh" 2>&1 | tee "$LOGS/vm.log" || rc=$?
-	if [ -s "$ROOT/build/vm/summary" ]; then
-		read -r v_pass v_fail <"$ROOT/build/vm/summary"
-	else
-		echo "not ok vm:run.sh: exited $rc without a summary"
-		v_pass=0 v_fail=1
-	fi
-	pass=$((pass + v_pass)) fail=$((fail + v_fail))
+	kvers=$("$ROOT/scripts/kernels.sh")
+	[ -n "$kvers" ] || { echo "not ok vm:kernels: no supported kernel installed"; fail=$((fail + 1)); }
+	for k in $kvers; do
+		series=$(echo "$k" | cut -d. -f1,2)
+		echo "# vm: tests/vm/run.sh on $k"
+		rm -f "$ROOT/build/vm/summary"
+		rc=0
+		start=$SECONDS
+		KVER=$k VM_LABEL=$series "$ROOT/tests/vm/run.sh" 2>&1 | tee "$LOGS/vm-$series.log" || rc=$?
+		if [ -s "$ROOT/build/vm/summary" ]; then
+			read -r v_pass v_fail <"$ROOT/build/vm/summary"
+		else
+			echo "not ok $series/vm:run.sh: exited $rc without a summary"
+			v_pass=0 v_fail=1
+		fi
+		echo "# vm $k: $v_pass passed, $v_fail failed in $((SECONDS - start)) s"
+		pass=$((pass + v_pass)) fail=$((fail + v_fail))
+	done
 fi
 
 # --- (c) extra checks -----------------------------------------------------------

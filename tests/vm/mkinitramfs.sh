@@ -38,8 +38,14 @@ BINS=(fio mdadm dmsetup blockdev losetup mke2fs)
 # shellcheck disable=SC2206
 BINS+=(${HC_EXTRA_BINS-})
 if [ -z "${HC_KO:-}" ]; then
-	HC_KO=$ROOT/hypercache.ko
-	[ -f "$HC_KO" ] || [ ! -f "$ROOT/kmod/hypercache.ko" ] || HC_KO=$ROOT/kmod/hypercache.ko
+	# `make modules-all` leaves one module per kernel in build/kmod/KVER/
+	HC_KO=$ROOT/build/kmod/$KVER/hypercache.ko
+	[ -f "$HC_KO" ] || HC_KO=$ROOT/hypercache.ko
+fi
+if [ -f "$HC_KO" ]; then
+	ko_ver=$(modinfo -F vermagic "$HC_KO" 2>/dev/null | cut -d' ' -f1)
+	[ "$ko_ver" = "$KVER" ] ||
+		{ echo "mkinitramfs: $HC_KO is built for '$ko_ver', not $KVER (make modules-all)" >&2; exit 1; }
 fi
 HC_BIN_DIRS=${HC_BIN_DIRS:-$ROOT/tools/hcctl/hcctl $ROOT/build/guest-bin}
 MODDIR=/lib/modules/$KVER

@@ -8,7 +8,8 @@
 #   vm: P passed, F failed
 # and writes "P F" to build/vm/summary. Skipped tests ("# SKIP") are listed
 # but counted in neither. Exit status 0 only if F = 0 and P > 0.
-# Environment: KVER, HC_KO, HC_BIN_DIRS (see boot.sh / mkinitramfs.sh).
+# Environment: KVER (guest kernel), VM_LABEL (prefix of test names), HC_KO,
+# HC_BIN_DIRS (see boot.sh / mkinitramfs.sh).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -54,8 +55,8 @@ for f in "${scenarios[@]}"; do
 	set -e
 	after=$(wc -l <"$VM_RESULTS")
 	if [ "$after" -eq "$before" ]; then
-		echo "not ok $name/scenario: recorded no results"
-		echo "not ok|$name/scenario" >>"$VM_RESULTS"
+		echo "not ok ${VM_LABEL:+$VM_LABEL/}$name/scenario: recorded no results"
+		echo "not ok|${VM_LABEL:+$VM_LABEL/}$name/scenario" >>"$VM_RESULTS"
 	fi
 	# keep the images of a failed scenario for inspection
 	if ! tail -n +"$((before + 1))" "$VM_RESULTS" | grep -q '^not ok|'; then

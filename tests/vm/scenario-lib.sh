@@ -12,7 +12,8 @@
 #                                without a "not ok" explaining it. Returns
 #                                boot.sh's exit status.
 #   vm_record ok|"not ok"|skip NAME [MSG]   record a result by hand
-# Variables: VM_SCENARIO (e.g. 00-harness), VM_WORK (work dir), HC_ROOT.
+# Variables: VM_SCENARIO (e.g. 00-harness), VM_WORK (work dir), HC_ROOT,
+# VM_LABEL (optional prefix of every test name, e.g. the kernel series).
 # Scenarios run in a subshell without `set -e`: check vm_boot's status
 # yourself when a later boot depends on an earlier one.
 
@@ -25,13 +26,13 @@ VM_DRIVES=""
 _vm_boot_n=0
 
 vm_record() {
-	local status=$1 name=$2 msg=${3:-}
+	local status=$1 name=${VM_LABEL:+$VM_LABEL/}$VM_SCENARIO/$2 msg=${3:-}
 	case "$status" in
-	ok) echo "ok $VM_SCENARIO/$name" ;;
-	skip) echo "ok $VM_SCENARIO/$name # SKIP${msg:+ $msg}" ;;
-	*) echo "not ok $VM_SCENARIO/$name${msg:+: $msg}" ;;
+	ok) echo "ok $name" ;;
+	skip) echo "ok $name # SKIP${msg:+ $msg}" ;;
+	*) echo "not ok $name${msg:+: $msg}" ;;
 	esac
-	echo "$status|$VM_SCENARIO/$name" >>"$VM_RESULTS"
+	echo "$status|$name" >>"$VM_RESULTS"
 }
 
 vm_images() {
@@ -64,7 +65,7 @@ vm_boot() {
 	fi
 	_vm_boot_n=$((_vm_boot_n + 1))
 	if [ $have_log = 0 ]; then
-		opts+=(--log "$HC_ROOT/build/vm/logs/$VM_SCENARIO-$stage-$_vm_boot_n.log")
+		opts+=(--log "$HC_ROOT/build/vm/logs/${VM_LABEL:+$VM_LABEL-}$VM_SCENARIO-$stage-$_vm_boot_n.log")
 	fi
 
 	local out=$VM_WORK/boot-$_vm_boot_n.out line name rest explained=0 in_report=0
