@@ -193,6 +193,19 @@ t_ext4_journal() {
 	rm -f /tmp/f
 }
 
+# Pool administration needs CAP_NET_ADMIN; reading the status does not.
+t_admin_perm() {
+	hc_expect_errno -m "Operation not permitted" \
+		hc_runas 65534 hcctl pool stop
+	hc_expect_errno -m "Operation not permitted" \
+		hc_runas 65534 hcctl pool create --force $members
+	hc_expect_errno -m "Operation not permitted" \
+		hc_runas 65534 hcctl pool assemble $members
+	hc_runas 65534 hcctl status --json | grep -q '"state":"running"' ||
+		hc_fail "an unprivileged user cannot read the status"
+	[ -b $DEV ] || hc_fail "the pool went away"
+}
+
 t_stop_busy() {
 	exec 3<$DEV
 	hc_expect_errno -m "busy|in use" hcctl pool stop
@@ -224,5 +237,6 @@ hc_test "flush-fanout-n$drives" t_flush_fanout
 hc_test "discard-n$drives" t_discard
 hc_test "fio-verify-n$drives" t_fio_verify
 hc_test "ext4-journal-n$drives" t_ext4_journal
+hc_test "admin-perm-n$drives" t_admin_perm
 hc_test "stop-busy-n$drives" t_stop_busy
 hc_test "unload-n$drives" t_unload
