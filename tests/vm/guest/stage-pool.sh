@@ -217,6 +217,25 @@ t_stop_busy() {
 	hcctl pool assemble $members
 }
 
+# Pool start and stop are multicast on the "events" group.
+t_events() {
+	hcctl monitor --json --count 2 >/tmp/events &
+	mon=$!
+	sleep 1
+	hcctl pool stop
+	hcctl pool assemble $members
+	i=0
+	while kill -0 $mon 2>/dev/null && [ $i -lt 20 ]; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	kill $mon 2>/dev/null && hc_fail "monitor did not see two events"
+	cat /tmp/events
+	sed -n 1p /tmp/events | grep -q '"state":"stopped"' || hc_fail "first event is not the stop"
+	sed -n 2p /tmp/events | grep -q '"state":"running"' || hc_fail "second event is not the start"
+	grep -q "\"member_count\":$drives" /tmp/events || hc_fail "events lack the members"
+}
+
 # Unloading the module stops the running pool and releases the members.
 t_unload() {
 	rmmod hypercache
@@ -239,4 +258,5 @@ hc_test "fio-verify-n$drives" t_fio_verify
 hc_test "ext4-journal-n$drives" t_ext4_journal
 hc_test "admin-perm-n$drives" t_admin_perm
 hc_test "stop-busy-n$drives" t_stop_busy
+hc_test "events-n$drives" t_events
 hc_test "unload-n$drives" t_unload
