@@ -387,6 +387,10 @@ out_unlink:
 		bd_unlink_disk_holder(pool->members[i].dev.bdev, disk);
 	del_gendisk(disk);
 out_put:
+	/* Someone may have read the disk already: drain as hc_disk_stop(). */
+	percpu_ref_kill(&pool->io_ref);
+	wait_for_completion(&pool->io_done);
+	flush_workqueue(pool->wq);
 	put_disk(disk);
 	pool->disk = NULL;
 out_io:
