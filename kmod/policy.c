@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Size-aware W-TinyLFU (see policy.h).  Core code: shared with the unit
+ * tests and tools/hcsim.
+ */
+#include "policy.h"
+
+/* Largest capacity: keeps the controller's 64-bit products exact. */
+#define HC_POLICY_CAPACITY_MAX	(1ULL << 40)
+/* Control period: requests between two window moves, at least this many. */
+#define HC_POLICY_PERIOD_MIN	128
+/* Hits (weight) a period needs before the controller trusts the ratio. */
+#define HC_POLICY_HITS_MIN	16
+/* Window step: capacity >> GAIN_SHIFT per doubling of the ratio ... */
+#define HC_POLICY_GAIN_SHIFT	4
+/* ... bounded to capacity >> STEP_SHIFT per period. */
+#define HC_POLICY_STEP_SHIFT	3
+/* Fixed-point log2: 16 fractional bits. */
+#define HC_POLICY_FP_SHIFT	16
+/* A losing candidate this frequent still wins 1 duel in 128 (anti-flood). */
+#define HC_POLICY_WARM_FREQ	6
+
+/* ---- intrusive list ---------------------------------------------------- */
+
+static void hc_policy_link_init(struct hc_policy_link *l)
+{
+	l->next = l;
+	l->prev = l;
+}
+
+static bool hc_policy_link_empty(const struct hc_policy_link *head)
+{
+	return head->next == head;
+}
+
+/* Insert @l right after @head: the most recently used position. */
+static void hc_policy_link_add(struct hc_policy_link *head,
+			       struct hc_policy_link *l)
+{
+	l->next = head->next;
+	l->prev = head;
+	head->next->prev = l;
+	head->next = l;
+}
+
+static void hc_policy_link_del(struct hc_policy_link *l)
+{
+	l->prev->next = l->next;
+	l->next->prev = l->prev;
+	hc_policy_link_init(l);
+}
+
+static struct hc_policy_entry *hc_policy_entry_of(struct hc_policy_link *l)
+{
+	return (struct hc_policy_entry *)((char *)l -
+		offsetof(struct hc_policy_entry, link));
+}
+
+/* ---- regions ----------------------------------------------------------- */
+
+/* Put @e at the MRU end of region @r (weight and count follow). */
+static void hc_policy_insert(struct hc_policy *p, struct hc_policy_entry *e,
+			     enum hc_policy_region r)
+{
+	e->region = r;
+	hc_policy_link_add(&p->lru[r], &e->link);
+	p->weight[r] += e->weight;
+	p->count[r]++;
+}
+
+/* Take @e out of its region (it stays counted in @used). */
+static void hc_policy_unlink(struct hc_policy *p, struct hc_policy_entry *e)
+{
+	hc_policy_link_del(&e->link);
+	p->weight[e->region] -= e->weight;
+	p->count[e->region]--;
+	e->region = HC_POLICY_NONE;
+}
+
+/* Take @e out of the policy altogether. */
+static void hc_policy_drop(struct hc_policy *p, struct hc_policy_entry *e)
+{
+	hc_policy_unlink(p, e);
+	p->used -= e->weight;
+	if (!hc_policy_evictable(e))
+		p->unevictable -= e->weight;
+}
+
+static void hc_policy_move(struct hc_policy *p, struct hc_policy_entry *e,
+			   enum hc_policy_region r)
+{
+	hc_policy_unlink(p, e);
+	hc_policy_insert(p, e, r);
+}
+
+/* Demote protected's LRU entries to probation while protected is too big. */
+static void hc_policy_demote(struct hc_policy *p)
+{
+	struct hc_policy_link *head = &p->lru[HC_POLICY_PROTECTED];
+
+	while (p->weight[HC_POLICY_PROTECTED] > p->protected_max &&
+	       !hc_policy_link_empty(head))
+		hc_policy_move(p, hc_policy_entry_of(head->prev),
+			       HC_POLICY_PROBATION);
+}
+
+static u64 hc_policy_main_weight(const struct hc_policy *p)
+{
+	return p->weight[HC_POLICY_PROBATION] + p->weight[HC_POLICY_PROTECTED];
+}
+
+/* ---- victim walk --------------------------------------------------------- */
+
+/*
+ * Walks evictable entries from the LRU end of each region of @order in turn,
+ * skipping unevictable ones and @skip.  The cursor steps past an entry
+ * before returning it, so the caller may unlink it.
+ */
+struct hc_policy_cursor {
+	const u8 *order;
+	int n, i;
+	struct hc_policy_link *pos;
+	const struct hc_policy_entry *skip;
+};
+
+static const u8 hc_policy_main_order[] = {
+	HC_POLICY_PROBATION, HC_POLICY_PROTECTED,
+};
+static const u8 hc_policy_any_order[] = {
+	HC_POLICY_PROBATION, HC_POLICY_PROTECTED, HC_POLICY_WINDOW,
+};
+
+static void hc_policy_cursor_init(struct hc_policy_cursor *c, const u8 *order,
+				  int n, const struct hc_policy_entry *skip)
+{
+	c->order = order;
+	c->n = n;
+	c->i = 0;
+	c->pos = NULL;
+	c->skip = skip;
+}
+
+static struct hc_policy_entry *hc_policy_cursor_next(struct hc_policy *p,
+						     struct hc_policy_cursor *c)
+{
+	for (; c->i < c->n; c->i++, c->pos = NULL) {
+		struct hc_policy_link *head = &p->lru[c->order[c->i]];
+
+		if (!c->pos)
+			c->pos = head->prev;
+		while (c->pos != head) {
+			struct hc_policy_entry *e = hc_policy_entry_of(c->pos);
+
+			c->pos = c->pos->prev;
+			if (hc_policy_evictable(e) && e != c->skip)
+				return e;
+		}
+	}
+	return NULL;
+}
+
+/* ---- window controller --------------------------------------------------- */
+
+/* log2(@x) in 16.16 fixed point, linear between powers of two; @x >= 1. */
+static s64 hc_policy_log2(u64 x)
+{
+	u32 n = ilog2(x);
+	u64 frac;
+
+	if (n >= HC_POLICY_FP_SHIFT)
+		frac = x >> (n - HC_POLICY_FP_SHIFT);
+	else
+		frac = x << (HC_POLICY_FP_SHIFT - n);
+	frac &= (1ULL << HC_POLICY_FP_SHIFT) - 1;
+	return ((s64)n << HC_POLICY_FP_SHIFT) | (s64)frac;
+}
+
+static void hc_policy_set_window(struct hc_policy *p, u64 window_max)
+{
+	u64 hi = p->capacity > 2 * p->window_min ?
+		 p->capacity - p->window_min : p->window_min;
+
+	if (window_max < p->window_min)
+		window_max = p->window_min;
+	if (window_max > hi)
+		window_max = hi;
+	p->window_max = window_max;
+	p->protected_max = (p->capacity - window_max) * 4 / 5;
+}
+
+/*
+ * Compare hits per weight unit in the window with hits per unit in main and
+ * move the window target by (capacity / 16) x log2 of that ratio, at most
+ * capacity / 8 per period: a window that earns twice what main earns per
+ * unit grows by 1/16 of the cache.  Hits are weights, so the controller
+ * optimises bytes hit.  Quiet periods (a scan, no hits) leave it alone.
+ */
+static void hc_policy_adapt(struct hc_policy *p)
+{
+	u64 hw = p->hits[HC_POLICY_WINDOW];
+	u64 hm = p->hits[HC_POLICY_PROBATION] + p->hits[HC_POLICY_PROTECTED];
+	u64 ww = p->weight[HC_POLICY_WINDOW] ? : 1;
+	u64 wm = hc_policy_main_weight(p) ? : 1;
+	u64 step, bound = p->capacity >> HC_POLICY_STEP_SHIFT ? : 1;
+	s64 l;
+	int r;
+
+	if (hw + hm < HC_POLICY_HITS_MIN)
+		return;
+	l = hc_policy_log2(hw + 1) - hc_policy_log2(ww) -
+	    hc_policy_log2(hm + 1) + hc_policy_log2(wm);
+	step = (p->capacity * (u64)(l < 0 ? -l : l)) >>
+	       (HC_POLICY_FP_SHIFT + HC_POLICY_GAIN_SHIFT);
+	if (step > bound)
+		step = bound;
+	if (step) {
+		if (l > 0)
+			hc_policy_set_window(p, p->window_max + step);
+		else
+			hc_policy_set_window(p, p->window_max > step ?
+					     p->window_max - step : 0);
+		p->adjustments++;
+	}
+	for (r = 0; r < HC_POLICY_NR_REGIONS; r++)
+		p->hits[r] = 0;
+}
+
+/* One request seen: close the control period when it is complete. */
+static void hc_policy_tick(struct hc_policy *p)
+{
+	u64 n = p->count[HC_POLICY_WINDOW] + p->count[HC_POLICY_PROBATION] +
+		p->count[HC_POLICY_PROTECTED];
+
+	if (++p->period < (n > HC_POLICY_PERIOD_MIN ? n : HC_POLICY_PERIOD_MIN))
+		return;
+	p->period = 0;
+	hc_policy_adapt(p);
+}
+
+/* ---- API ---------------------------------------------------------------- */
+
+/**
+ * hc_policy_init - set up an empty policy
+ * @p: policy
+ * @capacity: total weight (chunks) the cache may hold, 1..2^40
+ * @sketch_table: table for the sketch, owned by the caller, 8-byte aligned;
+ *		  hc_sketch_bytes(expected number of objects) bytes
+ * @sketch_bytes: its size
+ *
+ * Not for the fast path (clears the sketch table).
+ *
+ * Return: 0, or -EINVAL for a bad capacity or sketch table.
+ */
+int hc_policy_init(struct hc_policy *p, u64 capacity, void *sketch_table,
+		   size_t sketch_bytes)
+{
+	int r, err;
+
+	if (capacity < 1 || capacity > HC_POLICY_CAPACITY_MAX)
+		return -EINVAL;
+	err = hc_sketch_init(&p->sketch, sketch_table, sketch_bytes);
+	if (err)
+		return err;
+	for (r = 0; r < HC_POLICY_NR_REGIONS; r++) {
+		hc_policy_link_init(&p->lru[r]);
+		p->weight[r] = 0;
+		p->count[r] = 0;
+		p->hits[r] = 0;
+	}
+	p->capacity = capacity;
+	p->used = 0;
+	p->unevictable = 0;
+	p->window_min = capacity / 100 ? : 1;
+	hc_policy_set_window(p, p->window_min);
+	p->period = 0;
+	p->rng = 0x853c49e6748fea9bULL;
+	p->adjustments = 0;
+	return 0;
+}
+
+/**
+ * hc_policy_entry_init - prepare an entry before its first hc_policy_admit()
+ * @e: entry embedded in the caller's object
+ * @key: the object's 64-bit key
+ * @weight: its size in chunks, >= 1
+ */
+void hc_policy_entry_init(struct hc_policy_entry *e, u64 key, u32 weight)
+{
+	hc_policy_link_init(&e->link);
+	e->key = key;
+	e->weight = weight;
+	e->region = HC_POLICY_NONE;
+	e->flags = 0;
+	e->reserved = 0;
+}
+
+/**
+ * hc_policy_record - count a request for @key that neither hits nor admits
+ *
+ * For misses the caller serves without caching (e.g. after -ENOSPC), so the
+ * key still builds up frequency.  Cannot fail.
+ */
+void hc_policy_record(struct hc_policy *p, u64 key)
+{
+	hc_sketch_add(&p->sketch, key);
+	hc_policy_tick(p);
+}
+
+/**
+ * hc_policy_access - a hit on a resident entry
+ *
+ * Counts the request in the sketch and moves @e to the MRU end of its
+ * region; a hit in probation promotes it to protected (demoting protected's
+ * LRU entries if protected outgrows its share).  Never evicts, cannot fail.
+ * On an entry that is not resident only the sketch is updated.
+ */
+void hc_policy_access(struct hc_policy *p, struct hc_policy_entry *e)
+{
+	hc_sketch_add(&p->sketch, e->key);
+	if (hc_policy_resident(e)) {
+		p->hits[e->region] += e->weight;
+		switch (e->region) {
+		case HC_POLICY_WINDOW:
+		case HC_POLICY_PROTECTED:
+			hc_policy_move(p, e, e->region);
+			break;
+		case HC_POLICY_PROBATION:
+			hc_policy_move(p, e, HC_POLICY_PROTECTED);
+			hc_policy_demote(p);
+			break;
+		}
+	}
+	hc_policy_tick(p);
+}
+
+/*
+ * The TinyLFU duel, size-aware: @c (out of the window, not in any region)
+ * against the LRU end of main, enough evictable weight to bring @used back
+ * to capacity.  @c wins if its frequency beats the victims' frequency
+ * averaged by weight, i.e. if keeping it yields more hits per unit.  On a
+ * win the victims are dropped and appended to @victims.
+ */
+static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
+			   struct hc_policy_entry **victims, u32 *nr)
+{
+	struct hc_policy_cursor cur;
+	struct hc_policy_entry *v;
+	u64 need = p->used - p->capacity, got = 0, vfreq = 0, cfreq;
+
+	hc_policy_cursor_init(&cur, hc_policy_main_order,
+			      sizeof(hc_policy_main_order), NULL);
+	while (got < need && (v = hc_policy_cursor_next(p, &cur))) {
+		got += v->weight;
+		vfreq += (u64)hc_sketch_frequency(&p->sketch, v->key) * v->weight;
+	}
+	if (got < need)
+		return false;
+
+	cfreq = hc_sketch_frequency(&p->sketch, c->key);
+	if (cfreq * got <= vfreq) {
+		/* xorshift64: a warm candidate sometimes wins (anti-flood). */
+		p->rng ^= p->rng << 13;
+		p->rng ^= p->rng >> 7;
+		p->rng ^= p->rng << 17;
+		if (cfreq < HC_POLICY_WARM_FREQ || (p->rng & 127))
+			return false;
+	}
+
+	hc_policy_cursor_init(&cur, hc_policy_main_order,
+			      sizeof(hc_policy_main_order), NULL);
+	while (p->used > p->capacity && (v = hc_policy_cursor_next(p, &cur))) {
+		hc_policy_drop(p, v);
+		victims[(*nr)++] = v;
+	}
+	return true;
+}
+
+/**
+ * hc_policy_admit - offer a new object to the cache (a miss)
+ * @p: policy
+ * @e: the object's entry, set up by hc_policy_entry_init(), not resident;
+ *     flags may already be set (e.g. pinned on creation)
+ * @victims: filled with the entries the caller must evict; the policy has
+ *	     already dropped them (not resident any more)
+ * @max: room in @victims, at least @e->weight (never more victims than that
+ *	 are returned: each frees at least one unit of the excess)
+ * @nr: set to the number of victims
+ *
+ * Counts the request in the sketch, puts @e at the MRU end of the window
+ * and pushes the window's LRU entries beyond its target into the main
+ * region, each through a frequency duel with main's victims.  Then, if the
+ * cache is still over capacity, main's (then the window's) LRU entries go.
+ * Unevictable entries are skipped, never returned.
+ *
+ * Return: HC_POLICY_ADMITTED (@e is resident), HC_POLICY_REJECTED (@e lost
+ * its duel or is bigger than the whole cache; it is not resident, but the
+ * *@nr victims must still be evicted), -EINVAL (@e resident, zero weight,
+ * @max too small), or -ENOSPC (evictable entries cannot make room for @e;
+ * nothing changed but the sketch).  On errors *@nr is 0.
+ */
+int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
+		    struct hc_policy_entry **victims, u32 max, u32 *nr)
+{
+	struct hc_policy_cursor cur;
+	struct hc_policy_entry *c;
+
+	*nr = 0;
+	if (hc_policy_resident(e) || e->weight < 1)
+		return -EINVAL;
+	if (e->weight > p->capacity) {
+		hc_policy_record(p, e->key);
+		return HC_POLICY_REJECTED;
+	}
+	if (max < e->weight)
+		return -EINVAL;
+	hc_policy_record(p, e->key);
+	if (p->capacity - p->used + (p->used - p->unevictable) < e->weight)
+		return -ENOSPC;
+
+	hc_policy_insert(p, e, HC_POLICY_WINDOW);
+	p->used += e->weight;
+	if (!hc_policy_evictable(e))
+		p->unevictable += e->weight;
+
+	while (p->weight[HC_POLICY_WINDOW] > p->window_max) {
+		hc_policy_cursor_init(&cur, &hc_policy_any_order[2], 1, NULL);
+		c = hc_policy_cursor_next(p, &cur);
+		if (!c)
+			break;	/* the window is all unevictable */
+		hc_policy_unlink(p, c);
+		if (p->used <= p->capacity ||
+		    hc_policy_duel(p, c, victims, nr)) {
+			hc_policy_insert(p, c, HC_POLICY_PROBATION);
+			continue;
+		}
+		p->used -= c->weight;	/* lost: c is evictable */
+		if (c != e)
+			victims[(*nr)++] = c;
+	}
+
+	/* The window grew (or is pinned): evict from main, then the window. */
+	hc_policy_cursor_init(&cur, hc_policy_any_order,
+			      sizeof(hc_policy_any_order), e);
+	while (p->used > p->capacity && (c = hc_policy_cursor_next(p, &cur))) {
+		hc_policy_drop(p, c);
+		victims[(*nr)++] = c;
+	}
+	/* Unreachable given the -ENOSPC check; keeps the capacity promise. */
+	if (p->used > p->capacity && hc_policy_resident(e))
+		hc_policy_drop(p, e);
+
+	return hc_policy_resident(e) ? HC_POLICY_ADMITTED : HC_POLICY_REJECTED;
+}
+
+/**
+ * hc_policy_remove - take a resident entry out (explicit evict, delete)
+ *
+ * Works on unevictable entries too (the caller decides); a no-op on an
+ * entry that is not resident.  Cannot fail.
+ */
+void hc_policy_remove(struct hc_policy *p, struct hc_policy_entry *e)
+{
+	if (hc_policy_resident(e))
+		hc_policy_drop(p, e);
+}
+
+/**
+ * hc_policy_set_flags - change why an entry may not be evicted
+ * @set: HC_POLICY_F_* bits to set
+ * @clear: bits to clear (after setting)
+ *
+ * The caller owns the reasons (a hold count, the object state) and reports
+ * the transitions: F_HELD when the hold count leaves or reaches 0, F_DIRTY
+ * on entering DIRTY and leaving SYNCING.  Works on resident and
+ * non-resident entries; cannot fail.
+ */
+void hc_policy_set_flags(struct hc_policy *p, struct hc_policy_entry *e,
+			 u32 set, u32 clear)
+{
+	bool was = hc_policy_evictable(e);
+
+	e->flags = (e->flags | (set & HC_POLICY_F_ALL)) & ~clear;
+	if (!hc_policy_resident(e) || was == hc_policy_evictable(e))
+		return;
+	if (was)
+		p->unevictable += e->weight;
+	else
+		p->unevictable -= e->weight;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Admission and eviction of the object cache: size-aware W-TinyLFU.
+ *
+ * The policy orders entries the caller owns: the caller embeds a struct
+ * hc_policy_entry in each object and keeps its own index (key -> object).
+ * Three regions, each an LRU list of weighted entries (weight = chunks):
+ *
+ *   window     new objects enter here (plain LRU, adaptive size)
+ *   probation  main region, entries that won admission (20 % of main)
+ *   protected  main region, entries hit again while in probation (80 %)
+ *
+ * An entry pushed out of the window duels with the main region's victims:
+ * it moves into probation only if its sketch frequency (sketch.h) beats
+ * theirs, weighted by size; otherwise it is evicted.  The window's share of
+ * the capacity follows a controller that compares hits per weight unit in
+ * the window with hits per unit in the main region and moves the window by
+ * the log of that ratio (bounded steps, minimum 1 % of capacity).
+ *
+ * Entries with any of HC_POLICY_F_* set (pinned, held, dirty or syncing) are
+ * never returned as victims; they keep their place and their weight.
+ *
+ * Locking and context: none inside.  The caller serialises every call on
+ * one policy (the module: under its index lock).  No call sleeps or
+ * allocates; hc_policy_admit() is O(victims + unevictable entries skipped)
+ * plus, once per sketch sample, the sketch's O(table) halving.
+ */
+#ifndef HC_POLICY_H
+#define HC_POLICY_H
+
+#include "core.h"
+#include "sketch.h"
+
+/* Why an entry may not be evicted; any bit set makes it unevictable. */
+#define HC_POLICY_F_PINNED	(1U << 0)	/* operator pin */
+#define HC_POLICY_F_HELD	(1U << 1)	/* hold count > 0 (open reader) */
+#define HC_POLICY_F_DIRTY	(1U << 2)	/* DIRTY or SYNCING: not in backend */
+#define HC_POLICY_F_ALL		(HC_POLICY_F_PINNED | HC_POLICY_F_HELD | \
+				 HC_POLICY_F_DIRTY)
+
+/* Regions; HC_POLICY_NONE: not in the policy. */
+enum hc_policy_region {
+	HC_POLICY_NONE,
+	HC_POLICY_WINDOW,
+	HC_POLICY_PROBATION,
+	HC_POLICY_PROTECTED,
+	HC_POLICY_NR_REGIONS,
+};
+
+/* hc_policy_admit() results (>= 0); errors are negative errno. */
+#define HC_POLICY_REJECTED	0
+#define HC_POLICY_ADMITTED	1
+
+/* A minimal intrusive doubly-linked circular list (no <linux/list.h> here). */
+struct hc_policy_link {
+	struct hc_policy_link *next, *prev;
+};
+
+/**
+ * struct hc_policy_entry - the policy's part of a cached object (32 bytes)
+ * @link: position in its region's list (head = most recently used)
+ * @key: 64-bit hash of the object's URI (the sketch's key)
+ * @weight: size in chunks, >= 1; fixed while the entry is in the policy
+ * @region: enum hc_policy_region
+ * @flags: HC_POLICY_F_*; change them only with hc_policy_set_flags()
+ */
+struct hc_policy_entry {
+	struct hc_policy_link link;
+	u64 key;
+	u32 weight;
+	u8 region;
+	u8 flags;
+	u16 reserved;
+};
+
+/**
+ * struct hc_policy - W-TinyLFU state (read-only to callers)
+ * @sketch: frequency sketch over the caller's table
+ * @lru: per-region lists, [HC_POLICY_NONE] unused
+ * @weight: weight per region
+ * @count: entries per region
+ * @capacity: the policy never holds more weight than this
+ * @used: weight of all resident entries
+ * @unevictable: weight of resident entries with flags set
+ * @window_max: current target weight of the window
+ * @window_min: lower bound of @window_max (1 % of @capacity, >= 1)
+ * @protected_max: target weight of protected (80 % of capacity - window)
+ * @hits: weight of hits per region in the current control period
+ * @period: requests (hits + admissions) in the current control period
+ * @rng: state of the tie-breaking generator
+ * @adjustments: window moves so far (statistics)
+ */
+struct hc_policy {
+	struct hc_sketch sketch;
+	struct hc_policy_link lru[HC_POLICY_NR_REGIONS];
+	u64 weight[HC_POLICY_NR_REGIONS];
+	u64 count[HC_POLICY_NR_REGIONS];
+	u64 capacity;
+	u64 used;
+	u64 unevictable;
+	u64 window_max;
+	u64 window_min;
+	u64 protected_max;
+	u64 hits[HC_POLICY_NR_REGIONS];
+	u64 period;
+	u64 rng;
+	u64 adjustments;
+};
+
+int hc_policy_init(struct hc_policy *p, u64 capacity, void *sketch_table,
+		   size_t sketch_bytes);
+void hc_policy_entry_init(struct hc_policy_entry *e, u64 key, u32 weight);
+void hc_policy_access(struct hc_policy *p, struct hc_policy_entry *e);
+int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
+		    struct hc_policy_entry **victims, u32 max, u32 *nr);
+void hc_policy_record(struct hc_policy *p, u64 key);
+void hc_policy_remove(struct hc_policy *p, struct hc_policy_entry *e);
+void hc_policy_set_flags(struct hc_policy *p, struct hc_policy_entry *e,
+			 u32 set, u32 clear);
+
+static inline bool hc_policy_resident(const struct hc_policy_entry *e)
+{
+	return e->region != HC_POLICY_NONE;
+}
+
+static inline bool hc_policy_evictable(const struct hc_policy_entry *e)
+{
+	return !(e->flags & HC_POLICY_F_ALL);
+}
+
+#endif /* HC_POLICY_H */
