@@ -38,6 +38,7 @@ modules-all:
 
 tools:
 	$(MAKE) -C tools/hcctl
+	$(MAKE) -C tools/hcsim
 
 # Small programs the VM tests run in the guest (build/guest-bin/).
 test-progs:
@@ -67,5 +68,6 @@ dkms-check:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/hcctl clean
+	$(MAKE) -C tools/hcsim clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm/prog clean
