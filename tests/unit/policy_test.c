@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * W-TinyLFU policy: capacity is never exceeded, unevictable entries are
+ * never victims, admission fails cleanly when nothing can go, scans do not
+ * flush the hot set (while an LRU's is flushed), and the window grows when
+ * recency pays.
+ */
+#include <stdlib.h>
+#include "kselftest_harness.h"
+#include "policy.h"
+
+#define CAP		1000
+#define NKEYS		20000
+
+struct obj {
+	struct hc_policy_entry pe;	/* first: victims are cast back */
+	bool cached;
+};
+
+FIXTURE(policy) {
+	struct hc_policy p;
+	void *table;
+	struct obj *objs;
+	struct hc_policy_entry *victims[CAP];
+};
+
+FIXTURE_SETUP(policy)
+{
+	size_t bytes = hc_sketch_bytes(CAP);
+
+	self->table = malloc(bytes);
+	self->objs = calloc(NKEYS, sizeof(*self->objs));
+	ASSERT_NE(NULL, self->table);
+	ASSERT_NE(NULL, self->objs);
+	ASSERT_EQ(0, hc_policy_init(&self->p, CAP, self->table, bytes));
+	EXPECT_EQ(10, self->p.window_max);
+	EXPECT_EQ(792, self->p.protected_max);
+}
+
+FIXTURE_TEARDOWN(policy)
+{
+	free(self->objs);
+	free(self->table);
+}
+
+/* One request for key @k of weight @w: 1 on a hit, 0 on a miss. */
+static int request(struct __test_metadata *_metadata, FIXTURE_DATA(policy) *self,
+		   u32 k, u32 w)
+{
+	struct obj *o = &self->objs[k];
+	u32 nr, i;
+	int ret;
+
+	if (o->cached) {
+		EXPECT_TRUE(hc_policy_resident(&o->pe));
+		hc_policy_access(&self->p, &o->pe);
+		return 1;
+	}
+	hc_policy_entry_init(&o->pe, k, w);
+	ret = hc_policy_admit(&self->p, &o->pe, self->victims, CAP, &nr);
+	EXPECT_TRUE(ret == HC_POLICY_ADMITTED || ret == HC_POLICY_REJECTED);
+	EXPECT_LE(nr, w);
+	for (i = 0; i < nr; i++) {
+		struct obj *v = (struct obj *)self->victims[i];
+
+		EXPECT_TRUE(v->cached);
+		EXPECT_FALSE(hc_policy_resident(&v->pe));
+		EXPECT_TRUE(hc_policy_evictable(&v->pe));
+		v->cached = false;
+	}
+	o->cached = ret == HC_POLICY_ADMITTED;
+	EXPECT_LE(self->p.used, CAP);
+	return 0;
+}
+
+/* The sum of resident weights equals used, which stays <= capacity. */
+static u64 resident_weight(FIXTURE_DATA(policy) *self)
+{
+	u64 sum = 0;
+
+	for (u32 k = 0; k < NKEYS; k++)
+		if (self->objs[k].cached)
+			sum += self->objs[k].pe.weight;
+	return sum;
+}
+
+TEST(init_rejects)
+{
+	struct hc_policy p;
+	u64 table[64];
+
+	EXPECT_EQ(-EINVAL, hc_policy_init(&p, 0, table, sizeof(table)));
+	EXPECT_EQ(-EINVAL, hc_policy_init(&p, (1ULL << 40) + 1, table, sizeof(table)));
+	EXPECT_EQ(-EINVAL, hc_policy_init(&p, 10, table, 16));
+	EXPECT_EQ(0, hc_policy_init(&p, 1, table, sizeof(table)));
+	EXPECT_EQ(1, p.window_max);
+}
+
+TEST_F(policy, admit_rejects_bad_calls)
+{
+	struct obj *o = &self->objs[1];
+	u32 nr = 99;
+
+	hc_policy_entry_init(&o->pe, 1, 0);
+	EXPECT_EQ(-EINVAL, hc_policy_admit(&self->p, &o->pe, self->victims, CAP, &nr));
+	EXPECT_EQ(0, nr);
+	hc_policy_entry_init(&o->pe, 1, 5);
+	EXPECT_EQ(-EINVAL, hc_policy_admit(&self->p, &o->pe, self->victims, 4, &nr));
+	hc_policy_entry_init(&o->pe, 1, CAP + 1);
+	EXPECT_EQ(HC_POLICY_REJECTED,
+		  hc_policy_admit(&self->p, &o->pe, self->victims, CAP, &nr));
+	EXPECT_EQ(0, nr);
+	hc_policy_entry_init(&o->pe, 1, 3);
+	EXPECT_EQ(HC_POLICY_ADMITTED,
+		  hc_policy_admit(&self->p, &o->pe, self->victims, CAP, &nr));
+	EXPECT_EQ(-EINVAL, hc_policy_admit(&self->p, &o->pe, self->victims, CAP, &nr));
+	EXPECT_EQ(3, self->p.used);
+	hc_policy_remove(&self->p, &o->pe);
+	EXPECT_EQ(0, self->p.used);
+	EXPECT_FALSE(hc_policy_resident(&o->pe));
+}
+
+/* Long random workload with random sizes: capacity always respected. */
+TEST_F(policy, capacity_never_exceeded)
+{
+	srandom(1);
+	for (int i = 0; i < 200000; i++) {
+		u32 k = random() % 3 ? random() % 500 : random() % NKEYS;
+
+		request(_metadata, self, k, 1 + k % 7);
+		if (i % 5000 == 0)
+			ASSERT_EQ(resident_weight(self), self->p.used);
+		if (random() % 100 == 0 && self->objs[k].cached) {
+			hc_policy_remove(&self->p, &self->objs[k].pe);
+			self->objs[k].cached = false;
+		}
+	}
+	ASSERT_EQ(resident_weight(self), self->p.used);
+	ASSERT_LE(self->p.used, CAP);
+	ASSERT_GT(self->p.used, CAP - 7);
+}
+
+/* Pinned, held and dirty entries are never victims. */
+TEST_F(policy, unevictable_never_victims)
+{
+	static const u32 why[] = { HC_POLICY_F_PINNED, HC_POLICY_F_HELD,
+				   HC_POLICY_F_DIRTY };
+	u64 pinned = 0;
+
+	srandom(2);
+	for (int i = 0; i < 100000; i++) {
+		u32 k = random() % 2 ? random() % 800 : random() % NKEYS;
+		struct obj *o = &self->objs[k];
+
+		request(_metadata, self, k, 1 + k % 4);
+		if (!o->cached)
+			continue;
+		/* request() checks every victim is evictable. */
+		if (random() % 50 == 0 && pinned < CAP / 2) {
+			if (hc_policy_evictable(&o->pe))
+				pinned += o->pe.weight;
+			hc_policy_set_flags(&self->p, &o->pe, why[random() % 3], 0);
+		} else if (random() % 60 == 0 && !hc_policy_evictable(&o->pe)) {
+			hc_policy_set_flags(&self->p, &o->pe, 0, HC_POLICY_F_ALL);
+			pinned -= o->pe.weight;
+		}
+		ASSERT_EQ(pinned, self->p.unevictable);
+	}
+	/* All unevictable entries are still cached. */
+	for (u32 k = 0; k < NKEYS; k++)
+		if (!hc_policy_evictable(&self->objs[k].pe) && self->objs[k].pe.weight)
+			ASSERT_TRUE(self->objs[k].cached);
+}
+
+/* Everything pinned: admission fails with -ENOSPC and changes nothing. */
+TEST_F(policy, full_of_unevictable)
+{
+	u32 k, nr;
+
+	for (k = 0; k < CAP; k++) {
+		request(_metadata, self, k, 1);
+		ASSERT_TRUE(self->objs[k].cached);
+		hc_policy_set_flags(&self->p, &self->objs[k].pe,
+				    k % 2 ? HC_POLICY_F_HELD : HC_POLICY_F_DIRTY, 0);
+	}
+	ASSERT_EQ(CAP, self->p.used);
+	ASSERT_EQ(CAP, self->p.unevictable);
+	hc_policy_entry_init(&self->objs[CAP].pe, CAP, 1);
+	EXPECT_EQ(-ENOSPC, hc_policy_admit(&self->p, &self->objs[CAP].pe,
+					    self->victims, CAP, &nr));
+	EXPECT_EQ(0, nr);
+	EXPECT_FALSE(hc_policy_resident(&self->objs[CAP].pe));
+	EXPECT_EQ(CAP, self->p.used);
+
+	/* Release three units: a weight-3 object fits, a weight-4 one not. */
+	for (k = 0; k < 3; k++)
+		hc_policy_set_flags(&self->p, &self->objs[k * 100].pe, 0, HC_POLICY_F_ALL);
+	hc_policy_entry_init(&self->objs[CAP].pe, CAP, 4);
+	EXPECT_EQ(-ENOSPC, hc_policy_admit(&self->p, &self->objs[CAP].pe,
+					    self->victims, CAP, &nr));
+	hc_policy_entry_init(&self->objs[CAP].pe, CAP, 3);
+	EXPECT_EQ(HC_POLICY_ADMITTED, hc_policy_admit(&self->p, &self->objs[CAP].pe,
+						      self->victims, CAP, &nr));
+	EXPECT_EQ(3, nr);
+	for (k = 0; k < nr; k++)
+		EXPECT_EQ(0, ((struct obj *)self->victims[k])->pe.key % 100);
+	EXPECT_EQ(CAP, self->p.used);
+}
+
+/* A tiny LRU of unit-weight keys, for comparison. */
+struct tiny_lru {
+	u32 *keys;	/* keys[0] = most recent */
+	u32 n, cap;
+};
+
+static void tiny_lru_request(struct tiny_lru *l, u32 k)
+{
+	u32 i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->keys[i] == k)
+			break;
+	if (i == l->n && l->n < l->cap)
+		l->n++;
+	else if (i == l->n)
+		i = l->n - 1;
+	memmove(&l->keys[1], &l->keys[0], i * sizeof(u32));
+	l->keys[0] = k;
+}
+
+/* Hot set, then a one-pass scan of 2 x capacity new keys, then the hot set. */
+TEST_F(policy, scan_resistance)
+{
+	const u32 hot = CAP / 2, scan = 2 * CAP;
+	struct tiny_lru lru = { .keys = calloc(CAP, sizeof(u32)), .cap = CAP };
+	u32 hits = 0, lru_hits = 0, k, r, j;
+
+	ASSERT_NE(NULL, lru.keys);
+	for (r = 0; r < 10; r++)
+		for (k = 0; k < hot; k++) {
+			request(_metadata, self, k, 1);
+			tiny_lru_request(&lru, k);
+		}
+	for (k = 0; k < scan; k++) {
+		request(_metadata, self, hot + k, 1);
+		tiny_lru_request(&lru, hot + k);
+	}
+	for (k = 0; k < hot; k++) {
+		hits += request(_metadata, self, k, 1);
+		for (j = 0; j < lru.n; j++)
+			if (lru.keys[j] == k)
+				break;
+		lru_hits += j < lru.n;
+		tiny_lru_request(&lru, k);
+	}
+	TH_LOG("hot-set hits after the scan: W-TinyLFU %u/%u, LRU %u/%u",
+	       hits, hot, lru_hits, hot);
+	EXPECT_GE(hits, hot * 9 / 10);
+	EXPECT_LE(lru_hits, hot / 10);
+	free(lru.keys);
+}
+
+/* A shifting working set (pure recency): the window must grow. */
+TEST_F(policy, window_grows_on_recency)
+{
+	u64 start = self->p.window_max;
+	u32 hits = 0, total = 0;
+
+	srandom(3);
+	/* Working set of CAP/2 keys sliding by one key every 4 requests. */
+	for (u32 i = 0; i < 60000; i++) {
+		u32 base = i / 4, k = base + random() % (CAP / 2);
+
+		if (k >= NKEYS)
+			break;
+		hits += request(_metadata, self, k, 1);
+		total++;
+	}
+	TH_LOG("window %llu -> %llu of %d, hit ratio %u/%u",
+	       (unsigned long long)start,
+	       (unsigned long long)self->p.window_max, CAP, hits, total);
+	EXPECT_GE(self->p.window_max, 10 * start);
+	EXPECT_GT(self->p.adjustments, 0);
+}
+
+/* A frequency-skewed workload keeps the window small. */
+TEST_F(policy, window_stays_small_on_frequency)
+{
+	srandom(4);
+	for (u32 i = 0; i < 100000; i++) {
+		u32 r = random() % 1000, k = r < 700 ? r % 600 : random() % NKEYS;
+
+		request(_metadata, self, k, 1);
+	}
+	TH_LOG("window %llu of %d", (unsigned long long)self->p.window_max, CAP);
+	EXPECT_LE(self->p.window_max, CAP / 4);
+}
+
+TEST_HARNESS_MAIN
