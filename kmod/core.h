@@ -20,6 +20,7 @@
 #include <linux/log2.h>
 #include <linux/crc32c.h>
 #include <linux/sizes.h>
+#include <linux/bits.h>
 #include <asm/byteorder.h>
 
 /* Raw CRC-32C update, no pre/post inversion (the kernel's crc32c()). */
@@ -57,6 +58,8 @@ typedef int64_t s64;
 #endif
 
 #define SZ_1G		0x40000000ULL
+#define BIT(n)		(1UL << (n))
+#define BIT_ULL(n)	(1ULL << (n))
 
 static inline bool is_power_of_2(unsigned long n)
 {

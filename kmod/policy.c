@@ -6,7 +6,7 @@
 #include "policy.h"
 
 /* Largest capacity: keeps the controller's 64-bit products exact. */
-#define HC_POLICY_CAPACITY_MAX	(1ULL << 40)
+#define HC_POLICY_CAPACITY_MAX	BIT_ULL(40)
 /* Control period: requests between two window moves, at least this many. */
 #define HC_POLICY_PERIOD_MIN	128
 /* Hits (weight) a period needs before the controller trusts the ratio. */
@@ -126,6 +126,7 @@ struct hc_policy_cursor {
 static const u8 hc_policy_main_order[] = {
 	HC_POLICY_PROBATION, HC_POLICY_PROTECTED,
 };
+
 static const u8 hc_policy_any_order[] = {
 	HC_POLICY_PROBATION, HC_POLICY_PROTECTED, HC_POLICY_WINDOW,
 };
@@ -296,6 +297,8 @@ void hc_policy_entry_init(struct hc_policy_entry *e, u64 key, u32 weight)
 
 /**
  * hc_policy_record - count a request for @key that neither hits nor admits
+ * @p: the policy
+ * @key: the key of the missed object
  *
  * For misses the caller serves without caching (e.g. after -ENOSPC), so the
  * key still builds up frequency.  Cannot fail.
@@ -308,6 +311,8 @@ void hc_policy_record(struct hc_policy *p, u64 key)
 
 /**
  * hc_policy_access - a hit on a resident entry
+ * @p: the policy
+ * @e: the resident entry that was hit
  *
  * Counts the request in the sketch and moves @e to the MRU end of its
  * region; a hit in probation promotes it to protected (demoting protected's
@@ -454,6 +459,8 @@ int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
 
 /**
  * hc_policy_remove - take a resident entry out (explicit evict, delete)
+ * @p: the policy
+ * @e: the entry to drop
  *
  * Works on unevictable entries too (the caller decides); a no-op on an
  * entry that is not resident.  Cannot fail.
@@ -468,6 +475,8 @@ void hc_policy_remove(struct hc_policy *p, struct hc_policy_entry *e)
  * hc_policy_set_flags - change why an entry may not be evicted
  * @set: HC_POLICY_F_* bits to set
  * @clear: bits to clear (after setting)
+ * @p: the policy
+ * @e: the entry
  *
  * The caller owns the reasons (a hold count, the object state) and reports
  * the transitions: F_HELD when the hold count leaves or reaches 0, F_DIRTY

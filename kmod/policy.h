@@ -32,9 +32,9 @@
 #include "sketch.h"
 
 /* Why an entry may not be evicted; any bit set makes it unevictable. */
-#define HC_POLICY_F_PINNED	(1U << 0)	/* operator pin */
-#define HC_POLICY_F_HELD	(1U << 1)	/* hold count > 0 (open reader) */
-#define HC_POLICY_F_DIRTY	(1U << 2)	/* DIRTY or SYNCING: not in backend */
+#define HC_POLICY_F_PINNED	BIT(0)	/* operator pin */
+#define HC_POLICY_F_HELD	BIT(1)	/* hold count > 0 (open reader) */
+#define HC_POLICY_F_DIRTY	BIT(2)	/* DIRTY or SYNCING: not in backend */
 #define HC_POLICY_F_ALL		(HC_POLICY_F_PINNED | HC_POLICY_F_HELD | \
 				 HC_POLICY_F_DIRTY)
 

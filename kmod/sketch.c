@@ -10,6 +10,7 @@ static const u64 hc_sketch_seeds[HC_SKETCH_ROWS] = {
 	0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL,
 	0x165667b19e3779f9ULL, 0xd6e8feb86659fd93ULL,
 };
+
 #define HC_SKETCH_DOOR_SEED	0x27bb2ee687b0b0fdULL
 
 /* Nibble mask used to halve sixteen counters at once. */
@@ -18,6 +19,8 @@ static const u64 hc_sketch_seeds[HC_SKETCH_ROWS] = {
 /**
  * hc_sketch_mix - a 64-bit finaliser (the SplitMix64 / MurmurHash3 fmix64
  * constants) of @key combined with @seed
+ * @key: the value to mix
+ * @seed: per-row seed
  *
  * Every input bit affects every output bit; the rows use different seeds so
  * that two keys colliding in one row rarely collide in another.
@@ -157,6 +160,8 @@ static u32 hc_sketch_min(const struct hc_sketch *s, u64 key)
 
 /**
  * hc_sketch_add - record one sighting of @key
+ * @s: the sketch
+ * @key: the key seen
  *
  * The first sighting since the last reset sets the doorkeeper only; later
  * ones increment the smallest of the key's counters (saturating at 15).
@@ -184,6 +189,8 @@ void hc_sketch_add(struct hc_sketch *s, u64 key)
 
 /**
  * hc_sketch_frequency - estimated sightings of @key since aging
+ * @s: the sketch
+ * @key: the key asked about
  *
  * Never below the true count of sightings since the last reset (capped at
  * HC_SKETCH_FREQ_MAX), possibly above it through collisions.
@@ -198,6 +205,7 @@ u32 hc_sketch_frequency(const struct hc_sketch *s, u64 key)
 
 /**
  * hc_sketch_reset - age the sketch: halve every counter, clear the doorkeeper
+ * @s: the sketch
  *
  * Called by hc_sketch_add() when the sample is complete; callers may also
  * call it.  O(table size), no allocation.

@@ -27,7 +27,7 @@
 #define HC_SKETCH_FREQ_MAX	(HC_SKETCH_COUNTER_MAX + 1)
 /* Counters per row are at least this, and a power of two. */
 #define HC_SKETCH_WIDTH_MIN	64ULL
-#define HC_SKETCH_WIDTH_MAX	(1ULL << 32)
+#define HC_SKETCH_WIDTH_MAX	BIT_ULL(32)
 /* Additions between two halvings, per counter of a row. */
 #define HC_SKETCH_SAMPLE_FACTOR	10
 /* Doorkeeper bits per counter of a row, and probes per key. */
