@@ -99,6 +99,8 @@ struct hc_limits {
 	unsigned int io_opt;
 	unsigned int chunk_sectors;
 	unsigned int max_hw_sectors;
+	unsigned short max_segments;
+	unsigned int max_segment_size;
 	unsigned int max_discard_sectors;
 	unsigned int discard_granularity;
 	unsigned int max_write_zeroes_sectors;
@@ -120,6 +122,8 @@ static inline struct gendisk *hc_alloc_disk(const struct hc_limits *l,
 		.io_opt			= l->io_opt,
 		.chunk_sectors		= l->chunk_sectors,
 		.max_hw_sectors		= l->max_hw_sectors,
+		.max_segments		= l->max_segments,
+		.max_segment_size	= l->max_segment_size,
 		.max_hw_discard_sectors	= l->max_discard_sectors,
 		.discard_granularity	= l->discard_granularity,
 		.max_write_zeroes_sectors = l->max_write_zeroes_sectors,
@@ -151,6 +155,8 @@ static inline struct gendisk *hc_alloc_disk(const struct hc_limits *l,
 	blk_queue_io_opt(q, l->io_opt);
 	blk_queue_chunk_sectors(q, l->chunk_sectors);
 	blk_queue_max_hw_sectors(q, l->max_hw_sectors);
+	blk_queue_max_segments(q, l->max_segments);
+	blk_queue_max_segment_size(q, l->max_segment_size);
 	blk_queue_max_discard_sectors(q, l->max_discard_sectors);
 	q->limits.discard_granularity = l->discard_granularity;
 	blk_queue_max_write_zeroes_sectors(q, l->max_write_zeroes_sectors);

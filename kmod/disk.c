@@ -241,7 +241,11 @@ static const struct block_device_operations hc_disk_fops = {
 	.compat_ioctl	= blkdev_compat_ptr_ioctl,
 };
 
-/* The queue limits: the members' strictest, with the stripe's hints. */
+/*
+ * The queue limits: the members' strictest, with the stripe's hints.  The
+ * transfer and segment limits are the members' own, so that a piece split
+ * off here is one request on its member, not split again there.
+ */
 static void hc_disk_limits(struct hc_pool *pool, struct hc_limits *lim)
 {
 	unsigned int chunk_sectors = pool->chunk_size >> SECTOR_SHIFT;
@@ -255,12 +259,21 @@ static void hc_disk_limits(struct hc_pool *pool, struct hc_limits *lim)
 		.io_opt			= pool->chunk_size * pool->nr_members,
 		.chunk_sectors		= chunk_sectors,
 		.max_hw_sectors		= chunk_sectors,
+		.max_segments		= USHRT_MAX,
+		.max_segment_size	= UINT_MAX,
 		.discard_granularity	= SECTOR_SIZE,
 		.max_write_zeroes_sectors = chunk_sectors,
 	};
 	for (i = 0; i < pool->nr_members; i++) {
 		struct block_device *bdev = pool->members[i].dev.bdev;
+		struct request_queue *q = bdev_get_queue(bdev);
 
+		lim->max_hw_sectors = min(lim->max_hw_sectors,
+					  queue_max_hw_sectors(q));
+		lim->max_segments = min(lim->max_segments,
+					queue_max_segments(q));
+		lim->max_segment_size = min(lim->max_segment_size,
+					    queue_max_segment_size(q));
 		lim->logical_block_size = max(lim->logical_block_size,
 					      bdev_logical_block_size(bdev));
 		lim->physical_block_size = max(lim->physical_block_size,

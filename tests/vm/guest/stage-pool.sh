@@ -63,8 +63,14 @@ t_queue_limits() {
 	[ "$(cat $q/fua)" = 1 ] || hc_fail "fua: $(cat $q/fua)"
 	i=0
 	while [ $i -lt "$drives" ]; do
+		mq=/sys/block/$(member_name $i)/queue
 		[ -e /sys/block/$(member_name $i)/holders/hypercache0 ] ||
 			hc_fail "member $i has no holder link"
+		# a piece split off by the pool is one request on its member
+		for l in max_hw_sectors_kb max_segments max_segment_size; do
+			[ "$(cat $q/$l)" -le "$(cat $mq/$l)" ] ||
+				hc_fail "$l $(cat $q/$l) above member $i's $(cat $mq/$l)"
+		done
 		i=$((i + 1))
 	done
 }
