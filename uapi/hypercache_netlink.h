@@ -35,6 +35,13 @@
  * @HC_CMD_POOL_STOP: stop the running pool (-EBUSY while /dev/hypercache0
  *	is open; -ENODEV if no pool runs).
  * @HC_CMD_POOL_GET: describe the running pool (-ENODEV if none).
+ * @HC_CMD_OBJ_GET: dump every indexed object (enum hc_obj_attr), or with
+ *	HC_A_OBJ_URI in a do request, that one object (-ENOENT).
+ * @HC_CMD_OBJ_EVICT: evict the object HC_A_OBJ_URI (-EBUSY unless idle and
+ *	clean).
+ * @HC_CMD_OBJ_PIN: set (HC_A_OBJ_PINNED = 1) or clear (0) the pin of the
+ *	object HC_A_OBJ_URI.
+ * @HC_CMD_STATS_GET: the object cache's counters (enum hc_stats_attr).
  * @HC_CMD_POOL_NTF: multicast on HC_GENL_MCGRP_EVENTS whenever a pool starts
  *	or stops; attributes as in the HC_CMD_POOL_GET reply, members included,
  *	with HC_A_POOL_STATE telling which.
@@ -46,6 +53,10 @@ enum hc_cmd {
 	HC_CMD_POOL_STOP,
 	HC_CMD_POOL_GET,
 	HC_CMD_POOL_NTF,
+	HC_CMD_OBJ_GET,
+	HC_CMD_OBJ_EVICT,
+	HC_CMD_OBJ_PIN,
+	HC_CMD_STATS_GET,
 
 	__HC_CMD_MAX,
 	HC_CMD_MAX = __HC_CMD_MAX - 1
@@ -131,6 +142,79 @@ enum hc_member_attr {
 
 	__HC_A_MEMBER_MAX,
 	HC_A_MEMBER_MAX = __HC_A_MEMBER_MAX - 1
+};
+
+/**
+ * enum hc_obj_attr - attributes of an object (HC_CMD_OBJ_*)
+ * @HC_A_OBJ_PAD: padding for 64-bit attributes
+ * @HC_A_OBJ_URI: binary, 1..HC_URI_MAX bytes
+ * @HC_A_OBJ_STATE: u32, HC_OBJ_* (uapi/hypercache_format.h)
+ * @HC_A_OBJ_FLAGS: u32, HC_OBJ_F_*
+ * @HC_A_OBJ_SIZE: u64, bytes
+ * @HC_A_OBJ_GENERATION: u64
+ * @HC_A_OBJ_CHUNKS: u64, chunks allocated
+ * @HC_A_OBJ_HOLDS: u32, holds by all open files
+ * @HC_A_OBJ_EXTENT: nest, enum hc_ext_attr; repeated once per extent
+ * @HC_A_OBJ_PINNED: u8, the pin to set (HC_CMD_OBJ_PIN requests)
+ */
+enum hc_obj_attr {
+	HC_A_OBJ_UNSPEC,
+	HC_A_OBJ_PAD,
+	HC_A_OBJ_URI,
+	HC_A_OBJ_STATE,
+	HC_A_OBJ_FLAGS,
+	HC_A_OBJ_SIZE,
+	HC_A_OBJ_GENERATION,
+	HC_A_OBJ_CHUNKS,
+	HC_A_OBJ_HOLDS,
+	HC_A_OBJ_EXTENT,
+	HC_A_OBJ_PINNED,
+
+	__HC_A_OBJ_MAX,
+	HC_A_OBJ_MAX = __HC_A_OBJ_MAX - 1
+};
+
+/**
+ * enum hc_ext_attr - one extent (nested in HC_A_OBJ_EXTENT)
+ * @HC_A_EXT_PAD: padding for 64-bit attributes
+ * @HC_A_EXT_OFFSET: u64, byte offset in /dev/hypercacheN
+ * @HC_A_EXT_LENGTH: u64, bytes
+ */
+enum hc_ext_attr {
+	HC_A_EXT_UNSPEC,
+	HC_A_EXT_PAD,
+	HC_A_EXT_OFFSET,
+	HC_A_EXT_LENGTH,
+
+	__HC_A_EXT_MAX,
+	HC_A_EXT_MAX = __HC_A_EXT_MAX - 1
+};
+
+/**
+ * enum hc_stats_attr - counters of the object cache (HC_CMD_STATS_GET);
+ *	all u64, as in struct hc_stats (uapi/hypercache.h)
+ */
+enum hc_stats_attr {
+	HC_A_STATS_UNSPEC,
+	HC_A_STATS_PAD,
+	HC_A_STATS_HITS,
+	HC_A_STATS_MISSES,
+	HC_A_STATS_ADMISSIONS,
+	HC_A_STATS_REJECTIONS,
+	HC_A_STATS_EVICTIONS,
+	HC_A_STATS_OBJECTS,
+	HC_A_STATS_BYTES_USED,
+	HC_A_STATS_CAPACITY,
+	HC_A_STATS_INGESTING,
+	HC_A_STATS_READY,
+	HC_A_STATS_STAGED,
+	HC_A_STATS_DIRTY,
+	HC_A_STATS_SYNCING,
+	HC_A_STATS_PINNED,
+	HC_A_STATS_HELD,
+
+	__HC_A_STATS_MAX,
+	HC_A_STATS_MAX = __HC_A_STATS_MAX - 1
 };
 
 #endif /* _UAPI_HYPERCACHE_NETLINK_H */

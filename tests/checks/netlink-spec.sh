@@ -39,6 +39,9 @@ compare() {
 
 compare "pool attributes" "$(yaml_list attribute-sets pool)" "$(hdr_enum hc_pool_attr HC_A_POOL_)"
 compare "member attributes" "$(yaml_list attribute-sets member)" "$(hdr_enum hc_member_attr HC_A_MEMBER_)"
+compare "object attributes" "$(yaml_list attribute-sets obj)" "$(hdr_enum hc_obj_attr HC_A_OBJ_)"
+compare "extent attributes" "$(yaml_list attribute-sets ext)" "$(hdr_enum hc_ext_attr HC_A_EXT_)"
+compare "stats attributes" "$(yaml_list attribute-sets stats)" "$(hdr_enum hc_stats_attr HC_A_STATS_)"
 compare "commands" "$(yaml_list operations '')" "$(hdr_enum hc_cmd HC_CMD_)"
 compare "family name" "$(sed -n 's/^name: //p' $spec)" \
 	"$(sed -n 's/^#define HC_GENL_NAME[[:space:]]*"\(.*\)"/\1/p' $hdr)"
