@@ -96,4 +96,26 @@ struct hc_sb_disk {
 	__le64	reserved[16];
 };
 
+/*
+ * DOC: objects
+ *
+ * An object of the cache is named by a URI: 1..HC_URI_MAX opaque bytes, no
+ * NUL.  Its data occupies whole chunks of the pool, described by at most
+ * HC_MAX_EXTENTS extents (first pool chunk, chunk count).
+ */
+#define HC_URI_MAX		1024
+#define HC_MAX_EXTENTS		64
+
+/* Object states, as recorded in the journal. */
+#define HC_OBJ_INGESTING	1	/* space allocated, data being fetched */
+#define HC_OBJ_READY		2	/* clean: matches the backend */
+#define HC_OBJ_STAGED		3	/* an application writes a new object */
+#define HC_OBJ_DIRTY		4	/* committed locally, not in the backend */
+#define HC_OBJ_SYNCING		5	/* being uploaded to the backend */
+
+/* Object flags, as recorded in the journal. */
+#define HC_OBJ_F_PINNED		0x1	/* operator pin: never evicted */
+#define HC_OBJ_F_DATA_CRC	0x2	/* the record's data_crc is valid */
+#define HC_OBJ_F_ALL		(HC_OBJ_F_PINNED | HC_OBJ_F_DATA_CRC)
+
 #endif /* _UAPI_HYPERCACHE_FORMAT_H */
