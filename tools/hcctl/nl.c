@@ -104,6 +104,7 @@ struct hc_transact {
 	void *arg;
 	struct hc_nl_err *err;
 	bool done;
+	bool interrupted;
 	int reply_err;
 };
 
@@ -112,7 +113,8 @@ struct hc_transact {
  * Layout: nlmsghdr | nlmsgerr (with the echoed request header) |
  * [request payload unless NLM_F_CAPPED] | TLVs (if NLM_F_ACK_TLVS).
  */
-static void parse_ack_tlvs(const struct nlmsghdr *nlh, struct hc_nl_err *err)
+static void parse_tlvs_at(const struct nlmsghdr *nlh, size_t hlen,
+			  struct hc_nl_err *err)
 {
 	static struct nla_policy policy[NLMSGERR_ATTR_MAX + 1] = {
 		[NLMSGERR_ATTR_MSG]	  = { .type = NLA_STRING },
@@ -121,16 +123,7 @@ static void parse_ack_tlvs(const struct nlmsghdr *nlh, struct hc_nl_err *err)
 		[NLMSGERR_ATTR_MISS_NEST] = { .type = NLA_U32 },
 	};
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
-	const struct nlmsgerr *e = nlmsg_data(nlh);
-	size_t hlen = sizeof(*e);
 
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return;
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
-		if (e->msg.nlmsg_len < NLMSG_HDRLEN)
-			return;
-		hlen += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	}
 	if (NLMSG_ALIGN(hlen) > (size_t)nlmsg_datalen(nlh))
 		return;
 	if (nla_parse(tb, NLMSGERR_ATTR_MAX, nlmsg_attrdata(nlh, hlen),
@@ -151,6 +144,21 @@ static void parse_ack_tlvs(const struct nlmsghdr *nlh, struct hc_nl_err *err)
 		err->has_miss_type = true;
 		err->miss_type = nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]);
 	}
+}
+
+static void parse_ack_tlvs(const struct nlmsghdr *nlh, struct hc_nl_err *err)
+{
+	const struct nlmsgerr *e = nlmsg_data(nlh);
+	size_t hlen = sizeof(*e);
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		if (e->msg.nlmsg_len < NLMSG_HDRLEN)
+			return;
+		hlen += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	}
+	parse_tlvs_at(nlh, hlen, err);
 }
 
 static int transact_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
@@ -184,6 +192,38 @@ static int transact_ack(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
+/*
+ * End of a dump.  Layout: nlmsghdr | int error | TLVs (if NLM_F_ACK_TLVS).
+ * A dump that failed after its first message reports the error here.
+ */
+static int transact_finish(struct nl_msg *msg, void *arg)
+{
+	struct hc_transact *t = arg;
+	const struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	int error;
+
+	if (nlmsg_datalen(nlh) >= (int)sizeof(int)) {
+		memcpy(&error, nlmsg_data(nlh), sizeof(error));
+		if (error < 0) {
+			t->err->kernel = true;
+			t->err->error = -error;
+			if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
+				parse_tlvs_at(nlh, sizeof(int), t->err);
+		}
+	}
+	t->done = true;
+	return NL_STOP;
+}
+
+static int transact_dump_intr(struct nl_msg *msg, void *arg)
+{
+	struct hc_transact *t = arg;
+
+	(void)msg;
+	t->interrupted = true;
+	return NL_OK;
+}
+
 static int transact_valid(struct nl_msg *msg, void *arg)
 {
 	struct hc_transact *t = arg;
@@ -197,8 +237,8 @@ static int transact_valid(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-int hc_nl_transact(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
-		   void *arg, struct hc_nl_err *err)
+static int transact(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
+		    void *arg, struct hc_nl_err *err, bool dump)
 {
 	struct hc_transact t = { .reply = reply, .arg = arg, .err = err };
 	struct nl_cb *cb;
@@ -214,6 +254,12 @@ int hc_nl_transact(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, transact_valid, &t);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, transact_ack, &t);
 	nl_cb_err(cb, NL_CB_CUSTOM, transact_err, &t);
+	if (dump) {
+		nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_DUMP;
+		nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, transact_finish, &t);
+		nl_cb_set(cb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, transact_dump_intr,
+			  &t);
+	}
 
 	ret = nl_send_auto(nl->sk, msg);
 	nlmsg_free(msg);
@@ -237,9 +283,24 @@ int hc_nl_transact(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
 			 "malformed reply from the kernel");
 		err->error = t.reply_err;
 	}
+	if (!err->error && t.interrupted)
+		fprintf(stderr,
+			"hcctl: warning: the list changed while it was read; it may be inconsistent\n");
 out:
 	nl_cb_put(cb);
 	return err->error ? -err->error : 0;
+}
+
+int hc_nl_transact(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
+		   void *arg, struct hc_nl_err *err)
+{
+	return transact(nl, msg, reply, arg, err, false);
+}
+
+int hc_nl_dump(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
+	       void *arg, struct hc_nl_err *err)
+{
+	return transact(nl, msg, reply, arg, err, true);
 }
 
 void hc_nl_report(const char *object, const struct hc_nl_err *err,

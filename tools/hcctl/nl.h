@@ -62,6 +62,13 @@ int hc_nl_transact(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
 		   void *arg, struct hc_nl_err *err);
 
 /*
+ * As hc_nl_transact(), but as a dump request (NLM_F_DUMP): @reply gets every
+ * message of the dump; an error the kernel reports in NLMSG_DONE fails it.
+ */
+int hc_nl_dump(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
+	       void *arg, struct hc_nl_err *err);
+
+/*
  * Report a failed request on stderr as "hcctl: <object>: <reason>: <strerror>".
  * If the ack's offset falls inside spans[i], names[i] is the object.
  */
