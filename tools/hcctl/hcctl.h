@@ -100,6 +100,14 @@ void hc_pool_print(const struct hc_pool_info *pool, FILE *f);
 /* Print a pool as "status" does (text or {"pool":{...}}). */
 void hc_pool_output(const struct hc_pool_info *pool, bool json);
 void hc_json_print(json_object *obj, bool pretty);
+/* HC_CMD_POOL_GET into @pool; 0, or -1 after printing a diagnostic. */
+int hc_pool_get(const char *object, struct hc_pool_info *pool);
+/*
+ * Options of a command that takes only --json and --help: returns an exit
+ * code to return at once, or -1 to go on (operands start at optind).
+ */
+int hc_parse_json_only(const struct hcctl_cmd *cmd, int argc, char **argv,
+		       bool *json);
 
 /* Formatting helpers (status.c) */
 void hc_fmt_uuid(char out[37], const uint8_t uuid[16]);
@@ -108,6 +116,12 @@ void hc_fmt_size_exact(char *out, size_t len, uint64_t bytes);
 void hc_fmt_dev(char *out, size_t len, uint32_t dev);
 const char *hc_state_name(uint32_t state, char *buf, size_t len);
 
+/* object.c: names and JSON of objects */
+struct hc_extent;
+const char *hc_obj_state_name(uint32_t state, char *buf, size_t len);
+void hc_obj_flags_str(uint32_t flags, char *buf, size_t len);
+json_object *hc_extents_json(const struct hc_extent *ext, uint32_t n);
+
 /* Command handlers */
 int hc_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hc_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv);
@@ -115,5 +129,13 @@ int hc_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hc_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hc_cmd_monitor(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hc_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hc_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hc_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hc_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hc_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hc_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hc_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hc_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv);
 
 #endif /* HCCTL_H */

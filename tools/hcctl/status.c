@@ -406,7 +406,7 @@ static int status_reply(struct nl_msg *msg, void *arg)
 }
 
 /* Parse the options of a command that only takes --json and --help. */
-static int parse_json_only(const struct hcctl_cmd *cmd, int argc, char **argv,
+int hc_parse_json_only(const struct hcctl_cmd *cmd, int argc, char **argv,
 			   bool *json)
 {
 	static const struct option opts[] = {
@@ -433,34 +433,62 @@ static int parse_json_only(const struct hcctl_cmd *cmd, int argc, char **argv,
 	return -1;
 }
 
-int hc_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv)
+/*
+ * HC_CMD_POOL_GET into @pool.  Returns 0; -ENODEV (nothing printed) if no
+ * pool runs and @quiet_nodev; -1 after printing a diagnostic.
+ */
+static int pool_get(const char *object, struct hc_pool_info *pool,
+		    bool quiet_nodev)
 {
-	struct hc_pool_info pool = { 0 };
 	struct hc_nl nl = { 0 };
 	struct hc_nl_err err;
 	struct nl_msg *msg;
+	int ret;
+
+	memset(pool, 0, sizeof(*pool));
+	if (hc_nl_open(&nl, object) < 0)
+		return -1;
+	msg = hc_nl_request(&nl, HC_CMD_POOL_GET, 0);
+	if (!msg) {
+		hc_err(object, "cannot build netlink request", ENOMEM);
+		hc_nl_close(&nl);
+		return -1;
+	}
+	ret = hc_nl_transact(&nl, msg, status_reply, pool, &err);
+	hc_nl_close(&nl);
+	if (ret == 0)
+		return 0;
+	hc_pool_free(pool);
+	if (ret == -ENODEV && err.kernel) {
+		if (quiet_nodev)
+			return -ENODEV;
+		hc_err(object, "no pool is running", 0);
+		return -1;
+	}
+	hc_nl_report(object, &err, NULL, NULL, 0);
+	return -1;
+}
+
+int hc_pool_get(const char *object, struct hc_pool_info *pool)
+{
+	return pool_get(object, pool, false) < 0 ? -1 : 0;
+}
+
+int hc_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	struct hc_pool_info pool = { 0 };
 	bool json;
 	int ret;
 
-	ret = parse_json_only(cmd, argc, argv, &json);
+	ret = hc_parse_json_only(cmd, argc, argv, &json);
 	if (ret >= 0)
 		return ret;
 	if (optind < argc)
 		return hc_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
 
-	if (hc_nl_open(&nl, cmd->name) < 0)
-		return HC_EXIT_FAIL;
-	msg = hc_nl_request(&nl, HC_CMD_POOL_GET, 0);
-	if (!msg) {
-		hc_err(cmd->name, "cannot build netlink request", ENOMEM);
-		hc_nl_close(&nl);
-		return HC_EXIT_FAIL;
-	}
-	ret = hc_nl_transact(&nl, msg, status_reply, &pool, &err);
-	hc_nl_close(&nl);
-	if (ret == -ENODEV && err.kernel) {
-		hc_pool_free(&pool);
+	ret = pool_get(cmd->name, &pool, true);
+	if (ret == -ENODEV) {
 		if (json) {
 			puts("{\"pool\":null}");
 			return HC_EXIT_OK;
@@ -468,11 +496,8 @@ int hc_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv)
 		hc_err(cmd->name, "no pool is running", 0);
 		return HC_EXIT_FAIL;
 	}
-	if (ret < 0) {
-		hc_pool_free(&pool);
-		hc_nl_report(cmd->name, &err, NULL, NULL, 0);
+	if (ret < 0)
 		return HC_EXIT_FAIL;
-	}
 	hc_pool_output(&pool, json);
 	hc_pool_free(&pool);
 	return HC_EXIT_OK;
@@ -659,7 +684,7 @@ int hc_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv)
 	bool json;
 	int fd, ret;
 
-	ret = parse_json_only(cmd, argc, argv, &json);
+	ret = hc_parse_json_only(cmd, argc, argv, &json);
 	if (ret >= 0)
 		return ret;
 	if (optind < argc)

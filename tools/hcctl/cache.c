@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hcctl - the object cache as a whole: ls (HC_CMD_OBJ_GET dump) and stats
+ * (HC_CMD_STATS_GET).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/genl/genl.h>
+
+#include "hypercache.h"
+#include "hypercache_format.h"
+#include "hypercache_netlink.h"
+#include "hcctl.h"
+#include "ctl.h"
+#include "nl.h"
+
+/* --- ls -------------------------------------------------------------------- */
+
+struct obj_info {
+	unsigned char *uri;
+	uint32_t uri_len;
+	char *shown;		/* escaped URI */
+	uint32_t state;
+	bool has_state;
+	uint32_t flags;
+	bool has_flags;
+	uint64_t size;
+	bool has_size;
+	uint64_t generation;
+	bool has_generation;
+	uint64_t chunks;
+	bool has_chunks;
+	uint32_t holds;
+	bool has_holds;
+	struct hc_extent *ext;
+	uint32_t next;
+};
+
+struct obj_list {
+	struct obj_info *v;
+	size_t n;
+	size_t cap;
+};
+
+static struct nla_policy obj_policy[HC_A_OBJ_MAX + 1] = {
+	[HC_A_OBJ_URI]	      = { .type = NLA_UNSPEC },
+	[HC_A_OBJ_STATE]      = { .type = NLA_U32 },
+	[HC_A_OBJ_FLAGS]      = { .type = NLA_U32 },
+	[HC_A_OBJ_SIZE]	      = { .type = NLA_U64 },
+	[HC_A_OBJ_GENERATION] = { .type = NLA_U64 },
+	[HC_A_OBJ_CHUNKS]     = { .type = NLA_U64 },
+	[HC_A_OBJ_HOLDS]      = { .type = NLA_U32 },
+	[HC_A_OBJ_EXTENT]     = { .type = NLA_NESTED },
+	[HC_A_OBJ_PINNED]     = { .type = NLA_U8 },
+};
+
+static struct nla_policy ext_policy[HC_A_EXT_MAX + 1] = {
+	[HC_A_EXT_OFFSET] = { .type = NLA_U64 },
+	[HC_A_EXT_LENGTH] = { .type = NLA_U64 },
+};
+
+static void obj_free(struct obj_info *o)
+{
+	free(o->uri);
+	free(o->shown);
+	free(o->ext);
+}
+
+static int obj_parse(struct nl_msg *msg, struct obj_info *o)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gnlh = nlmsg_data(nlh);
+	struct nlattr *tb[HC_A_OBJ_MAX + 1], *xb[HC_A_EXT_MAX + 1];
+	struct nlattr *a;
+	uint32_t n = 0;
+	int rem;
+
+	memset(o, 0, sizeof(*o));
+	if (genlmsg_parse(nlh, 0, tb, HC_A_OBJ_MAX, obj_policy) < 0)
+		return -EPROTO;
+	if (!tb[HC_A_OBJ_URI] || nla_len(tb[HC_A_OBJ_URI]) <= 0 ||
+	    nla_len(tb[HC_A_OBJ_URI]) > HC_URI_MAX)
+		return -EPROTO;
+	o->uri_len = (uint32_t)nla_len(tb[HC_A_OBJ_URI]);
+	o->uri = malloc(o->uri_len);
+	if (!o->uri)
+		return -ENOMEM;
+	memcpy(o->uri, nla_data(tb[HC_A_OBJ_URI]), o->uri_len);
+	o->shown = hc_uri_escape(o->uri, o->uri_len);
+	if (!o->shown)
+		return -ENOMEM;
+#define GET(attr, field, get)						\
+	do {								\
+		if (tb[attr]) {						\
+			o->field = get(tb[attr]);			\
+			o->has_##field = true;				\
+		}							\
+	} while (0)
+	GET(HC_A_OBJ_STATE, state, nla_get_u32);
+	GET(HC_A_OBJ_FLAGS, flags, nla_get_u32);
+	GET(HC_A_OBJ_SIZE, size, nla_get_u64);
+	GET(HC_A_OBJ_GENERATION, generation, nla_get_u64);
+	GET(HC_A_OBJ_CHUNKS, chunks, nla_get_u64);
+	GET(HC_A_OBJ_HOLDS, holds, nla_get_u32);
+#undef GET
+
+	/* HC_A_OBJ_EXTENT repeats; nla_parse() kept only the last one. */
+	nla_for_each_attr(a, genlmsg_attrdata(gnlh, 0), genlmsg_attrlen(gnlh, 0), rem)
+		if (nla_type(a) == HC_A_OBJ_EXTENT)
+			n++;
+	if (!n)
+		return 0;
+	o->ext = calloc(n, sizeof(*o->ext));
+	if (!o->ext)
+		return -ENOMEM;
+	nla_for_each_attr(a, genlmsg_attrdata(gnlh, 0), genlmsg_attrlen(gnlh, 0), rem) {
+		if (nla_type(a) != HC_A_OBJ_EXTENT)
+			continue;
+		if (nla_parse_nested(xb, HC_A_EXT_MAX, a, ext_policy) < 0 ||
+		    !xb[HC_A_EXT_OFFSET] || !xb[HC_A_EXT_LENGTH])
+			return -EPROTO;
+		o->ext[o->next].offset = nla_get_u64(xb[HC_A_EXT_OFFSET]);
+		o->ext[o->next].length = nla_get_u64(xb[HC_A_EXT_LENGTH]);
+		o->next++;
+	}
+	return 0;
+}
+
+static int ls_reply(struct nl_msg *msg, void *arg)
+{
+	struct obj_list *l = arg;
+	struct obj_info *v;
+	int ret;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+
+		v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	ret = obj_parse(msg, &l->v[l->n]);
+	if (ret < 0) {
+		obj_free(&l->v[l->n]);
+		return ret;
+	}
+	l->n++;
+	return 0;
+}
+
+static int cmp_obj(const void *a, const void *b)
+{
+	const struct obj_info *x = a, *y = b;
+	uint32_t n = x->uri_len < y->uri_len ? x->uri_len : y->uri_len;
+	int c = memcmp(x->uri, y->uri, n);
+
+	if (c)
+		return c;
+	return x->uri_len < y->uri_len ? -1 : x->uri_len > y->uri_len;
+}
+
+static json_object *obj_json(const struct obj_info *o)
+{
+	json_object *j = json_object_new_object();
+	char buf[32];
+
+	json_object_object_add(j, "uri", json_object_new_string(o->shown));
+	if (o->has_state)
+		json_object_object_add(j, "state", json_object_new_string(
+			hc_obj_state_name(o->state, buf, sizeof(buf))));
+	if (o->has_flags) {
+		json_object_object_add(j, "flags", json_object_new_uint64(o->flags));
+		json_object_object_add(j, "pinned", json_object_new_boolean(
+			!!(o->flags & HC_OBJ_F_PINNED)));
+	}
+	if (o->has_size)
+		json_object_object_add(j, "size", json_object_new_uint64(o->size));
+	if (o->has_generation)
+		json_object_object_add(j, "generation",
+				       json_object_new_uint64(o->generation));
+	if (o->has_chunks)
+		json_object_object_add(j, "chunks", json_object_new_uint64(o->chunks));
+	if (o->has_holds)
+		json_object_object_add(j, "holds", json_object_new_uint64(o->holds));
+	json_object_object_add(j, "extents", hc_extents_json(o->ext, o->next));
+	return j;
+}
+
+static void ls_print_text(const struct obj_list *l)
+{
+	char sbuf[32], size[32], gen[24], holds[16];
+	const char *state;
+	size_t i;
+
+	printf("%-9s  %-5s  %10s  %10s  %5s  %7s  %s\n", "STATE", "FLAGS",
+	       "SIZE", "GENERATION", "HOLDS", "EXTENTS", "URI");
+	for (i = 0; i < l->n; i++) {
+		const struct obj_info *o = &l->v[i];
+		char flags[3] = "--";
+
+		state = o->has_state ?
+			hc_obj_state_name(o->state, sbuf, sizeof(sbuf)) : "-";
+		if (o->has_flags) {
+			if (o->flags & HC_OBJ_F_PINNED)
+				flags[0] = 'P';
+			if (o->flags & HC_OBJ_F_DATA_CRC)
+				flags[1] = 'C';
+		}
+		if (o->has_size)
+			hc_fmt_size(size, sizeof(size), o->size);
+		else
+			snprintf(size, sizeof(size), "-");
+		if (o->has_generation)
+			snprintf(gen, sizeof(gen), "%" PRIu64, o->generation);
+		else
+			snprintf(gen, sizeof(gen), "-");
+		if (o->has_holds)
+			snprintf(holds, sizeof(holds), "%u", o->holds);
+		else
+			snprintf(holds, sizeof(holds), "-");
+		printf("%-9s  %-5s  %10s  %10s  %5s  %7u  %s\n", state, flags,
+		       size, gen, holds, o->next, o->shown);
+	}
+}
+
+int hc_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	struct obj_list l = { 0 };
+	struct hc_nl nl = { 0 };
+	struct hc_nl_err err;
+	struct nl_msg *msg;
+	bool json;
+	size_t i;
+	int ret, rc = HC_EXIT_FAIL;
+
+	ret = hc_parse_json_only(cmd, argc, argv, &json);
+	if (ret >= 0)
+		return ret;
+	if (optind < argc)
+		return hc_usage_error(cmd, "unexpected argument '%s'",
+				      argv[optind]);
+
+	if (hc_nl_open(&nl, cmd->name) < 0)
+		return HC_EXIT_FAIL;
+	msg = hc_nl_request(&nl, HC_CMD_OBJ_GET, 0);
+	if (!msg) {
+		hc_err(cmd->name, "cannot build netlink request", ENOMEM);
+		goto out;
+	}
+	ret = hc_nl_dump(&nl, msg, ls_reply, &l, &err);
+	if (ret < 0) {
+		if (err.kernel && err.error == ENODEV && !err.msg[0])
+			snprintf(err.msg, sizeof(err.msg), "no pool is running");
+		hc_nl_report(cmd->name, &err, NULL, NULL, 0);
+		goto out;
+	}
+	qsort(l.v, l.n, sizeof(*l.v), cmp_obj);
+	if (json) {
+		json_object *o = json_object_new_object();
+		json_object *arr = json_object_new_array();
+
+		for (i = 0; i < l.n; i++)
+			json_object_array_add(arr, obj_json(&l.v[i]));
+		json_object_object_add(o, "objects", arr);
+		hc_json_print(o, false);
+		json_object_put(o);
+	} else {
+		ls_print_text(&l);
+	}
+	rc = HC_EXIT_OK;
+out:
+	hc_nl_close(&nl);
+	for (i = 0; i < l.n; i++)
+		obj_free(&l.v[i]);
+	free(l.v);
+	return rc;
+}
+
+/* --- stats ----------------------------------------------------------------- */
+
+static const struct {
+	int attr;
+	const char *key;	/* JSON key */
+} stats_keys[] = {
+	{ HC_A_STATS_HITS,	 "hits" },
+	{ HC_A_STATS_MISSES,	 "misses" },
+	{ HC_A_STATS_ADMISSIONS, "admissions" },
+	{ HC_A_STATS_REJECTIONS, "rejections" },
+	{ HC_A_STATS_EVICTIONS,	 "evictions" },
+	{ HC_A_STATS_OBJECTS,	 "objects" },
+	{ HC_A_STATS_BYTES_USED, "bytes_used" },
+	{ HC_A_STATS_CAPACITY,	 "capacity" },
+	{ HC_A_STATS_PINNED,	 "pinned" },
+	{ HC_A_STATS_HELD,	 "held" },
+};
+
+/* Objects by state: attribute and HC_OBJ_* state. */
+static const struct {
+	int attr;
+	uint32_t state;
+} stats_states[] = {
+	{ HC_A_STATS_INGESTING, HC_OBJ_INGESTING },
+	{ HC_A_STATS_READY,	HC_OBJ_READY },
+	{ HC_A_STATS_STAGED,	HC_OBJ_STAGED },
+	{ HC_A_STATS_DIRTY,	HC_OBJ_DIRTY },
+	{ HC_A_STATS_SYNCING,	HC_OBJ_SYNCING },
+};
+
+#define NSTATS_KEYS	(sizeof(stats_keys) / sizeof(stats_keys[0]))
+#define NSTATS_STATES	(sizeof(stats_states) / sizeof(stats_states[0]))
+
+struct stats {
+	uint64_t v[HC_A_STATS_MAX + 1];
+	bool has[HC_A_STATS_MAX + 1];
+};
+
+static int stats_reply(struct nl_msg *msg, void *arg)
+{
+	static struct nla_policy policy[HC_A_STATS_MAX + 1];
+	struct nlattr *tb[HC_A_STATS_MAX + 1];
+	struct stats *s = arg;
+	int i;
+
+	for (i = HC_A_STATS_HITS; i <= HC_A_STATS_MAX; i++)
+		policy[i].type = NLA_U64;
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, HC_A_STATS_MAX, policy) < 0)
+		return -EPROTO;
+	for (i = HC_A_STATS_HITS; i <= HC_A_STATS_MAX; i++) {
+		if (tb[i]) {
+			s->v[i] = nla_get_u64(tb[i]);
+			s->has[i] = true;
+		}
+	}
+	return 0;
+}
+
+static void stats_print_json(const struct stats *s)
+{
+	json_object *o = json_object_new_object();
+	json_object *st = json_object_new_object();
+	json_object *by = json_object_new_object();
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < NSTATS_KEYS; i++)
+		if (s->has[stats_keys[i].attr])
+			json_object_object_add(st, stats_keys[i].key,
+				json_object_new_uint64(s->v[stats_keys[i].attr]));
+	for (i = 0; i < NSTATS_STATES; i++)
+		if (s->has[stats_states[i].attr])
+			json_object_object_add(by, hc_obj_state_name(
+				stats_states[i].state, buf, sizeof(buf)),
+				json_object_new_uint64(s->v[stats_states[i].attr]));
+	json_object_object_add(st, "by_state", by);
+	json_object_object_add(o, "stats", st);
+	hc_json_print(o, false);
+	json_object_put(o);
+}
+
+static void print_counter(const struct stats *s, const char *label, int attr)
+{
+	if (s->has[attr])
+		printf("%-12s%" PRIu64 "\n", label, s->v[attr]);
+	else
+		printf("%-12s-\n", label);
+}
+
+static void stats_print_text(const struct stats *s)
+{
+	char used[32], cap[32], buf[32];
+	uint64_t lookups;
+	const char *sep = "";
+	size_t i;
+
+	print_counter(s, "hits", HC_A_STATS_HITS);
+	print_counter(s, "misses", HC_A_STATS_MISSES);
+	lookups = s->v[HC_A_STATS_HITS] + s->v[HC_A_STATS_MISSES];
+	if (s->has[HC_A_STATS_HITS] && s->has[HC_A_STATS_MISSES] && lookups)
+		printf("%-12s%.1f%%\n", "hit ratio",
+		       100.0 * (double)s->v[HC_A_STATS_HITS] / (double)lookups);
+	else
+		printf("%-12s-\n", "hit ratio");
+	print_counter(s, "admissions", HC_A_STATS_ADMISSIONS);
+	print_counter(s, "rejections", HC_A_STATS_REJECTIONS);
+	print_counter(s, "evictions", HC_A_STATS_EVICTIONS);
+	print_counter(s, "objects", HC_A_STATS_OBJECTS);
+
+	printf("%-12s", "used");
+	if (s->has[HC_A_STATS_BYTES_USED]) {
+		hc_fmt_size(used, sizeof(used), s->v[HC_A_STATS_BYTES_USED]);
+		fputs(used, stdout);
+	} else {
+		fputc('-', stdout);
+	}
+	if (s->has[HC_A_STATS_CAPACITY]) {
+		hc_fmt_size(cap, sizeof(cap), s->v[HC_A_STATS_CAPACITY]);
+		printf(" of %s", cap);
+		if (s->has[HC_A_STATS_BYTES_USED] && s->v[HC_A_STATS_CAPACITY])
+			printf(" (%.1f%%)", 100.0 *
+			       (double)s->v[HC_A_STATS_BYTES_USED] /
+			       (double)s->v[HC_A_STATS_CAPACITY]);
+	}
+	fputc('\n', stdout);
+
+	printf("%-12s", "by state");
+	for (i = 0; i < NSTATS_STATES; i++) {
+		if (!s->has[stats_states[i].attr])
+			continue;
+		printf("%s%s %" PRIu64, sep,
+		       hc_obj_state_name(stats_states[i].state, buf, sizeof(buf)),
+		       s->v[stats_states[i].attr]);
+		sep = ", ";
+	}
+	if (!*sep)
+		fputc('-', stdout);
+	fputc('\n', stdout);
+	print_counter(s, "pinned", HC_A_STATS_PINNED);
+	print_counter(s, "held", HC_A_STATS_HELD);
+}
+
+int hc_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	struct stats s;
+	struct hc_nl nl = { 0 };
+	struct hc_nl_err err;
+	struct nl_msg *msg;
+	bool json;
+	int ret;
+
+	ret = hc_parse_json_only(cmd, argc, argv, &json);
+	if (ret >= 0)
+		return ret;
+	if (optind < argc)
+		return hc_usage_error(cmd, "unexpected argument '%s'",
+				      argv[optind]);
+
+	memset(&s, 0, sizeof(s));
+	if (hc_nl_open(&nl, cmd->name) < 0)
+		return HC_EXIT_FAIL;
+	msg = hc_nl_request(&nl, HC_CMD_STATS_GET, 0);
+	if (!msg) {
+		hc_err(cmd->name, "cannot build netlink request", ENOMEM);
+		hc_nl_close(&nl);
+		return HC_EXIT_FAIL;
+	}
+	ret = hc_nl_transact(&nl, msg, stats_reply, &s, &err);
+	hc_nl_close(&nl);
+	if (ret < 0) {
+		if (err.kernel && err.error == ENODEV && !err.msg[0])
+			snprintf(err.msg, sizeof(err.msg), "no pool is running");
+		hc_nl_report(cmd->name, &err, NULL, NULL, 0);
+		return HC_EXIT_FAIL;
+	}
+	if (json)
+		stats_print_json(&s);
+	else
+		stats_print_text(&s);
+	return HC_EXIT_OK;
+}

@@ -1,0 +1,1115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hcctl - object commands: put, get, locate (ioctls on /dev/hypercache-ctl,
+ * data through /dev/hypercache0 with O_DIRECT) and evict, pin, unpin
+ * (netlink).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+#include <isa-l/crc.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "hypercache.h"
+#include "hypercache_format.h"
+#include "hypercache_netlink.h"
+#include "hcctl.h"
+#include "ctl.h"
+#include "nl.h"
+
+#define IO_BUF_SIZE	(4U << 20)	/* bytes per O_DIRECT transfer */
+
+/* --- names ----------------------------------------------------------------- */
+
+const char *hc_obj_state_name(uint32_t state, char *buf, size_t len)
+{
+	switch (state) {
+	case HC_OBJ_INGESTING:
+		return "ingesting";
+	case HC_OBJ_READY:
+		return "ready";
+	case HC_OBJ_STAGED:
+		return "staged";
+	case HC_OBJ_DIRTY:
+		return "dirty";
+	case HC_OBJ_SYNCING:
+		return "syncing";
+	}
+	snprintf(buf, len, "state-%u", state);
+	return buf;
+}
+
+/* "pinned,data-crc", "-" for none, unknown bits as "0xN". */
+void hc_obj_flags_str(uint32_t flags, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (flags & HC_OBJ_F_PINNED)
+		n += (size_t)snprintf(buf + n, len - n, "pinned");
+	if ((flags & HC_OBJ_F_DATA_CRC) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%sdata-crc", n ? "," : "");
+	if ((flags & ~HC_OBJ_F_ALL) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%s0x%x", n ? "," : "",
+				      flags & ~HC_OBJ_F_ALL);
+	if (!n)
+		snprintf(buf, len, "-");
+}
+
+static const char *locate_status_name(uint32_t status, char *buf, size_t len)
+{
+	switch (status) {
+	case HC_LOCATE_HIT:
+		return "hit";
+	case HC_LOCATE_MISS:
+		return "miss";
+	case HC_LOCATE_PENDING:
+		return "pending";
+	case HC_LOCATE_NOT_ADMITTED:
+		return "not-admitted";
+	}
+	snprintf(buf, len, "status-%u", status);
+	return buf;
+}
+
+json_object *hc_extents_json(const struct hc_extent *ext, uint32_t n)
+{
+	json_object *arr = json_object_new_array();
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "offset",
+				       json_object_new_uint64(ext[i].offset));
+		json_object_object_add(e, "length",
+				       json_object_new_uint64(ext[i].length));
+		json_object_array_add(arr, e);
+	}
+	return arr;
+}
+
+/* --- progress -------------------------------------------------------------- */
+
+struct progress {
+	bool on;
+	bool drawn;
+	uint64_t total;
+	uint64_t done;
+	double start;
+	double last;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress_init(struct progress *p, uint64_t total, bool enabled)
+{
+	memset(p, 0, sizeof(*p));
+	p->on = enabled && isatty(STDERR_FILENO);
+	p->total = total;
+	p->start = p->last = now_s();
+}
+
+static void progress_draw(struct progress *p, double t)
+{
+	char done[32], total[32];
+	double el = t - p->start;
+	double rate = el > 0 ? (double)p->done / el / (1024.0 * 1024.0) : 0.0;
+	unsigned int pct = p->total ? (unsigned int)(p->done * 100 / p->total) : 100;
+
+	hc_fmt_size(done, sizeof(done), p->done);
+	hc_fmt_size(total, sizeof(total), p->total);
+	fprintf(stderr, "\r%s / %s  %3u%%  %.1f MiB/s\033[K", done, total, pct,
+		rate);
+	fflush(stderr);
+	p->drawn = true;
+	p->last = t;
+}
+
+static void progress_add(struct progress *p, uint64_t n)
+{
+	double t;
+
+	p->done += n;
+	if (!p->on)
+		return;
+	t = now_s();
+	if (t - p->last >= 0.1 || p->done == p->total)
+		progress_draw(p, t);
+}
+
+/* Finish the bar: the final figures and a newline (or just end the line). */
+static void progress_end(struct progress *p, bool ok)
+{
+	if (!p->on)
+		return;
+	if (ok)
+		progress_draw(p, now_s());
+	if (p->drawn)
+		fputc('\n', stderr);
+	p->on = false;
+}
+
+/* --- helpers --------------------------------------------------------------- */
+
+static int read_full(int fd, void *buf, size_t len, size_t *got)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < len) {
+		r = read(fd, (char *)buf + n, len - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			*got = n;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*got = n;
+	return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < len) {
+		r = write(fd, (const char *)buf + n, len - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		n += (size_t)r;
+	}
+	return 0;
+}
+
+/* O_DIRECT transfers: whole logical blocks, retried on short counts. */
+static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < len) {
+		r = pwrite(fd, (const char *)buf + n, len - n, (off_t)(off + n));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO;
+		n += (size_t)r;
+	}
+	return 0;
+}
+
+static int pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < len) {
+		r = pread(fd, (char *)buf + n, len - n, (off_t)(off + n));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO;	/* past the end of the device */
+		n += (size_t)r;
+	}
+	return 0;
+}
+
+/*
+ * Open /dev/hypercache0 for O_DIRECT and get its logical block size and an
+ * I/O buffer aligned to it.  Prints on failure.
+ */
+static int open_data(int flags, unsigned int *lbs, void **buf)
+{
+	unsigned int align;
+	int fd, bs = 0, e;
+
+	fd = open(HC_DATA_PATH, flags | O_DIRECT | O_CLOEXEC);
+	if (fd < 0) {
+		hc_err(HC_DATA_PATH, "cannot open", errno);
+		return -1;
+	}
+	if (ioctl(fd, BLKSSZGET, &bs) < 0 || bs <= 0 ||
+	    (bs & (bs - 1)) || IO_BUF_SIZE % (unsigned int)bs) {
+		hc_err(HC_DATA_PATH, "cannot get the logical block size",
+		       bs ? EINVAL : errno);
+		close(fd);
+		return -1;
+	}
+	*lbs = (unsigned int)bs;
+	align = *lbs > 4096 ? *lbs : 4096;
+	e = posix_memalign(buf, align, IO_BUF_SIZE);
+	if (e) {
+		hc_err(NULL, "cannot allocate the I/O buffer", e);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Check what the kernel returned: at most @max extents, aligned to the
+ * logical block size, together at least @size bytes.
+ */
+static int check_extents(const char *object, const struct hc_extent *ext,
+			 uint32_t n, uint32_t max, uint64_t size,
+			 unsigned int lbs)
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	if (n > max) {
+		hc_errf(object, 0, "the kernel reports %u extents, more than %u",
+			n, max);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (ext[i].offset % lbs || ext[i].length % lbs) {
+			hc_errf(object, 0,
+				"extent %u (offset %" PRIu64 ", length %" PRIu64
+				") is not aligned to the %u-byte block size",
+				i, (uint64_t)ext[i].offset,
+				(uint64_t)ext[i].length, lbs);
+			return -1;
+		}
+		total += ext[i].length;
+	}
+	if (total < size) {
+		hc_errf(object, 0,
+			"the extents hold %" PRIu64 " bytes, the object has %" PRIu64,
+			total, size);
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t round_up(uint64_t v, unsigned int a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* Options of commands that only take -h and one URI. */
+static int parse_uri_only(const struct hcctl_cmd *cmd, int argc, char **argv,
+			  struct hc_uri *uri)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			hc_print_help(cmd, stdout);
+			return HC_EXIT_OK;
+		default:
+			return hc_getopt_error(cmd, c, optopt, argv, optind);
+		}
+	}
+	if (optind >= argc)
+		return hc_usage_error(cmd, "missing URI operand");
+	if (optind + 1 < argc)
+		return hc_usage_error(cmd, "unexpected argument '%s'",
+				      argv[optind + 1]);
+	return hc_uri_arg(cmd, argv[optind], uri);
+}
+
+/* --- put ------------------------------------------------------------------- */
+
+enum {
+	OPT_CLEAN = 0x100,
+	OPT_REPLACE,
+	OPT_CRC,
+	OPT_NO_PROGRESS,
+	OPT_LAYOUT,
+};
+
+struct put_args {
+	const char *file;
+	struct hc_uri uri;
+	uint32_t stage_flags;
+	uint32_t commit_flags;
+	bool progress;
+	bool json;
+};
+
+/* Copy @size bytes of @in into the extents; CRC-32C of the bytes in *crc. */
+static int put_copy(const struct put_args *a, int in, int dev, void *buf,
+		    unsigned int lbs, const struct hc_extent *ext, uint32_t next,
+		    uint64_t size, uint32_t *crc)
+{
+	struct progress prog;
+	uint64_t left = size, off, elen;
+	uint32_t c = ~0U, i;
+	size_t n, got, wlen;
+	char probe;
+	int ret;
+
+	progress_init(&prog, size, a->progress);
+	for (i = 0; i < next && left; i++) {
+		off = ext[i].offset;
+		elen = ext[i].length < left ? ext[i].length : left;
+		while (elen) {
+			n = elen < IO_BUF_SIZE ? (size_t)elen : IO_BUF_SIZE;
+			ret = read_full(in, buf, n, &got);
+			if (ret < 0) {
+				progress_end(&prog, false);
+				hc_err(a->file, "read error", -ret);
+				return -1;
+			}
+			if (got < n) {
+				progress_end(&prog, false);
+				hc_errf(a->file, 0,
+					"file shrank while being copied (%" PRIu64
+					" of %" PRIu64 " bytes read)",
+					size - left + got, size);
+				return -1;
+			}
+			if (a->commit_flags & HC_COMMIT_F_CRC)
+				c = crc32_iscsi(buf, (int)n, c);
+			/* O_DIRECT needs whole blocks: pad the last one. */
+			wlen = (size_t)round_up(n, lbs);
+			if (wlen > n)
+				memset((char *)buf + n, 0, wlen - n);
+			ret = pwrite_full(dev, buf, wlen, off);
+			if (ret < 0) {
+				progress_end(&prog, false);
+				hc_errf(HC_DATA_PATH, -ret,
+					"write error at offset %" PRIu64, off);
+				return -1;
+			}
+			off += n;
+			elen -= n;
+			left -= n;
+			progress_add(&prog, n);
+		}
+	}
+	progress_end(&prog, true);
+	if (left) {
+		hc_errf(a->uri.shown, 0, "the extents are too short for the file");
+		return -1;
+	}
+	ret = read_full(in, &probe, 1, &got);
+	if (ret == 0 && got) {
+		hc_errf(a->file, 0, "file grew while being copied (beyond %" PRIu64
+			" bytes)", size);
+		return -1;
+	}
+	*crc = ~c;
+	return 0;
+}
+
+static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
+{
+	struct hc_extent *ext = NULL;
+	struct hc_stage st;
+	struct hc_commit cm;
+	struct stat sb;
+	void *buf = NULL;
+	unsigned int lbs = 512;
+	uint32_t crc = 0;
+	bool staged = false;
+	int in, ctl = -1, dev = -1, ret, rc = HC_EXIT_FAIL;
+
+	in = open(a->file, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		hc_err(a->file, "cannot open", errno);
+		return HC_EXIT_FAIL;
+	}
+	if (fstat(in, &sb) < 0) {
+		hc_err(a->file, "cannot stat", errno);
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		hc_err(a->file, "not a regular file", 0);
+		goto out;
+	}
+	(void)posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
+
+	ctl = hc_ctl_open(cmd->name, true);
+	if (ctl < 0)
+		goto out;
+	dev = open_data(O_WRONLY, &lbs, &buf);
+	if (dev < 0)
+		goto out;
+	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
+	if (!ext) {
+		hc_err(NULL, "out of memory", ENOMEM);
+		goto out;
+	}
+
+	ret = hc_ctl_stage(ctl, &a->uri, a->stage_flags, (uint64_t)sb.st_size,
+			   ext, HC_MAX_EXTENTS, &st);
+	if (ret < 0) {
+		hc_ctl_report(a->uri.shown, "STAGE", -ret);
+		goto out;
+	}
+	staged = true;
+	if (check_extents(a->uri.shown, ext, st.nr_extents, HC_MAX_EXTENTS,
+			  (uint64_t)sb.st_size, lbs) < 0)
+		goto out;
+	if (put_copy(a, in, dev, buf, lbs, ext, st.nr_extents,
+		     (uint64_t)sb.st_size, &crc) < 0)
+		goto out;
+	if (fdatasync(dev) < 0) {
+		hc_err(HC_DATA_PATH, "cannot flush the written data", errno);
+		goto out;
+	}
+	ret = hc_ctl_commit(ctl, &a->uri, a->commit_flags, crc, &cm);
+	if (ret < 0) {
+		hc_ctl_report(a->uri.shown, "COMMIT", -ret);
+		goto out;
+	}
+	staged = false;
+
+	if (a->json) {
+		json_object *o = json_object_new_object();
+		char sbuf[32];
+
+		json_object_object_add(o, "uri", json_object_new_string(a->uri.shown));
+		json_object_object_add(o, "size",
+				       json_object_new_uint64((uint64_t)sb.st_size));
+		json_object_object_add(o, "generation",
+				       json_object_new_uint64(cm.generation));
+		json_object_object_add(o, "state", json_object_new_string(
+			hc_obj_state_name(a->commit_flags & HC_COMMIT_F_CLEAN ?
+					  HC_OBJ_READY : HC_OBJ_DIRTY,
+					  sbuf, sizeof(sbuf))));
+		if (a->commit_flags & HC_COMMIT_F_CRC)
+			json_object_object_add(o, "crc32c",
+					       json_object_new_uint64(crc));
+		json_object_object_add(o, "extents",
+				       hc_extents_json(ext, st.nr_extents));
+		hc_json_print(o, false);
+		json_object_put(o);
+	} else {
+		printf("%s: %" PRIu64 " bytes in %u extent%s, generation %" PRIu64 "\n",
+		       a->uri.shown, (uint64_t)sb.st_size, st.nr_extents,
+		       st.nr_extents == 1 ? "" : "s", (uint64_t)cm.generation);
+	}
+	rc = HC_EXIT_OK;
+out:
+	if (staged) {
+		/* Closing the ctl fd aborts too; say so if ABORT itself fails. */
+		ret = hc_ctl_abort(ctl, &a->uri);
+		if (ret < 0 && ret != -ENOENT)
+			hc_ctl_report(a->uri.shown, "ABORT", -ret);
+	}
+	free(ext);
+	free(buf);
+	if (dev >= 0)
+		close(dev);
+	if (ctl >= 0)
+		close(ctl);
+	close(in);
+	return rc;
+}
+
+int hc_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "clean",	 no_argument, NULL, OPT_CLEAN },
+		{ "replace",	 no_argument, NULL, OPT_REPLACE },
+		{ "crc",	 no_argument, NULL, OPT_CRC },
+		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "json",	 no_argument, NULL, 'j' },
+		{ "help",	 no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct put_args a = { .progress = true, .json = hc_opt_json };
+	int c, ret;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_CLEAN:
+			a.commit_flags |= HC_COMMIT_F_CLEAN;
+			break;
+		case OPT_REPLACE:
+			a.stage_flags |= HC_STAGE_F_REPLACE;
+			break;
+		case OPT_CRC:
+			a.commit_flags |= HC_COMMIT_F_CRC;
+			break;
+		case OPT_NO_PROGRESS:
+			a.progress = false;
+			break;
+		case 'j':
+			a.json = true;
+			break;
+		case 'h':
+			hc_print_help(cmd, stdout);
+			return HC_EXIT_OK;
+		default:
+			return hc_getopt_error(cmd, c, optopt, argv, optind);
+		}
+	}
+	if (optind >= argc)
+		return hc_usage_error(cmd, "missing FILE operand");
+	if (optind + 1 >= argc)
+		return hc_usage_error(cmd, "missing URI operand");
+	if (optind + 2 < argc)
+		return hc_usage_error(cmd, "unexpected argument '%s'",
+				      argv[optind + 2]);
+	a.file = argv[optind];
+	ret = hc_uri_arg(cmd, argv[optind + 1], &a.uri);
+	if (ret >= 0)
+		return ret;
+	ret = put_run(cmd, &a);
+	hc_uri_free(&a.uri);
+	return ret;
+}
+
+/* --- get ------------------------------------------------------------------- */
+
+/* Say why a LOCATE did not find valid data. */
+static void report_not_hit(const struct hc_uri *uri, const struct hc_locate *l)
+{
+	char buf[32];
+
+	switch (l->status) {
+	case HC_LOCATE_MISS:
+		hc_err(uri->shown, "not cached", 0);
+		break;
+	case HC_LOCATE_PENDING:
+		hc_errf(uri->shown, 0, "not yet valid (%s)",
+			hc_obj_state_name(l->state, buf, sizeof(buf)));
+		break;
+	case HC_LOCATE_NOT_ADMITTED:
+		hc_err(uri->shown, "not cached (not admitted: read the backend directly)",
+		       0);
+		break;
+	default:
+		hc_errf(uri->shown, 0, "unknown LOCATE status %u", l->status);
+	}
+}
+
+static int get_copy(const struct hc_uri *uri, int dev, void *buf,
+		    unsigned int lbs, const struct hc_extent *ext, uint32_t next,
+		    uint64_t size, int out, const char *outname, bool progress)
+{
+	struct progress prog;
+	uint64_t left = size, off, elen, total = 0;
+	size_t n;
+	uint32_t i;
+	int ret;
+
+	progress_init(&prog, size, progress);
+	for (i = 0; i < next && left; i++) {
+		off = ext[i].offset;
+		elen = ext[i].length < left ? ext[i].length : left;
+		while (elen) {
+			n = elen < IO_BUF_SIZE ? (size_t)elen : IO_BUF_SIZE;
+			/* The last block is read whole; only n bytes are kept. */
+			ret = pread_full(dev, buf, (size_t)round_up(n, lbs), off);
+			if (ret < 0) {
+				progress_end(&prog, false);
+				hc_errf(HC_DATA_PATH, -ret,
+					"read error at offset %" PRIu64, off);
+				return -1;
+			}
+			ret = write_full(out, buf, n);
+			if (ret < 0) {
+				progress_end(&prog, false);
+				hc_err(outname, "write error", -ret);
+				return -1;
+			}
+			off += n;
+			elen -= n;
+			left -= n;
+			total += n;
+			progress_add(&prog, n);
+		}
+	}
+	progress_end(&prog, !left);
+	if (total != size) {
+		hc_errf(uri->shown, 0, "copied %" PRIu64 " of %" PRIu64 " bytes",
+			total, size);
+		return -1;
+	}
+	return 0;
+}
+
+int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output",	 required_argument, NULL, 'o' },
+		{ "no-progress", no_argument,	    NULL, OPT_NO_PROGRESS },
+		{ "help",	 no_argument,	    NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct hc_extent *ext = NULL;
+	struct hc_uri uri;
+	struct hc_locate l;
+	const char *outname = NULL;
+	void *buf = NULL;
+	unsigned int lbs = 512;
+	bool progress = true, held = false, created = false;
+	int c, ret, ctl = -1, dev = -1, out = -1, rc = HC_EXIT_FAIL;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!optarg[0])
+				return hc_usage_error(cmd, "empty --output FILE");
+			outname = optarg;
+			break;
+		case OPT_NO_PROGRESS:
+			progress = false;
+			break;
+		case 'h':
+			hc_print_help(cmd, stdout);
+			return HC_EXIT_OK;
+		default:
+			return hc_getopt_error(cmd, c, optopt, argv, optind);
+		}
+	}
+	if (optind >= argc)
+		return hc_usage_error(cmd, "missing URI operand");
+	if (optind + 1 < argc)
+		return hc_usage_error(cmd, "unexpected argument '%s'",
+				      argv[optind + 1]);
+	ret = hc_uri_arg(cmd, argv[optind], &uri);
+	if (ret >= 0)
+		return ret;
+
+	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
+	if (!ext) {
+		hc_err(NULL, "out of memory", ENOMEM);
+		goto out;
+	}
+	ctl = hc_ctl_open(cmd->name, false);
+	if (ctl < 0)
+		goto out;
+	ret = hc_ctl_locate(ctl, &uri, HC_LOCATE_F_HOLD, ext, HC_MAX_EXTENTS,
+			    NULL, 0, &l);
+	if (ret < 0) {
+		hc_ctl_report(uri.shown, "LOCATE", -ret);
+		goto out;
+	}
+	if (l.status != HC_LOCATE_HIT) {
+		report_not_hit(&uri, &l);
+		goto out;
+	}
+	held = true;
+	dev = open_data(O_RDONLY, &lbs, &buf);
+	if (dev < 0)
+		goto out;
+	if (check_extents(uri.shown, ext, l.nr_extents, HC_MAX_EXTENTS,
+			  l.obj_size, lbs) < 0)
+		goto out;
+
+	if (outname) {
+		out = open(outname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (out >= 0)
+			created = true;
+		else if (errno == EEXIST)
+			out = open(outname, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (out < 0) {
+			hc_err(outname, "cannot open", errno);
+			goto out;
+		}
+	} else {
+		out = STDOUT_FILENO;
+		outname = "stdout";
+	}
+	if (get_copy(&uri, dev, buf, lbs, ext, l.nr_extents, l.obj_size, out,
+		     outname, progress) < 0)
+		goto out;
+	if (out != STDOUT_FILENO) {
+		ret = close(out);
+		out = -1;
+		if (ret < 0) {
+			hc_err(outname, "write error", errno);
+			goto out;
+		}
+	}
+	held = false;
+	ret = hc_ctl_release(ctl, &uri);
+	if (ret < 0) {
+		hc_ctl_report(uri.shown, "RELEASE", -ret);
+		goto out;
+	}
+	created = false;
+	rc = HC_EXIT_OK;
+out:
+	if (held)
+		(void)hc_ctl_release(ctl, &uri);	/* close() releases too */
+	if (out >= 0 && out != STDOUT_FILENO)
+		close(out);
+	if (created && rc != HC_EXIT_OK)
+		unlink(outname);	/* a partial file we made ourselves */
+	free(buf);
+	free(ext);
+	if (dev >= 0)
+		close(dev);
+	if (ctl >= 0)
+		close(ctl);
+	hc_uri_free(&uri);
+	return rc;
+}
+
+/* --- locate ---------------------------------------------------------------- */
+
+/* LOCATE with a layout array sized from the object; *layout is malloc'd. */
+static int locate_layout(int ctl, const struct hc_uri *uri, uint32_t chunk_size,
+			 struct hc_extent *ext, struct hc_locate *l,
+			 struct hc_chunk_loc **layout)
+{
+	struct hc_chunk_loc *lay = NULL, *tmp;
+	uint64_t want;
+	uint32_t max = 0;
+	int tries, ret;
+
+	/* The first call only tells the size; retry if the object grew. */
+	ret = hc_ctl_locate(ctl, uri, 0, ext, HC_MAX_EXTENTS, NULL, 0, l);
+	for (tries = 0; ret == 0 && tries < 8; tries++) {
+		if (l->status == HC_LOCATE_MISS || (lay && l->nr_layout <= max))
+			break;
+		want = chunk_size ? l->obj_size / chunk_size + 1 : 1;
+		if (want < l->nr_layout)
+			want = l->nr_layout;
+		if (want > UINT32_MAX / sizeof(*lay)) {
+			free(lay);
+			return -E2BIG;
+		}
+		tmp = realloc(lay, (size_t)want * sizeof(*lay));
+		if (!tmp) {
+			free(lay);
+			return -ENOMEM;
+		}
+		lay = tmp;
+		max = (uint32_t)want;
+		memset(lay, 0, (size_t)max * sizeof(*lay));
+		ret = hc_ctl_locate(ctl, uri, 0, ext, HC_MAX_EXTENTS, lay, max, l);
+	}
+	if (ret == 0 && l->status != HC_LOCATE_MISS && l->nr_layout > max)
+		ret = -EAGAIN;	/* kept changing under us */
+	if (ret < 0) {
+		free(lay);
+		return ret;
+	}
+	*layout = lay;
+	return 0;
+}
+
+static const char *member_name(const struct hc_pool_info *pool, uint32_t idx)
+{
+	size_t i;
+
+	for (i = 0; i < pool->nmembers; i++)
+		if (pool->members[i].has_index && pool->members[i].index == idx)
+			return pool->members[i].name;
+	return NULL;
+}
+
+static void locate_print_json(const struct hc_uri *uri, const struct hc_locate *l,
+			      const struct hc_extent *ext,
+			      const struct hc_chunk_loc *lay,
+			      const struct hc_pool_info *pool)
+{
+	json_object *o = json_object_new_object();
+	uint32_t i, n;
+	char buf[32];
+
+	json_object_object_add(o, "uri", json_object_new_string(uri->shown));
+	json_object_object_add(o, "status", json_object_new_string(
+		locate_status_name(l->status, buf, sizeof(buf))));
+	if (l->status == HC_LOCATE_MISS)
+		goto print;
+	if (l->state)
+		json_object_object_add(o, "state", json_object_new_string(
+			hc_obj_state_name(l->state, buf, sizeof(buf))));
+	json_object_object_add(o, "size", json_object_new_uint64(l->obj_size));
+	json_object_object_add(o, "generation",
+			       json_object_new_uint64(l->generation));
+	json_object_object_add(o, "flags", json_object_new_uint64(l->obj_flags));
+	json_object_object_add(o, "pinned", json_object_new_boolean(
+		!!(l->obj_flags & HC_OBJ_F_PINNED)));
+	n = l->nr_extents < HC_MAX_EXTENTS ? l->nr_extents : HC_MAX_EXTENTS;
+	json_object_object_add(o, "extents", hc_extents_json(ext, n));
+	if (lay) {
+		json_object *arr = json_object_new_array();
+
+		if (pool->has_chunk_size)
+			json_object_object_add(o, "chunk_size",
+				json_object_new_uint64(pool->chunk_size));
+		for (i = 0; i < l->nr_layout; i++) {
+			json_object *c = json_object_new_object();
+			const char *name = member_name(pool, lay[i].member);
+
+			json_object_object_add(c, "chunk", json_object_new_uint64(i));
+			json_object_object_add(c, "member",
+					       json_object_new_uint64(lay[i].member));
+			if (name)
+				json_object_object_add(c, "device",
+						       json_object_new_string(name));
+			json_object_object_add(c, "member_offset",
+				json_object_new_uint64(lay[i].member_offset));
+			json_object_object_add(c, "dev_offset",
+				json_object_new_uint64(lay[i].dev_offset));
+			json_object_object_add(c, "length",
+				json_object_new_uint64(lay[i].length));
+			json_object_array_add(arr, c);
+		}
+		json_object_object_add(o, "layout", arr);
+	}
+print:
+	hc_json_print(o, false);
+	json_object_put(o);
+}
+
+static void locate_print_text(const struct hc_uri *uri, const struct hc_locate *l,
+			      const struct hc_extent *ext,
+			      const struct hc_chunk_loc *lay,
+			      const struct hc_pool_info *pool)
+{
+	char buf[64], size[32];
+	uint32_t i, n;
+	int namew = 6;
+
+	printf("uri         %s\n", uri->shown);
+	printf("status      %s\n", locate_status_name(l->status, buf, sizeof(buf)));
+	if (l->status == HC_LOCATE_MISS)
+		return;
+	printf("state       %s\n",
+	       l->state ? hc_obj_state_name(l->state, buf, sizeof(buf)) : "-");
+	hc_fmt_size(size, sizeof(size), l->obj_size);
+	printf("size        %s (%" PRIu64 " bytes)\n", size, (uint64_t)l->obj_size);
+	printf("generation  %" PRIu64 "\n", (uint64_t)l->generation);
+	hc_obj_flags_str(l->obj_flags, buf, sizeof(buf));
+	printf("flags       %s\n", buf);
+	printf("extents     %u\n", l->nr_extents);
+	n = l->nr_extents < HC_MAX_EXTENTS ? l->nr_extents : HC_MAX_EXTENTS;
+	if (n)
+		printf("  %-18s  %s\n", "offset", "length");
+	for (i = 0; i < n; i++)
+		printf("  %-18" PRIu64 "  %" PRIu64 "\n", (uint64_t)ext[i].offset,
+		       (uint64_t)ext[i].length);
+	if (!lay)
+		return;
+
+	for (i = 0; i < l->nr_layout; i++) {
+		const char *name = member_name(pool, lay[i].member);
+		int w = name ? (int)strlen(name) : 1;
+
+		if (w > namew)
+			namew = w;
+	}
+	if (pool->has_chunk_size) {
+		hc_fmt_size_exact(size, sizeof(size), pool->chunk_size);
+		printf("layout      %u chunk%s of %s\n", l->nr_layout,
+		       l->nr_layout == 1 ? "" : "s", size);
+	} else {
+		printf("layout      %u chunk%s\n", l->nr_layout,
+		       l->nr_layout == 1 ? "" : "s");
+	}
+	if (l->nr_layout)
+		printf("  %-6s  %-6s  %-*s  %-18s  %-18s  %s\n", "chunk", "member",
+		       namew, "device", "member offset", "device offset",
+		       "length");
+	for (i = 0; i < l->nr_layout; i++) {
+		const char *name = member_name(pool, lay[i].member);
+
+		printf("  %-6u  %-6u  %-*s  %-18" PRIu64 "  %-18" PRIu64 "  %" PRIu64 "\n",
+		       i, lay[i].member, namew, name ? name : "?",
+		       (uint64_t)lay[i].member_offset,
+		       (uint64_t)lay[i].dev_offset, (uint64_t)lay[i].length);
+	}
+}
+
+int hc_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "layout", no_argument, NULL, 'l' },
+		{ "json",   no_argument, NULL, 'j' },
+		{ "help",   no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct hc_pool_info pool = { 0 };
+	struct hc_extent *ext = NULL;
+	struct hc_chunk_loc *lay = NULL;
+	struct hc_locate l;
+	struct hc_uri uri;
+	bool json = hc_opt_json, layout = false;
+	int c, ret, ctl = -1, rc = HC_EXIT_FAIL;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ljh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			layout = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			hc_print_help(cmd, stdout);
+			return HC_EXIT_OK;
+		default:
+			return hc_getopt_error(cmd, c, optopt, argv, optind);
+		}
+	}
+	if (optind >= argc)
+		return hc_usage_error(cmd, "missing URI operand");
+	if (optind + 1 < argc)
+		return hc_usage_error(cmd, "unexpected argument '%s'",
+				      argv[optind + 1]);
+	ret = hc_uri_arg(cmd, argv[optind], &uri);
+	if (ret >= 0)
+		return ret;
+
+	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
+	if (!ext) {
+		hc_err(NULL, "out of memory", ENOMEM);
+		goto out;
+	}
+	ctl = hc_ctl_open(cmd->name, false);
+	if (ctl < 0)
+		goto out;
+	if (layout) {
+		/* Chunk size and member names come from the pool. */
+		if (hc_pool_get(cmd->name, &pool) < 0)
+			goto out;
+		ret = locate_layout(ctl, &uri,
+				    pool.has_chunk_size ? pool.chunk_size : 0,
+				    ext, &l, &lay);
+	} else {
+		ret = hc_ctl_locate(ctl, &uri, 0, ext, HC_MAX_EXTENTS, NULL, 0,
+				    &l);
+	}
+	if (ret == -EAGAIN) {
+		hc_err(uri.shown, "the object kept changing; try again", 0);
+		goto out;
+	}
+	if (ret == -ENOMEM) {
+		hc_err(NULL, "out of memory", ENOMEM);
+		goto out;
+	}
+	if (ret < 0) {
+		hc_ctl_report(uri.shown, "LOCATE", -ret);
+		goto out;
+	}
+	if (json)
+		locate_print_json(&uri, &l, ext, lay, &pool);
+	else
+		locate_print_text(&uri, &l, ext, lay, &pool);
+	rc = HC_EXIT_OK;
+out:
+	hc_pool_free(&pool);
+	free(lay);
+	free(ext);
+	if (ctl >= 0)
+		close(ctl);
+	hc_uri_free(&uri);
+	return rc;
+}
+
+/* --- evict, pin, unpin (netlink) ------------------------------------------- */
+
+/* @pin: -1 for EVICT, else the HC_A_OBJ_PINNED value. */
+static int obj_nl(const struct hcctl_cmd *cmd, int argc, char **argv,
+		  uint8_t nlcmd, int pin)
+{
+	struct hc_nl nl = { 0 };
+	struct hc_nl_err err;
+	struct nl_msg *msg;
+	struct hc_uri uri;
+	int ret;
+
+	ret = parse_uri_only(cmd, argc, argv, &uri);
+	if (ret >= 0)
+		return ret;
+	if (hc_nl_open(&nl, cmd->name) < 0) {
+		hc_uri_free(&uri);
+		return HC_EXIT_FAIL;
+	}
+	msg = hc_nl_request(&nl, nlcmd, NLA_HDRLEN + NLA_ALIGN(uri.len) + 16);
+	if (!msg || nla_put(msg, HC_A_OBJ_URI, (int)uri.len, uri.bytes) < 0 ||
+	    (pin >= 0 && nla_put_u8(msg, HC_A_OBJ_PINNED, (uint8_t)pin) < 0)) {
+		if (msg)
+			nlmsg_free(msg);
+		hc_err(cmd->name, "cannot build netlink request", ENOMEM);
+		hc_nl_close(&nl);
+		hc_uri_free(&uri);
+		return HC_EXIT_FAIL;
+	}
+	ret = hc_nl_transact(&nl, msg, NULL, NULL, &err);
+	hc_nl_close(&nl);
+	if (ret == 0) {
+		hc_uri_free(&uri);
+		return HC_EXIT_OK;
+	}
+	if (err.kernel && !err.msg[0]) {
+		/* No ack message: say what the errno means for an object. */
+		const char *why = NULL;
+
+		switch (err.error) {
+		case ENODEV:
+			why = "no pool is running";
+			break;
+		case ENOENT:
+			why = "not cached";
+			break;
+		case EBUSY:
+			why = pin < 0 ?
+			      "the object is busy (held, staged, ingesting, pinned, dirty or syncing)" :
+			      "the object is busy";
+			break;
+		}
+		if (why)
+			snprintf(err.msg, sizeof(err.msg), "%s", why);
+	}
+	hc_nl_report(err.kernel ? uri.shown : cmd->name, &err, NULL, NULL, 0);
+	hc_uri_free(&uri);
+	return HC_EXIT_FAIL;
+}
+
+int hc_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_EVICT, -1);
+}
+
+int hc_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_PIN, 1);
+}
+
+int hc_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_PIN, 0);
+}
