@@ -118,4 +118,151 @@ struct hc_sb_disk {
 #define HC_OBJ_F_DATA_CRC	0x2	/* the record's data_crc is valid */
 #define HC_OBJ_F_ALL		(HC_OBJ_F_PINNED | HC_OBJ_F_DATA_CRC)
 
+/*
+ * DOC: journal
+ *
+ * The object journal lives in the metadata area [HC_SB_SIZE, data_offset) of
+ * every member; every member holds the same bytes (the journal is mirrored,
+ * so any one member can be replayed).  The area is split into two halves, A
+ * at HC_SB_SIZE and B right after it, each
+ *
+ *   half_size = ((data_offset - HC_SB_SIZE) / 2) rounded down to
+ *               HC_JHDR_SIZE
+ *
+ * bytes.  A half begins with a header block (struct hc_jhdr_disk, padded
+ * with zeroes to HC_JHDR_SIZE) followed by records.  The half whose header
+ * is valid and has the higher @epoch is the current one; replay reads it
+ * only.
+ *
+ * Records (struct hc_jrec_disk, then a type-specific body, then padding)
+ * are appended one after another from offset HC_JHDR_SIZE.  Each record is
+ * padded with zeroes to a multiple of the header's @block_size (512, or 4096
+ * on members with 4 KiB logical blocks), so a record never shares a block
+ * with another and appending never rewrites a block that holds an
+ * acknowledged record.  Within a half, record seq numbers increase by
+ * exactly one from the header's @start_seq, and each record carries the
+ * checksum of its predecessor (for the first one: the header's checksum),
+ * so a stale record left from an earlier use of the half, or written after
+ * a torn one, never continues the log.  The log ends at the first block that
+ * is not a valid continuation: no magic (zeroes), a bad checksum (a torn or
+ * corrupt write), or a record that does not continue the chain.
+ *
+ * Checksums are the standard CRC-32C (seed ~0, final complement), as in the
+ * superblock: of bytes [4, HC_JHDR_SIZE) of a header block, of bytes
+ * [4, @length) of a record, padding included.
+ *
+ * Compaction: when the current half is full, the writer writes every live
+ * object as an OBJECT record into the other half (from offset HC_JHDR_SIZE,
+ * with seq numbers from the new @start_seq, chained from the new header's
+ * checksum), flushes, and only then writes the new header, @epoch + 1, with
+ * FUA.  The header write is the commit point: a crash before it leaves the
+ * old half current.
+ *
+ * Compatibility: a reader refuses a header or record whose @version it does
+ * not know, and an unknown record @type.  Reserved fields are written as
+ * zero and ignored on read.
+ */
+#define HC_JOURNAL_VERSION	1
+#define HC_JHDR_MAGIC		"HCJOURNL"	/* 8 bytes, no NUL */
+#define HC_JHDR_MAGIC_LEN	8
+#define HC_JHDR_SIZE		4096
+#define HC_JREC_MAGIC		"HCJR"		/* 4 bytes, no NUL */
+#define HC_JREC_MAGIC_LEN	4
+/* Record block sizes a half may use (the header's @block_size). */
+#define HC_JREC_BLOCK_MIN	512
+#define HC_JREC_BLOCK_MAX	4096
+
+/* Record types. */
+#define HC_JREC_OBJECT		1	/* the full state of one object */
+#define HC_JREC_DELETE		2	/* the object is gone */
+
+/**
+ * struct hc_jhdr_disk - header block of a journal half
+ * @csum: CRC-32C of bytes [4, HC_JHDR_SIZE) of the header block
+ * @magic: HC_JHDR_MAGIC
+ * @version: journal format version, HC_JOURNAL_VERSION
+ * @hdr_size: HC_JHDR_SIZE; the first record starts at this offset
+ * @block_size: records are padded to a multiple of this, a power of two in
+ *	[HC_JREC_BLOCK_MIN, HC_JREC_BLOCK_MAX]
+ * @epoch: incremented at every compaction, at least 1; the valid header with
+ *	the higher epoch marks the current half
+ * @start_seq: seq of the first record of this half, at least 1
+ * @half_size: bytes in the half, header included, a multiple of
+ *	HC_JHDR_SIZE
+ * @pool_uuid: the pool's UUID (struct hc_sb_disk): a half left on a drive
+ *	by an earlier pool is not this pool's journal
+ * @reserved: zero
+ */
+struct hc_jhdr_disk {
+	__le32	csum;
+	__u8	magic[HC_JHDR_MAGIC_LEN];
+	__le32	version;
+	__le32	hdr_size;
+	__le32	block_size;
+	__le64	epoch;
+	__le64	start_seq;
+	__le64	half_size;
+	__u8	pool_uuid[16];
+	__le64	reserved[8];
+};
+
+/**
+ * struct hc_jrec_disk - beginning of every journal record
+ * @csum: CRC-32C of bytes [4, @length) of the record
+ * @magic: HC_JREC_MAGIC
+ * @type: HC_JREC_OBJECT or HC_JREC_DELETE
+ * @version: journal format version, HC_JOURNAL_VERSION
+ * @length: bytes in the record, padding included: a multiple of the half's
+ *	block size
+ * @seq: sequence number: the previous record's plus one (the first record
+ *	of a half: the header's @start_seq)
+ * @prev_csum: @csum of the previous record of the half (the first record:
+ *	the header's @csum)
+ * @uri_len: bytes in the URI, 1..HC_URI_MAX
+ * @nr_ext: extents that follow the body, 0..HC_MAX_EXTENTS (DELETE: 0)
+ *
+ * An OBJECT record continues with struct hc_jrec_object_disk, then @nr_ext
+ * struct hc_jrec_ext_disk, then the URI; a DELETE record with the URI.
+ * Zeroes pad the record to @length.
+ */
+struct hc_jrec_disk {
+	__le32	csum;
+	__u8	magic[HC_JREC_MAGIC_LEN];
+	__le16	type;
+	__le16	version;
+	__le32	length;
+	__le64	seq;
+	__le32	prev_csum;
+	__le16	uri_len;
+	__le16	nr_ext;
+};
+
+/**
+ * struct hc_jrec_object_disk - body of an OBJECT record
+ * @size: object size in bytes
+ * @generation: object generation (changes whenever its data does)
+ * @state: HC_OBJ_INGESTING .. HC_OBJ_SYNCING
+ * @flags: HC_OBJ_F_*
+ * @data_crc: CRC-32C of the object's data if HC_OBJ_F_DATA_CRC, else zero
+ * @reserved: zero
+ */
+struct hc_jrec_object_disk {
+	__le64	size;
+	__le64	generation;
+	__le32	state;
+	__le32	flags;
+	__le32	data_crc;
+	__le32	reserved;
+};
+
+/**
+ * struct hc_jrec_ext_disk - one extent of an object, in pool chunks
+ * @start: first chunk of /dev/hypercacheN
+ * @count: chunks, at least 1
+ */
+struct hc_jrec_ext_disk {
+	__le64	start;
+	__le64	count;
+};
+
 #endif /* _UAPI_HYPERCACHE_FORMAT_H */
