@@ -105,6 +105,7 @@ json_object *hc_extents_json(const struct hc_extent *ext, uint32_t n)
 struct progress {
 	bool on;
 	bool drawn;
+	uint64_t drawn_done;	/* p->done when last drawn */
 	uint64_t total;
 	uint64_t done;
 	double start;
@@ -140,6 +141,7 @@ static void progress_draw(struct progress *p, double t)
 		rate);
 	fflush(stderr);
 	p->drawn = true;
+	p->drawn_done = p->done;
 	p->last = t;
 }
 
@@ -160,7 +162,7 @@ static void progress_end(struct progress *p, bool ok)
 {
 	if (!p->on)
 		return;
-	if (ok)
+	if (ok && !(p->drawn && p->drawn_done == p->done))
 		progress_draw(p, now_s());
 	if (p->drawn)
 		fputc('\n', stderr);
