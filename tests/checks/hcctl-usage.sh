@@ -57,7 +57,8 @@ expect 0 out "hcctl "                 -- version
 expect 0 out "pool assemble"          -- help
 expect 0 out "pool stop"              -- help pool
 expect 0 out "pool stop"              -- pool --help
-for c in "pool create" "pool assemble" "pool stop" status monitor geometry help version; do
+for c in "pool create" "pool assemble" "pool stop" status monitor geometry \
+	 put get locate ls evict pin unpin stats help version; do
 	# shellcheck disable=SC2086
 	expect 0 out "SYNOPSIS"       -- $c --help
 	# shellcheck disable=SC2086
@@ -66,6 +67,10 @@ done
 expect 0 out "--data-offset"          -- pool create --help
 expect 0 out "--count"                -- monitor --help
 expect 0 out "EXIT STATUS"            -- status --help
+expect 0 out "--replace"              -- put --help
+expect 0 out "--no-progress"          -- get --help
+expect 0 out "--layout"               -- locate --help
+expect 0 out "HC_CMD_STATS_GET"       -- help stats
 
 # usage errors: exit 2, message on stderr, nothing on stdout
 expect 2 err "no command given"       --
@@ -94,6 +99,47 @@ expect 2 err "invalid --count 'x'"                -- monitor --count x
 expect 2 err "unexpected argument"                -- geometry /dev/a /dev/b
 expect 2 err "too many devices"                   -- pool create $(seq -f /dev/x%g 65)
 
+# object commands: operands, options, URIs (1..HC_URI_MAX bytes)
+long_uri=$(printf 's3://%01020d' 0)	# 1025 bytes
+max_uri=$(printf 's3://%01019d' 0)	# 1024 bytes
+expect 2 err "put: missing FILE operand"          -- put
+expect 2 err "put: missing URI operand"           -- put "$tmp/regular-file"
+expect 2 err "put: missing FILE operand"          -- put --clean --crc
+expect 2 err "put: unexpected argument 'extra'"   -- put "$tmp/regular-file" s3://b/o extra
+expect 2 err "put: unrecognized option '--bogus'" -- put --bogus "$tmp/regular-file" s3://b/o
+expect 2 err "put: invalid option -- 'x'"         -- put -x "$tmp/regular-file" s3://b/o
+expect 2 err "put: empty URI"                     -- put "$tmp/regular-file" ""
+expect 2 err "put: URI too long: 1025 bytes (at most 1024)" -- put "$tmp/regular-file" "$long_uri"
+expect 2 err "Usage: hcctl put"                   -- put
+expect 2 err "get: missing URI operand"           -- get
+expect 2 err "get: missing URI operand"           -- get -o "$tmp/out-file"
+expect 2 err "get: option requires an argument -- 'o'" -- get -o
+expect 2 err "get: option '--output' requires an argument" -- get --output
+expect 2 err "get: unexpected argument 'b'"       -- get a b
+expect 2 err "get: unrecognized option '--json'"  -- get --json s3://b/o
+expect 2 err "get: empty URI"                     -- get ""
+expect 2 err "get: URI too long"                  -- get "$long_uri"
+expect 2 err "locate: missing URI operand"        -- locate
+expect 2 err "locate: missing URI operand"        -- locate --layout --json
+expect 2 err "locate: unrecognized option '--bogus'" -- locate --bogus s3://b/o
+expect 2 err "locate: unexpected argument 'b'"    -- locate a b
+expect 2 err "locate: empty URI"                  -- locate ""
+expect 2 err "locate: URI too long"               -- locate "$long_uri"
+expect 2 err "ls: unexpected argument 'extra'"    -- ls extra
+expect 2 err "ls: unrecognized option '--bogus'"  -- ls --bogus
+expect 2 err "stats: unexpected argument 'extra'" -- stats extra
+expect 2 err "stats: invalid option -- 'x'"       -- stats -x
+for c in evict pin unpin; do
+	expect 2 err "$c: missing URI operand"    -- $c
+	expect 2 err "$c: unexpected argument 'b'" -- $c a b
+	expect 2 err "$c: unrecognized option '--bogus'" -- $c --bogus a
+	expect 2 err "$c: empty URI"              -- $c ""
+	expect 2 err "$c: URI too long"           -- $c "$long_uri"
+done
+expect 1 err "hcctl: /nonexistent/model.bin: cannot open: No such file or directory" -- \
+	put /nonexistent/model.bin s3://b/o
+expect 1 err "hcctl: /dev/null: not a regular file" -- put /dev/null s3://b/o
+
 # argument checks: exit 1, the device is named
 expect 1 err "hcctl: /nonexistent/nvme9n1: cannot resolve path: No such file or directory" -- \
 	pool create /nonexistent/nvme9n1
@@ -112,6 +158,29 @@ if [ ! -d /sys/module/hypercache ]; then
 	expect 1 err "hcctl: status: $nl"      -- --json status
 	expect 1 err "hcctl: pool stop: $nl"   -- pool stop
 	expect 1 err "hcctl: monitor: $nl"     -- monitor --count 1
+	expect 1 err "hcctl: ls: $nl"          -- ls
+	expect 1 err "hcctl: stats: $nl"       -- stats --json
+	expect 1 err "hcctl: evict: $nl"       -- evict s3://b/o
+	expect 1 err "hcctl: pin: $nl"         -- pin s3://b/o
+	expect 1 err "hcctl: unpin: $nl"       -- unpin s3://b/o
+fi
+
+# without /dev/hypercache-ctl: the ioctl commands say so (a URI of exactly
+# HC_URI_MAX bytes is accepted)
+if [ ! -e /dev/hypercache-ctl ]; then
+	ctl='hypercache module not loaded or no /dev/hypercache-ctl: No such file or directory'
+	expect 1 err "hcctl: get: $ctl"        -- get s3://b/o
+	expect 1 err "hcctl: get: $ctl"        -- get -o "$tmp/out-file" s3://b/o
+	expect 1 err "hcctl: locate: $ctl"     -- locate s3://b/o
+	expect 1 err "hcctl: locate: $ctl"     -- locate --layout --json "$max_uri"
+	expect 1 err "hcctl: put: $ctl"        -- put "$tmp/regular-file" s3://b/o
+	expect 1 err "hcctl: put: $ctl"        -- put --clean --replace --crc --no-progress "$tmp/regular-file" "$max_uri"
+	if [ -e "$tmp/out-file" ]; then
+		failed=$((failed + 1))
+		echo "FAIL: hcctl get -o: created the output file although it failed"
+	else
+		passed=$((passed + 1))
+	fi
 fi
 
 echo "hcctl-usage: $passed passed, $failed failed"
