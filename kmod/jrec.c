@@ -296,7 +296,8 @@ int hc_jrec_encode(const struct hc_jrec *r, const struct hc_jrec_hdr *h,
  * @r: filled on success (fields a DELETE does not carry are zero); its
  *	contents are unspecified on failure
  *
- * Return: the record's length (the bytes to advance); -ENODATA if there is
+ * Return: the record's length (the bytes to advance); -EINVAL if the
+ * header's block size is out of range (a caller bug); -ENODATA if there is
  * no record (fewer than a block left, zeroes, no magic); -EBADMSG if the
  * length is impossible or the checksum does not match (torn or corrupt);
  * -EOPNOTSUPP for an unknown version; -ESTALE if the record does not
@@ -310,6 +311,8 @@ int hc_jrec_decode(const void *buf, size_t len, const struct hc_jrec_hdr *h,
 	const u8 *p = (const u8 *)buf + HC_JREC_HEAD;
 	u32 length, i;
 
+	if (!hc_jrec_block_ok(h->block_size))
+		return -EINVAL;
 	if (len < h->block_size)
 		return -ENODATA;
 	if (memcmp(d->magic, HC_JREC_MAGIC, HC_JREC_MAGIC_LEN))

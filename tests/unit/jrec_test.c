@@ -419,6 +419,9 @@ TEST_F(half, every_bit_flip)
 	}
 	EXPECT_EQ(len, hc_jrec_decode(rec, HALF_SIZE - HC_JHDR_SIZE,
 				      &self->l.h, &at, &self->out));
+	self->l.h.block_size = 0;
+	EXPECT_EQ(-EINVAL, hc_jrec_decode(rec, HALF_SIZE - HC_JHDR_SIZE,
+					  &self->l.h, &at, &self->out));
 }
 
 /* Checksummed records that are newer or out of range are refused. */
