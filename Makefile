@@ -29,11 +29,17 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # hypercache.ko for every supported installed kernel (scripts/kernels.sh),
-# each copied to build/kmod/KVER/ for the VM tests of that kernel.
+# each built in its own copy of the sources under build/kmod/KVER/src (so
+# that builds for different kernels never share objects) and left as
+# build/kmod/KVER/hypercache.ko for the VM tests of that kernel.
 modules-all:
 	@set -e; for k in $$(scripts/kernels.sh); do \
-		$(MAKE) --no-print-directory module KVER=$$k KDIR=/lib/modules/$$k/build W=1; \
-		mkdir -p build/kmod/$$k; cp hypercache.ko build/kmod/$$k/; \
+		d=build/kmod/$$k; mkdir -p $$d/src; \
+		cp -pu Kbuild $$d/src/; mkdir -p $$d/src/kmod $$d/src/uapi; \
+		cp -pu kmod/*.c kmod/*.h $$d/src/kmod/; cp -pu uapi/*.h $$d/src/uapi/; \
+		echo "  MODULE  $$k"; \
+		$(MAKE) --no-print-directory -s -C /lib/modules/$$k/build M=$(CURDIR)/$$d/src W=1 modules; \
+		cp $$d/src/hypercache.ko $$d/; \
 	done
 
 tools:

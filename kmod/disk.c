@@ -91,6 +91,18 @@ static void hc_disk_map(struct hc_pool *pool, struct bio *bio)
 		return;
 	}
 
+	/*
+	 * The write fence: data may only be written into chunks of objects
+	 * being staged or ingested, so a stray writer cannot corrupt cached
+	 * data.  A bio is checked chunk by chunk as it is split.
+	 */
+	if (op_is_write(bio_op(bio)) &&
+	    !hc_cache_fence_allows(pool->cache,
+				   bio->bi_iter.bi_sector >> pool->stripe.chunk_shift)) {
+		bio_io_error(bio);
+		return;
+	}
+
 	hc_stripe_map(&pool->stripe, bio->bi_iter.bi_sector, &loc);
 	if (bio_sectors(bio) > loc.chunk_left) {
 		struct bio *split = bio_split(bio, loc.chunk_left, GFP_NOIO,

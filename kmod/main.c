@@ -19,13 +19,18 @@ static int __init hc_init(void)
 	err = hc_disk_register();
 	if (err)
 		return err;
-	err = hc_nl_register();
+	err = hc_ctl_register();
 	if (err)
 		goto out_disk;
+	err = hc_nl_register();
+	if (err)
+		goto out_ctl;
 	pr_info("hypercache: loaded (format v%u, netlink family \"%s\" v%u)\n",
 		HC_SB_VERSION, HC_GENL_NAME, HC_GENL_VERSION);
 	return 0;
 
+out_ctl:
+	hc_ctl_unregister();
 out_disk:
 	hc_disk_unregister();
 	return err;
@@ -37,6 +42,7 @@ static void __exit hc_exit(void)
 
 	hc_nl_unregister();
 	hc_pool_stop(true, &fail);	/* -ENODEV when none runs: fine */
+	hc_ctl_unregister();
 	hc_disk_unregister();
 }
 

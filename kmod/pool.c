@@ -116,9 +116,14 @@ static int hc_pool_start(struct hc_pool *pool, struct hc_member *given,
 	for (i = 0; i < n; i++)
 		pool->members[i] = given[order[i]];
 
-	err = hc_disk_start(pool);
+	err = hc_cache_create(pool);
 	if (err)
 		return err;
+	err = hc_disk_start(pool);
+	if (err) {
+		hc_cache_destroy(pool);
+		return err;
+	}
 	hc_pool_cur = pool;
 	return 0;
 }
@@ -410,7 +415,8 @@ out_free:
  *
  * Waits for every bio in flight on the members, then closes them.
  *
- * Return: 0; -ENODEV if no pool runs; -EBUSY if the device is open.
+ * Return: 0; -ENODEV if no pool runs; -EBUSY if the device is open or an
+ * open control file holds or stages objects.
  */
 int hc_pool_stop(bool force, struct hc_pool_fail *fail)
 {
@@ -430,8 +436,14 @@ int hc_pool_stop(bool force, struct hc_pool_fail *fail)
 		hc_pool_fail_set(fail, -1, "the pool's block device is open");
 		return -EBUSY;
 	}
+	if (!force && hc_cache_busy(pool->cache)) {
+		mutex_unlock(&hc_pool_mutex);
+		hc_pool_fail_set(fail, -1, "objects are held or staged by open files");
+		return -EBUSY;
+	}
 
 	hc_disk_stop(pool);
+	hc_cache_destroy(pool);
 	hc_pool_cur = NULL;
 	hc_nl_notify(pool, HC_POOL_STATE_STOPPED);
 	pr_info("hypercache: stopped pool %pUb\n", pool->uuid);

@@ -14,6 +14,7 @@
 #include "compat.h"
 #include "stripe.h"
 #include "sb.h"
+#include "cache.h"
 
 /**
  * struct hc_member - one member of a pool
@@ -43,6 +44,7 @@ struct hc_member {
  * @deferred: bios whose pre-flush finished, waiting for @deferred_work
  * @deferred_lock: protects @deferred
  * @deferred_work: resubmits @deferred bios from process context
+ * @cache: the object cache (index, policy, allocator, write fence)
  * @nr_members: number of members
  * @members: the members, in index (stripe) order
  */
@@ -63,6 +65,7 @@ struct hc_pool {
 	struct bio_list deferred;
 	spinlock_t deferred_lock;	/* protects @deferred; taken in end_io */
 	struct work_struct deferred_work;
+	struct hc_cache *cache;
 	u32 nr_members;
 	struct hc_member members[];
 };
@@ -112,6 +115,10 @@ void hc_disk_unregister(void);
 int hc_disk_start(struct hc_pool *pool);
 void hc_disk_stop(struct hc_pool *pool);
 bool hc_disk_busy(struct hc_pool *pool);
+
+/* ctl.c: /dev/hypercache-ctl */
+int hc_ctl_register(void);
+void hc_ctl_unregister(void);
 
 /* netlink.c */
 int hc_nl_register(void);

@@ -90,3 +90,29 @@ hc_test() {
 	fi
 	return 0
 }
+
+# hc_stage_hold URI SIZE: stage an object of SIZE bytes in the background
+# (the write fence then admits writes to its chunks) and wait until it is
+# staged; its extents are in /tmp/stage.out.  hc_stage_release [--commit|
+# --clean] ends it (ABORT by default, or commit it).
+hc_stage_hold() {
+	rm -f /tmp/stage.out
+	hc_stage "$@" >/tmp/stage.out 2>&1 &
+	echo $! >/tmp/stage.pid
+	_hc_i=0
+	while ! grep -q '^ready$' /tmp/stage.out 2>/dev/null; do
+		kill -0 "$(cat /tmp/stage.pid)" 2>/dev/null ||
+			{ cat /tmp/stage.out; hc_fail "hc_stage $* failed"; }
+		_hc_i=$((_hc_i + 1))
+		[ $_hc_i -lt 100 ] || hc_fail "hc_stage $* did not get ready"
+		sleep 0.1
+	done
+}
+
+hc_stage_release() {
+	_hc_pid=$(cat /tmp/stage.pid)
+	kill -TERM "$_hc_pid"
+	wait "$_hc_pid" 2>/dev/null || true
+	while kill -0 "$_hc_pid" 2>/dev/null; do sleep 0.1; done
+	rm -f /tmp/stage.pid
+}

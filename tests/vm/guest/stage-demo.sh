@@ -26,8 +26,14 @@ say() {
 t_demo() {
 	say hcctl pool create $members
 	say dd if=/dev/urandom of=/tmp/data bs=1M count=64
-	say dd if=/tmp/data of=/dev/hypercache0 bs=4M oflag=direct conv=fsync
-	say dd if=/dev/hypercache0 of=/tmp/back bs=4M count=16 iflag=direct
+	# the write fence admits writes only to staged objects
+	hc_stage_hold demo/raw 67108864
+	say cat /tmp/stage.out
+	say dd if=/tmp/data of=/dev/hypercache0 bs=4M oflag=direct conv=fsync \
+		seek="$(($(sed -n 1p /tmp/stage.out | cut -d' ' -f1) / 4194304))"
+	hc_stage_release
+	say dd if=/dev/hypercache0 of=/tmp/back bs=4M count=16 iflag=direct \
+		skip="$(($(sed -n 1p /tmp/stage.out | cut -d' ' -f1) / 4194304))"
 	say cmp /tmp/data /tmp/back
 	echo "demo: 64 MiB written through /dev/hypercache0 and read back identical" >/dev/console
 	say hcctl status

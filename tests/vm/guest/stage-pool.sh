@@ -80,6 +80,29 @@ t_ioctl_abi() {
 	hcctl geometry --json | grep -q "\"member_count\":$drives" || hc_fail "geometry"
 }
 
+# The write fence: without a staged object, no chunk takes writes; reads
+# work everywhere.
+t_fence_closed() {
+	hc_expect_errno -m "I/O error|Input/output error" \
+		dd if=/dev/zero of=$DEV bs=4k count=1 oflag=direct
+	hc_expect_errno dd if=/dev/zero of=$DEV bs=1M count=1 seek=5 oflag=direct
+	dd if=$DEV of=/dev/null bs=1M count=8 iflag=direct 2>/dev/null
+}
+
+# The raw-device tests below write anywhere: stage one object covering the
+# whole pool for them (it is aborted afterwards).
+t_stage_whole() {
+	hc_stage_hold test/whole "$(blockdev --getsize64 $DEV)"
+	cat /tmp/stage.out
+	[ "$(sed -n 1p /tmp/stage.out)" = "0 $(blockdev --getsize64 $DEV)" ] ||
+		hc_fail "the whole-pool stage is not one extent from 0"
+}
+
+t_unstage() {
+	hc_stage_release
+	hc_expect_errno dd if=/dev/zero of=$DEV bs=4k count=1 oflag=direct
+}
+
 # A pattern written through the pool lands on member v mod N at member chunk
 # v div N.  The write uses 3 MiB O_DIRECT blocks, so bios cross chunks.
 t_stripe_forward() {
@@ -255,6 +278,8 @@ t_unload() {
 hc_test "create-n$drives" t_create
 hc_test "queue-limits-n$drives" t_queue_limits
 hc_test "ioctl-abi-n$drives" t_ioctl_abi
+hc_test "fence-closed-n$drives" t_fence_closed
+hc_test "stage-whole-n$drives" t_stage_whole
 hc_test "stripe-forward-n$drives" t_stripe_forward
 hc_test "stripe-reverse-n$drives" t_stripe_reverse
 hc_test "mmap-n$drives" t_mmap
@@ -262,6 +287,7 @@ hc_test "flush-fanout-n$drives" t_flush_fanout
 hc_test "discard-n$drives" t_discard
 hc_test "fio-verify-n$drives" t_fio_verify
 hc_test "ext4-journal-n$drives" t_ext4_journal
+hc_test "unstage-n$drives" t_unstage
 hc_test "admin-perm-n$drives" t_admin_perm
 hc_test "stop-busy-n$drives" t_stop_busy
 hc_test "events-n$drives" t_events

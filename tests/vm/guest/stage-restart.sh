@@ -48,7 +48,10 @@ data_sha() {
 
 t_phase1() {
 	hcctl pool create $D0 $D1 $D2
+	# the write fence admits raw writes only to a staged object
+	hc_stage_hold test/whole "$(blockdev --getsize64 $DEV)"
 	dd if=/dev/urandom of=$DEV bs=4M count=10 oflag=direct conv=fsync 2>/dev/null
+	hc_stage_release
 	# straight to the console: hc_test keeps a passing test's output
 	echo "hc: restart uuid=$(pool_uuid) sha=$(data_sha)" >/dev/console
 	hcctl pool stop

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The object cache (see cache.h): index, policy, allocator and write fence
+ * of one pool.  Everything runs under the pool lock; see cache.h.
+ */
+#include <linux/bitmap.h>
+#include <linux/crc32.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/xxhash.h>
+#include "cache.h"
+#include "pool.h"
+
+DECLARE_WAIT_QUEUE_HEAD(hc_cache_wait);
+atomic_t hc_cache_events = ATOMIC_INIT(0);
+
+/* An object changed: wake LOCATEs waiting with HC_LOCATE_F_WAIT. */
+static void hc_cache_event(void)
+{
+	atomic_inc(&hc_cache_events);
+	wake_up_all(&hc_cache_wait);
+}
+
+static u64 hc_cache_hash(const u8 *uri, u32 len)
+{
+	return xxh64(uri, len, 0);
+}
+
+static struct hlist_head *hc_cache_bucket(struct hc_cache *c, u64 hash)
+{
+	return &c->buckets[hash >> (64 - c->hash_bits)];
+}
+
+/* Whether @obj's data may be read: READY, DIRTY or SYNCING. */
+bool hc_obj_valid(const struct hc_obj *obj)
+{
+	return obj->state == HC_OBJ_READY || obj->state == HC_OBJ_DIRTY ||
+	       obj->state == HC_OBJ_SYNCING;
+}
+
+/* Tell the policy why @obj may not be evicted, from its own fields. */
+static void hc_cache_sync_policy(struct hc_cache *c, struct hc_obj *obj)
+{
+	u32 want = 0;
+
+	if (obj->flags & HC_OBJ_F_PINNED)
+		want |= HC_POLICY_F_PINNED;
+	if (obj->holds || obj->state == HC_OBJ_STAGED ||
+	    obj->state == HC_OBJ_INGESTING)
+		want |= HC_POLICY_F_HELD;
+	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
+		want |= HC_POLICY_F_DIRTY;
+	hc_policy_set_flags(&c->policy, &obj->pe, want, HC_POLICY_F_ALL & ~want);
+}
+
+static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
+			       u32 state)
+{
+	if (obj->state)
+		c->stats.by_state[obj->state]--;
+	obj->state = state;
+	c->stats.by_state[state]++;
+	hc_cache_sync_policy(c, obj);
+	hc_cache_event();
+}
+
+/* Open or close the write fence over @obj's chunks. */
+static void hc_cache_fence(struct hc_cache *c, struct hc_obj *obj, bool open)
+{
+	u32 i;
+
+	for (i = 0; i < obj->nr_ext; i++) {
+		if (open)
+			bitmap_set(c->fence, obj->ext[i].start,
+				   obj->ext[i].count);
+		else
+			bitmap_clear(c->fence, obj->ext[i].start,
+				     obj->ext[i].count);
+	}
+}
+
+/**
+ * hc_cache_fence_allows - may the data path write to @chunk?
+ * @c: the cache
+ * @chunk: pool chunk
+ *
+ * Lockless; the bit is set while the chunk belongs to a STAGED or INGESTING
+ * object.  Callers order their writes after STAGE returns and before COMMIT.
+ */
+bool hc_cache_fence_allows(const struct hc_cache *c, u64 chunk)
+{
+	return chunk < c->nr_chunks && test_bit(chunk, c->fence);
+}
+
+static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
+{
+	struct hc_obj *obj;
+
+	obj = kzalloc(struct_size(obj, uri, len), GFP_KERNEL);
+	if (!obj)
+		return NULL;
+	memcpy(obj->uri, uri, len);
+	obj->uri_len = len;
+	obj->hash = hc_cache_hash(uri, len);
+	INIT_LIST_HEAD(&obj->stage_node);
+	return obj;
+}
+
+static void hc_cache_obj_free(struct hc_obj *obj)
+{
+	kfree(obj->ext);
+	kfree(obj);
+}
+
+static void hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
+{
+	hlist_add_head(&obj->hnode, hc_cache_bucket(c, obj->hash));
+	c->stats.objects++;
+	hc_cache_set_state(c, obj, state);
+}
+
+/* Drop @obj from everything and free it; its chunks return to the pool. */
+static void hc_cache_remove(struct hc_cache *c, struct hc_obj *obj)
+{
+	hc_policy_remove(&c->policy, &obj->pe);
+	if (obj->state == HC_OBJ_STAGED || obj->state == HC_OBJ_INGESTING)
+		hc_cache_fence(c, obj, false);
+	if (obj->nr_ext)
+		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
+	if (obj->flags & HC_OBJ_F_PINNED)
+		c->stats.pinned--;
+	if (obj->holds)
+		c->stats.held--;
+	c->stats.by_state[obj->state]--;
+	c->stats.objects--;
+	hlist_del(&obj->hnode);
+	list_del(&obj->stage_node);
+	hc_cache_event();
+	hc_cache_obj_free(obj);
+}
+
+/**
+ * hc_cache_lookup - find an object by URI
+ * @c: the cache
+ * @uri: URI bytes
+ * @len: their number
+ *
+ * Return: the object or NULL.
+ */
+struct hc_obj *hc_cache_lookup(struct hc_cache *c, const u8 *uri, u32 len)
+{
+	u64 hash = hc_cache_hash(uri, len);
+	struct hc_obj *obj;
+
+	hlist_for_each_entry(obj, hc_cache_bucket(c, hash), hnode)
+		if (obj->hash == hash && obj->uri_len == len &&
+		    !memcmp(obj->uri, uri, len))
+			return obj;
+	return NULL;
+}
+
+/*
+ * The member of an object's first chunk: the standard (zlib) CRC-32 of the
+ * URI mod N, so that objects spread their first chunks over all members.
+ */
+static u32 hc_cache_start_member(const struct hc_cache *c,
+				 const struct hc_obj *obj)
+{
+	return (crc32_le(~0U, obj->uri, obj->uri_len) ^ ~0U) % c->members;
+}
+
+/*
+ * Make room for @obj (weight set, flags set) through the policy and
+ * allocate its chunks.  @force: @obj is unevictable, so the policy cannot
+ * refuse it, only fail for want of room.  May sleep (GFP_KERNEL).
+ * Return: 0, -ENOSPC (no room, or the policy refused a clean object),
+ * -E2BIG (room, but too fragmented for HC_MAX_EXTENTS extents), -ENOMEM.
+ */
+static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
+{
+	struct hc_policy_entry **victims;
+	struct hc_ext *ext;
+	u32 nr = 0, nr_ext = 0, i;
+	int ret, err;
+
+	ext = kmalloc_array(HC_MAX_EXTENTS, sizeof(*ext), GFP_KERNEL);
+	victims = kvmalloc_array(obj->pe.weight, sizeof(*victims), GFP_KERNEL);
+	if (!ext || !victims) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	ret = hc_policy_admit(&c->policy, &obj->pe, victims, obj->pe.weight,
+			      &nr);
+	for (i = 0; i < nr; i++) {
+		struct hc_obj *v = container_of(victims[i], struct hc_obj, pe);
+
+		c->stats.evictions++;
+		hc_cache_remove(c, v);
+	}
+	if (ret < 0) {
+		err = ret;
+		goto out;
+	}
+	if (ret == HC_POLICY_REJECTED) {
+		c->stats.rejections++;
+		err = -ENOSPC;
+		goto out;
+	}
+
+	if (chunks) {
+		err = hc_alloc_get(&c->alloc, chunks, hc_cache_start_member(c, obj),
+				   ext, HC_MAX_EXTENTS, &nr_ext);
+		if (err) {
+			hc_policy_remove(&c->policy, &obj->pe);
+			goto out;
+		}
+		obj->ext = kmemdup(ext, nr_ext * sizeof(*ext), GFP_KERNEL);
+		if (!obj->ext) {
+			WARN_ON_ONCE(hc_alloc_put(&c->alloc, ext, nr_ext));
+			hc_policy_remove(&c->policy, &obj->pe);
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	obj->nr_ext = nr_ext;
+	obj->chunks = chunks;
+	c->stats.admissions++;
+	err = 0;
+out:
+	kvfree(victims);
+	kfree(ext);
+	return err;
+}
+
+/**
+ * hc_cache_stage - allocate a new object for an application to write
+ * @c: the cache
+ * @uri: URI bytes (validated by the caller)
+ * @len: their number
+ * @size: the object's size in bytes
+ * @replace: evict an existing idle object of that URI first
+ * @stager: the control file that owns the stage
+ * @objp: set to the new STAGED object
+ *
+ * The new object is unevictable while staged, so the policy admits it if
+ * evicting evictable objects makes room.  May sleep.
+ *
+ * Return: 0; -EEXIST (URI cached, no @replace); -EBUSY (it cannot be
+ * replaced now); -ENOSPC; -E2BIG; -ENOMEM.
+ */
+int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
+		   bool replace, struct hc_ctl *stager, struct hc_obj **objp)
+{
+	u64 chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
+	struct hc_obj *obj;
+	int err;
+
+	obj = hc_cache_lookup(c, uri, len);
+	if (obj) {
+		if (!replace)
+			return -EEXIST;
+		err = hc_cache_evict(c, obj);
+		if (err)
+			return err;
+	}
+	if (chunks > c->nr_chunks)
+		return -ENOSPC;
+
+	obj = hc_cache_obj_alloc(uri, len);
+	if (!obj)
+		return -ENOMEM;
+	obj->size = size;
+	hc_policy_entry_init(&obj->pe, obj->hash, max_t(u64, chunks, 1));
+	hc_policy_set_flags(&c->policy, &obj->pe, HC_POLICY_F_HELD, 0);
+	err = hc_cache_place(c, obj, chunks);
+	if (err) {
+		hc_cache_obj_free(obj);
+		return err;
+	}
+	obj->generation = c->next_generation++;
+	obj->stager = stager;
+	hc_cache_insert(c, obj, HC_OBJ_STAGED);
+	hc_cache_fence(c, obj, true);
+	*objp = obj;
+	return 0;
+}
+
+/**
+ * hc_cache_commit - a STAGED object's data is written: keep it
+ * @c: the cache
+ * @obj: the object, STAGED
+ * @clean: the backend holds the same data: READY instead of DIRTY
+ * @has_crc: @crc is the CRC-32C of the data
+ * @crc: see @has_crc
+ *
+ * The caller has made the data durable first.  Closes the write fence over
+ * the object.  Return: 0, or -EINVAL if @obj is not STAGED.
+ */
+int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
+		    bool has_crc, u32 crc)
+{
+	if (obj->state != HC_OBJ_STAGED)
+		return -EINVAL;
+	hc_cache_fence(c, obj, false);
+	if (has_crc) {
+		obj->flags |= HC_OBJ_F_DATA_CRC;
+		obj->data_crc = crc;
+	}
+	obj->stager = NULL;
+	list_del_init(&obj->stage_node);
+	hc_cache_set_state(c, obj, clean ? HC_OBJ_READY : HC_OBJ_DIRTY);
+	return 0;
+}
+
+/**
+ * hc_cache_abort - drop a STAGED object and free its chunks
+ * @c: the cache
+ * @obj: the object, STAGED
+ */
+void hc_cache_abort(struct hc_cache *c, struct hc_obj *obj)
+{
+	hc_cache_remove(c, obj);
+}
+
+/**
+ * hc_cache_ingest - a LOCATE missed with AUTO_INGEST: index the URI as
+ * INGESTING and queue it for the helper
+ * @c: the cache
+ * @uri: URI bytes
+ * @len: their number
+ * @objp: set to the new object
+ *
+ * The object has no size and no chunks until the helper reports them (it
+ * is not in the policy until then).  Return: 0 or -ENOMEM.
+ */
+int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
+		    struct hc_obj **objp)
+{
+	struct hc_obj *obj = hc_cache_obj_alloc(uri, len);
+
+	if (!obj)
+		return -ENOMEM;
+	hc_policy_entry_init(&obj->pe, obj->hash, 1);
+	obj->generation = c->next_generation++;
+	hc_cache_insert(c, obj, HC_OBJ_INGESTING);
+	*objp = obj;
+	return 0;
+}
+
+/* A LOCATE found nothing and ingests nothing: count it for the policy. */
+void hc_cache_miss(struct hc_cache *c, const u8 *uri, u32 len)
+{
+	c->stats.misses++;
+	hc_policy_record(&c->policy, hc_cache_hash(uri, len));
+}
+
+/* A LOCATE found @obj (any state): count it for the policy and the stats. */
+void hc_cache_hit(struct hc_cache *c, struct hc_obj *obj)
+{
+	if (hc_obj_valid(obj)) {
+		c->stats.hits++;
+		if (hc_policy_resident(&obj->pe))
+			hc_policy_access(&c->policy, &obj->pe);
+	} else {
+		c->stats.misses++;
+	}
+}
+
+/* Add @delta (+1 or -count) to the holds on @obj. */
+void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta)
+{
+	bool was = obj->holds;
+
+	obj->holds += delta;
+	if (!was && obj->holds)
+		c->stats.held++;
+	else if (was && !obj->holds)
+		c->stats.held--;
+	hc_cache_sync_policy(c, obj);
+}
+
+/* Set or clear the pin of @obj.  Return: 0. */
+int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
+{
+	bool was = obj->flags & HC_OBJ_F_PINNED;
+
+	if (pin && !was) {
+		obj->flags |= HC_OBJ_F_PINNED;
+		c->stats.pinned++;
+	} else if (!pin && was) {
+		obj->flags &= ~HC_OBJ_F_PINNED;
+		c->stats.pinned--;
+	}
+	hc_cache_sync_policy(c, obj);
+	return 0;
+}
+
+/**
+ * hc_cache_evict - remove an idle, clean object
+ * @c: the cache
+ * @obj: the object
+ *
+ * Return: 0, or -EBUSY if @obj is held, pinned, or not READY (staged,
+ * ingesting, DIRTY or SYNCING data is never thrown away).
+ */
+int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj)
+{
+	if (obj->holds || (obj->flags & HC_OBJ_F_PINNED) ||
+	    obj->state != HC_OBJ_READY)
+		return -EBUSY;
+	c->stats.evictions++;
+	hc_cache_remove(c, obj);
+	return 0;
+}
+
+/*
+ * Visit objects from position *@pos (bucket << 32 | index in the bucket),
+ * updating it, until @fn returns non-zero (returned) or all are visited (0).
+ */
+int hc_cache_for_each(struct hc_cache *c, u64 *pos,
+		      int (*fn)(void *arg, struct hc_obj *obj), void *arg)
+{
+	u64 b = *pos >> 32, skip = *pos & 0xffffffff;
+	struct hc_obj *obj;
+	int ret;
+
+	for (; b < (1ULL << c->hash_bits); b++, skip = 0) {
+		u64 i = 0;
+
+		hlist_for_each_entry(obj, &c->buckets[b], hnode) {
+			if (i++ < skip)
+				continue;
+			ret = fn(arg, obj);
+			if (ret) {
+				*pos = b << 32 | (i - 1);
+				return ret;
+			}
+		}
+	}
+	*pos = b << 32;
+	return 0;
+}
+
+/* Whether open control files hold or stage anything in this cache. */
+bool hc_cache_busy(const struct hc_cache *c)
+{
+	return c->stats.held || c->stats.by_state[HC_OBJ_STAGED];
+}
+
+/**
+ * hc_cache_create - an empty cache for a pool whose geometry is set
+ * @pool: the pool
+ *
+ * May sleep.  Return: 0 or -ENOMEM (nothing left behind).
+ */
+int hc_cache_create(struct hc_pool *pool)
+{
+	u64 chunks = hc_stripe_chunks(&pool->stripe);
+	struct hc_cache *c;
+	size_t sketch_bytes;
+	int err = -ENOMEM;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->nr_chunks = chunks;
+	c->members = pool->nr_members;
+	c->chunk_size = pool->chunk_size;
+	c->next_generation = 1;
+	c->hash_bits = clamp_t(u32, ilog2(chunks) + 2, 10, 20);
+	c->buckets = kvcalloc(1U << c->hash_bits, sizeof(*c->buckets),
+			      GFP_KERNEL);
+	sketch_bytes = hc_sketch_bytes(chunks);
+	c->sketch = kvzalloc(sketch_bytes, GFP_KERNEL);
+	c->alloc_words = kvcalloc(hc_alloc_words(chunks), sizeof(u64),
+				  GFP_KERNEL);
+	c->fence = bitmap_zalloc(chunks, GFP_KERNEL);
+	if (!c->buckets || !c->sketch || !c->alloc_words || !c->fence)
+		goto out_free;
+
+	err = hc_policy_init(&c->policy, chunks, c->sketch, sketch_bytes);
+	if (err)
+		goto out_free;
+	err = hc_alloc_init(&c->alloc, chunks, pool->nr_members,
+			    c->alloc_words);
+	if (err)
+		goto out_free;
+	pool->cache = c;
+	return 0;
+
+out_free:
+	bitmap_free(c->fence);
+	kvfree(c->alloc_words);
+	kvfree(c->sketch);
+	kvfree(c->buckets);
+	kfree(c);
+	return err;
+}
+
+/* Free a cache and every object in it.  May sleep. */
+void hc_cache_destroy(struct hc_pool *pool)
+{
+	struct hc_cache *c = pool->cache;
+	struct hlist_node *tmp;
+	struct hc_obj *obj;
+	u32 b;
+
+	if (!c)
+		return;
+	for (b = 0; b < (1U << c->hash_bits); b++)
+		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
+			hc_cache_remove(c, obj);
+	bitmap_free(c->fence);
+	kvfree(c->alloc_words);
+	kvfree(c->sketch);
+	kvfree(c->buckets);
+	kfree(c);
+	pool->cache = NULL;
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The object cache of a pool: the index (URI -> object), the policy
+ * (W-TinyLFU), the chunk allocator and the write fence.
+ *
+ * Locking: every function here except hc_cache_fence_allows() is called
+ * with the pool lock held (pool.c), which serialises the whole cache; none
+ * of them sleeps except where it says so.  The fence is read by the data
+ * path without any lock (atomic bit operations).
+ */
+#ifndef HC_CACHE_H
+#define HC_CACHE_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include "alloc.h"
+#include "policy.h"
+#include "../uapi/hypercache.h"
+
+struct hc_pool;
+struct hc_ctl;
+
+/**
+ * struct hc_obj - one cached object
+ * @hnode: in the index's hash bucket
+ * @pe: the policy's part
+ * @stage_node: in the stager's list of stages (STAGED only)
+ * @stager: the open control file that stages it (STAGED only)
+ * @hash: 64-bit hash of the URI (also the policy's key)
+ * @size: bytes
+ * @generation: changes whenever the URI's content changes
+ * @state: HC_OBJ_*
+ * @flags: HC_OBJ_F_*
+ * @data_crc: CRC-32C of the data when HC_OBJ_F_DATA_CRC is set
+ * @holds: holds by all open files
+ * @chunks: chunks allocated
+ * @nr_ext: entries in @ext
+ * @uri_len: bytes in @uri
+ * @ext: extents in chunks, in object order (allocated once placed)
+ * @uri: the URI (in the same allocation as the object)
+ */
+struct hc_obj {
+	struct hlist_node hnode;
+	struct hc_policy_entry pe;
+	struct list_head stage_node;
+	struct hc_ctl *stager;
+	u64 hash;
+	u64 size;
+	u64 generation;
+	u32 state;
+	u32 flags;
+	u32 data_crc;
+	u32 holds;
+	u64 chunks;
+	u32 nr_ext;
+	u32 uri_len;
+	struct hc_ext *ext;
+	u8 uri[];
+};
+
+/**
+ * struct hc_cache_stats - counters (read under the pool lock)
+ */
+struct hc_cache_stats {
+	u64 hits;
+	u64 misses;
+	u64 admissions;
+	u64 rejections;
+	u64 evictions;
+	u64 objects;
+	u64 by_state[8];
+	u64 pinned;
+	u64 held;
+};
+
+/**
+ * struct hc_cache - the object cache of one pool
+ * @buckets: the index, 1 << @hash_bits hash buckets
+ * @hash_bits: log2 of the number of buckets
+ * @policy: W-TinyLFU over the objects
+ * @sketch: the policy's sketch table (vmalloc'ed)
+ * @alloc: chunk allocator
+ * @alloc_words: its bitmap (vmalloc'ed)
+ * @fence: bit per chunk, set while the chunk belongs to a STAGED or
+ *	INGESTING object: the only chunks /dev/hypercacheN accepts writes to
+ * @nr_chunks: chunks of the pool
+ * @members: members of the pool
+ * @chunk_size: bytes
+ * @next_generation: the next generation number to hand out
+ * @stats: counters
+ */
+struct hc_cache {
+	struct hlist_head *buckets;
+	u32 hash_bits;
+	struct hc_policy policy;
+	void *sketch;
+	struct hc_alloc alloc;
+	u64 *alloc_words;
+	unsigned long *fence;
+	u64 nr_chunks;
+	u32 members;
+	u32 chunk_size;
+	u64 next_generation;
+	struct hc_cache_stats stats;
+};
+
+/*
+ * Woken whenever an object changes state or goes away (LOCATE with WAIT
+ * sleeps here); hc_cache_events counts those wake-ups.
+ */
+extern wait_queue_head_t hc_cache_wait;
+extern atomic_t hc_cache_events;
+
+int hc_cache_create(struct hc_pool *pool);		/* may sleep */
+void hc_cache_destroy(struct hc_pool *pool);		/* may sleep */
+bool hc_cache_busy(const struct hc_cache *c);
+bool hc_cache_fence_allows(const struct hc_cache *c, u64 chunk);
+
+struct hc_obj *hc_cache_lookup(struct hc_cache *c, const u8 *uri, u32 len);
+int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
+		   bool replace, struct hc_ctl *stager, struct hc_obj **objp);
+int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
+		    bool has_crc, u32 crc);
+void hc_cache_abort(struct hc_cache *c, struct hc_obj *obj);
+int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
+		    struct hc_obj **objp);
+void hc_cache_miss(struct hc_cache *c, const u8 *uri, u32 len);
+void hc_cache_hit(struct hc_cache *c, struct hc_obj *obj);
+void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta);
+int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin);
+int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj);
+bool hc_obj_valid(const struct hc_obj *obj);
+
+/* Visit every object (netlink dump); stops when @fn returns non-zero. */
+int hc_cache_for_each(struct hc_cache *c, u64 *pos,
+		      int (*fn)(void *arg, struct hc_obj *obj), void *arg);
+
+#endif /* HC_CACHE_H */

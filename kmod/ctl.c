@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/hypercache-ctl: the object ioctls (uapi/hypercache.h).
+ *
+ * What an open file holds (holds, stages) belongs to it: closing the file
+ * releases the holds and aborts the stages.  Every ioctl takes the pool
+ * lock for its whole duration; copies to and from user memory happen under
+ * it, which is safe because nothing a page fault can trigger takes it (the
+ * data path of /dev/hypercacheN never does).  LOCATE with WAIT sleeps
+ * without it.
+ */
+#include <linux/blkdev.h>
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include "cache.h"
+#include "pool.h"
+
+/**
+ * struct hc_ctl - one open file of the control device
+ * @holds: struct hc_ctl_hold entries
+ * @stages: objects this file stages (hc_obj.stage_node)
+ */
+struct hc_ctl {
+	struct list_head holds;
+	struct list_head stages;
+};
+
+/* How many holds one file has on one object. */
+struct hc_ctl_hold {
+	struct list_head node;
+	struct hc_obj *obj;
+	u32 count;
+};
+
+/*
+ * Read a size-first ioctl struct of at least @min bytes into @k (@ksize
+ * bytes).  Return: the user's size, or -EFAULT, -EINVAL (too short) or
+ * -E2BIG (unknown non-zero tail).
+ */
+static long hc_ctl_copy_in(void *k, size_t ksize, size_t min,
+			   void __user *u)
+{
+	u32 usize;
+	int err;
+
+	if (get_user(usize, (u32 __user *)u))
+		return -EFAULT;
+	if (usize < min)
+		return -EINVAL;
+	err = copy_struct_from_user(k, ksize, u, usize);
+	return err ? err : usize;
+}
+
+static int hc_ctl_copy_out(void __user *u, const void *k, size_t ksize,
+			   u32 usize)
+{
+	return copy_to_user(u, k, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
+}
+
+/* Copy and check a URI: 1..HC_URI_MAX bytes without NUL. */
+static int hc_ctl_uri(u64 uptr, u32 len, u8 *buf)
+{
+	if (!len)
+		return -EINVAL;
+	if (len > HC_URI_MAX)
+		return -E2BIG;
+	if (copy_from_user(buf, u64_to_user_ptr(uptr), len))
+		return -EFAULT;
+	if (memchr(buf, 0, len))
+		return -EINVAL;
+	return 0;
+}
+
+static bool hc_ctl_reserved_zero(const __u64 *r, int n)
+{
+	while (n--)
+		if (r[n])
+			return false;
+	return true;
+}
+
+/* The running pool's cache, with the pool lock held; -ENODEV if none. */
+static struct hc_cache *hc_ctl_cache(struct hc_pool **poolp)
+{
+	struct hc_pool *pool = hc_pool_current();
+
+	*poolp = pool;
+	return pool ? pool->cache : ERR_PTR(-ENODEV);
+}
+
+static struct hc_ctl_hold *hc_ctl_find_hold(struct hc_ctl *ctl,
+					    struct hc_obj *obj)
+{
+	struct hc_ctl_hold *h;
+
+	list_for_each_entry(h, &ctl->holds, node)
+		if (h->obj == obj)
+			return h;
+	return NULL;
+}
+
+/* Copy the extents (in bytes of the device) of @obj to user memory. */
+static int hc_ctl_put_extents(const struct hc_pool *pool,
+			      const struct hc_obj *obj, u64 uptr, u32 max)
+{
+	struct hc_extent __user *u = u64_to_user_ptr(uptr);
+	struct hc_extent e;
+	u32 i;
+
+	for (i = 0; i < obj->nr_ext && i < max; i++) {
+		e.offset = obj->ext[i].start * pool->chunk_size;
+		e.length = obj->ext[i].count * pool->chunk_size;
+		if (copy_to_user(&u[i], &e, sizeof(e)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* Copy the per-chunk layout of @obj to user memory. */
+static int hc_ctl_put_layout(const struct hc_pool *pool,
+			     const struct hc_obj *obj, u64 uptr, u32 max)
+{
+	struct hc_chunk_loc __user *u = u64_to_user_ptr(uptr);
+	struct hc_stripe_loc loc;
+	struct hc_chunk_loc l;
+	u64 done = 0, k;
+	u32 i, n = 0;
+
+	memset(&l, 0, sizeof(l));
+	for (i = 0; i < obj->nr_ext; i++) {
+		for (k = 0; k < obj->ext[i].count && n < max; k++, n++) {
+			u64 v = obj->ext[i].start + k;
+
+			hc_stripe_map(&pool->stripe,
+				      v << pool->stripe.chunk_shift, &loc);
+			l.member = loc.member;
+			l.member_offset = loc.sector << SECTOR_SHIFT;
+			l.dev_offset = v * pool->chunk_size;
+			l.length = min_t(u64, pool->chunk_size,
+					 obj->size - done);
+			done += l.length;
+			if (copy_to_user(&u[n], &l, sizeof(l)))
+				return -EFAULT;
+		}
+	}
+	return 0;
+}
+
+/* Wait until an object event or the deadline; with the pool lock dropped. */
+static int hc_ctl_wait(unsigned long deadline, bool forever)
+{
+	int seen = atomic_read(&hc_cache_events);
+	long left = forever ? MAX_SCHEDULE_TIMEOUT :
+		    (long)(deadline - jiffies);
+	long ret;
+
+	if (!forever && left <= 0)
+		return -ETIMEDOUT;
+	hc_pool_unlock();
+	ret = wait_event_interruptible_timeout(hc_cache_wait,
+					       atomic_read(&hc_cache_events) != seen,
+					       left);
+	hc_pool_lock();
+	if (ret < 0)
+		return -EINTR;
+	if (!ret && !forever)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
+{
+	struct hc_locate loc;
+	u8 uri[HC_URI_MAX];
+	struct hc_ctl_hold *h = NULL;
+	unsigned long deadline;
+	struct hc_cache *c;
+	struct hc_pool *pool;
+	struct hc_obj *obj;
+	long usize;
+	int err;
+
+	usize = hc_ctl_copy_in(&loc, sizeof(loc), sizeof(loc), arg);
+	if (usize < 0)
+		return usize;
+	if ((loc.flags & ~HC_LOCATE_F_ALL) || loc.reserved0 ||
+	    !hc_ctl_reserved_zero(loc.reserved, ARRAY_SIZE(loc.reserved)))
+		return -EINVAL;
+	err = hc_ctl_uri(loc.uri, loc.uri_len, uri);
+	if (err)
+		return err;
+	if (loc.flags & HC_LOCATE_F_HOLD) {
+		h = kzalloc(sizeof(*h), GFP_KERNEL);
+		if (!h)
+			return -ENOMEM;
+	}
+	deadline = jiffies + msecs_to_jiffies(loc.timeout_ms);
+
+	hc_pool_lock();
+	for (;;) {
+		c = hc_ctl_cache(&pool);
+		if (IS_ERR(c)) {
+			err = PTR_ERR(c);
+			goto out_unlock;
+		}
+		obj = hc_cache_lookup(c, uri, loc.uri_len);
+		if (!obj || hc_obj_valid(obj) || !(loc.flags & HC_LOCATE_F_WAIT))
+			break;
+		if (obj->state != HC_OBJ_INGESTING && obj->state != HC_OBJ_STAGED)
+			break;
+		err = hc_ctl_wait(deadline, !loc.timeout_ms);
+		if (err)
+			goto out_unlock;
+	}
+
+	loc.nr_extents = 0;
+	loc.nr_layout = 0;
+	loc.state = 0;
+	loc.obj_size = 0;
+	loc.generation = 0;
+	loc.obj_flags = 0;
+	if (!obj) {
+		if (loc.flags & HC_LOCATE_F_AUTO_INGEST) {
+			err = hc_cache_ingest(c, uri, loc.uri_len, &obj);
+			if (err)
+				goto out_unlock;
+		} else {
+			hc_cache_miss(c, uri, loc.uri_len);
+			loc.status = HC_LOCATE_MISS;
+			goto out_copy;
+		}
+	} else {
+		hc_cache_hit(c, obj);
+	}
+
+	loc.status = hc_obj_valid(obj) ? HC_LOCATE_HIT : HC_LOCATE_PENDING;
+	loc.state = obj->state;
+	loc.obj_size = obj->size;
+	loc.generation = obj->generation;
+	loc.obj_flags = obj->flags;
+	loc.nr_extents = obj->nr_ext;
+	loc.nr_layout = obj->chunks;
+	if (loc.extents) {
+		err = hc_ctl_put_extents(pool, obj, loc.extents,
+					 loc.max_extents);
+		if (err)
+			goto out_unlock;
+	}
+	if (loc.layout) {
+		err = hc_ctl_put_layout(pool, obj, loc.layout, loc.max_layout);
+		if (err)
+			goto out_unlock;
+	}
+	if (h && loc.status == HC_LOCATE_HIT) {
+		struct hc_ctl_hold *old = hc_ctl_find_hold(ctl, obj);
+
+		if (old) {
+			old->count++;
+		} else {
+			h->obj = obj;
+			h->count = 1;
+			list_add(&h->node, &ctl->holds);
+			h = NULL;
+		}
+		hc_cache_hold(c, obj, 1);
+	}
+out_copy:
+	hc_pool_unlock();
+	kfree(h);
+	return hc_ctl_copy_out(arg, &loc, sizeof(loc), usize);
+
+out_unlock:
+	hc_pool_unlock();
+	kfree(h);
+	return err;
+}
+
+/* Read a struct hc_obj_ref and its URI. */
+static long hc_ctl_ref(void __user *arg, u8 *uri, u32 *len)
+{
+	struct hc_obj_ref ref;
+	long usize;
+	int err;
+
+	usize = hc_ctl_copy_in(&ref, sizeof(ref), sizeof(ref), arg);
+	if (usize < 0)
+		return usize;
+	if (ref.flags || ref.reserved0 ||
+	    !hc_ctl_reserved_zero(ref.reserved, ARRAY_SIZE(ref.reserved)))
+		return -EINVAL;
+	err = hc_ctl_uri(ref.uri, ref.uri_len, uri);
+	*len = ref.uri_len;
+	return err;
+}
+
+/* This file's STAGED object of that URI, or NULL. */
+static struct hc_obj *hc_ctl_find_stage(struct hc_ctl *ctl, const u8 *uri,
+					u32 len)
+{
+	struct hc_obj *obj;
+
+	list_for_each_entry(obj, &ctl->stages, stage_node)
+		if (obj->uri_len == len && !memcmp(obj->uri, uri, len))
+			return obj;
+	return NULL;
+}
+
+static long hc_ctl_obj_op(struct hc_ctl *ctl, unsigned int cmd,
+			  void __user *arg)
+{
+	struct hc_ctl_hold *h;
+	struct hc_pool *pool;
+	struct hc_cache *c;
+	struct hc_obj *obj;
+	u8 uri[HC_URI_MAX];
+	u32 len;
+	long err;
+
+	err = hc_ctl_ref(arg, uri, &len);
+	if (err)
+		return err;
+	if ((cmd == HC_IOC_PIN || cmd == HC_IOC_UNPIN || cmd == HC_IOC_EVICT) &&
+	    !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+
+	hc_pool_lock();
+	c = hc_ctl_cache(&pool);
+	if (IS_ERR(c)) {
+		err = PTR_ERR(c);
+		goto out;
+	}
+	if (cmd == HC_IOC_ABORT) {
+		obj = hc_ctl_find_stage(ctl, uri, len);
+		if (obj)
+			hc_cache_abort(c, obj);
+		err = obj ? 0 : -ENOENT;
+		goto out;
+	}
+	obj = hc_cache_lookup(c, uri, len);
+	if (!obj) {
+		err = -ENOENT;
+		goto out;
+	}
+	switch (cmd) {
+	case HC_IOC_RELEASE:
+		h = hc_ctl_find_hold(ctl, obj);
+		if (!h) {
+			err = -ENOENT;
+			break;
+		}
+		hc_cache_hold(c, obj, -1);
+		if (!--h->count) {
+			list_del(&h->node);
+			kfree(h);
+		}
+		break;
+	case HC_IOC_PIN:
+	case HC_IOC_UNPIN:
+		err = hc_cache_pin(c, obj, cmd == HC_IOC_PIN);
+		break;
+	case HC_IOC_EVICT:
+		err = hc_cache_evict(c, obj);
+		break;
+	}
+out:
+	hc_pool_unlock();
+	return err;
+}
+
+static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
+{
+	struct hc_stage st;
+	struct hc_pool *pool;
+	struct hc_cache *c;
+	struct hc_obj *obj;
+	u8 uri[HC_URI_MAX];
+	long usize;
+	int err;
+
+	usize = hc_ctl_copy_in(&st, sizeof(st), sizeof(st), arg);
+	if (usize < 0)
+		return usize;
+	if ((st.flags & ~HC_STAGE_F_ALL) || st.reserved0 ||
+	    !hc_ctl_reserved_zero(st.reserved, ARRAY_SIZE(st.reserved)))
+		return -EINVAL;
+	err = hc_ctl_uri(st.uri, st.uri_len, uri);
+	if (err)
+		return err;
+
+	hc_pool_lock();
+	c = hc_ctl_cache(&pool);
+	if (IS_ERR(c)) {
+		err = PTR_ERR(c);
+		goto out;
+	}
+	err = hc_cache_stage(c, uri, st.uri_len, st.obj_size,
+			     st.flags & HC_STAGE_F_REPLACE, ctl, &obj);
+	if (err)
+		goto out;
+	if (obj->nr_ext > st.max_extents) {
+		hc_cache_abort(c, obj);
+		err = -E2BIG;
+		goto out;
+	}
+	err = hc_ctl_put_extents(pool, obj, st.extents, st.max_extents);
+	if (err) {
+		hc_cache_abort(c, obj);
+		goto out;
+	}
+	list_add(&obj->stage_node, &ctl->stages);
+	st.nr_extents = obj->nr_ext;
+	st.generation = obj->generation;
+	err = hc_ctl_copy_out(arg, &st, sizeof(st), usize);
+out:
+	hc_pool_unlock();
+	return err;
+}
+
+static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
+{
+	struct hc_commit cm;
+	struct hc_pool *pool;
+	struct hc_cache *c;
+	struct hc_obj *obj;
+	u8 uri[HC_URI_MAX];
+	long usize;
+	u32 i;
+	int err;
+
+	usize = hc_ctl_copy_in(&cm, sizeof(cm), sizeof(cm), arg);
+	if (usize < 0)
+		return usize;
+	if ((cm.flags & ~HC_COMMIT_F_ALL) ||
+	    !hc_ctl_reserved_zero(cm.reserved, ARRAY_SIZE(cm.reserved)))
+		return -EINVAL;
+	err = hc_ctl_uri(cm.uri, cm.uri_len, uri);
+	if (err)
+		return err;
+
+	hc_pool_lock();
+	c = hc_ctl_cache(&pool);
+	if (IS_ERR(c)) {
+		err = PTR_ERR(c);
+		goto out;
+	}
+	obj = hc_ctl_find_stage(ctl, uri, cm.uri_len);
+	if (!obj) {
+		err = -ENOENT;
+		goto out;
+	}
+	/* The data first: every member's volatile cache to stable media. */
+	for (i = 0; i < pool->nr_members; i++) {
+		err = blkdev_issue_flush(pool->members[i].dev.bdev);
+		if (err)
+			goto out;
+	}
+	err = hc_cache_commit(c, obj, cm.flags & HC_COMMIT_F_CLEAN,
+			      cm.flags & HC_COMMIT_F_CRC, cm.crc32c);
+	if (err)
+		goto out;
+	cm.generation = obj->generation;
+	err = hc_ctl_copy_out(arg, &cm, sizeof(cm), usize);
+out:
+	hc_pool_unlock();
+	return err;
+}
+
+static long hc_ctl_stat(void __user *arg)
+{
+	struct hc_stats st;
+	struct hc_pool *pool;
+	struct hc_cache *c;
+	long usize;
+	int err = 0;
+
+	usize = hc_ctl_copy_in(&st, sizeof(st), sizeof(st), arg);
+	if (usize < 0)
+		return usize;
+	if (st.flags || !hc_ctl_reserved_zero(st.reserved,
+					      ARRAY_SIZE(st.reserved)))
+		return -EINVAL;
+
+	hc_pool_lock();
+	c = hc_ctl_cache(&pool);
+	if (IS_ERR(c)) {
+		err = PTR_ERR(c);
+	} else {
+		BUILD_BUG_ON(ARRAY_SIZE(st.by_state) !=
+			     ARRAY_SIZE(c->stats.by_state));
+		st.hits = c->stats.hits;
+		st.misses = c->stats.misses;
+		st.admissions = c->stats.admissions;
+		st.rejections = c->stats.rejections;
+		st.evictions = c->stats.evictions;
+		st.objects = c->stats.objects;
+		st.bytes_used = (c->nr_chunks - hc_alloc_free(&c->alloc)) *
+				c->chunk_size;
+		st.capacity = c->nr_chunks * c->chunk_size;
+		memcpy(st.by_state, c->stats.by_state, sizeof(st.by_state));
+		st.pinned = c->stats.pinned;
+		st.held = c->stats.held;
+	}
+	hc_pool_unlock();
+	return err ? err : hc_ctl_copy_out(arg, &st, sizeof(st), usize);
+}
+
+static long hc_ctl_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	struct hc_ctl *ctl = file->private_data;
+	void __user *argp = (void __user *)arg;
+	bool writer = file->f_mode & FMODE_WRITE;
+
+	switch (cmd) {
+	case HC_IOC_LOCATE:
+		return hc_ctl_locate(ctl, argp);
+	case HC_IOC_STAGE:
+		return writer ? hc_ctl_stage(ctl, argp) : -EBADF;
+	case HC_IOC_COMMIT:
+		return writer ? hc_ctl_commit(ctl, argp) : -EBADF;
+	case HC_IOC_ABORT:
+		if (!writer)
+			return -EBADF;
+		fallthrough;
+	case HC_IOC_RELEASE:
+	case HC_IOC_PIN:
+	case HC_IOC_UNPIN:
+	case HC_IOC_EVICT:
+		return hc_ctl_obj_op(ctl, cmd, argp);
+	case HC_IOC_STAT:
+		return hc_ctl_stat(argp);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int hc_ctl_open(struct inode *inode, struct file *file)
+{
+	struct hc_ctl *ctl = kzalloc(sizeof(*ctl), GFP_KERNEL);
+
+	if (!ctl)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&ctl->holds);
+	INIT_LIST_HEAD(&ctl->stages);
+	file->private_data = ctl;
+	return 0;
+}
+
+/* Closing releases this file's holds and aborts its stages. */
+static int hc_ctl_release(struct inode *inode, struct file *file)
+{
+	struct hc_ctl *ctl = file->private_data;
+	struct hc_ctl_hold *h, *tmp;
+	struct hc_obj *obj, *otmp;
+	struct hc_pool *pool;
+	struct hc_cache *c;
+
+	hc_pool_lock();
+	c = hc_ctl_cache(&pool);
+	list_for_each_entry_safe(h, tmp, &ctl->holds, node) {
+		if (!IS_ERR(c))
+			hc_cache_hold(c, h->obj, -(int)h->count);
+		list_del(&h->node);
+		kfree(h);
+	}
+	list_for_each_entry_safe(obj, otmp, &ctl->stages, stage_node)
+		if (!IS_ERR(c))
+			hc_cache_abort(c, obj);
+	hc_pool_unlock();
+	kfree(ctl);
+	return 0;
+}
+
+static const struct file_operations hc_ctl_fops = {
+	.owner		= THIS_MODULE,
+	.open		= hc_ctl_open,
+	.release	= hc_ctl_release,
+	.unlocked_ioctl	= hc_ctl_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice hc_ctl_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= HC_CTL_NAME,
+	.fops	= &hc_ctl_fops,
+	.mode	= 0660,
+};
+
+int hc_ctl_register(void)
+{
+	return misc_register(&hc_ctl_misc);
+}
+
+void hc_ctl_unregister(void)
+{
+	misc_deregister(&hc_ctl_misc);
+}
