@@ -40,6 +40,11 @@ static const struct nla_policy hc_nl_pool_policy[HC_A_POOL_MAX + 1] = {
 	[HC_A_POOL_MEMBER]	= NLA_POLICY_NESTED(hc_nl_member_policy),
 };
 
+static const struct nla_policy hc_nl_obj_policy[HC_A_OBJ_MAX + 1] = {
+	[HC_A_OBJ_URI]		= { .type = NLA_BINARY, .len = HC_URI_MAX },
+	[HC_A_OBJ_PINNED]	= NLA_POLICY_MAX(NLA_U8, 1),
+};
+
 static struct genl_family hc_nl_family;
 
 enum hc_nl_mcgrp {
@@ -282,7 +287,248 @@ static int hc_nl_pool_get(struct sk_buff *skb, struct genl_info *info)
 	return hc_nl_reply_pool(info, HC_CMD_POOL_GET);
 }
 
-static const struct genl_small_ops hc_nl_ops[] = {
+/* ---- objects and statistics ------------------------------------------ */
+
+static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
+			  const struct hc_obj *obj)
+{
+	struct nlattr *nest;
+	u32 i;
+
+	if (nla_put(msg, HC_A_OBJ_URI, obj->uri_len, obj->uri) ||
+	    nla_put_u32(msg, HC_A_OBJ_STATE, obj->state) ||
+	    nla_put_u32(msg, HC_A_OBJ_FLAGS, obj->flags) ||
+	    nla_put_u64_64bit(msg, HC_A_OBJ_SIZE, obj->size, HC_A_OBJ_PAD) ||
+	    nla_put_u64_64bit(msg, HC_A_OBJ_GENERATION, obj->generation,
+			      HC_A_OBJ_PAD) ||
+	    nla_put_u64_64bit(msg, HC_A_OBJ_CHUNKS, obj->chunks, HC_A_OBJ_PAD) ||
+	    nla_put_u32(msg, HC_A_OBJ_HOLDS, obj->holds))
+		return -EMSGSIZE;
+	for (i = 0; i < obj->nr_ext; i++) {
+		nest = nla_nest_start(msg, HC_A_OBJ_EXTENT);
+		if (!nest ||
+		    nla_put_u64_64bit(msg, HC_A_EXT_OFFSET,
+				      obj->ext[i].start * pool->chunk_size,
+				      HC_A_EXT_PAD) ||
+		    nla_put_u64_64bit(msg, HC_A_EXT_LENGTH,
+				      obj->ext[i].count * pool->chunk_size,
+				      HC_A_EXT_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
+/*
+ * The object named by HC_A_OBJ_URI in the running pool, with the pool lock
+ * held.  On failure the lock is dropped and the extack set.
+ */
+static struct hc_obj *hc_nl_obj_lookup(struct genl_info *info,
+				       struct hc_pool **poolp)
+{
+	struct nlattr *a = info->attrs[HC_A_OBJ_URI];
+	struct hc_pool *pool;
+	struct hc_obj *obj;
+
+	if (!a || !nla_len(a) || memchr(nla_data(a), 0, nla_len(a))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "a URI of 1..1024 bytes without NUL is needed");
+		return ERR_PTR(-EINVAL);
+	}
+	hc_pool_lock();
+	pool = hc_pool_current();
+	if (!pool) {
+		hc_pool_unlock();
+		NL_SET_ERR_MSG(info->extack, "no pool is running");
+		return ERR_PTR(-ENODEV);
+	}
+	obj = hc_cache_lookup(pool->cache, nla_data(a), nla_len(a));
+	if (!obj) {
+		hc_pool_unlock();
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "no such object");
+		return ERR_PTR(-ENOENT);
+	}
+	*poolp = pool;
+	return obj;
+}
+
+static int hc_nl_obj_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct hc_pool *pool;
+	struct hc_obj *obj;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	obj = hc_nl_obj_lookup(info, &pool);
+	if (IS_ERR(obj)) {
+		nlmsg_free(msg);
+		return PTR_ERR(obj);
+	}
+	hdr = genlmsg_put_reply(msg, info, &hc_nl_family, 0, HC_CMD_OBJ_GET);
+	err = hdr ? hc_nl_fill_obj(msg, pool, obj) : -EMSGSIZE;
+	hc_pool_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+struct hc_nl_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	struct hc_pool *pool;
+};
+
+static int hc_nl_obj_dump_one(void *arg, struct hc_obj *obj)
+{
+	struct hc_nl_dump *d = arg;
+	void *hdr;
+
+	hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
+			  d->cb->nlh->nlmsg_seq, &hc_nl_family, NLM_F_MULTI,
+			  HC_CMD_OBJ_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (hc_nl_fill_obj(d->skb, d->pool, obj)) {
+		genlmsg_cancel(d->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(d->skb, hdr);
+	return 0;
+}
+
+/*
+ * Dump every object; cb->args[0] is the position to resume at.  A dump
+ * that spans a pool restart continues in the new pool's index.
+ */
+static int hc_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct hc_nl_dump d = { .skb = skb, .cb = cb };
+	u64 pos = cb->args[0];
+	int err;
+
+	hc_pool_lock();
+	d.pool = hc_pool_current();
+	if (!d.pool) {
+		hc_pool_unlock();
+		return skb->len ? skb->len : -ENODEV;
+	}
+	err = hc_cache_for_each(d.pool->cache, &pos, hc_nl_obj_dump_one, &d);
+	hc_pool_unlock();
+	cb->args[0] = pos;
+	if (err && !skb->len)
+		return err;	/* one object does not fit an empty message */
+	return skb->len;
+}
+
+static int hc_nl_obj_evict(struct sk_buff *skb, struct genl_info *info)
+{
+	struct hc_pool *pool;
+	struct hc_obj *obj;
+	int err;
+
+	obj = hc_nl_obj_lookup(info, &pool);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	err = hc_cache_evict(pool->cache, obj);
+	hc_pool_unlock();
+	if (err)
+		NL_SET_ERR_MSG(info->extack,
+			       "object is held, pinned, staged, ingesting or not yet in the backend");
+	return err;
+}
+
+static int hc_nl_obj_pin(struct sk_buff *skb, struct genl_info *info)
+{
+	struct hc_pool *pool;
+	struct hc_obj *obj;
+	int err;
+
+	if (!info->attrs[HC_A_OBJ_PINNED]) {
+		NL_SET_ERR_MSG(info->extack, "the pin to set is needed");
+		return -EINVAL;
+	}
+	obj = hc_nl_obj_lookup(info, &pool);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	err = hc_cache_pin(pool->cache, obj,
+			   nla_get_u8(info->attrs[HC_A_OBJ_PINNED]));
+	hc_pool_unlock();
+	return err;
+}
+
+static int hc_nl_fill_stats(struct sk_buff *msg, const struct hc_cache *c)
+{
+	const struct hc_cache_stats *s = &c->stats;
+	const struct {
+		int attr;
+		u64 val;
+	} v[] = {
+		{ HC_A_STATS_HITS, s->hits },
+		{ HC_A_STATS_MISSES, s->misses },
+		{ HC_A_STATS_ADMISSIONS, s->admissions },
+		{ HC_A_STATS_REJECTIONS, s->rejections },
+		{ HC_A_STATS_EVICTIONS, s->evictions },
+		{ HC_A_STATS_OBJECTS, s->objects },
+		{ HC_A_STATS_BYTES_USED,
+		  (c->nr_chunks - hc_alloc_free(&c->alloc)) * c->chunk_size },
+		{ HC_A_STATS_CAPACITY, c->nr_chunks * c->chunk_size },
+		{ HC_A_STATS_INGESTING, s->by_state[HC_OBJ_INGESTING] },
+		{ HC_A_STATS_READY, s->by_state[HC_OBJ_READY] },
+		{ HC_A_STATS_STAGED, s->by_state[HC_OBJ_STAGED] },
+		{ HC_A_STATS_DIRTY, s->by_state[HC_OBJ_DIRTY] },
+		{ HC_A_STATS_SYNCING, s->by_state[HC_OBJ_SYNCING] },
+		{ HC_A_STATS_PINNED, s->pinned },
+		{ HC_A_STATS_HELD, s->held },
+	};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		if (nla_put_u64_64bit(msg, v[i].attr, v[i].val,
+				      HC_A_STATS_PAD))
+			return -EMSGSIZE;
+	return 0;
+}
+
+static int hc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct hc_pool *pool;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &hc_nl_family, 0, HC_CMD_STATS_GET);
+	if (!hdr) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	hc_pool_lock();
+	pool = hc_pool_current();
+	if (!pool) {
+		NL_SET_ERR_MSG(info->extack, "no pool is running");
+		err = -ENODEV;
+	} else {
+		err = hc_nl_fill_stats(msg, pool->cache);
+	}
+	hc_pool_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static const struct genl_ops hc_nl_ops[] = {
 	{
 		.cmd	= HC_CMD_POOL_CREATE,
 		.doit	= hc_nl_pool_create,
@@ -302,6 +548,33 @@ static const struct genl_small_ops hc_nl_ops[] = {
 		.cmd	= HC_CMD_POOL_GET,
 		.doit	= hc_nl_pool_get,
 	},
+	{
+		.cmd	= HC_CMD_OBJ_GET,
+		.doit	= hc_nl_obj_get,
+		.dumpit	= hc_nl_obj_dump,
+		.policy	= hc_nl_obj_policy,
+		.maxattr = HC_A_OBJ_MAX,
+	},
+	{
+		.cmd	= HC_CMD_OBJ_EVICT,
+		.doit	= hc_nl_obj_evict,
+		.policy	= hc_nl_obj_policy,
+		.maxattr = HC_A_OBJ_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= HC_CMD_OBJ_PIN,
+		.doit	= hc_nl_obj_pin,
+		.policy	= hc_nl_obj_policy,
+		.maxattr = HC_A_OBJ_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= HC_CMD_STATS_GET,
+		.doit	= hc_nl_stats_get,
+		.policy	= hc_nl_obj_policy,
+		.maxattr = HC_A_OBJ_MAX,
+	},
 };
 
 static struct genl_family hc_nl_family __ro_after_init = {
@@ -310,8 +583,8 @@ static struct genl_family hc_nl_family __ro_after_init = {
 	.maxattr	= HC_A_POOL_MAX,
 	.policy		= hc_nl_pool_policy,
 	.module		= THIS_MODULE,
-	.small_ops	= hc_nl_ops,
-	.n_small_ops	= ARRAY_SIZE(hc_nl_ops),
+	.ops		= hc_nl_ops,
+	.n_ops		= ARRAY_SIZE(hc_nl_ops),
 	.resv_start_op	= HC_CMD_POOL_CREATE,
 	.mcgrps		= hc_nl_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(hc_nl_mcgrps),
