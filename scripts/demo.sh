@@ -3,8 +3,9 @@
 #
 # The main job, for now: boot Debian's kernel in a QEMU guest with N
 # emulated NVMe drives (default 3 × 256 MiB), create a HyperCache pool on
-# them, write 64 MiB through /dev/hypercache0, read it back, compare, and
-# print `hcctl status`.  Expects `make all test-progs` to have run (the
+# them, store a 40 MiB "model" and a 9 MiB "checkpoint" as objects (hcctl
+# put), read the model back (hcctl get), compare, and show its layout over
+# the drives, the objects, the cache counters and `hcctl status`.  Expects `make all test-progs` to have run (the
 # top-level `make demo` does that and installs the packages first).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

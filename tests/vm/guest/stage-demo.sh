@@ -1,8 +1,9 @@
 #!/bin/sh
 # Usage (guest, via /init): stage-demo.sh drives=N
 #
-# The README's demo: create a pool on the emulated NVMe drives, write data
-# through /dev/hypercache0, read it back and compare, show the pool.
+# The README's demo: create a pool on the emulated NVMe drives, store a
+# "model file" as an object (hcctl put), read it back (hcctl get), compare,
+# and show the object's layout over the drives, the cache and the pool.
 . /hc/tests/lib.sh
 
 drives=3
@@ -25,21 +26,21 @@ say() {
 
 t_demo() {
 	say hcctl pool create $members
-	say dd if=/dev/urandom of=/tmp/data bs=1M count=64
-	# the write fence admits writes only to staged objects
-	hc_stage_hold demo/raw 67108864
-	say cat /tmp/stage.out
-	say dd if=/tmp/data of=/dev/hypercache0 bs=4M oflag=direct conv=fsync \
-		seek="$(($(sed -n 1p /tmp/stage.out | cut -d' ' -f1) / 4194304))"
-	hc_stage_release
-	say dd if=/dev/hypercache0 of=/tmp/back bs=4M count=16 iflag=direct \
-		skip="$(($(sed -n 1p /tmp/stage.out | cut -d' ' -f1) / 4194304))"
-	say cmp /tmp/data /tmp/back
-	echo "demo: 64 MiB written through /dev/hypercache0 and read back identical" >/dev/console
+	dd if=/dev/urandom of=/tmp/model.safetensors bs=1M count=40 2>/dev/null
+	say hcctl put --no-progress --clean /tmp/model.safetensors \
+		s3://models/llama/model.safetensors
+	dd if=/dev/urandom of=/tmp/ckpt.pt bs=1M count=9 2>/dev/null
+	say hcctl put --no-progress /tmp/ckpt.pt s3://ckpt/run1/step-100.pt
+	say hcctl get --no-progress -o /tmp/back.safetensors \
+		s3://models/llama/model.safetensors
+	say cmp /tmp/model.safetensors /tmp/back.safetensors
+	echo "demo: 40 MiB object written through /dev/hypercache0 and read back identical" >/dev/console
+	say hcctl locate --layout s3://models/llama/model.safetensors
+	say hcctl ls
+	say hcctl stats
 	say hcctl status
-	say hcctl geometry
-	say cat /sys/block/hypercache0/queue/optimal_io_size
-	say hcctl pool stop
+	say hcctl evict s3://models/llama/model.safetensors
+	say hcctl ls
 }
 
 hc_test demo t_demo
