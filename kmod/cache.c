@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 #include <linux/xxhash.h>
 #include "cache.h"
+#include "journal.h"
 #include "pool.h"
 
 DECLARE_WAIT_QUEUE_HEAD(hc_cache_wait);
@@ -119,13 +120,19 @@ static void hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 	hc_cache_set_state(c, obj, state);
 }
 
-/* Drop @obj from everything and free it; its chunks return to the pool. */
-static void hc_cache_remove(struct hc_cache *c, struct hc_obj *obj)
+/*
+ * Drop @obj from everything and free it; its chunks return to the pool
+ * unless @keep_chunks (a journal DELETE failed: the chunks must not be
+ * reused, since the object may come back at the next assembly) or the
+ * object was never placed (replay).
+ */
+static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
+			    bool keep_chunks)
 {
 	hc_policy_remove(&c->policy, &obj->pe);
 	if (obj->state == HC_OBJ_STAGED || obj->state == HC_OBJ_INGESTING)
 		hc_cache_fence(c, obj, false);
-	if (obj->nr_ext)
+	if (obj->nr_ext && !keep_chunks && !c->replaying)
 		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
 	if (obj->flags & HC_OBJ_F_PINNED)
 		c->stats.pinned--;
@@ -137,6 +144,27 @@ static void hc_cache_remove(struct hc_cache *c, struct hc_obj *obj)
 	list_del(&obj->stage_node);
 	hc_cache_event();
 	hc_cache_obj_free(obj);
+}
+
+/* Drop @obj, which the journal does not record (or no longer needs to). */
+static void hc_cache_remove(struct hc_cache *c, struct hc_obj *obj)
+{
+	hc_cache_unlink(c, obj, false);
+}
+
+/*
+ * Drop @obj for good: a complete object is first recorded as deleted in
+ * the journal, so that it does not come back.  Return: 0 or -EIO (the
+ * journal broke: @obj is dropped but its chunks stay allocated).
+ */
+static int hc_cache_delete(struct hc_cache *c, struct hc_obj *obj)
+{
+	int err = 0;
+
+	if (hc_obj_valid(obj) && c->journal)
+		err = hc_journal_delete(c->journal, obj);
+	hc_cache_unlink(c, obj, err);
+	return err;
 }
 
 /**
@@ -192,11 +220,18 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 
 	ret = hc_policy_admit(&c->policy, &obj->pe, victims, obj->pe.weight,
 			      &nr);
-	for (i = 0; i < nr; i++) {
+	for (i = 0, err = 0; i < nr; i++) {
 		struct hc_obj *v = container_of(victims[i], struct hc_obj, pe);
 
 		c->stats.evictions++;
-		hc_cache_remove(c, v);
+		if (err)
+			hc_cache_unlink(c, v, true);
+		else
+			err = hc_cache_delete(c, v);
+	}
+	if (err) {
+		hc_policy_remove(&c->policy, &obj->pe);
+		goto out;
 	}
 	if (ret < 0) {
 		err = ret;
@@ -294,22 +329,33 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
  * @has_crc: @crc is the CRC-32C of the data
  * @crc: see @has_crc
  *
- * The caller has made the data durable first.  Closes the write fence over
- * the object.  Return: 0, or -EINVAL if @obj is not STAGED.
+ * The caller has made the data durable first.  Records the object in the
+ * journal (durably), then closes the write fence over it.  Return: 0;
+ * -EINVAL if @obj is not STAGED; -EIO or -ENOSPC from the journal (the
+ * object stays STAGED).
  */
 int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
 		    bool has_crc, u32 crc)
 {
+	u32 state = clean ? HC_OBJ_READY : HC_OBJ_DIRTY;
+	u32 flags = obj->flags;
+	int err;
+
 	if (obj->state != HC_OBJ_STAGED)
 		return -EINVAL;
-	hc_cache_fence(c, obj, false);
 	if (has_crc) {
-		obj->flags |= HC_OBJ_F_DATA_CRC;
+		flags |= HC_OBJ_F_DATA_CRC;
 		obj->data_crc = crc;
 	}
+	/* The promise: the record is durable before COMMIT returns. */
+	err = hc_journal_put(c->journal, obj, state, flags);
+	if (err)
+		return err;
+	obj->flags = flags;
+	hc_cache_fence(c, obj, false);
 	obj->stager = NULL;
 	list_del_init(&obj->stage_node);
-	hc_cache_set_state(c, obj, clean ? HC_OBJ_READY : HC_OBJ_DIRTY);
+	hc_cache_set_state(c, obj, state);
 	return 0;
 }
 
@@ -380,10 +426,22 @@ void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta)
 	hc_cache_sync_policy(c, obj);
 }
 
-/* Set or clear the pin of @obj.  Return: 0. */
+/*
+ * Set or clear the pin of @obj; a complete object's pin is journaled.
+ * Return: 0, or an error of the journal (nothing changed).
+ */
 int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
 {
 	bool was = obj->flags & HC_OBJ_F_PINNED;
+	u32 flags = pin ? obj->flags | HC_OBJ_F_PINNED :
+			  obj->flags & ~HC_OBJ_F_PINNED;
+	int err;
+
+	if (pin != was && hc_obj_valid(obj)) {
+		err = hc_journal_put(c->journal, obj, obj->state, flags);
+		if (err)
+			return err;
+	}
 
 	if (pin && !was) {
 		obj->flags |= HC_OBJ_F_PINNED;
@@ -401,8 +459,9 @@ int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
  * @c: the cache
  * @obj: the object
  *
- * Return: 0, or -EBUSY if @obj is held, pinned, or not READY (staged,
- * ingesting, DIRTY or SYNCING data is never thrown away).
+ * Return: 0; -EBUSY if @obj is held, pinned, or not READY (staged,
+ * ingesting, DIRTY or SYNCING data is never thrown away); -EIO if the
+ * journal cannot record it.
  */
 int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj)
 {
@@ -410,8 +469,109 @@ int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj)
 	    obj->state != HC_OBJ_READY)
 		return -EBUSY;
 	c->stats.evictions++;
-	hc_cache_remove(c, obj);
+	return hc_cache_delete(c, obj);
+}
+
+/**
+ * hc_cache_restore - apply one replayed journal record to the index
+ * @c: the cache of an assembling pool
+ * @r: an OBJECT record (insert or replace the URI's object) or a DELETE
+ *
+ * The restored objects' chunks are claimed, and the objects admitted to
+ * the policy, by hc_cache_restore_finish().  Return: 0 or -ENOMEM.
+ */
+int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r)
+{
+	struct hc_obj *obj;
+	u32 i;
+
+	c->replaying = true;
+	obj = hc_cache_lookup(c, r->uri, r->uri_len);
+	if (obj)
+		hc_cache_remove(c, obj);
+	if (r->type != HC_JREC_OBJECT)
+		return 0;
+
+	obj = hc_cache_obj_alloc(r->uri, r->uri_len);
+	if (!obj)
+		return -ENOMEM;
+	if (r->nr_ext) {
+		obj->ext = kmemdup(r->ext, r->nr_ext * sizeof(*r->ext),
+				   GFP_KERNEL);
+		if (!obj->ext) {
+			kfree(obj);
+			return -ENOMEM;
+		}
+	}
+	obj->nr_ext = r->nr_ext;
+	for (i = 0; i < r->nr_ext; i++)
+		obj->chunks += r->ext[i].count;
+	obj->size = r->size;
+	obj->generation = r->generation;
+	obj->flags = r->flags;
+	obj->data_crc = r->data_crc;
+	if (obj->flags & HC_OBJ_F_PINNED)
+		c->stats.pinned++;
+	hc_policy_entry_init(&obj->pe, obj->hash, max_t(u64, obj->chunks, 1));
+	hc_cache_insert(c, obj, r->state);
+	if (r->generation >= c->next_generation)
+		c->next_generation = r->generation + 1;
 	return 0;
+}
+
+/* Claim @obj's chunks and admit it to the policy (replay). */
+static int hc_cache_restore_one(void *arg, struct hc_obj *obj)
+{
+	struct hc_cache *c = arg;
+	struct hc_policy_entry **victims;
+	u32 nr;
+	int err;
+
+	if (obj->state == HC_OBJ_SYNCING)
+		hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
+	err = hc_alloc_claim(&c->alloc, obj->ext, obj->nr_ext);
+	if (err)
+		return err;
+	if (obj->pe.weight > c->nr_chunks)
+		return -EUCLEAN;
+	hc_cache_sync_policy(c, obj);
+	victims = kvmalloc_array(obj->pe.weight, sizeof(*victims), GFP_KERNEL);
+	if (!victims)
+		return -ENOMEM;
+	/* The claims fit the pool, so the policy has room: no victim. */
+	err = hc_policy_admit(&c->policy, &obj->pe, victims, obj->pe.weight,
+			      &nr);
+	kvfree(victims);
+	if (err != HC_POLICY_ADMITTED || nr)
+		return -EUCLEAN;
+	return 0;
+}
+
+/**
+ * hc_cache_restore_finish - the journal is replayed: drop what was not
+ * complete, claim the chunks of the rest and admit it to the policy
+ * @c: the cache
+ *
+ * Return: 0; -EUCLEAN if two objects claim one chunk or an extent lies
+ * outside the pool (the assembly is refused).
+ */
+int hc_cache_restore_finish(struct hc_cache *c)
+{
+	struct hlist_node *tmp;
+	struct hc_obj *obj;
+	u64 it = 0;
+	u32 b;
+	int err;
+
+	c->replaying = true;
+	for (b = 0; b < (1U << c->hash_bits); b++)
+		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
+			if (obj->state == HC_OBJ_INGESTING ||
+			    obj->state == HC_OBJ_STAGED)
+				hc_cache_remove(c, obj);
+	c->replaying = false;
+	err = hc_cache_for_each(c, &it, hc_cache_restore_one, c);
+	return err ? -EUCLEAN : 0;
 }
 
 /*

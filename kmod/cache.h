@@ -20,6 +20,8 @@
 
 struct hc_pool;
 struct hc_ctl;
+struct hc_journal;
+struct hc_jrec;
 
 /**
  * struct hc_obj - one cached object
@@ -88,6 +90,10 @@ struct hc_cache_stats {
  * @members: members of the pool
  * @chunk_size: bytes
  * @next_generation: the next generation number to hand out
+ * @journal: the pool's journal: every change to a complete object is
+ *	recorded there before it takes effect
+ * @replaying: objects are being restored from the journal; their chunks
+ *	are not claimed and they are not in the policy yet
  * @stats: counters
  */
 struct hc_cache {
@@ -102,6 +108,8 @@ struct hc_cache {
 	u32 members;
 	u32 chunk_size;
 	u64 next_generation;
+	struct hc_journal *journal;
+	bool replaying;
 	struct hc_cache_stats stats;
 };
 
@@ -131,6 +139,8 @@ void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta);
 int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin);
 int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj);
 bool hc_obj_valid(const struct hc_obj *obj);
+int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r);
+int hc_cache_restore_finish(struct hc_cache *c);
 
 /* Visit every object (netlink dump); stops when @fn returns non-zero. */
 int hc_cache_for_each(struct hc_cache *c, u64 *pos,

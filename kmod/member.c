@@ -6,6 +6,8 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
 #include "pool.h"
 
 /**
@@ -80,6 +82,41 @@ static int hc_member_sb_io(struct hc_member *m, void *block, blk_opf_t opf)
 	if (!err && !op_is_write(opf))
 		memcpy(block, page_address(page), HC_SB_SIZE);
 	__free_page(page);
+	return err;
+}
+
+/**
+ * hc_member_io - synchronous I/O of a metadata buffer
+ * @m: the member
+ * @off: byte offset on the member, a multiple of 512
+ * @buf: page-aligned memory from vmalloc() or alloc_pages()
+ * @len: bytes, a multiple of 512, at most 1 MiB
+ * @opf: REQ_OP_READ or REQ_OP_WRITE plus flags (REQ_FUA, REQ_PREFLUSH...)
+ *
+ * May sleep.  Return: 0 or a negative errno (-EIO).
+ */
+int hc_member_io(struct hc_member *m, u64 off, void *buf, size_t len,
+		 blk_opf_t opf)
+{
+	unsigned int nr = DIV_ROUND_UP(len, PAGE_SIZE);
+	struct bio *bio;
+	size_t done;
+	int err;
+
+	if (WARN_ON_ONCE(nr > BIO_MAX_VECS || (off | len) & (SECTOR_SIZE - 1)))
+		return -EINVAL;
+	bio = bio_alloc(m->dev.bdev, nr, opf, GFP_KERNEL);
+	bio->bi_iter.bi_sector = off >> SECTOR_SHIFT;
+	for (done = 0; done < len; done += PAGE_SIZE) {
+		void *p = buf + done;
+		struct page *page = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
+							  virt_to_page(p);
+
+		__bio_add_page(bio, page, min_t(size_t, PAGE_SIZE, len - done),
+			       0);
+	}
+	err = submit_bio_wait(bio);
+	bio_put(bio);
 	return err;
 }
 

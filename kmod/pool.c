@@ -99,8 +99,10 @@ out_close:
  * given[].sb.  Takes over the members on success.
  */
 static int hc_pool_start(struct hc_pool *pool, struct hc_member *given,
-			 const u32 *order, u32 n)
+			 const u32 *order, u32 n, bool create,
+			 struct hc_pool_fail *fail)
 {
+	const char *msg = "cannot start the object cache";
 	const struct hc_sb *sb0 = &given[0].sb;
 	u32 i;
 	int err;
@@ -118,14 +120,30 @@ static int hc_pool_start(struct hc_pool *pool, struct hc_member *given,
 
 	err = hc_cache_create(pool);
 	if (err)
-		return err;
-	err = hc_disk_start(pool);
-	if (err) {
-		hc_cache_destroy(pool);
-		return err;
+		goto out_fail;
+	if (create) {
+		msg = "cannot start the journal";
+		err = hc_journal_create(pool);
+	} else {
+		err = hc_journal_open(pool, &msg);
 	}
+	if (err)
+		goto out_cache;
+	pool->cache->journal = pool->journal;
+	msg = "cannot start the block device";
+	err = hc_disk_start(pool);
+	if (err)
+		goto out_journal;
 	hc_pool_cur = pool;
 	return 0;
+
+out_journal:
+	hc_journal_destroy(pool);
+out_cache:
+	hc_cache_destroy(pool);
+out_fail:
+	hc_pool_fail_set(fail, -1, msg);
+	return err;
 }
 
 static struct hc_pool *hc_pool_alloc(u32 n)
@@ -257,11 +275,9 @@ int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		}
 	}
 
-	err = hc_pool_start(pool, given, order, req->n);
-	if (err) {
-		hc_pool_fail_set(fail, -1, "cannot start the block device");
+	err = hc_pool_start(pool, given, order, req->n, true, fail);
+	if (err)
 		goto out_wipe;
-	}
 	kfree(given);
 	kfree(block);
 	hc_pool_announce(pool, "created");
@@ -382,9 +398,10 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		}
 	}
 
-	err = hc_pool_start(pool, given, order, req->n);
+	err = hc_pool_start(pool, given, order, req->n, false, fail);
 	if (err) {
-		hc_pool_fail_set(fail, -1, "cannot start the block device");
+		pr_err("hypercache: pool %pUb: %s (%d)\n", sbs[0].pool_uuid,
+		       fail->msg, err);
 		goto out_close;
 	}
 	kfree(given);
@@ -444,6 +461,7 @@ int hc_pool_stop(bool force, struct hc_pool_fail *fail)
 
 	hc_disk_stop(pool);
 	hc_cache_destroy(pool);
+	hc_journal_destroy(pool);
 	hc_pool_cur = NULL;
 	hc_nl_notify(pool, HC_POOL_STATE_STOPPED);
 	pr_info("hypercache: stopped pool %pUb\n", pool->uuid);

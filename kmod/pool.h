@@ -15,6 +15,7 @@
 #include "stripe.h"
 #include "sb.h"
 #include "cache.h"
+#include "journal.h"
 
 /**
  * struct hc_member - one member of a pool
@@ -45,6 +46,7 @@ struct hc_member {
  * @deferred_lock: protects @deferred
  * @deferred_work: resubmits @deferred bios from process context
  * @cache: the object cache (index, policy, allocator, write fence)
+ * @journal: the object journal on the members' metadata areas
  * @nr_members: number of members
  * @members: the members, in index (stripe) order
  */
@@ -66,6 +68,7 @@ struct hc_pool {
 	spinlock_t deferred_lock;	/* protects @deferred; taken in end_io */
 	struct work_struct deferred_work;
 	struct hc_cache *cache;
+	struct hc_journal *journal;
 	u32 nr_members;
 	struct hc_member members[];
 };
@@ -108,6 +111,8 @@ int hc_member_open(struct hc_member *m, const char *path, void *holder,
 void hc_member_close(struct hc_member *m, void *holder);
 int hc_member_read_sb(struct hc_member *m, void *block);
 int hc_member_write_sb(struct hc_member *m, const void *block);
+int hc_member_io(struct hc_member *m, u64 off, void *buf, size_t len,
+		 blk_opf_t opf);
 
 /* disk.c: /dev/hypercacheN. */
 int hc_disk_register(void);

@@ -113,6 +113,8 @@ t_nothing_written() {
 	metasum | cmp -s - $SUM || hc_fail "a refused assembly changed a member"
 	hcctl pool assemble $D2 $D0 $D1
 	hcctl pool stop
+	# a successful assembly compacts the journal: new reference sums
+	metasum >$SUM
 }
 
 t_create_existing() {
