@@ -230,11 +230,12 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 			if (err)
 				goto out_unlock;
 		} else {
-			hc_cache_miss(c, uri, loc.uri_len);
+			if (!(loc.flags & HC_LOCATE_F_PEEK))
+				hc_cache_miss(c, uri, loc.uri_len);
 			loc.status = HC_LOCATE_MISS;
 			goto out_copy;
 		}
-	} else {
+	} else if (!(loc.flags & HC_LOCATE_F_PEEK)) {
 		hc_cache_hit(c, obj);
 	}
 

@@ -798,7 +798,8 @@ static int locate_layout(int ctl, const struct hc_uri *uri, uint32_t chunk_size,
 	int tries, ret;
 
 	/* The first call only tells the size; retry if the object grew. */
-	ret = hc_ctl_locate(ctl, uri, 0, ext, HC_MAX_EXTENTS, NULL, 0, l);
+	ret = hc_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, ext, HC_MAX_EXTENTS,
+			    NULL, 0, l);
 	for (tries = 0; ret == 0 && tries < 8; tries++) {
 		if (l->status == HC_LOCATE_MISS || (lay && l->nr_layout <= max))
 			break;
@@ -817,7 +818,8 @@ static int locate_layout(int ctl, const struct hc_uri *uri, uint32_t chunk_size,
 		lay = tmp;
 		max = (uint32_t)want;
 		memset(lay, 0, (size_t)max * sizeof(*lay));
-		ret = hc_ctl_locate(ctl, uri, 0, ext, HC_MAX_EXTENTS, lay, max, l);
+		ret = hc_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, ext,
+				    HC_MAX_EXTENTS, lay, max, l);
 	}
 	if (ret == 0 && l->status != HC_LOCATE_MISS && l->nr_layout > max)
 		ret = -EAGAIN;	/* kept changing under us */
@@ -1011,8 +1013,8 @@ int hc_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 				    pool.has_chunk_size ? pool.chunk_size : 0,
 				    ext, &l, &lay);
 	} else {
-		ret = hc_ctl_locate(ctl, &uri, 0, ext, HC_MAX_EXTENTS, NULL, 0,
-				    &l);
+		ret = hc_ctl_locate(ctl, &uri, HC_LOCATE_F_PEEK, ext,
+				    HC_MAX_EXTENTS, NULL, 0, &l);
 	}
 	if (ret == -EAGAIN) {
 		hc_err(uri.shown, "the object kept changing; try again", 0);
