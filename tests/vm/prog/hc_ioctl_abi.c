@@ -5,10 +5,22 @@
  * size - 1 → EINVAL; size + 1 with a junk byte → E2BIG; size + 1 with a
  * zero byte → success; an unknown flag or a non-zero reserved field →
  * EINVAL; an unknown ioctl number → ENOTTY; a bad pointer → EFAULT.
+ *
+ * hc_ioctl_abi --ctl [CTLDEV]: the same contract for every object ioctl of
+ * /dev/hypercache-ctl (LOCATE, RELEASE, STAGE, COMMIT, ABORT, PIN, UNPIN,
+ * EVICT, STAT), plus the URI rules (empty or with a NUL → EINVAL, longer
+ * than HC_URI_MAX → E2BIG, a bad URI pointer → EFAULT) and the open-mode
+ * rule (STAGE, COMMIT, ABORT on a read-only open → EBADF; LOCATE, RELEASE,
+ * STAT work read-only).  Needs a running pool and CAP_SYS_ADMIN; it makes
+ * and removes its own 0-byte objects "abi/...".
+ *
  * Prints one line per check and exits 1 if any failed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -16,6 +28,7 @@
 #include "hypercache.h"
 
 static int failures;
+static char failed[4096];	/* the failed checks, repeated at the end */
 
 static void expect(const char *what, int ret, int want_errno)
 {
@@ -24,12 +37,45 @@ static void expect(const char *what, int ret, int want_errno)
 	if (got == want_errno) {
 		printf("ok   %s: %s\n", what, got ? strerror(got) : "success");
 	} else {
-		printf("FAIL %s: got %s, want %s\n", what,
-		       got ? strerror(got) : "success",
-		       want_errno ? strerror(want_errno) : "success");
+		char line[256];
+
+		snprintf(line, sizeof(line), "FAIL %s: got %s, want %s\n", what,
+			 got ? strerror(got) : "success",
+			 want_errno ? strerror(want_errno) : "success");
+		fputs(line, stdout);
+		if (strlen(failed) + strlen(line) < sizeof(failed))
+			strcat(failed, line);
 		failures++;
 	}
 }
+
+/* A failed check that is not an errno comparison. */
+static void __attribute__((format(printf, 1, 2))) failf(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	printf("FAIL %s\n", line);
+	if (strlen(failed) + strlen(line) + 7 < sizeof(failed)) {
+		strcat(failed, "FAIL ");
+		strcat(failed, line);
+		strcat(failed, "\n");
+	}
+	failures++;
+}
+
+/* Exit status; the failed checks again, last, where a log tail shows them. */
+static int summary(void)
+{
+	if (failures)
+		printf("%d check(s) failed:\n%s", failures, failed);
+	return failures ? 1 : 0;
+}
+
+static int ctl_main(const char *path);
 
 int main(int argc, char **argv)
 {
@@ -39,8 +85,10 @@ int main(int argc, char **argv)
 	} buf;
 	int fd;
 
+	if (argc >= 2 && !strcmp(argv[1], "--ctl"))
+		return ctl_main(argc > 2 ? argv[2] : "/dev/" HC_CTL_NAME);
 	if (argc != 2) {
-		fprintf(stderr, "usage: hc_ioctl_abi DEV\n");
+		fprintf(stderr, "usage: hc_ioctl_abi DEV | --ctl [CTLDEV]\n");
 		return 2;
 	}
 	fd = open(argv[1], O_RDONLY);
@@ -54,9 +102,8 @@ int main(int argc, char **argv)
 	expect("geometry: exact size", ioctl(fd, HC_IOC_GEOMETRY, &buf), 0);
 	if (buf.g.chunk_size != 4u << 20 || !buf.g.member_count ||
 	    buf.g.capacity != buf.g.chunks * buf.g.chunk_size) {
-		printf("FAIL geometry: implausible answer chunk=%u members=%u\n",
-		       buf.g.chunk_size, buf.g.member_count);
-		failures++;
+		failf("geometry: implausible answer chunk=%u members=%u",
+		      buf.g.chunk_size, buf.g.member_count);
 	}
 
 	memset(&buf, 0, sizeof(buf));
@@ -77,8 +124,7 @@ int main(int argc, char **argv)
 	buf.g.size = sizeof(buf.g) + 1;
 	expect("geometry: size + 1, zero", ioctl(fd, HC_IOC_GEOMETRY, &buf), 0);
 	if (buf.tail[0] != 0) {
-		printf("FAIL geometry: wrote past the kernel's struct\n");
-		failures++;
+		failf("geometry: wrote past the kernel's struct");
 	}
 
 	memset(&buf, 0, sizeof(buf));
@@ -99,5 +145,401 @@ int main(int argc, char **argv)
 	       ENOTTY);
 
 	close(fd);
-	return failures ? 1 : 0;
+	return summary();
+}
+
+/* --- /dev/hypercache-ctl -------------------------------------------------- */
+
+enum { OP_LOCATE, OP_RELEASE, OP_STAGE, OP_COMMIT, OP_ABORT, OP_PIN,
+       OP_UNPIN, OP_EVICT, OP_STAT, NR_OPS };
+
+#define NONE	((size_t)-1)
+
+/* Where the common fields of one ioctl's struct are. */
+static const struct ctl_op {
+	const char *name;
+	unsigned long cmd;
+	size_t size;
+	size_t uri, uri_len;	/* NONE: no URI (STAT) */
+	size_t reserved;	/* offset of the last reserved __u64 */
+	size_t reserved0;	/* offset of a __u32 reserved0, or NONE */
+	uint32_t bad_flag;	/* the lowest flag bit the kernel does not know */
+	int writes;		/* writes results back: check the tail */
+	int needs_write;	/* EBADF on a read-only open */
+} ops[NR_OPS] = {
+#define REF(op, c) { #op, c, sizeof(struct hc_obj_ref), \
+	offsetof(struct hc_obj_ref, uri), offsetof(struct hc_obj_ref, uri_len), \
+	offsetof(struct hc_obj_ref, reserved[1]), \
+	offsetof(struct hc_obj_ref, reserved0), 1, 0, 0 }
+	[OP_LOCATE] = { "locate", HC_IOC_LOCATE, sizeof(struct hc_locate),
+		offsetof(struct hc_locate, uri),
+		offsetof(struct hc_locate, uri_len),
+		offsetof(struct hc_locate, reserved[1]),
+		offsetof(struct hc_locate, reserved0),
+		HC_LOCATE_F_ALL + 1, 1, 0 },
+	[OP_RELEASE] = REF(release, HC_IOC_RELEASE),
+	[OP_STAGE] = { "stage", HC_IOC_STAGE, sizeof(struct hc_stage),
+		offsetof(struct hc_stage, uri),
+		offsetof(struct hc_stage, uri_len),
+		offsetof(struct hc_stage, reserved[1]),
+		offsetof(struct hc_stage, reserved0),
+		HC_STAGE_F_ALL + 1, 1, 1 },
+	[OP_COMMIT] = { "commit", HC_IOC_COMMIT, sizeof(struct hc_commit),
+		offsetof(struct hc_commit, uri),
+		offsetof(struct hc_commit, uri_len),
+		offsetof(struct hc_commit, reserved[1]), NONE,
+		HC_COMMIT_F_ALL + 1, 1, 1 },
+	[OP_ABORT] = REF(abort, HC_IOC_ABORT),
+	[OP_PIN] = REF(pin, HC_IOC_PIN),
+	[OP_UNPIN] = REF(unpin, HC_IOC_UNPIN),
+	[OP_EVICT] = REF(evict, HC_IOC_EVICT),
+	[OP_STAT] = { "stat", HC_IOC_STAT, sizeof(struct hc_stats), NONE, NONE,
+		offsetof(struct hc_stats, reserved[3]), NONE, 1, 1, 0 },
+#undef REF
+};
+
+#define U_OBJ		"abi/obj"	/* READY, 0 bytes: LOCATE, RELEASE, PIN, UNPIN */
+#define U_STAGE		"abi/stage"	/* STAGE makes it; aborted after */
+#define U_COMMIT	"abi/commit"	/* staged before each COMMIT */
+#define U_ABORT		"abi/abort"	/* staged before each ABORT */
+#define U_EVICT		"abi/evict"	/* READY before each EVICT */
+
+static int ctl_rw, ctl_ro;
+
+static const char *op_uri(int op)
+{
+	switch (op) {
+	case OP_STAGE:
+		return U_STAGE;
+	case OP_COMMIT:
+		return U_COMMIT;
+	case OP_ABORT:
+		return U_ABORT;
+	case OP_EVICT:
+		return U_EVICT;
+	default:
+		return U_OBJ;
+	}
+}
+
+static int ref(int fd, unsigned long cmd, const char *uri)
+{
+	struct hc_obj_ref r = {
+		.size = sizeof(r), .uri = (uintptr_t)uri, .uri_len = strlen(uri),
+	};
+
+	return ioctl(fd, cmd, &r);
+}
+
+static int stage0(const char *uri)
+{
+	struct hc_stage st = {
+		.size = sizeof(st), .uri = (uintptr_t)uri, .uri_len = strlen(uri),
+	};
+
+	return ioctl(ctl_rw, HC_IOC_STAGE, &st);
+}
+
+static int commit0(const char *uri)
+{
+	struct hc_commit cm = {
+		.size = sizeof(cm), .flags = HC_COMMIT_F_CLEAN,
+		.uri = (uintptr_t)uri, .uri_len = strlen(uri),
+	};
+
+	return ioctl(ctl_rw, HC_IOC_COMMIT, &cm);
+}
+
+static int hold(int fd, const char *uri)
+{
+	struct hc_locate l = {
+		.size = sizeof(l), .flags = HC_LOCATE_F_HOLD,
+		.uri = (uintptr_t)uri, .uri_len = strlen(uri),
+	};
+
+	if (ioctl(fd, HC_IOC_LOCATE, &l))
+		return -1;
+	return l.status == HC_LOCATE_HIT ? 0 : -1;
+}
+
+/* Make the object state the op's valid call expects (errors are fatal). */
+static void setup(int op)
+{
+	int err = 0;
+
+	switch (op) {
+	case OP_RELEASE:
+		err = hold(ctl_rw, U_OBJ);
+		break;
+	case OP_COMMIT:
+	case OP_ABORT:
+		ref(ctl_rw, HC_IOC_ABORT, op_uri(op));
+		err = stage0(op_uri(op));
+		break;
+	case OP_EVICT:
+		if (!stage0(U_EVICT))
+			err = commit0(U_EVICT);
+		else
+			err = errno == EEXIST ? 0 : -1;
+		break;
+	}
+	if (err) {
+		failf("setup for %s: %s", ops[op].name, strerror(errno));
+	}
+}
+
+/* Undo whatever a check may have left (errors ignored). */
+static void teardown(int op)
+{
+	switch (op) {
+	case OP_RELEASE:
+		while (!ref(ctl_rw, HC_IOC_RELEASE, U_OBJ))
+			;
+		break;
+	case OP_STAGE:
+	case OP_ABORT:
+		ref(ctl_rw, HC_IOC_ABORT, op_uri(op));
+		break;
+	case OP_COMMIT:
+		ref(ctl_rw, HC_IOC_ABORT, U_COMMIT);
+		ref(ctl_rw, HC_IOC_EVICT, U_COMMIT);
+		break;
+	case OP_PIN:
+	case OP_UNPIN:
+		ref(ctl_rw, HC_IOC_UNPIN, U_OBJ);
+		break;
+	}
+}
+
+static union {
+	unsigned char b[4096 + 64];
+	uint64_t align;
+} arg;
+
+/* A valid argument for @op, @size bytes, zero beyond the struct. */
+static void fill(int op, uint32_t size, const char *uri, uint32_t uri_len)
+{
+	const struct ctl_op *o = &ops[op];
+	uint64_t p = (uintptr_t)uri;
+
+	memset(&arg, 0, sizeof(arg));
+	memcpy(arg.b, &size, sizeof(size));
+	if (o->uri != NONE) {
+		memcpy(arg.b + o->uri, &p, sizeof(p));
+		memcpy(arg.b + o->uri_len, &uri_len, sizeof(uri_len));
+	}
+	if (op == OP_COMMIT) {
+		uint32_t f = HC_COMMIT_F_CLEAN;
+
+		memcpy(arg.b + offsetof(struct hc_commit, flags), &f, sizeof(f));
+	}
+}
+
+static void check(int op, const char *what, int fd, int want)
+{
+	static unsigned char before[sizeof(arg.b)];
+	char name[160];
+	int ret, err;
+
+	snprintf(name, sizeof(name), "%s: %s", ops[op].name, what);
+	memcpy(before, arg.b, sizeof(before));
+	ret = ioctl(fd, ops[op].cmd, &arg);
+	err = errno;
+	expect(name, ret, want);
+	/* a refused argument is not written back (nor anything else) */
+	if (want && memcmp(before, arg.b, sizeof(before))) {
+		uint32_t size;
+
+		memcpy(&size, arg.b, sizeof(size));
+		failf("%s: the kernel wrote to the argument of a call that %s (size field now %u)",
+		      name, ret ? "failed" : "should have failed", size);
+	}
+	errno = err;
+	teardown(op);
+}
+
+/* The whole matrix for one ioctl. */
+static void ctl_matrix(int op)
+{
+	const struct ctl_op *o = &ops[op];
+	const char *uri = op_uri(op);
+	static char nul_uri[] = "abi\0obj", long_uri[HC_URI_MAX + 2];
+	uint32_t len = strlen(uri), v;
+
+	memset(long_uri, 'a', HC_URI_MAX + 1);
+
+	setup(op);
+	fill(op, o->size, uri, len);
+	check(op, "exact size", ctl_rw, 0);
+
+	setup(op);
+	fill(op, o->size - 1, uri, len);
+	check(op, "size - 1", ctl_rw, EINVAL);
+
+	setup(op);
+	fill(op, 0, uri, len);
+	check(op, "size 0", ctl_rw, EINVAL);
+
+	setup(op);
+	fill(op, o->size + 1, uri, len);
+	arg.b[o->size] = 0xa5;
+	check(op, "size + 1, junk", ctl_rw, E2BIG);
+
+	setup(op);
+	fill(op, o->size + 1, uri, len);
+	check(op, "size + 1, zero", ctl_rw, 0);
+	if (arg.b[o->size]) {
+		failf("%s: wrote past the kernel's struct", o->name);
+	}
+
+	setup(op);
+	fill(op, 4096, uri, len);
+	check(op, "size 4096, zero tail", ctl_rw, 0);
+	for (v = o->size; v < 4096 + 64; v++)
+		if (arg.b[v]) {
+			failf("%s: wrote past the kernel's struct (size 4096)",
+			      o->name);
+			break;
+		}
+
+	setup(op);
+	fill(op, o->size, uri, len);
+	memcpy(arg.b + 4, &o->bad_flag, sizeof(o->bad_flag));
+	check(op, "unknown flag", ctl_rw, EINVAL);
+
+	setup(op);
+	fill(op, o->size, uri, len);
+	v = 0x80000000U;
+	memcpy(arg.b + 4, &v, sizeof(v));
+	check(op, "flag bit 31", ctl_rw, EINVAL);
+
+	setup(op);
+	fill(op, o->size, uri, len);
+	arg.b[o->reserved] = 1;
+	check(op, "reserved non-zero", ctl_rw, EINVAL);
+
+	if (o->reserved0 != NONE) {
+		setup(op);
+		fill(op, o->size, uri, len);
+		arg.b[o->reserved0] = 1;
+		check(op, "reserved0 non-zero", ctl_rw, EINVAL);
+	}
+
+	if (o->uri != NONE) {
+		setup(op);
+		fill(op, o->size, uri, 0);
+		check(op, "empty URI", ctl_rw, EINVAL);
+
+		setup(op);
+		fill(op, o->size, nul_uri, sizeof(nul_uri) - 1);
+		check(op, "URI with a NUL", ctl_rw, EINVAL);
+
+		setup(op);
+		fill(op, o->size, long_uri, HC_URI_MAX + 1);
+		check(op, "URI of HC_URI_MAX + 1 bytes", ctl_rw, E2BIG);
+
+		setup(op);
+		fill(op, o->size, long_uri, 0xffffffffU);
+		check(op, "URI of 4 GiB - 1 bytes", ctl_rw, E2BIG);
+
+		setup(op);
+		fill(op, o->size, (const char *)8, len);
+		check(op, "bad URI pointer", ctl_rw, EFAULT);
+	}
+
+	setup(op);
+	expect("bad pointer", ioctl(ctl_rw, o->cmd, (void *)8), EFAULT);
+	teardown(op);
+
+	setup(op);
+	fill(op, o->size, uri, len);
+	if (o->needs_write) {
+		check(op, "read-only open", ctl_ro, EBADF);
+	} else if (op == OP_RELEASE) {
+		/* a hold of the read-only file, released by it */
+		teardown(op);
+		if (hold(ctl_ro, U_OBJ))
+			failf("release: LOCATE+HOLD read-only: %s",
+			      strerror(errno));
+		check(op, "read-only open", ctl_ro, 0);
+	} else if (op == OP_LOCATE || op == OP_STAT) {
+		check(op, "read-only open", ctl_ro, 0);
+	} else {
+		teardown(op);
+	}
+}
+
+static int ctl_main(const char *path)
+{
+	static char max_uri[HC_URI_MAX + 1];
+	struct hc_locate l;
+	int op;
+
+	ctl_rw = open(path, O_RDWR);
+	ctl_ro = open(path, O_RDONLY);
+	if (ctl_rw < 0 || ctl_ro < 0) {
+		perror(path);
+		return 2;
+	}
+	/* leftovers of an earlier run, then the fixture */
+	ref(ctl_rw, HC_IOC_ABORT, U_STAGE);
+	ref(ctl_rw, HC_IOC_UNPIN, U_OBJ);
+	ref(ctl_rw, HC_IOC_EVICT, U_OBJ);
+	if (stage0(U_OBJ) || commit0(U_OBJ)) {
+		failf("fixture %s: %s", U_OBJ, strerror(errno));
+		return summary();
+	}
+
+	for (op = 0; op < NR_OPS; op++)
+		ctl_matrix(op);
+
+	/* exactly HC_URI_MAX bytes is a valid URI */
+	memset(max_uri, 'm', HC_URI_MAX);
+	fill(OP_STAGE, sizeof(struct hc_stage), max_uri, HC_URI_MAX);
+	expect("stage: URI of HC_URI_MAX bytes", ioctl(ctl_rw, HC_IOC_STAGE, &arg), 0);
+	fill(OP_LOCATE, sizeof(struct hc_locate), max_uri, HC_URI_MAX);
+	expect("locate: URI of HC_URI_MAX bytes", ioctl(ctl_rw, HC_IOC_LOCATE, &arg), 0);
+	memcpy(&l, arg.b, sizeof(l));
+	if (l.status != HC_LOCATE_PENDING || l.state != HC_OBJ_STAGED)
+		failf("locate: max URI: status %u state %u, want pending staged",
+		      l.status, l.state);
+	fill(OP_ABORT, sizeof(struct hc_obj_ref), max_uri, HC_URI_MAX);
+	expect("abort: URI of HC_URI_MAX bytes", ioctl(ctl_rw, HC_IOC_ABORT, &arg), 0);
+
+	/* the object ops on a URI nobody has */
+	for (op = OP_RELEASE; op <= OP_EVICT; op++) {
+		char what[64];
+
+		if (op == OP_STAGE || op == OP_COMMIT)
+			continue;
+		snprintf(what, sizeof(what), "%s: not cached", ops[op].name);
+		expect(what, ref(ctl_rw, ops[op].cmd, "abi/nothing"), ENOENT);
+	}
+	fill(OP_COMMIT, sizeof(struct hc_commit), "abi/nothing", 11);
+	expect("commit: nothing staged", ioctl(ctl_rw, HC_IOC_COMMIT, &arg), ENOENT);
+	/* RELEASE without a hold; ABORT of a committed object */
+	expect("release: no hold", ref(ctl_rw, HC_IOC_RELEASE, U_OBJ), ENOENT);
+	expect("abort: not staged by this file",
+	       ref(ctl_rw, HC_IOC_ABORT, U_OBJ), ENOENT);
+	/* STAGE of a cached URI without REPLACE */
+	fill(OP_STAGE, sizeof(struct hc_stage), U_OBJ, strlen(U_OBJ));
+	expect("stage: cached, no REPLACE", ioctl(ctl_rw, HC_IOC_STAGE, &arg), EEXIST);
+
+	/* numbers the device does not know */
+	memset(&arg, 0, sizeof(arg));
+	expect("ctl: unknown ioctl 0x19", ioctl(ctl_rw, _IO(HC_IOCTL_MAGIC, 0x19), &arg), ENOTTY);
+	expect("ctl: unknown ioctl 0x0f", ioctl(ctl_rw, _IO(HC_IOCTL_MAGIC, 0x0f), &arg), ENOTTY);
+	expect("ctl: GEOMETRY is not a ctl ioctl",
+	       ioctl(ctl_rw, HC_IOC_GEOMETRY, &arg), ENOTTY);
+	expect("ctl: LOCATE with size bits in the number",
+	       ioctl(ctl_rw, _IOWR(HC_IOCTL_MAGIC, 0x10, struct hc_locate), &arg),
+	       ENOTTY);
+	expect("ctl: other magic", ioctl(ctl_rw, _IO(0xCB, 0x10), &arg), ENOTTY);
+
+	ref(ctl_rw, HC_IOC_EVICT, U_EVICT);
+	if (ref(ctl_rw, HC_IOC_EVICT, U_OBJ))
+		failf("cleanup: evict %s: %s", U_OBJ, strerror(errno));
+	close(ctl_ro);
+	close(ctl_rw);
+	return summary();
 }
