@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 	unsigned int count, n, rounds, i, r;
 	long long slab0, slab1, sum = 0;
 	int nb, na, ctl, dev;
-	double best[3] = { 1e30, 1e30, 1e30 }, t0, t;
+	double best[3] = { 1e30, 1e30, 1e30 }, cur[3], t0, t;
 	char (*uris)[URI_LEN];
 	uint32_t *lens;
 	uint64_t bytes;
@@ -200,6 +200,7 @@ int main(int argc, char **argv)
 			if (ioctl(dev, BLKGETSIZE64, &bytes))
 				die("BLKGETSIZE64");
 		t = (now_ns() - t0) / n;
+		cur[0] = t;
 		if (t < best[0])
 			best[0] = t;
 
@@ -218,6 +219,7 @@ int main(int argc, char **argv)
 			}
 		}
 		t = (now_ns() - t0) / n;
+		cur[1] = t;
 		if (t < best[1])
 			best[1] = t;
 
@@ -238,10 +240,11 @@ int main(int argc, char **argv)
 				die("RELEASE");
 		}
 		t = (now_ns() - t0) / n;
+		cur[2] = t;
 		if (t < best[2])
 			best[2] = t;
 		printf("round %u getsize_ns %.0f locate_ns %.0f hold_release_ns %.0f\n",
-		       r, best[0], best[1], best[2]);
+		       r, cur[0], cur[1], cur[2]);
 	}
 	printf("getsize_ns %.0f\n", best[0]);
 	printf("locate_ns %.0f\n", best[1]);
