@@ -306,12 +306,20 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	if (!obj)
 		return -ENOMEM;
 	obj->size = size;
+	/*
+	 * An empty object takes no chunk: it stays out of the policy (which
+	 * weighs chunks) and is only ever removed explicitly.
+	 */
 	hc_policy_entry_init(&obj->pe, obj->hash, max_t(u64, chunks, 1));
-	hc_policy_set_flags(&c->policy, &obj->pe, HC_POLICY_F_HELD, 0);
-	err = hc_cache_place(c, obj, chunks);
-	if (err) {
-		hc_cache_obj_free(obj);
-		return err;
+	if (chunks) {
+		hc_policy_set_flags(&c->policy, &obj->pe, HC_POLICY_F_HELD, 0);
+		err = hc_cache_place(c, obj, chunks);
+		if (err) {
+			hc_cache_obj_free(obj);
+			return err;
+		}
+	} else {
+		c->stats.admissions++;
 	}
 	obj->generation = c->next_generation++;
 	obj->stager = stager;
@@ -532,6 +540,8 @@ static int hc_cache_restore_one(void *arg, struct hc_obj *obj)
 	err = hc_alloc_claim(&c->alloc, obj->ext, obj->nr_ext);
 	if (err)
 		return err;
+	if (!obj->chunks)
+		return 0;	/* empty: not in the policy (hc_cache_stage()) */
 	if (obj->pe.weight > c->nr_chunks)
 		return -EUCLEAN;
 	hc_cache_sync_policy(c, obj);

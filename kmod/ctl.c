@@ -53,7 +53,9 @@ static long hc_ctl_copy_in(void *k, size_t ksize, size_t min,
 	if (usize < min)
 		return -EINVAL;
 	err = copy_struct_from_user(k, ksize, u, usize);
-	return err ? err : usize;
+	if (err)
+		return err;
+	return usize;
 }
 
 static int hc_ctl_copy_out(void __user *u, const void *k, size_t ksize,

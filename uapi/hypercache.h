@@ -109,8 +109,8 @@ struct hc_chunk_loc {
 #define HC_LOCATE_F_HOLD	(1U << 0) /* on a hit, hold the object until RELEASE */
 #define HC_LOCATE_F_WAIT	(1U << 1) /* wait while INGESTING (timeout_ms) */
 #define HC_LOCATE_F_AUTO_INGEST	(1U << 2) /* on a miss, queue an ingest */
-#define HC_LOCATE_F_PEEK	(1U << 3) /* inspect only: not a hit or miss
-					   * for the policy and the counters */
+/* inspect only: not a hit or a miss for the policy and the counters */
+#define HC_LOCATE_F_PEEK	(1U << 3)
 #define HC_LOCATE_F_ALL		(HC_LOCATE_F_HOLD | HC_LOCATE_F_WAIT | \
 				 HC_LOCATE_F_AUTO_INGEST | HC_LOCATE_F_PEEK)
 
