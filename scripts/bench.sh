@@ -17,7 +17,7 @@
 #                  the mean (default 2)
 #   --drive-mb D   size of each fresh raw image (default 512)
 #   --kver K       guest kernel (default: $KVER or the newest installed 6.1)
-#   --no-build     do not run `make module tools test-progs` first
+#   --no-build     do not run `make modules-all tools test-progs` first
 #   --timeout S    QEMU timeout (default 1800)
 #   --profile      diagnosis: put perf in the initramfs and profile every read
 #                  job (perf record -a -e cpu-clock); prints "hc: bench-prof"
@@ -60,7 +60,7 @@ fi
 if [ $build = 1 ]; then
 	make_args=()
 	[ -n "$kver" ] && make_args+=(KVER="$kver")
-	make "${make_args[@]}" module tools test-progs >&2
+	make "${make_args[@]}" modules-all tools test-progs >&2
 fi
 
 . "$ROOT/tests/vm/kernel.sh"
