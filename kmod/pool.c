@@ -51,8 +51,9 @@ static void hc_pool_close_given(struct hc_member *given, u32 n, void *holder)
 }
 
 /*
- * Open every path exclusively, in order, into a new array.  The holder is
- * @holder (the pool under construction).  A path given twice is refused.
+ * With the pool lock held and no pool running (else -EBUSY), open every
+ * path exclusively, in order, into a new array.  The holder is @holder (the
+ * pool under construction).  A path given twice is refused (-EEXIST).
  */
 static struct hc_member *hc_pool_open_given(const struct hc_pool_req *req,
 					    void *holder,
@@ -63,6 +64,11 @@ static struct hc_member *hc_pool_open_given(const struct hc_pool_req *req,
 	u32 i, j;
 	int err;
 
+	lockdep_assert_held(&hc_pool_mutex);
+	if (hc_pool_cur) {
+		hc_pool_fail_set(fail, -1, "a pool is already running");
+		return ERR_PTR(-EBUSY);
+	}
 	given = kcalloc(req->n, sizeof(*given), GFP_KERNEL);
 	if (!given)
 		return ERR_PTR(-ENOMEM);
@@ -203,12 +209,6 @@ int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 	}
 
 	mutex_lock(&hc_pool_mutex);
-	if (hc_pool_cur) {
-		hc_pool_fail_set(fail, -1, "a pool is already running");
-		err = -EBUSY;
-		goto out_unlock;
-	}
-
 	given = hc_pool_open_given(req, pool, fail);
 	if (IS_ERR(given)) {
 		err = PTR_ERR(given);
@@ -347,12 +347,6 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 	}
 
 	mutex_lock(&hc_pool_mutex);
-	if (hc_pool_cur) {
-		hc_pool_fail_set(fail, -1, "a pool is already running");
-		err = -EBUSY;
-		goto out_unlock;
-	}
-
 	given = hc_pool_open_given(req, pool, fail);
 	if (IS_ERR(given)) {
 		err = PTR_ERR(given);
