@@ -15,7 +15,8 @@ set -euo pipefail
 PACKAGES=(
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 busybox-static fio mdadm dmsetup
-	libnl-3-dev libnl-genl-3-dev libjson-c-dev libisal-dev
+	libnl-3-dev libnl-genl-3-dev libjson-c-dev libisal-dev zlib1g-dev
+	libssl-dev libxml2-dev libblkid-dev libcurl4-openssl-dev libinih-dev
 	zstd cpio dkms pkg-config gcc make perl kmod e2fsprogs util-linux
 )
 
