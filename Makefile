@@ -20,9 +20,9 @@ KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 	cut -d/ -f4; fi)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module modules-all tools test-progs check demo unit vm clean deps dkms-check
+.PHONY: all module modules-all tools helper test-progs check demo unit vm clean deps dkms-check
 
-all: module tools
+all: module tools helper
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)' (set KVER= or KDIR=)"; exit 1; }
@@ -45,6 +45,10 @@ modules-all:
 tools:
 	$(MAKE) -C tools/hcctl
 	$(MAKE) -C tools/hcsim
+
+# hypercached's library (helper/libhcs3.a); the daemon follows.
+helper:
+	$(MAKE) -C helper
 
 # Small programs the VM tests run in the guest (build/guest-bin/).
 test-progs:
