@@ -104,9 +104,13 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+/* Names longer than NAME_LEN - 1 are skipped when read, so this never cuts. */
 static void copy_name(char *dst, const char *src)
 {
-	snprintf(dst, NAME_LEN, "%s", src);
+	size_t n = strnlen(src, NAME_LEN - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
 }
 
 static int push(void **arr, size_t *n, size_t size)

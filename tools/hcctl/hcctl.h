@@ -137,5 +137,6 @@ int hc_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hc_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hc_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hc_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hc_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv);
 
 #endif /* HCCTL_H */

@@ -16,6 +16,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
+#include "discover.h"
 #include "hypercache_format.h"
 #include "hypercache_netlink.h"
 #include "hcctl.h"
@@ -115,6 +116,33 @@ fail:
 	return NULL;
 }
 
+/*
+ * Refuse a device that is in use or carries data (see 'hcctl inspect'),
+ * before the kernel writes anything.  --force skips this.  A HyperCache
+ * superblock is not a libblkid signature: the kernel judges that one.
+ */
+static int check_members_safe(const struct member_arg *m, int n)
+{
+	struct hc_drive d;
+	int i, err;
+
+	for (i = 0; i < n; i++) {
+		err = hc_discover_check("/", m[i].path, &d);
+		if (err) {
+			hc_errf(m[i].arg, -err,
+				"cannot check whether the device is in use (use --force to skip the check)");
+			return -1;
+		}
+		if (d.verdict == HC_VERDICT_SAFE)
+			continue;
+		hc_errf(m[i].arg, 0, "%s: %s (use --force to overwrite)",
+			d.verdict == HC_VERDICT_UNKNOWN ? "cannot check" : "unsafe",
+			d.detail);
+		return -1;
+	}
+	return 0;
+}
+
 static int pool_reply(struct nl_msg *msg, void *arg)
 {
 	struct hc_pool_info *pool = arg;
@@ -142,6 +170,11 @@ static int pool_start(const struct hcctl_cmd *cmd, uint8_t nlcmd, int ndev,
 	m = resolve_members(ndev, devs);
 	if (!m)
 		return HC_EXIT_FAIL;
+	if (nlcmd == HC_CMD_POOL_CREATE && !(flags & HC_POOL_F_FORCE) &&
+	    check_members_safe(m, ndev) < 0) {
+		free_members(m, ndev);
+		return HC_EXIT_FAIL;
+	}
 	spans = calloc((size_t)ndev, sizeof(*spans));
 	names = calloc((size_t)ndev, sizeof(*names));
 	if (!spans || !names) {
