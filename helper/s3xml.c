@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * S3 XML bodies: error documents and ListObjectsV2 pages.  See s3xml.h.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "s3xml.h"
+
+#define S3XML_PARSE_OPTS (XML_PARSE_NONET | XML_PARSE_NOERROR | \
+			  XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS)
+
+static int s3xml_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* Parse @doc; on failure report libxml2's own reason. */
+static xmlDocPtr s3xml_read(const char *doc, size_t len, const char *root,
+			    xmlNodePtr *rootp, int *rc, char *err, size_t errlen)
+{
+	xmlParserCtxtPtr ctx;
+	xmlDocPtr d;
+	const xmlError *e;
+
+	xmlInitParser();
+	if (!doc || len > INT32_MAX) {
+		*rc = s3xml_fail(err, errlen, -EBADMSG, "no document or too large");
+		return NULL;
+	}
+	ctx = xmlNewParserCtxt();
+	if (!ctx) {
+		*rc = s3xml_fail(err, errlen, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	d = xmlCtxtReadMemory(ctx, doc, (int)len, NULL, NULL, S3XML_PARSE_OPTS);
+	if (!d || !ctx->wellFormed) {
+		e = xmlCtxtGetLastError(ctx);
+		*rc = s3xml_fail(err, errlen, -EBADMSG,
+				 "malformed XML (line %d): %.*s",
+				 e ? e->line : 0,
+				 e && e->message ? (int)strcspn(e->message, "\n") : 7,
+				 e && e->message ? e->message : "unknown");
+		xmlFreeDoc(d);
+		xmlFreeParserCtxt(ctx);
+		return NULL;
+	}
+	xmlFreeParserCtxt(ctx);
+	*rootp = xmlDocGetRootElement(d);
+	if (!*rootp || xmlStrcmp((*rootp)->name, BAD_CAST root)) {
+		*rc = s3xml_fail(err, errlen, -EBADMSG,
+				 "root element is <%s>, expected <%s>",
+				 *rootp ? (const char *)(*rootp)->name : "",
+				 root);
+		xmlFreeDoc(d);
+		return NULL;
+	}
+	*rc = 0;
+	return d;
+}
+
+/* The first child element of @parent named @name, or NULL. */
+static xmlNodePtr s3xml_child(xmlNodePtr parent, const char *name)
+{
+	xmlNodePtr n;
+
+	for (n = parent->children; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE && !xmlStrcmp(n->name, BAD_CAST name))
+			return n;
+	return NULL;
+}
+
+/* The text of child @name (malloc'd by libxml2, xmlFree it), or NULL. */
+static char *s3xml_text(xmlNodePtr parent, const char *name)
+{
+	xmlNodePtr n = s3xml_child(parent, name);
+
+	return n ? (char *)xmlNodeGetContent(n) : NULL;
+}
+
+int s3xml_error_parse(const char *doc, size_t len, struct s3xml_error *out,
+		      char *err, size_t errlen)
+{
+	xmlNodePtr root;
+	char *code, *msg;
+	xmlDocPtr d;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	d = s3xml_read(doc, len, "Error", &root, &rc, err, errlen);
+	if (!d)
+		return rc;
+	code = s3xml_text(root, "Code");
+	msg = s3xml_text(root, "Message");
+	if (!code || !*code) {
+		rc = s3xml_fail(err, errlen, -EBADMSG, "<Error> has no <Code>");
+	} else {
+		snprintf(out->code, sizeof(out->code), "%s", code);
+		snprintf(out->message, sizeof(out->message), "%s", msg ? msg : "");
+	}
+	xmlFree(code);
+	xmlFree(msg);
+	xmlFreeDoc(d);
+	return rc;
+}
+
+static const struct {
+	const char *code;
+	int err;
+} s3xml_errno_table[] = {
+	{ "NoSuchKey",			ENOENT },
+	{ "NoSuchBucket",		ENOENT },
+	{ "AccessDenied",		EACCES },
+	{ "SignatureDoesNotMatch",	EACCES },
+	{ "InvalidAccessKeyId",		EACCES },
+	{ "SlowDown",			EAGAIN },
+	{ "InternalError",		EIO },
+};
+
+int s3xml_code_errno(const char *code)
+{
+	size_t i;
+
+	for (i = 0; code && i < sizeof(s3xml_errno_table) / sizeof(s3xml_errno_table[0]); i++)
+		if (!strcmp(code, s3xml_errno_table[i].code))
+			return s3xml_errno_table[i].err;
+	return EIO;
+}
+
+/* Decimal uint64 with no sign, space or overflow. */
+static int s3xml_u64(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -1;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	*v = x;
+	return 0;
+}
+
+/* Check one <Contents>; with @cb, also hand it over. */
+static int s3xml_contents(xmlNodePtr c, size_t index, s3xml_list_cb cb,
+			  void *arg, char *err, size_t errlen)
+{
+	char *key = s3xml_text(c, "Key"), *size = s3xml_text(c, "Size");
+	char *etag = s3xml_text(c, "ETag");
+	struct s3xml_object o;
+	int rc = 0;
+
+	if (!key || !*key)
+		rc = s3xml_fail(err, errlen, -EBADMSG,
+				"<Contents> #%zu has no <Key>", index);
+	else if (!size)
+		rc = s3xml_fail(err, errlen, -EBADMSG,
+				"<Contents> #%zu (%.200s) has no <Size>", index, key);
+	else if (s3xml_u64(size, &o.size))
+		rc = s3xml_fail(err, errlen, -EBADMSG,
+				"<Contents> #%zu (%.200s): <Size> '%.40s' is not a byte count",
+				index, key, size);
+	else if (cb) {
+		o.key = key;
+		o.etag = etag ? etag : "";
+		rc = cb(&o, arg);
+	}
+	xmlFree(key);
+	xmlFree(size);
+	xmlFree(etag);
+	return rc;
+}
+
+int s3xml_list_parse(const char *doc, size_t len, s3xml_list_cb cb, void *arg,
+		     struct s3xml_list_page *page, char *err, size_t errlen)
+{
+	char *trunc = NULL, *token = NULL;
+	xmlNodePtr root, n;
+	size_t count = 0;
+	xmlDocPtr d;
+	int rc, pass;
+
+	memset(page, 0, sizeof(*page));
+	if (err && errlen)
+		err[0] = '\0';
+	d = s3xml_read(doc, len, "ListBucketResult", &root, &rc, err, errlen);
+	if (!d)
+		return rc;
+	trunc = s3xml_text(root, "IsTruncated");
+	token = s3xml_text(root, "NextContinuationToken");
+	if (!trunc || (strcmp(trunc, "true") && strcmp(trunc, "false"))) {
+		rc = s3xml_fail(err, errlen, -EBADMSG,
+				"<IsTruncated> is %s%.20s%s, expected true or false",
+				trunc ? "'" : "", trunc ? trunc : "missing",
+				trunc ? "'" : "");
+		goto out;
+	}
+	page->truncated = !strcmp(trunc, "true");
+	if (page->truncated && (!token || !*token)) {
+		rc = s3xml_fail(err, errlen, -EBADMSG,
+				"truncated listing without <NextContinuationToken>");
+		goto out;
+	}
+	/* pass 0 validates every entry, pass 1 calls back */
+	for (pass = 0; pass < 2 && !rc; pass++) {
+		count = 0;
+		for (n = root->children; n && !rc; n = n->next) {
+			if (n->type != XML_ELEMENT_NODE ||
+			    xmlStrcmp(n->name, BAD_CAST "Contents"))
+				continue;
+			rc = s3xml_contents(n, count, pass ? cb : NULL, arg,
+					    err, errlen);
+			count++;
+		}
+	}
+	if (!rc && token && *token) {
+		page->next_token = strdup(token);
+		if (!page->next_token)
+			rc = s3xml_fail(err, errlen, -ENOMEM, "out of memory");
+	}
+	page->count = count;
+out:
+	if (rc && err && errlen && !*err && rc != -EBADMSG && rc != -ENOMEM)
+		s3xml_fail(err, errlen, rc, "stopped by the callback (%d)", rc);
+	if (rc)
+		s3xml_list_page_free(page);
+	xmlFree(trunc);
+	xmlFree(token);
+	xmlFreeDoc(d);
+	return rc;
+}
+
+void s3xml_list_page_free(struct s3xml_list_page *page)
+{
+	if (!page)
+		return;
+	free(page->next_token);
+	memset(page, 0, sizeof(*page));
+}
