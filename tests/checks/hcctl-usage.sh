@@ -58,7 +58,7 @@ expect 0 out "pool assemble"          -- help
 expect 0 out "pool stop"              -- help pool
 expect 0 out "pool stop"              -- pool --help
 for c in "pool create" "pool assemble" "pool stop" status monitor geometry \
-	 put get locate ls evict pin unpin stats help version; do
+	 put get locate ls evict pin unpin stats inspect help version; do
 	# shellcheck disable=SC2086
 	expect 0 out "SYNOPSIS"       -- $c --help
 	# shellcheck disable=SC2086
@@ -71,6 +71,8 @@ expect 0 out "--replace"              -- put --help
 expect 0 out "--no-progress"          -- get --help
 expect 0 out "--layout"               -- locate --help
 expect 0 out "HC_CMD_STATS_GET"       -- help stats
+expect 0 out "--root DIR"             -- inspect --help
+expect 0 out "use --force to overwrite" -- pool create --help
 
 # usage errors: exit 2, message on stderr, nothing on stdout
 expect 2 err "no command given"       --
@@ -98,6 +100,12 @@ expect 2 err "invalid --count '0'"                -- monitor --count 0
 expect 2 err "invalid --count 'x'"                -- monitor --count x
 expect 2 err "unexpected argument"                -- geometry /dev/a /dev/b
 expect 2 err "too many devices"                   -- pool create $(seq -f /dev/x%g 65)
+
+expect 2 err "inspect: unrecognized option '--bogus'" -- inspect --bogus
+expect 2 err "inspect: option '--root' requires an argument" -- inspect --root
+expect 2 err "inspect: empty --root"             -- inspect --root ""
+expect 2 err "inspect: invalid DEV 'nvme0n1'"    -- inspect nvme0n1
+expect 2 err "inspect: --all makes no sense with DEV operands" -- inspect --all /dev/null
 
 # object commands: operands, options, URIs (1..HC_URI_MAX bytes)
 long_uri=$(printf 's3://%01020d' 0)	# 1025 bytes
@@ -149,6 +157,34 @@ expect 1 err "hcctl: /dev/null: not a block device" -- pool assemble /dev/null
 expect 1 err "hcctl: /nonexistent: cannot open: No such file or directory" -- \
 	geometry /nonexistent
 expect 1 err "hcctl: /dev/null: not a HyperCache device" -- geometry /dev/null
+
+# inspect against a fake root: a blank NVMe drive and one with an ext4
+# superblock magic (0xEF53 at byte 1080, extents + journal features)
+fake=$tmp/fake
+for d in nvme0n1 nvme1n1; do
+	mkdir -p "$fake/sys/class/block/$d/holders" "$fake/sys/class/block/$d/device"
+	echo 32768 > "$fake/sys/class/block/$d/size"
+	echo "FAKE MODEL $d" > "$fake/sys/class/block/$d/device/model"
+done
+echo 259:0 > "$fake/sys/class/block/nvme0n1/dev"
+echo 259:1 > "$fake/sys/class/block/nvme1n1/dev"
+mkdir -p "$fake/proc/self" "$fake/dev"
+: > "$fake/proc/self/mountinfo"
+dd if=/dev/zero of="$fake/dev/nvme0n1" bs=1k count=64 2>/dev/null
+dd if=/dev/zero of="$fake/dev/nvme1n1" bs=1k count=64 2>/dev/null
+printf '\123\357' | dd of="$fake/dev/nvme1n1" bs=1 seek=1080 conv=notrunc 2>/dev/null
+printf '\004\000\000\000' | dd of="$fake/dev/nvme1n1" bs=1 seek=1116 conv=notrunc 2>/dev/null
+printf '\100\000\000\000' | dd of="$fake/dev/nvme1n1" bs=1 seek=1120 conv=notrunc 2>/dev/null
+expect 0 out "/dev/nvme0n1     safe"               -- inspect --root "$fake"
+expect 0 out "FAKE MODEL nvme0n1"                 -- inspect --root "$fake"
+expect 0 out "carries an ext4 file system"        -- inspect --root "$fake"
+expect 0 out '"verdict":"safe"'                   -- inspect --root "$fake" --json
+expect 0 out '"signature":"ext4"'                 -- --json inspect --root "$fake"
+expect 0 out '"reason":"signature"'               -- inspect --json --root "$fake" /dev/nvme1n1
+expect 1 err "hcctl: /dev/nvme7n1: cannot inspect: No such file or directory" -- \
+	inspect --root "$fake" /dev/nvme7n1
+expect 1 err "hcctl: inspect: cannot list block devices in /nonexistent/sys/class/block" -- \
+	inspect --root /nonexistent
 
 # without the module: netlink commands say so
 if [ ! -d /sys/module/hypercache ]; then
