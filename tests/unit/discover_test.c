@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "kselftest_harness.h"
 #include "discover.h"
@@ -782,6 +783,29 @@ TEST_F(sig, mounted_before_signature)
 		"30 27 259:1 / /data rw - ext4 /dev/nvme1n1 rw\n"));
 	ASSERT_EQ(0, hc_discover_check(self->root, "/dev/nvme1n1", &d));
 	EXPECT_EQ(HC_REASON_MOUNTED, d.reason);
+}
+
+/* The tools' own output: mkfs.ext4 and mkswap images (SKIP without them). */
+TEST_F(disc, real_mkfs_and_mkswap)
+{
+	char cmd[PATH_MAX + 256];
+	struct hc_drive d;
+
+	snprintf(cmd, sizeof(cmd),
+		 "PATH=$PATH:/usr/sbin:/sbin; command -v mkfs.ext4 >/dev/null && command -v mkswap >/dev/null"
+		 " || exit 77; mkfs.ext4 -q -F %s/dev/nvme1n1 && mkswap -q %s/dev/nvme2n1",
+		 self->root, self->root);
+	int rc = system(cmd);
+
+	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77)
+		SKIP(return, "mkfs.ext4 or mkswap not installed");
+	ASSERT_EQ(0, rc);
+	d = CHECK("nvme1n1");
+	EXPECT_EQ(HC_REASON_SIGNATURE, d.reason);
+	EXPECT_STREQ("ext4", d.signature);
+	d = CHECK("nvme2n1");
+	EXPECT_EQ(HC_REASON_SIGNATURE, d.reason);
+	EXPECT_STREQ("swap", d.signature);
 }
 
 TEST_HARNESS_MAIN
