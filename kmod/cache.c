@@ -130,7 +130,9 @@ static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
 			    bool keep_chunks)
 {
 	hc_policy_remove(&c->policy, &obj->pe);
-	if (obj->state == HC_OBJ_STAGED || obj->state == HC_OBJ_INGESTING)
+	/* Restored objects never opened the fence (and are unchecked yet). */
+	if ((obj->state == HC_OBJ_STAGED || obj->state == HC_OBJ_INGESTING) &&
+	    !c->replaying)
 		hc_cache_fence(c, obj, false);
 	if (obj->nr_ext && !keep_chunks && !c->replaying)
 		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
@@ -486,13 +488,19 @@ int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj)
  * @r: an OBJECT record (insert or replace the URI's object) or a DELETE
  *
  * The restored objects' chunks are claimed, and the objects admitted to
- * the policy, by hc_cache_restore_finish().  Return: 0 or -ENOMEM.
+ * the policy, by hc_cache_restore_finish().  Return: 0, -EUCLEAN (an
+ * extent outside the pool: the record is checksummed, so the journal is
+ * corrupt, not torn) or -ENOMEM.
  */
 int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r)
 {
 	struct hc_obj *obj;
 	u32 i;
 
+	for (i = 0; i < r->nr_ext; i++)
+		if (r->ext[i].start >= c->nr_chunks ||
+		    r->ext[i].count > c->nr_chunks - r->ext[i].start)
+			return -EUCLEAN;
 	c->replaying = true;
 	obj = hc_cache_lookup(c, r->uri, r->uri_len);
 	if (obj)
