@@ -378,7 +378,9 @@ static int hc_journal_replay(struct hc_journal *j, const char **msg)
 		}
 		err = hc_cache_restore(c, j->crec);
 		if (err) {
-			*msg = "cannot restore a journal record";
+			*msg = err == -EUCLEAN ?
+			       "corrupt journal record (extent outside the pool)" :
+			       "cannot restore a journal record";
 			return err;
 		}
 		hc_jrec_advance(&pos, j->buf + (pos.off - win_off));

@@ -54,5 +54,31 @@ t_clean_restart() {
 	hcctl pool stop
 }
 
+# A torn record at the end of the log is ignored, never trusted; a
+# checksummed record that makes no sense refuses the assembly, and the
+# members are left as they were.
+t_torn_and_corrupt() {
+	hcctl pool create --force $M >/dev/null
+	hc_pattern 4 5000000 >/tmp/o4
+	hcctl put --no-progress --clean /tmp/o4 keep/one >/dev/null
+	hcctl pool stop
+	hc_jpoke show $(hc_drive 0)
+	hc_jpoke torn $M
+	hcctl pool assemble $M >/dev/null
+	hcctl ls --json | grep -q '"uri":"keep/one"' || hc_fail "keep/one lost"
+	hcctl ls --json | grep -q 'poke/' && hc_fail "the torn record was trusted"
+	hcctl get --no-progress -o /tmp/back keep/one
+	cmp /tmp/o4 /tmp/back || hc_fail "keep/one differs"
+	hcctl pool stop
+	hc_jpoke bad-extent $M
+	before=$(for d in $M; do dd if=$d bs=1M count=4 iflag=direct 2>/dev/null | sha256sum; done)
+	hc_expect_errno -m "corrupt journal record.*Structure needs cleaning" \
+		hcctl pool assemble $M
+	after=$(for d in $M; do dd if=$d bs=1M count=4 iflag=direct 2>/dev/null | sha256sum; done)
+	[ "$before" = "$after" ] || hc_fail "a refused assembly wrote to a member"
+	[ ! -b /dev/hypercache0 ] || hc_fail "the pool started anyway"
+}
+
 hc_test journal-compaction t_churn
 hc_test journal-clean-restart t_clean_restart
+hc_test journal-torn-and-corrupt t_torn_and_corrupt
