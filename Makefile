@@ -81,3 +81,4 @@ clean:
 	$(MAKE) -C tools/hcsim clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm/prog clean
+	$(MAKE) -C helper clean
