@@ -104,6 +104,7 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 	obj->uri_len = len;
 	obj->hash = hc_cache_hash(uri, len);
 	INIT_LIST_HEAD(&obj->stage_node);
+	INIT_LIST_HEAD(&obj->ingest_node);
 	return obj;
 }
 
@@ -144,6 +145,7 @@ static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
 	c->stats.objects--;
 	hlist_del(&obj->hnode);
 	list_del(&obj->stage_node);
+	list_del(&obj->ingest_node);
 	hc_cache_event();
 	hc_cache_obj_free(obj);
 }
@@ -203,8 +205,9 @@ static u32 hc_cache_start_member(const struct hc_cache *c,
  * Make room for @obj (weight set, flags set) through the policy and
  * allocate its chunks.  @force: @obj is unevictable, so the policy cannot
  * refuse it, only fail for want of room.  May sleep (GFP_KERNEL).
- * Return: 0, -ENOSPC (no room, or the policy refused a clean object),
- * -E2BIG (room, but too fragmented for HC_MAX_EXTENTS extents), -ENOMEM.
+ * Return: 0; HC_INGEST_NOT_ADMITTED (an evictable object lost its duel);
+ * -ENOSPC (no room); -E2BIG (room, but too fragmented for HC_MAX_EXTENTS
+ * extents); -ENOMEM.
  */
 static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 {
@@ -241,7 +244,7 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 	}
 	if (ret == HC_POLICY_REJECTED) {
 		c->stats.rejections++;
-		err = -ENOSPC;
+		err = HC_INGEST_NOT_ADMITTED;
 		goto out;
 	}
 
@@ -318,7 +321,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		err = hc_cache_place(c, obj, chunks);
 		if (err) {
 			hc_cache_obj_free(obj);
-			return err;
+			return err > 0 ? -ENOSPC : err;	/* held: never refused */
 		}
 	} else {
 		c->stats.admissions++;
@@ -400,7 +403,133 @@ int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
 	hc_policy_entry_init(&obj->pe, obj->hash, 1);
 	obj->generation = c->next_generation++;
 	hc_cache_insert(c, obj, HC_OBJ_INGESTING);
+	list_add_tail(&obj->ingest_node, &c->ingests);
 	*objp = obj;
+	return 0;
+}
+
+/* The INGESTING object of request @id (its generation), or NULL. */
+struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id)
+{
+	struct hc_obj *obj;
+
+	list_for_each_entry(obj, &c->ingests, ingest_node)
+		if (obj->generation == id)
+			return obj;
+	return NULL;
+}
+
+/**
+ * hc_cache_ingest_alloc - the helper reports an ingest's size: admit and
+ * allocate
+ * @c: the cache
+ * @obj: an INGESTING object
+ * @size: bytes
+ * @admitted: set to whether the policy admitted it
+ *
+ * Unlike a STAGE, an ingest competes in the policy (the TinyLFU duel): a
+ * cold object may be refused in favour of hotter ones.  On admission the
+ * write fence opens over the new chunks.  Idempotent: a second report of
+ * the same size returns the same allocation.  May sleep.
+ *
+ * Return: 0 (see @admitted); -EINVAL (another size than before); -ENOSPC;
+ * -E2BIG; -ENOMEM.  When not admitted or on an error, the caller ends the
+ * request (hc_cache_ingest_end()).
+ */
+int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
+			  bool *admitted)
+{
+	u64 chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
+	int err;
+
+	*admitted = false;
+	if (obj->allocated) {
+		*admitted = true;
+		return size == obj->size ? 0 : -EINVAL;
+	}
+	if (chunks > c->nr_chunks)
+		return -ENOSPC;
+	if (chunks) {
+		hc_policy_entry_init(&obj->pe, obj->hash, chunks);
+		err = hc_cache_place(c, obj, chunks);
+		if (err > 0)
+			return 0;	/* not admitted */
+		if (err)
+			return err;
+	} else {
+		c->stats.admissions++;
+	}
+	obj->size = size;
+	obj->allocated = true;
+	hc_cache_sync_policy(c, obj);	/* INGESTING: unevictable */
+	hc_cache_fence(c, obj, true);
+	*admitted = true;
+	return 0;
+}
+
+/**
+ * hc_cache_ingest_done - the helper wrote an ingest's data durably
+ * @c: the cache
+ * @obj: an INGESTING, allocated object
+ * @has_crc: @crc is the CRC-32C of the data
+ * @crc: see @has_crc
+ *
+ * Journals the object as READY (durably), closes the fence, wakes readers.
+ * Return: 0; -EINVAL (not allocated yet); an error of the journal.
+ */
+int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, bool has_crc,
+			 u32 crc)
+{
+	u32 flags = obj->flags;
+	int err;
+
+	if (!obj->allocated)
+		return -EINVAL;
+	if (has_crc) {
+		flags |= HC_OBJ_F_DATA_CRC;
+		obj->data_crc = crc;
+	}
+	err = hc_journal_put(c->journal, obj, HC_OBJ_READY, flags);
+	if (err)
+		return err;
+	obj->flags = flags;
+	hc_cache_fence(c, obj, false);
+	list_del_init(&obj->ingest_node);
+	hc_cache_set_state(c, obj, HC_OBJ_READY);
+	return 0;
+}
+
+/**
+ * hc_cache_ingest_end - an ingest ends without data
+ * @c: the cache
+ * @obj: an INGESTING object
+ * @outcome: HC_INGEST_NOT_ADMITTED or a negative errno (the helper's
+ *	failure), kept for the readers that waited for it
+ */
+void hc_cache_ingest_end(struct hc_cache *c, struct hc_obj *obj, int outcome)
+{
+	u32 slot = c->outcome_next++ % ARRAY_SIZE(c->outcomes);
+
+	c->outcomes[slot].hash = obj->hash;
+	c->outcomes[slot].generation = obj->generation;
+	c->outcomes[slot].outcome = outcome;
+	hc_cache_remove(c, obj);
+}
+
+/*
+ * How the ingest of @uri with @generation ended, if it ended without data
+ * recently: HC_INGEST_NOT_ADMITTED, a negative errno, or 0 if unknown.
+ */
+int hc_cache_outcome(const struct hc_cache *c, const u8 *uri, u32 len,
+		     u64 generation)
+{
+	u64 hash = hc_cache_hash(uri, len);
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(c->outcomes); i++)
+		if (c->outcomes[i].generation == generation &&
+		    c->outcomes[i].hash == hash)
+			return c->outcomes[i].outcome;
 	return 0;
 }
 
@@ -646,6 +775,7 @@ int hc_cache_create(struct hc_pool *pool)
 	c->members = pool->nr_members;
 	c->chunk_size = pool->chunk_size;
 	c->next_generation = 1;
+	INIT_LIST_HEAD(&c->ingests);
 	c->hash_bits = clamp_t(u32, ilog2(chunks) + 2, 10, 20);
 	c->buckets = kvcalloc(1U << c->hash_bits, sizeof(*c->buckets),
 			      GFP_KERNEL);

@@ -28,6 +28,9 @@ struct hc_jrec;
  * @hnode: in the index's hash bucket
  * @pe: the policy's part
  * @stage_node: in the stager's list of stages (STAGED only)
+ * @ingest_node: in the cache's list of ingest requests (INGESTING only)
+ * @allocated: INGESTING: the helper reported the size and the chunks are
+ *	allocated (the helper is filling them)
  * @stager: the open control file that stages it (STAGED only)
  * @hash: 64-bit hash of the URI (also the policy's key)
  * @size: bytes
@@ -46,6 +49,8 @@ struct hc_obj {
 	struct hlist_node hnode;
 	struct hc_policy_entry pe;
 	struct list_head stage_node;
+	struct list_head ingest_node;
+	bool allocated;
 	struct hc_ctl *stager;
 	u64 hash;
 	u64 size;
@@ -94,6 +99,10 @@ struct hc_cache_stats {
  *	recorded there before it takes effect
  * @replaying: objects are being restored from the journal; their chunks
  *	are not claimed and they are not in the policy yet
+ * @ingests: INGESTING objects, oldest first: the requests for the helper
+ * @outcomes: how recent ingests that did not complete ended, for the
+ *	readers that waited for them (a small ring)
+ * @outcome_next: next slot of @outcomes
  * @stats: counters
  */
 struct hc_cache {
@@ -110,8 +119,18 @@ struct hc_cache {
 	u64 next_generation;
 	struct hc_journal *journal;
 	bool replaying;
+	struct list_head ingests;
+	struct {
+		u64 hash;
+		u64 generation;
+		int outcome;
+	} outcomes[32];
+	u32 outcome_next;
 	struct hc_cache_stats stats;
 };
+
+/* hc_cache_outcome(): the ingest ended because the policy did not admit it. */
+#define HC_INGEST_NOT_ADMITTED	1
 
 /*
  * Woken whenever an object changes state or goes away (LOCATE with WAIT
@@ -140,6 +159,14 @@ int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin);
 int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj);
 bool hc_obj_valid(const struct hc_obj *obj);
 int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r);
+struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id);
+int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
+			  bool *admitted);
+int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, bool has_crc,
+			 u32 crc);
+void hc_cache_ingest_end(struct hc_cache *c, struct hc_obj *obj, int outcome);
+int hc_cache_outcome(const struct hc_cache *c, const u8 *uri, u32 len,
+		     u64 generation);
 int hc_cache_restore_finish(struct hc_cache *c);
 
 /* Visit every object (netlink dump); stops when @fn returns non-zero. */

@@ -86,7 +86,11 @@ static bool hc_ctl_reserved_zero(const __u64 *r, int n)
 	return true;
 }
 
-/* The running pool's cache, with the pool lock held; -ENODEV if none. */
+/*
+ * The running pool's cache, with the pool lock held; -ENODEV if none.
+ * LOCATE with AUTO_INGEST on a miss indexes the URI as INGESTING and asks
+ * the helper (netlink.c) to fetch it.
+ */
 static struct hc_cache *hc_ctl_cache(struct hc_pool **poolp)
 {
 	struct hc_pool *pool = hc_pool_current();
@@ -184,6 +188,8 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	struct hc_cache *c;
 	struct hc_pool *pool;
 	struct hc_obj *obj;
+	bool counted = false;
+	u64 waited = 0;
 	long usize;
 	int err;
 
@@ -203,6 +209,13 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	}
 	deadline = jiffies + msecs_to_jiffies(loc.timeout_ms);
 
+	loc.nr_extents = 0;
+	loc.nr_layout = 0;
+	loc.state = 0;
+	loc.obj_size = 0;
+	loc.generation = 0;
+	loc.obj_flags = 0;
+
 	hc_pool_lock();
 	for (;;) {
 		c = hc_ctl_cache(&pool);
@@ -211,35 +224,42 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 			goto out_unlock;
 		}
 		obj = hc_cache_lookup(c, uri, loc.uri_len);
-		if (!obj || hc_obj_valid(obj) || !(loc.flags & HC_LOCATE_F_WAIT))
-			break;
-		if (obj->state != HC_OBJ_INGESTING && obj->state != HC_OBJ_STAGED)
-			break;
-		err = hc_ctl_wait(deadline, !loc.timeout_ms);
-		if (err)
-			goto out_unlock;
-	}
-
-	loc.nr_extents = 0;
-	loc.nr_layout = 0;
-	loc.state = 0;
-	loc.obj_size = 0;
-	loc.generation = 0;
-	loc.obj_flags = 0;
-	if (!obj) {
-		if (loc.flags & HC_LOCATE_F_AUTO_INGEST) {
+		/* The ingest we waited for ended without data: say how. */
+		if (waited && (!obj || obj->generation != waited)) {
+			err = hc_cache_outcome(c, uri, loc.uri_len, waited);
+			if (err == HC_INGEST_NOT_ADMITTED) {
+				loc.status = HC_LOCATE_NOT_ADMITTED;
+				goto out_copy;
+			}
+			if (err < 0)
+				goto out_unlock;
+			waited = 0;
+		}
+		if (!obj && (loc.flags & HC_LOCATE_F_AUTO_INGEST)) {
 			err = hc_cache_ingest(c, uri, loc.uri_len, &obj);
 			if (err)
 				goto out_unlock;
-		} else {
+			hc_nl_ingest_request(pool, obj);
+			hc_cache_miss(c, uri, loc.uri_len);
+			counted = true;
+		}
+		if (!obj) {
 			if (!(loc.flags & HC_LOCATE_F_PEEK))
 				hc_cache_miss(c, uri, loc.uri_len);
 			loc.status = HC_LOCATE_MISS;
 			goto out_copy;
 		}
-	} else if (!(loc.flags & HC_LOCATE_F_PEEK)) {
-		hc_cache_hit(c, obj);
+		if (hc_obj_valid(obj) || !(loc.flags & HC_LOCATE_F_WAIT) ||
+		    (obj->state != HC_OBJ_INGESTING &&
+		     obj->state != HC_OBJ_STAGED))
+			break;
+		waited = obj->generation;
+		err = hc_ctl_wait(deadline, !loc.timeout_ms);
+		if (err)
+			goto out_unlock;
 	}
+	if (!(loc.flags & HC_LOCATE_F_PEEK) && !counted)
+		hc_cache_hit(c, obj);
 
 	loc.status = hc_obj_valid(obj) ? HC_LOCATE_HIT : HC_LOCATE_PENDING;
 	loc.state = obj->state;

@@ -129,5 +129,6 @@ void hc_ctl_unregister(void);
 int hc_nl_register(void);
 void hc_nl_unregister(void);
 void hc_nl_notify(struct hc_pool *pool, u32 state);
+void hc_nl_ingest_request(struct hc_pool *pool, struct hc_obj *obj);
 
 #endif /* HC_POOL_H */

@@ -42,6 +42,27 @@
  * @HC_CMD_OBJ_PIN: set (HC_A_OBJ_PINNED = 1) or clear (0) the pin of the
  *	object HC_A_OBJ_URI.
  * @HC_CMD_STATS_GET: the object cache's counters (enum hc_stats_attr).
+ * @HC_CMD_HELPER_REGISTER: the sending socket becomes the helper (one at a
+ *	time: -EBUSY while another is registered).  The kernel then sends it
+ *	HC_CMD_INGEST for every object waiting to be ingested, including
+ *	those a previous helper left unfinished.  The registration ends when
+ *	the socket closes.
+ * @HC_CMD_INGEST: kernel -> helper (unicast): fetch the object
+ *	HC_A_ING_URI, request HC_A_ING_ID.  When the request was already
+ *	allocated (re-sent after a helper died), HC_A_ING_SIZE and the
+ *	HC_A_ING_EXTENT list come with it: fill them, then send DONE.
+ * @HC_CMD_INGEST_ALLOC: helper -> kernel: the object's size (HC_A_ING_SIZE)
+ *	and HC_A_ING_ETAG.  The kernel runs admission and allocates; the reply
+ *	(same command) carries HC_A_ING_ADMITTED and, when admitted, the
+ *	HC_A_ING_EXTENT list into which the helper writes the data through
+ *	/dev/hypercacheN.  Not admitted: the request ends and readers read the
+ *	backend.  -ENOSPC: no room; the request ends.
+ * @HC_CMD_INGEST_DONE: helper -> kernel: the data is written and durable
+ *	(optional HC_A_ING_CRC32C); the object becomes READY (journaled).
+ * @HC_CMD_INGEST_FAIL: helper -> kernel: the fetch failed with
+ *	HC_A_ING_ERRNO (positive errno, e.g. ENOENT, EACCES); the request ends
+ *	and waiting readers get that error.
+ *	ALLOC, DONE and FAIL are accepted only from the registered helper.
  * @HC_CMD_POOL_NTF: multicast on HC_GENL_MCGRP_EVENTS whenever a pool starts
  *	or stops; attributes as in the HC_CMD_POOL_GET reply, members included,
  *	with HC_A_POOL_STATE telling which.
@@ -57,6 +78,11 @@ enum hc_cmd {
 	HC_CMD_OBJ_EVICT,
 	HC_CMD_OBJ_PIN,
 	HC_CMD_STATS_GET,
+	HC_CMD_HELPER_REGISTER,
+	HC_CMD_INGEST,
+	HC_CMD_INGEST_ALLOC,
+	HC_CMD_INGEST_DONE,
+	HC_CMD_INGEST_FAIL,
 
 	__HC_CMD_MAX,
 	HC_CMD_MAX = __HC_CMD_MAX - 1
@@ -215,6 +241,34 @@ enum hc_stats_attr {
 
 	__HC_A_STATS_MAX,
 	HC_A_STATS_MAX = __HC_A_STATS_MAX - 1
+};
+
+/**
+ * enum hc_ing_attr - attributes of the helper channel (HC_CMD_INGEST*)
+ * @HC_A_ING_PAD: padding for 64-bit attributes
+ * @HC_A_ING_ID: u64, the request (unique while the module is loaded)
+ * @HC_A_ING_URI: binary, the object's URI
+ * @HC_A_ING_SIZE: u64, bytes
+ * @HC_A_ING_ETAG: string, the backend's ETag (at most 127 bytes)
+ * @HC_A_ING_ADMITTED: u8, whether the object was admitted
+ * @HC_A_ING_EXTENT: nest, enum hc_ext_attr; repeated once per extent
+ * @HC_A_ING_CRC32C: u32, CRC-32C of the object's bytes
+ * @HC_A_ING_ERRNO: u32, positive errno of a failed fetch
+ */
+enum hc_ing_attr {
+	HC_A_ING_UNSPEC,
+	HC_A_ING_PAD,
+	HC_A_ING_ID,
+	HC_A_ING_URI,
+	HC_A_ING_SIZE,
+	HC_A_ING_ETAG,
+	HC_A_ING_ADMITTED,
+	HC_A_ING_EXTENT,
+	HC_A_ING_CRC32C,
+	HC_A_ING_ERRNO,
+
+	__HC_A_ING_MAX,
+	HC_A_ING_MAX = __HC_A_ING_MAX - 1
 };
 
 #endif /* _UAPI_HYPERCACHE_NETLINK_H */

@@ -15,6 +15,8 @@
  *   hc_obj [--ro] wait TIMEOUT_MS URI
  *	LOCATE with HC_LOCATE_F_WAIT: prints "status=... elapsed_ms=N" or
  *	"error=ETIMEDOUT elapsed_ms=N" (exit 1)
+ *   hc_obj [--ro] ingest TIMEOUT_MS URI
+ *	the same with HC_LOCATE_F_AUTO_INGEST: a miss asks the helper
  *   hc_obj [--ro] stat
  *	HC_IOC_STAT: one "key value" line per counter
  *   hc_obj stage-zero PREFIX COUNT [--clean]
@@ -178,12 +180,13 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "stage-zero") && (argc == 4 || argc == 5))
 		return stage_zero(fd, argv[2], strtoul(argv[3], NULL, 0),
 				  argc == 5 && !strcmp(argv[4], "--clean"));
-	if (!strcmp(op, "wait") && argc == 4) {
+	if ((!strcmp(op, "wait") || !strcmp(op, "ingest")) && argc == 4) {
 		double t0 = now_ms(), el;
 		int ret;
 
 		uri = argv[3];
-		ret = locate(fd, uri, HC_LOCATE_F_WAIT,
+		ret = locate(fd, uri, HC_LOCATE_F_WAIT |
+			     (!strcmp(op, "ingest") ? HC_LOCATE_F_AUTO_INGEST : 0),
 			     strtoul(argv[2], NULL, 0), &l);
 		el = now_ms() - t0;
 		if (ret) {
