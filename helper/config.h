@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hypercached's configuration: an INI file (default HC_CONFIG_PATH) read
+ * with libinih into a struct hc_config of fixed-size fields.
+ *
+ *   [hypercached]        daemon settings (all optional)
+ *   [backend NAME]       one per backend; NAME as in hypercache://NAME/key
+ *
+ * Every key, its default, unit and range: Documentation/hypercached.conf.md.
+ *
+ * Strict: an unknown section or key, a key given twice, a repeated backend
+ * name, an indented line (inih would take it as the continuation of the
+ * previous value), a missing required key and a bad or out-of-range value
+ * are all errors.  The first error is reported as
+ *   FILE:LINE: [SECTION] KEY: what is wrong
+ * (without " KEY" when the section as a whole is wrong).
+ *
+ * No global state of our own; the functions are reentrant.  libinih's line
+ * limit is a process-wide setting: the first call raises it to
+ * HC_INI_MAX_LINE once (pthread_once), so long session tokens fit.
+ * Errors return -EINVAL (bad content), -ENOENT/-EACCES/... (file), -EFBIG
+ * (file larger than HC_CONFIG_FILE_MAX) or -ENOMEM.
+ */
+#ifndef HC_CONFIG_H
+#define HC_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HC_CONFIG_PATH		"/etc/hypercache/hypercache.conf"
+#define HC_CONFIG_FILE_MAX	(1 << 20)	/* bytes */
+#define HC_INI_MAX_LINE		4096		/* bytes, '\n' included */
+
+#define HC_NAME_MAX		63	/* backend name, as URI_NAME_MAX */
+#define HC_BACKENDS_MAX		16
+#define HC_URL_MAX		1023
+#define HC_PATH_MAX		1023
+#define HC_REGION_MAX		63
+#define HC_KEY_MAX		255	/* access key id, secret key */
+#define HC_TOKEN_MAX		(HC_INI_MAX_LINE - 1)
+#define HC_LISTEN_MAX		263	/* [host]:port */
+#define HC_HOST_MAX		255
+
+enum hc_log_level {
+	HC_LOG_ERROR,
+	HC_LOG_WARN,
+	HC_LOG_INFO,
+	HC_LOG_DEBUG,
+};
+
+enum hc_backend_type {
+	HC_BACKEND_NONE,	/* only while parsing */
+	HC_BACKEND_S3,
+	HC_BACKEND_POSIX,
+};
+
+enum hc_addressing {
+	HC_ADDR_PATH,		/* https://endpoint/bucket/key */
+	HC_ADDR_VIRTUAL,	/* https://bucket.endpoint/key */
+};
+
+struct hc_backend {
+	char name[HC_NAME_MAX + 1];
+	enum hc_backend_type type;
+	unsigned int line;			/* of its [backend NAME] header */
+	/* s3 */
+	char endpoint[HC_URL_MAX + 1];		/* required */
+	char region[HC_REGION_MAX + 1];		/* "us-east-1" */
+	enum hc_addressing addressing;		/* path */
+	char access_key[HC_KEY_MAX + 1];	/* "" = look elsewhere */
+	char secret_key[HC_KEY_MAX + 1];	/* set iff access_key is */
+	char ca_file[HC_PATH_MAX + 1];		/* "" = system CA store */
+	/* posix */
+	char root[HC_PATH_MAX + 1];		/* absolute, required */
+};
+
+struct hc_config {
+	enum hc_log_level log_level;		/* info */
+	unsigned int ingest_concurrency;	/* 8, 1..64 ranged GETs per object */
+	uint64_t part_size;			/* 8 MiB, 1 MiB..1 GiB, 4 KiB multiple */
+	unsigned int max_objects_in_flight;	/* 4, 1..256 */
+	unsigned int timeout_connect;		/* 10 s, 1..3600 */
+	unsigned int timeout_request;		/* 300 s, 1..86400 */
+	unsigned int retry_attempts;		/* 5, 1..100, first included */
+	char metrics_listen[HC_LISTEN_MAX + 1];	/* "127.0.0.1:9110", as given */
+	char metrics_host[HC_HOST_MAX + 1];	/* "127.0.0.1"; IPv6 without [] */
+	uint16_t metrics_port;			/* 9110 */
+	char default_backend[HC_NAME_MAX + 1];	/* "s3": serves s3:// URIs */
+	unsigned int nr_backends;
+	struct hc_backend backends[HC_BACKENDS_MAX];
+};
+
+/* hc_config_defaults() - every setting at its default, no backends. */
+void hc_config_defaults(struct hc_config *cfg);
+
+/*
+ * hc_config_parse() - parse the NUL-terminated INI @text over the defaults
+ * into @cfg; @name is the file name used in messages.  Returns 0, or a
+ * negative errno with a message in @err (may be NULL; truncated to
+ * @errlen).  @cfg is undefined on error.
+ */
+int hc_config_parse(const char *text, const char *name, struct hc_config *cfg,
+		    char *err, size_t errlen);
+
+/* hc_config_load() - hc_config_parse() of the file at @path (named so). */
+int hc_config_load(const char *path, struct hc_config *cfg,
+		   char *err, size_t errlen);
+
+/* hc_config_backend() - the backend called @name, or NULL. */
+const struct hc_backend *hc_config_backend(const struct hc_config *cfg,
+					   const char *name);
+
+/* Where hc_creds_lookup() found the credentials. */
+enum hc_creds_source {
+	HC_CREDS_CONFIG,	/* access_key/secret_key of the backend */
+	HC_CREDS_ENV,		/* AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY */
+	HC_CREDS_FILE,		/* shared credentials file, one profile */
+};
+
+struct hc_creds {
+	enum hc_creds_source source;
+	char access_key[HC_KEY_MAX + 1];
+	char secret_key[HC_KEY_MAX + 1];
+	char session_token[HC_TOKEN_MAX + 1];	/* "" if none */
+	char profile[HC_NAME_MAX + 1];		/* HC_CREDS_FILE only */
+};
+
+/*
+ * hc_creds_lookup() - the credentials of S3 backend @b, first found of:
+ *   1. @b's access_key and secret_key;
+ *   2. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN)
+ *      in @envp;
+ *   3. profile $AWS_PROFILE (else "default") of the shared credentials
+ *      file $AWS_SHARED_CREDENTIALS_FILE (else @home/.aws/credentials):
+ *      aws_access_key_id, aws_secret_access_key, aws_session_token.
+ * @envp is a NULL-terminated array of "NAME=value" (environ in the daemon,
+ * a fixed array in tests); @home NULL means $HOME from @envp.
+ * Returns 0; -ENOENT when no source has credentials (the message lists
+ * what was tried); -EINVAL for half a pair or a malformed file.
+ * The result holds secrets: the caller clears it (explicit_bzero) after use.
+ */
+int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
+		    const char *home, struct hc_creds *out,
+		    char *err, size_t errlen);
+
+#endif /* HC_CONFIG_H */
