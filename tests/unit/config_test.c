@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hypercached's configuration: defaults, a full file, the exact message of
+ * every kind of error, and the order in which credentials are looked up
+ * (config, environment, shared credentials file and its profile).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "kselftest_harness.h"
+#include "config.h"
+
+static struct hc_config cfg;	/* large: not on the stack */
+static char err[512];
+
+static int parse(const char *text)
+{
+	err[0] = '\0';
+	return hc_config_parse(text, "hypercache.conf", &cfg, err, sizeof(err));
+}
+
+TEST(defaults)
+{
+	hc_config_defaults(&cfg);
+	EXPECT_EQ(HC_LOG_INFO, cfg.log_level);
+	EXPECT_EQ(8, cfg.ingest_concurrency);
+	EXPECT_EQ(8ULL << 20, cfg.part_size);
+	EXPECT_EQ(4, cfg.max_objects_in_flight);
+	EXPECT_EQ(10, cfg.timeout_connect);
+	EXPECT_EQ(300, cfg.timeout_request);
+	EXPECT_EQ(5, cfg.retry_attempts);
+	EXPECT_STREQ("127.0.0.1:9110", cfg.metrics_listen);
+	EXPECT_STREQ("127.0.0.1", cfg.metrics_host);
+	EXPECT_EQ(9110, cfg.metrics_port);
+	EXPECT_STREQ("s3", cfg.default_backend);
+	EXPECT_EQ(0, cfg.nr_backends);
+	EXPECT_EQ(NULL, hc_config_backend(&cfg, "s3"));
+
+	/* An empty file (and one of comments) is the defaults. */
+	ASSERT_EQ(0, parse("")) TH_LOG("%s", err);
+	EXPECT_EQ(8ULL << 20, cfg.part_size);
+	ASSERT_EQ(0, parse("# nothing\n; here\n\n  # indented comment\n"))
+		TH_LOG("%s", err);
+	EXPECT_EQ(0, cfg.nr_backends);
+}
+
+static const char full[] =
+	"# hypercached\n"
+	"[hypercached]\n"
+	"log_level = debug\n"
+	"ingest_concurrency = 64\n"
+	"part_size = 16M\n"
+	"max_objects_in_flight = 2\n"
+	"timeout_connect = 3\n"
+	"timeout_request = 600 ; inline comment\n"
+	"retry_attempts = 1\n"
+	"metrics_listen = [::1]:9200\n"
+	"default_backend = aws\n"
+	"\n"
+	"[backend aws]\n"
+	"type = s3\n"
+	"endpoint = https://s3.eu-west-1.amazonaws.com\n"
+	"region = eu-west-1\n"
+	"addressing = virtual\n"
+	"access_key = AKIDEXAMPLE\n"
+	"secret_key = wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\n"
+	"ca_file = /etc/ssl/certs/ca.pem\n"
+	"\r\n"
+	"[backend ceph_rgw-2]\r\n"
+	"endpoint = http://rgw.local:7480\r\n"
+	"type = s3\r\n"
+	"\n"
+	"[backend nfs]\n"
+	"type = posix\n"
+	"root = /mnt/datasets\n";
+
+TEST(full_file)
+{
+	const struct hc_backend *b;
+
+	ASSERT_EQ(0, parse(full)) TH_LOG("%s", err);
+	EXPECT_EQ(HC_LOG_DEBUG, cfg.log_level);
+	EXPECT_EQ(64, cfg.ingest_concurrency);
+	EXPECT_EQ(16ULL << 20, cfg.part_size);
+	EXPECT_EQ(2, cfg.max_objects_in_flight);
+	EXPECT_EQ(3, cfg.timeout_connect);
+	EXPECT_EQ(600, cfg.timeout_request);
+	EXPECT_EQ(1, cfg.retry_attempts);
+	EXPECT_STREQ("[::1]:9200", cfg.metrics_listen);
+	EXPECT_STREQ("::1", cfg.metrics_host);
+	EXPECT_EQ(9200, cfg.metrics_port);
+	EXPECT_STREQ("aws", cfg.default_backend);
+	ASSERT_EQ(3, cfg.nr_backends);
+
+	b = hc_config_backend(&cfg, "aws");
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(HC_BACKEND_S3, b->type);
+	EXPECT_EQ(13, b->line);
+	EXPECT_STREQ("https://s3.eu-west-1.amazonaws.com", b->endpoint);
+	EXPECT_STREQ("eu-west-1", b->region);
+	EXPECT_EQ(HC_ADDR_VIRTUAL, b->addressing);
+	EXPECT_STREQ("AKIDEXAMPLE", b->access_key);
+	EXPECT_STREQ("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", b->secret_key);
+	EXPECT_STREQ("/etc/ssl/certs/ca.pem", b->ca_file);
+
+	b = hc_config_backend(&cfg, "ceph_rgw-2");
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(HC_BACKEND_S3, b->type);
+	EXPECT_STREQ("http://rgw.local:7480", b->endpoint);
+	EXPECT_STREQ("us-east-1", b->region);		/* defaults */
+	EXPECT_EQ(HC_ADDR_PATH, b->addressing);
+	EXPECT_STREQ("", b->access_key);
+	EXPECT_STREQ("", b->ca_file);
+
+	b = hc_config_backend(&cfg, "nfs");
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(HC_BACKEND_POSIX, b->type);
+	EXPECT_STREQ("/mnt/datasets", b->root);
+	EXPECT_EQ(NULL, hc_config_backend(&cfg, "s3"));
+}
+
+TEST(sizes_and_listen_forms)
+{
+	ASSERT_EQ(0, parse("[hypercached]\npart_size = 1048576\n")) TH_LOG("%s", err);
+	EXPECT_EQ(1ULL << 20, cfg.part_size);
+	ASSERT_EQ(0, parse("[hypercached]\npart_size = 1g\n")) TH_LOG("%s", err);
+	EXPECT_EQ(1ULL << 30, cfg.part_size);
+	ASSERT_EQ(0, parse("[hypercached]\npart_size = 2052K\n")) TH_LOG("%s", err);
+	EXPECT_EQ(2052ULL << 10, cfg.part_size);
+	ASSERT_EQ(0, parse("[hypercached]\nmetrics_listen = 0.0.0.0:1\n")) TH_LOG("%s", err);
+	EXPECT_STREQ("0.0.0.0", cfg.metrics_host);
+	EXPECT_EQ(1, cfg.metrics_port);
+	ASSERT_EQ(0, parse("[hypercached]\nmetrics_listen = node-7.example:65535\n"))
+		TH_LOG("%s", err);
+	EXPECT_STREQ("node-7.example", cfg.metrics_host);
+	EXPECT_EQ(65535, cfg.metrics_port);
+	/* The [hypercached] section may be split; its keys stay unique. */
+	ASSERT_EQ(0, parse("[hypercached]\nretry_attempts = 3\n"
+			   "[backend s3]\ntype = s3\nendpoint = https://s3.amazonaws.com\n"
+			   "[hypercached]\nlog_level = warn\n")) TH_LOG("%s", err);
+	EXPECT_EQ(3, cfg.retry_attempts);
+	EXPECT_EQ(HC_LOG_WARN, cfg.log_level);
+	EXPECT_NE(NULL, hc_config_backend(&cfg, "s3"));
+}
+
+static const struct {
+	const char *text;
+	const char *msg;
+} bad[] = {
+	/* bad values */
+	{ "[backend s3]\ntype = s3\nendpoint = https://x\naddressing = vhost\n",
+	  "hypercache.conf:4: [backend s3] addressing: expected path or virtual, got \"vhost\"" },
+	{ "[hypercached]\nlog_level = verbose\n",
+	  "hypercache.conf:2: [hypercached] log_level: expected error, warn, info or debug, got \"verbose\"" },
+	{ "[backend b]\ntype = ftp\n",
+	  "hypercache.conf:2: [backend b] type: expected s3 or posix, got \"ftp\"" },
+	{ "[hypercached]\ningest_concurrency = eight\n",
+	  "hypercache.conf:2: [hypercached] ingest_concurrency: expected a decimal number, got \"eight\"" },
+	{ "[hypercached]\ntimeout_connect = -1\n",
+	  "hypercache.conf:2: [hypercached] timeout_connect: expected a decimal number, got \"-1\"" },
+	{ "[hypercached]\nretry_attempts =\n",
+	  "hypercache.conf:2: [hypercached] retry_attempts: expected a decimal number, got \"\"" },
+	{ "[backend b]\ntype = s3\nendpoint = s3.amazonaws.com\n",
+	  "hypercache.conf:3: [backend b] endpoint: expected an http:// or https:// URL, got \"s3.amazonaws.com\"" },
+	{ "[backend b]\ntype = posix\nroot = data/cache\n",
+	  "hypercache.conf:3: [backend b] root: expected an absolute path, got \"data/cache\"" },
+	{ "[backend b]\ntype = s3\nendpoint = https://x\nregion = EU West\n",
+	  "hypercache.conf:4: [backend b] region: expected a-z 0-9 -, got \"EU West\"" },
+	/* out of range */
+	{ "[hypercached]\ningest_concurrency = 65\n",
+	  "hypercache.conf:2: [hypercached] ingest_concurrency: 65 out of range 1..64" },
+	{ "[hypercached]\ningest_concurrency = 0\n",
+	  "hypercache.conf:2: [hypercached] ingest_concurrency: 0 out of range 1..64" },
+	{ "[hypercached]\nmax_objects_in_flight = 99999999999999999999999\n",
+	  "hypercache.conf:2: [hypercached] max_objects_in_flight: 99999999999999999999999 out of range 1..256" },
+	{ "[hypercached]\ntimeout_request = 86401\n",
+	  "hypercache.conf:2: [hypercached] timeout_request: 86401 out of range 1..86400" },
+	{ "[hypercached]\npart_size = 2G\n",
+	  "hypercache.conf:2: [hypercached] part_size: 2G out of range 1M..1G" },
+	{ "[hypercached]\npart_size = 1023K\n",
+	  "hypercache.conf:2: [hypercached] part_size: 1023K out of range 1M..1G" },
+	{ "[hypercached]\npart_size = 99999999999999G\n",
+	  "hypercache.conf:2: [hypercached] part_size: 99999999999999G out of range 1M..1G" },
+	{ "[hypercached]\npart_size = 1049000\n",
+	  "hypercache.conf:2: [hypercached] part_size: 1049000 is not a multiple of 4096 bytes" },
+	/* bad size suffix */
+	{ "[hypercached]\npart_size = 8MB\n",
+	  "hypercache.conf:2: [hypercached] part_size: expected bytes with an optional K, M or G suffix, got \"8MB\"" },
+	{ "[hypercached]\npart_size = 8T\n",
+	  "hypercache.conf:2: [hypercached] part_size: expected bytes with an optional K, M or G suffix, got \"8T\"" },
+	{ "[hypercached]\npart_size = M\n",
+	  "hypercache.conf:2: [hypercached] part_size: expected bytes with an optional K, M or G suffix, got \"M\"" },
+	/* bad listen address */
+	{ "[hypercached]\nmetrics_listen = 9110\n",
+	  "hypercache.conf:2: [hypercached] metrics_listen: expected HOST:PORT or [IPV6]:PORT, got \"9110\"" },
+	{ "[hypercached]\nmetrics_listen = ::1:9110\n",
+	  "hypercache.conf:2: [hypercached] metrics_listen: IPv6 addresses go in brackets: [ADDR]:PORT, got \"::1:9110\"" },
+	{ "[hypercached]\nmetrics_listen = [::g]:9110\n",
+	  "hypercache.conf:2: [hypercached] metrics_listen: \"::g\" is not an IPv6 address" },
+	{ "[hypercached]\nmetrics_listen = localhost:70000\n",
+	  "hypercache.conf:2: [hypercached] metrics_listen: port 70000 out of range 1..65535" },
+	{ "[hypercached]\nmetrics_listen = localhost:\n",
+	  "hypercache.conf:2: [hypercached] metrics_listen: expected HOST:PORT or [IPV6]:PORT, got \"localhost:\"" },
+	{ "[hypercached]\nmetrics_listen = [::1]9110\n",
+	  "hypercache.conf:2: [hypercached] metrics_listen: expected HOST:PORT or [IPV6]:PORT, got \"[::1]9110\"" },
+	/* unknown key, unknown section */
+	{ "[hypercached]\nlog_level = info\nlog_levle = debug\n",
+	  "hypercache.conf:3: [hypercached] log_levle: unknown key" },
+	{ "[backend b]\ntype = posix\nroot = /x\nendpiont = https://x\n",
+	  "hypercache.conf:4: [backend b] endpiont: unknown key" },
+	{ "[hypercache]\nlog_level = info\n",
+	  "hypercache.conf:1: [hypercache]: unknown section (expected [hypercached] or [backend NAME])" },
+	{ "# empty sections are checked too\n[backends]\n",
+	  "hypercache.conf:2: [backends]: unknown section (expected [hypercached] or [backend NAME])" },
+	{ "[backend.s3]\ntype = s3\n",
+	  "hypercache.conf:1: [backend.s3]: unknown section (expected [hypercached] or [backend NAME])" },
+	{ "[backend My-S3]\ntype = s3\n",
+	  "hypercache.conf:1: [backend My-S3]: backend name: expected a-z 0-9 _ - starting with a-z or 0-9" },
+	{ "log_level = info\n",
+	  "hypercache.conf:1: log_level: key outside a section" },
+	/* duplicates */
+	{ "[backend b]\ntype = posix\nroot = /a\n\n[backend b]\ntype = posix\nroot = /b\n",
+	  "hypercache.conf:5: [backend b]: duplicate backend (first at line 1)" },
+	{ "[hypercached]\nretry_attempts = 2\n[hypercached]\nretry_attempts = 3\n",
+	  "hypercache.conf:4: [hypercached] retry_attempts: given twice (first at line 2)" },
+	/* missing required keys, keys of the other type */
+	{ "[backend b]\nendpoint = https://x\n\n[hypercached]\n",
+	  "hypercache.conf:1: [backend b]: missing required key \"type\" (s3 or posix)" },
+	{ "[backend b]\n",
+	  "hypercache.conf:1: [backend b]: missing required key \"type\" (s3 or posix)" },
+	{ "[hypercached]\n[backend s3]\ntype = s3\nregion = us-west-2\n",
+	  "hypercache.conf:2: [backend s3]: missing required key \"endpoint\"" },
+	{ "[backend nfs]\ntype = posix\n[backend b]\ntype = posix\nroot = /x\n",
+	  "hypercache.conf:1: [backend nfs]: missing required key \"root\"" },
+	{ "[backend nfs]\nendpoint = https://x\ntype = posix\nroot = /x\n",
+	  "hypercache.conf:2: [backend nfs] endpoint: not a key of a posix backend" },
+	{ "[backend b]\ntype = s3\nendpoint = https://x\nroot = /x\n",
+	  "hypercache.conf:4: [backend b] root: not a key of a s3 backend" },
+	{ "[backend b]\ntype = s3\nendpoint = https://x\naccess_key = AKID\n",
+	  "hypercache.conf:4: [backend b] access_key: given without secret_key" },
+	/* default_backend must exist and speak S3 */
+	{ "[hypercached]\ndefault_backend = ceph\n[backend s3]\ntype = s3\nendpoint = https://x\n",
+	  "hypercache.conf:2: [hypercached] default_backend: no [backend ceph] section" },
+	{ "[hypercached]\ndefault_backend = nfs\n[backend nfs]\ntype = posix\nroot = /x\n",
+	  "hypercache.conf:2: [hypercached] default_backend: backend nfs is not of type s3" },
+	/* lines inih would misread */
+	{ "[backend b]\ntype = posix\n  root = /x\n",
+	  "hypercache.conf:3: indented line (keys and sections start in column 1; values do not continue over lines)" },
+	{ "[hypercached]\nlog_level info\n",
+	  "hypercache.conf:2: syntax error (expected [SECTION], KEY = VALUE or a comment)" },
+	{ "[hypercached\nlog_level = info\n",
+	  "hypercache.conf:1: section header without ']'" },
+	{ "[backend b]\ntype = s3\nendpoint = \n",
+	  "hypercache.conf:3: [backend b] endpoint: expected an http:// or https:// URL, got \"\"" },
+};
+
+TEST(every_error_is_named)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, parse(bad[i].text)) TH_LOG("case %zu", i);
+		EXPECT_STREQ(bad[i].msg, err) TH_LOG("case %zu", i);
+	}
+}
+
+TEST(long_lines_and_nul)
+{
+	static char text[8192];
+	size_t n;
+
+	n = (size_t)snprintf(text, sizeof(text), "[backend b]\ntype = s3\nendpoint = https://");
+	memset(text + n, 'a', 5000);
+	strcpy(text + n + 5000, "\n");
+	EXPECT_EQ(-EINVAL, parse(text));
+	EXPECT_STREQ("hypercache.conf:3: line longer than 4094 bytes", err);
+
+	/* 1100 bytes: too long for the field, not for the line. */
+	n = (size_t)snprintf(text, sizeof(text), "[backend b]\ntype = s3\nendpoint = https://");
+	memset(text + n, 'a', 1100);
+	strcpy(text + n + 1100, "\n");
+	EXPECT_EQ(-EINVAL, parse(text));
+	EXPECT_STREQ("hypercache.conf:3: [backend b] endpoint: longer than 1023 bytes", err);
+}
+
+FIXTURE(tmp) {
+	char dir[64];
+	char path[256];
+};
+
+FIXTURE_SETUP(tmp)
+{
+	strcpy(self->dir, "/tmp/hc_config_test.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+}
+
+FIXTURE_TEARDOWN(tmp)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
+	if (system(cmd))
+		TH_LOG("cannot remove %s", self->dir);
+}
+
+static void put(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fwrite(text, 1, len, f);
+		fclose(f);
+	}
+}
+
+TEST_F(tmp, load_file)
+{
+	snprintf(self->path, sizeof(self->path), "%s/hypercache.conf", self->dir);
+	put(self->path, full, strlen(full));
+	ASSERT_EQ(0, hc_config_load(self->path, &cfg, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(3, cfg.nr_backends);
+
+	put(self->path, "[hypercached]\nlog_level = loud\n", 31);
+	EXPECT_EQ(-EINVAL, hc_config_load(self->path, &cfg, err, sizeof(err)));
+	EXPECT_EQ(0, strncmp(err, self->path, strlen(self->path))) TH_LOG("%s", err);
+	EXPECT_STREQ(":2: [hypercached] log_level: expected error, warn, info or debug, got \"loud\"",
+		     err + strlen(self->path));
+
+	put(self->path, "[hypercached]\n\0log_level = info\n", 32);
+	EXPECT_EQ(-EINVAL, hc_config_load(self->path, &cfg, err, sizeof(err)));
+	EXPECT_STREQ(":2: NUL byte in the line", err + strlen(self->path));
+
+	snprintf(self->path, sizeof(self->path), "%s/missing.conf", self->dir);
+	EXPECT_EQ(-ENOENT, hc_config_load(self->path, &cfg, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "No such file")) TH_LOG("%s", err);
+}
+
+static const char credfile[] =
+	"[default]\n"
+	"aws_access_key_id = AKIDFILEDEFAULT\n"
+	"aws_secret_access_key = secretfiledefault\n"
+	"region = ignored\n"
+	"\n"
+	"[dev]\n"
+	"aws_access_key_id = AKIDFILEDEV\n"
+	"aws_secret_access_key = secretfiledev\n"
+	"aws_session_token = tokenfiledev\n"
+	"s3 =\n"
+	"    max_concurrent_requests = 20\n"
+	"[half]\n"
+	"aws_access_key_id = AKIDHALF\n";
+
+TEST_F(tmp, credentials_order)
+{
+	struct hc_backend b = { .type = HC_BACKEND_S3 };
+	static struct hc_creds c;
+	char aws[160];
+	char *env_none[] = { NULL };
+	char *env_keys[] = { "AWS_ACCESS_KEY_ID=AKIDENV", "PATH=/bin",
+			     "AWS_SECRET_ACCESS_KEY=secretenv",
+			     "AWS_SESSION_TOKEN=tokenenv", NULL };
+	char *env_prof[] = { "AWS_PROFILE=dev", NULL };
+	char *env_half[] = { "AWS_ACCESS_KEY_ID=AKIDENV", NULL };
+	char *env_noprof[] = { "AWS_PROFILE=nope", NULL };
+	char *env_halfprof[] = { "AWS_PROFILE=half", NULL };
+	char home_env[96];
+	char *env_home[] = { home_env, NULL };
+
+	snprintf(aws, sizeof(aws), "%s/.aws", self->dir);
+	ASSERT_EQ(0, mkdir(aws, 0700));
+	snprintf(self->path, sizeof(self->path), "%s/credentials", aws);
+
+	/* No file yet: nothing anywhere. */
+	EXPECT_EQ(-ENOENT, hc_creds_lookup(&b, env_none, self->dir, &c, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "no credentials")) TH_LOG("%s", err);
+
+	put(self->path, credfile, strlen(credfile));
+
+	/* 3. the file, [default], then the profile named by AWS_PROFILE */
+	ASSERT_EQ(0, hc_creds_lookup(&b, env_none, self->dir, &c, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(HC_CREDS_FILE, c.source);
+	EXPECT_STREQ("AKIDFILEDEFAULT", c.access_key);
+	EXPECT_STREQ("secretfiledefault", c.secret_key);
+	EXPECT_STREQ("", c.session_token);
+	EXPECT_STREQ("default", c.profile);
+
+	ASSERT_EQ(0, hc_creds_lookup(&b, env_prof, self->dir, &c, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(HC_CREDS_FILE, c.source);
+	EXPECT_STREQ("AKIDFILEDEV", c.access_key);
+	EXPECT_STREQ("secretfiledev", c.secret_key);
+	EXPECT_STREQ("tokenfiledev", c.session_token);
+	EXPECT_STREQ("dev", c.profile);
+
+	/* HOME from the environment when none is passed. */
+	snprintf(home_env, sizeof(home_env), "HOME=%s", self->dir);
+	ASSERT_EQ(0, hc_creds_lookup(&b, env_home, NULL, &c, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_STREQ("AKIDFILEDEFAULT", c.access_key);
+
+	EXPECT_EQ(-ENOENT, hc_creds_lookup(&b, env_noprof, self->dir, &c, err, sizeof(err)));
+	EXPECT_EQ(0, strncmp(err, self->path, strlen(self->path))) TH_LOG("%s", err);
+	EXPECT_STREQ(": no profile [nope]", err + strlen(self->path));
+
+	EXPECT_EQ(-EINVAL, hc_creds_lookup(&b, env_halfprof, self->dir, &c, err, sizeof(err)));
+	EXPECT_STREQ(": [half]: needs aws_access_key_id and aws_secret_access_key",
+		     err + strlen(self->path));
+
+	/* 2. the environment beats the file */
+	ASSERT_EQ(0, hc_creds_lookup(&b, env_keys, self->dir, &c, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(HC_CREDS_ENV, c.source);
+	EXPECT_STREQ("AKIDENV", c.access_key);
+	EXPECT_STREQ("secretenv", c.secret_key);
+	EXPECT_STREQ("tokenenv", c.session_token);
+
+	EXPECT_EQ(-EINVAL, hc_creds_lookup(&b, env_half, self->dir, &c, err, sizeof(err)));
+	EXPECT_STREQ("environment: AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not",
+		     err);
+
+	/* 1. the config beats both */
+	strcpy(b.access_key, "AKIDCONF");
+	strcpy(b.secret_key, "secretconf");
+	ASSERT_EQ(0, hc_creds_lookup(&b, env_keys, self->dir, &c, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(HC_CREDS_CONFIG, c.source);
+	EXPECT_STREQ("AKIDCONF", c.access_key);
+	EXPECT_STREQ("secretconf", c.secret_key);
+	EXPECT_STREQ("", c.session_token);
+}
+
+TEST_F(tmp, credentials_file_override_and_long_token)
+{
+	struct hc_backend b = { .type = HC_BACKEND_S3 };
+	static struct hc_creds c;
+	static char text[4096];
+	char var[320];
+	char *env[] = { var, NULL };
+	size_t n;
+
+	/* A 2000-byte session token: longer than inih's default line. */
+	snprintf(self->path, sizeof(self->path), "%s/creds", self->dir);
+	n = (size_t)snprintf(text, sizeof(text),
+			     "[default]\naws_access_key_id = A\naws_secret_access_key = S\naws_session_token = ");
+	memset(text + n, 't', 2000);
+	strcpy(text + n + 2000, "\n");
+	put(self->path, text, strlen(text));
+	snprintf(var, sizeof(var), "AWS_SHARED_CREDENTIALS_FILE=%s", self->path);
+
+	ASSERT_EQ(0, hc_creds_lookup(&b, env, "/nonexistent", &c, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(HC_CREDS_FILE, c.source);
+	EXPECT_EQ(2000, strlen(c.session_token));
+
+	put(self->path, "[default]\naws_access_key_id A\n", 30);
+	EXPECT_EQ(-EINVAL, hc_creds_lookup(&b, env, NULL, &c, err, sizeof(err)));
+	EXPECT_STREQ(":2: syntax error", err + strlen(self->path));
+}
+
+TEST_HARNESS_MAIN
