@@ -583,8 +583,8 @@ static int hc_backend_check(struct hc_parse *p)
 		if (p->bk_line[k] && hc_backend_key_type[k] != HC_BACKEND_NONE &&
 		    hc_backend_key_type[k] != b->type)
 			return hc_sfail(p, p->bk_line[k], hc_backend_keys[k],
-					"not a key of a %s backend",
-					hc_type_words[b->type]);
+					"not a key of %s backend",
+					b->type == HC_BACKEND_S3 ? "an s3" : "a posix");
 	if (b->type == HC_BACKEND_S3) {
 		if (!p->bk_line[HC_B_ENDPOINT])
 			return hc_sfail(p, p->sec_line, NULL,

@@ -238,7 +238,7 @@ static const struct {
 	{ "[backend nfs]\nendpoint = https://x\ntype = posix\nroot = /x\n",
 	  "hypercache.conf:2: [backend nfs] endpoint: not a key of a posix backend" },
 	{ "[backend b]\ntype = s3\nendpoint = https://x\nroot = /x\n",
-	  "hypercache.conf:4: [backend b] root: not a key of a s3 backend" },
+	  "hypercache.conf:4: [backend b] root: not a key of an s3 backend" },
 	{ "[backend b]\ntype = s3\nendpoint = https://x\naccess_key = AKID\n",
 	  "hypercache.conf:4: [backend b] access_key: given without secret_key" },
 	/* default_backend must exist and speak S3 */
@@ -336,6 +336,31 @@ TEST_F(tmp, load_file)
 	snprintf(self->path, sizeof(self->path), "%s/missing.conf", self->dir);
 	EXPECT_EQ(-ENOENT, hc_config_load(self->path, &cfg, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "No such file")) TH_LOG("%s", err);
+}
+
+/* The example shipped in helper/ is valid and matches the defaults. */
+TEST(shipped_example)
+{
+	static const char path[] = "../../helper/hypercache.conf";
+	const struct hc_backend *b;
+
+	if (access(path, R_OK))
+		SKIP(return, "%s not found (run from tests/unit)", path);
+	ASSERT_EQ(0, hc_config_load(path, &cfg, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(HC_LOG_INFO, cfg.log_level);
+	EXPECT_EQ(8, cfg.ingest_concurrency);
+	EXPECT_EQ(8ULL << 20, cfg.part_size);
+	EXPECT_EQ(4, cfg.max_objects_in_flight);
+	EXPECT_EQ(10, cfg.timeout_connect);
+	EXPECT_EQ(300, cfg.timeout_request);
+	EXPECT_EQ(5, cfg.retry_attempts);
+	EXPECT_STREQ("127.0.0.1:9110", cfg.metrics_listen);
+	EXPECT_STREQ("s3", cfg.default_backend);
+	b = hc_config_backend(&cfg, "s3");
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(HC_BACKEND_S3, b->type);
+	EXPECT_STREQ("us-east-1", b->region);
+	EXPECT_EQ(HC_ADDR_PATH, b->addressing);
 }
 
 static const char credfile[] =
