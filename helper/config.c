@@ -392,6 +392,8 @@ static int hc_listen(struct hc_parse *p, const char *v)
 			goto bad;
 		colon = end + 1;
 		hlen = (size_t)(end - host);
+		if (hlen > HC_HOST_MAX)
+			goto bad;
 		memcpy(cfg->metrics_host, host, hlen);
 		cfg->metrics_host[hlen] = '\0';
 		if (inet_pton(AF_INET6, cfg->metrics_host, &a6) != 1)
@@ -405,6 +407,8 @@ static int hc_listen(struct hc_parse *p, const char *v)
 			return hc_kfail(p, "IPv6 addresses go in brackets: [ADDR]:PORT, got \"%s\"",
 					v);
 		hlen = (size_t)(colon - v);
+		if (hlen > HC_HOST_MAX)
+			goto bad;
 		for (i = 0; i < hlen; i++)
 			if (!hc_host_char(v[i]))
 				goto bad;

@@ -284,6 +284,18 @@ TEST(long_lines_and_nul)
 	strcpy(text + n + 1100, "\n");
 	EXPECT_EQ(-EINVAL, parse(text));
 	EXPECT_STREQ("hypercache.conf:3: [backend b] endpoint: longer than 1023 bytes", err);
+
+	/* A host longer than its field: refused, not copied. */
+	n = (size_t)snprintf(text, sizeof(text), "[hypercached]\nmetrics_listen = [");
+	memset(text + n, 'a', 258);
+	strcpy(text + n + 258, "]:1\n");
+	EXPECT_EQ(-EINVAL, parse(text));
+	EXPECT_NE(NULL, strstr(err, "expected HOST:PORT or [IPV6]:PORT")) TH_LOG("%s", err);
+	n = (size_t)snprintf(text, sizeof(text), "[hypercached]\nmetrics_listen = ");
+	memset(text + n, 'a', 258);
+	strcpy(text + n + 258, ":1\n");
+	EXPECT_EQ(-EINVAL, parse(text));
+	EXPECT_NE(NULL, strstr(err, "expected HOST:PORT or [IPV6]:PORT")) TH_LOG("%s", err);
 }
 
 FIXTURE(tmp) {
