@@ -110,6 +110,21 @@ int hc_ctl_locate(int fd, const struct hc_uri *uri, uint32_t flags,
 	return do_ioctl(fd, HC_IOC_LOCATE, out);
 }
 
+int hc_ctl_locate_wait(int fd, const struct hc_uri *uri, uint32_t flags,
+		       uint32_t timeout_ms, struct hc_extent *ext,
+		       uint32_t max_ext, struct hc_locate *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	out->flags = flags;
+	out->timeout_ms = timeout_ms;
+	out->uri = (uintptr_t)uri->bytes;
+	out->uri_len = uri->len;
+	out->extents = (uintptr_t)ext;
+	out->max_extents = ext ? max_ext : 0;
+	return do_ioctl(fd, HC_IOC_LOCATE, out);
+}
+
 static int obj_ref(int fd, unsigned long req, const struct hc_uri *uri)
 {
 	struct hc_obj_ref r;

@@ -55,6 +55,10 @@ int hc_ctl_locate(int fd, const struct hc_uri *uri, uint32_t flags,
 		  struct hc_extent *ext, uint32_t max_ext,
 		  struct hc_chunk_loc *layout, uint32_t max_layout,
 		  struct hc_locate *out);
+/* The same with HC_LOCATE_F_WAIT's timeout (milliseconds, 0 = no limit). */
+int hc_ctl_locate_wait(int fd, const struct hc_uri *uri, uint32_t flags,
+		       uint32_t timeout_ms, struct hc_extent *ext,
+		       uint32_t max_ext, struct hc_locate *out);
 int hc_ctl_release(int fd, const struct hc_uri *uri);
 int hc_ctl_stage(int fd, const struct hc_uri *uri, uint32_t flags,
 		 uint64_t obj_size, struct hc_extent *ext, uint32_t max_ext,

@@ -358,7 +358,7 @@ EXIT_STATUS_TEXT
 {
 	.name = "get",
 	.summary = "read an object from the cache",
-	.synopsis = "[-o FILE] [--no-progress] URI",
+	.synopsis = "[-o FILE] [--no-progress] [--no-ingest] [--timeout S] URI",
 	.handler = hc_cmd_get,
 	.help =
 "DESCRIPTION\n"
@@ -369,9 +369,15 @@ EXIT_STATUS_TEXT
 "    the object's size is written, and the hold is dropped (HC_IOC_RELEASE;\n"
 "    also when hcctl exits).\n"
 "\n"
-"    Fails with \"not cached\" if URI is not in the cache (or was not\n"
-"    admitted) and with \"not yet valid\" while it is being ingested or\n"
-"    staged.  A FILE that hcctl created is removed if the copy fails.\n"
+"    On a miss the kernel asks the helper to fetch the object from its\n"
+"    backend (HC_LOCATE_F_AUTO_INGEST) and hcctl waits for it\n"
+"    (HC_LOCATE_F_WAIT) up to --timeout seconds.  The helper's error (for\n"
+"    example \"No such file or directory\" for a missing key) is reported.\n"
+"\n"
+"    Fails with \"not cached\" if URI is not in the cache and --no-ingest\n"
+"    is given, or if the cache did not admit it (read the backend directly\n"
+"    then); with \"not yet valid\" while it is staged.  A FILE that hcctl\n"
+"    created is removed if the copy fails.\n"
 "\n"
 "OPTIONS\n"
 "    -o, --output FILE\n"
@@ -381,6 +387,13 @@ EXIT_STATUS_TEXT
 "    --no-progress\n"
 "        No progress bar.  The bar is drawn on stderr only when stderr is a\n"
 "        terminal.\n"
+"\n"
+"    --no-ingest\n"
+"        Read only what is cached: a miss fails at once.\n"
+"\n"
+"    --timeout SECONDS\n"
+"        How long to wait for an ingest (default 300; 0 waits until\n"
+"        interrupted).\n"
 "\n"
 "    -h, --help\n"
 "        Show this help.\n"

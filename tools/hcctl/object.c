@@ -357,6 +357,8 @@ enum {
 	OPT_CRC,
 	OPT_NO_PROGRESS,
 	OPT_LAYOUT,
+	OPT_NO_INGEST,
+	OPT_TIMEOUT,
 };
 
 struct put_args {
@@ -670,6 +672,8 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output",	 required_argument, NULL, 'o' },
 		{ "no-progress", no_argument,	    NULL, OPT_NO_PROGRESS },
+		{ "no-ingest",	 no_argument,	    NULL, OPT_NO_INGEST },
+		{ "timeout",	 required_argument, NULL, OPT_TIMEOUT },
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -679,7 +683,11 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 	const char *outname = NULL;
 	void *buf = NULL;
 	unsigned int lbs = 512;
+	unsigned long timeout = 300;
+	uint32_t flags = HC_LOCATE_F_HOLD | HC_LOCATE_F_WAIT |
+			 HC_LOCATE_F_AUTO_INGEST;
 	bool progress = true, held = false, created = false;
+	char *end;
 	int c, ret, ctl = -1, dev = -1, out = -1, rc = HC_EXIT_FAIL;
 
 	opterr = 0;
@@ -692,6 +700,16 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 			break;
 		case OPT_NO_PROGRESS:
 			progress = false;
+			break;
+		case OPT_NO_INGEST:
+			flags = HC_LOCATE_F_HOLD;
+			break;
+		case OPT_TIMEOUT:
+			errno = 0;
+			timeout = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || timeout > 86400)
+				return hc_usage_error(cmd,
+					"bad --timeout '%s' (seconds, 0..86400)", optarg);
 			break;
 		case 'h':
 			hc_print_help(cmd, stdout);
@@ -717,8 +735,15 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 	ctl = hc_ctl_open(cmd->name, false);
 	if (ctl < 0)
 		goto out;
-	ret = hc_ctl_locate(ctl, &uri, HC_LOCATE_F_HOLD, ext, HC_MAX_EXTENTS,
-			    NULL, 0, &l);
+	/* A miss asks the helper to fetch the object, and waits for it. */
+	ret = hc_ctl_locate_wait(ctl, &uri, flags, timeout * 1000, ext,
+				 HC_MAX_EXTENTS, &l);
+	if (ret == -ETIMEDOUT) {
+		hc_errf(uri.shown, ETIMEDOUT,
+			"not fetched within %lu s (is the helper running?)",
+			timeout);
+		goto out;
+	}
 	if (ret < 0) {
 		hc_ctl_report(uri.shown, "LOCATE", -ret);
 		goto out;

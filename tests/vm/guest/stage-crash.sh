@@ -64,7 +64,7 @@ t_phase2() {
 	hcctl stats --json | grep -q '"staged":0' || hc_fail "a staged object survived"
 	n=1
 	while [ $n -le $((committed + 1)) ]; do
-		if hcctl get --no-progress -o /tmp/got crash/$n 2>/tmp/err; then
+		if hcctl get --no-ingest --no-progress -o /tmp/got crash/$n 2>/tmp/err; then
 			hc_pattern $n "$(size $n)" | cmp -s - /tmp/got ||
 				hc_fail "crash/$n is back with other contents"
 			want=dirty

@@ -39,16 +39,27 @@ t_miss_ingest_hit() {
 		hcctl locate --json file:/tmp/src.$n | grep -q '"state":"ready"' ||
 			hc_fail "size $n: not ready"
 	done
+	# hcctl get itself: a cold miss through the helper, then warm
+	hc_pattern 99 6000000 >/tmp/src.get
+	hcctl get --no-progress --timeout 60 -o /tmp/got file:/tmp/src.get
+	cmp /tmp/src.get /tmp/got || hc_fail "hcctl get of a cold object differs"
 	# now a warm hit, no helper involved
 	stop_helper
 	hc_obj ingest 1000 file:/tmp/src.1 | grep -q '^status=hit' ||
 		hc_fail "warm hit"
+	hcctl get --no-progress --timeout 5 -o /tmp/got file:/tmp/src.get
+	cmp /tmp/src.get /tmp/got || hc_fail "warm hcctl get differs"
+	# no helper: a cold get times out with a clear message
+	hc_expect_errno -m "not fetched within 2 s" \
+		hcctl get --no-progress --timeout 2 -o /tmp/got file:/tmp/src.4194304x
 }
 
 t_missing_key() {
 	start_helper
 	out=$(hc_obj ingest 20000 file:/tmp/does-not-exist) && hc_fail "no error: $out"
 	echo "$out" | grep -q "No such file" || hc_fail "not ENOENT: $out"
+	hc_expect_errno -m "No such file" \
+		hcctl get --no-progress --timeout 20 file:/tmp/does-not-either
 	hcctl ls --json | grep -q does-not-exist && hc_fail "a failed ingest stayed cached"
 	stop_helper
 }

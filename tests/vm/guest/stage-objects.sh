@@ -257,7 +257,7 @@ t_wait() {
 
 	hc_stage_hold --clean obj/wait/x $CHUNK
 	[ "$(status obj/wait/x)" = pending ] || hc_fail "staged object not pending"
-	hc_expect_errno -m "not yet valid" hcctl get --no-progress -o /tmp/w obj/wait/x
+	hc_expect_errno -m "not yet valid" hcctl get --no-ingest --no-progress -o /tmp/w obj/wait/x
 	if out=$(hc_obj wait 300 obj/wait/x); then
 		hc_fail "WAIT 300 ms on a staged object succeeded: $out"
 	fi
