@@ -240,7 +240,8 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 			if (err)
 				goto out_unlock;
 			hc_nl_ingest_request(pool, obj);
-			hc_cache_miss(c, uri, loc.uri_len);
+			if (!(loc.flags & HC_LOCATE_F_PEEK))
+				hc_cache_miss(c, uri, loc.uri_len);
 			counted = true;
 		}
 		if (!obj) {
