@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The helper channel over generic netlink (libnl-genl-3): see channel.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include "channel.h"
+
+struct hc_channel {
+	struct nl_sock *sk;
+	int family;
+	/* requests received, not yet handed out: a FIFO in a growing array */
+	struct hc_ingest_req *q;
+	size_t q_head, q_len, q_cap;
+	/* the call in progress */
+	bool acked, got_reply;
+	int ack_err;
+	struct hc_ingest_req *reply;	/* where an ALLOC reply goes */
+	bool reply_admitted;
+};
+
+static struct nla_policy ing_policy[HC_A_ING_MAX + 1] = {
+	[HC_A_ING_ID] = { .type = NLA_U64 },
+	[HC_A_ING_URI] = { .type = NLA_UNSPEC },
+	[HC_A_ING_SIZE] = { .type = NLA_U64 },
+	[HC_A_ING_ADMITTED] = { .type = NLA_U8 },
+	[HC_A_ING_EXTENT] = { .type = NLA_NESTED },
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* The size and extents of a message (INGEST re-sent, or ALLOC reply). */
+static void parse_extents(struct nlattr **tb, struct nlmsghdr *nlh,
+			  struct hc_ingest_req *r)
+{
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	struct nlattr *a;
+	int rem;
+
+	r->nr_ext = 0;
+	r->allocated = false;
+	if (tb[HC_A_ING_SIZE]) {
+		r->allocated = true;
+		r->size = nla_get_u64(tb[HC_A_ING_SIZE]);
+	}
+	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
+		struct nlattr *e[HC_A_EXT_MAX + 1];
+
+		if (nla_type(a) != HC_A_ING_EXTENT || r->nr_ext == HC_MAX_EXTENTS)
+			continue;
+		if (nla_parse_nested(e, HC_A_EXT_MAX, a, NULL) ||
+		    !e[HC_A_EXT_OFFSET] || !e[HC_A_EXT_LENGTH])
+			continue;
+		r->ext[r->nr_ext].offset = nla_get_u64(e[HC_A_EXT_OFFSET]);
+		r->ext[r->nr_ext].length = nla_get_u64(e[HC_A_EXT_LENGTH]);
+		r->nr_ext++;
+	}
+}
+
+static int enqueue(struct hc_channel *ch, struct nlattr **tb,
+		   struct nlmsghdr *nlh)
+{
+	struct hc_ingest_req *r;
+	size_t len;
+
+	if (!tb[HC_A_ING_ID] || !tb[HC_A_ING_URI])
+		return NL_SKIP;
+	len = nla_len(tb[HC_A_ING_URI]);
+	if (len == 0 || len > HC_URI_MAX)
+		return NL_SKIP;
+	if (ch->q_head + ch->q_len == ch->q_cap) {
+		if (ch->q_head) {	/* compact first */
+			memmove(ch->q, ch->q + ch->q_head,
+				ch->q_len * sizeof(*ch->q));
+			ch->q_head = 0;
+		} else {
+			size_t cap = ch->q_cap ? 2 * ch->q_cap : 16;
+			void *p = realloc(ch->q, cap * sizeof(*ch->q));
+
+			if (!p)
+				return NL_SKIP;	/* re-sent on the next register */
+			ch->q = p;
+			ch->q_cap = cap;
+		}
+	}
+	r = &ch->q[ch->q_head + ch->q_len];
+	memset(r, 0, sizeof(*r));
+	r->id = nla_get_u64(tb[HC_A_ING_ID]);
+	memcpy(r->uri, nla_data(tb[HC_A_ING_URI]), len);
+	r->uri[len] = '\0';
+	r->uri_len = len;
+	parse_extents(tb, nlh, r);
+	ch->q_len++;
+	return NL_OK;
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	struct hc_channel *ch = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	struct nlattr *tb[HC_A_ING_MAX + 1];
+
+	if (genlmsg_parse(nlh, 0, tb, HC_A_ING_MAX, ing_policy))
+		return NL_SKIP;
+	if (g->cmd == HC_CMD_INGEST)
+		return enqueue(ch, tb, nlh);
+	if (g->cmd == HC_CMD_INGEST_ALLOC && ch->reply) {
+		parse_extents(tb, nlh, ch->reply);
+		ch->reply_admitted = tb[HC_A_ING_ADMITTED] &&
+				     nla_get_u8(tb[HC_A_ING_ADMITTED]);
+		ch->got_reply = true;
+	}
+	return NL_OK;
+}
+
+static int on_ack(struct nl_msg *msg, void *arg)
+{
+	struct hc_channel *ch = arg;
+
+	(void)msg;
+	ch->acked = true;
+	return NL_STOP;
+}
+
+static int on_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct hc_channel *ch = arg;
+
+	(void)nla;
+	ch->ack_err = e->error;
+	ch->acked = true;
+	return NL_STOP;
+}
+
+/* Send @cmd and wait for its ack (and, for ALLOC, its reply). */
+static int call(struct hc_channel *ch, uint8_t cmd, uint64_t id,
+		const uint64_t *size, int err_no)
+{
+	struct nl_msg *m = nlmsg_alloc();
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, ch->family, 0,
+			 NLM_F_ACK, cmd, HC_GENL_VERSION) ||
+	    (cmd != HC_CMD_HELPER_REGISTER &&
+	     nla_put_u64(m, HC_A_ING_ID, id)) ||
+	    (size && nla_put_u64(m, HC_A_ING_SIZE, *size)) ||
+	    (err_no && nla_put_u32(m, HC_A_ING_ERRNO, err_no))) {
+		nlmsg_free(m);
+		return -EMSGSIZE;
+	}
+	ch->acked = false;
+	ch->ack_err = 0;
+	ch->got_reply = false;
+	ret = nl_send_auto(ch->sk, m);
+	nlmsg_free(m);
+	if (ret < 0)
+		return -EIO;
+	while (!ch->acked)
+		if (nl_recvmsgs_default(ch->sk) < 0 && !ch->acked)
+			return -EIO;
+	return ch->ack_err;
+}
+
+int hc_channel_open(struct hc_channel **out, char *err, size_t errlen)
+{
+	struct hc_channel *ch = calloc(1, sizeof(*ch));
+	int ret;
+
+	if (!ch) {
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ch->sk = nl_socket_alloc();
+	if (!ch->sk) {
+		free(ch);
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (genl_connect(ch->sk)) {
+		seterr(err, errlen, "cannot open a generic netlink socket");
+		ret = -EIO;
+		goto fail;
+	}
+	ch->family = genl_ctrl_resolve(ch->sk, HC_GENL_NAME);
+	if (ch->family < 0) {
+		seterr(err, errlen, "no generic netlink family \"%s\" "
+		       "(is the hypercache module loaded?)", HC_GENL_NAME);
+		ret = -ENOENT;
+		goto fail;
+	}
+	nl_socket_disable_seq_check(ch->sk);
+	nl_socket_enable_msg_peek(ch->sk);	/* replies of 64 extents */
+	nl_socket_modify_cb(ch->sk, NL_CB_VALID, NL_CB_CUSTOM, on_valid, ch);
+	nl_socket_modify_cb(ch->sk, NL_CB_ACK, NL_CB_CUSTOM, on_ack, ch);
+	nl_socket_modify_err_cb(ch->sk, NL_CB_CUSTOM, on_err, ch);
+	ret = call(ch, HC_CMD_HELPER_REGISTER, 0, NULL, 0);
+	if (ret) {
+		seterr(err, errlen, "cannot register as the helper: %s%s",
+		       strerror(-ret), ret == -EBUSY ?
+		       " (another helper is registered)" : "");
+		goto fail;
+	}
+	*out = ch;
+	return 0;
+fail:
+	nl_socket_free(ch->sk);
+	free(ch);
+	return ret;
+}
+
+void hc_channel_close(struct hc_channel *ch)
+{
+	if (!ch)
+		return;
+	nl_socket_free(ch->sk);	/* closes: the kernel unregisters us */
+	free(ch->q);
+	free(ch);
+}
+
+int hc_channel_next(struct hc_channel *ch, struct hc_ingest_req *r,
+		    const sigset_t *sigmask)
+{
+	while (!ch->q_len) {
+		struct pollfd pfd = { .fd = nl_socket_get_fd(ch->sk),
+				      .events = POLLIN };
+
+		if (ppoll(&pfd, 1, NULL, sigmask) < 0) {
+			if (errno == EINTR)
+				return -EINTR;
+			return -errno;
+		}
+		if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))
+			return -EIO;
+		if (nl_recvmsgs_default(ch->sk) < 0 && !ch->q_len)
+			return -EIO;
+	}
+	*r = ch->q[ch->q_head];
+	ch->q_head++;
+	if (!--ch->q_len)
+		ch->q_head = 0;
+	return 0;
+}
+
+int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
+		     uint64_t size, bool *admitted)
+{
+	int ret;
+
+	*admitted = false;
+	ch->reply = r;
+	ret = call(ch, HC_CMD_INGEST_ALLOC, r->id, &size, 0);
+	ch->reply = NULL;
+	if (ret)
+		return ret;
+	if (!ch->got_reply)
+		return -EPROTO;
+	*admitted = ch->reply_admitted;
+	r->allocated = *admitted;
+	if (*admitted && !r->size)
+		r->size = size;
+	return 0;
+}
+
+int hc_channel_done(struct hc_channel *ch, uint64_t id)
+{
+	return call(ch, HC_CMD_INGEST_DONE, id, NULL, 0);
+}
+
+int hc_channel_fail(struct hc_channel *ch, uint64_t id, int err_no)
+{
+	return call(ch, HC_CMD_INGEST_FAIL, id, NULL, err_no > 0 ? err_no : EIO);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hypercached's side of the kernel's helper channel (generic netlink family
+ * HC_GENL_NAME, Documentation/architecture.md "The helper channel"):
+ *
+ *   hc_channel_open()   connect, resolve the family, HC_CMD_HELPER_REGISTER
+ *   hc_channel_next()   the next HC_CMD_INGEST request (queued in arrival
+ *                       order; requests that arrive while we wait for an
+ *                       ack are queued too)
+ *   hc_channel_alloc()  HC_CMD_INGEST_ALLOC: size -> admitted + extents
+ *   hc_channel_done()   HC_CMD_INGEST_DONE
+ *   hc_channel_fail()   HC_CMD_INGEST_FAIL with a positive errno
+ *
+ * One thread uses a channel at a time.  Functions return 0 or a negative
+ * errno (the kernel's ack error, or -EIO for a broken socket).
+ */
+#ifndef HC_CHANNEL_H
+#define HC_CHANNEL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "hypercache.h"
+#include "hypercache_netlink.h"
+
+struct hc_ingest_req {
+	uint64_t id;
+	char uri[HC_URI_MAX + 1];	/* NUL-terminated copy */
+	size_t uri_len;
+	bool allocated;			/* size and extents are valid */
+	uint64_t size;
+	uint32_t nr_ext;
+	struct hc_extent ext[HC_MAX_EXTENTS];
+};
+
+struct hc_channel;
+
+/* hc_channel_open() - connect and register as the helper. */
+int hc_channel_open(struct hc_channel **out, char *err, size_t errlen);
+
+void hc_channel_close(struct hc_channel *ch);
+
+/*
+ * hc_channel_next() - wait for the next request into @r.  The wait is a
+ * ppoll() with @sigmask (NULL: the current mask), so a signal blocked
+ * elsewhere and unblocked in @sigmask interrupts it: -EINTR.
+ */
+int hc_channel_next(struct hc_channel *ch, struct hc_ingest_req *r,
+		    const sigset_t *sigmask);
+
+/*
+ * hc_channel_alloc() - report @size for request @r.  Returns 0 with
+ * *@admitted set; when admitted, @r's size and extents are filled in and
+ * @r->allocated is set.  Not admitted ends the request in the kernel.
+ */
+int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
+		     uint64_t size, bool *admitted);
+
+int hc_channel_done(struct hc_channel *ch, uint64_t id);
+int hc_channel_fail(struct hc_channel *ch, uint64_t id, int err_no);
+
+#endif /* HC_CHANNEL_H */

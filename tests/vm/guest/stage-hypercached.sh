@@ -1,0 +1,116 @@
+#!/bin/sh
+# Usage (guest, via /init): stage-hypercached.sh   (3 fresh drives of 128 MiB)
+#
+# The real daemon, hypercached, with a posix backend: a cold
+# hypercache://store/KEY is ingested from /tmp/store/KEY byte-identical and
+# becomes ready; a missing key is ENOENT, a key with ".." EACCES, an s3://
+# URI EOPNOTSUPP (S3 ingest is not written yet); a bad configuration stops
+# it with exit 2 naming FILE:LINE; SIGTERM stops it cleanly (exit 0).
+. /hc/tests/lib.sh
+
+M="$(hc_drive 0) $(hc_drive 1) $(hc_drive 2)"
+
+write_conf() {
+	mkdir -p /tmp/store/models
+	cat >/tmp/hc.conf <<-EOT
+	[hypercached]
+	log_level = debug
+
+	[backend store]
+	type = posix
+	root = /tmp/store
+	EOT
+}
+
+# start_daemon: hypercached in the background; its pid in /tmp/hcd.pid,
+# its exit status (once it ends) in /tmp/hcd.rc.
+start_daemon() {
+	rm -f /tmp/hcd.pid /tmp/hcd.rc
+	(
+		hypercached -c /tmp/hc.conf >/tmp/hcd.out 2>&1 &
+		echo $! >/tmp/hcd.pid
+		rc=0
+		wait $! || rc=$?
+		echo $rc >/tmp/hcd.rc
+	) &
+	i=0
+	while [ ! -s /tmp/hcd.pid ]; do sleep 0.05; done
+	while ! grep -q registered /tmp/hcd.out; do
+		i=$((i + 1))
+		kill -0 "$(cat /tmp/hcd.pid)" 2>/dev/null ||
+			{ cat /tmp/hcd.out; hc_fail "hypercached exited"; }
+		[ $i -lt 50 ] || { cat /tmp/hcd.out; hc_fail "hypercached did not register"; }
+		sleep 0.1
+	done
+}
+
+t_get() {
+	hcctl pool create $M >/dev/null
+	write_conf
+	start_daemon
+	hc_pattern 42 9000000 >/tmp/store/models/a.bin
+	hcctl get --no-progress --timeout 60 -o /tmp/got hypercache://store/models/a.bin ||
+		{ cat /tmp/hcd.out; hc_fail "hcctl get failed"; }
+	cmp /tmp/store/models/a.bin /tmp/got || hc_fail "data differs"
+	hcctl locate --json hypercache://store/models/a.bin | grep -q '"state":"ready"' ||
+		hc_fail "not ready: $(hcctl locate --json hypercache://store/models/a.bin)"
+	grep -q "ingested 9000000 bytes" /tmp/hcd.out || { cat /tmp/hcd.out; hc_fail "no log line"; }
+	# a warm hit, then a second object
+	hcctl get --no-progress --timeout 5 -o /tmp/got hypercache://store/models/a.bin
+	cmp /tmp/store/models/a.bin /tmp/got || hc_fail "warm get differs"
+	hc_pattern 5 4097 >/tmp/store/b.bin
+	hcctl get --no-progress --timeout 60 -o /tmp/got hypercache://store/b.bin
+	cmp /tmp/store/b.bin /tmp/got || hc_fail "small object differs"
+}
+
+t_errors() {
+	hc_expect_errno -m "No such file or directory" \
+		hcctl get --no-progress --timeout 20 -o /tmp/got hypercache://store/models/missing.bin
+	hc_expect_errno -m "Permission denied" \
+		hcctl get --no-progress --timeout 20 -o /tmp/got hypercache://store/models/../../etc/passwd
+	hc_expect_errno -m "not supported" \
+		hcctl get --no-progress --timeout 20 -o /tmp/got s3://some-bucket/key
+	grep -q "S3 ingest not implemented yet" /tmp/hcd.out ||
+		{ cat /tmp/hcd.out; hc_fail "no S3 log line"; }
+	hcctl ls --json | grep -q missing.bin && hc_fail "a failed ingest stayed cached"
+	kill -0 "$(cat /tmp/hcd.pid)" || hc_fail "hypercached died"
+}
+
+t_bad_config() {
+	printf '[hypercached]\nlog_level = info\nno_such_key = 1\n' >/tmp/bad.conf
+	rc=0
+	hypercached -c /tmp/bad.conf >/tmp/bad.out 2>&1 || rc=$?
+	cat /tmp/bad.out
+	[ $rc -eq 2 ] || hc_fail "exit status $rc, not 2"
+	grep -q "/tmp/bad.conf:3:" /tmp/bad.out || hc_fail "no FILE:LINE"
+	rc=0
+	hypercached -c /tmp/nonexistent.conf >/tmp/bad.out 2>&1 || rc=$?
+	[ $rc -eq 2 ] || hc_fail "missing config: exit status $rc, not 2"
+}
+
+# stop_daemon SIG: send SIG, expect exit status 0 within 2 s.
+stop_daemon() {
+	kill "-$1" "$(cat /tmp/hcd.pid)"
+	i=0
+	while [ ! -s /tmp/hcd.rc ]; do
+		i=$((i + 1))
+		[ $i -lt 20 ] || hc_fail "still running 2 s after SIG$1"
+		sleep 0.1
+	done
+	rc=$(cat /tmp/hcd.rc)
+	[ "$rc" -eq 0 ] || { cat /tmp/hcd.out; hc_fail "exit status $rc after SIG$1"; }
+}
+
+t_sigterm() {
+	stop_daemon TERM
+	grep -q "stopping" /tmp/hcd.out || { cat /tmp/hcd.out; hc_fail "no stop log line"; }
+	# the channel is free again: a new daemon registers, SIGINT stops it
+	start_daemon
+	stop_daemon INT
+	hcctl pool stop
+}
+
+hc_test hypercached-posix-get t_get
+hc_test hypercached-errors t_errors
+hc_test hypercached-bad-config t_bad_config
+hc_test hypercached-sigterm t_sigterm
