@@ -304,23 +304,15 @@ static int hc_nl_pool_get(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- objects and statistics ------------------------------------------ */
 
-static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
-			  const struct hc_obj *obj)
+/* @obj's extents, in bytes of the device, as nests of type @attr. */
+static int hc_nl_put_extents(struct sk_buff *msg, const struct hc_pool *pool,
+			     const struct hc_obj *obj, int attr)
 {
 	struct nlattr *nest;
 	u32 i;
 
-	if (nla_put(msg, HC_A_OBJ_URI, obj->uri_len, obj->uri) ||
-	    nla_put_u32(msg, HC_A_OBJ_STATE, obj->state) ||
-	    nla_put_u32(msg, HC_A_OBJ_FLAGS, obj->flags) ||
-	    nla_put_u64_64bit(msg, HC_A_OBJ_SIZE, obj->size, HC_A_OBJ_PAD) ||
-	    nla_put_u64_64bit(msg, HC_A_OBJ_GENERATION, obj->generation,
-			      HC_A_OBJ_PAD) ||
-	    nla_put_u64_64bit(msg, HC_A_OBJ_CHUNKS, obj->chunks, HC_A_OBJ_PAD) ||
-	    nla_put_u32(msg, HC_A_OBJ_HOLDS, obj->holds))
-		return -EMSGSIZE;
 	for (i = 0; i < obj->nr_ext; i++) {
-		nest = nla_nest_start(msg, HC_A_OBJ_EXTENT);
+		nest = nla_nest_start(msg, attr);
 		if (!nest ||
 		    nla_put_u64_64bit(msg, HC_A_EXT_OFFSET,
 				      obj->ext[i].start * pool->chunk_size,
@@ -332,6 +324,21 @@ static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 		nla_nest_end(msg, nest);
 	}
 	return 0;
+}
+
+static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
+			  const struct hc_obj *obj)
+{
+	if (nla_put(msg, HC_A_OBJ_URI, obj->uri_len, obj->uri) ||
+	    nla_put_u32(msg, HC_A_OBJ_STATE, obj->state) ||
+	    nla_put_u32(msg, HC_A_OBJ_FLAGS, obj->flags) ||
+	    nla_put_u64_64bit(msg, HC_A_OBJ_SIZE, obj->size, HC_A_OBJ_PAD) ||
+	    nla_put_u64_64bit(msg, HC_A_OBJ_GENERATION, obj->generation,
+			      HC_A_OBJ_PAD) ||
+	    nla_put_u64_64bit(msg, HC_A_OBJ_CHUNKS, obj->chunks, HC_A_OBJ_PAD) ||
+	    nla_put_u32(msg, HC_A_OBJ_HOLDS, obj->holds))
+		return -EMSGSIZE;
+	return hc_nl_put_extents(msg, pool, obj, HC_A_OBJ_EXTENT);
 }
 
 /*
@@ -544,27 +551,6 @@ static int hc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 }
 
 /* ---- the helper channel ----------------------------------------------- */
-
-static int hc_nl_put_extents(struct sk_buff *msg, const struct hc_pool *pool,
-			     const struct hc_obj *obj, int attr)
-{
-	struct nlattr *nest;
-	u32 i;
-
-	for (i = 0; i < obj->nr_ext; i++) {
-		nest = nla_nest_start(msg, attr);
-		if (!nest ||
-		    nla_put_u64_64bit(msg, HC_A_EXT_OFFSET,
-				      obj->ext[i].start * pool->chunk_size,
-				      HC_A_EXT_PAD) ||
-		    nla_put_u64_64bit(msg, HC_A_EXT_LENGTH,
-				      obj->ext[i].count * pool->chunk_size,
-				      HC_A_EXT_PAD))
-			return -EMSGSIZE;
-		nla_nest_end(msg, nest);
-	}
-	return 0;
-}
 
 /*
  * Ask the registered helper to fetch @obj (INGESTING); with the pool lock
