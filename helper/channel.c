@@ -151,7 +151,8 @@ static int on_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 
 /* Send @cmd and wait for its ack (and, for ALLOC, its reply). */
 static int call(struct hc_channel *ch, uint8_t cmd, uint64_t id,
-		const uint64_t *size, int err_no)
+		const uint64_t *size, int err_no, const char *etag,
+		const uint32_t *crc)
 {
 	struct nl_msg *m = nlmsg_alloc();
 	int ret;
@@ -163,7 +164,9 @@ static int call(struct hc_channel *ch, uint8_t cmd, uint64_t id,
 	    (cmd != HC_CMD_HELPER_REGISTER &&
 	     nla_put_u64(m, HC_A_ING_ID, id)) ||
 	    (size && nla_put_u64(m, HC_A_ING_SIZE, *size)) ||
-	    (err_no && nla_put_u32(m, HC_A_ING_ERRNO, err_no))) {
+	    (err_no && nla_put_u32(m, HC_A_ING_ERRNO, err_no)) ||
+	    (etag && *etag && nla_put_string(m, HC_A_ING_ETAG, etag)) ||
+	    (crc && nla_put_u32(m, HC_A_ING_CRC32C, *crc))) {
 		nlmsg_free(m);
 		return -EMSGSIZE;
 	}
@@ -212,7 +215,7 @@ int hc_channel_open(struct hc_channel **out, char *err, size_t errlen)
 	nl_socket_modify_cb(ch->sk, NL_CB_VALID, NL_CB_CUSTOM, on_valid, ch);
 	nl_socket_modify_cb(ch->sk, NL_CB_ACK, NL_CB_CUSTOM, on_ack, ch);
 	nl_socket_modify_err_cb(ch->sk, NL_CB_CUSTOM, on_err, ch);
-	ret = call(ch, HC_CMD_HELPER_REGISTER, 0, NULL, 0);
+	ret = call(ch, HC_CMD_HELPER_REGISTER, 0, NULL, 0, NULL, NULL);
 	if (ret) {
 		seterr(err, errlen, "cannot register as the helper: %s%s",
 		       strerror(-ret), ret == -EBUSY ?
@@ -261,13 +264,13 @@ int hc_channel_next(struct hc_channel *ch, struct hc_ingest_req *r,
 }
 
 int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
-		     uint64_t size, bool *admitted)
+		     uint64_t size, const char *etag, bool *admitted)
 {
 	int ret;
 
 	*admitted = false;
 	ch->reply = r;
-	ret = call(ch, HC_CMD_INGEST_ALLOC, r->id, &size, 0);
+	ret = call(ch, HC_CMD_INGEST_ALLOC, r->id, &size, 0, etag, NULL);
 	ch->reply = NULL;
 	if (ret)
 		return ret;
@@ -280,12 +283,13 @@ int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
 	return 0;
 }
 
-int hc_channel_done(struct hc_channel *ch, uint64_t id)
+int hc_channel_done(struct hc_channel *ch, uint64_t id, const uint32_t *crc)
 {
-	return call(ch, HC_CMD_INGEST_DONE, id, NULL, 0);
+	return call(ch, HC_CMD_INGEST_DONE, id, NULL, 0, NULL, crc);
 }
 
 int hc_channel_fail(struct hc_channel *ch, uint64_t id, int err_no)
 {
-	return call(ch, HC_CMD_INGEST_FAIL, id, NULL, err_no > 0 ? err_no : EIO);
+	return call(ch, HC_CMD_INGEST_FAIL, id, NULL, err_no > 0 ? err_no : EIO,
+		    NULL, NULL);
 }

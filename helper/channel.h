@@ -50,14 +50,16 @@ int hc_channel_next(struct hc_channel *ch, struct hc_ingest_req *r,
 		    const sigset_t *sigmask);
 
 /*
- * hc_channel_alloc() - report @size for request @r.  Returns 0 with
- * *@admitted set; when admitted, @r's size and extents are filled in and
- * @r->allocated is set.  Not admitted ends the request in the kernel.
+ * hc_channel_alloc() - report @size (and the backend's @etag, may be NULL)
+ * for request @r.  Returns 0 with *@admitted set; when admitted, @r's size
+ * and extents are filled in and @r->allocated is set.  Not admitted ends
+ * the request in the kernel.
  */
 int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
-		     uint64_t size, bool *admitted);
+		     uint64_t size, const char *etag, bool *admitted);
 
-int hc_channel_done(struct hc_channel *ch, uint64_t id);
+/* hc_channel_done() - the data is durable; its CRC-32C if @crc. */
+int hc_channel_done(struct hc_channel *ch, uint64_t id, const uint32_t *crc);
 int hc_channel_fail(struct hc_channel *ch, uint64_t id, int err_no);
 
 #endif /* HC_CHANNEL_H */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,6 @@
 #include <unistd.h>
 #include "posix.h"
 
-#define HC_BLOCK	4096u
-#define HC_BUF		(1u << 20)
 
 static int seterr(char *err, size_t errlen, int ret, const char *fmt, ...)
 {
@@ -110,72 +109,18 @@ static int read_full(int fd, void *buf, size_t n, uint64_t off)
 	return 0;
 }
 
-int hc_posix_fill(int fd, uint64_t size, const struct hc_extent *ext,
-		  uint32_t nr_ext, const char *dev, char *err, size_t errlen)
+int hc_posix_fetch(void *src, unsigned int worker, uint64_t off, size_t len,
+		   void *buf, char *err, size_t errlen)
 {
-	uint64_t done = 0;
-	void *buf = NULL;
-	int out, ret = 0;
+	int fd = (int)(intptr_t)src;
+	int ret = read_full(fd, buf, len, off);
 
-	out = open(dev, O_WRONLY | O_DIRECT | O_CLOEXEC);
-	if (out < 0)
-		return seterr(err, errlen, -errno, "%s: %s", dev,
-			      strerror(errno));
-	if (posix_memalign(&buf, HC_BLOCK, HC_BUF)) {
-		close(out);
-		return seterr(err, errlen, -ENOMEM, "out of memory");
-	}
-	for (uint32_t i = 0; i < nr_ext && done < size; i++) {
-		for (uint64_t o = 0; o < ext[i].length && done < size;) {
-			uint64_t room = ext[i].length - o;
-			size_t n = room < HC_BUF ? room : HC_BUF, pad;
-			ssize_t w;
-
-			if (n > size - done)
-				n = size - done;
-			ret = read_full(fd, buf, n, done);
-			if (ret) {
-				seterr(err, errlen, ret, "read at %llu: %s",
-				       (unsigned long long)done, strerror(-ret));
-				goto out;
-			}
-			pad = (n + HC_BLOCK - 1) & ~(size_t)(HC_BLOCK - 1);
-			if (pad > room) {
-				ret = seterr(err, errlen, -EINVAL,
-					     "extent %u: length %llu not a "
-					     "multiple of %u", i,
-					     (unsigned long long)ext[i].length,
-					     HC_BLOCK);
-				goto out;
-			}
-			memset((char *)buf + n, 0, pad - n);
-			w = pwrite(out, buf, pad, ext[i].offset + o);
-			if (w != (ssize_t)pad) {
-				ret = w < 0 ? -errno : -EIO;
-				seterr(err, errlen, ret, "%s: write at %llu: %s",
-				       dev, (unsigned long long)(ext[i].offset + o),
-				       strerror(-ret));
-				goto out;
-			}
-			o += pad;
-			done += n;
-		}
-	}
-	if (done != size) {
-		ret = seterr(err, errlen, -ENOSPC,
-			     "extents hold %llu of %llu bytes",
-			     (unsigned long long)done,
-			     (unsigned long long)size);
-		goto out;
-	}
-	if (fdatasync(out)) {
-		ret = -errno;
-		seterr(err, errlen, ret, "%s: fdatasync: %s", dev,
-		       strerror(-ret));
-	}
-out:
-	free(buf);
-	if (close(out) && !ret)
-		ret = seterr(err, errlen, -EIO, "%s: close failed", dev);
-	return ret;
+	if (ret == -EIO)
+		return seterr(err, errlen, ret,
+			      "the file shrank while being read (at %llu)",
+			      (unsigned long long)off);
+	if (ret)
+		return seterr(err, errlen, ret, "read at %llu: %s",
+			      (unsigned long long)off, strerror(-ret));
+	return 0;
 }

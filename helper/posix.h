@@ -26,11 +26,11 @@ int hc_posix_open(const char *path, int *fd, uint64_t *size,
 		  char *err, size_t errlen);
 
 /*
- * hc_posix_fill() - copy @size bytes of @fd into the @nr_ext extents @ext
- * of @dev (O_DIRECT, 4 KiB-aligned buffers, the last block zero-padded),
- * then fdatasync @dev.
+ * hc_posix_fetch() - an hc_fill_fetch_fn (fill.h): @len bytes at @off of
+ * the file whose descriptor is @src (cast from intptr_t); pread() is safe
+ * from several workers at once.  A file that shrank is -EIO.
  */
-int hc_posix_fill(int fd, uint64_t size, const struct hc_extent *ext,
-		  uint32_t nr_ext, const char *dev, char *err, size_t errlen);
+int hc_posix_fetch(void *src, unsigned int worker, uint64_t off, size_t len,
+		   void *buf, char *err, size_t errlen);
 
 #endif /* HC_POSIX_H */

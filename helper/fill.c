@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fill engine: see fill.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <isa-l/crc.h>
+#include "fill.h"
+
+struct fill_run {
+	const struct hc_fill *f;
+	int fd;
+	uint64_t nr_parts;
+
+	pthread_mutex_t lock;
+	pthread_cond_t crc_turn;
+	uint64_t next_part;	/* the next part to take */
+	uint64_t crc_part;	/* the part whose CRC comes next */
+	uint32_t crc;		/* running, pre-inverted */
+	int error;		/* first failure, negative errno */
+	char *err;
+	size_t errlen;
+};
+
+static int seterr(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+static uint64_t round_up_block(uint64_t n)
+{
+	return (n + HC_FILL_BLOCK - 1) & ~(uint64_t)(HC_FILL_BLOCK - 1);
+}
+
+int hc_fill_check(const struct hc_fill *f, char *err, size_t errlen)
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	if (!f->part_size || f->part_size % HC_FILL_BLOCK ||
+	    f->part_size > (1ULL << 30))
+		return seterr(err, errlen, -EINVAL,
+			      "part size %llu is not a multiple of %u up to 1 GiB",
+			      (unsigned long long)f->part_size, HC_FILL_BLOCK);
+	if (!f->workers || f->workers > HC_FILL_WORKERS_MAX)
+		return seterr(err, errlen, -EINVAL,
+			      "%u workers (1..%u)", f->workers,
+			      HC_FILL_WORKERS_MAX);
+	if (!f->fetch || !f->dev)
+		return seterr(err, errlen, -EINVAL, "no source or device");
+	for (i = 0; i < f->nr_ext; i++) {
+		if (f->ext[i].offset % HC_FILL_BLOCK ||
+		    f->ext[i].length % HC_FILL_BLOCK || !f->ext[i].length)
+			return seterr(err, errlen, -EINVAL,
+				      "extent %u (%llu+%llu) is not %u-aligned",
+				      i, (unsigned long long)f->ext[i].offset,
+				      (unsigned long long)f->ext[i].length,
+				      HC_FILL_BLOCK);
+		total += f->ext[i].length;
+	}
+	if (total < round_up_block(f->size))
+		return seterr(err, errlen, -EINVAL,
+			      "extents hold %llu bytes, the object %llu",
+			      (unsigned long long)total,
+			      (unsigned long long)f->size);
+	return 0;
+}
+
+/* Record the first failure and stop everyone. */
+static void run_fail(struct fill_run *r, int ret, const char *msg)
+{
+	pthread_mutex_lock(&r->lock);
+	if (!r->error) {
+		r->error = ret;
+		seterr(r->err, r->errlen, ret, "%s", msg);
+	}
+	pthread_cond_broadcast(&r->crc_turn);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Write @len bytes (block multiple) of @buf at object offset @off. */
+static int write_part(struct fill_run *r, const char *buf, uint64_t off,
+		      uint64_t len, char *err, size_t errlen)
+{
+	const struct hc_fill *f = r->f;
+	uint64_t base = 0;
+	uint32_t i;
+
+	for (i = 0; i < f->nr_ext && len; i++) {
+		uint64_t elen = f->ext[i].length, in, n;
+
+		if (off >= base + elen) {
+			base += elen;
+			continue;
+		}
+		in = off - base;
+		n = elen - in < len ? elen - in : len;
+		for (uint64_t done = 0; done < n;) {
+			ssize_t w = pwrite(r->fd, buf + done, n - done,
+					   f->ext[i].offset + in + done);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				int e = w < 0 ? -errno : -EIO;
+
+				return seterr(err, errlen, e,
+					      "%s: write at %llu: %s", f->dev,
+					      (unsigned long long)
+					      (f->ext[i].offset + in + done),
+					      strerror(-e));
+			}
+			done += w;
+		}
+		buf += n;
+		off += n;
+		len -= n;
+		base += elen;
+	}
+	return len ? seterr(err, errlen, -EIO, "past the last extent") : 0;
+}
+
+struct fill_worker {
+	struct fill_run *run;
+	unsigned int id;
+	uint64_t parts;
+};
+
+static void *fill_worker(void *arg)
+{
+	struct fill_worker *w = arg;
+	struct fill_run *r = w->run;
+	const struct hc_fill *f = r->f;
+	char msg[512];
+	void *buf;
+	int ret;
+
+	if (posix_memalign(&buf, HC_FILL_BLOCK, f->part_size)) {
+		run_fail(r, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (;;) {
+		uint64_t p, off, len, wlen;
+
+		pthread_mutex_lock(&r->lock);
+		if (r->error || r->next_part >= r->nr_parts) {
+			pthread_mutex_unlock(&r->lock);
+			break;
+		}
+		p = r->next_part++;
+		pthread_mutex_unlock(&r->lock);
+
+		off = p * f->part_size;
+		len = f->size - off < f->part_size ? f->size - off :
+						     f->part_size;
+		ret = f->fetch(f->src, w->id, off, len, buf, msg, sizeof(msg));
+		if (ret) {
+			run_fail(r, ret, msg);
+			break;
+		}
+		wlen = round_up_block(len);
+		memset((char *)buf + len, 0, wlen - len);
+		ret = write_part(r, buf, off, wlen, msg, sizeof(msg));
+		if (ret) {
+			run_fail(r, ret, msg);
+			break;
+		}
+		/* The CRC runs over the parts in order. */
+		pthread_mutex_lock(&r->lock);
+		while (!r->error && r->crc_part != p)
+			pthread_cond_wait(&r->crc_turn, &r->lock);
+		if (r->error) {
+			pthread_mutex_unlock(&r->lock);
+			break;
+		}
+		r->crc = crc32_iscsi(buf, (int)len, r->crc);
+		r->crc_part++;
+		pthread_cond_broadcast(&r->crc_turn);
+		pthread_mutex_unlock(&r->lock);
+		w->parts++;
+	}
+	free(buf);
+	return NULL;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,
+		char *err, size_t errlen)
+{
+	struct fill_worker w[HC_FILL_WORKERS_MAX];
+	pthread_t tid[HC_FILL_WORKERS_MAX];
+	struct fill_run r = {
+		.f = f,
+		.crc = ~0U,
+		.err = err,
+		.errlen = errlen,
+	};
+	unsigned int n, i, started = 0;
+	double t0 = now();
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	ret = hc_fill_check(f, err, errlen);
+	if (ret)
+		return ret;
+	r.nr_parts = (f->size + f->part_size - 1) / f->part_size;
+	r.fd = open(f->dev, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (r.fd < 0)
+		return seterr(err, errlen, -errno, "%s: %s", f->dev,
+			      strerror(errno));
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.crc_turn, NULL);
+	n = r.nr_parts < f->workers ? (unsigned int)r.nr_parts : f->workers;
+	for (i = 0; i < n; i++) {
+		w[i] = (struct fill_worker){ .run = &r, .id = i };
+		if (pthread_create(&tid[i], NULL, fill_worker, &w[i])) {
+			run_fail(&r, -EAGAIN, "cannot start a worker thread");
+			break;
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++) {
+		pthread_join(tid[i], NULL);
+		res->parts += w[i].parts;
+	}
+	ret = r.error;
+	if (!ret && res->parts != r.nr_parts)
+		ret = seterr(err, errlen, -EIO, "%llu of %llu parts written",
+			     (unsigned long long)res->parts,
+			     (unsigned long long)r.nr_parts);
+	if (!ret && fdatasync(r.fd))
+		ret = seterr(err, errlen, -errno, "%s: fdatasync: %s", f->dev,
+			     strerror(errno));
+	if (close(r.fd) && !ret)
+		ret = seterr(err, errlen, -EIO, "%s: close failed", f->dev);
+	pthread_cond_destroy(&r.crc_turn);
+	pthread_mutex_destroy(&r.lock);
+	res->crc32c = ~r.crc;
+	res->seconds = now() - t0;
+	return ret;
+}
