@@ -294,7 +294,7 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 		      const char *bucket, const char *key)
 {
 	struct s3_src src = { .bucket = bucket, .key = key };
-	char err[768], what[HC_URL_MAX + 64];
+	char err[768], what[HC_URL_MAX + HC_NAME_MAX + HCS3_ETAG_MAX + 32];
 	int ret;
 
 	src.s = s3_clients(cfg, b, err, sizeof(err));

@@ -109,7 +109,8 @@ static int read_full(int fd, void *buf, size_t n, uint64_t off)
 	return 0;
 }
 
-int hc_posix_fetch(void *src, unsigned int worker, uint64_t off, size_t len,
+int hc_posix_fetch(void *src, unsigned int worker __attribute__((unused)),
+		   uint64_t off, size_t len,
 		   void *buf, char *err, size_t errlen)
 {
 	int fd = (int)(intptr_t)src;

@@ -1,0 +1,266 @@
+#!/bin/sh
+# Usage (guest, via /init): stage-s3.sh   (3 fresh drives of 512 MiB, --s3)
+#
+# hypercached against the real S3 gateway on the host (Ceph radosgw,
+# $HC_S3_ENDPOINT, reached through QEMU's user network): objects are put
+# there with curl (SigV4) from the guest, then read through the kernel:
+#   s3-sizes           cold miss -> ingest -> warm hit, SHA-256 equal, for
+#                      0 B, 1 B, 4 MiB - 1, 4 MiB, 4 MiB + 1 and 100 MiB
+#   s3-one-ingest      four concurrent readers of one URI: one ingest
+#   s3-missing         a missing key is ENOENT, nothing cached
+#   s3-wrong-secret    a wrong secret is EACCES, the S3 message logged,
+#                      nothing cached
+#   s3-overwritten     the object is replaced while it is ingested: what is
+#                      served is wholly the old or wholly the new version
+#   s3-helper-killed   hypercached killed -9 mid-ingest and restarted: the
+#                      waiting reader gets its data
+#   s3-gateway-down    the gateway becomes unreachable mid-ingest: retries,
+#                      then a clear failure, the chunks freed
+. /hc/tests/lib.sh
+
+M="$(hc_drive 0) $(hc_drive 1) $(hc_drive 2)"
+EP=${HC_S3_ENDPOINT:-http://10.0.2.2:7480}
+AK=${HC_S3_ACCESS_KEY:-RGWAK}
+SK=${HC_S3_SECRET_KEY:-RGWSECRET}
+BUCKET=hcs3-$(cat /proc/sys/kernel/random/uuid | cut -c1-8)
+
+s3curl() {
+	curl -sS --fail-with-body --aws-sigv4 aws:amz:us-east-1:s3 \
+		--user "$AK:$SK" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$@"
+}
+
+# s3put FILE KEY
+s3put() {
+	s3curl -T "$1" "$EP/$BUCKET/$2" >/dev/null ||
+		hc_fail "PUT $BUCKET/$2 failed"
+}
+
+# write_conf [KEY=VALUE...]: the [hypercached] settings after the defaults
+write_conf() {
+	{
+		echo "[hypercached]"
+		echo "log_level = debug"
+		echo "default_backend = rgw"
+		echo "ingest_concurrency = 4"
+		echo "part_size = 4M"
+		echo "retry_attempts = 3"
+		echo "timeout_connect = 3"
+		echo "timeout_request = 20"
+		for kv in "$@"; do echo "$kv" | sed 's/=/ = /'; done
+		echo
+		echo "[backend rgw]"
+		echo "type = s3"
+		echo "endpoint = $EP"
+		echo "access_key = $AK"
+		echo "secret_key = ${HC_SECRET:-$SK}"
+	} >/tmp/hc.conf
+}
+
+start_daemon() {
+	rm -f /tmp/hcd.pid
+	hypercached -c /tmp/hc.conf >>/tmp/hcd.out 2>&1 &
+	echo $! >/tmp/hcd.pid
+	i=0
+	while [ "$(grep -c registered /tmp/hcd.out)" -lt "${1:-1}" ]; do
+		i=$((i + 1))
+		kill -0 "$(cat /tmp/hcd.pid)" 2>/dev/null ||
+			{ cat /tmp/hcd.out; hc_fail "hypercached exited"; }
+		[ $i -lt 50 ] || { cat /tmp/hcd.out; hc_fail "hypercached did not register"; }
+		sleep 0.1
+	done
+}
+
+stop_daemon() {
+	p=$(cat /tmp/hcd.pid)
+	kill -TERM "$p" 2>/dev/null || true
+	while kill -0 "$p" 2>/dev/null; do sleep 0.1; done
+}
+
+# wait_log PATTERN: until the daemon logged it (<= 30 s)
+wait_log() {
+	i=0
+	while ! grep -q "$1" /tmp/hcd.out; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || { tail -n 30 /tmp/hcd.out; hc_fail "never logged: $1"; }
+		sleep 0.1
+	done
+}
+
+sha() {
+	sha256sum "$1" | cut -d' ' -f1
+}
+
+used_bytes() {
+	hcctl stats --json | sed -n 's/.*"bytes_used": *\([0-9]*\).*/\1/p'
+}
+
+# get_check KEY FILE: read s3://BUCKET/KEY through the kernel, compare
+get_check() {
+	hcctl get --no-progress --timeout 300 -o /tmp/got "s3://$BUCKET/$1" ||
+		{ tail -n 30 /tmp/hcd.out; hc_fail "get $1 failed"; }
+	[ "$(sha /tmp/got)" = "$(sha "$2")" ] || hc_fail "$1: SHA-256 differs"
+	rm -f /tmp/got
+}
+
+t_setup() {
+	hcctl pool create $M >/dev/null
+	s3curl -X PUT "$EP/$BUCKET" >/dev/null || hc_fail "cannot create bucket $BUCKET at $EP"
+	write_conf
+	: >/tmp/hcd.out
+	start_daemon
+}
+
+t_sizes() {
+	for n in 0 1 4194303 4194304 4194305 104857600; do
+		hc_pattern "$n" "$n" >/tmp/src
+		s3put /tmp/src "sizes/o$n"
+		get_check "sizes/o$n" /tmp/src
+		hcctl locate --json "s3://$BUCKET/sizes/o$n" | grep -q '"state":"ready"' ||
+			hc_fail "o$n: not ready after the ingest"
+		grep -q "s3://$BUCKET/sizes/o$n: ingested $n bytes" /tmp/hcd.out ||
+			{ tail -n 20 /tmp/hcd.out; hc_fail "o$n: no ingest log line"; }
+		# the warm hit: no second ingest
+		get_check "sizes/o$n" /tmp/src
+		[ "$(grep -c "s3://$BUCKET/sizes/o$n: ingested" /tmp/hcd.out)" = 1 ] ||
+			hc_fail "o$n: ingested twice"
+		hc_log "size $n: ok"
+	done
+	rm -f /tmp/src
+}
+
+t_one_ingest() {
+	hc_pattern 77 33554433 >/tmp/src
+	s3put /tmp/src conc/o
+	for i in 1 2 3 4; do
+		hcctl get --no-progress --timeout 300 -o /tmp/got$i "s3://$BUCKET/conc/o" &
+	done
+	wait
+	for i in 1 2 3 4; do
+		[ "$(sha /tmp/got$i)" = "$(sha /tmp/src)" ] || hc_fail "reader $i: SHA-256 differs"
+		rm -f /tmp/got$i
+	done
+	n=$(grep -c "s3://$BUCKET/conc/o: ingested" /tmp/hcd.out)
+	[ "$n" = 1 ] || hc_fail "$n ingests, not 1"
+	n=$(grep -c "request [0-9]*: s3://$BUCKET/conc/o" /tmp/hcd.out)
+	[ "$n" = 1 ] || hc_fail "$n requests, not 1"
+}
+
+t_missing() {
+	hc_expect_errno -m "No such file or directory" \
+		hcctl get --no-progress --timeout 60 -o /tmp/got "s3://$BUCKET/no/such/key"
+	grep -q "NoSuchKey" /tmp/hcd.out || { tail /tmp/hcd.out; hc_fail "no NoSuchKey logged"; }
+	hcctl ls --json | grep -q "no/such/key" && hc_fail "a missing key is cached"
+	return 0
+}
+
+t_wrong_secret() {
+	hc_pattern 3 100000 >/tmp/src
+	s3put /tmp/src secret/o
+	stop_daemon
+	HC_SECRET=not-the-secret write_conf
+	start_daemon 2
+	hc_expect_errno -m "Permission denied" \
+		hcctl get --no-progress --timeout 60 -o /tmp/got "s3://$BUCKET/secret/o"
+	grep -q "SignatureDoesNotMatch" /tmp/hcd.out ||
+		{ tail /tmp/hcd.out; hc_fail "no SignatureDoesNotMatch logged"; }
+	hcctl ls --json | grep -q "secret/o" && hc_fail "cached with a wrong secret"
+	stop_daemon
+	write_conf
+	start_daemon 3
+}
+
+t_overwritten() {
+	# one slow stream of 1 MiB parts, so the PUT lands mid-ingest
+	stop_daemon
+	write_conf ingest_concurrency=1 part_size=1M
+	start_daemon 4
+	hc_pattern 11 104857600 >/tmp/old
+	hc_pattern 12 104857600 >/tmp/new
+	s3put /tmp/old over/o
+	s3put /tmp/new over/new
+	hcctl get --no-progress --timeout 300 -o /tmp/got "s3://$BUCKET/over/o" >/tmp/get.out 2>&1 &
+	gp=$!
+	wait_log "s3://$BUCKET/over/o: 104857600 bytes in"
+	# a server-side copy: the new version appears at once, mid-ingest
+	s3curl -X PUT -H "x-amz-copy-source: /$BUCKET/over/new" \
+		"$EP/$BUCKET/over/o" >/dev/null || hc_fail "server-side copy failed"
+	rc=0
+	wait $gp || rc=$?
+	rm -f /tmp/old
+	if [ $rc -eq 0 ]; then
+		[ "$(sha /tmp/got)" = "$(sha /tmp/new)" ] ||
+			hc_fail "served bytes are not the new version (mixed?)"
+	fi
+	# changed mid-ingest: detected (412 on If-Match), started over
+	grep -q "over/o: changed during the ingest" /tmp/hcd.out ||
+		{ tail -n 30 /tmp/hcd.out; hc_fail "the change was not detected (rc $rc)"; }
+	# whatever is cached now is the new version, whole
+	hcctl get --no-progress --timeout 300 -o /tmp/got "s3://$BUCKET/over/o"
+	[ "$(sha /tmp/got)" = "$(sha /tmp/new)" ] || hc_fail "cached bytes are mixed"
+	rm -f /tmp/got /tmp/new
+	stop_daemon
+	write_conf
+	start_daemon 5
+}
+
+t_helper_killed() {
+	stop_daemon
+	write_conf ingest_concurrency=1 part_size=1M
+	start_daemon 6
+	hc_pattern 21 104857600 >/tmp/src
+	s3put /tmp/src killed/o
+	hcctl get --no-progress --timeout 300 -o /tmp/got "s3://$BUCKET/killed/o" >/tmp/get.out 2>&1 &
+	gp=$!
+	wait_log "s3://$BUCKET/killed/o: 104857600 bytes in"
+	sleep 0.5
+	kill -9 "$(cat /tmp/hcd.pid)"
+	sleep 0.5
+	kill -0 $gp 2>/dev/null || { cat /tmp/get.out; hc_fail "the reader did not wait"; }
+	write_conf
+	start_daemon 7
+	wait $gp || { cat /tmp/get.out; hc_fail "the waiting reader failed"; }
+	[ "$(sha /tmp/got)" = "$(sha /tmp/src)" ] || hc_fail "SHA-256 differs"
+	grep -q "killed/o (allocated)" /tmp/hcd.out ||
+		hc_fail "the new helper did not get the allocated request"
+	rm -f /tmp/got /tmp/src
+}
+
+t_gateway_down() {
+	stop_daemon
+	write_conf ingest_concurrency=2 part_size=1M retry_attempts=3 \
+		timeout_connect=2 timeout_request=4
+	start_daemon 8
+	before=$(used_bytes)
+	hc_pattern 31 104857600 >/tmp/src
+	s3put /tmp/src down/o
+	t0=$(date +%s)
+	hcctl get --no-progress --timeout 300 -o /tmp/got "s3://$BUCKET/down/o" >/tmp/get.out 2>&1 &
+	gp=$!
+	wait_log "s3://$BUCKET/down/o: 104857600 bytes in"
+	ip link set eth0 down
+	rc=0
+	wait $gp || rc=$?
+	ip link set eth0 up
+	ip route add default via 10.0.2.2 2>/dev/null || true
+	cat /tmp/get.out
+	[ $rc -ne 0 ] || hc_fail "the read succeeded with the gateway unreachable"
+	grep -q "attempt [2-9]" /tmp/hcd.out || { tail -n 30 /tmp/hcd.out; hc_fail "no retries logged"; }
+	grep -q "down/o: failed" /tmp/hcd.out || { tail -n 30 /tmp/hcd.out; hc_fail "no failure logged"; }
+	hc_log "failed after $(($(date +%s) - t0)) s"
+	hcctl ls --json | grep -q "down/o" && hc_fail "the failed object stayed cached"
+	[ "$(used_bytes)" = "$before" ] || hc_fail "chunks not freed ($before -> $(used_bytes) bytes)"
+	# the gateway is back: the same object now ingests
+	get_check down/o /tmp/src
+	rm -f /tmp/src
+}
+
+hc_test s3-setup t_setup
+hc_test s3-sizes t_sizes
+hc_test s3-one-ingest t_one_ingest
+hc_test s3-missing t_missing
+hc_test s3-wrong-secret t_wrong_secret
+hc_test s3-overwritten t_overwritten
+hc_test s3-helper-killed t_helper_killed
+hc_test s3-gateway-down t_gateway_down
+stop_daemon
+hcctl pool stop
