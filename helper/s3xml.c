@@ -252,3 +252,214 @@ void s3xml_list_page_free(struct s3xml_list_page *page)
 	free(page->next_token);
 	memset(page, 0, sizeof(*page));
 }
+
+/* ------------------------------------------------------ multipart uploads */
+
+/* Copy the text of @root's child @name into @out (@size bytes). */
+static int s3xml_field(xmlNodePtr root, const char *name, char *out,
+		       size_t size, char *err, size_t errlen)
+{
+	char *v = s3xml_text(root, name);
+	int rc = 0;
+
+	if (!v || !*v)
+		rc = s3xml_fail(err, errlen, -EBADMSG, "<%s> has no <%s>",
+				(const char *)root->name, name);
+	else if (strlen(v) >= size)
+		rc = s3xml_fail(err, errlen, -EBADMSG,
+				"<%s> is %zu bytes, at most %zu expected",
+				name, strlen(v), size - 1);
+	else
+		memcpy(out, v, strlen(v) + 1);
+	xmlFree(v);
+	return rc;
+}
+
+int s3xml_mpu_init_parse(const char *doc, size_t len, char *upload_id,
+			 size_t size, char *err, size_t errlen)
+{
+	xmlNodePtr root;
+	xmlDocPtr d;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	d = s3xml_read(doc, len, "InitiateMultipartUploadResult", &root, &rc,
+		       err, errlen);
+	if (!d)
+		return rc;
+	rc = s3xml_field(root, "UploadId", upload_id, size, err, errlen);
+	xmlFreeDoc(d);
+	return rc;
+}
+
+int s3xml_mpu_complete_parse(const char *doc, size_t len, char *etag,
+			     size_t size, char *err, size_t errlen)
+{
+	xmlNodePtr root;
+	xmlDocPtr d;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	d = s3xml_read(doc, len, "CompleteMultipartUploadResult", &root, &rc,
+		       err, errlen);
+	if (!d)
+		return rc;
+	rc = s3xml_field(root, "ETag", etag, size, err, errlen);
+	xmlFreeDoc(d);
+	return rc;
+}
+
+int s3xml_mpu_complete_doc(const char *const *etags, unsigned int nr_parts,
+			   char **doc, size_t *len, char *err, size_t errlen)
+{
+	xmlNodePtr root, part;
+	xmlChar *mem = NULL;
+	char num[16];
+	unsigned int i;
+	xmlDocPtr d;
+	int n = 0;
+
+	*doc = NULL;
+	*len = 0;
+	if (!nr_parts || !etags)
+		return s3xml_fail(err, errlen, -EINVAL, "no parts");
+	for (i = 0; i < nr_parts; i++)
+		if (!etags[i])
+			return s3xml_fail(err, errlen, -EINVAL,
+					  "part %u has no ETag", i + 1);
+	xmlInitParser();
+	d = xmlNewDoc(BAD_CAST "1.0");
+	root = d ? xmlNewNode(NULL, BAD_CAST "CompleteMultipartUpload") : NULL;
+	if (!root)
+		goto nomem;
+	xmlDocSetRootElement(d, root);
+	if (!xmlNewNs(root, BAD_CAST "http://s3.amazonaws.com/doc/2006-03-01/",
+		      NULL))
+		goto nomem;
+	for (i = 0; i < nr_parts; i++) {
+		snprintf(num, sizeof(num), "%u", i + 1);
+		part = xmlNewChild(root, NULL, BAD_CAST "Part", NULL);
+		/* xmlNewTextChild escapes the content; xmlNewChild would not */
+		if (!part ||
+		    !xmlNewTextChild(part, NULL, BAD_CAST "PartNumber",
+				     BAD_CAST num) ||
+		    !xmlNewTextChild(part, NULL, BAD_CAST "ETag",
+				     BAD_CAST etags[i]))
+			goto nomem;
+	}
+	xmlDocDumpMemoryEnc(d, &mem, &n, "UTF-8");
+	if (!mem || n <= 0)
+		goto nomem;
+	*doc = malloc((size_t)n + 1);
+	if (!*doc)
+		goto nomem;
+	memcpy(*doc, mem, (size_t)n + 1);
+	*len = (size_t)n;
+	xmlFree(mem);
+	xmlFreeDoc(d);
+	return 0;
+nomem:
+	xmlFree(mem);
+	xmlFreeDoc(d);
+	return s3xml_fail(err, errlen, -ENOMEM, "out of memory");
+}
+
+static int s3xml_upload(xmlNodePtr u, size_t index, s3xml_upload_cb cb,
+			void *arg, char *err, size_t errlen)
+{
+	char *key = s3xml_text(u, "Key"), *id = s3xml_text(u, "UploadId");
+	int rc = 0;
+
+	if (!key || !*key || !id || !*id)
+		rc = s3xml_fail(err, errlen, -EBADMSG,
+				"<Upload> #%zu lacks <Key> or <UploadId>", index);
+	else if (cb)
+		rc = cb(key, id, arg);
+	xmlFree(key);
+	xmlFree(id);
+	return rc;
+}
+
+static int s3xml_strdup_text(xmlNodePtr root, const char *name, char **out)
+{
+	char *v = s3xml_text(root, name);
+
+	*out = NULL;
+	if (v && *v) {
+		*out = strdup(v);
+		if (!*out) {
+			xmlFree(v);
+			return -ENOMEM;
+		}
+	}
+	xmlFree(v);
+	return 0;
+}
+
+int s3xml_uploads_parse(const char *doc, size_t len, s3xml_upload_cb cb,
+			void *arg, struct s3xml_uploads_page *page,
+			char *err, size_t errlen)
+{
+	xmlNodePtr root, n;
+	char *trunc = NULL;
+	size_t count = 0;
+	xmlDocPtr d;
+	int rc, pass;
+
+	memset(page, 0, sizeof(*page));
+	if (err && errlen)
+		err[0] = '\0';
+	d = s3xml_read(doc, len, "ListMultipartUploadsResult", &root, &rc,
+		       err, errlen);
+	if (!d)
+		return rc;
+	trunc = s3xml_text(root, "IsTruncated");
+	if (!trunc || (strcmp(trunc, "true") && strcmp(trunc, "false"))) {
+		rc = s3xml_fail(err, errlen, -EBADMSG,
+				"<IsTruncated> missing or not true/false");
+		goto out;
+	}
+	page->truncated = !strcmp(trunc, "true");
+	if (s3xml_strdup_text(root, "NextKeyMarker", &page->next_key) ||
+	    s3xml_strdup_text(root, "NextUploadIdMarker",
+			      &page->next_upload_id)) {
+		rc = s3xml_fail(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (page->truncated && !page->next_key) {
+		rc = s3xml_fail(err, errlen, -EBADMSG,
+				"truncated listing without <NextKeyMarker>");
+		goto out;
+	}
+	for (pass = 0; pass < 2 && !rc; pass++) {
+		count = 0;
+		for (n = root->children; n && !rc; n = n->next) {
+			if (n->type != XML_ELEMENT_NODE ||
+			    xmlStrcmp(n->name, BAD_CAST "Upload"))
+				continue;
+			rc = s3xml_upload(n, count, pass ? cb : NULL, arg,
+					  err, errlen);
+			count++;
+		}
+	}
+	page->count = count;
+out:
+	if (rc && err && errlen && !*err)
+		s3xml_fail(err, errlen, rc, "stopped by the callback (%d)", rc);
+	if (rc)
+		s3xml_uploads_page_free(page);
+	xmlFree(trunc);
+	xmlFreeDoc(d);
+	return rc;
+}
+
+void s3xml_uploads_page_free(struct s3xml_uploads_page *page)
+{
+	if (!page)
+		return;
+	free(page->next_key);
+	free(page->next_upload_id);
+	memset(page, 0, sizeof(*page));
+}

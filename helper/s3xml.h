@@ -81,4 +81,55 @@ int s3xml_list_parse(const char *doc, size_t len, s3xml_list_cb cb, void *arg,
 
 void s3xml_list_page_free(struct s3xml_list_page *page);
 
+/*
+ * Multipart uploads.
+ *
+ * s3xml_mpu_init_parse() - the <UploadId> of an
+ * <InitiateMultipartUploadResult> into @upload_id (@size bytes, NUL
+ * included).  -EBADMSG when missing, empty or longer than @size - 1.
+ */
+int s3xml_mpu_init_parse(const char *doc, size_t len, char *upload_id,
+			 size_t size, char *err, size_t errlen);
+
+/*
+ * s3xml_mpu_complete_parse() - the <ETag> of a
+ * <CompleteMultipartUploadResult> into @etag (@size bytes).  A 200 answer
+ * whose body is an <Error> document is -EBADMSG here: parse it with
+ * s3xml_error_parse() first.
+ */
+int s3xml_mpu_complete_parse(const char *doc, size_t len, char *etag,
+			     size_t size, char *err, size_t errlen);
+
+/*
+ * s3xml_mpu_complete_doc() - the <CompleteMultipartUpload> request body
+ * listing parts 1..@nr_parts with ETags @etags[0..nr_parts-1], written by
+ * libxml2.  *@doc is malloc'd (free() it), *@len its length.
+ * -EINVAL when @nr_parts is 0 or an ETag is NULL, -ENOMEM.
+ */
+int s3xml_mpu_complete_doc(const char *const *etags, unsigned int nr_parts,
+			   char **doc, size_t *len, char *err, size_t errlen);
+
+/* One <Upload> of a <ListMultipartUploadsResult>; strings as above. */
+typedef int (*s3xml_upload_cb)(const char *key, const char *upload_id,
+			       void *arg);
+
+struct s3xml_uploads_page {
+	bool truncated;		/* IsTruncated */
+	char *next_key;		/* NextKeyMarker, malloc'd, or NULL */
+	char *next_upload_id;	/* NextUploadIdMarker, malloc'd, or NULL */
+	size_t count;
+};
+
+/*
+ * s3xml_uploads_parse() - parse a ListMultipartUploads result; @cb is
+ * called per <Upload> (Key and UploadId required) after the page was
+ * validated whole.  A truncated page needs NextKeyMarker.  Free @page with
+ * s3xml_uploads_page_free().
+ */
+int s3xml_uploads_parse(const char *doc, size_t len, s3xml_upload_cb cb,
+			void *arg, struct s3xml_uploads_page *page,
+			char *err, size_t errlen);
+
+void s3xml_uploads_page_free(struct s3xml_uploads_page *page);
+
 #endif /* HC_S3XML_H */

@@ -243,4 +243,94 @@ TEST(list_bad_documents)
 	}
 }
 
+TEST(mpu_init_and_complete)
+{
+	static const char init[] =
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+		"<InitiateMultipartUploadResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+		"<Bucket>ckpt</Bucket><Key>a/b</Key>"
+		"<UploadId>2~abc_DEF-123</UploadId></InitiateMultipartUploadResult>";
+	static const char noid[] =
+		"<InitiateMultipartUploadResult><Key>a</Key></InitiateMultipartUploadResult>";
+	static const char done[] =
+		"<CompleteMultipartUploadResult><Location>x</Location><Bucket>b</Bucket>"
+		"<Key>k</Key><ETag>&quot;0123-2&quot;</ETag></CompleteMultipartUploadResult>";
+	static const char err200[] =
+		"<Error><Code>InternalError</Code><Message>retry</Message></Error>";
+	char id[32], etag[16], small[4], err[256];
+
+	ASSERT_EQ(0, s3xml_mpu_init_parse(P(init), id, sizeof(id), err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_STREQ("2~abc_DEF-123", id);
+	EXPECT_EQ(-EBADMSG, s3xml_mpu_init_parse(P(noid), id, sizeof(id), err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "UploadId"));
+	EXPECT_EQ(-EBADMSG, s3xml_mpu_init_parse(P(init), small, sizeof(small), err, sizeof(err)));
+	ASSERT_EQ(0, s3xml_mpu_complete_parse(P(done), etag, sizeof(etag), err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_STREQ("\"0123-2\"", etag);
+	EXPECT_EQ(-EBADMSG, s3xml_mpu_complete_parse(P(err200), etag, sizeof(etag), err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "<Error>"));
+}
+
+TEST(mpu_complete_doc)
+{
+	const char *etags[] = { "\"a&b\"", "\"c<d\"" };
+	char *doc;
+	size_t len;
+
+	ASSERT_EQ(0, s3xml_mpu_complete_doc(etags, 2, &doc, &len, NULL, 0));
+	EXPECT_EQ(strlen(doc), len);
+	EXPECT_NE(NULL, strstr(doc, "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"));
+	EXPECT_NE(NULL, strstr(doc, "<Part><PartNumber>1</PartNumber><ETag>\"a&amp;b\"</ETag></Part>"))
+		TH_LOG("%s", doc);
+	EXPECT_NE(NULL, strstr(doc, "<Part><PartNumber>2</PartNumber><ETag>\"c&lt;d\"</ETag></Part>"));
+	free(doc);
+	EXPECT_EQ(-EINVAL, s3xml_mpu_complete_doc(etags, 0, &doc, &len, NULL, 0));
+}
+
+struct upl {
+	char seen[256];
+	int n;
+};
+
+static int upl_cb(const char *key, const char *id, void *arg)
+{
+	struct upl *u = arg;
+	size_t l = strlen(u->seen);
+
+	snprintf(u->seen + l, sizeof(u->seen) - l, "%s=%s;", key, id);
+	u->n++;
+	return 0;
+}
+
+TEST(mpu_uploads)
+{
+	static const char page[] =
+		"<ListMultipartUploadsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+		"<Bucket>b</Bucket><KeyMarker></KeyMarker><NextKeyMarker>k2</NextKeyMarker>"
+		"<NextUploadIdMarker>u2</NextUploadIdMarker><IsTruncated>true</IsTruncated>"
+		"<Upload><Key>k1</Key><UploadId>u1</UploadId></Upload>"
+		"<Upload><Key>k2</Key><UploadId>u2</UploadId></Upload>"
+		"</ListMultipartUploadsResult>";
+	static const char bad[] =
+		"<ListMultipartUploadsResult><IsTruncated>false</IsTruncated>"
+		"<Upload><Key>k1</Key><UploadId>u1</UploadId></Upload>"
+		"<Upload><Key>k2</Key></Upload></ListMultipartUploadsResult>";
+	struct s3xml_uploads_page pg;
+	struct upl u = { "", 0 };
+	char err[256];
+
+	ASSERT_EQ(0, s3xml_uploads_parse(P(page), upl_cb, &u, &pg, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_TRUE(pg.truncated);
+	EXPECT_STREQ("k2", pg.next_key);
+	EXPECT_STREQ("u2", pg.next_upload_id);
+	EXPECT_EQ(2, pg.count);
+	EXPECT_STREQ("k1=u1;k2=u2;", u.seen);
+	s3xml_uploads_page_free(&pg);
+	u.n = 0;
+	EXPECT_EQ(-EBADMSG, s3xml_uploads_parse(P(bad), upl_cb, &u, &pg, err, sizeof(err)));
+	EXPECT_EQ(0, u.n);	/* validated whole before the first callback */
+}
+
 TEST_HARNESS_MAIN
