@@ -58,7 +58,8 @@ expect 0 out "pool assemble"          -- help
 expect 0 out "pool stop"              -- help pool
 expect 0 out "pool stop"              -- pool --help
 for c in "pool create" "pool assemble" "pool stop" status monitor geometry \
-	 put get locate ls evict pin unpin stats inspect help version; do
+	 put get locate preload preload-batch ls evict pin unpin stats inspect \
+	 help version; do
 	# shellcheck disable=SC2086
 	expect 0 out "SYNOPSIS"       -- $c --help
 	# shellcheck disable=SC2086
@@ -70,6 +71,8 @@ expect 0 out "EXIT STATUS"            -- status --help
 expect 0 out "--replace"              -- put --help
 expect 0 out "--no-progress"          -- get --help
 expect 0 out "--layout"               -- locate --help
+expect 0 out "--parallel P"           -- preload --help
+expect 0 out "JOB_COMPLETION_INDEX"   -- preload-batch --help
 expect 0 out "HC_CMD_STATS_GET"       -- help stats
 expect 0 out "--root DIR"             -- inspect --help
 expect 0 out "use --force to overwrite" -- pool create --help
@@ -133,6 +136,53 @@ expect 2 err "locate: unrecognized option '--bogus'" -- locate --bogus s3://b/o
 expect 2 err "locate: unexpected argument 'b'"    -- locate a b
 expect 2 err "locate: empty URI"                  -- locate ""
 expect 2 err "locate: URI too long"               -- locate "$long_uri"
+expect 2 err "preload: missing URI operand"       -- preload
+expect 2 err "preload: missing URI operand"       -- preload --parallel 2 --json
+expect 2 err "preload: bad --parallel '0'"        -- preload --parallel 0 s3://b/o
+expect 2 err "preload: bad --parallel '65'"       -- preload -P 65 s3://b/o
+expect 2 err "preload: bad --timeout 'x'"         -- preload --timeout x s3://b/o
+expect 2 err "preload: empty URI"                 -- preload s3://b/o ""
+expect 2 err "preload: URI too long"              -- preload s3://b/o "$long_uri"
+expect 2 err "preload: unrecognized option '--bogus'" -- preload --bogus s3://b/o
+expect 2 err "preload-batch: missing --prefix URI_PREFIX" -- preload-batch
+expect 2 err "preload-batch: empty --prefix"      -- preload-batch --prefix ""
+expect 2 err "preload-batch: unexpected argument 'x'" -- preload-batch --prefix s3://b/o x
+expect 2 err "need --sharded"                     -- preload-batch --prefix s3://b/o --node-count 2
+expect 2 err "preload-batch: --node-index 2 is not below --node-count 2" -- \
+	preload-batch --prefix s3://b/o --sharded --node-count 2 --node-index 2
+expect 2 err "preload-batch: --node-count 'two'" -- \
+	preload-batch --prefix s3://b/o --sharded --node-count two --node-index 0
+env -u SLURM_NODEID -u RANK -u JOB_COMPLETION_INDEX \
+	SLURM_NNODES=4 "$HCCTL" preload-batch --prefix s3://b/o --sharded >/dev/null 2>"$tmp/err"
+if [ $? -eq 2 ] && grep -qF "this node's index is not known" "$tmp/err"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAIL: preload-batch --sharded without an index"
+fi
+expect 1 err "hcctl: /nonexistent.conf: cannot load the configuration: No such file or directory" -- \
+	preload-batch --config /nonexistent.conf --prefix s3://bkt/o
+# listing a posix tree needs neither the module nor root
+mkdir -p "$tmp/store/ds/sub" "$tmp/store/dsx"
+for i in 0 1 2 3 4; do echo "$i" > "$tmp/store/ds/shard_$i"; done
+echo x > "$tmp/store/ds/sub/shard_9"
+echo x > "$tmp/store/dsx/shard_8"
+ln -s shard_0 "$tmp/store/ds/shard_link"
+printf '[backend store]\ntype = posix\nroot = %s/store\n\n[backend s3]\ntype = s3\nendpoint = http://127.0.0.1:9\n' \
+	"$tmp" > "$tmp/hc.conf"
+pb="preload-batch --config $tmp/hc.conf --list"
+# shellcheck disable=SC2086
+expect 0 out '"uris":["hypercache://store/ds/shard_1","hypercache://store/ds/shard_3"]' -- \
+	$pb --json --prefix hypercache://store/ds/shard_ --sharded --node-count 2 --node-index 1
+# shellcheck disable=SC2086
+expect 0 out '"listed":7' -- $pb --json --prefix hypercache://store/
+# shellcheck disable=SC2086
+expect 1 err "hypercache://store/ds/nope: no objects under this prefix" -- \
+	$pb --prefix hypercache://store/ds/nope
+# shellcheck disable=SC2086
+expect 1 err "hypercache://zzz/a: no [backend zzz]" -- $pb --prefix hypercache://zzz/a
+# shellcheck disable=SC2086
+expect 1 err "bad prefix" -- $pb --prefix ftp://x/y
 expect 2 err "ls: unexpected argument 'extra'"    -- ls extra
 expect 2 err "ls: unrecognized option '--bogus'"  -- ls --bogus
 expect 2 err "stats: unexpected argument 'extra'" -- stats extra
@@ -208,6 +258,7 @@ if [ ! -e /dev/hypercache-ctl ]; then
 	expect 1 err "hcctl: get: $ctl"        -- get s3://b/o
 	expect 1 err "hcctl: get: $ctl"        -- get -o "$tmp/out-file" s3://b/o
 	expect 1 err "hcctl: locate: $ctl"     -- locate s3://b/o
+	expect 1 err "hcctl: preload: $ctl"    -- preload s3://b/o s3://b/p
 	expect 1 err "hcctl: locate: $ctl"     -- locate --layout --json "$max_uri"
 	expect 1 err "hcctl: put: $ctl"        -- put "$tmp/regular-file" s3://b/o
 	expect 1 err "hcctl: put: $ctl"        -- put --clean --replace --crc --no-progress "$tmp/regular-file" "$max_uri"

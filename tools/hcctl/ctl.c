@@ -233,14 +233,20 @@ static const char *ctl_reason(const char *op, int err)
 	return NULL;
 }
 
-void hc_ctl_report(const char *object, const char *op, int err)
+void hc_ctl_reason(const char *op, int err, char *buf, size_t len)
 {
-	char buf[160];
 	const char *why = ctl_reason(op, err);
 
 	if (why)
-		snprintf(buf, sizeof(buf), "%s", why);
+		snprintf(buf, len, "%s", why);
 	else
-		snprintf(buf, sizeof(buf), "HC_IOC_%s failed", op);
+		snprintf(buf, len, "HC_IOC_%s failed", op);
+}
+
+void hc_ctl_report(const char *object, const char *op, int err)
+{
+	char buf[160];
+
+	hc_ctl_reason(op, err, buf, sizeof(buf));
 	hc_err(object, buf, err);
 }

@@ -77,5 +77,25 @@ int hc_ctl_stat(int fd, struct hc_stats *out);
  *   hcctl: <object>: <reason>: <strerror>
  */
 void hc_ctl_report(const char *object, const char *op, int err);
+/* The reason hc_ctl_report() would print, into @buf. */
+void hc_ctl_reason(const char *op, int err, char *buf, size_t len);
+
+/* Why an object could not be fetched: hc_err(uri, reason, errnum). */
+struct hc_fetch_err {
+	int errnum;		/* a positive errno, or 0 */
+	char reason[160];
+};
+
+/*
+ * hc_obj_fetch() (object.c) - LOCATE @uri with @flags, as 'get' and
+ * 'preload' do: with HC_LOCATE_F_AUTO_INGEST | HC_LOCATE_F_WAIT a miss
+ * asks the helper to fetch the object and waits up to @timeout_s seconds
+ * (0 = until interrupted).  Returns 0 when the status is HC_LOCATE_HIT
+ * (@l filled, @ext too if not NULL), else -1 with why in @e; prints
+ * nothing, so threads may call it.
+ */
+int hc_obj_fetch(int ctl, const struct hc_uri *uri, uint32_t flags,
+		 unsigned long timeout_s, struct hc_extent *ext,
+		 uint32_t max_ext, struct hc_locate *l, struct hc_fetch_err *e);
 
 #endif /* HCCTL_CTL_H */

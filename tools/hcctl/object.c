@@ -600,25 +600,54 @@ int hc_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 /* --- get ------------------------------------------------------------------- */
 
 /* Say why a LOCATE did not find valid data. */
-static void report_not_hit(const struct hc_uri *uri, const struct hc_locate *l)
+static void not_hit_reason(const struct hc_locate *l, struct hc_fetch_err *e)
 {
 	char buf[32];
 
+	e->errnum = 0;
 	switch (l->status) {
 	case HC_LOCATE_MISS:
-		hc_err(uri->shown, "not cached", 0);
+		snprintf(e->reason, sizeof(e->reason), "not cached");
 		break;
 	case HC_LOCATE_PENDING:
-		hc_errf(uri->shown, 0, "not yet valid (%s)",
-			hc_obj_state_name(l->state, buf, sizeof(buf)));
+		snprintf(e->reason, sizeof(e->reason), "not yet valid (%s)",
+			 hc_obj_state_name(l->state, buf, sizeof(buf)));
 		break;
 	case HC_LOCATE_NOT_ADMITTED:
-		hc_err(uri->shown, "not cached (not admitted: read the backend directly)",
-		       0);
+		snprintf(e->reason, sizeof(e->reason),
+			 "not cached (not admitted: read the backend directly)");
 		break;
 	default:
-		hc_errf(uri->shown, 0, "unknown LOCATE status %u", l->status);
+		snprintf(e->reason, sizeof(e->reason),
+			 "unknown LOCATE status %u", l->status);
 	}
+}
+
+int hc_obj_fetch(int ctl, const struct hc_uri *uri, uint32_t flags,
+		 unsigned long timeout_s, struct hc_extent *ext,
+		 uint32_t max_ext, struct hc_locate *l, struct hc_fetch_err *e)
+{
+	int ret;
+
+	ret = hc_ctl_locate_wait(ctl, uri, flags, (uint32_t)(timeout_s * 1000),
+				 ext, max_ext, l);
+	if (ret == -ETIMEDOUT) {
+		e->errnum = ETIMEDOUT;
+		snprintf(e->reason, sizeof(e->reason),
+			 "not fetched within %lu s (is the helper running?)",
+			 timeout_s);
+		return -1;
+	}
+	if (ret < 0) {
+		e->errnum = -ret;
+		hc_ctl_reason("LOCATE", -ret, e->reason, sizeof(e->reason));
+		return -1;
+	}
+	if (l->status != HC_LOCATE_HIT) {
+		not_hit_reason(l, e);
+		return -1;
+	}
+	return 0;
 }
 
 static int get_copy(const struct hc_uri *uri, int dev, void *buf,
@@ -678,6 +707,7 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct hc_extent *ext = NULL;
+	struct hc_fetch_err fe;
 	struct hc_uri uri;
 	struct hc_locate l;
 	const char *outname = NULL;
@@ -736,20 +766,9 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 	if (ctl < 0)
 		goto out;
 	/* A miss asks the helper to fetch the object, and waits for it. */
-	ret = hc_ctl_locate_wait(ctl, &uri, flags, timeout * 1000, ext,
-				 HC_MAX_EXTENTS, &l);
-	if (ret == -ETIMEDOUT) {
-		hc_errf(uri.shown, ETIMEDOUT,
-			"not fetched within %lu s (is the helper running?)",
-			timeout);
-		goto out;
-	}
-	if (ret < 0) {
-		hc_ctl_report(uri.shown, "LOCATE", -ret);
-		goto out;
-	}
-	if (l.status != HC_LOCATE_HIT) {
-		report_not_hit(&uri, &l);
+	if (hc_obj_fetch(ctl, &uri, flags, timeout, ext, HC_MAX_EXTENTS, &l,
+			 &fe) < 0) {
+		hc_err(uri.shown, fe.reason, fe.errnum);
 		goto out;
 	}
 	held = true;

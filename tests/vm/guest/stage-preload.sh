@@ -1,0 +1,187 @@
+#!/bin/sh
+# Usage (guest, via /init): stage-preload.sh   (3 fresh drives of 128 MiB)
+#
+# hcctl preload / preload-batch with the real daemon and a posix backend
+# (/tmp/store).  Twelve shards ds/shard_000..011 of distinct content:
+# preload-batch --sharded as node 0 then node 1 of 2 (one pool standing in
+# for both nodes) caches 6 each, disjoint, all 12 together, each ingested
+# once; an unsharded run then finds all 12 cached.  preload of three URIs,
+# one missing, exits 1 naming it and caches the other two byte-identical.
+. /hc/tests/lib.sh
+
+M="$(hc_drive 0) $(hc_drive 1) $(hc_drive 2)"
+PFX=hypercache://store/ds/shard_
+
+write_conf() {
+	mkdir -p /tmp/store/ds /tmp/store/p
+	cat >/tmp/hc.conf <<-EOT
+	[hypercached]
+	log_level = debug
+
+	[backend store]
+	type = posix
+	root = /tmp/store
+	EOT
+}
+
+# start_daemon: as in stage-hypercached.sh
+start_daemon() {
+	rm -f /tmp/hcd.pid /tmp/hcd.rc
+	(
+		hypercached -c /tmp/hc.conf >/tmp/hcd.out 2>&1 &
+		echo $! >/tmp/hcd.pid
+		rc=0
+		wait $! || rc=$?
+		echo $rc >/tmp/hcd.rc
+	) &
+	i=0
+	while [ ! -s /tmp/hcd.pid ]; do sleep 0.05; done
+	while ! grep -q registered /tmp/hcd.out; do
+		i=$((i + 1))
+		kill -0 "$(cat /tmp/hcd.pid)" 2>/dev/null ||
+			{ cat /tmp/hcd.out; hc_fail "hypercached exited"; }
+		[ $i -lt 50 ] || { cat /tmp/hcd.out; hc_fail "hypercached did not register"; }
+		sleep 0.1
+	done
+}
+
+# cached_shards: the cached URIs under $PFX, sorted, one per line
+cached_shards() {
+	hcctl ls --json | grep -o '"uri":"[^"]*"' | sed 's/^"uri":"//; s/"$//' |
+		grep "^$PFX" | sort
+}
+
+# json_field FILE NAME: the number NAME of the JSON object in FILE
+json_field() {
+	grep -o "\"$2\":[0-9]*" "$1" | head -n 1 | cut -d: -f2
+}
+
+# expect_counts FILE OBJECTS HITS INGESTED FAILED
+expect_counts() {
+	cat "$1"
+	for kv in objects=$2 hits=$3 ingested=$4 failed=$5; do
+		k=${kv%=*}
+		v=$(json_field "$1" "$k")
+		[ "$v" = "${kv#*=}" ] || hc_fail "$1: $k is '$v', not ${kv#*=}"
+	done
+}
+
+t_setup() {
+	hcctl pool create $M >/dev/null
+	write_conf
+	start_daemon
+	i=0
+	while [ $i -lt 12 ]; do
+		n=$(printf %03d $i)
+		hc_pattern $((100 + i)) $((200000 + i * 70001)) >/tmp/store/ds/shard_$n
+		i=$((i + 1))
+	done
+	# not under the prefix: never listed
+	hc_pattern 1 1000 >/tmp/store/ds/other.bin
+	mkdir -p /tmp/store/ds/sub
+	hc_pattern 2 1000 >/tmp/store/ds/sub/shard_x
+	# the listing, without preloading anything
+	hcctl preload-batch --config /tmp/hc.conf --prefix $PFX --list >/tmp/list
+	[ "$(wc -l </tmp/list)" -eq 12 ] || { cat /tmp/list; hc_fail "listed $(wc -l </tmp/list), not 12"; }
+	[ -z "$(cached_shards)" ] || hc_fail "--list cached something"
+}
+
+t_sharded() {
+	hcctl preload-batch --config /tmp/hc.conf --prefix $PFX --sharded \
+		--node-count 2 --node-index 0 --json >/tmp/n0.json ||
+		{ cat /tmp/n0.json /tmp/hcd.out; hc_fail "node 0 failed"; }
+	expect_counts /tmp/n0.json 6 0 6 0
+	[ "$(json_field /tmp/n0.json listed)" = 12 ] || hc_fail "node 0: listed is not 12"
+	cached_shards >/tmp/set0
+	hcctl preload-batch --config /tmp/hc.conf --prefix $PFX --sharded \
+		--node-count 2 --node-index 1 --json >/tmp/n1.json ||
+		{ cat /tmp/n1.json /tmp/hcd.out; hc_fail "node 1 failed"; }
+	expect_counts /tmp/n1.json 6 0 6 0
+	cached_shards >/tmp/all
+	# node 1's set: what is cached now and was not before
+	grep -vxF -f /tmp/set0 /tmp/all >/tmp/set1 || true
+
+	sed -n 'p;n' /tmp/list >/tmp/even	# items 0, 2, 4, ...
+	sed -n 'n;p' /tmp/list >/tmp/odd
+	cmp /tmp/set0 /tmp/even || { cat /tmp/set0; hc_fail "node 0 did not cache shards 0, 2, 4..."; }
+	cmp /tmp/set1 /tmp/odd || { cat /tmp/set1; hc_fail "node 1 did not cache shards 1, 3, 5..."; }
+	! grep -qxF -f /tmp/set0 /tmp/set1 || hc_fail "the two nodes' sets overlap"
+	cmp /tmp/all /tmp/list || hc_fail "not every shard is cached"
+	[ -z "$(uniq -d /tmp/all)" ] || hc_fail "a shard is cached twice"
+	# each shard was ingested exactly once by the daemon
+	grep "ds/shard_[0-9]*: ingested" /tmp/hcd.out | sed 's/.*\(shard_[0-9]*\).*/\1/' |
+		sort >/tmp/ingested
+	[ "$(wc -l </tmp/ingested)" -eq 12 ] || { cat /tmp/ingested; hc_fail "not 12 ingests"; }
+	[ -z "$(uniq -d /tmp/ingested)" ] || hc_fail "a shard was ingested twice"
+	hcctl ls --json | grep -q other.bin && hc_fail "other.bin was preloaded"
+	hcctl ls --json | grep -q sub/shard_x && hc_fail "sub/shard_x was preloaded"
+	# the unsharded run, with the default configuration path: all 12 hits
+	mkdir -p /etc/hypercache
+	cp /tmp/hc.conf /etc/hypercache/hypercache.conf
+	hcctl preload-batch --prefix $PFX --json >/tmp/all.json
+	expect_counts /tmp/all.json 12 12 0 0
+	# the text summary
+	hcctl preload-batch --prefix $PFX --sharded --node-count 3 --node-index 2 >/tmp/out
+	cat /tmp/out
+	grep -q "12 listed, node 2 of 3 (--node-index, --node-count): 4 to preload" /tmp/out ||
+		hc_fail "no sharding line"
+	grep -q "preloaded 4 objects, .* 4 already cached, 0 ingested, 0 failed" /tmp/out ||
+		hc_fail "no summary line"
+	# the data of every shard is the source's
+	for u in $(cat /tmp/list); do
+		f=/tmp/store/ds/shard_${u#$PFX}
+		hcctl get --no-progress --no-ingest -o /tmp/got "$u"
+		cmp "$f" /tmp/got || hc_fail "$u differs from $f"
+	done
+}
+
+t_env() {
+	# Slurm's variables, and a bad one named
+	SLURM_NODEID=1 SLURM_NNODES=2 hcctl preload-batch --config /tmp/hc.conf \
+		--prefix $PFX --sharded --json >/tmp/slurm.json
+	expect_counts /tmp/slurm.json 6 6 0 0
+	grep -q '"index_source":"SLURM_NODEID"' /tmp/slurm.json || hc_fail "not from Slurm"
+	rc=0
+	SLURM_NODEID=2 SLURM_NNODES=2 hcctl preload-batch --config /tmp/hc.conf \
+		--prefix $PFX --sharded >/tmp/out 2>&1 || rc=$?
+	cat /tmp/out
+	[ $rc -eq 2 ] || hc_fail "exit status $rc, not 2"
+	grep -q "SLURM_NODEID 2 is not below SLURM_NNODES 2" /tmp/out || hc_fail "no message"
+}
+
+t_preload() {
+	hc_pattern 7 5000000 >/tmp/store/p/a.bin
+	hc_pattern 8 300001 >/tmp/store/p/b.bin
+	rc=0
+	hcctl preload --json --timeout 60 hypercache://store/p/a.bin \
+		hypercache://store/p/missing.bin hypercache://store/p/b.bin \
+		>/tmp/p.json 2>/tmp/p.err || rc=$?
+	cat /tmp/p.err
+	[ $rc -eq 1 ] || hc_fail "exit status $rc, not 1"
+	expect_counts /tmp/p.json 3 0 2 1
+	grep -q "hcctl: hypercache://store/p/missing.bin: .*No such file or directory" /tmp/p.err ||
+		hc_fail "the missing key is not named on stderr"
+	grep -q "a.bin\|b.bin" /tmp/p.err && hc_fail "a good URI is named on stderr"
+	grep -q '"failures":\[{"uri":"hypercache://store/p/missing.bin","errno":2,' /tmp/p.json ||
+		hc_fail "the JSON does not name the missing key"
+	[ "$(json_field /tmp/p.json bytes)" = 5300001 ] || hc_fail "bytes is not 5300001"
+	for f in a b; do
+		u=hypercache://store/p/$f.bin
+		hcctl locate --json $u | grep -q '"status":"hit"' || hc_fail "$u not cached"
+		want=$(sha256sum </tmp/store/p/$f.bin | cut -d' ' -f1)
+		got=$(hcctl get --no-progress --no-ingest $u | sha256sum | cut -d' ' -f1)
+		[ "$want" = "$got" ] || hc_fail "$u: SHA-256 $got, not $want"
+	done
+	hcctl ls --json | grep -q missing.bin && hc_fail "a failed ingest stayed cached"
+	# again, one at a time: both hits, the text summary
+	hcctl preload --parallel 1 hypercache://store/p/a.bin hypercache://store/p/b.bin >/tmp/out
+	cat /tmp/out
+	grep -q "preloaded 2 objects, .* 2 already cached, 0 ingested, 0 failed" /tmp/out ||
+		hc_fail "no summary line"
+	kill -0 "$(cat /tmp/hcd.pid)" || hc_fail "hypercached died"
+}
+
+hc_test preload-setup t_setup
+hc_test preload-batch-sharded t_sharded
+hc_test preload-batch-env t_env
+hc_test preload-uris t_preload

@@ -1,0 +1,865 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hcctl - preload and preload-batch: make objects cached ahead of use.
+ * Every URI is LOCATEd as by 'get' (hc_obj_fetch(): AUTO_INGEST | WAIT, a
+ * miss asks the helper and waits), by up to --parallel threads, each with
+ * its own control fd; the kernel joins concurrent LOCATEs of one URI to
+ * one ingest.  preload-batch lists the objects under a prefix first (a
+ * posix backend's tree, or S3 ListObjectsV2) and, with --sharded, keeps
+ * this node's share (shard.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fts.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hypercache.h"
+#include "hcctl.h"
+#include "ctl.h"
+#include "shard.h"
+#include "config.h"
+#include "uri.h"
+#ifdef HC_HAVE_S3
+#include "s3.h"
+#endif
+
+extern char **environ;
+
+#define PL_PARALLEL_DEFAULT	4
+#define PL_PARALLEL_MAX		64
+
+enum pl_result {
+	PL_PENDING,
+	PL_HIT,		/* was cached already */
+	PL_INGESTED,	/* fetched by this run (or one it joined) */
+	PL_FAILED,
+};
+
+struct pl_item {
+	char *uri;		/* NUL-terminated (URIs hold no NUL) */
+	uint64_t listed_size;	/* from the listing, 0 if not known */
+	enum pl_result result;
+	uint64_t size;		/* the cached object's */
+	struct hc_fetch_err err;
+};
+
+struct pl_list {
+	struct pl_item *items;
+	size_t n, cap;
+};
+
+struct pl_opts {
+	unsigned int parallel;
+	unsigned long timeout;
+	bool progress;
+	bool json;
+};
+
+struct pl_run {
+	struct pl_item *items;
+	size_t n;
+	const struct pl_opts *o;
+	pthread_mutex_t lock;
+	size_t next;		/* next item to take */
+	/* totals, under lock */
+	size_t done, hits, ingested, failed;
+	uint64_t bytes, bytes_ingested, total_bytes;
+	/* progress bar, under lock */
+	bool bar;
+	bool drawn;
+	double start, last;
+};
+
+struct pl_worker {
+	pthread_t tid;
+	struct pl_run *run;
+	int ctl;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --- the list of objects --------------------------------------------------- */
+
+static int list_add(struct pl_list *l, const char *head, size_t hlen,
+		    const char *key, size_t klen, uint64_t size)
+{
+	struct pl_item *it;
+	char *uri;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+
+		it = realloc(l->items, cap * sizeof(*it));
+		if (!it)
+			return -ENOMEM;
+		l->items = it;
+		l->cap = cap;
+	}
+	uri = malloc(hlen + klen + 1);
+	if (!uri)
+		return -ENOMEM;
+	memcpy(uri, head, hlen);
+	memcpy(uri + hlen, key, klen);
+	uri[hlen + klen] = 0;
+	it = &l->items[l->n++];
+	memset(it, 0, sizeof(*it));
+	it->uri = uri;
+	it->listed_size = size;
+	return 0;
+}
+
+static void list_free(struct pl_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->items[i].uri);
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+static int item_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct pl_item *)a)->uri,
+		      ((const struct pl_item *)b)->uri);
+}
+
+/* --- the run --------------------------------------------------------------- */
+
+static void bar_draw(struct pl_run *r, double t)
+{
+	char done[32], total[32];
+	double el = t - r->start;
+	double rate = el > 0 ? (double)r->bytes / el / (1024.0 * 1024.0) : 0.0;
+
+	hc_fmt_size(done, sizeof(done), r->bytes);
+	fprintf(stderr, "\r%zu/%zu objects  %s", r->done, r->n, done);
+	if (r->total_bytes) {
+		hc_fmt_size(total, sizeof(total), r->total_bytes);
+		fprintf(stderr, " / %s", total);
+	}
+	fprintf(stderr, "  %.1f MiB/s", rate);
+	if (r->failed)
+		fprintf(stderr, "  %zu failed", r->failed);
+	fputs("\033[K", stderr);
+	fflush(stderr);
+	r->drawn = true;
+	r->last = t;
+}
+
+/* Account for one finished item; called with r->lock held. */
+static void run_account(struct pl_run *r, const struct pl_item *it)
+{
+	double t;
+
+	r->done++;
+	switch (it->result) {
+	case PL_HIT:
+		r->hits++;
+		r->bytes += it->size;
+		break;
+	case PL_INGESTED:
+		r->ingested++;
+		r->bytes += it->size;
+		r->bytes_ingested += it->size;
+		break;
+	default:
+		r->failed++;
+	}
+	if (!r->bar)
+		return;
+	t = now_s();
+	if (t - r->last >= 0.1 || r->done == r->n)
+		bar_draw(r, t);
+}
+
+static void preload_one(struct pl_run *r, int ctl, struct pl_item *it)
+{
+	struct hc_locate peek, l;
+	struct hc_uri uri = {
+		.bytes = it->uri,
+		.len = (uint32_t)strlen(it->uri),
+	};
+	bool was_hit;
+
+	if (uri.len > HC_URI_MAX) {
+		it->result = PL_FAILED;
+		it->err.errnum = ENAMETOOLONG;
+		snprintf(it->err.reason, sizeof(it->err.reason),
+			 "URI too long: %u bytes (at most %u)", uri.len,
+			 HC_URI_MAX);
+		return;
+	}
+	/* A PEEK tells whether it was there; it counts for nothing. */
+	was_hit = !hc_ctl_locate(ctl, &uri, HC_LOCATE_F_PEEK, NULL, 0, NULL, 0,
+				 &peek) && peek.status == HC_LOCATE_HIT;
+	if (hc_obj_fetch(ctl, &uri, HC_LOCATE_F_AUTO_INGEST | HC_LOCATE_F_WAIT,
+			 r->o->timeout, NULL, 0, &l, &it->err) < 0) {
+		it->result = PL_FAILED;
+		return;
+	}
+	it->size = l.obj_size;
+	/* Evicted and fetched again in between: a new generation. */
+	it->result = was_hit && peek.generation == l.generation ?
+		     PL_HIT : PL_INGESTED;
+}
+
+static void *worker(void *arg)
+{
+	struct pl_worker *w = arg;
+	struct pl_run *r = w->run;
+	struct pl_item *it;
+
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		it = r->next < r->n ? &r->items[r->next++] : NULL;
+		pthread_mutex_unlock(&r->lock);
+		if (!it)
+			break;
+		preload_one(r, w->ctl, it);
+		pthread_mutex_lock(&r->lock);
+		run_account(r, it);
+		pthread_mutex_unlock(&r->lock);
+	}
+	return NULL;
+}
+
+/* The summary: JSON object @o gets the figures; text on stdout otherwise. */
+static void run_summary(const struct pl_run *r, double secs, json_object *o)
+{
+	double gbps = secs > 0 ? (double)r->bytes / secs / 1e9 : 0.0;
+	char size[32];
+	size_t i;
+
+	if (o) {
+		json_object *arr = json_object_new_array();
+
+		json_object_object_add(o, "objects", json_object_new_uint64(r->n));
+		json_object_object_add(o, "bytes", json_object_new_uint64(r->bytes));
+		json_object_object_add(o, "bytes_ingested",
+				       json_object_new_uint64(r->bytes_ingested));
+		json_object_object_add(o, "seconds", json_object_new_double(secs));
+		json_object_object_add(o, "gb_per_s", json_object_new_double(gbps));
+		json_object_object_add(o, "hits", json_object_new_uint64(r->hits));
+		json_object_object_add(o, "ingested",
+				       json_object_new_uint64(r->ingested));
+		json_object_object_add(o, "failed", json_object_new_uint64(r->failed));
+		for (i = 0; i < r->n; i++) {
+			const struct pl_item *it = &r->items[i];
+			json_object *f;
+			char msg[256];
+
+			if (it->result != PL_FAILED)
+				continue;
+			f = json_object_new_object();
+			snprintf(msg, sizeof(msg), "%s%s%s", it->err.reason,
+				 it->err.errnum ? ": " : "",
+				 it->err.errnum ? strerror(it->err.errnum) : "");
+			json_object_object_add(f, "uri", json_object_new_string(it->uri));
+			json_object_object_add(f, "errno",
+					       json_object_new_int(it->err.errnum));
+			json_object_object_add(f, "error", json_object_new_string(msg));
+			json_object_array_add(arr, f);
+		}
+		json_object_object_add(o, "failures", arr);
+		return;
+	}
+	hc_fmt_size(size, sizeof(size), r->bytes);
+	printf("preloaded %zu object%s, %s in %.2f s (%.2f GB/s): %zu already cached, %zu ingested, %zu failed\n",
+	       r->n, r->n == 1 ? "" : "s", size, secs, gbps, r->hits,
+	       r->ingested, r->failed);
+}
+
+/*
+ * Preload @n items.  Adds the figures to @o (JSON) or prints them; every
+ * failure goes to stderr.  Returns an exit status.
+ */
+static int run_preload(const struct hcctl_cmd *cmd, struct pl_item *items,
+		       size_t n, const struct pl_opts *o, json_object *jo)
+{
+	struct pl_worker *w;
+	struct pl_run r;
+	unsigned int nw, i, started;
+	size_t k;
+	double secs;
+	int ret, rc = HC_EXIT_FAIL;
+
+	memset(&r, 0, sizeof(r));
+	r.items = items;
+	r.n = n;
+	r.o = o;
+	for (k = 0; k < n; k++)
+		r.total_bytes += items[k].listed_size;
+	pthread_mutex_init(&r.lock, NULL);
+	nw = o->parallel < n ? o->parallel : (unsigned int)n;
+	w = calloc(nw ? nw : 1, sizeof(*w));
+	if (!w) {
+		nw = 0;
+		hc_err(NULL, "out of memory", ENOMEM);
+		goto out;
+	}
+	for (i = 0; i < nw; i++)
+		w[i].ctl = -1;
+	/* Each thread its own fd: LOCATEs on one file would serialise. */
+	for (i = 0; i < nw; i++) {
+		w[i].ctl = hc_ctl_open(cmd->name, false);
+		if (w[i].ctl < 0)
+			goto out;
+		w[i].run = &r;
+	}
+	r.bar = o->progress && n && isatty(STDERR_FILENO);
+	r.start = r.last = now_s();
+	for (started = 0; started < nw; started++) {
+		ret = pthread_create(&w[started].tid, NULL, worker, &w[started]);
+		if (ret) {
+			hc_err(NULL, "cannot start a thread", ret);
+			break;	/* the threads started take every item */
+		}
+	}
+	if (!started && n)
+		worker(&w[0]);
+	for (i = 0; i < started; i++)
+		pthread_join(w[i].tid, NULL);
+	secs = now_s() - r.start;
+	if (r.drawn) {
+		bar_draw(&r, now_s());
+		fputc('\n', stderr);
+	}
+	for (k = 0; k < n; k++)
+		if (items[k].result == PL_FAILED)
+			hc_err(items[k].uri, items[k].err.reason,
+			       items[k].err.errnum);
+	run_summary(&r, secs, jo);
+	rc = r.failed ? HC_EXIT_FAIL : HC_EXIT_OK;
+out:
+	if (w) {
+		for (i = 0; i < nw; i++)
+			if (w[i].ctl >= 0)
+				close(w[i].ctl);
+		free(w);
+	}
+	pthread_mutex_destroy(&r.lock);
+	return rc;
+}
+
+/* --- options shared by both commands --------------------------------------- */
+
+enum {
+	OPT_TIMEOUT = 0x100,
+	OPT_PARALLEL,
+	OPT_NO_PROGRESS,
+	OPT_PREFIX,
+	OPT_SHARDED,
+	OPT_NODE_COUNT,
+	OPT_NODE_INDEX,
+	OPT_CONFIG,
+	OPT_LIST,
+};
+
+/* Options of both commands: 0 if @c was one, else -1; exit code via *rc. */
+static int common_opt(const struct hcctl_cmd *cmd, int c, struct pl_opts *o,
+		      int *rc)
+{
+	unsigned long v;
+	char *end;
+
+	switch (c) {
+	case OPT_TIMEOUT:
+		errno = 0;
+		v = strtoul(optarg, &end, 10);
+		if (errno || end == optarg || *end || optarg[0] == '-' ||
+		    v > 86400) {
+			*rc = hc_usage_error(cmd, "bad --timeout '%s' (seconds, 0..86400)",
+					     optarg);
+			return 0;
+		}
+		o->timeout = v;
+		return 0;
+	case 'P':
+	case OPT_PARALLEL:
+		errno = 0;
+		v = strtoul(optarg, &end, 10);
+		if (errno || end == optarg || *end || optarg[0] == '-' || !v ||
+		    v > PL_PARALLEL_MAX) {
+			*rc = hc_usage_error(cmd, "bad --parallel '%s' (1..%d)",
+					     optarg, PL_PARALLEL_MAX);
+			return 0;
+		}
+		o->parallel = (unsigned int)v;
+		return 0;
+	case OPT_NO_PROGRESS:
+		o->progress = false;
+		return 0;
+	case 'j':
+		o->json = true;
+		return 0;
+	}
+	return -1;
+}
+
+static void print_json(json_object *o)
+{
+	hc_json_print(o, false);
+	json_object_put(o);
+}
+
+/* --- preload --------------------------------------------------------------- */
+
+int hc_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "parallel",	 required_argument, NULL, 'P' },
+		{ "timeout",	 required_argument, NULL, OPT_TIMEOUT },
+		{ "no-progress", no_argument,	    NULL, OPT_NO_PROGRESS },
+		{ "json",	 no_argument,	    NULL, 'j' },
+		{ "help",	 no_argument,	    NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct pl_opts o = { .parallel = PL_PARALLEL_DEFAULT, .timeout = 300,
+			     .progress = true, .json = hc_opt_json };
+	struct pl_item *items;
+	json_object *jo = NULL;
+	int c, i, n, rc = -1;
+	struct hc_uri u;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":P:jh", opts, NULL)) != -1) {
+		if (c == 'h') {
+			hc_print_help(cmd, stdout);
+			return HC_EXIT_OK;
+		}
+		if (common_opt(cmd, c, &o, &rc) < 0)
+			return hc_getopt_error(cmd, c, optopt, argv, optind);
+		if (rc >= 0)
+			return rc;
+	}
+	if (optind >= argc)
+		return hc_usage_error(cmd, "missing URI operand");
+	n = argc - optind;
+	/* Each URI as 'get' takes it: an empty or too long one is a usage error. */
+	for (i = optind; i < argc; i++) {
+		rc = hc_uri_arg(cmd, argv[i], &u);
+		if (rc >= 0)
+			return rc;
+		hc_uri_free(&u);
+	}
+	items = calloc((size_t)n, sizeof(*items));
+	if (!items) {
+		hc_err(NULL, "out of memory", ENOMEM);
+		return HC_EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++)
+		items[i].uri = argv[optind + i];
+	if (o.json)
+		jo = json_object_new_object();
+	rc = run_preload(cmd, items, (size_t)n, &o, jo);
+	if (jo)
+		print_json(jo);
+	free(items);
+	return rc;
+}
+
+/* --- preload-batch: listing ------------------------------------------------ */
+
+/*
+ * The regular files under backend @b's ROOT whose key (path relative to
+ * ROOT) starts with @prefix, as URIs @head + key.  Only the directory of
+ * the prefix is walked, and subdirectories that cannot match are skipped.
+ * Symbolic links are not followed.  An unreadable directory fails the
+ * listing: a partial list would shard differently on another node.
+ */
+static int list_posix(const struct hc_backend *b, const char *head,
+		      const char *prefix, struct pl_list *out, char *err,
+		      size_t errlen)
+{
+	size_t rlen = strlen(b->root), plen = strlen(prefix), klen, m;
+	const char *slash = strrchr(prefix, '/');
+	char *start, *paths[2];
+	FTSENT *e;
+	FTS *fts;
+	int ret = 0;
+
+	while (rlen > 1 && b->root[rlen - 1] == '/')
+		rlen--;
+	if (asprintf(&start, "%.*s/%.*s", (int)rlen, b->root,
+		     slash ? (int)(slash - prefix) : 0, prefix) < 0)
+		return -ENOMEM;
+	if (!slash)
+		start[rlen] = 0;	/* ROOT itself */
+	paths[0] = start;
+	paths[1] = NULL;
+	fts = fts_open(paths, FTS_PHYSICAL | FTS_COMFOLLOW | FTS_NOCHDIR, NULL);
+	if (!fts) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot list: %s", start, strerror(errno));
+		free(start);
+		return ret;
+	}
+	while ((e = fts_read(fts))) {
+		const char *key = e->fts_path + rlen + 1;
+
+		if (e->fts_level == 0 && (e->fts_info == FTS_NS ||
+					  e->fts_info == FTS_DNR) &&
+		    e->fts_errno == ENOENT)
+			break;	/* the prefix's directory does not exist */
+		switch (e->fts_info) {
+		case FTS_D:
+			if (e->fts_level == 0)
+				break;
+			/* "a/b" can only hold matches if it agrees with the prefix */
+			klen = strlen(key);
+			m = klen < plen ? klen : plen;
+			if (strncmp(key, prefix, m) ||
+			    (klen < plen && prefix[klen] != '/'))
+				fts_set(fts, e, FTS_SKIP);
+			break;
+		case FTS_F:
+			if (e->fts_level == 0 || strncmp(key, prefix, plen))
+				break;
+			ret = list_add(out, head, strlen(head), key, strlen(key),
+				       (uint64_t)e->fts_statp->st_size);
+			if (ret) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			break;
+		case FTS_DNR:
+		case FTS_ERR:
+		case FTS_NS:
+			ret = -e->fts_errno;
+			snprintf(err, errlen, "%s: cannot list: %s", e->fts_path,
+				 strerror(e->fts_errno));
+			goto out;
+		case FTS_DC:
+			break;	/* a loop: impossible without following links */
+		default:
+			break;	/* symbolic links, devices, sockets... */
+		}
+	}
+	if (!e && errno) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot list: %s", start, strerror(errno));
+	}
+out:
+	fts_close(fts);
+	free(start);
+	return ret;
+}
+
+#ifdef HC_HAVE_S3
+struct s3_ctx {
+	struct pl_list *out;
+	const char *head;
+};
+
+static int s3_add(const struct s3xml_object *obj, void *arg)
+{
+	struct s3_ctx *c = arg;
+
+	return list_add(c->out, c->head, strlen(c->head), obj->key,
+			strlen(obj->key), obj->size);
+}
+
+static int list_s3(const struct hc_config *cfg, const struct hc_backend *b,
+		   const char *head, const char *bucket, const char *prefix,
+		   struct pl_list *out, char *err, size_t errlen)
+{
+	struct hcs3_opts so = {
+		.timeout_connect = cfg->timeout_connect,
+		.timeout_request = cfg->timeout_request,
+	};
+	struct s3_ctx ctx = { .out = out, .head = head };
+	struct hc_creds *cr;
+	struct hcs3 *c;
+	int ret;
+
+	cr = calloc(1, sizeof(*cr));
+	if (!cr)
+		return -ENOMEM;
+	ret = hc_creds_lookup(b, environ, NULL, cr, err, errlen);
+	if (!ret)
+		ret = hcs3_new(b, cr, &so, &c, err, errlen);
+	explicit_bzero(cr, sizeof(*cr));
+	free(cr);
+	if (ret)
+		return ret;
+	ret = hcs3_list(c, bucket, prefix, s3_add, &ctx, err, errlen);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	hcs3_free(c);
+	return ret;
+}
+#else
+static int list_s3(const struct hc_config *cfg, const struct hc_backend *b,
+		   const char *head, const char *bucket, const char *prefix,
+		   struct pl_list *out, char *err, size_t errlen)
+{
+	(void)cfg, (void)b, (void)head, (void)bucket, (void)prefix, (void)out;
+	snprintf(err, errlen,
+		 "s3 listing needs the S3 client (helper/s3.c), not built into this hcctl");
+	return -EOPNOTSUPP;
+}
+#endif
+
+/*
+ * List the objects under @prefix (a URI whose key is a prefix, possibly
+ * empty) with the backends of @cfg_path.  Errors are printed.
+ */
+static int list_prefix(const char *prefix, const char *cfg_path,
+		       struct pl_list *out)
+{
+	struct hc_config *cfg;
+	const struct hc_backend *b;
+	struct uri *u;
+	char err[1024], *tmp = NULL, *head = NULL;
+	const char *bucket, *key;
+	size_t len = strlen(prefix);
+	int ret = -1;
+
+	cfg = calloc(1, sizeof(*cfg));
+	u = calloc(1, sizeof(*u));
+	/* A prefix is a key with one byte still to come: parse it so. */
+	if (!cfg || !u || asprintf(&tmp, "%sx", prefix) < 0) {
+		hc_err(NULL, "out of memory", ENOMEM);
+		goto out;
+	}
+	if (uri_parse(tmp, len + 1, u, err, sizeof(err))) {
+		hc_errf(prefix, 0, "bad prefix: %s", err);
+		goto out;
+	}
+	u->key[--u->key_len] = 0;
+	ret = hc_config_load(cfg_path, cfg, err, sizeof(err));
+	if (ret) {
+		if (ret == -EINVAL)
+			hc_err(NULL, err, 0);
+		else
+			hc_errf(cfg_path, -ret, "cannot load the configuration");
+		ret = -1;
+		goto out;
+	}
+	ret = -1;
+	if (u->scheme == URI_S3) {
+		b = hc_config_backend(cfg, cfg->default_backend);
+		if (!b || b->type != HC_BACKEND_S3) {
+			hc_errf(prefix, 0,
+				"s3:// URIs need an s3 backend '%s' (default_backend) in %s",
+				cfg->default_backend, cfg_path);
+			goto out;
+		}
+		bucket = u->bucket;
+		key = u->key;
+	} else {
+		b = hc_config_backend(cfg, u->backend);
+		if (!b) {
+			hc_errf(prefix, 0, "no [backend %s] in %s", u->backend,
+				cfg_path);
+			goto out;
+		}
+		bucket = NULL;
+		key = u->key;
+	}
+	/* The URIs are @head + key; head ends with the prefix's last '/'. */
+	if (asprintf(&head, "%.*s", (int)(len - u->key_len), prefix) < 0) {
+		hc_err(NULL, "out of memory", ENOMEM);
+		goto out;
+	}
+	if (b->type == HC_BACKEND_POSIX) {
+		ret = list_posix(b, head, key, out, err, sizeof(err));
+	} else {
+		char *slash;
+
+		/* hypercache://NAME/BUCKET/KEY of an s3 backend */
+		if (!bucket) {
+			slash = strchr(u->key, '/');
+			if (!slash) {
+				hc_errf(prefix, 0,
+					"an s3 backend's key starts with the bucket: hypercache://%s/BUCKET/PREFIX",
+					u->backend);
+				goto out;
+			}
+			*slash = 0;
+			bucket = u->key;
+			key = slash + 1;
+			if (uri_bucket_check(bucket, err, sizeof(err))) {
+				hc_errf(prefix, 0, "bad prefix: %s", err);
+				goto out;
+			}
+			free(head);
+			if (asprintf(&head, "%.*s", (int)(len - strlen(key)),
+				     prefix) < 0) {
+				head = NULL;
+				hc_err(NULL, "out of memory", ENOMEM);
+				goto out;
+			}
+		}
+		ret = list_s3(cfg, b, head, bucket, key, out, err, sizeof(err));
+	}
+	if (ret) {
+		hc_errf(prefix, -ret, "cannot list: %s", err);
+		ret = -1;
+		goto out;
+	}
+	qsort(out->items, out->n, sizeof(*out->items), item_cmp);
+	ret = 0;
+out:
+	free(head);
+	free(tmp);
+	free(u);
+	free(cfg);
+	return ret;
+}
+
+/* --- preload-batch --------------------------------------------------------- */
+
+int hc_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "prefix",	 required_argument, NULL, OPT_PREFIX },
+		{ "sharded",	 no_argument,	    NULL, OPT_SHARDED },
+		{ "node-count",	 required_argument, NULL, OPT_NODE_COUNT },
+		{ "node-index",	 required_argument, NULL, OPT_NODE_INDEX },
+		{ "config",	 required_argument, NULL, OPT_CONFIG },
+		{ "list",	 no_argument,	    NULL, OPT_LIST },
+		{ "parallel",	 required_argument, NULL, 'P' },
+		{ "timeout",	 required_argument, NULL, OPT_TIMEOUT },
+		{ "no-progress", no_argument,	    NULL, OPT_NO_PROGRESS },
+		{ "json",	 no_argument,	    NULL, 'j' },
+		{ "help",	 no_argument,	    NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct pl_opts o = { .parallel = PL_PARALLEL_DEFAULT, .timeout = 300,
+			     .progress = true, .json = hc_opt_json };
+	const char *prefix = NULL, *cfg_path = HC_CONFIG_PATH;
+	const char *opt_count = NULL, *opt_index = NULL;
+	bool sharded = false, list_only = false;
+	struct pl_list l = { 0 };
+	struct hc_shard sh = { .count = 1, .index = 0 };
+	json_object *jo = NULL;
+	size_t listed, i;
+	char err[256];
+	int c, rc = -1;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":P:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			hc_print_help(cmd, stdout);
+			return HC_EXIT_OK;
+		case OPT_PREFIX:
+			prefix = optarg;
+			continue;
+		case OPT_SHARDED:
+			sharded = true;
+			continue;
+		case OPT_NODE_COUNT:
+			opt_count = optarg;
+			continue;
+		case OPT_NODE_INDEX:
+			opt_index = optarg;
+			continue;
+		case OPT_CONFIG:
+			if (!optarg[0])
+				return hc_usage_error(cmd, "empty --config FILE");
+			cfg_path = optarg;
+			continue;
+		case OPT_LIST:
+			list_only = true;
+			continue;
+		}
+		if (common_opt(cmd, c, &o, &rc) < 0)
+			return hc_getopt_error(cmd, c, optopt, argv, optind);
+		if (rc >= 0)
+			return rc;
+	}
+	if (optind < argc)
+		return hc_usage_error(cmd, "unexpected argument '%s'",
+				      argv[optind]);
+	if (!prefix)
+		return hc_usage_error(cmd, "missing --prefix URI_PREFIX");
+	if (!prefix[0])
+		return hc_usage_error(cmd, "empty --prefix");
+	if ((opt_count || opt_index) && !sharded)
+		return hc_usage_error(cmd, "--node-count and --node-index need --sharded");
+	if (sharded && hc_shard_resolve(opt_count, opt_index, environ, &sh,
+					err, sizeof(err))) {
+		hc_errf(cmd->name, 0, "%s", err);
+		return HC_EXIT_USAGE;
+	}
+
+	if (list_prefix(prefix, cfg_path, &l) < 0) {
+		rc = HC_EXIT_FAIL;
+		goto out;
+	}
+	listed = l.n;
+	if (!listed) {
+		hc_err(prefix, "no objects under this prefix", 0);
+		rc = HC_EXIT_FAIL;
+		goto out;
+	}
+	/* Sorted by key: item i is node i mod N's. */
+	if (sharded) {
+		for (i = 0; i < l.n; i++)
+			if (!hc_shard_mine(&sh, i))
+				free(l.items[i].uri);
+		l.n = hc_shard_select(l.items, l.n, sizeof(*l.items), &sh);
+	}
+	if (o.json) {
+		jo = json_object_new_object();
+		json_object_object_add(jo, "prefix", json_object_new_string(prefix));
+		json_object_object_add(jo, "listed", json_object_new_uint64(listed));
+		if (sharded) {
+			json_object_object_add(jo, "node_index",
+					       json_object_new_uint64(sh.index));
+			json_object_object_add(jo, "node_count",
+					       json_object_new_uint64(sh.count));
+			json_object_object_add(jo, "index_source",
+					       json_object_new_string(sh.index_src));
+			json_object_object_add(jo, "count_source",
+					       json_object_new_string(sh.count_src));
+		}
+	}
+	if (list_only) {
+		if (jo) {
+			json_object *arr = json_object_new_array();
+
+			for (i = 0; i < l.n; i++)
+				json_object_array_add(arr,
+					json_object_new_string(l.items[i].uri));
+			json_object_object_add(jo, "uris", arr);
+			print_json(jo);
+			jo = NULL;
+		} else {
+			for (i = 0; i < l.n; i++)
+				printf("%s\n", l.items[i].uri);
+		}
+		rc = HC_EXIT_OK;
+		goto out;
+	}
+	if (!jo && sharded)
+		printf("%s: %zu listed, node %u of %u (%s, %s): %zu to preload\n",
+		       prefix, listed, sh.index, sh.count, sh.index_src,
+		       sh.count_src, l.n);
+	rc = run_preload(cmd, l.items, l.n, &o, jo);
+	if (jo) {
+		print_json(jo);
+		jo = NULL;
+	}
+out:
+	if (jo)
+		json_object_put(jo);
+	list_free(&l);
+	return rc;
+}
