@@ -26,9 +26,7 @@
 #include "shard.h"
 #include "config.h"
 #include "uri.h"
-#ifdef HC_HAVE_S3
 #include "s3.h"
-#endif
 
 extern char **environ;
 
@@ -559,7 +557,6 @@ out:
 	return ret;
 }
 
-#ifdef HC_HAVE_S3
 struct s3_ctx {
 	struct pl_list *out;
 	const char *head;
@@ -589,7 +586,7 @@ static int list_s3(const struct hc_config *cfg, const struct hc_backend *b,
 	cr = calloc(1, sizeof(*cr));
 	if (!cr)
 		return -ENOMEM;
-	ret = hc_creds_lookup(b, environ, NULL, cr, err, errlen);
+	ret = hc_creds_lookup(b, environ, getenv("HOME"), cr, err, errlen);
 	if (!ret)
 		ret = hcs3_new(b, cr, &so, &c, err, errlen);
 	explicit_bzero(cr, sizeof(*cr));
@@ -602,17 +599,6 @@ static int list_s3(const struct hc_config *cfg, const struct hc_backend *b,
 	hcs3_free(c);
 	return ret;
 }
-#else
-static int list_s3(const struct hc_config *cfg, const struct hc_backend *b,
-		   const char *head, const char *bucket, const char *prefix,
-		   struct pl_list *out, char *err, size_t errlen)
-{
-	(void)cfg, (void)b, (void)head, (void)bucket, (void)prefix, (void)out;
-	snprintf(err, errlen,
-		 "s3 listing needs the S3 client (helper/s3.c), not built into this hcctl");
-	return -EOPNOTSUPP;
-}
-#endif
 
 /*
  * List the objects under @prefix (a URI whose key is a prefix, possibly
