@@ -7,6 +7,8 @@
 #   s3-sizes           cold miss -> ingest -> warm hit, SHA-256 equal, for
 #                      0 B, 1 B, 4 MiB - 1, 4 MiB, 4 MiB + 1 and 100 MiB
 #   s3-one-ingest      four concurrent readers of one URI: one ingest
+#   s3-preload-sharded preload-batch of 25 objects listed from the gateway
+#                      over 2 simulated nodes: each cached exactly once
 #   s3-missing         a missing key is ENOENT, nothing cached
 #   s3-wrong-secret    a wrong secret is EACCES, the S3 message logged,
 #                      nothing cached
@@ -254,9 +256,41 @@ t_gateway_down() {
 	rm -f /tmp/src
 }
 
+# preload-batch over 2 simulated nodes, listing the gateway (pagination is
+# covered by tests/unit/s3_test)
+t_preload_sharded() {
+	i=0
+	while [ $i -lt 25 ]; do
+		printf 'shard %04d\n' $i >/tmp/s
+		s3curl -T /tmp/s "$EP/$BUCKET/ds/shard_$(printf %04d $i)" >/dev/null ||
+			hc_fail "PUT shard $i"
+		i=$((i + 1))
+	done
+	n=$(hcctl preload-batch --config /tmp/hc.conf --prefix "s3://$BUCKET/ds/shard_" --list | wc -l)
+	[ "$n" = 25 ] || hc_fail "listed $n objects, not 25"
+	for node in 0 1; do
+		hcctl preload-batch --config /tmp/hc.conf --no-progress --json -P 8 \
+			--prefix "s3://$BUCKET/ds/shard_" --sharded --node-count 2 \
+			--node-index $node >/tmp/pl$node.json ||
+			{ cat /tmp/pl$node.json; tail /tmp/hcd.out; hc_fail "node $node failed"; }
+		cat /tmp/pl$node.json
+	done
+	grep -q '"objects": *13' /tmp/pl0.json || hc_fail "node 0 did not get 13 objects"
+	grep -q '"objects": *12' /tmp/pl1.json || hc_fail "node 1 did not get 12 objects"
+	grep -q '"hits": *0' /tmp/pl1.json || hc_fail "node 1 found objects of node 0"
+	n=$(grep -c "s3://$BUCKET/ds/shard_[0-9]*: ingested" /tmp/hcd.out)
+	[ "$n" = 25 ] || hc_fail "$n ingests, not 25"
+	hcctl preload-batch --config /tmp/hc.conf --no-progress --json -P 8 \
+		--prefix "s3://$BUCKET/ds/shard_" >/tmp/pl.json
+	grep -q '"hits": *25' /tmp/pl.json || { cat /tmp/pl.json; hc_fail "not all 25 cached"; }
+	hcctl get --no-progress "s3://$BUCKET/ds/shard_0017" | grep -qx "shard 0017" ||
+		hc_fail "shard 0017 differs"
+}
+
 hc_test s3-setup t_setup
 hc_test s3-sizes t_sizes
 hc_test s3-one-ingest t_one_ingest
+hc_test s3-preload-sharded t_preload_sharded
 hc_test s3-missing t_missing
 hc_test s3-wrong-secret t_wrong_secret
 hc_test s3-overwritten t_overwritten
