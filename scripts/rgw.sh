@@ -3,6 +3,8 @@
 #        scripts/rgw.sh mb BUCKET
 #        scripts/rgw.sh put FILE s3://BUCKET/KEY
 #        scripts/rgw.sh get s3://BUCKET/KEY FILE
+#        scripts/rgw.sh rm s3://BUCKET/KEY
+#        scripts/rgw.sh rb BUCKET            (an empty bucket)
 #        scripts/rgw.sh aws ARGS...        (/usr/bin/aws --endpoint-url ...)
 #
 # The S3 gateway of the tests and the demo: a single-node Ceph cluster (one
@@ -22,7 +24,7 @@
 #           only (never by name), and waits for them to exit.
 #   status  exit 0 if the gateway answers and accepts our credentials.
 #   env     shell exports: eval "$(scripts/rgw.sh env)".
-#   mb, put, get
+#   mb, put, get, rm, rb
 #           small helpers (curl --aws-sigv4); `aws` runs Debian's awscli v2
 #           (/usr/bin/aws, not a pyenv aws that may come first on PATH).
 # Environment: HC_RGW_DIR (state dir, default build/rgw), HC_RGW_MEMSTORE_BYTES
@@ -303,6 +305,15 @@ get)
 	p=$(s3path "$1")
 	code=$(S3_OUT=$2 s3 GET "/$p")
 	[ "$code" = 200 ] || { rm -f "$2"; die "get $1: HTTP $code"; } ;;
+rm)
+	[ $# -eq 1 ] || usage
+	p=$(s3path "$1")
+	code=$(s3 DELETE "/$p")
+	[ "$code" = 204 ] || die "rm $1: HTTP $code" ;;
+rb)
+	[ $# -eq 1 ] || usage
+	code=$(s3 DELETE "/$1")
+	[ "$code" = 204 ] || die "remove bucket $1: HTTP $code" ;;
 aws)
 	AWS_ACCESS_KEY_ID=$AK AWS_SECRET_ACCESS_KEY=$SK AWS_DEFAULT_REGION=$REGION \
 		exec /usr/bin/aws --endpoint-url "$ENDPOINT" "$@" ;;
