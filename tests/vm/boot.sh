@@ -1,7 +1,7 @@
 #!/bin/bash
 # Usage: tests/vm/boot.sh --stage NAME --drives IMG[,IMG...] [--kver K]
 #            [--args A,B] [--timeout SECONDS] [--log FILE] [--mem MB]
-#            [--kill-on MARKER] [--keep] [--noload] [--verbose]
+#            [--kill-on MARKER] [--keep] [--noload] [--verbose] [--net] [--s3]
 #
 # Boots the test guest once under QEMU/TCG and runs /hc/tests/stage-NAME.sh.
 #   --drives    raw images, one emulated NVMe controller each (serial hc0, hc1,
@@ -16,8 +16,14 @@
 #   --keep      do not rmmod hypercache after the stage (hc.keep=1)
 #   --noload    do not insmod hypercache.ko (hc.noload=1)
 #   --verbose   the guest prints the output of passing tests too (hc.verbose=1)
+#   --net       a QEMU user-mode NIC (virtio-net-pci) instead of -nic none; the
+#               guest's eth0 is 10.0.2.15/24, default route via 10.0.2.2, and
+#               the host's 127.0.0.1:PORT is 10.0.2.2:PORT (hc.net=1)
+#   --s3        --net, and the S3 gateway of scripts/rgw.sh for the guest
+#               (hc.s3=$HC_S3_GUEST_ENDPOINT, default http://10.0.2.2:7480;
+#               the guest's lib.sh exports HC_S3_ENDPOINT and the credentials)
 # Environment: HC_KO, HC_BIN_DIRS (see mkinitramfs.sh), HC_QEMU_EXTRA (extra
-# QEMU arguments, word-split).
+# QEMU arguments, word-split), HC_S3_GUEST_ENDPOINT (with --s3).
 # HCTEST/HCVM lines are echoed to stdout. Exit 0 only if QEMU exited with 1
 # (isa-debug-exit 0), "HCVM-RESULT" said fail=0 and dmesg=clean; otherwise
 # exit 1 with the reason and the last 60 lines of the log.
@@ -26,6 +32,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 stage="" drives="" args="" timeout=300 log="" mem=2048 kill_on="" keep=0 noload=0 verbose=0
+net=0 s3=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--stage) stage=$2; shift 2 ;;
@@ -39,6 +46,8 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1; shift ;;
 	--noload) noload=1; shift ;;
 	--verbose) verbose=1; shift ;;
+	--net) net=1; shift ;;
+	--s3) net=1; s3=${HC_S3_GUEST_ENDPOINT:-http://10.0.2.2:7480}; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -68,7 +77,12 @@ mkdir -p "$(dirname "$log")"
 # and makes code patching coherent.
 qemu=(qemu-system-x86_64 -accel tcg,thread=single -m "$mem" -smp 2 -nographic -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04 -nic none)
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+if [ $net = 1 ]; then
+	qemu+=(-nic user,model=virtio-net-pci)
+else
+	qemu+=(-nic none)
+fi
 IFS=, read -r -a imgs <<<"$drives"
 n=0
 for img in "${imgs[@]}"; do
@@ -81,6 +95,8 @@ cmdline="console=ttyS0 panic=-1 loglevel=4 hc.stage=$stage hc.drives=$n"
 [ $keep = 1 ] && cmdline+=" hc.keep=1"
 [ $noload = 1 ] && cmdline+=" hc.noload=1"
 [ $verbose = 1 ] && cmdline+=" hc.verbose=1"
+[ $net = 1 ] && cmdline+=" hc.net=1"
+[ -n "$s3" ] && cmdline+=" hc.s3=$s3"
 qemu+=(-append "$cmdline")
 # shellcheck disable=SC2206
 qemu+=(${HC_QEMU_EXTRA:-})
@@ -94,7 +110,7 @@ cleanup() {
 trap cleanup EXIT
 mkfifo "$tmp/serial"
 
-echo "boot.sh: stage=$stage kver=$HC_KVER drives=$n log=$log" >&2
+echo "boot.sh: stage=$stage kver=$HC_KVER drives=$n${s3:+ s3=$s3}$([ $net = 1 ] && echo ' net=user') log=$log" >&2
 {
 	echo "# ${qemu[*]}"
 } >"$log"

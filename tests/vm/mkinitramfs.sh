@@ -8,7 +8,8 @@
 #   /lib/modules/KVER     nvme md_mod raid0 dm_mod dm_flakey dm_log_writes loop
 #                         virtio_pci virtio_net (+ $HC_EXTRA_MODULES, + the
 #                         dependencies of hypercache.ko) with their deps, depmod'ed
-#   /usr/{s,}bin          real fio mdadm dmsetup blockdev losetup (+ $HC_EXTRA_BINS)
+#   /usr/{s,}bin          real fio mdadm dmsetup blockdev losetup mke2fs mkfs.xfs
+#                         curl (+ $HC_EXTRA_BINS)
 #                         and the shared libraries ldd lists for them
 #   /hc/hypercache.ko     $HC_KO (default ./hypercache.ko, else kmod/hypercache.ko,
 #                         if one exists)
@@ -34,7 +35,8 @@ REQUIRED_MODULES=(nvme md_mod raid0 dm_mod dm_flakey dm_log_writes loop virtio_p
 # optional extras (skipped silently if the kernel lacks them)
 # shellcheck disable=SC2206
 EXTRA_MODULES=(${HC_EXTRA_MODULES-configfs libcrc32c crc32c_generic crc32c_intel null_blk brd ext4})
-BINS=(fio mdadm dmsetup blockdev losetup mke2fs)
+# curl: the guest's S3 client (plain http to the host's gateway, no CA store)
+BINS=(fio mdadm dmsetup blockdev losetup mke2fs mkfs.xfs curl)
 # shellcheck disable=SC2206
 BINS+=(${HC_EXTRA_BINS-})
 if [ -z "${HC_KO:-}" ]; then

@@ -19,9 +19,38 @@
 # hc_drive N           path of the namespace of QEMU drive N (serial hcN)
 # hc_record_pass NAME / hc_record_fail NAME MSG
 #                      count a result directly (used by /init)
+# hc_s3_curl /BUCKET/KEY [CURL-ARGS...]
+#                      a SigV4-signed request to $HC_S3_ENDPOINT/BUCKET/KEY (curl 7.88
+#                      needs the x-amz-content-sha256 header spelled out)
+#
+# With boot.sh --s3 (kernel argument hc.s3=URL) it exports the S3 endpoint
+# and the gateway's fixed test credentials (scripts/rgw.sh):
+#   HC_S3_ENDPOINT=URL (http://10.0.2.2:7480)  AWS_ACCESS_KEY_ID=RGWAK
+#   AWS_SECRET_ACCESS_KEY=RGWSECRET  AWS_DEFAULT_REGION=us-east-1
 
 HC_RUN=${HC_RUN:-/run/hc}
 mkdir -p "$HC_RUN"
+
+for _hc_w in $(cat /proc/cmdline); do
+	case "$_hc_w" in
+	hc.s3=*)
+		HC_S3_ENDPOINT=${_hc_w#hc.s3=}
+		AWS_ACCESS_KEY_ID=RGWAK
+		AWS_SECRET_ACCESS_KEY=RGWSECRET
+		AWS_DEFAULT_REGION=us-east-1
+		export HC_S3_ENDPOINT AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_DEFAULT_REGION
+		;;
+	esac
+done
+
+hc_s3_curl() {
+	_hc_p=$1
+	shift
+	[ -n "${HC_S3_ENDPOINT:-}" ] || hc_fail "no S3 endpoint (boot with --s3)"
+	curl -sS --max-time 60 --aws-sigv4 "aws:amz:$AWS_DEFAULT_REGION:s3" \
+		--user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+		-H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$@" "$HC_S3_ENDPOINT$_hc_p"
+}
 
 hc_log() {
 	echo "hc: $*"
