@@ -1134,6 +1134,14 @@ int hcs3_mpu_complete(struct hcs3 *c, const char *bucket, const char *key,
 					    r.body_in_len, r.etag,
 					    sizeof(r.etag), err, errlen))
 		rc = -EIO;
+	if (!rc && !r.etag[0]) {
+		/* radosgw leaves <ETag> empty: the object's HEAD has it */
+		struct hcs3_object o;
+
+		rc = hcs3_head(c, bucket, key, &o, err, errlen);
+		if (!rc)
+			strcpy(r.etag, o.etag);
+	}
 	if (!rc && etag_out)
 		strcpy(etag_out, r.etag);
 out:

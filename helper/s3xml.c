@@ -257,12 +257,12 @@ void s3xml_list_page_free(struct s3xml_list_page *page)
 
 /* Copy the text of @root's child @name into @out (@size bytes). */
 static int s3xml_field(xmlNodePtr root, const char *name, char *out,
-		       size_t size, char *err, size_t errlen)
+		       size_t size, bool may_be_empty, char *err, size_t errlen)
 {
 	char *v = s3xml_text(root, name);
 	int rc = 0;
 
-	if (!v || !*v)
+	if (!v || (!*v && !may_be_empty))
 		rc = s3xml_fail(err, errlen, -EBADMSG, "<%s> has no <%s>",
 				(const char *)root->name, name);
 	else if (strlen(v) >= size)
@@ -288,7 +288,7 @@ int s3xml_mpu_init_parse(const char *doc, size_t len, char *upload_id,
 		       err, errlen);
 	if (!d)
 		return rc;
-	rc = s3xml_field(root, "UploadId", upload_id, size, err, errlen);
+	rc = s3xml_field(root, "UploadId", upload_id, size, false, err, errlen);
 	xmlFreeDoc(d);
 	return rc;
 }
@@ -306,7 +306,8 @@ int s3xml_mpu_complete_parse(const char *doc, size_t len, char *etag,
 		       err, errlen);
 	if (!d)
 		return rc;
-	rc = s3xml_field(root, "ETag", etag, size, err, errlen);
+	/* radosgw (Ceph 16..18 at least) sends an empty <ETag></ETag> */
+	rc = s3xml_field(root, "ETag", etag, size, true, err, errlen);
 	xmlFreeDoc(d);
 	return rc;
 }

@@ -93,7 +93,9 @@ int s3xml_mpu_init_parse(const char *doc, size_t len, char *upload_id,
 
 /*
  * s3xml_mpu_complete_parse() - the <ETag> of a
- * <CompleteMultipartUploadResult> into @etag (@size bytes).  A 200 answer
+ * <CompleteMultipartUploadResult> into @etag (@size bytes); an empty
+ * <ETag></ETag> (as radosgw sends it) gives "" and 0, a missing one
+ * -EBADMSG.  A 200 answer
  * whose body is an <Error> document is -EBADMSG here: parse it with
  * s3xml_error_parse() first.
  */

@@ -255,6 +255,12 @@ TEST(mpu_init_and_complete)
 	static const char done[] =
 		"<CompleteMultipartUploadResult><Location>x</Location><Bucket>b</Bucket>"
 		"<Key>k</Key><ETag>&quot;0123-2&quot;</ETag></CompleteMultipartUploadResult>";
+	static const char rgw[] =
+		"<CompleteMultipartUploadResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+		"<Location>http://127.0.0.1:7480/b/k</Location><Bucket>b</Bucket><Key>k</Key>"
+		"<ETag></ETag></CompleteMultipartUploadResult>";
+	static const char noetag[] =
+		"<CompleteMultipartUploadResult><Key>k</Key></CompleteMultipartUploadResult>";
 	static const char err200[] =
 		"<Error><Code>InternalError</Code><Message>retry</Message></Error>";
 	char id[32], etag[16], small[4], err[256];
@@ -268,6 +274,9 @@ TEST(mpu_init_and_complete)
 	ASSERT_EQ(0, s3xml_mpu_complete_parse(P(done), etag, sizeof(etag), err, sizeof(err)))
 		TH_LOG("%s", err);
 	EXPECT_STREQ("\"0123-2\"", etag);
+	ASSERT_EQ(0, s3xml_mpu_complete_parse(P(rgw), etag, sizeof(etag), err, sizeof(err)));
+	EXPECT_STREQ("", etag);
+	EXPECT_EQ(-EBADMSG, s3xml_mpu_complete_parse(P(noetag), etag, sizeof(etag), err, sizeof(err)));
 	EXPECT_EQ(-EBADMSG, s3xml_mpu_complete_parse(P(err200), etag, sizeof(etag), err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "<Error>"));
 }
