@@ -8,7 +8,12 @@
 #       Skipped with a message if tests/unit/Makefile does not exist yet.
 #   (b) the VM suite, tests/vm/run.sh (its build/vm/summary "P F"), once per
 #       kernel that scripts/kernels.sh lists (6.1 and 6.12 when installed),
-#       test names prefixed with the kernel series.
+#       test names prefixed with the kernel series.  Before it, the S3
+#       gateway (scripts/rgw.sh start, once for all kernels; its exports,
+#       HC_S3_ENDPOINT etc., are in the suites' environment); stopped at the
+#       end unless it was already up.  A gateway that cannot start is the
+#       failure "rgw:start" (and the scenarios that need it fail too).
+#       HC_RGW=0 leaves the gateway out.
 #   (c) every executable tests/checks/*.sh: one test each, exit 0 = pass.
 # --unit-only runs only (a), --vm-only only (b). Logs go to build/test-logs/.
 # The very last line of output is exactly "N passed, N failed". Exits
@@ -56,6 +61,33 @@ if [ $do_unit = 1 ]; then
 fi
 
 # --- (b) VM suite, once per supported installed kernel -------------------------
+rgw_stop=0
+stop_rgw() {
+	if [ $rgw_stop = 1 ]; then
+		rgw_stop=0
+		"$ROOT/scripts/rgw.sh" stop >>"$LOGS/rgw.log" 2>&1 ||
+			echo "# rgw: stop failed (build/test-logs/rgw.log)" >&2
+	fi
+}
+trap stop_rgw EXIT
+trap 'exit 130' INT TERM
+if [ $do_vm = 1 ] && [ "${HC_RGW:-1}" != 0 ]; then
+	if "$ROOT/scripts/rgw.sh" status >/dev/null 2>&1; then
+		echo "# rgw: the S3 gateway is already up; using it (and leaving it up)"
+	else
+		echo "# rgw: scripts/rgw.sh start"
+		if "$ROOT/scripts/rgw.sh" start >"$LOGS/rgw.log" 2>&1; then
+			rgw_stop=1
+			grep '^rgw.sh:' "$LOGS/rgw.log" | sed 's/^/# /'
+		else
+			why=$(grep -m1 '^rgw.sh: ' "$LOGS/rgw.log" | sed 's/^rgw.sh: //; s/^start failed: //')
+			echo "not ok rgw:start: ${why:-scripts/rgw.sh start failed} (last lines of build/test-logs/rgw.log:)"
+			tail -n 30 "$LOGS/rgw.log" | sed 's/^/#   /'
+			fail=$((fail + 1))
+		fi
+	fi
+	eval "$("$ROOT/scripts/rgw.sh" env)"
+fi
 if [ $do_vm = 1 ]; then
 	kvers=$("$ROOT/scripts/kernels.sh")
 	[ -n "$kvers" ] || { echo "not ok vm:kernels: no supported kernel installed"; fail=$((fail + 1)); }
