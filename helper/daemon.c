@@ -305,6 +305,18 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 		return;
 	}
 	ret = hcs3_head(src.s->c[0], bucket, key, &src.obj, err, sizeof(err));
+	if (ret == -ENOENT || ret == -EACCES) {
+		/*
+		 * A HEAD answer has no body, so no S3 error code: ask for one
+		 * byte to get the error document (NoSuchKey, NoSuchBucket,
+		 * SignatureDoesNotMatch, ...) for the log.
+		 */
+		char one[1], why[768];
+
+		if (hcs3_get_range(src.s->c[0], bucket, key, 0, 1, NULL, one,
+				   why, sizeof(why)) == ret)
+			memcpy(err, why, sizeof(err));
+	}
 	if (ret) {
 		hc_log(ret == -ENOENT ? HC_LOG_INFO : HC_LOG_WARN, "%s: %s",
 		       r->uri, err);

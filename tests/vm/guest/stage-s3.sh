@@ -37,18 +37,19 @@ s3put() {
 		hc_fail "PUT $BUCKET/$2 failed"
 }
 
-# write_conf [KEY=VALUE...]: the [hypercached] settings after the defaults
+# write_conf [KEY=VALUE...]: the [hypercached] section, KEY=VALUE replacing
+# the test defaults
 write_conf() {
 	{
 		echo "[hypercached]"
-		echo "log_level = debug"
-		echo "default_backend = rgw"
-		echo "ingest_concurrency = 4"
-		echo "part_size = 4M"
-		echo "retry_attempts = 3"
-		echo "timeout_connect = 3"
-		echo "timeout_request = 20"
-		for kv in "$@"; do echo "$kv" | sed 's/=/ = /'; done
+		for kv in log_level=debug default_backend=rgw ingest_concurrency=4 \
+			part_size=4M retry_attempts=3 timeout_connect=3 \
+			timeout_request=20; do
+			for o in "$@"; do
+				[ "${o%%=*}" = "${kv%%=*}" ] && kv=$o
+			done
+			echo "${kv%%=*} = ${kv#*=}"
+		done
 		echo
 		echo "[backend rgw]"
 		echo "type = s3"
