@@ -63,7 +63,7 @@ check: deps
 
 # The main job: a pool on emulated NVMe drives in a QEMU guest.
 demo: deps
-	$(MAKE) all test-progs
+	$(MAKE) modules-all all test-progs
 	scripts/demo.sh
 
 unit:
