@@ -191,7 +191,8 @@ struct hc_obj_ref {
 };
 
 #define HC_STAGE_F_REPLACE	(1U << 0) /* evict an existing idle object first */
-#define HC_STAGE_F_ALL		HC_STAGE_F_REPLACE
+#define HC_STAGE_F_NOWAIT	(1U << 1) /* over the dirty limit: EAGAIN, do not wait */
+#define HC_STAGE_F_ALL		(HC_STAGE_F_REPLACE | HC_STAGE_F_NOWAIT)
 
 /**
  * struct hc_stage - HC_IOC_STAGE: allocate a new object for writing
@@ -213,6 +214,12 @@ struct hc_obj_ref {
  * opens) for this object until COMMIT or ABORT.  EEXIST if the URI is
  * cached and HC_STAGE_F_REPLACE is not given; EBUSY if it cannot be
  * replaced now.
+ *
+ * Dirty limit: while the bytes of DIRTY and SYNCING objects plus @obj_size
+ * would pass the limit (module parameter dirty_limit_mb, 0 = none), STAGE
+ * waits for uploads to finish (interruptible: EINTR on a signal), or fails
+ * with EAGAIN at once with HC_STAGE_F_NOWAIT.  An object larger than the
+ * limit waits until nothing is dirty.
  */
 struct hc_stage {
 	__u32 size;

@@ -63,6 +63,30 @@
  *	HC_A_ING_ERRNO (positive errno, e.g. ENOENT, EACCES); the request ends
  *	and waiting readers get that error.
  *	ALLOC, DONE and FAIL are accepted only from the registered helper.
+ * @HC_CMD_EGRESS_REGISTER: the sending socket becomes the egress helper
+ *	(one at a time: -EBUSY while another is registered; admin).  The
+ *	kernel then sends it HC_CMD_EGRESS for DIRTY objects in commit order,
+ *	at most the module parameter egress_window (default 8) outstanding,
+ *	including those a previous egress helper left unfinished.  The
+ *	registration ends when the socket closes: its SYNCING objects become
+ *	DIRTY again and are re-sent to the next egress helper.
+ * @HC_CMD_EGRESS: kernel -> egress helper (unicast): upload the object
+ *	HC_A_ING_URI; HC_A_ING_ID is its generation, HC_A_ING_SIZE its size,
+ *	HC_A_ING_EXTENT its extents, HC_A_ING_CRC32C its CRC-32C when the
+ *	writer gave one.  The object is now SYNCING: it cannot be evicted, and
+ *	its extents stay readable (and unchanged: a new STAGE of the URI
+ *	replaces it under a new generation).
+ * @HC_CMD_EGRESS_DONE: egress helper -> kernel: HC_A_ING_URI, HC_A_ING_ID
+ *	(the generation uploaded) and the backend's HC_A_ING_ETAG.  The
+ *	object becomes READY (clean, evictable), journaled durably before the
+ *	reply.  -ESTALE if the URI now has another generation (nothing
+ *	changes), -ENOENT if it is gone.
+ * @HC_CMD_EGRESS_FAIL: egress helper -> kernel: HC_A_ING_URI, HC_A_ING_ID,
+ *	HC_A_ING_ERRNO and optional HC_A_ING_RETRY_MS.  The object becomes
+ *	DIRTY again, keeps its place in commit order and is re-sent after
+ *	HC_A_ING_RETRY_MS (default: doubling from 1 s up to 60 s per object).
+ *	EGRESS_DONE and EGRESS_FAIL are accepted only from the registered
+ *	egress helper.
  * @HC_CMD_POOL_NTF: multicast on HC_GENL_MCGRP_EVENTS whenever a pool starts
  *	or stops; attributes as in the HC_CMD_POOL_GET reply, members included,
  *	with HC_A_POOL_STATE telling which.
@@ -83,6 +107,10 @@ enum hc_cmd {
 	HC_CMD_INGEST_ALLOC,
 	HC_CMD_INGEST_DONE,
 	HC_CMD_INGEST_FAIL,
+	HC_CMD_EGRESS_REGISTER,
+	HC_CMD_EGRESS,
+	HC_CMD_EGRESS_DONE,
+	HC_CMD_EGRESS_FAIL,
 
 	__HC_CMD_MAX,
 	HC_CMD_MAX = __HC_CMD_MAX - 1
@@ -219,6 +247,10 @@ enum hc_ext_attr {
 /**
  * enum hc_stats_attr - counters of the object cache (HC_CMD_STATS_GET);
  *	all u64, as in struct hc_stats (uapi/hypercache.h)
+ * @HC_A_STATS_DIRTY_BYTES: bytes of DIRTY and SYNCING objects
+ * @HC_A_STATS_DIRTY_LIMIT: the dirty-bytes limit (0 = none), see STAGE
+ * @HC_A_STATS_EGRESS_DONE: uploads acknowledged (EGRESS_DONE)
+ * @HC_A_STATS_EGRESS_FAILED: upload attempts that failed (EGRESS_FAIL)
  */
 enum hc_stats_attr {
 	HC_A_STATS_UNSPEC,
@@ -238,6 +270,10 @@ enum hc_stats_attr {
 	HC_A_STATS_SYNCING,
 	HC_A_STATS_PINNED,
 	HC_A_STATS_HELD,
+	HC_A_STATS_DIRTY_BYTES,
+	HC_A_STATS_DIRTY_LIMIT,
+	HC_A_STATS_EGRESS_DONE,
+	HC_A_STATS_EGRESS_FAILED,
 
 	__HC_A_STATS_MAX,
 	HC_A_STATS_MAX = __HC_A_STATS_MAX - 1
@@ -253,7 +289,11 @@ enum hc_stats_attr {
  * @HC_A_ING_ADMITTED: u8, whether the object was admitted
  * @HC_A_ING_EXTENT: nest, enum hc_ext_attr; repeated once per extent
  * @HC_A_ING_CRC32C: u32, CRC-32C of the object's bytes
- * @HC_A_ING_ERRNO: u32, positive errno of a failed fetch
+ * @HC_A_ING_ERRNO: u32, positive errno of a failed fetch or upload
+ * @HC_A_ING_RETRY_MS: u32, EGRESS_FAIL: re-send the request after this
+ *	many milliseconds
+ *
+ * The egress commands (HC_CMD_EGRESS*) use the same attributes.
  */
 enum hc_ing_attr {
 	HC_A_ING_UNSPEC,
@@ -266,6 +306,7 @@ enum hc_ing_attr {
 	HC_A_ING_EXTENT,
 	HC_A_ING_CRC32C,
 	HC_A_ING_ERRNO,
+	HC_A_ING_RETRY_MS,
 
 	__HC_A_ING_MAX,
 	HC_A_ING_MAX = __HC_A_ING_MAX - 1
