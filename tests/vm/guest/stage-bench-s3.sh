@@ -91,7 +91,7 @@ daemon() {
 
 cold() {
 	hcctl evict "$URI" >/dev/null 2>&1 || true
-	hcctl locate --timeout 1200 "$URI" >/dev/null
+	hcctl preload --no-progress --timeout 1200 "$URI" >/dev/null
 }
 
 warm() { hcctl get --no-progress -o /dev/null "$URI"; }
