@@ -58,8 +58,8 @@ expect 0 out "pool assemble"          -- help
 expect 0 out "pool stop"              -- help pool
 expect 0 out "pool stop"              -- pool --help
 for c in "pool create" "pool assemble" "pool stop" status monitor geometry \
-	 put get locate preload preload-batch ls evict pin unpin stats inspect \
-	 help version; do
+	 put get locate preload preload-batch flush restore ls evict pin unpin \
+	 stats inspect help version; do
 	# shellcheck disable=SC2086
 	expect 0 out "SYNOPSIS"       -- $c --help
 	# shellcheck disable=SC2086
@@ -183,6 +183,28 @@ expect 1 err "hypercache://store/ds/nope: no objects under this prefix" -- \
 expect 1 err "hypercache://zzz/a: no [backend zzz]" -- $pb --prefix hypercache://zzz/a
 # shellcheck disable=SC2086
 expect 1 err "bad prefix" -- $pb --prefix ftp://x/y
+# flush and restore: operands, options; --status of a posix tree needs
+# neither the module nor root
+expect 0 out "HC_FLUSH_CRASH_AFTER"               -- flush --help
+expect 0 out "fell back from"                     -- restore --help
+expect 2 err "flush: missing PREFIX operand"      -- flush
+expect 2 err "flush: missing PREFIX operand"      -- flush --sync --width 2
+expect 2 err "flush: bad --width '0'"             -- flush --width 0 s3://bkt/a/b/
+expect 2 err "flush: bad --width '65'"            -- flush -w 65 s3://bkt/a/b/
+expect 2 err "flush: unexpected argument 'x'"     -- flush s3://bkt/a/b/ x
+expect 2 err "flush: unrecognized option '--bogus'" -- flush --bogus s3://bkt/a/b/
+expect 2 err "flush: --status makes no sense with --sync" -- flush --status --sync s3://bkt/a/b/
+expect 2 err "a dataset prefix ends in '/'"       -- flush --config "$tmp/hc.conf" hypercache://store/ds
+expect 2 err "restore: missing PARENT_PREFIX operand" -- restore
+expect 2 err "restore: PARENT_PREFIX must end in '/'" -- restore s3://bkt/a
+expect 2 err "restore: bad --dataset 'a/b'"       -- restore --dataset a/b s3://bkt/a/
+expect 0 out "hypercache://store/ck/s1/: not flushed" -- \
+	flush --status --config "$tmp/hc.conf" hypercache://store/ck/s1/
+expect 0 out '"state":"not flushed"'              -- \
+	flush --status --json --config "$tmp/hc.conf" hypercache://store/ck/s1/
+expect 1 err "no dataset was flushed here"        -- restore --config "$tmp/hc.conf" hypercache://store/ck/
+expect 1 err "hcctl: /nonexistent.conf: cannot load the configuration" -- \
+	restore --config /nonexistent.conf s3://bkt/ck/
 expect 2 err "ls: unexpected argument 'extra'"    -- ls extra
 expect 2 err "ls: unrecognized option '--bogus'"  -- ls --bogus
 expect 2 err "stats: unexpected argument 'extra'" -- stats extra

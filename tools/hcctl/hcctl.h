@@ -140,5 +140,7 @@ int hc_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hc_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hc_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hc_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hc_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv);
 
 #endif /* HCCTL_H */
