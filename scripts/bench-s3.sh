@@ -79,7 +79,7 @@ for i in 0 1 2; do
 done
 log=$out/bench-s3-$(date +%Y%m%d-%H%M%S).log
 rc=0
-"$ROOT/tests/vm/boot.sh" --stage bench-s3 --kver "$HC_KVER" --s3 \
+"$ROOT/tests/vm/boot.sh" --stage bench-s3 --kver "$HC_KVER" --s3 --verbose \
 	--drives "$(IFS=,; echo "${imgs[*]}")" \
 	--args "bucket=$bucket,key=$key,size=$((size_mb << 20)),sha=$sha,rounds=$rounds" \
 	--timeout "$timeout" --log "$log" >"$out/boot.out" 2>&1 || rc=$?
