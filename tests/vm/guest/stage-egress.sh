@@ -14,7 +14,8 @@
 #       put one object and upload it (READY), put three more DIRTY, then
 #       print HC-EGRESS-KILL: the host kills QEMU there (power loss)
 #   stage-egress.sh phase=3       the same drives
-#       after assembly the three are DIRTY, the cleaned one READY; an
+#       after assembly the three are DIRTY, the cleaned one READY; after a
+#       pin of the first and another restart (the journal compacted) an
 #       egress helper uploads the three, in commit order, and nothing else
 . /hc/tests/lib.sh
 
@@ -280,6 +281,12 @@ t_crash_recover() {
 		[ "$(state wb/e$n)" = dirty ] || hc_fail "wb/e$n $(state wb/e$n) after the crash"
 	done
 	[ "$(stat dirty)" = 3 ] || hc_fail "$(stat dirty) dirty, not 3"
+	# commit order survives a pin (a newer record of the same dirty
+	# generation) and the compaction of every assembly
+	hcctl pin wb/e1
+	hcctl pool stop
+	hcctl pool assemble $M >/dev/null
+	hcctl unpin wb/e1
 	start_egress /tmp/eg11.log
 	wait_clean 60
 	order=$(grep '^egress ' /tmp/eg11.log | awk '{print $2}' | tr '\n' ' ')
