@@ -107,6 +107,10 @@ t_order() {
 	want=$((1 + 4194303 + 4194305 + 777777 + 9000000))
 	[ "$(stat dirty_bytes)" = $want ] || hc_fail "dirty_bytes $(stat dirty_bytes), not $want"
 	hc_expect_errno -m "busy" hcctl evict wb/a1
+	# a DIRTY object is not replaced (its upload would be lost)
+	hc_pattern 99 1000 >/tmp/src
+	hc_expect_errno -m "busy" hcctl put --no-progress --replace /tmp/src wb/a2
+	[ "$(state wb/a2)" = dirty ] || hc_fail "wb/a2 $(state wb/a2) after a refused replace"
 	start_egress /tmp/eg1.log
 	wait_clean 60
 	n=1
@@ -240,6 +244,7 @@ t_stop_outstanding() {
 	wait_line /tmp/eg9.log '^egress wb/f1' 1 30
 	[ "$(state wb/f1)" = syncing ] || hc_fail "wb/f1 $(state wb/f1)"
 	hc_expect_errno -m "busy" hcctl evict wb/f1
+	hc_expect_errno -m "busy" hc_stage wb/f1 1000
 	hcctl pool stop			# with an upload outstanding
 	wait_line /tmp/eg9.log '^fail wb/f1\|^done wb/f1' 1 30
 	grep -q '^done wb/f1 .*(0)$' /tmp/eg9.log && hc_fail "DONE accepted without a pool"
