@@ -73,9 +73,9 @@
  * @HC_CMD_EGRESS: kernel -> egress helper (unicast): upload the object
  *	HC_A_ING_URI; HC_A_ING_ID is its generation, HC_A_ING_SIZE its size,
  *	HC_A_ING_EXTENT its extents, HC_A_ING_CRC32C its CRC-32C when the
- *	writer gave one.  The object is now SYNCING: it cannot be evicted, and
- *	its extents stay readable (and unchanged: a new STAGE of the URI
- *	replaces it under a new generation).
+ *	writer gave one.  The object is now SYNCING: it cannot be evicted or
+ *	replaced (STAGE with HC_STAGE_F_REPLACE is -EBUSY while the URI is
+ *	DIRTY or SYNCING), and its extents stay readable and unchanged.
  * @HC_CMD_EGRESS_DONE: egress helper -> kernel: HC_A_ING_URI, HC_A_ING_ID
  *	(the generation uploaded) and the backend's HC_A_ING_ETAG.  The
  *	object becomes READY (clean, evictable), journaled durably before the

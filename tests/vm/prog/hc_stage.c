@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hc_stage [--commit|--clean] URI SIZE: stage an object of SIZE bytes
- * (replacing an idle one of that URI), print its extents ("offset length"
- * in bytes of /dev/hypercache0, one per line), then "ready", and hold the
- * stage until SIGTERM or SIGINT.  Then ABORT (the
+ * hc_stage [--commit|--clean] [--nowait] URI SIZE: stage an object of SIZE
+ * bytes (replacing an idle one of that URI), print its extents ("offset
+ * length" in bytes of /dev/hypercache0, one per line), then "ready", and
+ * hold the stage until SIGTERM or SIGINT.  Then ABORT (the
  * default), or COMMIT as DIRTY (--commit) or READY (--clean), and exit.
+ * --nowait: HC_STAGE_F_NOWAIT (EAGAIN over the dirty limit).
  *
  * Guest test helper: the write fence admits writes only to staged (or
  * ingesting) chunks, so tests that write the raw device stage it first.
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
 {
 	struct hc_extent ext[HC_MAX_EXTENTS];
 	struct hc_stage st;
-	int commit = 0, clean = 0, fd;
+	int commit = 0, clean = 0, nowait = 0, fd;
 	const char *uri;
 
 	while (argc > 1 && argv[1][0] == '-') {
@@ -40,12 +41,14 @@ int main(int argc, char **argv)
 			commit = 1;
 		else if (!strcmp(argv[1], "--clean"))
 			commit = clean = 1;
+		else if (!strcmp(argv[1], "--nowait"))
+			nowait = 1;
 		else
 			break;
 		argv++, argc--;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: hc_stage [--commit|--clean] URI SIZE\n");
+		fprintf(stderr, "usage: hc_stage [--commit|--clean] [--nowait] URI SIZE\n");
 		return 2;
 	}
 	uri = argv[1];
@@ -56,12 +59,15 @@ int main(int argc, char **argv)
 	}
 	memset(&st, 0, sizeof(st));
 	st.size = sizeof(st);
-	st.flags = HC_STAGE_F_REPLACE;
+	st.flags = HC_STAGE_F_REPLACE | (nowait ? HC_STAGE_F_NOWAIT : 0);
 	st.uri = (uintptr_t)uri;
 	st.uri_len = strlen(uri);
 	st.obj_size = strtoull(argv[2], NULL, 0);
 	st.extents = (uintptr_t)ext;
 	st.max_extents = HC_MAX_EXTENTS;
+	/* Before STAGE: a signal while it waits (dirty limit) gives EINTR. */
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
 	if (ioctl(fd, HC_IOC_STAGE, &st)) {
 		fprintf(stderr, "hc_stage: %s: STAGE: %s\n", uri, strerror(errno));
 		return 1;
@@ -72,8 +78,6 @@ int main(int argc, char **argv)
 	printf("ready\n");
 	fflush(stdout);
 
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
 	while (!done)
 		sleep(1);	/* a signal cuts it short */
 	if (commit) {
