@@ -84,6 +84,7 @@ rc=0
 	--args "bucket=$bucket,key=$key,size=$((size_mb << 20)),sha=$sha,rounds=$rounds" \
 	--timeout "$timeout" --log "$log" >"$out/boot.out" 2>&1 || rc=$?
 rm -f "${imgs[@]}"
+scripts/rgw.sh rm "s3://$bucket/$key" >/dev/null 2>&1 || true
 
 echo "== HyperCache cold ingest versus S3 clients =="
 echo "date:    $(date -u +%Y-%m-%dT%H:%MZ)"

@@ -28,14 +28,14 @@
 #           small helpers (curl --aws-sigv4); `aws` runs Debian's awscli v2
 #           (/usr/bin/aws, not a pyenv aws that may come first on PATH).
 # Environment: HC_RGW_DIR (state dir, default build/rgw), HC_RGW_MEMSTORE_BYTES
-# (OSD capacity in RAM, default 3 GiB), HC_RGW_TIMEOUT.  Needs root (or at
+# (OSD capacity in RAM, default 8 GiB; only what is stored uses memory), HC_RGW_TIMEOUT.  Needs root (or at
 # least write access to the state dir) and Debian's radosgw, ceph-mon,
 # ceph-osd, ceph-common, curl (scripts/deps.sh).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 D=${HC_RGW_DIR:-$ROOT/build/rgw}
-MEMSTORE_BYTES=${HC_RGW_MEMSTORE_BYTES:-3221225472}
+MEMSTORE_BYTES=${HC_RGW_MEMSTORE_BYTES:-8589934592}
 TIMEOUT=${HC_RGW_TIMEOUT:-120}
 HOST=127.0.0.1
 PORT=7480
@@ -209,6 +209,10 @@ do_start() {
 	[client.rgw.gw]
 	rgw frontends = beast endpoint=$HOST:$PORT
 	rgw data = $D/rgw
+	# overwritten and deleted objects are garbage-collected after 2 h by
+	# default: in RAM that fills the OSD during a test run
+	rgw gc obj min wait = 30
+	rgw gc processor period = 30
 	EOC
 
 	ceph-authtool --create-keyring "$D/keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null ||
