@@ -74,8 +74,9 @@ mkdir -p "$(dirname "$log")"
 # (text_poke_bp, "Oops: int3" in sched_clock_cpu before any module was
 # loaded): cross-modifying code is not reliably coherent between MTTCG
 # threads.  Round-robin TCG keeps two vCPUs (SMP paths are still exercised)
-# and makes code patching coherent.
-qemu=(qemu-system-x86_64 -accel tcg,thread=single -m "$mem" -smp 2 -nographic -no-reboot
+# and makes code patching coherent.  Benchmarks may set HC_TCG_THREAD=multi
+# (one host thread per vCPU) to give the guest both host cores.
+qemu=(qemu-system-x86_64 -accel "tcg,thread=${HC_TCG_THREAD:-single}" -m "$mem" -smp 2 -nographic -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 if [ $net = 1 ]; then
