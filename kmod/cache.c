@@ -5,7 +5,9 @@
  */
 #include <linux/bitmap.h>
 #include <linux/crc32.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/xxhash.h>
 #include "cache.h"
@@ -14,12 +16,67 @@
 
 DECLARE_WAIT_QUEUE_HEAD(hc_cache_wait);
 atomic_t hc_cache_events = ATOMIC_INIT(0);
+DECLARE_WAIT_QUEUE_HEAD(hc_dirty_wait);
+atomic_t hc_dirty_events = ATOMIC_INIT(0);
 
 /* An object changed: wake LOCATEs waiting with HC_LOCATE_F_WAIT. */
 static void hc_cache_event(void)
 {
 	atomic_inc(&hc_cache_events);
 	wake_up_all(&hc_cache_wait);
+}
+
+/* The dirty bytes shrank or the limit moved: wake STAGEs over the limit. */
+static void hc_cache_dirty_event(void)
+{
+	atomic_inc(&hc_dirty_events);
+	wake_up_interruptible_all(&hc_dirty_wait);
+}
+
+static unsigned int hc_dirty_limit_mb;
+
+static int hc_dirty_limit_set(const char *val, const struct kernel_param *kp)
+{
+	int err = param_set_uint(val, kp);
+
+	if (!err)
+		hc_cache_dirty_event();
+	return err;
+}
+
+static const struct kernel_param_ops hc_dirty_limit_ops = {
+	.set	= hc_dirty_limit_set,
+	.get	= param_get_uint,
+};
+
+module_param_cb(dirty_limit_mb, &hc_dirty_limit_ops, &hc_dirty_limit_mb, 0644);
+MODULE_PARM_DESC(dirty_limit_mb,
+		 "STAGE waits while DIRTY and SYNCING objects would pass this many MiB (0: no limit)");
+
+/* The dirty limit in bytes, 0 for none. */
+u64 hc_cache_dirty_limit(void)
+{
+	return (u64)READ_ONCE(hc_dirty_limit_mb) << 20;
+}
+
+/**
+ * hc_cache_dirty_over - would a new object of @size bytes pass the limit?
+ * @c: the cache
+ * @size: bytes of the object to stage
+ *
+ * An object larger than the limit passes only when nothing is dirty.
+ */
+bool hc_cache_dirty_over(const struct hc_cache *c, u64 size)
+{
+	u64 limit = hc_cache_dirty_limit();
+
+	return limit && c->dirty_bytes && c->dirty_bytes + size > limit;
+}
+
+/* Whether @state is one whose data the backend does not have yet. */
+static bool hc_state_dirty(u32 state)
+{
+	return state == HC_OBJ_DIRTY || state == HC_OBJ_SYNCING;
 }
 
 static u64 hc_cache_hash(const u8 *uri, u32 len)
@@ -54,11 +111,28 @@ static void hc_cache_sync_policy(struct hc_cache *c, struct hc_obj *obj)
 	hc_policy_set_flags(&c->policy, &obj->pe, want, HC_POLICY_F_ALL & ~want);
 }
 
+/*
+ * Change @obj's state.  Entering DIRTY from a clean state queues it at the
+ * tail of the egress queue (commit order); DIRTY <-> SYNCING keeps its
+ * place; leaving both dequeues it.
+ */
 static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 			       u32 state)
 {
+	bool was_dirty = obj->state && hc_state_dirty(obj->state);
+
 	if (obj->state)
 		c->stats.by_state[obj->state]--;
+	if (!was_dirty && hc_state_dirty(state)) {
+		list_add_tail(&obj->queue_node, &c->egress);
+		obj->egress_defer = false;
+		obj->egress_backoff = 0;
+		c->dirty_bytes += obj->size;
+	} else if (was_dirty && !hc_state_dirty(state)) {
+		list_del_init(&obj->queue_node);
+		c->dirty_bytes -= obj->size;
+		hc_cache_dirty_event();
+	}
 	obj->state = state;
 	c->stats.by_state[state]++;
 	hc_cache_sync_policy(c, obj);
@@ -104,7 +178,7 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 	obj->uri_len = len;
 	obj->hash = hc_cache_hash(uri, len);
 	INIT_LIST_HEAD(&obj->stage_node);
-	INIT_LIST_HEAD(&obj->ingest_node);
+	INIT_LIST_HEAD(&obj->queue_node);
 	return obj;
 }
 
@@ -141,11 +215,15 @@ static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
 		c->stats.pinned--;
 	if (obj->holds)
 		c->stats.held--;
+	if (hc_state_dirty(obj->state)) {
+		c->dirty_bytes -= obj->size;
+		hc_cache_dirty_event();
+	}
 	c->stats.by_state[obj->state]--;
 	c->stats.objects--;
 	hlist_del(&obj->hnode);
 	list_del(&obj->stage_node);
-	list_del(&obj->ingest_node);
+	list_del(&obj->queue_node);
 	hc_cache_event();
 	hc_cache_obj_free(obj);
 }
@@ -403,7 +481,7 @@ int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
 	hc_policy_entry_init(&obj->pe, obj->hash, 1);
 	obj->generation = c->next_generation++;
 	hc_cache_insert(c, obj, HC_OBJ_INGESTING);
-	list_add_tail(&obj->ingest_node, &c->ingests);
+	list_add_tail(&obj->queue_node, &c->ingests);
 	*objp = obj;
 	return 0;
 }
@@ -413,7 +491,7 @@ struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id)
 {
 	struct hc_obj *obj;
 
-	list_for_each_entry(obj, &c->ingests, ingest_node)
+	list_for_each_entry(obj, &c->ingests, queue_node)
 		if (obj->generation == id)
 			return obj;
 	return NULL;
@@ -494,7 +572,7 @@ int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, bool has_crc,
 		return err;
 	obj->flags = flags;
 	hc_cache_fence(c, obj, false);
-	list_del_init(&obj->ingest_node);
+	list_del_init(&obj->queue_node);
 	hc_cache_set_state(c, obj, HC_OBJ_READY);
 	return 0;
 }
@@ -623,6 +701,7 @@ int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj)
  */
 int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r)
 {
+	struct list_head *place = NULL;
 	struct hc_obj *obj;
 	u32 i;
 
@@ -632,8 +711,17 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r)
 			return -EUCLEAN;
 	c->replaying = true;
 	obj = hc_cache_lookup(c, r->uri, r->uri_len);
-	if (obj)
+	if (obj) {
+		/*
+		 * A later record of the same dirty generation (a pin, say)
+		 * keeps the object's place in the egress queue.
+		 */
+		if (r->type == HC_JREC_OBJECT && hc_state_dirty(obj->state) &&
+		    hc_state_dirty(r->state) &&
+		    obj->generation == r->generation)
+			place = obj->queue_node.prev;
 		hc_cache_remove(c, obj);
+	}
 	if (r->type != HC_JREC_OBJECT)
 		return 0;
 
@@ -659,9 +747,97 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r)
 		c->stats.pinned++;
 	hc_policy_entry_init(&obj->pe, obj->hash, max_t(u64, obj->chunks, 1));
 	hc_cache_insert(c, obj, r->state);
+	if (place)
+		list_move(&obj->queue_node, place);
 	if (r->generation >= c->next_generation)
 		c->next_generation = r->generation + 1;
 	return 0;
+}
+
+/**
+ * hc_cache_egress_start - @obj (DIRTY) is being sent to the egress helper
+ * @c: the cache
+ * @obj: the object
+ *
+ * It becomes SYNCING: unevictable, its extents unchanged until the helper
+ * answers or goes away.
+ */
+void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj)
+{
+	obj->egress_defer = false;
+	hc_cache_set_state(c, obj, HC_OBJ_SYNCING);
+}
+
+/**
+ * hc_cache_egress_done - the backend has @obj's data: make it clean
+ * @c: the cache
+ * @obj: a DIRTY or SYNCING object of the generation that was uploaded
+ *
+ * Journals the object as READY (durably) first, so that it does not come
+ * back DIRTY after a restart; it is evictable again.  Return: 0 or an
+ * error of the journal (nothing changed).
+ */
+int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj)
+{
+	int err;
+
+	err = hc_journal_put(c->journal, obj, HC_OBJ_READY, obj->flags);
+	if (err)
+		return err;
+	c->stats.egress_done++;
+	hc_cache_set_state(c, obj, HC_OBJ_READY);
+	return 0;
+}
+
+/**
+ * hc_cache_egress_requeue - @obj (SYNCING) goes back to DIRTY, in its place
+ * @c: the cache
+ * @obj: the object
+ * @delay_ms: it is not re-sent before this many milliseconds
+ */
+void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
+			     u32 delay_ms)
+{
+	hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
+	obj->egress_at = jiffies + msecs_to_jiffies(delay_ms);
+	obj->egress_defer = true;
+}
+
+/**
+ * hc_cache_egress_fail - an upload of @obj (SYNCING) failed
+ * @c: the cache
+ * @obj: the object
+ * @has_retry: @retry_ms is the helper's delay before the next attempt
+ * @retry_ms: see @has_retry
+ *
+ * It becomes DIRTY again and keeps its place in commit order; it is not
+ * re-sent before the delay: @retry_ms, or by default 1 s doubling with
+ * every failure up to 60 s.
+ */
+void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,
+			  bool has_retry, u32 retry_ms)
+{
+	u32 delay = has_retry ? retry_ms :
+		    min_t(u32, MSEC_PER_SEC << obj->egress_backoff,
+			  60 * MSEC_PER_SEC);
+
+	c->stats.egress_failed++;
+	if (obj->egress_backoff < 6)
+		obj->egress_backoff++;
+	hc_cache_egress_requeue(c, obj, delay);
+}
+
+/*
+ * The egress helper went away: every SYNCING object becomes DIRTY again,
+ * in its place, to be re-sent to the next egress helper.
+ */
+void hc_cache_egress_reset(struct hc_cache *c)
+{
+	struct hc_obj *obj;
+
+	list_for_each_entry(obj, &c->egress, queue_node)
+		if (obj->state == HC_OBJ_SYNCING)
+			hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
 }
 
 /* Claim @obj's chunks and admit it to the policy (replay). */
@@ -776,6 +952,7 @@ int hc_cache_create(struct hc_pool *pool)
 	c->chunk_size = pool->chunk_size;
 	c->next_generation = 1;
 	INIT_LIST_HEAD(&c->ingests);
+	INIT_LIST_HEAD(&c->egress);
 	c->hash_bits = clamp_t(u32, ilog2(chunks) + 2, 10, 20);
 	c->buckets = kvcalloc(1U << c->hash_bits, sizeof(*c->buckets),
 			      GFP_KERNEL);
@@ -819,6 +996,7 @@ void hc_cache_destroy(struct hc_pool *pool)
 	for (b = 0; b < (1U << c->hash_bits); b++)
 		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
 			hc_cache_remove(c, obj);
+	hc_cache_dirty_event();		/* STAGEs waiting for room: ENODEV */
 	bitmap_free(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);

@@ -28,10 +28,15 @@ struct hc_jrec;
  * @hnode: in the index's hash bucket
  * @pe: the policy's part
  * @stage_node: in the stager's list of stages (STAGED only)
- * @ingest_node: in the cache's list of ingest requests (INGESTING only)
+ * @queue_node: in the cache's list of ingest requests (INGESTING) or in
+ *	its egress queue (DIRTY and SYNCING, in commit order)
  * @allocated: INGESTING: the helper reported the size and the chunks are
  *	allocated (the helper is filling them)
+ * @egress_defer: DIRTY: an upload failed; not re-sent before @egress_at
+ * @egress_backoff: DIRTY: failed uploads so far, for the default retry
+ *	delay (1 s doubling up to 60 s), capped
  * @stager: the open control file that stages it (STAGED only)
+ * @egress_at: DIRTY with @egress_defer: jiffies of the next attempt
  * @hash: 64-bit hash of the URI (also the policy's key)
  * @size: bytes
  * @generation: changes whenever the URI's content changes
@@ -49,9 +54,14 @@ struct hc_obj {
 	struct hlist_node hnode;
 	struct hc_policy_entry pe;
 	struct list_head stage_node;
-	struct list_head ingest_node;
+	struct list_head queue_node;
 	bool allocated;
-	struct hc_ctl *stager;
+	bool egress_defer;
+	u8 egress_backoff;
+	union {
+		struct hc_ctl *stager;
+		unsigned long egress_at;
+	};
 	u64 hash;
 	u64 size;
 	u64 generation;
@@ -79,6 +89,8 @@ struct hc_cache_stats {
 	u64 by_state[8];
 	u64 pinned;
 	u64 held;
+	u64 egress_done;
+	u64 egress_failed;
 };
 
 /**
@@ -100,6 +112,9 @@ struct hc_cache_stats {
  * @replaying: objects are being restored from the journal; their chunks
  *	are not claimed and they are not in the policy yet
  * @ingests: INGESTING objects, oldest first: the requests for the helper
+ * @egress: DIRTY and SYNCING objects in commit order (replayed ones in
+ *	journal order): the uploads for the egress helper
+ * @dirty_bytes: bytes of the objects in @egress
  * @outcomes: how recent ingests that did not complete ended, for the
  *	readers that waited for them (a small ring)
  * @outcome_next: next slot of @outcomes
@@ -120,6 +135,8 @@ struct hc_cache {
 	struct hc_journal *journal;
 	bool replaying;
 	struct list_head ingests;
+	struct list_head egress;
+	u64 dirty_bytes;
 	struct {
 		u64 hash;
 		u64 generation;
@@ -138,6 +155,14 @@ struct hc_cache {
  */
 extern wait_queue_head_t hc_cache_wait;
 extern atomic_t hc_cache_events;
+
+/*
+ * Woken whenever the dirty bytes shrink or the dirty limit changes (a
+ * STAGE over the limit sleeps here, without the pool lock);
+ * hc_dirty_events counts those wake-ups.
+ */
+extern wait_queue_head_t hc_dirty_wait;
+extern atomic_t hc_dirty_events;
 
 int hc_cache_create(struct hc_pool *pool);		/* may sleep */
 void hc_cache_destroy(struct hc_pool *pool);		/* may sleep */
@@ -168,6 +193,15 @@ void hc_cache_ingest_end(struct hc_cache *c, struct hc_obj *obj, int outcome);
 int hc_cache_outcome(const struct hc_cache *c, const u8 *uri, u32 len,
 		     u64 generation);
 int hc_cache_restore_finish(struct hc_cache *c);
+bool hc_cache_dirty_over(const struct hc_cache *c, u64 size);
+u64 hc_cache_dirty_limit(void);
+void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj);
+int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj);
+void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
+			     u32 delay_ms);
+void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,
+			  bool has_retry, u32 retry_ms);
+void hc_cache_egress_reset(struct hc_cache *c);
 
 /* Visit every object (netlink dump); stops when @fn returns non-zero. */
 int hc_cache_for_each(struct hc_cache *c, u64 *pos,

@@ -6,8 +6,8 @@
  * releases the holds and aborts the stages.  Every ioctl takes the pool
  * lock for its whole duration; copies to and from user memory happen under
  * it, which is safe because nothing a page fault can trigger takes it (the
- * data path of /dev/hypercacheN never does).  LOCATE with WAIT sleeps
- * without it.
+ * data path of /dev/hypercacheN never does).  LOCATE with WAIT, and STAGE
+ * over the dirty limit, sleep without it.
  */
 #include <linux/blkdev.h>
 #include <linux/capability.h>
@@ -396,6 +396,35 @@ out:
 	return err;
 }
 
+/*
+ * With the pool lock held, wait until an object of @size bytes fits under
+ * the dirty limit (see cache.c); the lock is dropped while waiting.
+ * Return: the running pool's cache, or -ENODEV, -EAGAIN (@nowait), -EINTR
+ * (a signal; the lock is not held then).
+ */
+static struct hc_cache *hc_ctl_dirty_wait(u64 size, bool nowait,
+					  struct hc_pool **poolp)
+{
+	struct hc_cache *c;
+	int seen;
+
+	for (;;) {
+		c = hc_ctl_cache(poolp);
+		if (IS_ERR(c))
+			return c;
+		seen = atomic_read(&hc_dirty_events);
+		if (!hc_cache_dirty_over(c, size))
+			return c;
+		if (nowait)
+			return ERR_PTR(-EAGAIN);
+		hc_pool_unlock();
+		if (wait_event_interruptible(hc_dirty_wait,
+					     atomic_read(&hc_dirty_events) != seen))
+			return ERR_PTR(-EINTR);
+		hc_pool_lock();
+	}
+}
+
 static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 {
 	struct hc_stage st;
@@ -417,7 +446,9 @@ static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 		return err;
 
 	hc_pool_lock();
-	c = hc_ctl_cache(&pool);
+	c = hc_ctl_dirty_wait(st.obj_size, st.flags & HC_STAGE_F_NOWAIT, &pool);
+	if (c == ERR_PTR(-EINTR))
+		return -EINTR;
 	if (IS_ERR(c)) {
 		err = PTR_ERR(c);
 		goto out;
@@ -491,6 +522,8 @@ static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 	err = hc_ctl_copy_out(arg, &cm, sizeof(cm), usize);
 out:
 	hc_pool_unlock();
+	if (!err && !(cm.flags & HC_COMMIT_F_CLEAN))
+		hc_nl_egress_kick();
 	return err;
 }
 

@@ -140,9 +140,19 @@ static int hc_journal_batch_obj(void *arg, struct hc_obj *obj)
 	return 0;
 }
 
+/* As hc_journal_batch_obj(), for the objects not in the egress queue. */
+static int hc_journal_batch_clean(void *arg, struct hc_obj *obj)
+{
+	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
+		return 0;
+	return hc_journal_batch_obj(arg, obj);
+}
+
 /*
  * Write every live object into the other half under a new header (epoch
- * + 1), then make that half current.  The header write is the commit
+ * + 1), then make that half current.  The DIRTY and SYNCING objects go
+ * first, in egress (commit) order, so that replay queues them in that
+ * order again.  The header write is the commit
  * point: until it is durable, the old half stays current and complete.
  */
 static int hc_journal_compact(struct hc_journal *j)
@@ -157,6 +167,7 @@ static int hc_journal_compact(struct hc_journal *j)
 		.half_size = j->half_size,
 	};
 	struct hc_journal_batch b = { .j = j, .h = &h };
+	struct hc_obj *obj;
 	u64 it = 0;
 	u32 i;
 	int err;
@@ -169,7 +180,15 @@ static int hc_journal_compact(struct hc_journal *j)
 	b.batch_off = b.pos.off;
 	b.half = j->half_off[other];
 
-	err = hc_cache_for_each(pool->cache, &it, hc_journal_batch_obj, &b);
+	err = 0;
+	list_for_each_entry(obj, &pool->cache->egress, queue_node) {
+		err = hc_journal_batch_obj(&b, obj);
+		if (err)
+			break;
+	}
+	if (!err)
+		err = hc_cache_for_each(pool->cache, &it, hc_journal_batch_clean,
+					&b);
 	if (!err)
 		err = hc_journal_flush_batch(&b);
 	if (err) {

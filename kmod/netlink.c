@@ -13,6 +13,9 @@
 #include <linux/kdev_t.h>
 #include <linux/blkdev.h>
 #include <linux/err.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include "pool.h"
 #include "../uapi/hypercache_netlink.h"
@@ -55,10 +58,22 @@ static const struct nla_policy hc_nl_ing_policy[HC_A_ING_MAX + 1] = {
 	[HC_A_ING_ADMITTED]	= NLA_POLICY_MAX(NLA_U8, 1),
 	[HC_A_ING_CRC32C]	= { .type = NLA_U32 },
 	[HC_A_ING_ERRNO]	= NLA_POLICY_RANGE(NLA_U32, 1, MAX_ERRNO),
+	[HC_A_ING_RETRY_MS]	= { .type = NLA_U32 },
 };
 
 /* The registered helper's netlink port, 0 if none; under the pool lock. */
 static u32 hc_nl_helper;
+
+/* The registered egress helper's netlink port, 0 if none; pool lock. */
+static u32 hc_nl_egress;
+
+static unsigned int hc_egress_window = 8;
+module_param_named(egress_window, hc_egress_window, uint, 0644);
+MODULE_PARM_DESC(egress_window,
+		 "uploads outstanding at the egress helper at most (1..1024, default 8)");
+
+static void hc_nl_egress_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(hc_nl_egress_dwork, hc_nl_egress_work);
 
 static struct genl_family hc_nl_family;
 
@@ -508,6 +523,10 @@ static int hc_nl_fill_stats(struct sk_buff *msg, const struct hc_cache *c)
 		{ HC_A_STATS_SYNCING, s->by_state[HC_OBJ_SYNCING] },
 		{ HC_A_STATS_PINNED, s->pinned },
 		{ HC_A_STATS_HELD, s->held },
+		{ HC_A_STATS_DIRTY_BYTES, c->dirty_bytes },
+		{ HC_A_STATS_DIRTY_LIMIT, hc_cache_dirty_limit() },
+		{ HC_A_STATS_EGRESS_DONE, s->egress_done },
+		{ HC_A_STATS_EGRESS_FAILED, s->egress_failed },
 	};
 	u32 i;
 
@@ -596,7 +615,7 @@ static int hc_nl_helper_register(struct sk_buff *skb, struct genl_info *info)
 	hc_nl_helper = info->snd_portid;
 	pool = hc_pool_current();
 	if (pool)
-		list_for_each_entry(obj, &pool->cache->ingests, ingest_node)
+		list_for_each_entry(obj, &pool->cache->ingests, queue_node)
 			hc_nl_ingest_request(pool, obj);
 	pr_info("hypercache: helper registered (port %u)\n", hc_nl_helper);
 out:
@@ -735,11 +754,245 @@ static int hc_nl_ingest_fail(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-/* The helper's socket closed: its requests wait for the next helper. */
+/* ---- the egress (write-back) channel ---------------------------------- */
+
+/* Look at the egress queue soon (from process context, no lock needed). */
+void hc_nl_egress_kick(void)
+{
+	mod_delayed_work(system_wq, &hc_nl_egress_dwork, 0);
+}
+
+static struct sk_buff *hc_nl_egress_msg(const struct hc_pool *pool,
+					const struct hc_obj *obj)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return NULL;
+	hdr = genlmsg_put(msg, 0, 0, &hc_nl_family, 0, HC_CMD_EGRESS);
+	if (!hdr ||
+	    nla_put_u64_64bit(msg, HC_A_ING_ID, obj->generation, HC_A_ING_PAD) ||
+	    nla_put(msg, HC_A_ING_URI, obj->uri_len, obj->uri) ||
+	    nla_put_u64_64bit(msg, HC_A_ING_SIZE, obj->size, HC_A_ING_PAD) ||
+	    hc_nl_put_extents(msg, pool, obj, HC_A_ING_EXTENT) ||
+	    ((obj->flags & HC_OBJ_F_DATA_CRC) &&
+	     nla_put_u32(msg, HC_A_ING_CRC32C, obj->data_crc))) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	genlmsg_end(msg, hdr);
+	return msg;
+}
+
+/*
+ * A request could not be delivered (the helper's receive queue is full, or
+ * it is closing): put the object of generation @gen back to DIRTY, to be
+ * tried again in a second, unless its helper is already gone (then the
+ * release notifier did that).
+ */
+static void hc_nl_egress_undo(u32 port, u64 gen)
+{
+	struct hc_pool *pool;
+	struct hc_obj *obj;
+
+	hc_pool_lock();
+	pool = hc_pool_current();
+	if (pool && hc_nl_egress == port)
+		list_for_each_entry(obj, &pool->cache->egress, queue_node)
+			if (obj->generation == gen &&
+			    obj->state == HC_OBJ_SYNCING) {
+				hc_cache_egress_requeue(pool->cache, obj,
+							MSEC_PER_SEC);
+				break;
+			}
+	hc_pool_unlock();
+}
+
+#define HC_NL_EGRESS_BATCH	16
+
+/*
+ * Send the egress helper the oldest eligible DIRTY objects (commit order;
+ * one whose retry delay has not passed is skipped, not waited for) until
+ * egress_window are SYNCING.  A batch of messages is built and its objects
+ * made SYNCING under the pool lock; the batch is sent after the lock is
+ * dropped.  If some object waits for its retry delay, come back then.
+ */
+static void hc_nl_egress_work(struct work_struct *work)
+{
+	struct sk_buff *msgs[HC_NL_EGRESS_BATCH];
+	u64 gens[HC_NL_EGRESS_BATCH];
+	unsigned long now, next;
+	struct hc_pool *pool;
+	struct hc_cache *c;
+	struct hc_obj *obj;
+	bool wait;
+	u32 window, port, n, i;
+
+again:
+	window = clamp_t(u32, READ_ONCE(hc_egress_window), 1, 1024);
+	now = jiffies;
+	next = 0;
+	wait = false;
+	n = 0;
+	hc_pool_lock();
+	pool = hc_pool_current();
+	port = hc_nl_egress;
+	if (!pool || !port) {
+		hc_pool_unlock();
+		return;
+	}
+	c = pool->cache;
+	list_for_each_entry(obj, &c->egress, queue_node) {
+		if (n == HC_NL_EGRESS_BATCH ||
+		    c->stats.by_state[HC_OBJ_SYNCING] >= window)
+			break;
+		if (obj->state != HC_OBJ_DIRTY)
+			continue;
+		if (obj->egress_defer && time_before(now, obj->egress_at)) {
+			if (!wait || time_before(obj->egress_at, next))
+				next = obj->egress_at;
+			wait = true;
+			continue;
+		}
+		msgs[n] = hc_nl_egress_msg(pool, obj);
+		if (!msgs[n]) {
+			next = now + HZ;	/* out of memory: later */
+			wait = true;
+			break;
+		}
+		gens[n++] = obj->generation;
+		hc_cache_egress_start(c, obj);
+	}
+	hc_pool_unlock();
+
+	for (i = 0; i < n; i++)
+		if (genlmsg_unicast(&init_net, msgs[i], port))
+			hc_nl_egress_undo(port, gens[i]);
+	if (n == HC_NL_EGRESS_BATCH)
+		goto again;
+	if (wait)
+		queue_delayed_work(system_wq, &hc_nl_egress_dwork,
+				   time_after(next, now) ? next - now : 0);
+}
+
+static int hc_nl_egress_register(struct sk_buff *skb, struct genl_info *info)
+{
+	int err = 0;
+
+	hc_pool_lock();
+	if (hc_nl_egress && hc_nl_egress != info->snd_portid) {
+		NL_SET_ERR_MSG(info->extack, "another egress helper is registered");
+		err = -EBUSY;
+	} else {
+		hc_nl_egress = info->snd_portid;
+		pr_info("hypercache: egress helper registered (port %u)\n",
+			hc_nl_egress);
+	}
+	hc_pool_unlock();
+	if (!err)
+		hc_nl_egress_kick();
+	return err;
+}
+
+/*
+ * The object named by HC_A_ING_URI and HC_A_ING_ID, for the registered
+ * egress helper only, with the pool lock held on success.  -ENOENT if the
+ * URI is not cached, -ESTALE if it has another generation.
+ */
+static struct hc_obj *hc_nl_egress_lookup(struct genl_info *info,
+					  struct hc_pool **poolp)
+{
+	struct nlattr *uri = info->attrs[HC_A_ING_URI];
+	struct hc_pool *pool;
+	struct hc_obj *obj;
+
+	if (!info->attrs[HC_A_ING_ID] || !uri || !nla_len(uri)) {
+		NL_SET_ERR_MSG(info->extack, "the URI and generation are needed");
+		return ERR_PTR(-EINVAL);
+	}
+	hc_pool_lock();
+	if (!hc_nl_egress || info->snd_portid != hc_nl_egress) {
+		hc_pool_unlock();
+		NL_SET_ERR_MSG(info->extack, "not the registered egress helper");
+		return ERR_PTR(-EPERM);
+	}
+	pool = hc_pool_current();
+	obj = pool ? hc_cache_lookup(pool->cache, nla_data(uri),
+				     nla_len(uri)) : NULL;
+	if (!obj) {
+		hc_pool_unlock();
+		NL_SET_ERR_MSG_ATTR(info->extack, uri, "no such object");
+		return ERR_PTR(-ENOENT);
+	}
+	if (obj->generation != nla_get_u64(info->attrs[HC_A_ING_ID])) {
+		hc_pool_unlock();
+		NL_SET_ERR_MSG(info->extack, "the object has another generation");
+		return ERR_PTR(-ESTALE);
+	}
+	*poolp = pool;
+	return obj;
+}
+
+static int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info)
+{
+	struct hc_pool *pool;
+	struct hc_obj *obj;
+	int err = 0;
+
+	obj = hc_nl_egress_lookup(info, &pool);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	/* READY: a repeated DONE.  DIRTY: uploaded, then its helper died. */
+	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
+		err = hc_cache_egress_done(pool->cache, obj);
+	else if (obj->state != HC_OBJ_READY)
+		err = -EINVAL;
+	hc_pool_unlock();
+	if (err == -EINVAL)
+		NL_SET_ERR_MSG(info->extack, "the object is not complete");
+	if (!err)
+		hc_nl_egress_kick();
+	return err;
+}
+
+static int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *retry = info->attrs[HC_A_ING_RETRY_MS];
+	struct hc_pool *pool;
+	struct hc_obj *obj;
+	int err = 0;
+
+	if (!info->attrs[HC_A_ING_ERRNO]) {
+		NL_SET_ERR_MSG(info->extack, "the errno is needed");
+		return -EINVAL;
+	}
+	obj = hc_nl_egress_lookup(info, &pool);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	if (obj->state == HC_OBJ_SYNCING)
+		hc_cache_egress_fail(pool->cache, obj, retry,
+				     retry ? nla_get_u32(retry) : 0);
+	else
+		err = -EINVAL;
+	hc_pool_unlock();
+	if (err)
+		NL_SET_ERR_MSG(info->extack, "the object is not being uploaded");
+	else
+		hc_nl_egress_kick();
+	return err;
+}
+
+/*
+ * A helper's socket closed: the ingest requests wait for the next helper;
+ * the egress helper's SYNCING objects become DIRTY again for the next one.
+ */
 static int hc_nl_release(struct notifier_block *nb, unsigned long event,
 			 void *ptr)
 {
 	struct netlink_notify *n = ptr;
+	struct hc_pool *pool;
 
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
 		return NOTIFY_DONE;
@@ -747,6 +1000,14 @@ static int hc_nl_release(struct notifier_block *nb, unsigned long event,
 	if (hc_nl_helper && n->portid == hc_nl_helper) {
 		pr_info("hypercache: helper (port %u) went away\n", n->portid);
 		hc_nl_helper = 0;
+	}
+	if (hc_nl_egress && n->portid == hc_nl_egress) {
+		pr_info("hypercache: egress helper (port %u) went away\n",
+			n->portid);
+		hc_nl_egress = 0;
+		pool = hc_pool_current();
+		if (pool)
+			hc_cache_egress_reset(pool->cache);
 	}
 	hc_pool_unlock();
 	return NOTIFY_DONE;
@@ -831,6 +1092,27 @@ static const struct genl_ops hc_nl_ops[] = {
 		.maxattr = HC_A_ING_MAX,
 		.flags	= GENL_ADMIN_PERM,
 	},
+	{
+		.cmd	= HC_CMD_EGRESS_REGISTER,
+		.doit	= hc_nl_egress_register,
+		.policy	= hc_nl_ing_policy,
+		.maxattr = HC_A_ING_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= HC_CMD_EGRESS_DONE,
+		.doit	= hc_nl_egress_done,
+		.policy	= hc_nl_ing_policy,
+		.maxattr = HC_A_ING_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= HC_CMD_EGRESS_FAIL,
+		.doit	= hc_nl_egress_fail,
+		.policy	= hc_nl_ing_policy,
+		.maxattr = HC_A_ING_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
 };
 
 static struct genl_family hc_nl_family __ro_after_init = {
@@ -863,4 +1145,11 @@ void hc_nl_unregister(void)
 {
 	genl_unregister_family(&hc_nl_family);
 	netlink_unregister_notifier(&hc_nl_notifier);
+	cancel_delayed_work_sync(&hc_nl_egress_dwork);
+}
+
+/* Module exit, after the pool stopped: nothing may be left to send. */
+void hc_nl_egress_stop(void)
+{
+	cancel_delayed_work_sync(&hc_nl_egress_dwork);
 }

@@ -141,6 +141,7 @@ static int hc_pool_start(struct hc_pool *pool, struct hc_member *given,
 	if (err)
 		goto out_journal;
 	hc_pool_cur = pool;
+	hc_nl_egress_kick();	/* replayed DIRTY objects */
 	return 0;
 
 out_journal:

@@ -130,5 +130,7 @@ int hc_nl_register(void);
 void hc_nl_unregister(void);
 void hc_nl_notify(struct hc_pool *pool, u32 state);
 void hc_nl_ingest_request(struct hc_pool *pool, struct hc_obj *obj);
+void hc_nl_egress_kick(void);
+void hc_nl_egress_stop(void);
 
 #endif /* HC_POOL_H */

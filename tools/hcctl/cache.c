@@ -234,17 +234,37 @@ static void ls_print_text(const struct obj_list *l)
 
 int hc_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "dirty", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct obj_list l = { 0 };
 	struct hc_nl nl = { 0 };
 	struct hc_nl_err err;
 	struct nl_msg *msg;
-	bool json;
-	size_t i;
-	int ret, rc = HC_EXIT_FAIL;
+	bool json = hc_opt_json, dirty = false;
+	size_t i, n;
+	int c, rc = HC_EXIT_FAIL;
+	int ret;
 
-	ret = hc_parse_json_only(cmd, argc, argv, &json);
-	if (ret >= 0)
-		return ret;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jdh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'd':
+			dirty = true;
+			break;
+		case 'h':
+			hc_print_help(cmd, stdout);
+			return HC_EXIT_OK;
+		default:
+			return hc_getopt_error(cmd, c, optopt, argv, optind);
+		}
+	}
 	if (optind < argc)
 		return hc_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
@@ -262,6 +282,17 @@ int hc_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 			snprintf(err.msg, sizeof(err.msg), "no pool is running");
 		hc_nl_report(cmd->name, &err, NULL, NULL, 0);
 		goto out;
+	}
+	if (dirty) {	/* only what the backend does not have yet */
+		for (i = n = 0; i < l.n; i++) {
+			if (l.v[i].has_state &&
+			    (l.v[i].state == HC_OBJ_DIRTY ||
+			     l.v[i].state == HC_OBJ_SYNCING))
+				l.v[n++] = l.v[i];
+			else
+				obj_free(&l.v[i]);
+		}
+		l.n = n;
 	}
 	qsort(l.v, l.n, sizeof(*l.v), cmp_obj);
 	if (json) {
@@ -301,6 +332,10 @@ static const struct {
 	{ HC_A_STATS_CAPACITY,	 "capacity" },
 	{ HC_A_STATS_PINNED,	 "pinned" },
 	{ HC_A_STATS_HELD,	 "held" },
+	{ HC_A_STATS_DIRTY_BYTES, "dirty_bytes" },
+	{ HC_A_STATS_DIRTY_LIMIT, "dirty_limit" },
+	{ HC_A_STATS_EGRESS_DONE, "egress_done" },
+	{ HC_A_STATS_EGRESS_FAILED, "egress_failed" },
 };
 
 /* Objects by state: attribute and HC_OBJ_* state. */
@@ -425,6 +460,23 @@ static void stats_print_text(const struct stats *s)
 	fputc('\n', stdout);
 	print_counter(s, "pinned", HC_A_STATS_PINNED);
 	print_counter(s, "held", HC_A_STATS_HELD);
+
+	printf("%-12s", "dirty");
+	if (s->has[HC_A_STATS_DIRTY_BYTES]) {
+		hc_fmt_size(used, sizeof(used), s->v[HC_A_STATS_DIRTY_BYTES]);
+		fputs(used, stdout);
+		if (s->has[HC_A_STATS_DIRTY_LIMIT] && s->v[HC_A_STATS_DIRTY_LIMIT]) {
+			hc_fmt_size(cap, sizeof(cap), s->v[HC_A_STATS_DIRTY_LIMIT]);
+			printf(" (limit %s)", cap);
+		} else if (s->has[HC_A_STATS_DIRTY_LIMIT]) {
+			fputs(" (no limit)", stdout);
+		}
+	} else {
+		fputc('-', stdout);
+	}
+	fputc('\n', stdout);
+	print_counter(s, "uploaded", HC_A_STATS_EGRESS_DONE);
+	print_counter(s, "upload fail", HC_A_STATS_EGRESS_FAILED);
 }
 
 int hc_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv)

@@ -621,7 +621,7 @@ EXIT_STATUS_TEXT,
 {
 	.name = "ls",
 	.summary = "list the cached objects",
-	.synopsis = "[--json]",
+	.synopsis = "[--dirty] [--json]",
 	.handler = hc_cmd_ls,
 	.help =
 "DESCRIPTION\n"
@@ -637,6 +637,9 @@ EXIT_STATUS_TEXT,
 "    escaped as \\xNN.  A value the kernel did not send prints as -.\n"
 "\n"
 "OPTIONS\n"
+"    -d, --dirty\n"
+"        Only the objects the backend does not have yet (dirty or syncing).\n"
+"\n"
 "    -j, --json\n"
 "        Print one JSON object with raw numbers:\n"
 "\n"
@@ -728,6 +731,9 @@ EXIT_STATUS_TEXT,
 "      by state    ingesting N, ready N, staged N, dirty N, syncing N\n"
 "      pinned      pinned objects\n"
 "      held        objects with at least one hold\n"
+"      dirty       bytes of dirty and syncing objects (the dirty limit)\n"
+"      uploaded    uploads the egress helper acknowledged\n"
+"      upload fail upload attempts that failed\n"
 "\n"
 "    A value the kernel did not send prints as -.\n"
 "\n"
@@ -737,7 +743,8 @@ EXIT_STATUS_TEXT,
 "\n"
 "          {\"stats\":{\"hits\":N,\"misses\":N,\"admissions\":N,\n"
 "            \"rejections\":N,\"evictions\":N,\"objects\":N,\"bytes_used\":N,\n"
-"            \"capacity\":N,\"pinned\":N,\"held\":N,\"by_state\":{\n"
+"            \"capacity\":N,\"pinned\":N,\"held\":N,\"dirty_bytes\":N,\n"
+"            \"dirty_limit\":N,\"egress_done\":N,\"egress_failed\":N,\"by_state\":{\n"
 "            \"ingesting\":N,\"ready\":N,\"staged\":N,\"dirty\":N,\"syncing\":N}}}\n"
 "\n"
 "    -h, --help\n"
