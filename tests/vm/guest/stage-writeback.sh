@@ -13,7 +13,7 @@
 #                    uploads fail and are retried (egress_failed grows),
 #                    the objects stay DIRTY, and go up when the link returns
 #   stage-writeback.sh bucket=B phase=crash1
-#       a fresh pool; a 300 MiB DIRTY object; once its multipart upload has
+#       a fresh pool; a 100 MiB DIRTY object; once its multipart upload has
 #       sent 2 parts, "HC-CRASH-NOW" on the console: the host kills QEMU
 #   stage-writeback.sh bucket=B phase=crash2
 #   wb-crash-resume  the same drives assembled, hypercached started: the
@@ -38,6 +38,7 @@ AK=${HC_S3_ACCESS_KEY:-RGWAK}
 SK=${HC_S3_SECRET_KEY:-RGWSECRET}
 PROOT=/tmp/wbposix
 BIG=314572800	# 300 MiB
+CRASH=104857600	# 100 MiB: 20 parts of 5 MiB
 
 s3curl() {
 	curl -sS --fail-with-body --aws-sigv4 aws:amz:us-east-1:s3 \
@@ -118,11 +119,13 @@ wait_ready() {
 	done
 }
 
-# s3_check KEY FILE: the gateway's copy of BUCKET/KEY equals FILE
+# s3_check KEY FILE: the gateway's copy of BUCKET/KEY equals FILE; then
+# delete it there (the gateway is shared and small: 3 GiB in RAM)
 s3_check() {
 	s3curl -o /tmp/got "$EP/$BUCKET/$1" || hc_fail "GET $BUCKET/$1 failed"
 	[ "$(sha /tmp/got)" = "$(sha "$2")" ] || hc_fail "$1: the backend's copy differs"
 	rm -f /tmp/got
+	s3curl -X DELETE "$EP/$BUCKET/$1" >/dev/null || true
 }
 
 # unfinished KEY: how many unfinished multipart uploads of exactly KEY
@@ -204,6 +207,7 @@ t_sync() {
 	grep -q '"commit_seconds": *[0-9.]' /tmp/put.json || hc_fail "no commit_seconds"
 	grep -q '"sync_seconds": *[0-9.]' /tmp/put.json || hc_fail "no sync_seconds"
 	grep -q '"state": *"ready"' /tmp/put.json || hc_fail "state is not ready"
+	s3_check wb/sync /tmp/src
 	rm -f /tmp/src
 }
 
@@ -249,11 +253,11 @@ t_crash1() {
 	# the main phase made it; again in case the gateway was reset meanwhile
 	s3curl -X PUT "$EP/$BUCKET" >/dev/null 2>&1 || true
 	mkdir -p $PROOT
-	# one part at a time, 5 MiB parts: 60 parts, so the kill lands mid-upload
+	# one part at a time, 5 MiB parts: 20 parts, so the kill lands mid-upload
 	write_conf ingest_concurrency=1 part_size=5M
 	: >/tmp/hcd.out
 	start_daemon 1 --console
-	hc_pattern 95 $BIG >/tmp/src
+	hc_pattern 95 $CRASH >/tmp/src
 	hcctl put --no-progress --crc /tmp/src "s3://$BUCKET/crash/o" >/dev/null || hc_fail "put failed"
 	rm -f /tmp/src
 	i=0
@@ -282,14 +286,15 @@ t_crash2() {
 	wait_ready "$u"
 	grep -q "crash/o: aborted $n unfinished multipart upload" /tmp/hcd.out ||
 		{ tail -n 20 /tmp/hcd.out; hc_fail "the leftover upload was not aborted"; }
-	[ "$(grep -c "$u: uploaded $BIG bytes" /tmp/hcd.out)" = 1 ] ||
+	[ "$(grep -c "$u: uploaded $CRASH bytes" /tmp/hcd.out)" = 1 ] ||
 		hc_fail "not uploaded exactly once"
-	hc_pattern 95 $BIG >/tmp/src
+	hc_pattern 95 $CRASH >/tmp/src
 	s3_check crash/o /tmp/src
 	rm -f /tmp/src
 	[ "$(unfinished crash/o)" = 0 ] || hc_fail "an unfinished upload of crash/o remains"
 	stop_daemon
 	grep "crash/o: uploaded" /tmp/hcd.out
+	s3curl -X DELETE "$EP/$BUCKET" >/dev/null || true
 }
 
 case "$phase" in
