@@ -41,7 +41,7 @@ BIG=314572800	# 300 MiB
 CRASH=104857600	# 100 MiB: 20 parts of 5 MiB
 
 s3curl() {
-	curl -sS --fail-with-body --aws-sigv4 aws:amz:us-east-1:s3 \
+	curl -sS --max-time 300 --fail-with-body --aws-sigv4 aws:amz:us-east-1:s3 \
 		--user "$AK:$SK" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$@"
 }
 
