@@ -214,8 +214,7 @@ t_sync() {
 t_gateway_down() {
 	stop_daemon
 	write_conf retry_attempts=2 timeout_connect=2 timeout_request=5
-	: >/tmp/hcd.out
-	start_daemon
+	start_daemon 2
 	before=$(stat_field egress_failed)
 	ip link set eth0 down
 	hc_pattern 41 1000000 >/tmp/src1
@@ -293,7 +292,7 @@ t_crash2() {
 	rm -f /tmp/src
 	[ "$(unfinished crash/o)" = 0 ] || hc_fail "an unfinished upload of crash/o remains"
 	stop_daemon
-	grep "crash/o: uploaded" /tmp/hcd.out
+	grep "crash/o: uploaded\|crash/o: aborted" /tmp/hcd.out >/dev/console
 	s3curl -X DELETE "$EP/$BUCKET" >/dev/null || true
 }
 
@@ -304,7 +303,8 @@ main)
 	hc_test wb-posix t_posix
 	hc_test wb-sync t_sync
 	hc_test wb-gateway-down t_gateway_down
-	grep "uploaded" /tmp/hcd.out | sed 's/^/# /'
+	grep "uploaded [0-9]* bytes" /tmp/hcd.out | sed 's/^/# /'
+	cat /tmp/put.out /tmp/put.json 2>/dev/null | sed 's/^/# /'
 	stop_daemon
 	hcctl pool stop
 	;;
