@@ -16,6 +16,7 @@
 struct hc_channel {
 	struct nl_sock *sk;
 	int family;
+	uint8_t req_cmd;	/* HC_CMD_INGEST or HC_CMD_EGRESS */
 	/* requests received, not yet handed out: a FIFO in a growing array */
 	struct hc_ingest_req *q;
 	size_t q_head, q_len, q_cap;
@@ -32,6 +33,7 @@ static struct nla_policy ing_policy[HC_A_ING_MAX + 1] = {
 	[HC_A_ING_SIZE] = { .type = NLA_U64 },
 	[HC_A_ING_ADMITTED] = { .type = NLA_U8 },
 	[HC_A_ING_EXTENT] = { .type = NLA_NESTED },
+	[HC_A_ING_CRC32C] = { .type = NLA_U32 },
 };
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -106,6 +108,10 @@ static int enqueue(struct hc_channel *ch, struct nlattr **tb,
 	r->uri[len] = '\0';
 	r->uri_len = len;
 	parse_extents(tb, nlh, r);
+	if (tb[HC_A_ING_CRC32C]) {
+		r->has_crc = true;
+		r->crc32c = nla_get_u32(tb[HC_A_ING_CRC32C]);
+	}
 	ch->q_len++;
 	return NL_OK;
 }
@@ -119,7 +125,7 @@ static int on_valid(struct nl_msg *msg, void *arg)
 
 	if (genlmsg_parse(nlh, 0, tb, HC_A_ING_MAX, ing_policy))
 		return NL_SKIP;
-	if (g->cmd == HC_CMD_INGEST)
+	if (g->cmd == ch->req_cmd)
 		return enqueue(ch, tb, nlh);
 	if (g->cmd == HC_CMD_INGEST_ALLOC && ch->reply) {
 		parse_extents(tb, nlh, ch->reply);
@@ -149,20 +155,32 @@ static int on_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
+/* The optional attributes of a call. */
+struct call_extra {
+	const char *uri;	/* HC_A_ING_URI (egress) */
+	size_t uri_len;
+	const uint32_t *retry_ms;
+};
+
 /* Send @cmd and wait for its ack (and, for ALLOC, its reply). */
-static int call(struct hc_channel *ch, uint8_t cmd, uint64_t id,
-		const uint64_t *size, int err_no, const char *etag,
-		const uint32_t *crc)
+static int call_x(struct hc_channel *ch, uint8_t cmd, uint64_t id,
+		  const uint64_t *size, int err_no, const char *etag,
+		  const uint32_t *crc, const struct call_extra *x)
 {
 	struct nl_msg *m = nlmsg_alloc();
+	bool reg = cmd == HC_CMD_HELPER_REGISTER ||
+		   cmd == HC_CMD_EGRESS_REGISTER;
 	int ret;
 
 	if (!m)
 		return -ENOMEM;
 	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, ch->family, 0,
 			 NLM_F_ACK, cmd, HC_GENL_VERSION) ||
-	    (cmd != HC_CMD_HELPER_REGISTER &&
-	     nla_put_u64(m, HC_A_ING_ID, id)) ||
+	    (x && x->uri &&
+	     nla_put(m, HC_A_ING_URI, (int)x->uri_len, x->uri)) ||
+	    (!reg && nla_put_u64(m, HC_A_ING_ID, id)) ||
+	    (x && x->retry_ms &&
+	     nla_put_u32(m, HC_A_ING_RETRY_MS, *x->retry_ms)) ||
 	    (size && nla_put_u64(m, HC_A_ING_SIZE, *size)) ||
 	    (err_no && nla_put_u32(m, HC_A_ING_ERRNO, err_no)) ||
 	    (etag && *etag && nla_put_string(m, HC_A_ING_ETAG, etag)) ||
@@ -183,7 +201,15 @@ static int call(struct hc_channel *ch, uint8_t cmd, uint64_t id,
 	return ch->ack_err;
 }
 
-int hc_channel_open(struct hc_channel **out, char *err, size_t errlen)
+static int call(struct hc_channel *ch, uint8_t cmd, uint64_t id,
+		const uint64_t *size, int err_no, const char *etag,
+		const uint32_t *crc)
+{
+	return call_x(ch, cmd, id, size, err_no, etag, crc, NULL);
+}
+
+static int channel_open(struct hc_channel **out, uint8_t reg_cmd,
+			uint8_t req_cmd, char *err, size_t errlen)
 {
 	struct hc_channel *ch = calloc(1, sizeof(*ch));
 	int ret;
@@ -215,11 +241,15 @@ int hc_channel_open(struct hc_channel **out, char *err, size_t errlen)
 	nl_socket_modify_cb(ch->sk, NL_CB_VALID, NL_CB_CUSTOM, on_valid, ch);
 	nl_socket_modify_cb(ch->sk, NL_CB_ACK, NL_CB_CUSTOM, on_ack, ch);
 	nl_socket_modify_err_cb(ch->sk, NL_CB_CUSTOM, on_err, ch);
-	ret = call(ch, HC_CMD_HELPER_REGISTER, 0, NULL, 0, NULL, NULL);
+	ch->req_cmd = req_cmd;
+	ret = call(ch, reg_cmd, 0, NULL, 0, NULL, NULL);
 	if (ret) {
-		seterr(err, errlen, "cannot register as the helper: %s%s",
-		       strerror(-ret), ret == -EBUSY ?
-		       " (another helper is registered)" : "");
+		bool eg = reg_cmd == HC_CMD_EGRESS_REGISTER;
+
+		seterr(err, errlen, "cannot register as the %shelper: %s%s",
+		       eg ? "egress " : "", strerror(-ret), ret == -EBUSY ?
+		       (eg ? " (another egress helper is registered)" :
+			" (another helper is registered)") : "");
 		goto fail;
 	}
 	*out = ch;
@@ -228,6 +258,18 @@ fail:
 	nl_socket_free(ch->sk);
 	free(ch);
 	return ret;
+}
+
+int hc_channel_open(struct hc_channel **out, char *err, size_t errlen)
+{
+	return channel_open(out, HC_CMD_HELPER_REGISTER, HC_CMD_INGEST, err,
+			    errlen);
+}
+
+int hc_egress_open(struct hc_channel **out, char *err, size_t errlen)
+{
+	return channel_open(out, HC_CMD_EGRESS_REGISTER, HC_CMD_EGRESS, err,
+			    errlen);
 }
 
 void hc_channel_close(struct hc_channel *ch)
@@ -240,18 +282,22 @@ void hc_channel_close(struct hc_channel *ch)
 }
 
 int hc_channel_next(struct hc_channel *ch, struct hc_ingest_req *r,
-		    const sigset_t *sigmask)
+		    const sigset_t *sigmask, int wake_fd)
 {
 	while (!ch->q_len) {
-		struct pollfd pfd = { .fd = nl_socket_get_fd(ch->sk),
-				      .events = POLLIN };
+		struct pollfd pfd[2] = {
+			{ .fd = nl_socket_get_fd(ch->sk), .events = POLLIN },
+			{ .fd = wake_fd, .events = POLLIN },
+		};
 
-		if (ppoll(&pfd, 1, NULL, sigmask) < 0) {
+		if (ppoll(pfd, wake_fd >= 0 ? 2 : 1, NULL, sigmask) < 0) {
 			if (errno == EINTR)
 				return -EINTR;
 			return -errno;
 		}
-		if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))
+		if (wake_fd >= 0 && pfd[1].revents)
+			return -EINTR;
+		if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL))
 			return -EIO;
 		if (nl_recvmsgs_default(ch->sk) < 0 && !ch->q_len)
 			return -EIO;
@@ -292,4 +338,22 @@ int hc_channel_fail(struct hc_channel *ch, uint64_t id, int err_no)
 {
 	return call(ch, HC_CMD_INGEST_FAIL, id, NULL, err_no > 0 ? err_no : EIO,
 		    NULL, NULL);
+}
+
+int hc_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
+		   const char *etag)
+{
+	struct call_extra x = { .uri = r->uri, .uri_len = r->uri_len };
+
+	return call_x(ch, HC_CMD_EGRESS_DONE, r->id, NULL, 0, etag, NULL, &x);
+}
+
+int hc_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
+		   int err_no, uint32_t retry_ms)
+{
+	struct call_extra x = { .uri = r->uri, .uri_len = r->uri_len,
+				.retry_ms = retry_ms ? &retry_ms : NULL };
+
+	return call_x(ch, HC_CMD_EGRESS_FAIL, r->id, NULL,
+		      err_no > 0 ? err_no : EIO, NULL, NULL, &x);
 }

@@ -11,6 +11,15 @@
  *   hc_channel_done()   HC_CMD_INGEST_DONE
  *   hc_channel_fail()   HC_CMD_INGEST_FAIL with a positive errno
  *
+ * The egress channel is a second socket of the same family:
+ *
+ *   hc_egress_open()    connect, resolve, HC_CMD_EGRESS_REGISTER
+ *   hc_channel_next()   the next HC_CMD_EGRESS request (URI, ID = the
+ *                       generation, SIZE, EXTENTs, CRC32C if the writer
+ *                       gave one), in arrival order = commit order
+ *   hc_egress_done()    HC_CMD_EGRESS_DONE with the backend's ETag
+ *   hc_egress_fail()    HC_CMD_EGRESS_FAIL with an errno and a RETRY_MS
+ *
  * One thread uses a channel at a time.  Functions return 0 or a negative
  * errno (the kernel's ack error, or -EIO for a broken socket).
  */
@@ -32,6 +41,8 @@ struct hc_ingest_req {
 	uint64_t size;
 	uint32_t nr_ext;
 	struct hc_extent ext[HC_MAX_EXTENTS];
+	bool has_crc;			/* @crc32c came with the request */
+	uint32_t crc32c;
 };
 
 struct hc_channel;
@@ -41,13 +52,17 @@ int hc_channel_open(struct hc_channel **out, char *err, size_t errlen);
 
 void hc_channel_close(struct hc_channel *ch);
 
+/* hc_egress_open() - connect and register as the egress helper. */
+int hc_egress_open(struct hc_channel **out, char *err, size_t errlen);
+
 /*
  * hc_channel_next() - wait for the next request into @r.  The wait is a
  * ppoll() with @sigmask (NULL: the current mask), so a signal blocked
- * elsewhere and unblocked in @sigmask interrupts it: -EINTR.
+ * elsewhere and unblocked in @sigmask interrupts it: -EINTR.  So does
+ * @wake_fd (-1: none) becoming readable (the caller drains it).
  */
 int hc_channel_next(struct hc_channel *ch, struct hc_ingest_req *r,
-		    const sigset_t *sigmask);
+		    const sigset_t *sigmask, int wake_fd);
 
 /*
  * hc_channel_alloc() - report @size (and the backend's @etag, may be NULL)
@@ -61,5 +76,15 @@ int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
 /* hc_channel_done() - the data is durable; its CRC-32C if @crc. */
 int hc_channel_done(struct hc_channel *ch, uint64_t id, const uint32_t *crc);
 int hc_channel_fail(struct hc_channel *ch, uint64_t id, int err_no);
+
+/* hc_egress_done() - request @r is in the backend, which answered @etag. */
+int hc_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
+		   const char *etag);
+/*
+ * hc_egress_fail() - the upload of @r failed with @err_no (positive); the
+ * kernel re-sends it after @retry_ms (0: the kernel's own backoff).
+ */
+int hc_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
+		   int err_no, uint32_t retry_ms);
 
 #endif /* HC_CHANNEL_H */

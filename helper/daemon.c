@@ -12,8 +12,17 @@
  *   hypercache://NAME/KEY           posix backend NAME: ROOT/KEY
  * An S3 object is read with HEAD (size, ETag) then ranged GETs carrying
  * If-Match, so an object replaced during the ingest is never cached half
- * old, half new.  Runs in the foreground, logs to stderr; SIGTERM or SIGINT
- * stop it (exit 0).
+ * old, half new.
+ *
+ * Write-back: a second thread registers as the egress helper on its own
+ * socket and uploads the DIRTY objects the kernel sends (HC_CMD_EGRESS, in
+ * commit order) one at a time with egress.h, on its own S3 clients; the
+ * URI names the backend as above.  A failed upload is EGRESS_FAIL with a
+ * RETRY_MS growing per object (Documentation/writeback.md).
+ *
+ * Runs in the foreground, logs to stderr; SIGTERM or SIGINT stop both
+ * threads (exit 0): an upload in progress is abandoned (a multipart upload
+ * aborted) and the kernel gives it to the next egress helper.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,9 +34,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 #include "channel.h"
 #include "config.h"
+#include "egress.h"
 #include "fill.h"
 #include "posix.h"
 #include "s3.h"
@@ -54,11 +66,13 @@ static void hc_log(enum hc_log_level lvl, const char *fmt, ...)
 
 	if (lvl > log_level)
 		return;
+	flockfile(stderr);	/* the ingest and egress threads both log */
 	fprintf(stderr, "hypercached: %s: ", level_names[lvl]);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 static void on_signal(int sig)
@@ -202,9 +216,11 @@ struct s3_backend {
 	struct hcs3 *c[HC_FILL_WORKERS_MAX];
 };
 
+/* The ingest thread's; the egress thread has its own. */
 static struct s3_backend s3_backends[HC_BACKENDS_MAX];
 
-static struct s3_backend *s3_clients(const struct hc_config *cfg,
+static struct s3_backend *s3_clients(struct s3_backend *tab,
+				     const struct hc_config *cfg,
 				     const struct hc_backend *b,
 				     char *err, size_t errlen)
 {
@@ -216,7 +232,7 @@ static struct s3_backend *s3_clients(const struct hc_config *cfg,
 	int ret;
 
 	for (i = 0; i < HC_BACKENDS_MAX; i++) {
-		s = &s3_backends[i];
+		s = &tab[i];
 		if (s->b == b)
 			return s;
 		if (!s->b)
@@ -297,7 +313,7 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 	char err[768], what[HC_URL_MAX + HC_NAME_MAX + HCS3_ETAG_MAX + 32];
 	int ret;
 
-	src.s = s3_clients(cfg, b, err, sizeof(err));
+	src.s = s3_clients(s3_backends, cfg, b, err, sizeof(err));
 	if (!src.s) {
 		hc_log(HC_LOG_ERROR, "%s: backend %s: %s", r->uri, b->name,
 		       err);
@@ -329,63 +345,315 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 		    what, s3_refetch);
 }
 
+/* Where a URI lives (Documentation/ingest.md, "Resolve the URI"). */
+struct target {
+	const struct hc_backend *b;
+	struct uri u;
+	char bucket[URI_BUCKET_MAX + 1];	/* s3 */
+	const char *key;			/* s3: in @u */
+};
+
+/* Resolve @r's URI into @t; 0 or a positive errno (logged). */
+static int resolve(const struct hc_config *cfg, const struct hc_ingest_req *r,
+		   struct target *t)
+{
+	const char *slash;
+	char err[256];
+
+	if (uri_parse(r->uri, r->uri_len, &t->u, err, sizeof(err))) {
+		hc_log(HC_LOG_WARN, "%s: %s", r->uri, err);
+		return EINVAL;
+	}
+	t->b = hc_config_backend(cfg, t->u.scheme == URI_S3 ?
+				 cfg->default_backend : t->u.backend);
+	if (!t->b) {
+		hc_log(HC_LOG_WARN, "%s: no [backend %s] in the configuration",
+		       r->uri, t->u.scheme == URI_S3 ? cfg->default_backend :
+		       t->u.backend);
+		return ENXIO;
+	}
+	if (t->b->type == HC_BACKEND_POSIX) {
+		if (t->u.scheme == URI_S3) {
+			hc_log(HC_LOG_WARN, "%s: the default backend %s is not "
+			       "an S3 backend", r->uri, t->b->name);
+			return ENXIO;
+		}
+		return 0;
+	}
+	if (t->u.scheme == URI_S3) {
+		snprintf(t->bucket, sizeof(t->bucket), "%s", t->u.bucket);
+		t->key = t->u.key;
+		return 0;
+	}
+	/* hypercache://NAME/BUCKET/KEY of an S3 backend */
+	slash = memchr(t->u.key, '/', t->u.key_len);
+	if (!slash || slash == t->u.key ||
+	    (size_t)(slash - t->u.key) > URI_BUCKET_MAX ||
+	    slash + 1 == t->u.key + t->u.key_len) {
+		hc_log(HC_LOG_WARN, "%s: an S3 backend's URI is "
+		       "hypercache://NAME/BUCKET/KEY", r->uri);
+		return EINVAL;
+	}
+	memcpy(t->bucket, t->u.key, slash - t->u.key);
+	t->bucket[slash - t->u.key] = '\0';
+	t->key = slash + 1;
+	if (uri_bucket_check(t->bucket, err, sizeof(err))) {
+		hc_log(HC_LOG_WARN, "%s: %s", r->uri, err);
+		return EINVAL;
+	}
+	return 0;
+}
+
 static void handle(struct hc_channel *ch, const struct hc_config *cfg,
 		   struct hc_ingest_req *r)
 {
-	char bucket[URI_BUCKET_MAX + 1];
-	const struct hc_backend *b;
-	const char *key, *slash;
-	struct uri u;
-	char err[256];
+	static struct target t;
+	int e;
 
 	hc_log(HC_LOG_DEBUG, "request %llu: %s%s", (unsigned long long)r->id,
 	       r->uri, r->allocated ? " (allocated)" : "");
-	if (uri_parse(r->uri, r->uri_len, &u, err, sizeof(err))) {
-		hc_log(HC_LOG_WARN, "%s: %s", r->uri, err);
-		fail(ch, r, EINVAL);
+	e = resolve(cfg, r, &t);
+	if (e) {
+		fail(ch, r, e);
 		return;
 	}
-	b = hc_config_backend(cfg, u.scheme == URI_S3 ? cfg->default_backend :
-				   u.backend);
-	if (!b) {
-		hc_log(HC_LOG_WARN, "%s: no [backend %s] in the configuration",
-		       r->uri, u.scheme == URI_S3 ? cfg->default_backend :
-		       u.backend);
-		fail(ch, r, ENXIO);
+	if (t.b->type == HC_BACKEND_POSIX)
+		ingest_posix(ch, cfg, r, t.b, &t.u);
+	else
+		ingest_s3(ch, cfg, r, t.b, t.bucket, t.key);
+}
+
+/* --- write-back -------------------------------------------------------- */
+
+/*
+ * The backoff of a failing upload: the n-th consecutive failure of an
+ * object is re-sent after ceil/2 + a full-jitter draw/2 of the retry
+ * policy's backoff, ceil = min(60 s, 1 s * 2^(n-1)) ("equal jitter": never
+ * sooner than half the ceiling).
+ */
+#define EGRESS_RETRY_BASE_MS	1000
+#define EGRESS_RETRY_CAP_MS	60000
+#define EGRESS_FAILS_MAX	256
+
+struct egress_fails {
+	uint64_t hash;		/* FNV-1a of the URI; 0 = free */
+	unsigned int n;		/* consecutive failures */
+	uint64_t used;		/* for replacing the oldest */
+};
+
+struct egress_ctx {
+	const struct hc_config *cfg;
+	struct hc_channel *ch;
+	int wake_fd;			/* eventfd: stop */
+	volatile int stop;
+	int error;			/* the channel broke */
+	struct s3_backend s3[HC_BACKENDS_MAX];
+	struct egress_fails fails[EGRESS_FAILS_MAX];
+	uint64_t tick;
+	const struct hc_ingest_req *cur;	/* for the progress log */
+};
+
+static uint64_t uri_hash(const struct hc_ingest_req *r)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < r->uri_len; i++)
+		h = (h ^ (unsigned char)r->uri[i]) * 0x100000001b3ULL;
+	return h ? h : 1;
+}
+
+static struct egress_fails *fails_find(struct egress_ctx *x,
+				       const struct hc_ingest_req *r,
+				       bool create)
+{
+	uint64_t h = uri_hash(r);
+	struct egress_fails *old = &x->fails[0];
+
+	for (unsigned int i = 0; i < EGRESS_FAILS_MAX; i++) {
+		struct egress_fails *f = &x->fails[i];
+
+		if (f->hash == h)
+			return f;
+		if (f->used < old->used)
+			old = f;
+	}
+	if (!create)
+		return NULL;
+	*old = (struct egress_fails){ .hash = h };
+	return old;
+}
+
+static uint32_t egress_backoff_ms(unsigned int n)
+{
+	const struct retry_policy pol = {
+		.max_attempts = ~0U,
+		.base_ms = EGRESS_RETRY_BASE_MS,
+		.cap_ms = EGRESS_RETRY_CAP_MS,
+		.budget_ms = UINT64_MAX,
+	};
+	struct retry_state st;
+	uint64_t ceil = EGRESS_RETRY_BASE_MS, d = 0;
+
+	for (unsigned int i = 1; i < n && ceil < EGRESS_RETRY_CAP_MS; i++)
+		ceil *= 2;
+	if (ceil > EGRESS_RETRY_CAP_MS)
+		ceil = EGRESS_RETRY_CAP_MS;
+	if (!retry_init(&st, &pol, NULL, NULL)) {
+		st.attempts = n - 1;
+		retry_next(&st, RETRY_OUT_TIMEOUT, 0, 0, &d);
+	}
+	if (d > ceil)
+		d = ceil;
+	return (uint32_t)(ceil / 2 + d / 2);
+}
+
+static void egress_failed(struct egress_ctx *x, const struct hc_ingest_req *r,
+			  int e, const char *why)
+{
+	struct egress_fails *f = fails_find(x, r, true);
+	uint32_t ms;
+	int ret;
+
+	f->n++;
+	f->used = ++x->tick;
+	ms = egress_backoff_ms(f->n);
+	hc_log(HC_LOG_ERROR, "%s: upload of generation %llu failed (%s%s%s), "
+	       "attempt %u; retry in %u ms", r->uri, (unsigned long long)r->id,
+	       strerror(e), why ? ": " : "", why ? why : "", f->n, ms);
+	ret = hc_egress_fail(x->ch, r, e, ms);
+	if (ret)
+		hc_log(HC_LOG_WARN, "%s: EGRESS_FAIL: %s", r->uri,
+		       strerror(-ret));
+}
+
+static void egress_progress(void *arg, uint64_t part_no, uint64_t done,
+			    uint64_t nr_parts)
+{
+	struct egress_ctx *x = arg;
+
+	if (nr_parts > 1)
+		hc_log(HC_LOG_DEBUG, "%s: part %llu uploaded (%llu/%llu)",
+		       x->cur->uri, (unsigned long long)part_no,
+		       (unsigned long long)done, (unsigned long long)nr_parts);
+}
+
+static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
+{
+	static struct target t;
+	const struct hc_config *cfg = x->cfg;
+	char err[1024], path[HC_PATH_MAX + URI_KEY_MAX + 2];
+	struct hc_egress_result res;
+	struct hc_egress_plan plan;
+	struct egress_fails *f;
+	struct hc_egress e = {
+		.size = r->size,
+		.ext = r->ext,
+		.nr_ext = r->nr_ext,
+		.dev = HC_DEV_PATH,
+		.part_size = cfg->part_size,
+		.workers = cfg->ingest_concurrency,
+		.crc = r->has_crc ? &r->crc32c : NULL,
+		.stop = &x->stop,
+		.progress = egress_progress,
+		.progress_arg = x,
+	};
+	int ret;
+
+	x->cur = r;
+	hc_log(HC_LOG_DEBUG, "egress %s: generation %llu, %llu bytes in %u "
+	       "extents%s", r->uri, (unsigned long long)r->id,
+	       (unsigned long long)r->size, r->nr_ext,
+	       r->has_crc ? ", with CRC-32C" : "");
+	ret = resolve(cfg, r, &t);
+	if (ret) {
+		egress_failed(x, r, ret, "cannot resolve the URI");
 		return;
 	}
-	if (b->type == HC_BACKEND_POSIX) {
-		if (u.scheme == URI_S3) {
-			hc_log(HC_LOG_WARN, "%s: the default backend %s is not "
-			       "an S3 backend", r->uri, b->name);
-			fail(ch, r, ENXIO);
+	if (t.b->type == HC_BACKEND_POSIX) {
+		ret = hc_posix_path(t.b, t.u.key, t.u.key_len, path,
+				    sizeof(path), err, sizeof(err));
+		if (!ret)
+			ret = hc_egress_posix(&e, path, &res, err, sizeof(err));
+	} else {
+		struct s3_backend *s = s3_clients(x->s3, cfg, t.b, err,
+						  sizeof(err));
+
+		if (!s) {
+			egress_failed(x, r, EACCES, err);
 			return;
 		}
-		ingest_posix(ch, cfg, r, b, &u);
+		if (!hc_egress_plan(r->size, cfg->part_size, &plan) &&
+		    plan.multipart)
+			hc_log(HC_LOG_INFO, "%s: multipart upload to %s/%s: %llu "
+			       "parts of %llu bytes, %u at a time", r->uri,
+			       t.bucket, t.key,
+			       (unsigned long long)plan.nr_parts,
+			       (unsigned long long)plan.part_size,
+			       cfg->ingest_concurrency);
+		ret = hc_egress_s3(&e, s->c, t.bucket, t.key, &res, err,
+				   sizeof(err));
+		if (res.aborted_leftovers)
+			hc_log(HC_LOG_WARN, "%s: aborted %u unfinished multipart "
+			       "upload%s of %s/%s left by an earlier run",
+			       r->uri, res.aborted_leftovers,
+			       res.aborted_leftovers == 1 ? "" : "s",
+			       t.bucket, t.key);
+	}
+	if (ret == -ECANCELED && x->stop) {
+		hc_log(HC_LOG_INFO, "%s: upload stopped; the kernel re-sends "
+		       "it to the next egress helper", r->uri);
 		return;
 	}
-	if (u.scheme == URI_S3) {
-		ingest_s3(ch, cfg, r, b, u.bucket, u.key);
+	if (ret) {
+		egress_failed(x, r, -ret, err);
 		return;
 	}
-	/* hypercache://NAME/BUCKET/KEY of an S3 backend */
-	slash = memchr(u.key, '/', u.key_len);
-	if (!slash || slash == u.key || (size_t)(slash - u.key) > URI_BUCKET_MAX ||
-	    slash + 1 == u.key + u.key_len) {
-		hc_log(HC_LOG_WARN, "%s: an S3 backend's URI is "
-		       "hypercache://NAME/BUCKET/KEY", r->uri);
-		fail(ch, r, EINVAL);
-		return;
+	f = fails_find(x, r, false);
+	if (f)
+		f->hash = 0;
+	ret = hc_egress_done(x->ch, r, res.etag);
+	if (ret == -ESTALE || ret == -ENOENT)
+		hc_log(HC_LOG_INFO, "%s: uploaded generation %llu, but the "
+		       "object was %s meanwhile", r->uri,
+		       (unsigned long long)r->id,
+		       ret == -ESTALE ? "replaced" : "removed");
+	else if (ret)
+		hc_log(HC_LOG_WARN, "%s: EGRESS_DONE: %s", r->uri,
+		       strerror(-ret));
+	hc_log(HC_LOG_INFO, "%s: uploaded %llu bytes in %.3f s (%.1f MB/s, "
+	       "%llu part%s, ETag %s)", r->uri, (unsigned long long)r->size,
+	       res.seconds, res.seconds > 0 ? r->size / res.seconds / 1e6 : 0.0,
+	       (unsigned long long)res.parts, res.parts == 1 ? "" : "s",
+	       res.etag);
+}
+
+static void *egress_thread(void *arg)
+{
+	struct egress_ctx *x = arg;
+	struct hc_ingest_req *r = malloc(sizeof(*r));
+	int ret;
+
+	if (!r) {
+		hc_log(HC_LOG_ERROR, "egress: out of memory");
+		x->error = 1;
+		kill(getpid(), SIGTERM);
+		return NULL;
 	}
-	memcpy(bucket, u.key, slash - u.key);
-	bucket[slash - u.key] = '\0';
-	key = slash + 1;
-	if (uri_bucket_check(bucket, err, sizeof(err))) {
-		hc_log(HC_LOG_WARN, "%s: %s", r->uri, err);
-		fail(ch, r, EINVAL);
-		return;
+	while (!x->stop) {
+		ret = hc_channel_next(x->ch, r, NULL, x->wake_fd);
+		if (ret == -EINTR)
+			continue;
+		if (ret) {
+			hc_log(HC_LOG_ERROR, "egress channel: %s",
+			       strerror(-ret));
+			x->error = 1;
+			kill(getpid(), SIGTERM);
+			break;
+		}
+		egress_one(x, r);
 	}
-	ingest_s3(ch, cfg, r, b, bucket, key);
+	free(r);
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -400,6 +668,9 @@ int main(int argc, char **argv)
 	const char *cfg_path = HC_CONFIG_PATH;
 	static struct hc_config cfg;
 	static struct hc_ingest_req req;
+	static struct egress_ctx eg;
+	bool egress_on = false;
+	pthread_t egress_tid;
 	struct hc_channel *ch;
 	struct sigaction sa;
 	sigset_t block, orig;
@@ -458,19 +729,57 @@ int main(int argc, char **argv)
 	}
 	hc_log(HC_LOG_INFO, "registered as the helper (config %s, %u backends)",
 	       cfg_path, cfg.nr_backends);
+
+	/* The egress thread: its own socket, its own S3 clients. */
+	eg.cfg = &cfg;
+	eg.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ret = eg.wake_fd < 0 ? -errno : hc_egress_open(&eg.ch, err, sizeof(err));
+	if (ret == -EBUSY || ret == -EPERM || ret == -EACCES) {
+		hc_log(HC_LOG_ERROR, "%s", err);
+		hc_channel_close(ch);
+		return 1;
+	}
+	if (ret) {
+		/* a module without write-back: serve ingest only */
+		hc_log(HC_LOG_WARN, "write-back disabled: %s",
+		       eg.wake_fd < 0 ? strerror(-ret) : err);
+	} else if (pthread_create(&egress_tid, NULL, egress_thread, &eg)) {
+		hc_log(HC_LOG_ERROR, "cannot start the egress thread");
+		hc_channel_close(eg.ch);
+		hc_channel_close(ch);
+		return 1;
+	} else {
+		egress_on = true;
+		hc_log(HC_LOG_INFO, "registered as the egress helper "
+		       "(%u parts in flight per upload)",
+		       cfg.ingest_concurrency);
+	}
+
 	while (!stop_signal) {
-		ret = hc_channel_next(ch, &req, &orig);
+		ret = hc_channel_next(ch, &req, &orig, -1);
 		if (ret == -EINTR)
 			continue;
 		if (ret) {
 			hc_log(HC_LOG_ERROR, "helper channel: %s",
 			       strerror(-ret));
-			hc_channel_close(ch);
-			return 1;
+			stop_signal = SIGTERM;
+			eg.error = 1;
+			break;
 		}
 		handle(ch, &cfg, &req);
 	}
 	hc_log(HC_LOG_INFO, "%s: stopping", strsignal(stop_signal));
+	if (egress_on) {
+		uint64_t one = 1;
+
+		eg.stop = 1;
+		if (write(eg.wake_fd, &one, sizeof(one)) != sizeof(one))
+			hc_log(HC_LOG_WARN, "cannot wake the egress thread");
+		pthread_join(egress_tid, NULL);
+		hc_channel_close(eg.ch);
+	}
+	if (eg.wake_fd >= 0)
+		close(eg.wake_fd);
 	hc_channel_close(ch);
-	return 0;
+	return eg.error ? 1 : 0;
 }

@@ -293,7 +293,8 @@ EXIT_STATUS_TEXT,
 {
 	.name = "put",
 	.summary = "write a file into the cache as an object",
-	.synopsis = "[--clean] [--replace] [--crc] [--no-progress] [--json] FILE URI",
+	.synopsis = "[--clean] [--replace] [--crc] [--sync [--timeout S]]\n"
+		    "          [--no-progress] [--json] FILE URI",
 	.handler = hc_cmd_put,
 	.help =
 "DESCRIPTION\n"
@@ -319,10 +320,21 @@ EXIT_STATUS_TEXT,
 "    With --json:\n"
 "\n"
 "      {\"uri\":\"...\",\"size\":N,\"generation\":G,\"state\":\"dirty\",\n"
-"       \"crc32c\":C,\"extents\":[{\"offset\":O,\"length\":L},...]}\n"
+"       \"crc32c\":C,\"commit_seconds\":T,\"sync_seconds\":U,\n"
+"       \"extents\":[{\"offset\":O,\"length\":L},...]}\n"
 "\n"
-"    (\"crc32c\" only with --crc).  URIs are printed with bytes outside\n"
-"    printable ASCII, and the backslash, escaped as \\xNN.\n"
+"    (\"crc32c\" only with --crc, \"sync_seconds\" only with --sync).  URIs\n"
+"    are printed with bytes outside printable ASCII, and the backslash,\n"
+"    escaped as \\xNN.\n"
+"\n"
+"    With --sync, put then waits until hypercached has uploaded the object\n"
+"    and the kernel marked it clean (READY), polling LOCATE with PEEK every\n"
+"    20 ms, and prints a second line\n"
+"\n"
+"      committed in T s, synced U s later\n"
+"\n"
+"    T is the commit latency (STAGE issued to COMMIT returned: what a\n"
+"    writer waits for), U the write-back time after it.\n"
 "\n"
 "OPTIONS\n"
 "    --clean\n"
@@ -337,6 +349,14 @@ EXIT_STATUS_TEXT,
 "    --crc\n"
 "        Compute the CRC-32C (Castagnoli) of the file's bytes while copying\n"
 "        and give it to the kernel with the commit (HC_COMMIT_F_CRC).\n"
+"\n"
+"    --sync\n"
+"        After the commit, wait until the object is in the backend (clean).\n"
+"        Fails if it is replaced or removed meanwhile, or on the timeout.\n"
+"\n"
+"    --timeout S\n"
+"        With --sync, give up after S seconds (default 300; 0 waits for\n"
+"        ever).  The object stays committed and is uploaded later.\n"
 "\n"
 "    --no-progress\n"
 "        No progress bar.  The bar (bytes, percent, MiB/s) is drawn on\n"

@@ -359,6 +359,7 @@ enum {
 	OPT_LAYOUT,
 	OPT_NO_INGEST,
 	OPT_TIMEOUT,
+	OPT_SYNC,
 };
 
 struct put_args {
@@ -368,7 +369,61 @@ struct put_args {
 	uint32_t commit_flags;
 	bool progress;
 	bool json;
+	bool sync;		/* wait until the object is clean */
+	unsigned long timeout;	/* seconds for --sync, 0 = no limit */
 };
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#define SYNC_POLL_NS	20000000L	/* LOCATE PEEK every 20 ms */
+
+/*
+ * Wait until generation @gen of the URI is clean (READY): poll LOCATE with
+ * PEEK.  Returns 0, or -1 after printing why (timed out, replaced, gone).
+ */
+static int put_wait_synced(int ctl, const struct put_args *a, uint64_t gen)
+{
+	double deadline = a->timeout ? mono_now() + (double)a->timeout : 0;
+	struct timespec pause = { 0, SYNC_POLL_NS };
+	struct hc_locate l;
+	char sbuf[32];
+	int ret;
+
+	for (;;) {
+		ret = hc_ctl_locate(ctl, &a->uri, HC_LOCATE_F_PEEK, NULL, 0,
+				    NULL, 0, &l);
+		if (ret < 0) {
+			hc_ctl_report(a->uri.shown, "LOCATE", -ret);
+			return -1;
+		}
+		if (l.status == HC_LOCATE_MISS) {
+			hc_errf(a->uri.shown, 0, "gone before it was uploaded");
+			return -1;
+		}
+		if (l.generation != gen) {
+			hc_errf(a->uri.shown, 0, "replaced (generation %" PRIu64
+				") before generation %" PRIu64 " was uploaded",
+				(uint64_t)l.generation, gen);
+			return -1;
+		}
+		if (l.state == HC_OBJ_READY)
+			return 0;
+		if (deadline && mono_now() >= deadline) {
+			hc_errf(a->uri.shown, ETIMEDOUT,
+				"still %s after %lu s",
+				hc_obj_state_name(l.state, sbuf, sizeof(sbuf)),
+				a->timeout);
+			return -1;
+		}
+		nanosleep(&pause, NULL);
+	}
+}
 
 /* Copy @size bytes of @in into the extents; CRC-32C of the bytes in *crc. */
 static int put_copy(const struct put_args *a, int in, int dev, void *buf,
@@ -446,6 +501,7 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 	unsigned int lbs = 512;
 	uint32_t crc = 0;
 	bool staged = false;
+	double t_stage, t_commit = 0, t_synced = 0;
 	int in, ctl = -1, dev = -1, ret, rc = HC_EXIT_FAIL;
 
 	in = open(a->file, O_RDONLY | O_CLOEXEC);
@@ -475,6 +531,7 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		goto out;
 	}
 
+	t_stage = mono_now();
 	ret = hc_ctl_stage(ctl, &a->uri, a->stage_flags, (uint64_t)sb.st_size,
 			   ext, HC_MAX_EXTENTS, &st);
 	if (ret < 0) {
@@ -498,6 +555,12 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		goto out;
 	}
 	staged = false;
+	t_commit = mono_now();
+	if (a->sync) {
+		if (put_wait_synced(ctl, a, cm.generation) < 0)
+			goto out;
+		t_synced = mono_now();
+	}
 
 	if (a->json) {
 		json_object *o = json_object_new_object();
@@ -509,9 +572,14 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		json_object_object_add(o, "generation",
 				       json_object_new_uint64(cm.generation));
 		json_object_object_add(o, "state", json_object_new_string(
-			hc_obj_state_name(a->commit_flags & HC_COMMIT_F_CLEAN ?
-					  HC_OBJ_READY : HC_OBJ_DIRTY,
+			hc_obj_state_name((a->commit_flags & HC_COMMIT_F_CLEAN) ||
+					  a->sync ? HC_OBJ_READY : HC_OBJ_DIRTY,
 					  sbuf, sizeof(sbuf))));
+		json_object_object_add(o, "commit_seconds",
+				       json_object_new_double(t_commit - t_stage));
+		if (a->sync)
+			json_object_object_add(o, "sync_seconds",
+					       json_object_new_double(t_synced - t_commit));
 		if (a->commit_flags & HC_COMMIT_F_CRC)
 			json_object_object_add(o, "crc32c",
 					       json_object_new_uint64(crc));
@@ -523,6 +591,9 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		printf("%s: %" PRIu64 " bytes in %u extent%s, generation %" PRIu64 "\n",
 		       a->uri.shown, (uint64_t)sb.st_size, st.nr_extents,
 		       st.nr_extents == 1 ? "" : "s", (uint64_t)cm.generation);
+		if (a->sync)
+			printf("committed in %.3f s, synced %.3f s later\n",
+			       t_commit - t_stage, t_synced - t_commit);
 	}
 	rc = HC_EXIT_OK;
 out:
@@ -549,11 +620,15 @@ int hc_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 		{ "replace",	 no_argument, NULL, OPT_REPLACE },
 		{ "crc",	 no_argument, NULL, OPT_CRC },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "sync",	 no_argument, NULL, OPT_SYNC },
+		{ "timeout",	 required_argument, NULL, OPT_TIMEOUT },
 		{ "json",	 no_argument, NULL, 'j' },
 		{ "help",	 no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct put_args a = { .progress = true, .json = hc_opt_json };
+	struct put_args a = { .progress = true, .json = hc_opt_json,
+			      .timeout = 300 };
+	char *end;
 	int c, ret;
 
 	opterr = 0;
@@ -570,6 +645,16 @@ int hc_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 			break;
 		case OPT_NO_PROGRESS:
 			a.progress = false;
+			break;
+		case OPT_SYNC:
+			a.sync = true;
+			break;
+		case OPT_TIMEOUT:
+			errno = 0;
+			a.timeout = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || a.timeout > 86400)
+				return hc_usage_error(cmd,
+					"bad --timeout '%s' (seconds, 0..86400)", optarg);
 			break;
 		case 'j':
 			a.json = true;

@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The egress engine: see egress.h.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <isa-l/crc.h>
+#include "egress.h"
+
+#define MiB (1ULL << 20)
+
+static int seterr(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+static uint64_t round_up_block(uint64_t n)
+{
+	return (n + HC_EGRESS_BLOCK - 1) & ~(uint64_t)(HC_EGRESS_BLOCK - 1);
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int hc_egress_plan(uint64_t size, uint64_t part_size,
+		   struct hc_egress_plan *p)
+{
+	uint64_t ps;
+
+	memset(p, 0, sizeof(*p));
+	if (!part_size || part_size % HC_EGRESS_BLOCK)
+		return -EINVAL;
+	ps = part_size < HC_EGRESS_PART_MIN ? HC_EGRESS_PART_MIN : part_size;
+	p->part_size = ps;
+	if (size <= ps) {
+		p->nr_parts = 1;
+		p->last_size = size;
+		return 0;
+	}
+	if (div_up(size, ps) > HC_EGRESS_PARTS_MAX)
+		p->part_size = ps = div_up(div_up(size, HC_EGRESS_PARTS_MAX),
+					   MiB) * MiB;
+	p->multipart = true;
+	p->nr_parts = div_up(size, ps);
+	p->last_size = size - (p->nr_parts - 1) * ps;
+	return 0;
+}
+
+int hc_egress_check(const struct hc_egress *e, char *err, size_t errlen)
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	if (!e->part_size || e->part_size % HC_EGRESS_BLOCK ||
+	    e->part_size > (1ULL << 30))
+		return seterr(err, errlen, -EINVAL,
+			      "part size %llu is not a multiple of %u up to 1 GiB",
+			      (unsigned long long)e->part_size, HC_EGRESS_BLOCK);
+	if (!e->workers || e->workers > HC_EGRESS_WORKERS_MAX)
+		return seterr(err, errlen, -EINVAL, "%u workers (1..%u)",
+			      e->workers, HC_EGRESS_WORKERS_MAX);
+	if (!e->dev)
+		return seterr(err, errlen, -EINVAL, "no device");
+	if (e->nr_ext > HC_MAX_EXTENTS || (e->nr_ext && !e->ext))
+		return seterr(err, errlen, -EINVAL, "%u extents", e->nr_ext);
+	for (i = 0; i < e->nr_ext; i++) {
+		if (e->ext[i].offset % HC_EGRESS_BLOCK ||
+		    e->ext[i].length % HC_EGRESS_BLOCK || !e->ext[i].length)
+			return seterr(err, errlen, -EINVAL,
+				      "extent %u (%llu+%llu) is not %u-aligned",
+				      i, (unsigned long long)e->ext[i].offset,
+				      (unsigned long long)e->ext[i].length,
+				      HC_EGRESS_BLOCK);
+		total += e->ext[i].length;
+	}
+	if (total < round_up_block(e->size))
+		return seterr(err, errlen, -EINVAL,
+			      "extents hold %llu bytes, the object %llu",
+			      (unsigned long long)total,
+			      (unsigned long long)e->size);
+	return 0;
+}
+
+static int pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, (char *)buf + got, n - got, off + got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EIO;
+		got += r;
+	}
+	return 0;
+}
+
+int hc_egress_read(int fd, const struct hc_extent *ext, uint32_t nr_ext,
+		   uint64_t off, size_t len, void *buf, char *err,
+		   size_t errlen)
+{
+	uint64_t want = round_up_block(len), base = 0;
+	char *b = buf;
+	uint32_t i;
+	int ret;
+
+	if (off % HC_EGRESS_BLOCK || (uintptr_t)buf % HC_EGRESS_BLOCK)
+		return seterr(err, errlen, -EINVAL, "unaligned read at %llu",
+			      (unsigned long long)off);
+	for (i = 0; i < nr_ext && want; i++) {
+		uint64_t elen = ext[i].length, in, n;
+
+		if (off >= base + elen) {
+			base += elen;
+			continue;
+		}
+		in = off - base;
+		n = elen - in < want ? elen - in : want;
+		ret = pread_full(fd, b, n, ext[i].offset + in);
+		if (ret)
+			return seterr(err, errlen, ret, "read at %llu: %s",
+				      (unsigned long long)(ext[i].offset + in),
+				      strerror(-ret));
+		b += n;
+		off += n;
+		want -= n;
+		base += elen;
+	}
+	return want ? seterr(err, errlen, -EIO, "past the last extent") : 0;
+}
+
+static int open_dev(const struct hc_egress *e, char *err, size_t errlen)
+{
+	int fd = open(e->dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+
+	if (fd < 0)
+		return seterr(err, errlen, -errno, "%s: %s", e->dev,
+			      strerror(errno));
+	return fd;
+}
+
+static int crc_check(const struct hc_egress *e, uint32_t crc, char *err,
+		     size_t errlen)
+{
+	if (e->crc && *e->crc != crc)
+		return seterr(err, errlen, -EBADMSG,
+			      "CRC-32C of the cached bytes is %08x, the writer "
+			      "committed %08x: not uploaded", crc, *e->crc);
+	return 0;
+}
+
+static bool stopped(const struct hc_egress *e)
+{
+	return e->stop && *e->stop;
+}
+
+/* --- S3 --------------------------------------------------------------- */
+
+static int s3_single(const struct hc_egress *e, struct hcs3 *c,
+		     const char *bucket, const char *key,
+		     struct hc_egress_result *res, char *err, size_t errlen)
+{
+	void *buf;
+	int fd, ret;
+
+	if (posix_memalign(&buf, HC_EGRESS_BLOCK,
+			   round_up_block(e->size ? e->size : 1)))
+		return seterr(err, errlen, -ENOMEM, "out of memory");
+	fd = open_dev(e, err, errlen);
+	if (fd < 0) {
+		free(buf);
+		return fd;
+	}
+	ret = e->size ? hc_egress_read(fd, e->ext, e->nr_ext, 0, e->size, buf,
+				       err, errlen) : 0;
+	close(fd);
+	if (!ret) {
+		res->crc32c = ~crc32_iscsi(buf, (int)e->size, ~0U);
+		ret = crc_check(e, res->crc32c, err, errlen);
+	}
+	if (!ret && stopped(e))
+		ret = seterr(err, errlen, -ECANCELED, "stopped");
+	if (!ret)
+		ret = hcs3_put(c, bucket, key, buf, e->size, res->etag, err,
+			       errlen);
+	if (!ret) {
+		res->parts = 1;
+		if (e->progress)
+			e->progress(e->progress_arg, 1, 1, 1);
+	}
+	free(buf);
+	return ret;
+}
+
+#define LEFTOVERS_BATCH 16
+
+struct leftovers {
+	const char *key;
+	unsigned int n;
+	char (*ids)[HCS3_UPLOAD_ID_MAX + 1];
+};
+
+static int leftover_cb(const char *key, const char *upload_id, void *arg)
+{
+	struct leftovers *l = arg;
+
+	if (strcmp(key, l->key) || l->n == LEFTOVERS_BATCH)
+		return 0;
+	snprintf(l->ids[l->n++], HCS3_UPLOAD_ID_MAX + 1, "%s", upload_id);
+	return 0;
+}
+
+/* Abort every unfinished multipart upload of exactly @key. */
+static int abort_leftovers(struct hcs3 *c, const char *bucket,
+			   const char *key, unsigned int *aborted,
+			   char *err, size_t errlen)
+{
+	struct leftovers l = { .key = key };
+	int ret = 0, round;
+
+	l.ids = calloc(LEFTOVERS_BATCH, sizeof(*l.ids));
+	if (!l.ids)
+		return seterr(err, errlen, -ENOMEM, "out of memory");
+	for (round = 0; round < 64; round++) {
+		unsigned int i;
+
+		l.n = 0;
+		ret = hcs3_mpu_list(c, bucket, key, leftover_cb, &l, err,
+				    errlen);
+		if (ret || !l.n)
+			break;
+		for (i = 0; i < l.n && !ret; i++) {
+			ret = hcs3_mpu_abort(c, bucket, key, l.ids[i], err,
+					     errlen);
+			if (ret == -ENOENT)	/* gone meanwhile */
+				ret = 0;
+			if (!ret)
+				(*aborted)++;
+		}
+		if (ret || l.n < LEFTOVERS_BATCH)
+			break;
+	}
+	free(l.ids);
+	return ret;
+}
+
+struct mpu_run {
+	const struct hc_egress *e;
+	const struct hc_egress_plan *plan;
+	struct hcs3 *const *clients;
+	const char *bucket, *key, *upload_id;
+	int fd;
+	char (*etags)[HCS3_ETAG_MAX + 1];
+
+	pthread_mutex_t lock;
+	pthread_cond_t crc_turn;
+	uint64_t next_part;	/* the next part to take */
+	uint64_t crc_part;	/* the part whose CRC comes next */
+	uint64_t done;		/* parts uploaded */
+	uint32_t crc;		/* running, pre-inverted */
+	int error;
+	char *err;
+	size_t errlen;
+};
+
+struct mpu_worker {
+	struct mpu_run *run;
+	unsigned int id;
+};
+
+static void mpu_fail(struct mpu_run *r, int ret, const char *msg)
+{
+	pthread_mutex_lock(&r->lock);
+	if (!r->error) {
+		r->error = ret;
+		seterr(r->err, r->errlen, ret, "%s", msg);
+	}
+	pthread_cond_broadcast(&r->crc_turn);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void *mpu_worker(void *arg)
+{
+	struct mpu_worker *w = arg;
+	struct mpu_run *r = w->run;
+	const struct hc_egress *e = r->e;
+	const struct hc_egress_plan *p = r->plan;
+	char msg[768];
+	void *buf;
+	int ret;
+
+	if (posix_memalign(&buf, HC_EGRESS_BLOCK, p->part_size)) {
+		mpu_fail(r, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (;;) {
+		uint64_t n, off, len, done;
+		uint32_t crc;
+
+		pthread_mutex_lock(&r->lock);
+		if (r->error || r->next_part >= p->nr_parts) {
+			pthread_mutex_unlock(&r->lock);
+			break;
+		}
+		n = r->next_part++;
+		pthread_mutex_unlock(&r->lock);
+		if (stopped(e)) {
+			mpu_fail(r, -ECANCELED, "stopped");
+			break;
+		}
+		off = n * p->part_size;
+		len = n + 1 == p->nr_parts ? p->last_size : p->part_size;
+		ret = hc_egress_read(r->fd, e->ext, e->nr_ext, off, len, buf,
+				     msg, sizeof(msg));
+		if (ret) {
+			mpu_fail(r, ret, msg);
+			break;
+		}
+		/* The CRC runs over the parts in order. */
+		pthread_mutex_lock(&r->lock);
+		while (!r->error && r->crc_part != n)
+			pthread_cond_wait(&r->crc_turn, &r->lock);
+		if (r->error) {
+			pthread_mutex_unlock(&r->lock);
+			break;
+		}
+		r->crc = crc32_iscsi(buf, (int)len, r->crc);
+		r->crc_part++;
+		crc = ~r->crc;
+		pthread_cond_broadcast(&r->crc_turn);
+		pthread_mutex_unlock(&r->lock);
+		/* All bytes seen: never upload the last part of bad data. */
+		if (n + 1 == p->nr_parts) {
+			ret = crc_check(e, crc, msg, sizeof(msg));
+			if (ret) {
+				mpu_fail(r, ret, msg);
+				break;
+			}
+		}
+		ret = hcs3_mpu_part(r->clients[w->id], r->bucket, r->key,
+				    r->upload_id, (unsigned int)n + 1, buf,
+				    len, r->etags[n], msg, sizeof(msg));
+		if (ret) {
+			char m2[800];
+
+			snprintf(m2, sizeof(m2), "part %llu: %s",
+				 (unsigned long long)n + 1, msg);
+			mpu_fail(r, ret, m2);
+			break;
+		}
+		pthread_mutex_lock(&r->lock);
+		done = ++r->done;
+		pthread_mutex_unlock(&r->lock);
+		if (e->progress)
+			e->progress(e->progress_arg, n + 1, done, p->nr_parts);
+	}
+	free(buf);
+	return NULL;
+}
+
+static int s3_multipart(const struct hc_egress *e, struct hcs3 *const *clients,
+			const char *bucket, const char *key,
+			struct hc_egress_result *res, char *err, size_t errlen)
+{
+	struct mpu_worker w[HC_EGRESS_WORKERS_MAX];
+	pthread_t tid[HC_EGRESS_WORKERS_MAX];
+	char upload_id[HCS3_UPLOAD_ID_MAX + 1];
+	struct mpu_run r = {
+		.e = e,
+		.plan = &res->plan,
+		.clients = clients,
+		.bucket = bucket,
+		.key = key,
+		.upload_id = upload_id,
+		.crc = ~0U,
+		.err = err,
+		.errlen = errlen,
+	};
+	unsigned int n, i, started = 0;
+	int ret;
+
+	ret = abort_leftovers(clients[0], bucket, key, &res->aborted_leftovers,
+			      err, errlen);
+	if (ret)
+		return ret;
+	r.etags = calloc(res->plan.nr_parts, sizeof(*r.etags));
+	if (!r.etags)
+		return seterr(err, errlen, -ENOMEM, "out of memory");
+	r.fd = open_dev(e, err, errlen);
+	if (r.fd < 0) {
+		free(r.etags);
+		return r.fd;
+	}
+	ret = hcs3_mpu_create(clients[0], bucket, key, upload_id, err, errlen);
+	if (ret)
+		goto out;
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.crc_turn, NULL);
+	n = res->plan.nr_parts < e->workers ? (unsigned int)res->plan.nr_parts :
+					      e->workers;
+	for (i = 0; i < n; i++) {
+		w[i] = (struct mpu_worker){ .run = &r, .id = i };
+		if (pthread_create(&tid[i], NULL, mpu_worker, &w[i])) {
+			mpu_fail(&r, -EAGAIN, "cannot start a worker thread");
+			break;
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	pthread_cond_destroy(&r.crc_turn);
+	pthread_mutex_destroy(&r.lock);
+	ret = r.error;
+	res->parts = r.done;
+	res->crc32c = ~r.crc;
+	if (!ret && r.done != res->plan.nr_parts)
+		ret = seterr(err, errlen, -EIO, "%llu of %llu parts uploaded",
+			     (unsigned long long)r.done,
+			     (unsigned long long)res->plan.nr_parts);
+	if (!ret)
+		ret = crc_check(e, res->crc32c, err, errlen);
+	if (!ret)
+		ret = hcs3_mpu_complete(clients[0], bucket, key, upload_id,
+					(unsigned int)res->plan.nr_parts,
+					r.etags, res->etag, err, errlen);
+	if (ret) {
+		char msg[512];
+		size_t l = strlen(err);
+
+		/* Never leave the upload behind. */
+		if (hcs3_mpu_abort(clients[0], bucket, key, upload_id, msg,
+				   sizeof(msg)) && l + 2 < errlen)
+			snprintf(err + l, errlen - l, "; abort failed too: %s",
+				 msg);
+	}
+out:
+	close(r.fd);
+	free(r.etags);
+	return ret;
+}
+
+int hc_egress_s3(const struct hc_egress *e, struct hcs3 *const *clients,
+		 const char *bucket, const char *key,
+		 struct hc_egress_result *res, char *err, size_t errlen)
+{
+	double t0 = now();
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	ret = hc_egress_check(e, err, errlen);
+	if (ret)
+		return ret;
+	ret = hc_egress_plan(e->size, e->part_size, &res->plan);
+	if (ret)
+		return seterr(err, errlen, ret, "bad part size");
+	if (res->plan.multipart)
+		ret = s3_multipart(e, clients, bucket, key, res, err, errlen);
+	else
+		ret = s3_single(e, clients[0], bucket, key, res, err, errlen);
+	res->seconds = now() - t0;
+	return ret;
+}
+
+/* --- posix ------------------------------------------------------------ */
+
+/* Create the missing parent directories of @path (absolute). */
+static int mkdir_parents(const char *path, char *err, size_t errlen)
+{
+	char *p = strdup(path), *s;
+
+	if (!p)
+		return seterr(err, errlen, -ENOMEM, "out of memory");
+	for (s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST) {
+			int ret = -errno;
+
+			seterr(err, errlen, ret, "mkdir %s: %s", p,
+			       strerror(-ret));
+			free(p);
+			return ret;
+		}
+		*s = '/';
+	}
+	free(p);
+	return 0;
+}
+
+/* Remove BASE.hc-tmp-* left in @dir by an earlier crash. */
+static void remove_stale_tmp(int dfd, const char *base)
+{
+	size_t bl = strlen(base), sl = strlen(HC_EGRESS_TMP_SUFFIX);
+	int fd = dup(dfd);
+	struct dirent *d;
+	DIR *dir;
+
+	if (fd < 0)
+		return;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return;
+	}
+	while ((d = readdir(dir))) {
+		const char *n = d->d_name;
+
+		if (strncmp(n, base, bl) || strncmp(n + bl, HC_EGRESS_TMP_SUFFIX, sl) ||
+		    strlen(n + bl + sl) != 16 ||
+		    strspn(n + bl + sl, "0123456789abcdef") != 16)
+			continue;
+		unlinkat(dfd, n, 0);
+	}
+	closedir(dir);
+}
+
+static int write_full(int fd, const void *buf, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = write(fd, (const char *)buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		done += w;
+	}
+	return 0;
+}
+
+int hc_egress_posix(const struct hc_egress *e, const char *path,
+		    struct hc_egress_result *res, char *err, size_t errlen)
+{
+	char *dir = NULL, *tmp = NULL;
+	const char *base;
+	int dev = -1, out = -1, dfd = -1, ret;
+	uint64_t rnd, off = 0, bufsz;
+	uint32_t crc = ~0U;
+	bool tmp_made = false;
+	double t0 = now();
+	void *buf = NULL;
+
+	memset(res, 0, sizeof(*res));
+	ret = hc_egress_check(e, err, errlen);
+	if (ret)
+		return ret;
+	base = strrchr(path, '/');
+	if (path[0] != '/' || !base || !base[1])
+		return seterr(err, errlen, -EINVAL, "%s: not an absolute file path",
+			      path);
+	base++;
+	res->plan = (struct hc_egress_plan){
+		.part_size = e->part_size,
+		.nr_parts = e->size ? div_up(e->size, e->part_size) : 1,
+	};
+	res->plan.last_size = e->size - (res->plan.nr_parts - 1) * e->part_size;
+	ret = mkdir_parents(path, err, errlen);
+	if (ret)
+		return ret;
+	dir = strndup(path, base - path > 1 ? (size_t)(base - path - 1) : 1);
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (uint64_t)t0 * 1000003 ^ (uint64_t)getpid() << 32;
+	if (!dir || asprintf(&tmp, "%s%s%016llx", path, HC_EGRESS_TMP_SUFFIX,
+			     (unsigned long long)rnd) < 0) {
+		tmp = NULL;
+		ret = seterr(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		ret = seterr(err, errlen, -errno, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	remove_stale_tmp(dfd, base);
+	bufsz = e->size < e->part_size ? round_up_block(e->size ? e->size : 1) :
+					 e->part_size;
+	if (posix_memalign(&buf, HC_EGRESS_BLOCK, bufsz)) {
+		buf = NULL;
+		ret = seterr(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	dev = open_dev(e, err, errlen);
+	if (dev < 0) {
+		ret = dev;
+		goto out;
+	}
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		ret = seterr(err, errlen, -errno, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	tmp_made = true;
+	while (off < e->size) {
+		uint64_t len = e->size - off < bufsz ? e->size - off : bufsz;
+
+		if (stopped(e)) {
+			ret = seterr(err, errlen, -ECANCELED, "stopped");
+			goto out;
+		}
+		ret = hc_egress_read(dev, e->ext, e->nr_ext, off, len, buf, err,
+				     errlen);
+		if (ret)
+			goto out;
+		crc = crc32_iscsi(buf, (int)len, crc);
+		ret = write_full(out, buf, len);
+		if (ret) {
+			seterr(err, errlen, ret, "%s: write: %s", tmp,
+			       strerror(-ret));
+			goto out;
+		}
+		off += len;
+		res->parts++;
+		if (e->progress)
+			e->progress(e->progress_arg, res->parts, res->parts,
+				    res->plan.nr_parts);
+	}
+	res->crc32c = ~crc;
+	ret = crc_check(e, res->crc32c, err, errlen);
+	if (ret)
+		goto out;
+	if (fsync(out)) {
+		ret = seterr(err, errlen, -errno, "%s: fsync: %s", tmp,
+			     strerror(errno));
+		goto out;
+	}
+	ret = close(out) ? -errno : 0;
+	out = -1;
+	if (ret) {
+		seterr(err, errlen, ret, "%s: close: %s", tmp, strerror(-ret));
+		goto out;
+	}
+	if (rename(tmp, path)) {
+		ret = seterr(err, errlen, -errno, "rename to %s: %s", path,
+			     strerror(errno));
+		goto out;
+	}
+	tmp_made = false;
+	if (fsync(dfd)) {
+		ret = seterr(err, errlen, -errno, "%s: fsync: %s", dir,
+			     strerror(errno));
+		goto out;
+	}
+	snprintf(res->etag, sizeof(res->etag), "%08x", res->crc32c);
+out:
+	if (out >= 0)
+		close(out);
+	if (tmp_made)
+		unlink(tmp);
+	if (dev >= 0)
+		close(dev);
+	if (dfd >= 0)
+		close(dfd);
+	free(buf);
+	free(tmp);
+	free(dir);
+	res->seconds = now() - t0;
+	return ret;
+}

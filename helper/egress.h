@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The egress (write-back) engine of hypercached: uploads a DIRTY object
+ * from its extents of /dev/hypercache0 to its backend.
+ *
+ * The object's bytes are read with O_DIRECT into 4 KiB-aligned buffers
+ * (hc_egress_read(): a part may straddle extents; the tail of the last
+ * block is read and ignored).  The CRC-32C of the object is computed over
+ * the parts in order and, when the kernel gave one, checked before the
+ * upload is made visible: a mismatch is -EBADMSG and nothing is published.
+ *
+ * S3 (hc_egress_s3()):
+ *   size <= the part size       one PUT
+ *   otherwise                   a multipart upload: parts of the part size
+ *                               (the last one shorter), read and uploaded
+ *                               by @workers threads, each with its own
+ *                               client (connections reused); at most
+ *                               @workers parts are in memory or in flight;
+ *                               complete with the ETags in part order
+ * The part size is bumped to HC_EGRESS_PART_MIN (S3's 5 MiB minimum for
+ * every part but the last) and, for huge objects, grown so that at most
+ * HC_EGRESS_PARTS_MAX parts are needed (hc_egress_plan()).  Before a
+ * multipart upload of KEY, unfinished uploads of exactly KEY (left by a
+ * crash) are aborted; any failure aborts the new upload.
+ *
+ * posix (hc_egress_posix()): ROOT/KEY.hc-tmp-XXXXXXXXXXXXXXXX is written
+ * (parent directories created, stale temporaries of KEY removed), fsync'd,
+ * renamed onto ROOT/KEY and the directory fsync'd: readers see the old
+ * file or the new one, never a part.  The "ETag" is the CRC-32C of the
+ * bytes as 8 lowercase hex digits.
+ *
+ * Functions return 0 or a negative errno with a message in @err.
+ */
+#ifndef HC_EGRESS_H
+#define HC_EGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "hypercache.h"
+#include "s3.h"
+
+#define HC_EGRESS_BLOCK		4096u
+#define HC_EGRESS_PART_MIN	(5ULL << 20)	/* S3: all parts but the last */
+#define HC_EGRESS_PARTS_MAX	10000u		/* S3: part numbers 1..10000 */
+#define HC_EGRESS_WORKERS_MAX	64
+#define HC_EGRESS_TMP_SUFFIX	".hc-tmp-"
+
+/* How an object of a given size is uploaded. */
+struct hc_egress_plan {
+	bool multipart;
+	uint64_t part_size;	/* every part but the last */
+	uint64_t nr_parts;	/* 1 for a single PUT (0 bytes included) */
+	uint64_t last_size;	/* bytes of the last part */
+};
+
+/*
+ * hc_egress_plan() - plan @size bytes with configured @part_size (a 4 KiB
+ * multiple): the part size becomes max(@part_size, HC_EGRESS_PART_MIN),
+ * rounded up to a MiB multiple if needed to stay within
+ * HC_EGRESS_PARTS_MAX parts; a single PUT if @size fits one part.
+ * -EINVAL for a part size of 0 or not a 4 KiB multiple.
+ */
+int hc_egress_plan(uint64_t size, uint64_t part_size,
+		   struct hc_egress_plan *p);
+
+/* Called after each part is uploaded (from a worker thread). */
+typedef void (*hc_egress_progress_fn)(void *arg, uint64_t part_no,
+				      uint64_t parts_done, uint64_t nr_parts);
+
+struct hc_egress {
+	uint64_t size;			/* object bytes */
+	const struct hc_extent *ext;	/* byte offsets in @dev */
+	uint32_t nr_ext;
+	const char *dev;		/* "/dev/hypercache0" */
+	uint64_t part_size;		/* as configured */
+	unsigned int workers;		/* 1..HC_EGRESS_WORKERS_MAX */
+	const uint32_t *crc;		/* expected CRC-32C, or NULL */
+	const volatile int *stop;	/* non-zero: stop (-ECANCELED); may be NULL */
+	hc_egress_progress_fn progress;	/* may be NULL */
+	void *progress_arg;
+};
+
+struct hc_egress_result {
+	char etag[HCS3_ETAG_MAX + 1];	/* the backend's ETag */
+	uint32_t crc32c;		/* of the bytes read */
+	struct hc_egress_plan plan;
+	uint64_t parts;			/* parts uploaded */
+	unsigned int aborted_leftovers;	/* unfinished uploads of KEY aborted */
+	double seconds;
+};
+
+/* hc_egress_check() - 0, or -EINVAL if @e is malformed. */
+int hc_egress_check(const struct hc_egress *e, char *err, size_t errlen);
+
+/*
+ * hc_egress_read() - read object bytes [@off, @off + @len) from the
+ * extents on @fd (opened O_DIRECT) into @buf.  @off is a block multiple;
+ * @buf is block-aligned with room for @len rounded up to a block.
+ */
+int hc_egress_read(int fd, const struct hc_extent *ext, uint32_t nr_ext,
+		   uint64_t off, size_t len, void *buf, char *err,
+		   size_t errlen);
+
+/*
+ * hc_egress_s3() - upload to @bucket/@key with @clients[0..workers-1]
+ * (clients[0] also does the single PUT, create, complete and abort).
+ */
+int hc_egress_s3(const struct hc_egress *e, struct hcs3 *const *clients,
+		 const char *bucket, const char *key,
+		 struct hc_egress_result *res, char *err, size_t errlen);
+
+/* hc_egress_posix() - write the object to @path (ROOT/KEY) atomically. */
+int hc_egress_posix(const struct hc_egress *e, const char *path,
+		    struct hc_egress_result *res, char *err, size_t errlen);
+
+#endif /* HC_EGRESS_H */
