@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <isa-l/crc.h>
 #include "egress.h"
+#include "fill.h"
 
 #define MiB (1ULL << 20)
 
@@ -76,9 +77,6 @@ int hc_egress_plan(uint64_t size, uint64_t part_size,
 
 int hc_egress_check(const struct hc_egress *e, char *err, size_t errlen)
 {
-	uint64_t total = 0;
-	uint32_t i;
-
 	if (!e->part_size || e->part_size % HC_EGRESS_BLOCK ||
 	    e->part_size > (1ULL << 30))
 		return seterr(err, errlen, -EINVAL,
@@ -89,24 +87,7 @@ int hc_egress_check(const struct hc_egress *e, char *err, size_t errlen)
 			      e->workers, HC_EGRESS_WORKERS_MAX);
 	if (!e->dev)
 		return seterr(err, errlen, -EINVAL, "no device");
-	if (e->nr_ext > HC_MAX_EXTENTS || (e->nr_ext && !e->ext))
-		return seterr(err, errlen, -EINVAL, "%u extents", e->nr_ext);
-	for (i = 0; i < e->nr_ext; i++) {
-		if (e->ext[i].offset % HC_EGRESS_BLOCK ||
-		    e->ext[i].length % HC_EGRESS_BLOCK || !e->ext[i].length)
-			return seterr(err, errlen, -EINVAL,
-				      "extent %u (%llu+%llu) is not %u-aligned",
-				      i, (unsigned long long)e->ext[i].offset,
-				      (unsigned long long)e->ext[i].length,
-				      HC_EGRESS_BLOCK);
-		total += e->ext[i].length;
-	}
-	if (total < round_up_block(e->size))
-		return seterr(err, errlen, -EINVAL,
-			      "extents hold %llu bytes, the object %llu",
-			      (unsigned long long)total,
-			      (unsigned long long)e->size);
-	return 0;
+	return hc_extents_check(e->ext, e->nr_ext, e->size, err, errlen);
 }
 
 static int pread_full(int fd, void *buf, size_t n, uint64_t off)

@@ -50,9 +50,6 @@ static uint64_t round_up_block(uint64_t n)
 
 int hc_fill_check(const struct hc_fill *f, char *err, size_t errlen)
 {
-	uint64_t total = 0;
-	uint32_t i;
-
 	if (!f->part_size || f->part_size % HC_FILL_BLOCK ||
 	    f->part_size > (1ULL << 30))
 		return seterr(err, errlen, -EINVAL,
@@ -64,21 +61,32 @@ int hc_fill_check(const struct hc_fill *f, char *err, size_t errlen)
 			      HC_FILL_WORKERS_MAX);
 	if (!f->fetch || !f->dev)
 		return seterr(err, errlen, -EINVAL, "no source or device");
-	for (i = 0; i < f->nr_ext; i++) {
-		if (f->ext[i].offset % HC_FILL_BLOCK ||
-		    f->ext[i].length % HC_FILL_BLOCK || !f->ext[i].length)
+	return hc_extents_check(f->ext, f->nr_ext, f->size, err, errlen);
+}
+
+int hc_extents_check(const struct hc_extent *ext, uint32_t nr_ext,
+		     uint64_t size, char *err, size_t errlen)
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	if (nr_ext > HC_MAX_EXTENTS || (nr_ext && !ext))
+		return seterr(err, errlen, -EINVAL, "%u extents", nr_ext);
+	for (i = 0; i < nr_ext; i++) {
+		if (ext[i].offset % HC_FILL_BLOCK ||
+		    ext[i].length % HC_FILL_BLOCK || !ext[i].length)
 			return seterr(err, errlen, -EINVAL,
 				      "extent %u (%llu+%llu) is not %u-aligned",
-				      i, (unsigned long long)f->ext[i].offset,
-				      (unsigned long long)f->ext[i].length,
+				      i, (unsigned long long)ext[i].offset,
+				      (unsigned long long)ext[i].length,
 				      HC_FILL_BLOCK);
-		total += f->ext[i].length;
+		total += ext[i].length;
 	}
-	if (total < round_up_block(f->size))
+	if (total < round_up_block(size))
 		return seterr(err, errlen, -EINVAL,
 			      "extents hold %llu bytes, the object %llu",
 			      (unsigned long long)total,
-			      (unsigned long long)f->size);
+			      (unsigned long long)size);
 	return 0;
 }
 
