@@ -282,11 +282,20 @@ struct s3_src {
 	struct hcs3_object obj;		/* size and ETag every part must match */
 };
 
+/*
+ * Tests only: HC_TEST_FETCH_DELAY_MS in the environment makes every S3 part
+ * fetch wait that long first, so that a test can act mid-ingest (replace
+ * the object, kill the daemon, cut the network) without racing it.
+ */
+static unsigned int test_fetch_delay_ms;
+
 static int s3_fetch(void *src, unsigned int worker, uint64_t off, size_t len,
 		    void *buf, char *err, size_t errlen)
 {
 	struct s3_src *s = src;
 
+	if (test_fetch_delay_ms)
+		usleep(test_fetch_delay_ms * 1000U);
 	return hcs3_get_range(s->s->c[worker], s->bucket, s->key, off, len,
 			      s->obj.etag, buf, err, errlen);
 }
@@ -707,6 +716,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	log_level = cfg.log_level;
+	if (getenv("HC_TEST_FETCH_DELAY_MS"))
+		test_fetch_delay_ms = (unsigned int)
+			strtoul(getenv("HC_TEST_FETCH_DELAY_MS"), NULL, 10);
 
 	/* SIGTERM/SIGINT only interrupt the wait for the next request. */
 	sigemptyset(&block);

@@ -59,9 +59,12 @@ write_conf() {
 	} >/tmp/hc.conf
 }
 
+# start_daemon N: start hypercached and wait for its N-th "registered" line
+# in the log; $SLOW (ms) delays every part fetch (HC_TEST_FETCH_DELAY_MS) so
+# that a test can act mid-ingest without racing it
 start_daemon() {
 	rm -f /tmp/hcd.pid
-	hypercached -c /tmp/hc.conf >>/tmp/hcd.out 2>&1 &
+	HC_TEST_FETCH_DELAY_MS=${SLOW:-0} hypercached -c /tmp/hc.conf >>/tmp/hcd.out 2>&1 &
 	echo $! >/tmp/hcd.pid
 	i=0
 	while [ "$(grep -c registered /tmp/hcd.out)" -lt "${1:-1}" ]; do
@@ -176,7 +179,7 @@ t_overwritten() {
 	# one slow stream of 1 MiB parts, so the PUT lands mid-ingest
 	stop_daemon
 	write_conf ingest_concurrency=1 part_size=1M
-	start_daemon 4
+	SLOW=30 start_daemon 4
 	hc_pattern 11 104857600 >/tmp/old
 	hc_pattern 12 104857600 >/tmp/new
 	s3put /tmp/old over/o
@@ -209,7 +212,7 @@ t_overwritten() {
 t_helper_killed() {
 	stop_daemon
 	write_conf ingest_concurrency=1 part_size=1M
-	start_daemon 6
+	SLOW=30 start_daemon 6
 	hc_pattern 21 104857600 >/tmp/src
 	s3put /tmp/src killed/o
 	hcctl get --no-progress --timeout 300 -o /tmp/got "s3://$BUCKET/killed/o" >/tmp/get.out 2>&1 &
@@ -232,7 +235,7 @@ t_gateway_down() {
 	stop_daemon
 	write_conf ingest_concurrency=2 part_size=1M retry_attempts=3 \
 		timeout_connect=2 timeout_request=4
-	start_daemon 8
+	SLOW=30 start_daemon 8
 	before=$(used_bytes)
 	hc_pattern 31 104857600 >/tmp/src
 	s3put /tmp/src down/o
