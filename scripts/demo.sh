@@ -7,7 +7,8 @@
 # 3 x 256 MiB) and, in the guest: create a HyperCache pool, start
 # hypercached, show a cold miss, the ingest from S3 and a warm hit of the
 # model through the kernel (SHA-256 equal to the host's copy), preload the
-# shards, store a checkpoint (hcctl put), and show the layout, the objects,
+# shards, write a checkpoint back to S3 (hcctl put --sync: committed, then
+# uploaded by hypercached, verified in S3), and show the layout, the objects,
 # the counters and the pool.  The gateway is stopped afterwards unless it
 # was already running.  Expects `make modules-all all test-progs` to have run
 # (the top-level `make demo` does that and installs the packages first).

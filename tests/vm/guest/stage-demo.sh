@@ -6,8 +6,9 @@
 # s3://B/data/shard_000..007 there): create a pool on the emulated NVMe
 # drives, start hypercached, show a cold miss, the ingest and a warm hit of
 # the model through the kernel (SHA-256 equal to the host's), preload the
-# dataset shards, store a checkpoint with hcctl put, and show the layout, the
-# objects, the counters and the pool.
+# dataset shards, store a checkpoint with hcctl put --sync (written back to
+# S3 by hypercached, verified there), and show the layout, the objects, the
+# counters and the pool.
 . /hc/tests/lib.sh
 
 drives=3 bucket=models sha=""
@@ -87,9 +88,20 @@ t_demo() {
 	say hcctl preload-batch --config /tmp/hypercache.conf --no-progress \
 		--prefix "s3://$bucket/data/shard_" --sharded --node-count 1 --node-index 0
 
-	echo "demo: 5. a checkpoint written through the cache" >/dev/console
-	dd if=/dev/urandom of=/tmp/ckpt.pt bs=1M count=9 2>/dev/null
-	say hcctl put --no-progress /tmp/ckpt.pt "s3://$bucket/ckpt/run1/step-100.pt"
+	echo "demo: 5. a checkpoint written through the cache: put returns once it is" >/dev/console
+	echo "demo:    durable on the drives; hypercached uploads it in the background" >/dev/console
+	dd if=/dev/urandom of=/tmp/ckpt.pt bs=1M count=64 2>/dev/null
+	say hcctl put --sync --no-progress /tmp/ckpt.pt "s3://$bucket/ckpt/run1/step-100.pt" ||
+		hc_fail "put --sync failed"
+	grep "uploaded\|egress" /tmp/hcd.out | tail -n 2 >/dev/console
+	got=$(curl -sS --fail --aws-sigv4 aws:amz:us-east-1:s3 \
+		--user "${AWS_ACCESS_KEY_ID:-RGWAK}:${AWS_SECRET_ACCESS_KEY:-RGWSECRET}" \
+		-H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
+		"${HC_S3_ENDPOINT:-http://10.0.2.2:7480}/$bucket/ckpt/run1/step-100.pt" |
+		sha256sum | cut -d' ' -f1)
+	[ "$got" = "$(sha256sum /tmp/ckpt.pt | cut -d' ' -f1)" ] ||
+		hc_fail "the uploaded checkpoint differs"
+	echo "demo: the checkpoint in S3 is SHA-256-equal to the one written" >/dev/console
 	say hcctl ls
 	say hcctl stats
 	say hcctl status
