@@ -35,8 +35,8 @@ module:
 modules-all:
 	@set -e; for k in $$(scripts/kernels.sh); do \
 		d=build/kmod/$$k; mkdir -p $$d/src; \
-		cp -pu Kbuild $$d/src/; mkdir -p $$d/src/kmod $$d/src/uapi; \
-		cp -pu kmod/*.c kmod/*.h $$d/src/kmod/; cp -pu uapi/*.h $$d/src/uapi/; \
+		cp -pu Kbuild $$d/src/; mkdir -p $$d/src/kmod/core $$d/src/uapi; \
+		cp -pu kmod/*.c kmod/*.h $$d/src/kmod/; cp -pu kmod/core/*.c kmod/core/*.h $$d/src/kmod/core/; cp -pu uapi/*.h $$d/src/uapi/; \
 		echo "  MODULE  $$k"; \
 		$(MAKE) --no-print-directory -s -C /lib/modules/$$k/build M=$(CURDIR)/$$d/src W=1 modules; \
 		cp $$d/src/hypercache.ko $$d/; \

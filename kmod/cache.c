@@ -12,7 +12,7 @@
 #include <linux/xxhash.h>
 #include "cache.h"
 #include "journal.h"
-#include "pool.h"
+#include "hypercache.h"
 
 DECLARE_WAIT_QUEUE_HEAD(hc_cache_wait);
 atomic_t hc_cache_events = ATOMIC_INIT(0);

@@ -14,8 +14,8 @@
 #include <linux/list.h>
 #include <linux/types.h>
 #include <linux/wait.h>
-#include "alloc.h"
-#include "policy.h"
+#include "core/alloc.h"
+#include "core/policy.h"
 #include "../uapi/hypercache.h"
 
 struct hc_pool;

@@ -18,7 +18,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "cache.h"
-#include "pool.h"
+#include "hypercache.h"
 
 /**
  * struct hc_ctl - one open file of the control device

@@ -18,7 +18,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/uaccess.h>
-#include "pool.h"
+#include "hypercache.h"
 #include "../uapi/hypercache.h"
 
 static int hc_major;

@@ -7,12 +7,14 @@
  * written with PREFLUSH|FUA, so it is also ordered after the data and the
  * records before it).  Replay reads the first member that answers.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/blkdev.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "cache.h"
 #include "journal.h"
-#include "pool.h"
+#include "hypercache.h"
 
 #define HC_JOURNAL_SYNC	(REQ_OP_WRITE | REQ_SYNC | REQ_META | REQ_PREFLUSH | \
 			 REQ_FUA)
@@ -28,7 +30,7 @@ static int hc_journal_write(struct hc_journal *j, u64 off, void *buf,
 	for (i = 0; i < pool->nr_members; i++) {
 		err = hc_member_io(&pool->members[i], off, buf, len, opf);
 		if (err) {
-			pr_err("hypercache: %s: journal write at %llu failed (%d); the cache no longer takes changes\n",
+			pr_err("%s: journal write at %llu failed (%d); the cache no longer takes changes\n",
 			       pool->name, off, err);
 			j->broken = true;
 			return err;
@@ -192,7 +194,7 @@ static int hc_journal_compact(struct hc_journal *j)
 	if (!err)
 		err = hc_journal_flush_batch(&b);
 	if (err) {
-		pr_err("hypercache: %s: journal compaction failed (%d)\n",
+		pr_err("%s: journal compaction failed (%d)\n",
 		       pool->name, err);
 		return err;
 	}

@@ -11,7 +11,7 @@
 #define HC_JOURNAL_H
 
 #include <linux/sizes.h>
-#include "jrec.h"
+#include "core/jrec.h"
 
 struct hc_pool;
 struct hc_obj;

@@ -7,9 +7,11 @@
  * pool in between.  The module cannot be unloaded while /dev/hypercache0 is
  * open (the disk's fops hold a module reference).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <net/genetlink.h>
-#include "pool.h"
+#include "hypercache.h"
 #include "../uapi/hypercache_netlink.h"
 
 static int __init hc_init(void)
@@ -25,7 +27,7 @@ static int __init hc_init(void)
 	err = hc_nl_register();
 	if (err)
 		goto out_ctl;
-	pr_info("hypercache: loaded (format v%u, netlink family \"%s\" v%u)\n",
+	pr_info("loaded (format v%u, netlink family \"%s\" v%u)\n",
 		HC_SB_VERSION, HC_GENL_NAME, HC_GENL_VERSION);
 	return 0;
 

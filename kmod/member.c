@@ -8,7 +8,7 @@
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
-#include "pool.h"
+#include "hypercache.h"
 
 /**
  * hc_member_open - open a member exclusively

@@ -8,6 +8,8 @@
  * Failures carry an extended-ack message and, when one member is at fault,
  * point at that member's HC_A_POOL_MEMBER nest.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/limits.h>
 #include <linux/kdev_t.h>
@@ -17,7 +19,7 @@
 #include <linux/moduleparam.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
-#include "pool.h"
+#include "hypercache.h"
 #include "../uapi/hypercache_netlink.h"
 
 static const struct nla_policy hc_nl_member_policy[HC_A_MEMBER_MAX + 1] = {
@@ -617,7 +619,7 @@ static int hc_nl_helper_register(struct sk_buff *skb, struct genl_info *info)
 	if (pool)
 		list_for_each_entry(obj, &pool->cache->ingests, queue_node)
 			hc_nl_ingest_request(pool, obj);
-	pr_info("hypercache: helper registered (port %u)\n", hc_nl_helper);
+	pr_info("helper registered (port %u)\n", hc_nl_helper);
 out:
 	hc_pool_unlock();
 	return err;
@@ -887,7 +889,7 @@ static int hc_nl_egress_register(struct sk_buff *skb, struct genl_info *info)
 		err = -EBUSY;
 	} else {
 		hc_nl_egress = info->snd_portid;
-		pr_info("hypercache: egress helper registered (port %u)\n",
+		pr_info("egress helper registered (port %u)\n",
 			hc_nl_egress);
 	}
 	hc_pool_unlock();
@@ -998,11 +1000,11 @@ static int hc_nl_release(struct notifier_block *nb, unsigned long event,
 		return NOTIFY_DONE;
 	hc_pool_lock();
 	if (hc_nl_helper && n->portid == hc_nl_helper) {
-		pr_info("hypercache: helper (port %u) went away\n", n->portid);
+		pr_info("helper (port %u) went away\n", n->portid);
 		hc_nl_helper = 0;
 	}
 	if (hc_nl_egress && n->portid == hc_nl_egress) {
-		pr_info("hypercache: egress helper (port %u) went away\n",
+		pr_info("egress helper (port %u) went away\n",
 			n->portid);
 		hc_nl_egress = 0;
 		pool = hc_pool_current();

@@ -9,11 +9,13 @@
  * Both create and assemble validate every member before they write anything:
  * a member that fails validation is never written.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uuid.h>
 #include <linux/timekeeping.h>
-#include "pool.h"
+#include "hypercache.h"
 #include "../uapi/hypercache_netlink.h"
 
 static DEFINE_MUTEX(hc_pool_mutex);
@@ -76,14 +78,14 @@ static struct hc_member *hc_pool_open_given(const struct hc_pool_req *req,
 	for (i = 0; i < req->n; i++) {
 		err = hc_member_open(&given[i], req->paths[i], holder, &msg);
 		if (err) {
-			pr_err("hypercache: %s: %s (%d)\n", req->paths[i], msg,
+			pr_err("%s: %s (%d)\n", req->paths[i], msg,
 			       err);
 			hc_pool_fail_set(fail, i, msg);
 			goto out_close;
 		}
 		for (j = 0; j < i; j++) {
 			if (given[j].dev.bdev == given[i].dev.bdev) {
-				pr_err("hypercache: %s: device given twice\n",
+				pr_err("%s: device given twice\n",
 				       req->paths[i]);
 				hc_pool_fail_set(fail, i, "device given twice");
 				hc_member_close(&given[i], holder);
@@ -163,7 +165,7 @@ static struct hc_pool *hc_pool_alloc(u32 n)
 /* Log the pool that just started. */
 static void hc_pool_announce(struct hc_pool *pool, const char *how)
 {
-	pr_info("hypercache: %s pool %pUb: %s, %u members, %llu chunks of %u KiB\n",
+	pr_info("%s pool %pUb: %s, %u members, %llu chunks of %u KiB\n",
 		how, pool->uuid, pool->name, pool->nr_members,
 		hc_stripe_chunks(&pool->stripe), pool->chunk_size >> 10);
 }
@@ -227,7 +229,7 @@ int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		}
 		if (hc_sb_decode(block, &old, &msg) != -EINVAL &&
 		    !(req->flags & HC_POOL_F_FORCE)) {
-			pr_err("hypercache: %s: already holds a HyperCache superblock\n",
+			pr_err("%s: already holds a HyperCache superblock\n",
 			       req->paths[i]);
 			hc_pool_fail_set(fail, i,
 					 "device already holds a HyperCache superblock (use force to overwrite)");
@@ -269,7 +271,7 @@ int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		hc_sb_encode(&given[i].sb, block);
 		err = hc_member_write_sb(&given[i], block);
 		if (err) {
-			pr_err("hypercache: %s: superblock write failed (%d)\n",
+			pr_err("%s: superblock write failed (%d)\n",
 			       req->paths[i], err);
 			hc_pool_fail_set(fail, i, "superblock write failed");
 			goto out_wipe;
@@ -361,7 +363,7 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		else
 			err = hc_sb_decode(block, &sbs[i], &msg);
 		if (err) {
-			pr_err("hypercache: %s: %s (%d)\n", req->paths[i], msg, err);
+			pr_err("%s: %s (%d)\n", req->paths[i], msg, err);
 			hc_pool_fail_set(fail, i, msg);
 			goto out_close;
 		}
@@ -371,10 +373,10 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 	err = hc_sb_check_set(sbs, req->n, order, &v);
 	if (err) {
 		if (v.pos >= 0)
-			pr_err("hypercache: %s: %s (%d)\n", req->paths[v.pos],
+			pr_err("%s: %s (%d)\n", req->paths[v.pos],
 			       v.msg, err);
 		else
-			pr_err("hypercache: pool %pUb: %s: index %u (%d)\n",
+			pr_err("pool %pUb: %s: index %u (%d)\n",
 			       sbs[0].pool_uuid, v.msg, v.index, err);
 		hc_pool_fail_set(fail, v.pos, v.msg);
 		goto out_close;
@@ -385,7 +387,7 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 
 		if (bdev_nr_bytes(given[i].dev.bdev) <
 		    sb->data_offset + sb->member_chunks * sb->chunk_size) {
-			pr_err("hypercache: %s: smaller than its superblock says\n",
+			pr_err("%s: smaller than its superblock says\n",
 			       req->paths[i]);
 			hc_pool_fail_set(fail, i, "member smaller than its superblock says");
 			err = -EUCLEAN;
@@ -395,7 +397,7 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 
 	err = hc_pool_start(pool, given, order, req->n, false, fail);
 	if (err) {
-		pr_err("hypercache: pool %pUb: %s (%d)\n", sbs[0].pool_uuid,
+		pr_err("pool %pUb: %s (%d)\n", sbs[0].pool_uuid,
 		       fail->msg, err);
 		goto out_close;
 	}
@@ -459,7 +461,7 @@ int hc_pool_stop(bool force, struct hc_pool_fail *fail)
 	hc_journal_destroy(pool);
 	hc_pool_cur = NULL;
 	hc_nl_notify(pool, HC_POOL_STATE_STOPPED);
-	pr_info("hypercache: stopped pool %pUb\n", pool->uuid);
+	pr_info("stopped pool %pUb\n", pool->uuid);
 	for (i = pool->nr_members; i--; )
 		hc_member_close(&pool->members[i], pool);
 	mutex_unlock(&hc_pool_mutex);

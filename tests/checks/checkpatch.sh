@@ -4,7 +4,7 @@
 # reason:
 #   kmod/compat.h   is where LINUX_VERSION_CODE tests belong (and the
 #                   version typedef); that is its job
-#   kmod/core.h     defines the kernel's u8..u64 for the user-space build
+#   kmod/core/core.h defines the kernel's u8..u64 for the user-space build
 #   uapi/*.h        cannot use BIT() (not exported to user space)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,8 +14,8 @@ run() {
 	perl $cp --strict --no-tree --terse --show-types --quiet "$@"
 }
 rc=0
-run -f $(ls kmod/*.c kmod/*.h | grep -v -e compat.h -e core.h) || rc=1
+run -f $(ls kmod/*.c kmod/*.h kmod/core/*.c kmod/core/*.h | grep -v -e compat.h -e /core.h) || rc=1
 run --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON,NEW_TYPEDEFS -f kmod/compat.h || rc=1
-run --ignore PREFER_KERNEL_TYPES -f kmod/core.h || rc=1
+run --ignore PREFER_KERNEL_TYPES -f kmod/core/core.h || rc=1
 run --ignore BIT_MACRO -f uapi/*.h || rc=1
 exit $rc

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hcsim - run the object cache's W-TinyLFU policy (kmod/policy.c, the same
+ * hcsim - run the object cache's W-TinyLFU policy (kmod/core/policy.c, the same
  * core code as the module) and a size-aware LRU side by side on a trace,
  * and print request and byte hit ratios; or generate a synthetic trace.
  *

@@ -2,7 +2,7 @@
 /*
  * hc_jpoke MODE DEV...: append a crafted record at the end of the journal
  * log of a stopped pool, on every member given (the journal is mirrored),
- * using the module's own codec (kmod/jrec.c), so that tests can check
+ * using the module's own codec (kmod/core/jrec.c), so that tests can check
  * what assembly does with it:
  *   torn        an OBJECT record whose last bytes are damaged (a torn
  *               write): assembly must ignore it and keep everything before

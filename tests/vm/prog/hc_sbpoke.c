@@ -5,7 +5,7 @@
  * that tests can make superblocks the kernel must refuse for a reason other
  * than a bad checksum.  FIELD is one of version, incompat, ro_compat,
  * compat, index, count, chunks.  "hc_sbpoke DEV show" prints the fields.
- * Uses the module's own codec (kmod/sb.c) for the checksum.
+ * Uses the module's own codec (kmod/core/sb.c) for the checksum.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * Stripe geometry (see stripe.h).  Core code: shared with the unit tests.
  */
 #include "stripe.h"
-#include "../uapi/hypercache_format.h"
+#include "../../uapi/hypercache_format.h"
 
 /**
  * hc_stripe_init - validate and fill a geometry

@@ -34,7 +34,7 @@
 
 #include "core.h"
 #include "alloc.h"
-#include "../uapi/hypercache_format.h"
+#include "../../uapi/hypercache_format.h"
 
 /**
  * struct hc_jrec_hdr - a journal half's header, CPU-endian

@@ -2,8 +2,8 @@
 /*
  * A pool: N member block devices striped into one /dev/hypercacheN.
  */
-#ifndef HC_POOL_H
-#define HC_POOL_H
+#ifndef HC_HYPERCACHE_H
+#define HC_HYPERCACHE_H
 
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -12,8 +12,8 @@
 #include <linux/completion.h>
 #include <linux/workqueue.h>
 #include "compat.h"
-#include "stripe.h"
-#include "sb.h"
+#include "core/stripe.h"
+#include "core/sb.h"
 #include "cache.h"
 #include "journal.h"
 
@@ -133,4 +133,4 @@ void hc_nl_ingest_request(struct hc_pool *pool, struct hc_obj *obj);
 void hc_nl_egress_kick(void);
 void hc_nl_egress_stop(void);
 
-#endif /* HC_POOL_H */
+#endif /* HC_HYPERCACHE_H */

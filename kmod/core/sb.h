@@ -10,7 +10,7 @@
 #define HC_SB_H
 
 #include "core.h"
-#include "../uapi/hypercache_format.h"
+#include "../../uapi/hypercache_format.h"
 
 /* CPU-endian superblock; fields as in struct hc_sb_disk. */
 struct hc_sb {

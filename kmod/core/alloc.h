@@ -39,7 +39,7 @@
 #define HC_ALLOC_H
 
 #include "core.h"
-#include "../uapi/hypercache_format.h"
+#include "../../uapi/hypercache_format.h"
 
 /**
  * struct hc_ext - one extent of an object, in chunks of the pool
