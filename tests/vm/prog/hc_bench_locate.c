@@ -1,25 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hc_bench_locate COUNT N [ROUNDS]: benchmark of the object index (guest
- * only; scripts/bench-locate.sh runs it, not `make check`).
+ * hc_bench_locate [-t THREADS] COUNTS CALLS [ROUNDS]: benchmark of the
+ * object index (guest only; scripts/bench-locate.sh runs it through
+ * tests/vm/guest/stage-bench-locate.sh).
  *
- * 1. Indexes COUNT objects of 0 bytes ("bench/obj/%08u", STAGE + COMMIT
- *    with HC_COMMIT_F_CLEAN: no chunk, no data) and reports the kernel
- *    memory this took per object: the delta of /proc/meminfo's Slab and of
- *    /proc/slabinfo (active objects x object size, summed over all caches,
- *    with the caches that grew most) from before to after, divided by COUNT.
- * 2. Measures, in the same run and interleaved over ROUNDS rounds (default
- *    5), the mean latency of N ioctls of each kind:
- *      getsize  BLKGETSIZE64 on /dev/hypercache0 (the floor: a trivial ioctl)
- *      locate   HC_IOC_LOCATE of a hit (a random indexed URI), no hold
- *      hold     HC_IOC_LOCATE + HC_LOCATE_F_HOLD then HC_IOC_RELEASE (the
- *               pair, and per ioctl)
- *    and prints the best round's mean of each and the ratios to getsize.
+ * COUNTS is an ascending, comma-separated list of object counts (for
+ * example 1000,100000,1000000).  For each count C in turn:
  *
- * Output lines are "key value" pairs for the script to pick up.
+ * 1. The index grows to C objects "bench/obj/%08u" of 1 byte each: STAGE
+ *    (one chunk, one extent: the smallest object that has an extent, so it
+ *    is in the policy and its hits update the sketch and the LRU), then
+ *    COMMIT with HC_COMMIT_F_CLEAN (READY).  No data is written: nothing
+ *    reads it.  Reported: the time per object of this step and the kernel
+ *    memory it took per object (/proc/meminfo Slab and the sum over
+ *    /proc/slabinfo of active objects x object size, before and after).
+ * 2. HC_IOC_STAT must then show C objects, all READY, none evicted, and
+ *    C chunks in use: else the figures would be of misses or of objects
+ *    outside the policy, and the program fails.
+ * 3. For T = 1 .. THREADS (default 2) threads, each with its own open of
+ *    /dev/hypercache-ctl and /dev/hypercache0, started together at a
+ *    barrier: the mean latency per call of CALLS ioctls of each kind,
+ *    interleaved over ROUNDS rounds (default 5), the best round counting:
+ *      getsize  BLKGETSIZE64 on /dev/hypercache0 (the no-op peer)
+ *      locate   HC_IOC_LOCATE of a random hit, no hold, no arrays
+ *      extents  the same with an array of HC_MAX_EXTENTS extents, as
+ *               `hcctl get` asks (the extent is copied out)
+ *      hold     HC_IOC_LOCATE with HC_LOCATE_F_HOLD, then HC_IOC_RELEASE
+ *               (the pair)
+ *    A thread's latency is its own elapsed time / CALLS; the figure is the
+ *    mean over the threads.
+ *
+ * Output (stdout): "key value" lines, and per count and thread number one
+ *   result objects=C threads=T getsize_ns=G locate_ns=L extents_ns=E
+ *          hold_pair_ns=H ratio_locate=L/G ratio_extents=E/G
+ *          ratio_hold_pair=H/G
+ * Progress of long indexing steps goes to stderr.  Exit status 0, or 1
+ * with a message on stderr if any ioctl fails or a lookup is not a hit.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +50,29 @@
 #include <linux/fs.h>
 #include "hypercache.h"
 
-#define URI_LEN	32
+#define URI_LEN		32
+#define MAX_COUNTS	16
+#define MAX_THREADS	8
+#define MAX_CACHES	512
+
+enum { K_GETSIZE, K_LOCATE, K_EXTENTS, K_HOLD, K_NR };
+static const char *const kind_name[K_NR] = {
+	"getsize_ns", "locate_ns", "extents_ns", "hold_pair_ns"
+};
+
+struct worker {
+	pthread_t tid;
+	int ctl, dev;
+	unsigned int kind;
+	char (*uris)[URI_LEN];
+	uint32_t *lens;
+	double ns;		/* elapsed for the last kind */
+	int err;		/* 0, or the errno of the failed ioctl */
+	const char *what;
+};
+
+static unsigned int calls;
+static pthread_barrier_t start_line;
 
 static double now_ns(void)
 {
@@ -38,6 +80,17 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "hc_bench_locate: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void uri_of(char *buf, unsigned int i)
+{
+	snprintf(buf, URI_LEN, "bench/obj/%08u", i);
 }
 
 static long long meminfo_kb(const char *key)
@@ -58,80 +111,33 @@ static long long meminfo_kb(const char *key)
 	return v;
 }
 
-#define MAX_CACHES 512
-struct slab {
-	char name[64];
-	long long bytes;	/* active objects x object size */
-};
-
-static int read_slabinfo(struct slab *s)
+/* Sum over every cache of active objects x object size, or -1. */
+static long long slabinfo_bytes(void)
 {
-	char line[512];
-	int n = 0;
+	char line[512], name[64];
+	long long sum = 0, active, total, size;
 	FILE *f = fopen("/proc/slabinfo", "r");
 
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f) && n < MAX_CACHES) {
-		long long active, total, size;
-
+	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#' || !strncmp(line, "slabinfo", 8))
 			continue;
-		if (sscanf(line, "%63s %lld %lld %lld", s[n].name, &active,
-			   &total, &size) != 4)
-			continue;
-		s[n].bytes = active * size;
-		n++;
+		if (sscanf(line, "%63s %lld %lld %lld", name, &active, &total,
+			   &size) == 4)
+			sum += active * size;
 	}
 	fclose(f);
-	return n;
+	return sum;
 }
 
-static void uri_of(char *buf, unsigned int i)
+/* Index objects [from, to): 1 byte, one chunk, committed READY. */
+static void index_objects(int ctl, unsigned int from, unsigned int to)
 {
-	snprintf(buf, URI_LEN, "bench/obj/%08u", i);
-}
+	struct hc_extent ext[HC_MAX_EXTENTS];
+	unsigned int i;
 
-static void die(const char *what)
-{
-	fprintf(stderr, "hc_bench_locate: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-int main(int argc, char **argv)
-{
-	static struct slab before[MAX_CACHES], after[MAX_CACHES];
-	unsigned int count, n, rounds, i, r;
-	long long slab0, slab1, sum = 0;
-	int nb, na, ctl, dev;
-	double best[3] = { 1e30, 1e30, 1e30 }, cur[3], t0, t;
-	char (*uris)[URI_LEN];
-	uint32_t *lens;
-	uint64_t bytes;
-	struct hc_stats st = { .size = sizeof(st) };
-
-	if (argc != 3 && argc != 4) {
-		fprintf(stderr, "usage: hc_bench_locate COUNT N [ROUNDS]\n");
-		return 2;
-	}
-	count = strtoul(argv[1], NULL, 0);
-	n = strtoul(argv[2], NULL, 0);
-	rounds = argc == 4 ? strtoul(argv[3], NULL, 0) : 5;
-	if (!count || !n || !rounds)
-		return 2;
-	ctl = open("/dev/" HC_CTL_NAME, O_RDWR);
-	if (ctl < 0)
-		die("/dev/" HC_CTL_NAME);
-	dev = open("/dev/hypercache0", O_RDONLY);
-	if (dev < 0)
-		die("/dev/hypercache0");
-
-	/* 1. index COUNT objects, memory before and after */
-	sync();
-	nb = read_slabinfo(before);
-	slab0 = meminfo_kb("Slab");
-	t0 = now_ns();
-	for (i = 0; i < count; i++) {
+	for (i = from; i < to; i++) {
 		char uri[URI_LEN];
 		struct hc_stage s = { .size = sizeof(s) };
 		struct hc_commit c = { .size = sizeof(c),
@@ -140,117 +146,238 @@ int main(int argc, char **argv)
 		uri_of(uri, i);
 		s.uri = c.uri = (uintptr_t)uri;
 		s.uri_len = c.uri_len = strlen(uri);
+		s.obj_size = 1;
+		s.extents = (uintptr_t)ext;
+		s.max_extents = HC_MAX_EXTENTS;
 		if (ioctl(ctl, HC_IOC_STAGE, &s))
 			die(uri);
+		if (s.nr_extents != 1) {
+			fprintf(stderr, "hc_bench_locate: %s: %u extents, not 1\n",
+				uri, s.nr_extents);
+			exit(1);
+		}
 		if (ioctl(ctl, HC_IOC_COMMIT, &c))
 			die(uri);
+		if ((i + 1) % 100000 == 0)
+			fprintf(stderr, "hc_bench_locate: %u objects indexed\n",
+				i + 1);
 	}
-	t = now_ns() - t0;
-	slab1 = meminfo_kb("Slab");
-	na = read_slabinfo(after);
-	if (ioctl(ctl, HC_IOC_STAT, &st))
-		die("STAT");
-	printf("indexed %u\n", count);
-	printf("index_ns_per_object %.0f\n", t / count);
-	printf("stat_objects %llu\n", (unsigned long long)st.objects);
-	printf("stat_evictions %llu\n", (unsigned long long)st.evictions);
-	printf("stat_bytes_used %llu\n", (unsigned long long)st.bytes_used);
-	printf("meminfo_slab_delta_kb %lld\n", slab1 - slab0);
-	printf("meminfo_slab_bytes_per_object %.1f\n",
-	       (slab1 - slab0) * 1024.0 / count);
-	if (nb > 0 && na > 0) {
-		for (int a = 0; a < na; a++) {
-			long long d = after[a].bytes;
+}
 
-			for (int b = 0; b < nb; b++)
-				if (!strcmp(before[b].name, after[a].name)) {
-					d -= before[b].bytes;
-					break;
-				}
-			sum += d;
-			if (d > 256 * 1024)
-				printf("slab_cache_delta %s %lld bytes %.1f per object\n",
-				       after[a].name, d, (double)d / count);
+static int one_call(struct worker *w, unsigned int i)
+{
+	struct hc_extent ext[HC_MAX_EXTENTS];
+	struct hc_locate l;
+	struct hc_obj_ref ref;
+	uint64_t bytes;
+
+	if (w->kind == K_GETSIZE) {
+		w->what = "BLKGETSIZE64";
+		return ioctl(w->dev, BLKGETSIZE64, &bytes);
+	}
+	memset(&l, 0, sizeof(l));
+	l.size = sizeof(l);
+	l.uri = (uintptr_t)w->uris[i];
+	l.uri_len = w->lens[i];
+	if (w->kind == K_EXTENTS) {
+		l.extents = (uintptr_t)ext;
+		l.max_extents = HC_MAX_EXTENTS;
+	}
+	if (w->kind == K_HOLD)
+		l.flags = HC_LOCATE_F_HOLD;
+	w->what = "LOCATE";
+	if (ioctl(w->ctl, HC_IOC_LOCATE, &l))
+		return -1;
+	if (l.status != HC_LOCATE_HIT || l.nr_extents != 1) {
+		w->what = "LOCATE: not a hit with one extent";
+		errno = EPROTO;
+		return -1;
+	}
+	if (w->kind != K_HOLD)
+		return 0;
+	memset(&ref, 0, sizeof(ref));
+	ref.size = sizeof(ref);
+	ref.uri = l.uri;
+	ref.uri_len = l.uri_len;
+	w->what = "RELEASE";
+	return ioctl(w->ctl, HC_IOC_RELEASE, &ref);
+}
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	unsigned int i;
+	double t0;
+
+	pthread_barrier_wait(&start_line);
+	t0 = now_ns();
+	for (i = 0; i < calls; i++)
+		if (one_call(w, i)) {
+			w->err = errno;
+			break;
 		}
-		printf("slabinfo_bytes_per_object %.1f\n", (double)sum / count);
-	}
-	if (st.objects < count) {
-		fprintf(stderr, "hc_bench_locate: only %llu of %u objects stayed indexed\n",
-			(unsigned long long)st.objects, count);
-		return 1;
-	}
+	w->ns = now_ns() - t0;
+	return NULL;
+}
 
-	/* 2. the URIs to look up, random hits, generated before timing */
-	uris = malloc((size_t)n * URI_LEN);
-	lens = malloc((size_t)n * sizeof(*lens));
-	if (!uris || !lens)
-		die("malloc");
-	srand(1);
-	for (i = 0; i < n; i++) {
-		uri_of(uris[i], (unsigned int)rand() % count);
-		lens[i] = strlen(uris[i]);
-	}
+/* Run @kind on @nt workers at once; the mean latency per call in ns. */
+static double run_kind(struct worker *w, unsigned int nt, unsigned int kind)
+{
+	double sum = 0;
+	unsigned int t;
 
+	if (pthread_barrier_init(&start_line, NULL, nt))
+		die("pthread_barrier_init");
+	for (t = 0; t < nt; t++) {
+		w[t].kind = kind;
+		w[t].err = 0;
+		errno = pthread_create(&w[t].tid, NULL, worker_run, &w[t]);
+		if (errno)
+			die("pthread_create");
+	}
+	for (t = 0; t < nt; t++)
+		pthread_join(w[t].tid, NULL);
+	pthread_barrier_destroy(&start_line);
+	for (t = 0; t < nt; t++) {
+		if (w[t].err) {
+			errno = w[t].err;
+			die(w[t].what);
+		}
+		sum += w[t].ns / calls;
+	}
+	return sum / nt;
+}
+
+static void measure(struct worker *w, unsigned int count, unsigned int nt,
+		    unsigned int rounds)
+{
+	double best[K_NR], cur[K_NR];
+	unsigned int r, k, t, i;
+
+	for (t = 0; t < nt; t++) {
+		unsigned int seed = 1 + t;
+
+		for (i = 0; i < calls; i++) {
+			uri_of(w[t].uris[i], (unsigned int)rand_r(&seed) % count);
+			w[t].lens[i] = strlen(w[t].uris[i]);
+		}
+	}
+	for (k = 0; k < K_NR; k++)
+		best[k] = 1e30;
 	for (r = 0; r < rounds; r++) {
-		struct hc_locate l;
-		struct hc_obj_ref ref = { .size = sizeof(ref) };
-
-		t0 = now_ns();
-		for (i = 0; i < n; i++)
-			if (ioctl(dev, BLKGETSIZE64, &bytes))
-				die("BLKGETSIZE64");
-		t = (now_ns() - t0) / n;
-		cur[0] = t;
-		if (t < best[0])
-			best[0] = t;
-
-		t0 = now_ns();
-		for (i = 0; i < n; i++) {
-			memset(&l, 0, sizeof(l));
-			l.size = sizeof(l);
-			l.uri = (uintptr_t)uris[i];
-			l.uri_len = lens[i];
-			if (ioctl(ctl, HC_IOC_LOCATE, &l))
-				die("LOCATE");
-			if (l.status != HC_LOCATE_HIT) {
-				fprintf(stderr, "hc_bench_locate: %s: status %u\n",
-					uris[i], l.status);
-				return 1;
-			}
+		for (k = 0; k < K_NR; k++) {
+			cur[k] = run_kind(w, nt, k);
+			if (cur[k] < best[k])
+				best[k] = cur[k];
 		}
-		t = (now_ns() - t0) / n;
-		cur[1] = t;
-		if (t < best[1])
-			best[1] = t;
-
-		t0 = now_ns();
-		for (i = 0; i < n; i++) {
-			memset(&l, 0, sizeof(l));
-			l.size = sizeof(l);
-			l.flags = HC_LOCATE_F_HOLD;
-			l.uri = (uintptr_t)uris[i];
-			l.uri_len = lens[i];
-			if (ioctl(ctl, HC_IOC_LOCATE, &l))
-				die("LOCATE+HOLD");
-			if (l.status != HC_LOCATE_HIT)
-				return 1;
-			ref.uri = l.uri;
-			ref.uri_len = l.uri_len;
-			if (ioctl(ctl, HC_IOC_RELEASE, &ref))
-				die("RELEASE");
-		}
-		t = (now_ns() - t0) / n;
-		cur[2] = t;
-		if (t < best[2])
-			best[2] = t;
-		printf("round %u getsize_ns %.0f locate_ns %.0f hold_release_ns %.0f\n",
-		       r, cur[0], cur[1], cur[2]);
+		printf("round objects=%u threads=%u r=%u getsize_ns=%.0f locate_ns=%.0f extents_ns=%.0f hold_pair_ns=%.0f\n",
+		       count, nt, r, cur[K_GETSIZE], cur[K_LOCATE],
+		       cur[K_EXTENTS], cur[K_HOLD]);
 	}
-	printf("getsize_ns %.0f\n", best[0]);
-	printf("locate_ns %.0f\n", best[1]);
-	printf("hold_release_pair_ns %.0f\n", best[2]);
-	printf("ratio_locate %.2f\n", best[1] / best[0]);
-	printf("ratio_hold_release_per_ioctl %.2f\n", best[2] / 2 / best[0]);
-	printf("ratio_hold_release_pair %.2f\n", best[2] / best[0]);
+	printf("result objects=%u threads=%u", count, nt);
+	for (k = 0; k < K_NR; k++)
+		printf(" %s=%.0f", kind_name[k], best[k]);
+	printf(" ratio_locate=%.2f ratio_extents=%.2f ratio_hold_pair=%.2f\n",
+	       best[K_LOCATE] / best[K_GETSIZE],
+	       best[K_EXTENTS] / best[K_GETSIZE],
+	       best[K_HOLD] / best[K_GETSIZE]);
+	fflush(stdout);
+}
+
+static int parse_counts(char *s, unsigned int *counts)
+{
+	unsigned int n = 0;
+	char *tok, *end;
+
+	for (tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+		unsigned long v = strtoul(tok, &end, 10);
+
+		if (*end || !v || v > 99999999 || n == MAX_COUNTS ||
+		    (n && v <= counts[n - 1]))
+			return -1;
+		counts[n++] = v;
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	static struct worker w[MAX_THREADS];
+	unsigned int counts[MAX_COUNTS], threads = 2, rounds = 5, done = 0;
+	int nc, ctl, c, opt;
+	unsigned int t;
+
+	while ((opt = getopt(argc, argv, "t:")) != -1) {
+		if (opt != 't')
+			goto usage;
+		threads = strtoul(optarg, NULL, 10);
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc != 2 && argc != 3)
+		goto usage;
+	nc = parse_counts(argv[0], counts);
+	calls = strtoul(argv[1], NULL, 10);
+	if (argc == 3)
+		rounds = strtoul(argv[2], NULL, 10);
+	if (nc <= 0 || !calls || !rounds || !threads || threads > MAX_THREADS)
+		goto usage;
+
+	ctl = open("/dev/" HC_CTL_NAME, O_RDWR);
+	if (ctl < 0)
+		die("/dev/" HC_CTL_NAME);
+	for (t = 0; t < threads; t++) {
+		w[t].ctl = open("/dev/" HC_CTL_NAME, O_RDONLY);
+		w[t].dev = open("/dev/hypercache0", O_RDONLY);
+		if (w[t].ctl < 0 || w[t].dev < 0)
+			die("open");
+		w[t].uris = malloc((size_t)calls * URI_LEN);
+		w[t].lens = malloc((size_t)calls * sizeof(*w[t].lens));
+		if (!w[t].uris || !w[t].lens)
+			die("malloc");
+	}
+
+	for (c = 0; c < nc; c++) {
+		struct hc_stats st = { .size = sizeof(st) };
+		unsigned int n = counts[c], added = n - done;
+		long long slab0, slab1, sb0, sb1;
+		double t0, el;
+
+		sync();
+		sb0 = slabinfo_bytes();
+		slab0 = meminfo_kb("Slab");
+		t0 = now_ns();
+		index_objects(ctl, done, n);
+		el = now_ns() - t0;
+		slab1 = meminfo_kb("Slab");
+		sb1 = slabinfo_bytes();
+		done = n;
+		if (ioctl(ctl, HC_IOC_STAT, &st))
+			die("STAT");
+		printf("indexed objects=%u added=%u index_ns_per_object=%.0f meminfo_slab_bytes_per_object=%.1f slabinfo_bytes_per_object=%.1f\n",
+		       n, added, el / added, (slab1 - slab0) * 1024.0 / added,
+		       sb0 < 0 || sb1 < 0 ? -1.0 : (double)(sb1 - sb0) / added);
+		printf("stat objects=%u stat_objects=%llu ready=%llu evictions=%llu bytes_used=%llu\n",
+		       n, (unsigned long long)st.objects,
+		       (unsigned long long)st.by_state[HC_OBJ_READY],
+		       (unsigned long long)st.evictions,
+		       (unsigned long long)st.bytes_used);
+		fflush(stdout);
+		if (st.objects != n || st.by_state[HC_OBJ_READY] != n ||
+		    st.evictions) {
+			fprintf(stderr, "hc_bench_locate: %u objects indexed, STAT shows %llu (%llu READY, %llu evicted)\n",
+				n, (unsigned long long)st.objects,
+				(unsigned long long)st.by_state[HC_OBJ_READY],
+				(unsigned long long)st.evictions);
+			return 1;
+		}
+		for (t = 1; t <= threads; t++)
+			measure(w, n, t, rounds);
+	}
 	return 0;
+
+usage:
+	fprintf(stderr, "usage: hc_bench_locate [-t THREADS] COUNTS CALLS [ROUNDS]\n"
+		"  COUNTS: ascending, comma-separated (1000,100000,...)\n");
+	return 2;
 }
