@@ -29,7 +29,8 @@
 # offset whose journal half holds a 512-byte record per object (980 MiB
 # for 1,000,000).  Images: build/bench-locate/nvmeN.img (deleted
 # afterwards; only the journal is ever written: 512 MiB per drive at 1M).
-# Serial log: build/bench-locate/<ts>.log.
+# Serial log: build/bench-locate/<ts>.log (--smoke: build/bench-locate-smoke/,
+# so that a smoke run never touches a full run's images).
 #
 # Exit status 0 only if the boot passed and every figure line (a "result"
 # line for every count and thread number) was printed.
@@ -38,7 +39,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-counts=1000,100000,1000000 calls=200000 rounds=5 threads=2 build=1 timeout="" kver=""
+counts=1000,100000,1000000 calls=200000 rounds=5 threads=2 build=1 timeout="" kver="" smoke=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--counts) counts=$2; shift 2 ;;
@@ -48,7 +49,7 @@ while [ $# -gt 0 ]; do
 	--kver) kver=$2; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
-	--smoke) counts=50,200 calls=2000 rounds=1; shift ;;
+	--smoke) counts=50,200 calls=2000 rounds=1 smoke=-smoke; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "bench-locate.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -78,7 +79,7 @@ fi
 [ -n "$kver" ] && KVER=$kver
 hc_kernel_select
 
-out=$ROOT/build/bench-locate
+out=$ROOT/build/bench-locate$smoke
 mkdir -p "$out"
 imgs=()
 for i in 0 1 2; do
