@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: scripts/bench-fetch.sh [--size-mb M] [--rounds R] [--no-build]
+# Usage: scripts/bench-fetch.sh [--size-mb M] [--rounds R] [--no-build] [--smoke]
 #
 # The ingest path on the host, without the kernel: against the tests' S3
 # gateway (scripts/rgw.sh, Ceph radosgw on loopback), one random object of
@@ -13,17 +13,21 @@
 #               fdatasync), for a grid of W x P
 # Best of R rounds (default 3) in MB/s, with the ratio to curl-1.  This is
 # how hypercached's defaults (ingest_concurrency, part_size) were chosen.
-# Files: build/bench-fetch/ (deleted afterwards).  Not a test.
+# Files: build/bench-fetch/ (deleted afterwards).  --smoke is the smoke run
+# of `make check` (tests/checks/bench-fetch.sh): 8 MiB, 1 round, in
+# build/bench-fetch-smoke/.  Exit status 0 only if every fetch worked, every
+# figure line was printed and hcfetch's copy is SHA-256-equal.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-size_mb=1024 rounds=3 build=1
+size_mb=1024 rounds=3 build=1 smoke=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--size-mb) size_mb=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--no-build) build=0; shift ;;
+	--smoke) size_mb=8 rounds=1 smoke=-smoke; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "bench-fetch.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -40,7 +44,7 @@ if ! scripts/rgw.sh status >/dev/null 2>&1; then
 	started=1
 fi
 eval "$(scripts/rgw.sh env)"
-out=$ROOT/build/bench-fetch
+out=$ROOT/build/bench-fetch$smoke
 mkdir -p "$out"
 bucket=hcbenchfetch key=obj-${size_mb}m
 size=$((size_mb << 20))
@@ -98,7 +102,8 @@ best() {
 	done
 	[ -n "$base" ] || base=$b
 	awk -v n="$name" -v s="$size" -v t="$b" -v base="$base" 'BEGIN {
-		printf "%-14s %8.1f MB/s %7.2f s  x%.2f\n", n, s / t / 1e6, t, base / t }'
+		printf "%-14s %8.1f MB/s %7.2f s  x%.2f\n", n, s / t / 1e6, t, base / t }' |
+		tee -a "$out/figures"
 }
 
 echo "== the ingest path on the host, without the kernel =="
@@ -107,12 +112,20 @@ echo "host:    $(nproc) CPUs, $(uname -r)"
 echo "gateway: Ceph radosgw (memstore) at $HC_S3_ENDPOINT"
 echo "object:  $size_mb MiB of random bytes; into a file on $(df --output=source "$ROOT" | tail -1), durably; best of $rounds"
 echo
+grid="1x8 2x8 4x8 8x8 16x8 8x4 8x16 8x32 4x64"
+: >"$out/figures"
 best curl-1 curl1
 best curl-8 curl8
 best aws-cp awscp
-for wp in 1x8 2x8 4x8 8x8 16x8 8x4 8x16 8x32 4x64; do
+for wp in $grid; do
 	best "hcfetch-$wp" hcf "${wp%x*}" "${wp#*x}"
 done
 got=$(sha256sum <"$out/f" | cut -d' ' -f1)
 [ "$got" = "$sum" ] || { echo "bench-fetch.sh: hcfetch's copy differs" >&2; exit 1; }
 echo "(hcfetch's last copy is SHA-256-equal to the source)"
+missing=0
+for name in curl-1 curl-8 aws-cp $(printf 'hcfetch-%s ' $grid); do
+	grep -Eq "^$name +[0-9.]+ MB/s +[0-9.]+ s +x[0-9.]+$" "$out/figures" ||
+		{ echo "bench-fetch.sh: no figure for $name" >&2; missing=1; }
+done
+exit $missing

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Usage: scripts/bench-s3.sh [--size-mb M] [--kver K] [--no-build] [--timeout S]
+# Usage: scripts/bench-s3.sh [--size-mb M] [--rounds R] [--kver K] [--no-build]
+#                            [--timeout S] [--smoke]
 #
 # Cold ingest versus plain S3 clients, in ONE guest boot (QEMU/TCG) against
 # the same gateway (scripts/rgw.sh: Ceph radosgw on the host, reached as
@@ -17,14 +18,18 @@
 # curl-1 measured in the same boot.  On the host, for reference: `aws s3 cp`
 # of the same object to /dev/null (Debian's awscli v2).
 #
-# Images: build/bench-s3/nvmeN.img (sparse, deleted afterwards).  This is not
-# a test: `make check` does not run it.
+# --smoke is the smoke run of `make check` (tests/vm/scenarios/97-bench.sh):
+# a 4 MiB object, 1 round, in build/bench-s3-smoke/.
+#
+# Images: build/bench-s3/nvmeN.img (sparse, deleted afterwards).  Exit
+# status 0 only if the boot passed and every figure line (each client, each
+# W x P, the warm read, the host's aws-s3-cp) was printed.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-size_mb=1024 build=1 timeout=1800 kver="" rounds=2
+size_mb=1024 build=1 timeout=1800 kver="" rounds=2 smoke=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--size-mb) size_mb=$2; shift 2 ;;
@@ -32,6 +37,7 @@ while [ $# -gt 0 ]; do
 	--kver) kver=$2; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
+	--smoke) size_mb=4 rounds=1 timeout=600 smoke=-smoke; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "bench-s3.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -49,7 +55,7 @@ hc_kernel_select
 
 scripts/rgw.sh start >&2
 eval "$(scripts/rgw.sh env)"
-out=$ROOT/build/bench-s3
+out=$ROOT/build/bench-s3$smoke
 mkdir -p "$out"
 bucket=hcbench
 key=obj-${size_mb}m
@@ -96,10 +102,11 @@ echo "gateway: Ceph radosgw (memstore) on the host, $HC_S3_ENDPOINT"
 echo "object:  $size_mb MiB of random bytes, best of $rounds rounds"
 echo "log:     $log"
 echo
-grep -a 'hc: bench-s3' "$log" | sed 's/^.*hc: bench-s3/hc: bench-s3/' || true
+grep -a 'hc: bench-s3' "$log" | tr -d '\r' | sed 's/^.*hc: bench-s3/hc: bench-s3/' |
+	tee "$out/figures" || true
 awk -v m="$size_mb" -v t="$aws_best" 'BEGIN {
 	printf "host: aws-s3-cp %.1f MB/s (%.2f s; outside the guest, not comparable to TCG figures)\n",
-		m * 1.048576 / t, t }'
+		m * 1.048576 / t, t }' | tee -a "$out/figures"
 if [ $rc -ne 0 ]; then
 	echo
 	echo "bench-s3.sh: the boot failed:"
@@ -107,4 +114,11 @@ if [ $rc -ne 0 ]; then
 	sed -n '/^----- last/,$p' "$out/boot.out" | tail -n 40
 	exit 1
 fi
-exit 0
+missing=0
+for name in curl-1 curl-8 hc-1x8 hc-4x8 hc-8x8 hc-8x16 hc-16x4 warm; do
+	grep -Eq "^hc: bench-s3 $name [0-9.]+ MB/s [0-9.]+ s x[0-9.]+$" "$out/figures" ||
+		{ echo "bench-s3.sh: no figure for $name" >&2; missing=1; }
+done
+grep -Eq '^host: aws-s3-cp [0-9.]+ MB/s' "$out/figures" ||
+	{ echo "bench-s3.sh: no figure for aws-s3-cp" >&2; missing=1; }
+exit $missing

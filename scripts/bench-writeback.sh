@@ -1,5 +1,6 @@
 #!/bin/bash
 # Usage: scripts/bench-writeback.sh [--size-mb M] [--rounds R] [--kver K] [--no-build]
+#                                   [--smoke]
 #
 # Write-back versus a synchronous upload, in ONE guest boot (QEMU/TCG,
 # multi-threaded) against the tests' S3 gateway (scripts/rgw.sh): a
@@ -9,21 +10,29 @@
 # the application may go on) and the time until hypercached's upload is
 # acknowledged (egress).  R rounds (default 3); each figure and the median
 # ratios.  The seed's claim to compare with: "GPUs unblocked in 350 ms for
-# 250 MB".  Not a test.
+# 250 MB".  --smoke is the smoke run of `make check` (tests/vm/scenarios/
+# 97-bench.sh): 4 MiB, 1 round, in build/bench-writeback-smoke/.  Exit status
+# 0 only if the boot passed and every figure line (the three of each round
+# and the medians) was printed.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-size_mb=256 rounds=3 build=1 kver=""
+size_mb=256 rounds=3 build=1 kver="" smoke=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--size-mb) size_mb=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--kver) kver=$2; shift 2 ;;
 	--no-build) build=0; shift ;;
+	--smoke) size_mb=4 rounds=1 smoke=-smoke; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "bench-writeback.sh: unknown option $1" >&2; exit 2 ;;
 	esac
+done
+for v in size_mb rounds; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
+		{ echo "bench-writeback.sh: --${v/_/-} needs a positive integer" >&2; exit 2; }
 done
 [ $build = 1 ] && make modules-all tools helper test-progs >&2
 . "$ROOT/tests/vm/kernel.sh"
@@ -37,7 +46,7 @@ if ! scripts/rgw.sh status >/dev/null 2>&1; then
 fi
 bucket=hcbenchwb
 scripts/rgw.sh mb "$bucket" >/dev/null 2>&1 || true
-out=$ROOT/build/bench-writeback
+out=$ROOT/build/bench-writeback$smoke
 mkdir -p "$out"
 imgs=()
 for i in 0 1 2; do
@@ -65,8 +74,8 @@ echo "kernel:  $HC_KVER (guest, QEMU/TCG ${HC_TCG_THREAD:-multi}-threaded, 2 vCP
 echo "gateway: Ceph radosgw (memstore) on the host, via QEMU user networking"
 echo "object:  $size_mb MiB, $rounds rounds; log: $log"
 echo
-grep -a 'hc: bench-writeback' "$log" | sed 's/^.*hc: bench-writeback/hc: bench-writeback/' |
-	tee "$out/figures"
+grep -a 'hc: bench-writeback' "$log" | tr -d '\r' |
+	sed 's/^.*hc: bench-writeback/hc: bench-writeback/' | tee "$out/figures"
 awk '
 	/ curl-sync-put / { c[n1++] = $4 }
 	/ hc-put-returns / { p[n2++] = $4 }
@@ -82,4 +91,11 @@ awk '
 		printf "median: curl sync upload %.3f s; hcctl put returns %.3f s (%.1fx sooner); egress %.3f s (%.2fx the sync upload time)\n",
 			mc, mp, mc / mp, me, me / mc
 	}' "$out/figures" || { echo "bench-writeback.sh: no figures (boot rc=$rc)"; tail -n 40 "$out/boot.out"; exit 1; }
-exit $rc
+missing=0
+for name in curl-sync-put hc-put-returns hc-egress; do
+	n=$(grep -Ec "^hc: bench-writeback $name [0-9.]+ s [0-9.]+ MB/s$" "$out/figures" || true)
+	[ "$n" = "$rounds" ] ||
+		{ echo "bench-writeback.sh: $n of $rounds figures for $name" >&2; missing=1; }
+done
+[ $rc = 0 ] || { echo "bench-writeback.sh: the boot failed (rc=$rc)" >&2; tail -n 40 "$out/boot.out"; exit 1; }
+exit $missing

@@ -1,22 +1,28 @@
 #!/bin/sh
 # Usage (guest, via /init; host side: scripts/bench.sh):
 #   stage-bench.sh [drives=N] [runtime=SECONDS] [size=MiB] [rounds=R]
-#                  [profile=1]
+#                  [warmup=SECONDS] [profile=1]
 #
-# A BENCHMARK, not a test (no scenario runs it, so `make check` does not).
-# In one boot, over the same N drives, one device after the other:
+# A BENCHMARK (its smoke run, scripts/bench.sh --smoke, is the test
+# 97-bench/bench.sh). In one boot, over the same N drives, one device after
+# the other:
 #   hypercache  /dev/hypercache0 from `hcctl pool create` (then pool stop)
 #   md          md raid0, 4 MiB chunks, data at the pool's data offset
 #   dm          dm-stripe, 4 MiB chunks, data at the pool's data offset
 # All three have the pool's capacity (md/dm: at least it; the sizes are
 # printed), stripe in the same member order with the same chunk size and
-# data offset, so the same test region maps to the same blocks of the same
-# drives. Each device is preconditioned identically (one sequential 4 MiB
-# O_DIRECT write of the test region), then read by the same two fio jobs:
+# data offset, so the same byte range maps to the same blocks of the same
+# drives. The test region is an object: raw writes to /dev/hypercache0 are
+# fenced outside staged objects, so the region (size MiB of random bytes
+# in /tmp) is written with `hcctl put --clean` (STAGE, O_DIRECT writes of
+# 4 MiB into its extents, COMMIT) and its place, one extent at byte offset
+# X, is read back from `hcctl locate --json`. On md and dm the same bytes
+# go to the same range [X, X + size MiB) with one sequential 4 MiB O_DIRECT
+# write (fio). Then the same two fio jobs read that range of each device:
 #   seq4m   --rw=read     --bs=4m --iodepth=32 --direct=1 --ioengine=libaio
 #   rand4k  --rw=randread --bs=4k --iodepth=32 --direct=1 --ioengine=libaio
 #           --randrepeat=1
-# both --time_based --runtime=R --gtod_reduce=1 over the first size MiB.
+# both --time_based --runtime=R --gtod_reduce=1 --offset=X --size=size MiB.
 # (gtod_reduce: the TCG guest's clocksource is the emulated HPET, every clock
 # read is a trip into QEMU under its big lock; per-I/O latency timestamps made
 # that the largest and noisiest cost of a run. No latency numbers therefore.) The whole round is
@@ -40,13 +46,14 @@
 # reported as "HCTEST not ok" and fails the boot.
 . /hc/tests/lib.sh
 
-drives=3 runtime=10 size=384 rounds=2 profile=0
+drives=3 runtime=10 size=384 rounds=2 warmup=2 profile=0
 for a in "$@"; do
 	case "$a" in
 	drives=*) drives=${a#drives=} ;;
 	runtime=*) runtime=${a#runtime=} ;;
 	size=*) size=${a#size=} ;;
 	rounds=*) rounds=${a#rounds=} ;;
+	warmup=*) warmup=${a#warmup=} ;;
 	profile=*) profile=${a#profile=} ;;
 	*) echo "stage-bench: unknown argument $a" >&2; exit 2 ;;
 	esac
@@ -113,7 +120,7 @@ fio_job() {
 		_prof="perf record -q -a -g -e cpu-clock -F 499 -o $B/perf.$tag.$_name.data --"
 	fi
 	$_prof fio --name="$_name" --filename="$_dev" --direct=1 --ioengine=libaio \
-		--iodepth=32 --size=${size}M --eta=never --minimal \
+		--iodepth=32 --offset="$region_off" --size=${size}M --eta=never --minimal \
 		--terse-version=3 "$@" >$B/fio.$_name.out 2>&1 ||
 		{ cat $B/fio.$_name.out; hc_fail "fio $_name on $_dev failed"; }
 	_w=0
@@ -128,14 +135,19 @@ fio_job() {
 		{ cat $B/fio.$_name.out; hc_fail "fio $_name on $_dev moved no data"; }
 }
 
-# run_jobs TAG DEV ROUND: precondition, then the two jobs; results in
-# $B/res.ROUND.TAG.JOB as "bw_kibps iops members_avg_kb usr% sys% ctx clat_us"
-# (clat_us is 0 under --gtod_reduce)
+# run_jobs TAG DEV ROUND: precondition (md, dm: fio writes the region; the
+# pool's region was put as an object before), then the two jobs over
+# [region_off, + size MiB); results in $B/res.ROUND.TAG.JOB as
+# "bw_kibps iops members_avg_kb usr% sys% ctx clat_us" (clat_us is 0 under
+# --gtod_reduce)
 run_jobs() {
 	tag=$1 dev=$2 r=$3
-	fio_job precond "$dev" --rw=write --bs=4m
-	read -r bw _ <$B/last
-	echo "precond r$r $tag: write bw_MiBps=$((bw / 1024))" >$B/precond.$r.$tag
+	if [ "$tag" != hypercache ]; then
+		fio_job precond "$dev" --rw=write --bs=4m
+		read -r bw _ <$B/last
+		echo "precond r$r $tag: fio write of the region bw_MiBps=$((bw / 1024))" \
+			>$B/precond.$r.$tag
+	fi
 	for job in seq4m rand4k; do
 		case $job in
 		seq4m) opts="--rw=read --bs=4m" ;;
@@ -185,7 +197,33 @@ t_hypercache() {
 		hc_fail "blockdev size != capacity $cap"
 	limits /dev/hypercache0 >$B/limits.hypercache
 	[ $((size * MiB)) -le "$cap" ] || hc_fail "size=${size} MiB > capacity $cap"
+	put_region "$r"
 	run_jobs hypercache /dev/hypercache0 "$r"
+}
+
+# put_region ROUND: the test region as one object (hcctl put of
+# $B/region), its place from `hcctl locate --json` into $B/region_off
+put_region() {
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	hcctl put --clean --no-progress $B/region bench/region >/dev/null
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	hcctl locate --json bench/region >$B/locate.json
+	grep -q '"status":"hit"' $B/locate.json && grep -q '"state":"ready"' $B/locate.json ||
+		{ cat $B/locate.json; hc_fail "bench/region is not a READY hit"; }
+	[ "$(grep -o '"offset":' $B/locate.json | wc -l)" = 1 ] ||
+		{ cat $B/locate.json; hc_fail "bench/region is not one extent"; }
+	off=$(sed -n 's/.*"offset":\([0-9]*\).*/\1/p' $B/locate.json)
+	len=$(sed -n 's/.*"length":\([0-9]*\).*/\1/p' $B/locate.json)
+	[ -n "$off" ] && [ "$len" -ge $((size * MiB)) ] ||
+		{ cat $B/locate.json; hc_fail "the extent does not hold ${size} MiB"; }
+	if [ -s $B/region_off ] && [ "$(cat $B/region_off)" != "$off" ]; then
+		hc_fail "bench/region moved from $(cat $B/region_off) to $off"
+	fi
+	echo "$off" >$B/region_off
+	region_off=$off
+	awk -v r="$1" -v s="$size" -v a="$t0" -v b="$t1" -v o="$off" 'BEGIN {
+		printf "precond r%s hypercache: hcctl put of the region at offset %s bw_MiBps=%d\n",
+			r, o, (b > a) ? s / (b - a) : 0 }' >$B/precond.$1.hypercache
 }
 
 t_hypercache_stop() {
@@ -203,6 +241,7 @@ md_dev() {
 
 t_md() {
 	r=$1
+	region_off=$(cat $B/region_off)
 	set -- $(cat $B/geometry)
 	cap=$1 off=$2
 	wipe_heads
@@ -231,6 +270,7 @@ t_md_stop() {
 # ---- dm-stripe ------------------------------------------------------------------
 t_dm() {
 	r=$1
+	region_off=$(cat $B/region_off)
 	set -- $(cat $B/geometry)
 	cap=$1 off=$2
 	sectors=$((cap / 512)) offs=$((off / 512))
@@ -264,9 +304,12 @@ t_warmup() {
 	done
 	d0=$(hc_drive 0)
 	fio --name=w1 --filename="$d0" --rw=read --bs=4m --direct=1 --ioengine=libaio \
-		--iodepth=32 --time_based --runtime=2 --eta=never --minimal >/dev/null
+		--iodepth=32 --time_based --runtime="$warmup" --eta=never --minimal >/dev/null
 	fio --name=w2 --filename="$d0" --rw=randread --bs=4k --direct=1 --ioengine=libaio \
-		--iodepth=32 --time_based --runtime=2 --eta=never --minimal >/dev/null
+		--iodepth=32 --time_based --runtime="$warmup" --eta=never --minimal >/dev/null
+	# the test region's bytes, put as an object on the pool, written by
+	# fio on md and dm
+	head -c $((size * MiB)) /dev/urandom >$B/region
 }
 hc_test bench-warmup t_warmup
 
@@ -274,7 +317,7 @@ r=1
 while [ $r -le "$rounds" ]; do
 	hc_test "bench-hypercache-r$r" t_hypercache $r
 	hc_test "bench-hypercache-stop-r$r" t_hypercache_stop
-	if [ -s $B/geometry ]; then
+	if [ -s $B/geometry ] && [ -s $B/region_off ]; then
 		set -- $(cat $B/geometry)
 		data_offset=$2
 		hc_test "bench-md-r$r" t_md $r
@@ -303,7 +346,7 @@ done
 
 if [ -s $B/geometry ]; then
 	set -- $(cat $B/geometry)
-	say "bench-size hypercache bytes=$1 data_offset=$2 (region read: first ${size} MiB)"
+	say "bench-size hypercache bytes=$1 data_offset=$2 (region read: ${size} MiB at offset $(cat $B/region_off 2>/dev/null))"
 fi
 for tag in md dm; do
 	[ -s $B/size.$tag ] && say "bench-size $tag $(cat $B/size.$tag)"

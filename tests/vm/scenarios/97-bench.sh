@@ -1,0 +1,36 @@
+#!/bin/bash
+# The benchmarks cannot rot: every VM benchmark script runs end to end in its
+# smoke mode (tiny sizes, one round) and must print every figure line
+# (scripts/bench*.sh --smoke exit 1 otherwise; the values are not checked).
+# One test per script, each its own boot (they boot different stages with
+# different drives):
+#   bench.sh            hypercache vs md raid0 vs dm-stripe, the region put
+#                       as an object
+#   bench-locate.sh     LOCATE hits of 1-byte objects vs BLKGETSIZE64
+#   bench-s3.sh         cold ingest vs curl, against the S3 gateway
+#   bench-writeback.sh  put --sync vs a synchronous upload, same gateway
+# Single-threaded TCG, as every test (the scripts default to multi).  The
+# host-only scripts/bench-fetch.sh is tests/checks/bench-fetch.sh.  The S3
+# ones need the gateway that tests/run-all.sh starts: without it they fail.
+# Output of each run: build/vm/logs/[LABEL-]97-bench-NAME.out.
+bench_smoke() {
+	local name=$1 out
+	out=$HC_ROOT/build/vm/logs/${VM_LABEL:+$VM_LABEL-}$VM_SCENARIO-${name%.sh}.out
+	if HC_TCG_THREAD=single "$HC_ROOT/scripts/$name" --smoke --no-build \
+		${KVER:+--kver "$KVER"} >"$out" 2>&1; then
+		vm_record ok "$name"
+	else
+		sed 's/^/#   /' "$out" | tail -n 25
+		vm_record "not ok" "$name" "$(grep -m1 -E "^$name: " "$out" || tail -n 1 "$out")"
+	fi
+}
+
+bench_smoke bench.sh
+bench_smoke bench-locate.sh
+if "$HC_ROOT/scripts/rgw.sh" status >/dev/null 2>&1; then
+	bench_smoke bench-s3.sh
+	bench_smoke bench-writeback.sh
+else
+	vm_record "not ok" bench-s3.sh "no S3 gateway (scripts/rgw.sh start)"
+	vm_record "not ok" bench-writeback.sh "no S3 gateway (scripts/rgw.sh start)"
+fi
