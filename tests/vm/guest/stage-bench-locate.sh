@@ -67,9 +67,10 @@ t_pool() {
 # stderr (progress, errors) live on the console and in /tmp/bench.err
 t_bench() {
 	{
+		rc=0
 		hc_bench_locate -t "$threads" "$counts" "$calls" "$rounds" \
-			2>&1 >/tmp/bench.out
-		echo $? >/tmp/bench.rc
+			2>&1 >/tmp/bench.out || rc=$?
+		echo $rc >/tmp/bench.rc
 	} | tee /tmp/bench.err >/dev/console
 	[ "$(cat /tmp/bench.rc)" = 0 ] ||
 		{ cat /tmp/bench.err; hc_fail "hc_bench_locate exited $(cat /tmp/bench.rc)"; }

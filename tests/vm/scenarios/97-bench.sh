@@ -14,14 +14,17 @@
 # ones need the gateway that tests/run-all.sh starts: without it they fail.
 # Output of each run: build/vm/logs/[LABEL-]97-bench-NAME.out.
 bench_smoke() {
-	local name=$1 out
+	local name=$1 out why
 	out=$HC_ROOT/build/vm/logs/${VM_LABEL:+$VM_LABEL-}$VM_SCENARIO-${name%.sh}.out
 	if HC_TCG_THREAD=single "$HC_ROOT/scripts/$name" --smoke --no-build \
 		${KVER:+--kver "$KVER"} >"$out" 2>&1; then
 		vm_record ok "$name"
 	else
 		sed 's/^/#   /' "$out" | tail -n 25
-		vm_record "not ok" "$name" "$(grep -m1 -E "^$name: " "$out" || tail -n 1 "$out")"
+		# the guest's first failed test, else the script's own complaint
+		why=$(grep -a -m1 '^HCTEST not ok ' "$out" | sed 's/^HCTEST not ok //')
+		[ -n "$why" ] || why=$(grep -a -m1 -E "^$name: " "$out" || tail -n 1 "$out")
+		vm_record "not ok" "$name" "$why"
 	fi
 }
 
