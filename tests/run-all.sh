@@ -15,6 +15,10 @@
 #       failure "rgw:start" (and the scenarios that need it fail too).
 #       HC_RGW=0 leaves the gateway out.
 #   (c) every executable tests/checks/*.sh: one test each, exit 0 = pass.
+#       They run before the gateway is stopped, so check:bench-fetch (the
+#       smoke run of scripts/bench-fetch.sh) uses it; with no gateway up
+#       (HC_RGW=0) it starts and stops one of its own.  The VM benchmarks' smoke runs are the
+#       scenario 97-bench of (b).
 # --unit-only runs only (a), --vm-only only (b). Logs go to build/test-logs/.
 # The very last line of output is exactly "N passed, N failed". Exits
 # non-zero if anything failed or if no test ran at all.
