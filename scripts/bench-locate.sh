@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: scripts/bench-locate.sh [--counts C1,C2,...] [--calls N] [--rounds R]
+# Usage: scripts/bench-locate.sh [--counts C1,C2,...] [--calls N] [--batch B]
 #                                [--threads T] [--kver K] [--no-build]
 #                                [--timeout S] [--smoke]
 #
@@ -15,14 +15,16 @@
 # tests/vm/guest/stage-bench-locate.sh and tests/vm/prog/hc_bench_locate.c.
 #
 #   --counts C,...  ascending object counts (default 1000,100000,1000000)
-#   --calls N       ioctls per thread per measurement (default 200000)
-#   --rounds R      interleaved rounds; the best round counts (default 5)
+#   --calls N       ioctls of each kind per thread and count (default 200000)
+#   --batch B       calls per batch: the kinds take turns batch by batch, and
+#                   the least disturbed batch of a kind is its figure, the
+#                   median batch beside it (default 1000)
 #   --threads T     measure with 1..T threads (default 2)
 #   --kver K        guest kernel (default: $KVER or the newest installed 6.1)
 #   --no-build      do not run `make modules-all tools test-progs` first
 #   --timeout S     QEMU timeout (default 900 s + 6 ms per object)
 #   --smoke         the smoke run of `make check` (tests/vm/scenarios/
-#                   97-bench.sh): counts 50,200, 2000 calls, 1 round
+#                   97-bench.sh): counts 50,200, 2000 calls in batches of 500
 #
 # The pool: 3 sparse images sized for the largest count C: one 4 MiB chunk
 # per object (1,000,000 objects: 3 x 1.27 TiB, 4 TB of chunks) and a data
@@ -33,31 +35,33 @@
 # so that a smoke run never touches a full run's images).
 #
 # Exit status 0 only if the boot passed and every figure line (a "result"
-# line for every count and thread number) was printed.
+# and a "median" line for every count and thread number, a memory line
+# for every count) was printed.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-counts=1000,100000,1000000 calls=200000 rounds=5 threads=2 build=1 timeout="" kver="" smoke=""
+counts=1000,100000,1000000 calls=200000 batch=1000 threads=2 build=1 timeout="" kver="" smoke=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--counts) counts=$2; shift 2 ;;
 	--calls) calls=$2; shift 2 ;;
-	--rounds) rounds=$2; shift 2 ;;
+	--batch) batch=$2; shift 2 ;;
 	--threads) threads=$2; shift 2 ;;
 	--kver) kver=$2; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
-	--smoke) counts=50,200 calls=2000 rounds=1 smoke=-smoke; shift ;;
+	--smoke) counts=50,200 calls=2000 batch=500 smoke=-smoke; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "bench-locate.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-for v in calls rounds threads; do
+for v in calls batch threads; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
 		{ echo "bench-locate.sh: --$v needs a positive integer" >&2; exit 2; }
 done
+[ "$batch" -le "$calls" ] || { echo "bench-locate.sh: --batch is larger than --calls" >&2; exit 2; }
 [[ $counts =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
 	{ echo "bench-locate.sh: --counts needs positive integers, comma-separated" >&2; exit 2; }
 max=${counts##*,}
@@ -95,7 +99,7 @@ rc=0
 HC_TCG_THREAD=${HC_TCG_THREAD:-multi} \
 "$ROOT/tests/vm/boot.sh" --stage bench-locate --kver "$HC_KVER" \
 	--drives "$(IFS=,; echo "${imgs[*]}")" \
-	--args "counts=${counts//,/+},calls=$calls,rounds=$rounds,threads=$threads,data_offset=$data_offset" \
+	--args "counts=${counts//,/+},calls=$calls,batch=$batch,threads=$threads,data_offset=$data_offset" \
 	--timeout "$timeout" --log "$log" >"$out/boot.out" 2>&1 || rc=$?
 wall=$((SECONDS - start))
 rm -f "${imgs[@]}"
@@ -104,20 +108,26 @@ echo "== HyperCache object index benchmark =="
 echo "date:    $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "kernel:  $HC_KVER (guest, QEMU/TCG ${HC_TCG_THREAD:-multi}-threaded, 2 vCPUs)"
 echo "pool:    3 x $((drive_bytes >> 20)) MiB sparse emulated NVMe, data offset $((data_offset >> 20)) MiB"
-echo "run:     objects of 1 byte (one chunk each) up to $counts; $calls ioctls per thread per measurement, 1..$threads threads, best of $rounds rounds"
+echo "run:     objects of 1 byte (one chunk each) up to $counts; $calls ioctls of each kind per thread, 1..$threads threads, batches of $batch (least disturbed batch, and median)"
 echo "log:     $log"
 echo "wall:    ${wall}s for the boot"
 echo
 grep -a 'hc: bench-locate' "$log" | tr -d '\r' | sed 's/^.*hc: bench-locate/hc: bench-locate/' |
-	tee "$out/figures" | grep -v ' round objects=' || true
+	tee "$out/figures" || true
 echo
-echo "objects  threads  BLKGETSIZE64  LOCATE  ratio  LOCATE+extents  ratio  HOLD+RELEASE  ratio"
-sed -n 's/^hc: bench-locate result //p' "$out/figures" | awk '{
-	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-	printf "%7s  %7s  %9s ns  %6s  %5s  %11s ns  %5s  %9s ns  %5s\n",
-		v["objects"], v["threads"], v["getsize_ns"], v["locate_ns"],
-		v["ratio_locate"], v["extents_ns"], v["ratio_extents"],
-		v["hold_pair_ns"], v["ratio_hold_pair"] }'
+echo "least disturbed batch (median batch's ratio in brackets), ns per call:"
+echo "objects  threads  BLKGETSIZE64  LOCATE  ratio          LOCATE+extents  ratio          HOLD+RELEASE  ratio"
+awk '$3 == "result" || $3 == "median" {
+	for (i = 4; i <= NF; i++) { split($i, kv, "="); v[$3, kv[1]] = kv[2] }
+	if ($3 != "median")
+		next
+	printf "%7s  %7s  %9s ns  %6s  %5s (%5s)  %11s ns  %5s (%5s)  %9s ns  %5s (%5s)\n",
+		v["result", "objects"], v["result", "threads"],
+		v["result", "getsize_ns"], v["result", "locate_ns"],
+		v["result", "ratio_locate"], v["median", "ratio_locate"],
+		v["result", "extents_ns"], v["result", "ratio_extents"],
+		v["median", "ratio_extents"], v["result", "hold_pair_ns"],
+		v["result", "ratio_hold_pair"], v["median", "ratio_hold_pair"] }' "$out/figures"
 echo
 echo "NOTE: under TCG absolute times mean little; the ratio against BLKGETSIZE64"
 echo "measured in the same run does (target: LOCATE hit <= 3x)."
@@ -134,9 +144,11 @@ for c in ${counts//,/ }; do
 	grep -q "^hc: bench-locate indexed objects=$c .*slabinfo_bytes_per_object=[-0-9]" "$out/figures" ||
 		{ echo "bench-locate.sh: no memory figure for $c objects" >&2; missing=1; }
 	for ((t = 1; t <= threads; t++)); do
-		grep -Eq "^hc: bench-locate result objects=$c threads=$t .*ratio_locate=[0-9.]+ ratio_extents=[0-9.]+ ratio_hold_pair=[0-9.]+$" \
-			"$out/figures" ||
-			{ echo "bench-locate.sh: no result for $c objects, $t threads" >&2; missing=1; }
+		for tag in result median; do
+			grep -Eq "^hc: bench-locate $tag objects=$c threads=$t .*ratio_locate=[0-9.]+ ratio_extents=[0-9.]+ ratio_hold_pair=[0-9.]+$" \
+				"$out/figures" ||
+				{ echo "bench-locate.sh: no $tag line for $c objects, $t threads" >&2; missing=1; }
+		done
 	done
 done
 exit $missing

@@ -1,27 +1,28 @@
 #!/bin/sh
 # Usage (guest, via /init; host side: scripts/bench-locate.sh):
-#   stage-bench-locate.sh [counts=C1+C2+...] [calls=N] [rounds=R]
+#   stage-bench-locate.sh [counts=C1+C2+...] [calls=N] [batch=B]
 #                         [threads=T] [data_offset=BYTES]
 #
 # A BENCHMARK (its smoke run is the test 97-bench/bench-locate.sh).
 # Creates a pool on the three (large, sparse) drives, with the data offset
 # given (the journal half must hold one record per object), checks that the
 # pool has a chunk and the journal half a record for every object, and runs
-# hc_bench_locate -t T C1,C2,... N R: the index grows to each count of
+# hc_bench_locate -t T C1,C2,... N B: the index grows to each count of
 # 1-byte objects (one chunk each, in the policy), and at each count the
-# latency of LOCATE hits against BLKGETSIZE64 with 1..T threads.  Every
+# latency of LOCATE hits against BLKGETSIZE64 with 1..T threads, in
+# interleaved batches of B calls.  Every
 # line of its output is printed as
 #   hc: bench-locate LINE
 # and the pool's geometry as "hc: bench-locate config ...".  The members'
 # write cache is set to "write through" first (see t_pool).
 . /hc/tests/lib.sh
 
-counts=1000+100000 calls=200000 rounds=5 threads=2 data_offset=0
+counts=1000+100000 calls=200000 batch=1000 threads=2 data_offset=0
 for a in "$@"; do
 	case "$a" in
 	counts=*) counts=${a#counts=} ;;
 	calls=*) calls=${a#calls=} ;;
-	rounds=*) rounds=${a#rounds=} ;;
+	batch=*) batch=${a#batch=} ;;
 	threads=*) threads=${a#threads=} ;;
 	data_offset=*) data_offset=${a#data_offset=} ;;
 	*) echo "stage-bench-locate: unknown argument $a" >&2; exit 2 ;;
@@ -68,7 +69,7 @@ t_pool() {
 t_bench() {
 	{
 		rc=0
-		hc_bench_locate -t "$threads" "$counts" "$calls" "$rounds" \
+		hc_bench_locate -t "$threads" "$counts" "$calls" "$batch" \
 			2>&1 >/tmp/bench.out || rc=$?
 		echo $rc >/tmp/bench.rc
 	} | tee /tmp/bench.err >/dev/console
@@ -77,7 +78,7 @@ t_bench() {
 }
 
 hc_test bench-locate-pool t_pool
-echo "hc: bench-locate config counts=$counts calls=$calls rounds=$rounds threads=$threads" \
+echo "hc: bench-locate config counts=$counts calls=$calls batch=$batch threads=$threads" \
 	"kernel=$(uname -r) $(cat /tmp/geometry 2>/dev/null)"
 if [ -s /tmp/geometry ]; then
 	hc_test bench-locate t_bench

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hc_bench_locate [-t THREADS] COUNTS CALLS [ROUNDS]: benchmark of the
+ * hc_bench_locate [-t THREADS] COUNTS CALLS [BATCH]: benchmark of the
  * object index (guest only; scripts/bench-locate.sh runs it through
  * tests/vm/guest/stage-bench-locate.sh).
  *
@@ -18,22 +18,27 @@
  *    C chunks in use: else the figures would be of misses or of objects
  *    outside the policy, and the program fails.
  * 3. For T = 1 .. THREADS (default 2) threads, each with its own open of
- *    /dev/hypercache-ctl and /dev/hypercache0, started together at a
- *    barrier: the mean latency per call of CALLS ioctls of each kind,
- *    interleaved over ROUNDS rounds (default 5), the best round counting:
+ *    /dev/hypercache-ctl and /dev/hypercache0: CALLS ioctls of each kind
+ *    per thread, in batches of BATCH calls (default 1000), the kinds taking
+ *    turns batch by batch and the threads starting each batch together at
+ *    a barrier:
  *      getsize  BLKGETSIZE64 on /dev/hypercache0 (the no-op peer)
  *      locate   HC_IOC_LOCATE of a random hit, no hold, no arrays
  *      extents  the same with an array of HC_MAX_EXTENTS extents, as
  *               `hcctl get` asks (the extent is copied out)
  *      hold     HC_IOC_LOCATE with HC_LOCATE_F_HOLD, then HC_IOC_RELEASE
  *               (the pair)
- *    A thread's latency is its own elapsed time / CALLS; the figure is the
- *    mean over the threads.
+ *    A batch's latency is the mean over the threads of each one's elapsed
+ *    time / BATCH.  On a shared host (and under TCG) most batches are
+ *    disturbed by something else; short batches in turn make every kind
+ *    see the same disturbances, and the least disturbed batch of a kind (the
+ *    minimum) is the figure, with the median beside it.
  *
- * Output (stdout): "key value" lines, and per count and thread number one
+ * Output (stdout): "key value" lines, and per count and thread number
  *   result objects=C threads=T getsize_ns=G locate_ns=L extents_ns=E
  *          hold_pair_ns=H ratio_locate=L/G ratio_extents=E/G
  *          ratio_hold_pair=H/G
+ *   median objects=C threads=T (the same keys, of the medians)
  * Progress of long indexing steps goes to stderr.  Exit status 0, or 1
  * with a message on stderr if any ioctl fails or a lookup is not a hit.
  */
@@ -66,12 +71,12 @@ struct worker {
 	unsigned int kind;
 	char (*uris)[URI_LEN];
 	uint32_t *lens;
-	double ns;		/* elapsed for the last kind */
+	double *lat[K_NR];	/* per kind, per batch: ns per call */
 	int err;		/* 0, or the errno of the failed ioctl */
 	const char *what;
 };
 
-static unsigned int calls;
+static unsigned int calls, batch;
 static pthread_barrier_t start_line;
 
 static double now_ns(void)
@@ -203,56 +208,56 @@ static int one_call(struct worker *w, unsigned int i)
 	return ioctl(w->ctl, HC_IOC_RELEASE, &ref);
 }
 
+static double *lat[K_NR];	/* per kind: the batches' latencies */
+
+/*
+ * One thread: for every batch, every kind in turn, all threads starting
+ * the batch together; its mean ns per call of each goes to w->lat[kind].
+ * After a failure it keeps meeting the others at the barrier, idle.
+ */
 static void *worker_run(void *arg)
 {
 	struct worker *w = arg;
-	unsigned int i;
+	unsigned int b, k, i, nb = calls / batch;
 	double t0;
 
-	pthread_barrier_wait(&start_line);
-	t0 = now_ns();
-	for (i = 0; i < calls; i++)
-		if (one_call(w, i)) {
-			w->err = errno;
-			break;
+	for (b = 0; b < nb; b++)
+		for (k = 0; k < K_NR; k++) {
+			w->kind = k;
+			pthread_barrier_wait(&start_line);
+			t0 = now_ns();
+			for (i = b * batch; i < (b + 1) * batch && !w->err; i++)
+				if (one_call(w, i))
+					w->err = errno;
+			w->lat[k][b] = (now_ns() - t0) / batch;
 		}
-	w->ns = now_ns() - t0;
 	return NULL;
 }
 
-/* Run @kind on @nt workers at once; the mean latency per call in ns. */
-static double run_kind(struct worker *w, unsigned int nt, unsigned int kind)
+static int cmp_double(const void *a, const void *b)
 {
-	double sum = 0;
-	unsigned int t;
+	double x = *(const double *)a, y = *(const double *)b;
 
-	if (pthread_barrier_init(&start_line, NULL, nt))
-		die("pthread_barrier_init");
-	for (t = 0; t < nt; t++) {
-		w[t].kind = kind;
-		w[t].err = 0;
-		errno = pthread_create(&w[t].tid, NULL, worker_run, &w[t]);
-		if (errno)
-			die("pthread_create");
-	}
-	for (t = 0; t < nt; t++)
-		pthread_join(w[t].tid, NULL);
-	pthread_barrier_destroy(&start_line);
-	for (t = 0; t < nt; t++) {
-		if (w[t].err) {
-			errno = w[t].err;
-			die(w[t].what);
-		}
-		sum += w[t].ns / calls;
-	}
-	return sum / nt;
+	return x < y ? -1 : x > y;
 }
 
-static void measure(struct worker *w, unsigned int count, unsigned int nt,
-		    unsigned int rounds)
+static void print_line(const char *tag, unsigned int count, unsigned int nt,
+		       const double *v)
 {
-	double best[K_NR], cur[K_NR];
-	unsigned int r, k, t, i;
+	unsigned int k;
+
+	printf("%s objects=%u threads=%u", tag, count, nt);
+	for (k = 0; k < K_NR; k++)
+		printf(" %s=%.0f", kind_name[k], v[k]);
+	printf(" ratio_locate=%.2f ratio_extents=%.2f ratio_hold_pair=%.2f\n",
+	       v[K_LOCATE] / v[K_GETSIZE], v[K_EXTENTS] / v[K_GETSIZE],
+	       v[K_HOLD] / v[K_GETSIZE]);
+}
+
+static void measure(struct worker *w, unsigned int count, unsigned int nt)
+{
+	unsigned int k, t, i, b, nb = calls / batch;
+	double best[K_NR], med[K_NR];
 
 	for (t = 0; t < nt; t++) {
 		unsigned int seed = 1 + t;
@@ -261,26 +266,35 @@ static void measure(struct worker *w, unsigned int count, unsigned int nt,
 			uri_of(w[t].uris[i], (unsigned int)rand_r(&seed) % count);
 			w[t].lens[i] = strlen(w[t].uris[i]);
 		}
+		w[t].err = 0;
 	}
-	for (k = 0; k < K_NR; k++)
-		best[k] = 1e30;
-	for (r = 0; r < rounds; r++) {
-		for (k = 0; k < K_NR; k++) {
-			cur[k] = run_kind(w, nt, k);
-			if (cur[k] < best[k])
-				best[k] = cur[k];
+	if (pthread_barrier_init(&start_line, NULL, nt))
+		die("pthread_barrier_init");
+	for (t = 0; t < nt; t++) {
+		errno = pthread_create(&w[t].tid, NULL, worker_run, &w[t]);
+		if (errno)
+			die("pthread_create");
+	}
+	for (t = 0; t < nt; t++)
+		pthread_join(w[t].tid, NULL);
+	pthread_barrier_destroy(&start_line);
+	for (t = 0; t < nt; t++)
+		if (w[t].err) {
+			errno = w[t].err;
+			die(w[t].what);
 		}
-		printf("round objects=%u threads=%u r=%u getsize_ns=%.0f locate_ns=%.0f extents_ns=%.0f hold_pair_ns=%.0f\n",
-		       count, nt, r, cur[K_GETSIZE], cur[K_LOCATE],
-		       cur[K_EXTENTS], cur[K_HOLD]);
+	for (k = 0; k < K_NR; k++) {
+		for (b = 0; b < nb; b++) {
+			lat[k][b] = 0;
+			for (t = 0; t < nt; t++)
+				lat[k][b] += w[t].lat[k][b] / nt;
+		}
+		qsort(lat[k], nb, sizeof(double), cmp_double);
+		best[k] = lat[k][0];
+		med[k] = lat[k][nb / 2];
 	}
-	printf("result objects=%u threads=%u", count, nt);
-	for (k = 0; k < K_NR; k++)
-		printf(" %s=%.0f", kind_name[k], best[k]);
-	printf(" ratio_locate=%.2f ratio_extents=%.2f ratio_hold_pair=%.2f\n",
-	       best[K_LOCATE] / best[K_GETSIZE],
-	       best[K_EXTENTS] / best[K_GETSIZE],
-	       best[K_HOLD] / best[K_GETSIZE]);
+	print_line("result", count, nt, best);
+	print_line("median", count, nt, med);
 	fflush(stdout);
 }
 
@@ -303,9 +317,9 @@ static int parse_counts(char *s, unsigned int *counts)
 int main(int argc, char **argv)
 {
 	static struct worker w[MAX_THREADS];
-	unsigned int counts[MAX_COUNTS], threads = 2, rounds = 5, done = 0;
+	unsigned int counts[MAX_COUNTS], threads = 2, done = 0;
 	int nc, ctl, c, opt;
-	unsigned int t;
+	unsigned int t, k;
 
 	while ((opt = getopt(argc, argv, "t:")) != -1) {
 		if (opt != 't')
@@ -318,10 +332,15 @@ int main(int argc, char **argv)
 		goto usage;
 	nc = parse_counts(argv[0], counts);
 	calls = strtoul(argv[1], NULL, 10);
-	if (argc == 3)
-		rounds = strtoul(argv[2], NULL, 10);
-	if (nc <= 0 || !calls || !rounds || !threads || threads > MAX_THREADS)
+	batch = argc == 3 ? strtoul(argv[2], NULL, 10) : 1000;
+	if (nc <= 0 || !batch || calls < batch || !threads ||
+	    threads > MAX_THREADS)
 		goto usage;
+	for (k = 0; k < K_NR; k++) {
+		lat[k] = calloc(calls / batch, sizeof(double));
+		if (!lat[k])
+			die("calloc");
+	}
 
 	ctl = open("/dev/" HC_CTL_NAME, O_RDWR);
 	if (ctl < 0)
@@ -335,6 +354,11 @@ int main(int argc, char **argv)
 		w[t].lens = malloc((size_t)calls * sizeof(*w[t].lens));
 		if (!w[t].uris || !w[t].lens)
 			die("malloc");
+		for (k = 0; k < K_NR; k++) {
+			w[t].lat[k] = calloc(calls / batch, sizeof(double));
+			if (!w[t].lat[k])
+				die("calloc");
+		}
 	}
 
 	for (c = 0; c < nc; c++) {
@@ -372,12 +396,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		for (t = 1; t <= threads; t++)
-			measure(w, n, t, rounds);
+			measure(w, n, t);
 	}
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: hc_bench_locate [-t THREADS] COUNTS CALLS [ROUNDS]\n"
-		"  COUNTS: ascending, comma-separated (1000,100000,...)\n");
+	fprintf(stderr, "usage: hc_bench_locate [-t THREADS] COUNTS CALLS [BATCH]\n"
+		"  COUNTS: ascending, comma-separated (1000,100000,...);\n"
+		"  CALLS >= BATCH\n");
 	return 2;
 }
