@@ -2,9 +2,9 @@
 # Usage (guest, via /init; host side: scripts/bench-s3.sh):
 #   stage-bench-s3.sh bucket=B key=K size=BYTES sha=SHA256 [rounds=R]
 #
-# A BENCHMARK, not a test (no scenario runs it).  With the gateway at
-# $HC_S3_ENDPOINT holding s3://B/K: curl single stream, curl 8 ranges in
-# parallel, cold ingests through hypercached for several
+# A BENCHMARK (its smoke run is the test 97-bench/bench-s3.sh).  With the
+# gateway at $HC_S3_ENDPOINT holding s3://B/K: curl single stream, curl 8
+# ranges in parallel, cold ingests through hypercached for several
 # ingest_concurrency x part_size, and the warm read; each as
 #   hc: bench-s3 NAME MB/s SECONDS ratio-to-curl-1
 . /hc/tests/lib.sh

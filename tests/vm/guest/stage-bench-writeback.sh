@@ -2,8 +2,9 @@
 # Usage (guest, via /init; host side: scripts/bench-writeback.sh):
 #   stage-bench-writeback.sh bucket=B size_mb=M [rounds=R]
 #
-# A BENCHMARK, not a test.  A checkpoint of M MiB (random) written to
-# s3://B/ through the cache (hcctl put --sync: the time until put returns,
+# A BENCHMARK (its smoke run is the test 97-bench/bench-writeback.sh).  A
+# checkpoint of M MiB (random) written to s3://B/ through the cache
+# (hcctl put --sync: the time until put returns,
 # i.e. STAGE + write + COMMIT, and the time until hypercached's upload is
 # acknowledged) against a synchronous upload of the same bytes to the same
 # gateway with curl; each as
