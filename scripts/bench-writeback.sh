@@ -75,7 +75,7 @@ echo "gateway: Ceph radosgw (memstore) on the host, via QEMU user networking"
 echo "object:  $size_mb MiB, $rounds rounds; log: $log"
 echo
 grep -a 'hc: bench-writeback' "$log" | tr -d '\r' |
-	sed 's/^.*hc: bench-writeback/hc: bench-writeback/' | tee "$out/figures"
+	sed 's/^.*hc: bench-writeback/hc: bench-writeback/' | tee "$out/figures" || true
 awk '
 	/ curl-sync-put / { c[n1++] = $4 }
 	/ hc-put-returns / { p[n2++] = $4 }
