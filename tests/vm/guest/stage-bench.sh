@@ -16,9 +16,9 @@
 # fenced outside staged objects, so the region (size MiB of random bytes
 # in /tmp) is written with `hcctl put --clean` (STAGE, O_DIRECT writes of
 # 4 MiB into its extents, COMMIT) and its place, one extent at byte offset
-# X, is read back from `hcctl locate --json`. On md and dm the same bytes
-# go to the same range [X, X + size MiB) with one sequential 4 MiB O_DIRECT
-# write (fio). Then the same two fio jobs read that range of each device:
+# X, is read back from `hcctl locate --json`. On md and dm the same range
+# [X, X + size MiB) is written by fio (sequential 4 MiB O_DIRECT writes).
+# Then the same two fio jobs read that range of each device:
 #   seq4m   --rw=read     --bs=4m --iodepth=32 --direct=1 --ioengine=libaio
 #   rand4k  --rw=randread --bs=4k --iodepth=32 --direct=1 --ioengine=libaio
 #           --randrepeat=1
