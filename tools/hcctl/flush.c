@@ -25,7 +25,7 @@
 #include "hypercache_format.h"
 #include "hcctl.h"
 #include "ctl.h"
-#include "flush.h"
+#include "flushdoc.h"
 #include "dataset.h"
 
 #define FL_WIDTH_DEFAULT	4

@@ -21,7 +21,7 @@
 #include "hypercache.h"
 #include "hcctl.h"
 #include "ctl.h"
-#include "flush.h"
+#include "flushdoc.h"
 #include "dataset.h"
 
 struct rs_ctx {

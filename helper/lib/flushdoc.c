@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SCR-style dataset flush: documents and decisions (flush.h).  Pure.
+ * SCR-style dataset flush: documents and decisions (flushdoc.h).  Pure.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "flush.h"
+#include "flushdoc.h"
 
 static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

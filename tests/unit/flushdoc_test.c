@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kselftest_harness.h"
-#include "flush.h"
+#include "flushdoc.h"
 
 static void make_summary(struct hcf_summary *s, const char *name)
 {
