@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +17,9 @@
 #include <isa-l/crc.h>
 #include "egress.h"
 #include "fill.h"
+#include "util.h"
 
 #define MiB (1ULL << 20)
-
-static int seterr(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 static uint64_t round_up_block(uint64_t n)
 {
@@ -41,14 +29,6 @@ static uint64_t round_up_block(uint64_t n)
 static uint64_t div_up(uint64_t a, uint64_t b)
 {
 	return (a + b - 1) / b;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int hc_egress_plan(uint64_t size, uint64_t part_size,
@@ -79,33 +59,15 @@ int hc_egress_check(const struct hc_egress *e, char *err, size_t errlen)
 {
 	if (!e->part_size || e->part_size % HC_EGRESS_BLOCK ||
 	    e->part_size > (1ULL << 30))
-		return seterr(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 			      "part size %llu is not a multiple of %u up to 1 GiB",
 			      (unsigned long long)e->part_size, HC_EGRESS_BLOCK);
 	if (!e->workers || e->workers > HC_EGRESS_WORKERS_MAX)
-		return seterr(err, errlen, -EINVAL, "%u workers (1..%u)",
+		return hc_seterr(err, errlen, -EINVAL, "%u workers (1..%u)",
 			      e->workers, HC_EGRESS_WORKERS_MAX);
 	if (!e->dev)
-		return seterr(err, errlen, -EINVAL, "no device");
+		return hc_seterr(err, errlen, -EINVAL, "no device");
 	return hc_extents_check(e->ext, e->nr_ext, e->size, err, errlen);
-}
-
-static int pread_full(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)buf + got, n - got, off + got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -EIO;
-		got += r;
-	}
-	return 0;
 }
 
 int hc_egress_read(int fd, const struct hc_extent *ext, uint32_t nr_ext,
@@ -118,7 +80,7 @@ int hc_egress_read(int fd, const struct hc_extent *ext, uint32_t nr_ext,
 	int ret;
 
 	if (off % HC_EGRESS_BLOCK || (uintptr_t)buf % HC_EGRESS_BLOCK)
-		return seterr(err, errlen, -EINVAL, "unaligned read at %llu",
+		return hc_seterr(err, errlen, -EINVAL, "unaligned read at %llu",
 			      (unsigned long long)off);
 	for (i = 0; i < nr_ext && want; i++) {
 		uint64_t elen = ext[i].length, in, n;
@@ -129,9 +91,9 @@ int hc_egress_read(int fd, const struct hc_extent *ext, uint32_t nr_ext,
 		}
 		in = off - base;
 		n = elen - in < want ? elen - in : want;
-		ret = pread_full(fd, b, n, ext[i].offset + in);
+		ret = hc_pread_full(fd, b, n, ext[i].offset + in);
 		if (ret)
-			return seterr(err, errlen, ret, "read at %llu: %s",
+			return hc_seterr(err, errlen, ret, "read at %llu: %s",
 				      (unsigned long long)(ext[i].offset + in),
 				      strerror(-ret));
 		b += n;
@@ -139,7 +101,7 @@ int hc_egress_read(int fd, const struct hc_extent *ext, uint32_t nr_ext,
 		want -= n;
 		base += elen;
 	}
-	return want ? seterr(err, errlen, -EIO, "past the last extent") : 0;
+	return want ? hc_seterr(err, errlen, -EIO, "past the last extent") : 0;
 }
 
 static int open_dev(const struct hc_egress *e, char *err, size_t errlen)
@@ -147,7 +109,7 @@ static int open_dev(const struct hc_egress *e, char *err, size_t errlen)
 	int fd = open(e->dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
 
 	if (fd < 0)
-		return seterr(err, errlen, -errno, "%s: %s", e->dev,
+		return hc_seterr(err, errlen, -errno, "%s: %s", e->dev,
 			      strerror(errno));
 	return fd;
 }
@@ -156,7 +118,7 @@ static int crc_check(const struct hc_egress *e, uint32_t crc, char *err,
 		     size_t errlen)
 {
 	if (e->crc && *e->crc != crc)
-		return seterr(err, errlen, -EBADMSG,
+		return hc_seterr(err, errlen, -EBADMSG,
 			      "CRC-32C of the cached bytes is %08x, the writer "
 			      "committed %08x: not uploaded", crc, *e->crc);
 	return 0;
@@ -178,7 +140,7 @@ static int s3_single(const struct hc_egress *e, struct hcs3 *c,
 
 	if (posix_memalign(&buf, HC_EGRESS_BLOCK,
 			   round_up_block(e->size ? e->size : 1)))
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	fd = open_dev(e, err, errlen);
 	if (fd < 0) {
 		free(buf);
@@ -192,7 +154,7 @@ static int s3_single(const struct hc_egress *e, struct hcs3 *c,
 		ret = crc_check(e, res->crc32c, err, errlen);
 	}
 	if (!ret && stopped(e))
-		ret = seterr(err, errlen, -ECANCELED, "stopped");
+		ret = hc_seterr(err, errlen, -ECANCELED, "stopped");
 	if (!ret)
 		ret = hcs3_put(c, bucket, key, buf, e->size, res->etag, err,
 			       errlen);
@@ -233,7 +195,7 @@ static int abort_leftovers(struct hcs3 *c, const char *bucket,
 
 	l.ids = calloc(LEFTOVERS_BATCH, sizeof(*l.ids));
 	if (!l.ids)
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	for (round = 0; round < 64; round++) {
 		unsigned int i;
 
@@ -286,7 +248,7 @@ static void mpu_fail(struct mpu_run *r, int ret, const char *msg)
 	pthread_mutex_lock(&r->lock);
 	if (!r->error) {
 		r->error = ret;
-		seterr(r->err, r->errlen, ret, "%s", msg);
+		hc_seterr(r->err, r->errlen, ret, "%s", msg);
 	}
 	pthread_cond_broadcast(&r->crc_turn);
 	pthread_mutex_unlock(&r->lock);
@@ -398,7 +360,7 @@ static int s3_multipart(const struct hc_egress *e, struct hcs3 *const *clients,
 		return ret;
 	r.etags = calloc(res->plan.nr_parts, sizeof(*r.etags));
 	if (!r.etags)
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	r.fd = open_dev(e, err, errlen);
 	if (r.fd < 0) {
 		free(r.etags);
@@ -427,7 +389,7 @@ static int s3_multipart(const struct hc_egress *e, struct hcs3 *const *clients,
 	res->parts = r.done;
 	res->crc32c = ~r.crc;
 	if (!ret && r.done != res->plan.nr_parts)
-		ret = seterr(err, errlen, -EIO, "%llu of %llu parts uploaded",
+		ret = hc_seterr(err, errlen, -EIO, "%llu of %llu parts uploaded",
 			     (unsigned long long)r.done,
 			     (unsigned long long)res->plan.nr_parts);
 	if (!ret)
@@ -456,7 +418,7 @@ int hc_egress_s3(const struct hc_egress *e, struct hcs3 *const *clients,
 		 const char *bucket, const char *key,
 		 struct hc_egress_result *res, char *err, size_t errlen)
 {
-	double t0 = now();
+	double t0 = hc_now();
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -465,12 +427,12 @@ int hc_egress_s3(const struct hc_egress *e, struct hcs3 *const *clients,
 		return ret;
 	ret = hc_egress_plan(e->size, e->part_size, &res->plan);
 	if (ret)
-		return seterr(err, errlen, ret, "bad part size");
+		return hc_seterr(err, errlen, ret, "bad part size");
 	if (res->plan.multipart)
 		ret = s3_multipart(e, clients, bucket, key, res, err, errlen);
 	else
 		ret = s3_single(e, clients[0], bucket, key, res, err, errlen);
-	res->seconds = now() - t0;
+	res->seconds = hc_now() - t0;
 	return ret;
 }
 
@@ -482,13 +444,13 @@ static int mkdir_parents(const char *path, char *err, size_t errlen)
 	char *p = strdup(path), *s;
 
 	if (!p)
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	for (s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
 		*s = '\0';
 		if (mkdir(p, 0755) && errno != EEXIST) {
 			int ret = -errno;
 
-			seterr(err, errlen, ret, "mkdir %s: %s", p,
+			hc_seterr(err, errlen, ret, "mkdir %s: %s", p,
 			       strerror(-ret));
 			free(p);
 			return ret;
@@ -526,22 +488,6 @@ static void remove_stale_tmp(int dfd, const char *base)
 	closedir(dir);
 }
 
-static int write_full(int fd, const void *buf, size_t n)
-{
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t w = write(fd, (const char *)buf + done, n - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		done += w;
-	}
-	return 0;
-}
-
 int hc_egress_posix(const struct hc_egress *e, const char *path,
 		    struct hc_egress_result *res, char *err, size_t errlen)
 {
@@ -551,7 +497,7 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 	uint64_t rnd, off = 0, bufsz;
 	uint32_t crc = ~0U;
 	bool tmp_made = false;
-	double t0 = now();
+	double t0 = hc_now();
 	void *buf = NULL;
 
 	memset(res, 0, sizeof(*res));
@@ -560,7 +506,7 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 		return ret;
 	base = strrchr(path, '/');
 	if (path[0] != '/' || !base || !base[1])
-		return seterr(err, errlen, -EINVAL, "%s: not an absolute file path",
+		return hc_seterr(err, errlen, -EINVAL, "%s: not an absolute file path",
 			      path);
 	base++;
 	res->plan = (struct hc_egress_plan){
@@ -577,12 +523,12 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 	if (!dir || asprintf(&tmp, "%s%s%016llx", path, HC_EGRESS_TMP_SUFFIX,
 			     (unsigned long long)rnd) < 0) {
 		tmp = NULL;
-		ret = seterr(err, errlen, -ENOMEM, "out of memory");
+		ret = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
-		ret = seterr(err, errlen, -errno, "%s: %s", dir, strerror(errno));
+		ret = hc_seterr(err, errlen, -errno, "%s: %s", dir, strerror(errno));
 		goto out;
 	}
 	remove_stale_tmp(dfd, base);
@@ -590,7 +536,7 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 					 e->part_size;
 	if (posix_memalign(&buf, HC_EGRESS_BLOCK, bufsz)) {
 		buf = NULL;
-		ret = seterr(err, errlen, -ENOMEM, "out of memory");
+		ret = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
 	dev = open_dev(e, err, errlen);
@@ -600,7 +546,7 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 	}
 	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (out < 0) {
-		ret = seterr(err, errlen, -errno, "%s: %s", tmp, strerror(errno));
+		ret = hc_seterr(err, errlen, -errno, "%s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	tmp_made = true;
@@ -608,7 +554,7 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 		uint64_t len = e->size - off < bufsz ? e->size - off : bufsz;
 
 		if (stopped(e)) {
-			ret = seterr(err, errlen, -ECANCELED, "stopped");
+			ret = hc_seterr(err, errlen, -ECANCELED, "stopped");
 			goto out;
 		}
 		ret = hc_egress_read(dev, e->ext, e->nr_ext, off, len, buf, err,
@@ -616,9 +562,9 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 		if (ret)
 			goto out;
 		crc = crc32_iscsi(buf, (int)len, crc);
-		ret = write_full(out, buf, len);
+		ret = hc_write_full(out, buf, len);
 		if (ret) {
-			seterr(err, errlen, ret, "%s: write: %s", tmp,
+			hc_seterr(err, errlen, ret, "%s: write: %s", tmp,
 			       strerror(-ret));
 			goto out;
 		}
@@ -633,24 +579,24 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 	if (ret)
 		goto out;
 	if (fsync(out)) {
-		ret = seterr(err, errlen, -errno, "%s: fsync: %s", tmp,
+		ret = hc_seterr(err, errlen, -errno, "%s: fsync: %s", tmp,
 			     strerror(errno));
 		goto out;
 	}
 	ret = close(out) ? -errno : 0;
 	out = -1;
 	if (ret) {
-		seterr(err, errlen, ret, "%s: close: %s", tmp, strerror(-ret));
+		hc_seterr(err, errlen, ret, "%s: close: %s", tmp, strerror(-ret));
 		goto out;
 	}
 	if (rename(tmp, path)) {
-		ret = seterr(err, errlen, -errno, "rename to %s: %s", path,
+		ret = hc_seterr(err, errlen, -errno, "rename to %s: %s", path,
 			     strerror(errno));
 		goto out;
 	}
 	tmp_made = false;
 	if (fsync(dfd)) {
-		ret = seterr(err, errlen, -errno, "%s: fsync: %s", dir,
+		ret = hc_seterr(err, errlen, -errno, "%s: fsync: %s", dir,
 			     strerror(errno));
 		goto out;
 	}
@@ -667,6 +613,6 @@ out:
 	free(buf);
 	free(tmp);
 	free(dir);
-	res->seconds = now() - t0;
+	res->seconds = hc_now() - t0;
 	return ret;
 }

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 #include <isa-l/crc.h>
 #include "fill.h"
+#include "util.h"
 
 struct fill_run {
 	const struct hc_fill *f;
@@ -31,18 +31,6 @@ struct fill_run {
 	size_t errlen;
 };
 
-static int seterr(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
-
 static uint64_t round_up_block(uint64_t n)
 {
 	return (n + HC_FILL_BLOCK - 1) & ~(uint64_t)(HC_FILL_BLOCK - 1);
@@ -52,15 +40,15 @@ int hc_fill_check(const struct hc_fill *f, char *err, size_t errlen)
 {
 	if (!f->part_size || f->part_size % HC_FILL_BLOCK ||
 	    f->part_size > (1ULL << 30))
-		return seterr(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 			      "part size %llu is not a multiple of %u up to 1 GiB",
 			      (unsigned long long)f->part_size, HC_FILL_BLOCK);
 	if (!f->workers || f->workers > HC_FILL_WORKERS_MAX)
-		return seterr(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 			      "%u workers (1..%u)", f->workers,
 			      HC_FILL_WORKERS_MAX);
 	if (!f->fetch || !f->dev)
-		return seterr(err, errlen, -EINVAL, "no source or device");
+		return hc_seterr(err, errlen, -EINVAL, "no source or device");
 	return hc_extents_check(f->ext, f->nr_ext, f->size, err, errlen);
 }
 
@@ -71,11 +59,11 @@ int hc_extents_check(const struct hc_extent *ext, uint32_t nr_ext,
 	uint32_t i;
 
 	if (nr_ext > HC_MAX_EXTENTS || (nr_ext && !ext))
-		return seterr(err, errlen, -EINVAL, "%u extents", nr_ext);
+		return hc_seterr(err, errlen, -EINVAL, "%u extents", nr_ext);
 	for (i = 0; i < nr_ext; i++) {
 		if (ext[i].offset % HC_FILL_BLOCK ||
 		    ext[i].length % HC_FILL_BLOCK || !ext[i].length)
-			return seterr(err, errlen, -EINVAL,
+			return hc_seterr(err, errlen, -EINVAL,
 				      "extent %u (%llu+%llu) is not %u-aligned",
 				      i, (unsigned long long)ext[i].offset,
 				      (unsigned long long)ext[i].length,
@@ -83,7 +71,7 @@ int hc_extents_check(const struct hc_extent *ext, uint32_t nr_ext,
 		total += ext[i].length;
 	}
 	if (total < round_up_block(size))
-		return seterr(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 			      "extents hold %llu bytes, the object %llu",
 			      (unsigned long long)total,
 			      (unsigned long long)size);
@@ -96,7 +84,7 @@ static void run_fail(struct fill_run *r, int ret, const char *msg)
 	pthread_mutex_lock(&r->lock);
 	if (!r->error) {
 		r->error = ret;
-		seterr(r->err, r->errlen, ret, "%s", msg);
+		hc_seterr(r->err, r->errlen, ret, "%s", msg);
 	}
 	pthread_cond_broadcast(&r->crc_turn);
 	pthread_mutex_unlock(&r->lock);
@@ -109,6 +97,7 @@ static int write_part(struct fill_run *r, const char *buf, uint64_t off,
 	const struct hc_fill *f = r->f;
 	uint64_t base = 0;
 	uint32_t i;
+	int ret;
 
 	for (i = 0; i < f->nr_ext && len; i++) {
 		uint64_t elen = f->ext[i].length, in, n;
@@ -119,29 +108,18 @@ static int write_part(struct fill_run *r, const char *buf, uint64_t off,
 		}
 		in = off - base;
 		n = elen - in < len ? elen - in : len;
-		for (uint64_t done = 0; done < n;) {
-			ssize_t w = pwrite(r->fd, buf + done, n - done,
-					   f->ext[i].offset + in + done);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				int e = w < 0 ? -errno : -EIO;
-
-				return seterr(err, errlen, e,
-					      "%s: write at %llu: %s", f->dev,
-					      (unsigned long long)
-					      (f->ext[i].offset + in + done),
-					      strerror(-e));
-			}
-			done += w;
-		}
+		ret = hc_pwrite_full(r->fd, buf, n, f->ext[i].offset + in);
+		if (ret)
+			return hc_seterr(err, errlen, ret,
+					 "%s: write at %llu: %s", f->dev,
+					 (unsigned long long)(f->ext[i].offset + in),
+					 strerror(-ret));
 		buf += n;
 		off += n;
 		len -= n;
 		base += elen;
 	}
-	return len ? seterr(err, errlen, -EIO, "past the last extent") : 0;
+	return len ? hc_seterr(err, errlen, -EIO, "past the last extent") : 0;
 }
 
 struct fill_worker {
@@ -207,14 +185,6 @@ static void *fill_worker(void *arg)
 	return NULL;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,
 		char *err, size_t errlen)
 {
@@ -227,7 +197,7 @@ int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,
 		.errlen = errlen,
 	};
 	unsigned int n, i, started = 0;
-	double t0 = now();
+	double t0 = hc_now();
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -237,7 +207,7 @@ int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,
 	r.nr_parts = (f->size + f->part_size - 1) / f->part_size;
 	r.fd = open(f->dev, O_WRONLY | O_DIRECT | O_CLOEXEC);
 	if (r.fd < 0)
-		return seterr(err, errlen, -errno, "%s: %s", f->dev,
+		return hc_seterr(err, errlen, -errno, "%s: %s", f->dev,
 			      strerror(errno));
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.crc_turn, NULL);
@@ -256,17 +226,17 @@ int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,
 	}
 	ret = r.error;
 	if (!ret && res->parts != r.nr_parts)
-		ret = seterr(err, errlen, -EIO, "%llu of %llu parts written",
+		ret = hc_seterr(err, errlen, -EIO, "%llu of %llu parts written",
 			     (unsigned long long)res->parts,
 			     (unsigned long long)r.nr_parts);
 	if (!ret && fdatasync(r.fd))
-		ret = seterr(err, errlen, -errno, "%s: fdatasync: %s", f->dev,
+		ret = hc_seterr(err, errlen, -errno, "%s: fdatasync: %s", f->dev,
 			     strerror(errno));
 	if (close(r.fd) && !ret)
-		ret = seterr(err, errlen, -EIO, "%s: close failed", f->dev);
+		ret = hc_seterr(err, errlen, -EIO, "%s: close failed", f->dev);
 	pthread_cond_destroy(&r.crc_turn);
 	pthread_mutex_destroy(&r.lock);
 	res->crc32c = ~r.crc;
-	res->seconds = now() - t0;
+	res->seconds = hc_now() - t0;
 	return ret;
 }

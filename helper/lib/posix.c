@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,19 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "posix.h"
+#include "util.h"
 
-
-static int seterr(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 int hc_posix_path(const struct hc_backend *b, const char *key, size_t key_len,
 		  char *out, size_t outlen, char *err, size_t errlen)
@@ -33,9 +21,9 @@ int hc_posix_path(const struct hc_backend *b, const char *key, size_t key_len,
 	size_t i = 0, rl;
 
 	if (!key_len || memchr(key, '\0', key_len))
-		return seterr(err, errlen, -EINVAL, "empty or malformed key");
+		return hc_seterr(err, errlen, -EINVAL, "empty or malformed key");
 	if (key[0] == '/')
-		return seterr(err, errlen, -EACCES,
+		return hc_seterr(err, errlen, -EACCES,
 			      "key %.*s: absolute (leading '/')",
 			      (int)key_len, key);
 	while (i < key_len) {
@@ -44,7 +32,7 @@ int hc_posix_path(const struct hc_backend *b, const char *key, size_t key_len,
 		while (j < key_len && key[j] != '/')
 			j++;
 		if (j - i == 2 && key[i] == '.' && key[i + 1] == '.')
-			return seterr(err, errlen, -EACCES,
+			return hc_seterr(err, errlen, -EACCES,
 				      "key %.*s: has a \"..\" component",
 				      (int)key_len, key);
 		i = j + 1;
@@ -53,7 +41,7 @@ int hc_posix_path(const struct hc_backend *b, const char *key, size_t key_len,
 	while (rl > 1 && b->root[rl - 1] == '/')
 		rl--;
 	if (rl + 1 + key_len + 1 > outlen)
-		return seterr(err, errlen, -ENAMETOOLONG,
+		return hc_seterr(err, errlen, -ENAMETOOLONG,
 			      "key %.*s: path too long", (int)key_len, key);
 	memcpy(out, b->root, rl);
 	i = rl;
@@ -72,40 +60,20 @@ int hc_posix_open(const char *path, int *fd, uint64_t *size,
 
 	f = open(path, O_RDONLY | O_CLOEXEC);
 	if (f < 0)
-		return seterr(err, errlen, -errno, "%s: %s", path,
+		return hc_seterr(err, errlen, -errno, "%s: %s", path,
 			      strerror(errno));
 	if (fstat(f, &st)) {
 		ret = -errno;
 		close(f);
-		return seterr(err, errlen, ret, "%s: %s", path, strerror(-ret));
+		return hc_seterr(err, errlen, ret, "%s: %s", path, strerror(-ret));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		ret = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 		close(f);
-		return seterr(err, errlen, ret, "%s: not a regular file", path);
+		return hc_seterr(err, errlen, ret, "%s: not a regular file", path);
 	}
 	*fd = f;
 	*size = st.st_size;
-	return 0;
-}
-
-/* Read exactly @n bytes at @off (short only at end of file: -EIO). */
-static int read_full(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)buf + got, n - got, off + got);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;	/* the file shrank under us */
-		got += r;
-	}
 	return 0;
 }
 
@@ -114,14 +82,14 @@ int hc_posix_fetch(void *src, unsigned int worker __attribute__((unused)),
 		   void *buf, char *err, size_t errlen)
 {
 	int fd = (int)(intptr_t)src;
-	int ret = read_full(fd, buf, len, off);
+	int ret = hc_pread_full(fd, buf, len, off);
 
 	if (ret == -EIO)
-		return seterr(err, errlen, ret,
+		return hc_seterr(err, errlen, ret,
 			      "the file shrank while being read (at %llu)",
 			      (unsigned long long)off);
 	if (ret)
-		return seterr(err, errlen, ret, "read at %llu: %s",
+		return hc_seterr(err, errlen, ret, "read at %llu: %s",
 			      (unsigned long long)off, strerror(-ret));
 	return 0;
 }

@@ -29,20 +29,13 @@
 #include "nl.h"
 #include "s3.h"
 #include "dataset.h"
+#include "util.h"
 
 extern char **environ;
 
 #define DS_IO_SIZE	(4U << 20)	/* bytes per O_DIRECT read */
 #define DS_PART_SIZE	(16U << 20)	/* S3: one PUT up to this, else parts of it */
 #define DS_RUN_DIR	"/run/hypercache"
-
-double ds_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* --- the backend ------------------------------------------------------ */
 
@@ -224,7 +217,6 @@ int ds_get_doc(struct ds_client *c, const char *key, char **buf, size_t *len,
 	struct hcs3_object o;
 	char *p = NULL;
 	struct stat st;
-	ssize_t r;
 	size_t n = 0;
 	int fd, ret;
 
@@ -270,9 +262,7 @@ int ds_get_doc(struct ds_client *c, const char *key, char **buf, size_t *len,
 		close(fd);
 		return -ENOMEM;
 	}
-	while ((r = read(fd, p + n, (size_t)st.st_size - n)) > 0)
-		n += (size_t)r;
-	ret = r < 0 ? -errno : 0;
+	ret = hc_read_full(fd, p, (size_t)st.st_size, &n);
 	close(fd);
 	if (ret) {
 		free(p);
@@ -438,7 +428,6 @@ int ds_writer_write(struct ds_writer *w, const void *buf, size_t len,
 {
 	const char *p = buf;
 	size_t n, cap;
-	ssize_t r;
 	int ret;
 
 	if (w->written + len > w->size) {
@@ -447,19 +436,11 @@ int ds_writer_write(struct ds_writer *w, const void *buf, size_t len,
 	}
 	w->written += len;
 	if (!is_s3(w->c)) {
-		while (len) {
-			r = write(w->fd, p, len);
-			if (r < 0) {
-				if (errno == EINTR)
-					continue;
-				snprintf(err, errlen, "%s: write error: %s",
-					 w->tmp, strerror(errno));
-				return -errno;
-			}
-			p += r;
-			len -= (size_t)r;
-		}
-		return 0;
+		ret = hc_write_full(w->fd, p, len);
+		if (ret)
+			snprintf(err, errlen, "%s: write error: %s", w->tmp,
+				 strerror(-ret));
+		return ret;
 	}
 	cap = w->mpu ? DS_PART_SIZE : (size_t)w->size;
 	while (len) {
@@ -540,7 +521,6 @@ int ds_read_file(struct ds_client *c, const char *key, uint64_t *size,
 	uint64_t off = 0;
 	char *buf, *p;
 	size_t n;
-	ssize_t r;
 	int fd, ret = 0;
 
 	*size = 0;
@@ -574,18 +554,15 @@ int ds_read_file(struct ds_client *c, const char *key, uint64_t *size,
 		snprintf(err, errlen, "%s: %s", p, strerror(errno));
 	}
 	while (!ret) {
-		r = read(fd, buf, DS_PART_SIZE);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: read error: %s", p, strerror(errno));
+		ret = hc_read_full(fd, buf, DS_PART_SIZE, &n);
+		if (ret) {
+			snprintf(err, errlen, "%s: read error: %s", p, strerror(-ret));
 			break;
 		}
-		if (!r)
+		if (!n)
 			break;
-		off += (uint64_t)r;
-		ret = cb(buf, (size_t)r, arg);
+		off += n;
+		ret = cb(buf, n, arg);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -762,25 +739,6 @@ void ds_cache_close(struct ds_cache *c)
 	c->buf = NULL;
 }
 
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < len) {
-		r = pread(fd, (char *)buf + n, len - n, (off_t)(off + n));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (!r)
-			return -EIO;
-		n += (size_t)r;
-	}
-	return 0;
-}
-
 int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 		  unsigned long timeout_s, uint64_t *size, uint64_t *gen,
 		  ds_chunk_fn cb, void *arg, char *err, size_t errlen)
@@ -817,7 +775,7 @@ int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 		}
 		while (elen && !ret) {
 			n = elen < DS_IO_SIZE ? (size_t)elen : DS_IO_SIZE;
-			ret = pread_all(c->dev, c->buf,
+			ret = hc_pread_full(c->dev, c->buf,
 					(n + c->lbs - 1) / c->lbs * c->lbs, off);
 			if (ret) {
 				snprintf(err, errlen, "%s: read error at offset %" PRIu64 ": %s",

@@ -111,7 +111,6 @@ int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 int ds_cache_evict(struct ds_cache *c, const char *uri);
 
 /* --- misc --- */
-double ds_now(void);
 /* /run/hypercache/flush-HASH.SUFFIX for @what (a prefix; HASH: the first
  * 64 bits of its SHA-256); the directory is made by whoever writes there. */
 int ds_run_path(const char *what, const char *suffix, char *out, size_t len);

@@ -27,6 +27,7 @@
 #include "ctl.h"
 #include "flushdoc.h"
 #include "dataset.h"
+#include "util.h"
 
 #define FL_WIDTH_DEFAULT	4
 #define FL_WIDTH_MAX		64
@@ -284,8 +285,8 @@ static int copy_chunk(const void *buf, size_t len, void *arg)
 	ret = ds_writer_write(c->w, buf, len, c->err, c->errlen);
 	pthread_mutex_lock(&c->x->lock);
 	c->x->bytes_done += len;
-	if (c->x->bar && ds_now() - c->x->last >= 0.1)
-		bar_draw(c->x, ds_now());
+	if (c->x->bar && hc_now() - c->x->last >= 0.1)
+		bar_draw(c->x, hc_now());
 	pthread_mutex_unlock(&c->x->lock);
 	return ret;
 }
@@ -345,7 +346,7 @@ static void *writer(void *arg)
 		if (f->err)
 			x->failed = true;
 		if (x->bar)
-			bar_draw(x, ds_now());
+			bar_draw(x, hc_now());
 		pthread_mutex_unlock(&x->lock);
 	}
 	return NULL;
@@ -393,7 +394,7 @@ static int upload(struct fl_ctx *x)
 	for (i = 0; i < started; i++)
 		pthread_join(w[i].tid, NULL);
 	if (x->drawn) {
-		bar_draw(x, ds_now());
+		bar_draw(x, hc_now());
 		fputc('\n', stderr);
 	}
 	ret = 0;
@@ -468,7 +469,7 @@ static int run_flush(struct fl_ctx *x)
 	struct hcf_summary s = { 0 };
 	struct ds_client cl;
 	char err[DS_ERR_MAX] = "", host[256] = "", *doc;
-	double t0 = ds_now(), secs;
+	double t0 = hc_now(), secs;
 	int64_t now;
 	size_t i;
 	int ret, rc = HC_EXIT_FAIL;
@@ -502,7 +503,7 @@ static int run_flush(struct fl_ctx *x)
 
 	/* (b) the files */
 	x->bar = x->progress && !x->json && isatty(STDERR_FILENO);
-	x->start = x->last = ds_now();
+	x->start = x->last = hc_now();
 	if (upload(x))
 		goto out;
 	crash_point(HCF_STEP_UPLOADED);
@@ -544,7 +545,7 @@ static int run_flush(struct fl_ctx *x)
 	}
 	crash_point(HCF_STEP_DONE);
 
-	secs = ds_now() - t0;
+	secs = hc_now() - t0;
 	if (x->json) {
 		json_object *o = json_object_new_object();
 

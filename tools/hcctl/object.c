@@ -27,6 +27,7 @@
 #include "hcctl.h"
 #include "ctl.h"
 #include "nl.h"
+#include "util.h"
 
 #define IO_BUF_SIZE	(4U << 20)	/* bytes per O_DIRECT transfer */
 
@@ -112,20 +113,12 @@ struct progress {
 	double last;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void progress_init(struct progress *p, uint64_t total, bool enabled)
 {
 	memset(p, 0, sizeof(*p));
 	p->on = enabled && isatty(STDERR_FILENO);
 	p->total = total;
-	p->start = p->last = now_s();
+	p->start = p->last = hc_now();
 }
 
 static void progress_draw(struct progress *p, double t)
@@ -152,7 +145,7 @@ static void progress_add(struct progress *p, uint64_t n)
 	p->done += n;
 	if (!p->on)
 		return;
-	t = now_s();
+	t = hc_now();
 	if (t - p->last >= 0.1 || p->done == p->total)
 		progress_draw(p, t);
 }
@@ -163,90 +156,13 @@ static void progress_end(struct progress *p, bool ok)
 	if (!p->on)
 		return;
 	if (ok && !(p->drawn && p->drawn_done == p->done))
-		progress_draw(p, now_s());
+		progress_draw(p, hc_now());
 	if (p->drawn)
 		fputc('\n', stderr);
 	p->on = false;
 }
 
 /* --- helpers --------------------------------------------------------------- */
-
-static int read_full(int fd, void *buf, size_t len, size_t *got)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < len) {
-		r = read(fd, (char *)buf + n, len - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			*got = n;
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*got = n;
-	return 0;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < len) {
-		r = write(fd, (const char *)buf + n, len - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		n += (size_t)r;
-	}
-	return 0;
-}
-
-/* O_DIRECT transfers: whole logical blocks, retried on short counts. */
-static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < len) {
-		r = pwrite(fd, (const char *)buf + n, len - n, (off_t)(off + n));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		n += (size_t)r;
-	}
-	return 0;
-}
-
-static int pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < len) {
-		r = pread(fd, (char *)buf + n, len - n, (off_t)(off + n));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;	/* past the end of the device */
-		n += (size_t)r;
-	}
-	return 0;
-}
 
 /*
  * Open /dev/hypercache0 for O_DIRECT and get its logical block size and an
@@ -373,14 +289,6 @@ struct put_args {
 	unsigned long timeout;	/* seconds for --sync, 0 = no limit */
 };
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 #define SYNC_POLL_NS	20000000L	/* LOCATE PEEK every 20 ms */
 
 /*
@@ -389,7 +297,7 @@ static double mono_now(void)
  */
 static int put_wait_synced(int ctl, const struct put_args *a, uint64_t gen)
 {
-	double deadline = a->timeout ? mono_now() + (double)a->timeout : 0;
+	double deadline = a->timeout ? hc_now() + (double)a->timeout : 0;
 	struct timespec pause = { 0, SYNC_POLL_NS };
 	struct hc_locate l;
 	char sbuf[32];
@@ -414,7 +322,7 @@ static int put_wait_synced(int ctl, const struct put_args *a, uint64_t gen)
 		}
 		if (l.state == HC_OBJ_READY)
 			return 0;
-		if (deadline && mono_now() >= deadline) {
+		if (deadline && hc_now() >= deadline) {
 			hc_errf(a->uri.shown, ETIMEDOUT,
 				"still %s after %lu s",
 				hc_obj_state_name(l.state, sbuf, sizeof(sbuf)),
@@ -443,7 +351,7 @@ static int put_copy(const struct put_args *a, int in, int dev, void *buf,
 		elen = ext[i].length < left ? ext[i].length : left;
 		while (elen) {
 			n = elen < IO_BUF_SIZE ? (size_t)elen : IO_BUF_SIZE;
-			ret = read_full(in, buf, n, &got);
+			ret = hc_read_full(in, buf, n, &got);
 			if (ret < 0) {
 				progress_end(&prog, false);
 				hc_err(a->file, "read error", -ret);
@@ -463,7 +371,7 @@ static int put_copy(const struct put_args *a, int in, int dev, void *buf,
 			wlen = (size_t)round_up(n, lbs);
 			if (wlen > n)
 				memset((char *)buf + n, 0, wlen - n);
-			ret = pwrite_full(dev, buf, wlen, off);
+			ret = hc_pwrite_full(dev, buf, wlen, off);
 			if (ret < 0) {
 				progress_end(&prog, false);
 				hc_errf(HC_DATA_PATH, -ret,
@@ -481,7 +389,7 @@ static int put_copy(const struct put_args *a, int in, int dev, void *buf,
 		hc_errf(a->uri.shown, 0, "the extents are too short for the file");
 		return -1;
 	}
-	ret = read_full(in, &probe, 1, &got);
+	ret = hc_read_full(in, &probe, 1, &got);
 	if (ret == 0 && got) {
 		hc_errf(a->file, 0, "file grew while being copied (beyond %" PRIu64
 			" bytes)", size);
@@ -531,7 +439,7 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		goto out;
 	}
 
-	t_stage = mono_now();
+	t_stage = hc_now();
 	ret = hc_ctl_stage(ctl, &a->uri, a->stage_flags, (uint64_t)sb.st_size,
 			   ext, HC_MAX_EXTENTS, &st);
 	if (ret < 0) {
@@ -555,11 +463,11 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		goto out;
 	}
 	staged = false;
-	t_commit = mono_now();
+	t_commit = hc_now();
 	if (a->sync) {
 		if (put_wait_synced(ctl, a, cm.generation) < 0)
 			goto out;
-		t_synced = mono_now();
+		t_synced = hc_now();
 	}
 
 	if (a->json) {
@@ -752,14 +660,14 @@ static int get_copy(const struct hc_uri *uri, int dev, void *buf,
 		while (elen) {
 			n = elen < IO_BUF_SIZE ? (size_t)elen : IO_BUF_SIZE;
 			/* The last block is read whole; only n bytes are kept. */
-			ret = pread_full(dev, buf, (size_t)round_up(n, lbs), off);
+			ret = hc_pread_full(dev, buf, (size_t)round_up(n, lbs), off);
 			if (ret < 0) {
 				progress_end(&prog, false);
 				hc_errf(HC_DATA_PATH, -ret,
 					"read error at offset %" PRIu64, off);
 				return -1;
 			}
-			ret = write_full(out, buf, n);
+			ret = hc_write_full(out, buf, n);
 			if (ret < 0) {
 				progress_end(&prog, false);
 				hc_err(outname, "write error", -ret);

@@ -27,6 +27,7 @@
 #include "config.h"
 #include "uri.h"
 #include "s3.h"
+#include "util.h"
 
 extern char **environ;
 
@@ -80,14 +81,6 @@ struct pl_worker {
 	struct pl_run *run;
 	int ctl;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* --- the list of objects --------------------------------------------------- */
 
@@ -179,7 +172,7 @@ static void run_account(struct pl_run *r, const struct pl_item *it)
 	}
 	if (!r->bar)
 		return;
-	t = now_s();
+	t = hc_now();
 	if (t - r->last >= 0.1 || r->done == r->n)
 		bar_draw(r, t);
 }
@@ -319,7 +312,7 @@ static int run_preload(const struct hcctl_cmd *cmd, struct pl_item *items,
 		w[i].run = &r;
 	}
 	r.bar = o->progress && n && isatty(STDERR_FILENO);
-	r.start = r.last = now_s();
+	r.start = r.last = hc_now();
 	for (started = 0; started < nw; started++) {
 		ret = pthread_create(&w[started].tid, NULL, worker, &w[started]);
 		if (ret) {
@@ -331,9 +324,9 @@ static int run_preload(const struct hcctl_cmd *cmd, struct pl_item *items,
 		worker(&w[0]);
 	for (i = 0; i < started; i++)
 		pthread_join(w[i].tid, NULL);
-	secs = now_s() - r.start;
+	secs = hc_now() - r.start;
 	if (r.drawn) {
-		bar_draw(&r, now_s());
+		bar_draw(&r, hc_now());
 		fputc('\n', stderr);
 	}
 	for (k = 0; k < n; k++)

@@ -23,6 +23,7 @@
 #include "ctl.h"
 #include "flushdoc.h"
 #include "dataset.h"
+#include "util.h"
 
 struct rs_ctx {
 	const char *parent;	/* the URI prefix, ends in '/' */
@@ -219,7 +220,7 @@ int hc_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv)
 	const char *cfg_path = HC_CONFIG_PATH;
 	struct hcf_index ix = { 0 };
 	char err[DS_ERR_MAX] = "", *key = NULL, *buf = NULL;
-	double t0 = ds_now(), secs;
+	double t0 = hc_now(), secs;
 	uint64_t bytes = 0;
 	size_t len;
 	long pick;
@@ -305,7 +306,7 @@ int hc_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv)
 	}
 	if (preload(&x, ix.v[pick].name, &bytes) < 0)
 		goto out;
-	secs = ds_now() - t0;
+	secs = hc_now() - t0;
 	if (x.json) {
 		json_object *o = json_object_new_object();
 
