@@ -67,7 +67,8 @@ int hc_egress_check(const struct hc_egress *e, char *err, size_t errlen)
 			      e->workers, HC_EGRESS_WORKERS_MAX);
 	if (!e->dev)
 		return hc_seterr(err, errlen, -EINVAL, "no device");
-	return hc_extents_check(e->ext, e->nr_ext, e->size, err, errlen);
+	return hc_extents_check(e->ext, e->nr_ext, e->size, HC_EGRESS_BLOCK, err,
+				errlen);
 }
 
 int hc_egress_read(int fd, const struct hc_extent *ext, uint32_t nr_ext,

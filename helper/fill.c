@@ -49,33 +49,8 @@ int hc_fill_check(const struct hc_fill *f, char *err, size_t errlen)
 			      HC_FILL_WORKERS_MAX);
 	if (!f->fetch || !f->dev)
 		return hc_seterr(err, errlen, -EINVAL, "no source or device");
-	return hc_extents_check(f->ext, f->nr_ext, f->size, err, errlen);
-}
-
-int hc_extents_check(const struct hc_extent *ext, uint32_t nr_ext,
-		     uint64_t size, char *err, size_t errlen)
-{
-	uint64_t total = 0;
-	uint32_t i;
-
-	if (nr_ext > HC_MAX_EXTENTS || (nr_ext && !ext))
-		return hc_seterr(err, errlen, -EINVAL, "%u extents", nr_ext);
-	for (i = 0; i < nr_ext; i++) {
-		if (ext[i].offset % HC_FILL_BLOCK ||
-		    ext[i].length % HC_FILL_BLOCK || !ext[i].length)
-			return hc_seterr(err, errlen, -EINVAL,
-				      "extent %u (%llu+%llu) is not %u-aligned",
-				      i, (unsigned long long)ext[i].offset,
-				      (unsigned long long)ext[i].length,
-				      HC_FILL_BLOCK);
-		total += ext[i].length;
-	}
-	if (total < round_up_block(size))
-		return hc_seterr(err, errlen, -EINVAL,
-			      "extents hold %llu bytes, the object %llu",
-			      (unsigned long long)total,
-			      (unsigned long long)size);
-	return 0;
+	return hc_extents_check(f->ext, f->nr_ext, f->size, HC_FILL_BLOCK, err,
+				errlen);
 }
 
 /* Record the first failure and stop everyone. */

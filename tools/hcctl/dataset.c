@@ -30,6 +30,7 @@
 #include "s3.h"
 #include "dataset.h"
 #include "util.h"
+#include "extent.h"
 
 extern char **environ;
 
@@ -765,14 +766,11 @@ int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 	*size = l.obj_size;
 	*gen = l.generation;
 	left = l.obj_size;
-	for (i = 0; i < l.nr_extents && i < HC_MAX_EXTENTS && left && !ret; i++) {
+	if (hc_extents_check(ext, l.nr_extents, l.obj_size, c->lbs, err, errlen))
+		ret = -EIO;
+	for (i = 0; i < l.nr_extents && left && !ret; i++) {
 		off = ext[i].offset;
 		elen = ext[i].length < left ? ext[i].length : left;
-		if (off % c->lbs) {
-			snprintf(err, errlen, "extent %u is not block-aligned", i);
-			ret = -EIO;
-			break;
-		}
 		while (elen && !ret) {
 			n = elen < DS_IO_SIZE ? (size_t)elen : DS_IO_SIZE;
 			ret = hc_pread_full(c->dev, c->buf,
@@ -789,11 +787,6 @@ int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 			elen -= n;
 			left -= n;
 		}
-	}
-	if (!ret && left) {
-		snprintf(err, errlen, "the extents hold less than the object's %" PRIu64 " bytes",
-			 (uint64_t)l.obj_size);
-		ret = -EIO;
 	}
 	(void)hc_ctl_release(c->ctl, &u);
 	free(ext);

@@ -28,6 +28,7 @@
 #include "ctl.h"
 #include "nl.h"
 #include "util.h"
+#include "extent.h"
 
 #define IO_BUF_SIZE	(4U << 20)	/* bytes per O_DIRECT transfer */
 
@@ -196,37 +197,14 @@ static int open_data(int flags, unsigned int *lbs, void **buf)
 	return fd;
 }
 
-/*
- * Check what the kernel returned: at most @max extents, aligned to the
- * logical block size, together at least @size bytes.
- */
+/* Check what the kernel returned (extent.h); say what is wrong. */
 static int check_extents(const char *object, const struct hc_extent *ext,
-			 uint32_t n, uint32_t max, uint64_t size,
-			 unsigned int lbs)
+			 uint32_t n, uint64_t size, unsigned int lbs)
 {
-	uint64_t total = 0;
-	uint32_t i;
+	char err[160];
 
-	if (n > max) {
-		hc_errf(object, 0, "the kernel reports %u extents, more than %u",
-			n, max);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		if (ext[i].offset % lbs || ext[i].length % lbs) {
-			hc_errf(object, 0,
-				"extent %u (offset %" PRIu64 ", length %" PRIu64
-				") is not aligned to the %u-byte block size",
-				i, (uint64_t)ext[i].offset,
-				(uint64_t)ext[i].length, lbs);
-			return -1;
-		}
-		total += ext[i].length;
-	}
-	if (total < size) {
-		hc_errf(object, 0,
-			"the extents hold %" PRIu64 " bytes, the object has %" PRIu64,
-			total, size);
+	if (hc_extents_check(ext, n, size, lbs, err, sizeof(err))) {
+		hc_errf(object, 0, "the kernel's extents: %s", err);
 		return -1;
 	}
 	return 0;
@@ -447,8 +425,8 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		goto out;
 	}
 	staged = true;
-	if (check_extents(a->uri.shown, ext, st.nr_extents, HC_MAX_EXTENTS,
-			  (uint64_t)sb.st_size, lbs) < 0)
+	if (check_extents(a->uri.shown, ext, st.nr_extents, (uint64_t)sb.st_size,
+			  lbs) < 0)
 		goto out;
 	if (put_copy(a, in, dev, buf, lbs, ext, st.nr_extents,
 		     (uint64_t)sb.st_size, &crc) < 0)
@@ -768,8 +746,7 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 	dev = open_data(O_RDONLY, &lbs, &buf);
 	if (dev < 0)
 		goto out;
-	if (check_extents(uri.shown, ext, l.nr_extents, HC_MAX_EXTENTS,
-			  l.obj_size, lbs) < 0)
+	if (check_extents(uri.shown, ext, l.nr_extents, l.obj_size, lbs) < 0)
 		goto out;
 
 	if (outname) {
