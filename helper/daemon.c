@@ -47,6 +47,7 @@
 
 #ifndef HYPERCACHED_VERSION
 #define HYPERCACHED_VERSION "0.1.0"
+#define HC_DEV_PATH	"/dev/hypercache0"
 #endif
 
 static enum hc_log_level log_level = HC_LOG_INFO;

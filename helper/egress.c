@@ -17,6 +17,7 @@
 #include <isa-l/crc.h>
 #include "egress.h"
 #include "fill.h"
+#include "posix.h"
 #include "util.h"
 
 #define MiB (1ULL << 20)
@@ -439,65 +440,13 @@ int hc_egress_s3(const struct hc_egress *e, struct hcs3 *const *clients,
 
 /* --- posix ------------------------------------------------------------ */
 
-/* Create the missing parent directories of @path (absolute). */
-static int mkdir_parents(const char *path, char *err, size_t errlen)
-{
-	char *p = strdup(path), *s;
-
-	if (!p)
-		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
-	for (s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			int ret = -errno;
-
-			hc_seterr(err, errlen, ret, "mkdir %s: %s", p,
-			       strerror(-ret));
-			free(p);
-			return ret;
-		}
-		*s = '/';
-	}
-	free(p);
-	return 0;
-}
-
-/* Remove BASE.hc-tmp-* left in @dir by an earlier crash. */
-static void remove_stale_tmp(int dfd, const char *base)
-{
-	size_t bl = strlen(base), sl = strlen(HC_EGRESS_TMP_SUFFIX);
-	int fd = dup(dfd);
-	struct dirent *d;
-	DIR *dir;
-
-	if (fd < 0)
-		return;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return;
-	}
-	while ((d = readdir(dir))) {
-		const char *n = d->d_name;
-
-		if (strncmp(n, base, bl) || strncmp(n + bl, HC_EGRESS_TMP_SUFFIX, sl) ||
-		    strlen(n + bl + sl) != 16 ||
-		    strspn(n + bl + sl, "0123456789abcdef") != 16)
-			continue;
-		unlinkat(dfd, n, 0);
-	}
-	closedir(dir);
-}
-
 int hc_egress_posix(const struct hc_egress *e, const char *path,
 		    struct hc_egress_result *res, char *err, size_t errlen)
 {
-	char *dir = NULL, *tmp = NULL;
-	const char *base;
-	int dev = -1, out = -1, dfd = -1, ret;
-	uint64_t rnd, off = 0, bufsz;
+	struct hc_posix_file *out;
+	int dev = -1, ret;
+	uint64_t off = 0, bufsz;
 	uint32_t crc = ~0U;
-	bool tmp_made = false;
 	double t0 = hc_now();
 	void *buf = NULL;
 
@@ -505,69 +454,43 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 	ret = hc_egress_check(e, err, errlen);
 	if (ret)
 		return ret;
-	base = strrchr(path, '/');
-	if (path[0] != '/' || !base || !base[1])
-		return hc_seterr(err, errlen, -EINVAL, "%s: not an absolute file path",
-			      path);
-	base++;
 	res->plan = (struct hc_egress_plan){
 		.part_size = e->part_size,
 		.nr_parts = e->size ? div_up(e->size, e->part_size) : 1,
 	};
 	res->plan.last_size = e->size - (res->plan.nr_parts - 1) * e->part_size;
-	ret = mkdir_parents(path, err, errlen);
-	if (ret)
-		return ret;
-	dir = strndup(path, base - path > 1 ? (size_t)(base - path - 1) : 1);
-	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-		rnd = (uint64_t)t0 * 1000003 ^ (uint64_t)getpid() << 32;
-	if (!dir || asprintf(&tmp, "%s%s%016llx", path, HC_EGRESS_TMP_SUFFIX,
-			     (unsigned long long)rnd) < 0) {
-		tmp = NULL;
-		ret = hc_seterr(err, errlen, -ENOMEM, "out of memory");
-		goto out;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		ret = hc_seterr(err, errlen, -errno, "%s: %s", dir, strerror(errno));
-		goto out;
-	}
-	remove_stale_tmp(dfd, base);
 	bufsz = e->size < e->part_size ? round_up_block(e->size ? e->size : 1) :
 					 e->part_size;
-	if (posix_memalign(&buf, HC_EGRESS_BLOCK, bufsz)) {
-		buf = NULL;
-		ret = hc_seterr(err, errlen, -ENOMEM, "out of memory");
-		goto out;
+	out = malloc(sizeof(*out));
+	if (!out || posix_memalign(&buf, HC_EGRESS_BLOCK, bufsz)) {
+		free(out);
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	}
+	ret = hc_posix_create(out, path, err, errlen);
+	if (ret)
+		goto out_free;
 	dev = open_dev(e, err, errlen);
 	if (dev < 0) {
 		ret = dev;
-		goto out;
+		goto out_abort;
 	}
-	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (out < 0) {
-		ret = hc_seterr(err, errlen, -errno, "%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	tmp_made = true;
 	while (off < e->size) {
 		uint64_t len = e->size - off < bufsz ? e->size - off : bufsz;
 
 		if (stopped(e)) {
 			ret = hc_seterr(err, errlen, -ECANCELED, "stopped");
-			goto out;
+			goto out_abort;
 		}
 		ret = hc_egress_read(dev, e->ext, e->nr_ext, off, len, buf, err,
 				     errlen);
 		if (ret)
-			goto out;
+			goto out_abort;
 		crc = crc32_iscsi(buf, (int)len, crc);
-		ret = hc_write_full(out, buf, len);
+		ret = hc_write_full(out->fd, buf, len);
 		if (ret) {
-			hc_seterr(err, errlen, ret, "%s: write: %s", tmp,
-			       strerror(-ret));
-			goto out;
+			hc_seterr(err, errlen, ret, "%s: write: %s", out->tmp,
+				  strerror(-ret));
+			goto out_abort;
 		}
 		off += len;
 		res->parts++;
@@ -578,42 +501,19 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 	res->crc32c = ~crc;
 	ret = crc_check(e, res->crc32c, err, errlen);
 	if (ret)
-		goto out;
-	if (fsync(out)) {
-		ret = hc_seterr(err, errlen, -errno, "%s: fsync: %s", tmp,
-			     strerror(errno));
-		goto out;
-	}
-	ret = close(out) ? -errno : 0;
-	out = -1;
-	if (ret) {
-		hc_seterr(err, errlen, ret, "%s: close: %s", tmp, strerror(-ret));
-		goto out;
-	}
-	if (rename(tmp, path)) {
-		ret = hc_seterr(err, errlen, -errno, "rename to %s: %s", path,
-			     strerror(errno));
-		goto out;
-	}
-	tmp_made = false;
-	if (fsync(dfd)) {
-		ret = hc_seterr(err, errlen, -errno, "%s: fsync: %s", dir,
-			     strerror(errno));
-		goto out;
-	}
-	snprintf(res->etag, sizeof(res->etag), "%08x", res->crc32c);
-out:
-	if (out >= 0)
-		close(out);
-	if (tmp_made)
-		unlink(tmp);
+		goto out_abort;
+	ret = hc_posix_commit(out, err, errlen);
+	if (!ret)
+		snprintf(res->etag, sizeof(res->etag), "%08x", res->crc32c);
+	goto out_close;
+out_abort:
+	hc_posix_abort(out);
+out_close:
 	if (dev >= 0)
 		close(dev);
-	if (dfd >= 0)
-		close(dfd);
+out_free:
 	free(buf);
-	free(tmp);
-	free(dir);
+	free(out);
 	res->seconds = hc_now() - t0;
 	return ret;
 }

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include "s3.h"
 #include "dataset.h"
 #include "util.h"
+#include "posix.h"
 #include "extent.h"
 
 extern char **environ;
@@ -165,51 +165,23 @@ static bool is_s3(const struct ds_client *c)
 	return c->be->b->type == HC_BACKEND_S3;
 }
 
-/* ROOT/KEY of a posix backend; KEY must not climb out (checked by flush.h
- * rules on the relative part; the prefix came through uri_parse). */
-static char *posix_path(const struct ds_client *c, const char *key)
+/*
+ * ROOT/KEY of a posix backend, malloc'd, under the backend's containment
+ * rule (posix.h); NULL with the errno in *@ret and a message in @err.
+ */
+static char *posix_path(const struct ds_client *c, const char *key, int *ret,
+			char *err, size_t errlen)
 {
-	char *p;
+	char path[PATH_MAX], *p;
 
-	if (strstr(key, "/../") || !strncmp(key, "../", 3) || key[0] == '/')
+	*ret = hc_posix_path(c->be->b, key, strlen(key), path, sizeof(path),
+			     err, errlen);
+	if (*ret)
 		return NULL;
-	if (asprintf(&p, "%s/%s", c->be->b->root, key) < 0)
-		return NULL;
+	p = strdup(path);
+	if (!p)
+		*ret = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	return p;
-}
-
-static int mkdirs(char *path)
-{
-	char *s;
-
-	for (s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = 0;
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			*s = '/';
-			return -errno;
-		}
-		*s = '/';
-	}
-	return 0;
-}
-
-static int fsync_dir_of(const char *path)
-{
-	char *d = strdup(path), *s;
-	int fd, ret = 0;
-
-	if (!d)
-		return -ENOMEM;
-	s = strrchr(d, '/');
-	if (s)
-		*s = 0;
-	fd = open(s && d[0] ? d : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd) < 0)
-		ret = -errno;
-	if (fd >= 0)
-		close(fd);
-	free(d);
-	return ret;
 }
 
 int ds_get_doc(struct ds_client *c, const char *key, char **buf, size_t *len,
@@ -243,9 +215,9 @@ int ds_get_doc(struct ds_client *c, const char *key, char **buf, size_t *len,
 		*len = o.size;
 		return 0;
 	}
-	p = posix_path(c, key);
+	p = posix_path(c, key, &ret, err, errlen);
 	if (!p)
-		return -EACCES;
+		return ret;
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
@@ -295,15 +267,10 @@ int ds_delete(struct ds_client *c, const char *key, char *err, size_t errlen)
 
 	if (is_s3(c))
 		return hcs3_delete(c->s3, c->be->bucket, key, err, errlen);
-	p = posix_path(c, key);
+	p = posix_path(c, key, &ret, err, errlen);
 	if (!p)
-		return -EACCES;
-	if (unlink(p) < 0 && errno != ENOENT) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", p, strerror(errno));
-	} else {
-		(void)fsync_dir_of(p);
-	}
+		return ret;
+	ret = hc_posix_remove(p, err, errlen);
 	free(p);
 	return ret;
 }
@@ -319,9 +286,9 @@ int ds_exists(struct ds_client *c, const char *key, char *err, size_t errlen)
 		ret = hcs3_head(c->s3, c->be->bucket, key, &o, err, errlen);
 		return ret == -ENOENT ? 0 : ret ? ret : 1;
 	}
-	p = posix_path(c, key);
+	p = posix_path(c, key, &ret, err, errlen);
 	if (!p)
-		return -EACCES;
+		return ret;
 	ret = stat(p, &st) == 0 ? 1 : errno == ENOENT ? 0 : -errno;
 	free(p);
 	return ret;
@@ -334,8 +301,8 @@ struct ds_writer {
 	char *key;
 	uint64_t size, written;
 	/* posix */
-	char *path, *tmp;
-	int fd;
+	struct hc_posix_file file;
+	bool file_open;
 	/* s3 */
 	char *buf;
 	size_t fill;
@@ -350,12 +317,12 @@ int ds_writer_open(struct ds_client *c, const char *key, uint64_t size,
 {
 	struct ds_writer *w = calloc(1, sizeof(*w));
 	int ret = -ENOMEM;
+	char *path;
 
 	*out = NULL;
 	if (!w)
 		return -ENOMEM;
 	w->c = c;
-	w->fd = -1;
 	w->size = size;
 	w->key = strdup(key);
 	if (!w->key)
@@ -378,29 +345,14 @@ int ds_writer_open(struct ds_client *c, const char *key, uint64_t size,
 		*out = w;
 		return 0;
 	}
-	w->path = posix_path(c, key);
-	if (!w->path) {
-		ret = -EACCES;
-		snprintf(err, errlen, "%s: bad key", key);
+	path = posix_path(c, key, &ret, err, errlen);
+	if (!path)
 		goto fail;
-	}
-	if (asprintf(&w->tmp, "%s.hctmp.%ld.%lx", w->path, (long)getpid(),
-		     (unsigned long)pthread_self()) < 0) {
-		w->tmp = NULL;
+	ret = hc_posix_create(&w->file, path, err, errlen);
+	free(path);
+	if (ret)
 		goto fail;
-	}
-	ret = mkdirs(w->path);
-	if (ret) {
-		snprintf(err, errlen, "%s: cannot create its directory: %s",
-			 w->path, strerror(-ret));
-		goto fail;
-	}
-	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", w->tmp, strerror(errno));
-		goto fail;
-	}
+	w->file_open = true;
 	*out = w;
 	return 0;
 fail:
@@ -437,9 +389,9 @@ int ds_writer_write(struct ds_writer *w, const void *buf, size_t len,
 	}
 	w->written += len;
 	if (!is_s3(w->c)) {
-		ret = hc_write_full(w->fd, p, len);
+		ret = hc_write_full(w->file.fd, p, len);
 		if (ret)
-			snprintf(err, errlen, "%s: write error: %s", w->tmp,
+			snprintf(err, errlen, "%s: write error: %s", w->file.tmp,
 				 strerror(-ret));
 		return ret;
 	}
@@ -488,27 +440,13 @@ int ds_writer_close(struct ds_writer *w, bool ok, char *err, size_t errlen)
 		if ((!ok || ret) && w->mpu)
 			(void)hcs3_mpu_abort(w->c->s3, w->c->be->bucket, w->key,
 					     w->upload_id, e2, sizeof(e2));
-	} else if (w->fd >= 0) {
-		if (ok && fsync(w->fd) < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: fsync: %s", w->tmp, strerror(errno));
-		}
-		if (close(w->fd) < 0 && ok && !ret) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: close: %s", w->tmp, strerror(errno));
-		}
-		if (ok && !ret && rename(w->tmp, w->path) < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: rename: %s", w->path, strerror(errno));
-		}
+	} else if (w->file_open) {
 		if (ok && !ret)
-			ret = fsync_dir_of(w->path);
-		if (!ok || ret)
-			unlink(w->tmp);
+			ret = hc_posix_commit(&w->file, err, errlen);
+		else
+			hc_posix_abort(&w->file);
 	}
 	free(w->key);
-	free(w->path);
-	free(w->tmp);
 	free(w->buf);
 	free(w->etags);
 	free(w);
@@ -544,10 +482,10 @@ int ds_read_file(struct ds_client *c, const char *key, uint64_t *size,
 		free(buf);
 		return ret;
 	}
-	p = posix_path(c, key);
+	p = posix_path(c, key, &ret, err, errlen);
 	if (!p) {
 		free(buf);
-		return -EACCES;
+		return ret;
 	}
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {

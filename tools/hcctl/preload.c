@@ -28,6 +28,7 @@
 #include "uri.h"
 #include "s3.h"
 #include "util.h"
+#include "posix.h"
 
 extern char **environ;
 
@@ -483,6 +484,13 @@ static int list_posix(const struct hc_backend *b, const char *head,
 	FTS *fts;
 	int ret = 0;
 
+	/* The directory walked is ROOT/DIR: DIR obeys the key rule (posix.h). */
+	if (slash && slash > prefix) {
+		ret = hc_posix_key_check(prefix, (size_t)(slash - prefix), err,
+					 errlen);
+		if (ret)
+			return ret;
+	}
 	while (rlen > 1 && b->root[rlen - 1] == '/')
 		rlen--;
 	if (asprintf(&start, "%.*s/%.*s", (int)rlen, b->root,
