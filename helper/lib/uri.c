@@ -108,8 +108,8 @@ static int uri_name_check(const char *n, char *err, size_t errlen)
 	return 0;
 }
 
-int uri_parse(const char *s, size_t len, struct uri *out,
-	      char *err, size_t errlen)
+static int uri_parse_as(const char *s, size_t len, bool prefix,
+			struct uri *out, char *err, size_t errlen)
 {
 	static const char s3[] = "s3://", hc[] = "hypercache://";
 	const char *auth, *slash, *end = s + len;
@@ -154,10 +154,24 @@ int uri_parse(const char *s, size_t len, struct uri *out,
 	if (rc)
 		return rc;
 	out->key_len = (size_t)(end - slash - 1);
-	rc = uri_key_check(slash + 1, out->key_len, err, errlen);
-	if (rc)
-		return rc;
+	if (!(prefix && !out->key_len)) {
+		rc = uri_key_check(slash + 1, out->key_len, err, errlen);
+		if (rc)
+			return rc;
+	}
 	memcpy(out->key, slash + 1, out->key_len);
 	out->key[out->key_len] = '\0';
 	return 0;
+}
+
+int uri_parse(const char *s, size_t len, struct uri *out,
+	      char *err, size_t errlen)
+{
+	return uri_parse_as(s, len, false, out, err, errlen);
+}
+
+int uri_parse_prefix(const char *s, size_t len, struct uri *out,
+		     char *err, size_t errlen)
+{
+	return uri_parse_as(s, len, true, out, err, errlen);
 }

@@ -49,6 +49,17 @@ expect() {
 	fi
 }
 
+# lacks STREAM PATTERN: the previous expect's stream must not contain PATTERN
+lacks() {
+	if grep -qF -- "$2" "$tmp/$1"; then
+		failed=$((failed + 1))
+		echo "FAIL: std$1 of the previous check has '$2'"
+		sed "s/^/  std$1: /" "$tmp/$1" | head -5
+	else
+		passed=$((passed + 1))
+	fi
+}
+
 # help and version
 expect 0 out "COMMANDS"               -- --help
 expect 0 out "pool create"            -- --help
@@ -183,6 +194,19 @@ expect 1 err "hypercache://store/ds/nope: no objects under this prefix" -- \
 expect 1 err "hypercache://zzz/a: no [backend zzz]" -- $pb --prefix hypercache://zzz/a
 # shellcheck disable=SC2086
 expect 1 err "bad prefix" -- $pb --prefix ftp://x/y
+# one resolver (helper/lib/resolve.c): a prefix is quoted as given (it was
+# parsed as PREFIX + "x", and the message said 's3://bktx'), the bucket of
+# an s3 backend's hypercache:// prefix is required and checked
+# shellcheck disable=SC2086
+expect 1 err "'s3://bkt': no '/' before the key" -- $pb --prefix s3://bkt
+lacks err "bktx"
+# shellcheck disable=SC2086
+expect 1 err "the URI is hypercache://s3/BUCKET/PREFIX" -- $pb --prefix hypercache://s3/bkt
+# shellcheck disable=SC2086
+expect 1 err "bucket 'Bkt': upper-case" -- $pb --prefix hypercache://s3/Bkt/a
+# posix listing: the prefix's directory obeys the key rule (no ..)
+# shellcheck disable=SC2086
+expect 1 err "has a \"..\" component" -- $pb --prefix hypercache://store/ds/../
 # flush and restore: operands, options; --status of a posix tree needs
 # neither the module nor root
 expect 0 out "HC_FLUSH_CRASH_AFTER"               -- flush --help

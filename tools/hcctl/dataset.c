@@ -29,6 +29,7 @@
 #include "s3.h"
 #include "dataset.h"
 #include "util.h"
+#include "resolve.h"
 #include "posix.h"
 #include "extent.h"
 
@@ -43,24 +44,17 @@ extern char **environ;
 int ds_backend_open(const char *prefix, const char *cfg_path,
 		    struct ds_backend *be)
 {
-	char err[1024], *tmp = NULL, *slash;
-	size_t len = strlen(prefix);
-	struct uri *u;
+	struct hc_target *t;
+	char err[1024];
 	int ret = -1;
 
 	memset(be, 0, sizeof(*be));
 	be->cfg = calloc(1, sizeof(*be->cfg));
-	u = calloc(1, sizeof(*u));
-	/* A prefix is a key with one byte still to come: parse it so. */
-	if (!be->cfg || !u || asprintf(&tmp, "%sx", prefix) < 0) {
+	t = calloc(1, sizeof(*t));
+	if (!be->cfg || !t) {
 		hc_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	if (uri_parse(tmp, len + 1, u, err, sizeof(err))) {
-		hc_errf(prefix, 0, "bad prefix: %s", err);
-		goto out;
-	}
-	u->key[--u->key_len] = 0;
 	ret = hc_config_load(cfg_path, be->cfg, err, sizeof(err));
 	if (ret) {
 		if (ret == -EINVAL)
@@ -70,52 +64,24 @@ int ds_backend_open(const char *prefix, const char *cfg_path,
 		ret = -1;
 		goto out;
 	}
-	ret = -1;
-	if (u->scheme == URI_S3) {
-		be->b = hc_config_backend(be->cfg, be->cfg->default_backend);
-		if (!be->b || be->b->type != HC_BACKEND_S3) {
-			hc_errf(prefix, 0,
-				"s3:// URIs need an s3 backend '%s' (default_backend) in %s",
-				be->cfg->default_backend, cfg_path);
-			goto out;
-		}
-		snprintf(be->bucket, sizeof(be->bucket), "%s", u->bucket);
-		be->key = strdup(u->key);
-	} else {
-		be->b = hc_config_backend(be->cfg, u->backend);
-		if (!be->b) {
-			hc_errf(prefix, 0, "no [backend %s] in %s", u->backend,
-				cfg_path);
-			goto out;
-		}
-		if (be->b->type == HC_BACKEND_S3) {
-			/* hypercache://NAME/BUCKET/KEY of an s3 backend */
-			slash = strchr(u->key, '/');
-			if (!slash) {
-				hc_errf(prefix, 0,
-					"an s3 backend's key starts with the bucket: hypercache://%s/BUCKET/PREFIX",
-					u->backend);
-				goto out;
-			}
-			*slash = 0;
-			if (uri_bucket_check(u->key, err, sizeof(err))) {
-				hc_errf(prefix, 0, "bad prefix: %s", err);
-				goto out;
-			}
-			memcpy(be->bucket, u->key, strlen(u->key) + 1);	/* <= 63 */
-			be->key = strdup(slash + 1);
-		} else {
-			be->key = strdup(u->key);
-		}
-	}
-	if (!be->key) {
-		hc_err(NULL, "out of memory", ENOMEM);
+	ret = hc_resolve(be->cfg, prefix, strlen(prefix), HC_RESOLVE_PREFIX, t,
+			 err, sizeof(err));
+	if (ret) {
+		hc_errf(prefix, 0, ret == -EINVAL ? "bad prefix: %s" : "%s (%s)",
+			err, cfg_path);
+		ret = -1;
 		goto out;
 	}
+	be->b = t->b;
+	memcpy(be->bucket, t->bucket, sizeof(be->bucket));
+	be->key = strndup(t->key, t->key_len);
 	ret = 0;
+	if (!be->key) {
+		hc_err(NULL, "out of memory", ENOMEM);
+		ret = -1;
+	}
 out:
-	free(tmp);
-	free(u);
+	free(t);
 	if (ret)
 		ds_backend_close(be);
 	return ret;

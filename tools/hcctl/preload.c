@@ -28,6 +28,7 @@
 #include "uri.h"
 #include "s3.h"
 #include "util.h"
+#include "resolve.h"
 #include "posix.h"
 
 extern char **environ;
@@ -609,25 +610,16 @@ static int list_prefix(const char *prefix, const char *cfg_path,
 		       struct pl_list *out)
 {
 	struct hc_config *cfg;
-	const struct hc_backend *b;
-	struct uri *u;
-	char err[1024], *tmp = NULL, *head = NULL;
-	const char *bucket, *key;
-	size_t len = strlen(prefix);
+	struct hc_target *t;
+	char err[1024], *head = NULL;
 	int ret = -1;
 
 	cfg = calloc(1, sizeof(*cfg));
-	u = calloc(1, sizeof(*u));
-	/* A prefix is a key with one byte still to come: parse it so. */
-	if (!cfg || !u || asprintf(&tmp, "%sx", prefix) < 0) {
+	t = calloc(1, sizeof(*t));
+	if (!cfg || !t) {
 		hc_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	if (uri_parse(tmp, len + 1, u, err, sizeof(err))) {
-		hc_errf(prefix, 0, "bad prefix: %s", err);
-		goto out;
-	}
-	u->key[--u->key_len] = 0;
 	ret = hc_config_load(cfg_path, cfg, err, sizeof(err));
 	if (ret) {
 		if (ret == -EINVAL)
@@ -637,63 +629,25 @@ static int list_prefix(const char *prefix, const char *cfg_path,
 		ret = -1;
 		goto out;
 	}
-	ret = -1;
-	if (u->scheme == URI_S3) {
-		b = hc_config_backend(cfg, cfg->default_backend);
-		if (!b || b->type != HC_BACKEND_S3) {
-			hc_errf(prefix, 0,
-				"s3:// URIs need an s3 backend '%s' (default_backend) in %s",
-				cfg->default_backend, cfg_path);
-			goto out;
-		}
-		bucket = u->bucket;
-		key = u->key;
-	} else {
-		b = hc_config_backend(cfg, u->backend);
-		if (!b) {
-			hc_errf(prefix, 0, "no [backend %s] in %s", u->backend,
-				cfg_path);
-			goto out;
-		}
-		bucket = NULL;
-		key = u->key;
+	ret = hc_resolve(cfg, prefix, strlen(prefix), HC_RESOLVE_PREFIX, t,
+			 err, sizeof(err));
+	if (ret) {
+		hc_errf(prefix, 0, ret == -EINVAL ? "bad prefix: %s" : "%s (%s)",
+			err, cfg_path);
+		ret = -1;
+		goto out;
 	}
-	/* The URIs are @head + key; head ends with the prefix's last '/'. */
-	if (asprintf(&head, "%.*s", (int)(len - u->key_len), prefix) < 0) {
+	/* The URIs are @head + key. */
+	head = strndup(prefix, t->head_len);
+	if (!head) {
 		hc_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	if (b->type == HC_BACKEND_POSIX) {
-		ret = list_posix(b, head, key, out, err, sizeof(err));
-	} else {
-		char *slash;
-
-		/* hypercache://NAME/BUCKET/KEY of an s3 backend */
-		if (!bucket) {
-			slash = strchr(u->key, '/');
-			if (!slash) {
-				hc_errf(prefix, 0,
-					"an s3 backend's key starts with the bucket: hypercache://%s/BUCKET/PREFIX",
-					u->backend);
-				goto out;
-			}
-			*slash = 0;
-			bucket = u->key;
-			key = slash + 1;
-			if (uri_bucket_check(bucket, err, sizeof(err))) {
-				hc_errf(prefix, 0, "bad prefix: %s", err);
-				goto out;
-			}
-			free(head);
-			if (asprintf(&head, "%.*s", (int)(len - strlen(key)),
-				     prefix) < 0) {
-				head = NULL;
-				hc_err(NULL, "out of memory", ENOMEM);
-				goto out;
-			}
-		}
-		ret = list_s3(cfg, b, head, bucket, key, out, err, sizeof(err));
-	}
+	if (t->b->type == HC_BACKEND_POSIX)
+		ret = list_posix(t->b, head, t->key, out, err, sizeof(err));
+	else
+		ret = list_s3(cfg, t->b, head, t->bucket, t->key, out, err,
+			      sizeof(err));
 	if (ret) {
 		hc_errf(prefix, -ret, "cannot list: %s", err);
 		ret = -1;
@@ -703,8 +657,7 @@ static int list_prefix(const char *prefix, const char *cfg_path,
 	ret = 0;
 out:
 	free(head);
-	free(tmp);
-	free(u);
+	free(t);
 	free(cfg);
 	return ret;
 }
