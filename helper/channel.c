@@ -255,7 +255,7 @@ int hc_channel_open(struct hc_channel **out, char *err, size_t errlen)
 			    errlen);
 }
 
-int hc_egress_open(struct hc_channel **out, char *err, size_t errlen)
+int hc_channel_egress_open(struct hc_channel **out, char *err, size_t errlen)
 {
 	return channel_open(out, HC_CMD_EGRESS_REGISTER, HC_CMD_EGRESS, err,
 			    errlen);
@@ -329,7 +329,7 @@ int hc_channel_fail(struct hc_channel *ch, uint64_t id, int err_no)
 		    NULL, NULL);
 }
 
-int hc_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
+int hc_channel_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
 		   const char *etag)
 {
 	struct call_extra x = { .uri = r->uri, .uri_len = r->uri_len };
@@ -337,7 +337,7 @@ int hc_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
 	return call_x(ch, HC_CMD_EGRESS_DONE, r->id, NULL, 0, etag, NULL, &x);
 }
 
-int hc_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
+int hc_channel_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
 		   int err_no, uint32_t retry_ms)
 {
 	struct call_extra x = { .uri = r->uri, .uri_len = r->uri_len,

@@ -488,7 +488,7 @@ static void egress_failed(struct egress_ctx *x, const struct hc_ingest_req *r,
 	hc_log(HC_LOG_ERROR, "%s: upload of generation %llu failed (%s%s%s), "
 	       "attempt %u; retry in %u ms", r->uri, (unsigned long long)r->id,
 	       strerror(e), why ? ": " : "", why ? why : "", f->n, ms);
-	ret = hc_egress_fail(x->ch, r, e, ms);
+	ret = hc_channel_egress_fail(x->ch, r, e, ms);
 	if (ret)
 		hc_log(HC_LOG_WARN, "%s: EGRESS_FAIL: %s", r->uri,
 		       strerror(-ret));
@@ -579,7 +579,7 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 	f = fails_find(x, r, false);
 	if (f)
 		f->hash = 0;
-	ret = hc_egress_done(x->ch, r, res.etag);
+	ret = hc_channel_egress_done(x->ch, r, res.etag);
 	if (ret == -ESTALE || ret == -ENOENT)
 		hc_log(HC_LOG_INFO, "%s: uploaded generation %llu, but the "
 		       "object was %s meanwhile", r->uri,
@@ -704,7 +704,7 @@ int main(int argc, char **argv)
 	/* The egress thread: its own socket, its own S3 clients. */
 	eg.cfg = &cfg;
 	eg.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ret = eg.wake_fd < 0 ? -errno : hc_egress_open(&eg.ch, err, sizeof(err));
+	ret = eg.wake_fd < 0 ? -errno : hc_channel_egress_open(&eg.ch, err, sizeof(err));
 	if (ret == -EBUSY || ret == -EPERM || ret == -EACCES) {
 		hc_log(HC_LOG_ERROR, "%s", err);
 		hc_channel_close(ch);

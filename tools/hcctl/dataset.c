@@ -52,22 +52,22 @@ int ds_backend_open(const char *prefix, const char *cfg_path,
 	be->cfg = calloc(1, sizeof(*be->cfg));
 	t = calloc(1, sizeof(*t));
 	if (!be->cfg || !t) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 	ret = hc_config_load(cfg_path, be->cfg, err, sizeof(err));
 	if (ret) {
 		if (ret == -EINVAL)
-			hc_err(NULL, err, 0);
+			hcctl_err(NULL, err, 0);
 		else
-			hc_errf(cfg_path, -ret, "cannot load the configuration");
+			hcctl_errf(cfg_path, -ret, "cannot load the configuration");
 		ret = -1;
 		goto out;
 	}
 	ret = hc_resolve(be->cfg, prefix, strlen(prefix), HC_RESOLVE_PREFIX, t,
 			 err, sizeof(err));
 	if (ret) {
-		hc_errf(prefix, 0, ret == -EINVAL ? "bad prefix: %s" : "%s (%s)",
+		hcctl_errf(prefix, 0, ret == -EINVAL ? "bad prefix: %s" : "%s (%s)",
 			err, cfg_path);
 		ret = -1;
 		goto out;
@@ -77,7 +77,7 @@ int ds_backend_open(const char *prefix, const char *cfg_path,
 	be->key = strndup(t->key, t->key_len);
 	ret = 0;
 	if (!be->key) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		ret = -1;
 	}
 out:
@@ -546,28 +546,28 @@ int ds_cache_list(const char *object, const char *prefix, struct ds_obj **out,
 		  size_t *n)
 {
 	struct list_ctx l = { .prefix = prefix, .plen = strlen(prefix) };
-	struct hc_nl nl = { 0 };
-	struct hc_nl_err err;
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
 	struct nl_msg *msg;
 	int ret = -1;
 
 	*out = NULL;
 	*n = 0;
-	if (hc_nl_open(&nl, object) < 0)
+	if (hcctl_nl_open(&nl, object) < 0)
 		return -1;
-	msg = hc_nl_request(&nl, HC_CMD_OBJ_GET, 0);
+	msg = hcctl_nl_request(&nl, HC_CMD_OBJ_GET, 0);
 	if (!msg) {
-		hc_err(object, "cannot build netlink request", ENOMEM);
+		hcctl_err(object, "cannot build netlink request", ENOMEM);
 		goto out;
 	}
-	ret = hc_nl_dump(&nl, msg, list_reply, &l, &err);
+	ret = hcctl_nl_dump(&nl, msg, list_reply, &l, &err);
 	if (ret < 0 || l.err) {
 		if (l.err) {
-			hc_err(object, "out of memory", ENOMEM);
+			hcctl_err(object, "out of memory", ENOMEM);
 		} else {
 			if (err.kernel && err.error == ENODEV && !err.msg[0])
 				snprintf(err.msg, sizeof(err.msg), "no pool is running");
-			hc_nl_report(object, &err, NULL, NULL, 0);
+			hcctl_nl_report(object, &err, NULL, NULL, 0);
 		}
 		ds_cache_list_free(l.v, l.n);
 		ret = -1;
@@ -579,7 +579,7 @@ int ds_cache_list(const char *object, const char *prefix, struct ds_obj **out,
 	*n = l.n;
 	ret = 0;
 out:
-	hc_nl_close(&nl);
+	hcctl_nl_close(&nl);
 	return ret;
 }
 
@@ -648,8 +648,8 @@ int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 		  unsigned long timeout_s, uint64_t *size, uint64_t *gen,
 		  ds_chunk_fn cb, void *arg, char *err, size_t errlen)
 {
-	struct hc_uri u = { .bytes = uri, .len = (uint32_t)strlen(uri) };
-	struct hc_fetch_err fe;
+	struct hcctl_uri u = { .bytes = uri, .len = (uint32_t)strlen(uri) };
+	struct hcctl_fetch_err fe;
 	struct hc_extent *ext;
 	struct hc_locate l;
 	uint64_t left, off, elen;
@@ -660,7 +660,7 @@ int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
 	if (!ext)
 		return -ENOMEM;
-	if (hc_obj_fetch(c->ctl, &u, HC_LOCATE_F_HOLD | flags, timeout_s, ext,
+	if (hcctl_obj_fetch(c->ctl, &u, HC_LOCATE_F_HOLD | flags, timeout_s, ext,
 			 HC_MAX_EXTENTS, &l, &fe) < 0) {
 		snprintf(err, errlen, "%s%s%s", fe.reason, fe.errnum ? ": " : "",
 			 fe.errnum ? strerror(fe.errnum) : "");
@@ -692,16 +692,16 @@ int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 			left -= n;
 		}
 	}
-	(void)hc_ctl_release(c->ctl, &u);
+	(void)hcctl_ctl_release(c->ctl, &u);
 	free(ext);
 	return ret;
 }
 
 int ds_cache_evict(struct ds_cache *c, const char *uri)
 {
-	struct hc_uri u = { .bytes = uri, .len = (uint32_t)strlen(uri) };
+	struct hcctl_uri u = { .bytes = uri, .len = (uint32_t)strlen(uri) };
 
-	return hc_ctl_evict(c->ctl, &u);
+	return hcctl_ctl_evict(c->ctl, &u);
 }
 
 /* --- misc ------------------------------------------------------------- */

@@ -3,7 +3,7 @@
  * hcctl - flush: SCR-style flush of a dataset (the cached objects under a
  * prefix) to its backend: marker, files through a window of writers,
  * summary, index, marker removed (Documentation/flush.md; the documents
- * and decisions are helper/flush.c's).
+ * and decisions are helper/lib/flushdoc.c's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,14 +111,14 @@ static int read_index(struct fl_ctx *x, struct ds_client *cl,
 	if (ret == -ENOENT)
 		return hcf_index_decode("", 0, ix, NULL, 0);
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot read the index %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot read the index %s%s%s",
 			x->index_key, err[0] ? ": " : "", err);
 		return ret;
 	}
 	ret = hcf_index_decode(buf, len, ix, err, sizeof(err));
 	free(buf);
 	if (ret)
-		hc_errf(x->prefix, 0, "the index %s is damaged: %s", x->index_key, err);
+		hcctl_errf(x->prefix, 0, "the index %s is damaged: %s", x->index_key, err);
 	return ret;
 }
 
@@ -133,7 +133,7 @@ static int write_index(struct fl_ctx *x, struct ds_client *cl,
 	ret = ds_put_doc(cl, x->index_key, text, strlen(text), err, sizeof(err));
 	free(text);
 	if (ret)
-		hc_errf(x->prefix, -ret, "cannot write the index %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot write the index %s%s%s",
 			x->index_key, err[0] ? ": " : "", err);
 	return ret;
 }
@@ -151,7 +151,7 @@ static int read_summary(struct fl_ctx *x, struct ds_client *cl,
 	if (ret == -ENOENT)
 		return 0;
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot read the summary %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot read the summary %s%s%s",
 			x->summary_key, err[0] ? ": " : "", err);
 		return ret;
 	}
@@ -175,7 +175,7 @@ static int list_files(struct fl_ctx *x)
 		return -1;
 	x->files = calloc(x->nobjs ? x->nobjs : 1, sizeof(*x->files));
 	if (!x->files) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		return -1;
 	}
 	for (i = 0; i < x->nobjs; i++) {
@@ -185,13 +185,13 @@ static int list_files(struct fl_ctx *x)
 		if (!strncmp(key, HCF_DIR, strlen(HCF_DIR)))
 			continue;	/* our own documents */
 		if (!hcf_key_ok(key)) {
-			hc_errf(o->uri, 0, "not flushed: its key '%s' cannot be a file of the dataset",
+			hcctl_errf(o->uri, 0, "not flushed: its key '%s' cannot be a file of the dataset",
 				key);
 			continue;
 		}
 		if (o->state != HC_OBJ_READY && o->state != HC_OBJ_DIRTY &&
 		    o->state != HC_OBJ_SYNCING) {
-			hc_errf(o->uri, 0, "not flushed: not valid yet (state %u)",
+			hcctl_errf(o->uri, 0, "not flushed: not valid yet (state %u)",
 				o->state);
 			continue;
 		}
@@ -232,14 +232,14 @@ static int already_flushed(struct fl_ctx *x, struct ds_client *cl)
 		return -1;
 	marker = ds_exists(cl, x->marker_key, err, sizeof(err));
 	if (marker < 0) {
-		hc_errf(x->prefix, -marker, "cannot look for the marker %s%s%s",
+		hcctl_errf(x->prefix, -marker, "cannot look for the marker %s%s%s",
 			x->marker_key, err[0] ? ": " : "", err);
 		goto out;
 	}
 	if (read_summary(x, cl, &fl, &ok))
 		goto out;
 	if (cached_summary(x, &ca)) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 	ret = hcf_plan(&ix, x->name, marker, ok ? &fl : NULL, &ca) == HCF_PLAN_DONE;
@@ -266,8 +266,8 @@ static void bar_draw(struct fl_ctx *x, double t)
 	char done[32], total[32];
 	double el = t - x->start;
 
-	hc_fmt_size(done, sizeof(done), x->bytes_done);
-	hc_fmt_size(total, sizeof(total), x->total);
+	hcctl_fmt_size(done, sizeof(done), x->bytes_done);
+	hcctl_fmt_size(total, sizeof(total), x->total);
 	fprintf(stderr, "\r%zu/%zu files  %s / %s  %.1f MB/s\033[K", x->ndone,
 		x->nfiles, done, total,
 		el > 0 ? (double)x->bytes_done / el / 1e6 : 0.0);
@@ -365,7 +365,7 @@ static int upload(struct fl_ctx *x)
 		return 0;
 	w = calloc(nw, sizeof(*w));
 	if (!w) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		return -1;
 	}
 	for (i = 0; i < nw; i++) {
@@ -373,13 +373,13 @@ static int upload(struct fl_ctx *x)
 		w[i].cache.ctl = w[i].cache.dev = -1;
 		ret = ds_client_open(&x->be, &w[i].cl, err, sizeof(err));
 		if (ret) {
-			hc_errf(x->prefix, -ret, "cannot reach the backend%s%s",
+			hcctl_errf(x->prefix, -ret, "cannot reach the backend%s%s",
 				err[0] ? ": " : "", err);
 			goto out;
 		}
 		ret = ds_cache_open(&w[i].cache, err, sizeof(err));
 		if (ret) {
-			hc_err("flush", err, 0);
+			hcctl_err("flush", err, 0);
 			goto out;
 		}
 		w[i].open = true;
@@ -401,7 +401,7 @@ static int upload(struct fl_ctx *x)
 	for (k = 0; k < x->nfiles; k++) {
 		if (!x->files[k].err)
 			continue;
-		hc_errf(x->files[k].uri, x->files[k].err, "not flushed: %s",
+		hcctl_errf(x->files[k].uri, x->files[k].err, "not flushed: %s",
 			x->files[k].msg);
 		ret = -1;
 	}
@@ -445,7 +445,7 @@ static int update_index(struct fl_ctx *x, struct ds_client *cl, bool publish,
 
 	fd = lock_file(x->ixlock_path, LOCK_EX);
 	if (fd < 0) {
-		hc_err(x->ixlock_path, "cannot lock", -fd);
+		hcctl_err(x->ixlock_path, "cannot lock", -fd);
 		return fd;
 	}
 	ret = read_index(x, cl, &ix);
@@ -476,7 +476,7 @@ static int run_flush(struct fl_ctx *x)
 
 	ret = ds_client_open(&x->be, &cl, err, sizeof(err));
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot reach the backend%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot reach the backend%s%s",
 			err[0] ? ": " : "", err);
 		return HC_EXIT_FAIL;
 	}
@@ -487,7 +487,7 @@ static int run_flush(struct fl_ctx *x)
 			       sizeof(err)) : -ENOMEM;
 	free(doc);
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot write the marker %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot write the marker %s%s%s",
 			x->marker_key, err[0] ? ": " : "", err);
 		goto out;
 	}
@@ -495,7 +495,7 @@ static int run_flush(struct fl_ctx *x)
 		goto out;
 	ret = ds_delete(&cl, x->summary_key, err, sizeof(err));
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot remove the old summary %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot remove the old summary %s%s%s",
 			x->summary_key, err[0] ? ": " : "", err);
 		goto out;
 	}
@@ -516,7 +516,7 @@ static int run_flush(struct fl_ctx *x)
 	for (i = 0; i < x->nfiles; i++)
 		if (hcf_summary_add(&s, x->files[i].key, x->files[i].size,
 				    x->files[i].crc, x->files[i].generation)) {
-			hc_err(NULL, "out of memory", ENOMEM);
+			hcctl_err(NULL, "out of memory", ENOMEM);
 			goto out;
 		}
 	hcf_summary_sort(&s);
@@ -525,7 +525,7 @@ static int run_flush(struct fl_ctx *x)
 			       sizeof(err)) : -ENOMEM;
 	free(doc);
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot write the summary %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot write the summary %s%s%s",
 			x->summary_key, err[0] ? ": " : "", err);
 		goto out;
 	}
@@ -539,7 +539,7 @@ static int run_flush(struct fl_ctx *x)
 	/* (e) the marker removed */
 	ret = ds_delete(&cl, x->marker_key, err, sizeof(err));
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot remove the marker %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot remove the marker %s%s%s",
 			x->marker_key, err[0] ? ": " : "", err);
 		goto out;
 	}
@@ -558,12 +558,12 @@ static int run_flush(struct fl_ctx *x)
 		json_object_object_add(o, "seconds", json_object_new_double(secs));
 		json_object_object_add(o, "mb_per_s", json_object_new_double(
 			secs > 0 ? (double)s.bytes / secs / 1e6 : 0.0));
-		hc_json_print(o, false);
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		char size[32];
 
-		hc_fmt_size(size, sizeof(size), s.bytes);
+		hcctl_fmt_size(size, sizeof(size), s.bytes);
 		printf("flushed %s: %zu file%s, %s (%" PRIu64 " bytes) in %.2f s (%.1f MB/s); current dataset of its parent\n",
 		       x->prefix, s.nfiles, s.nfiles == 1 ? "" : "s", size,
 		       s.bytes, secs, secs > 0 ? (double)s.bytes / secs / 1e6 : 0.0);
@@ -587,7 +587,7 @@ static void print_already(struct fl_ctx *x)
 		json_object_object_add(o, "already", json_object_new_boolean(true));
 		json_object_object_add(o, "files", json_object_new_uint64(x->nfiles));
 		json_object_object_add(o, "bytes", json_object_new_uint64(x->total));
-		hc_json_print(o, false);
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		printf("%s: already flushed (%zu files, %" PRIu64 " bytes)\n",
@@ -606,12 +606,12 @@ static int locked_flush(struct fl_ctx *x)
 	if (list_files(x) < 0)
 		return HC_EXIT_FAIL;
 	if (!x->nfiles) {
-		hc_err(x->prefix, "no cached objects under this prefix", 0);
+		hcctl_err(x->prefix, "no cached objects under this prefix", 0);
 		return HC_EXIT_FAIL;
 	}
 	ret = ds_client_open(&x->be, &cl, err, sizeof(err));
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot reach the backend%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot reach the backend%s%s",
 			err[0] ? ": " : "", err);
 		return HC_EXIT_FAIL;
 	}
@@ -640,7 +640,7 @@ static int do_status(struct fl_ctx *x)
 
 	ret = ds_client_open(&x->be, &cl, err, sizeof(err));
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot reach the backend%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot reach the backend%s%s",
 			err[0] ? ": " : "", err);
 		return HC_EXIT_FAIL;
 	}
@@ -651,7 +651,7 @@ static int do_status(struct fl_ctx *x)
 	marker = ds_exists(&cl, x->marker_key, err, sizeof(err));
 	ds_client_close(&cl);
 	if (marker < 0) {
-		hc_errf(x->prefix, -marker, "cannot look for the marker%s%s",
+		hcctl_errf(x->prefix, -marker, "cannot look for the marker%s%s",
 			err[0] ? ": " : "", err);
 		hcf_index_free(&ix);
 		return HC_EXIT_FAIL;
@@ -678,7 +678,7 @@ static int do_status(struct fl_ctx *x)
 		json_object_object_add(o, "bytes", json_object_new_uint64(e ? e->bytes : 0));
 		json_object_object_add(o, "flushed_at", json_object_new_int64(e ? e->flushed_at : 0));
 		json_object_object_add(o, "log", json_object_new_string(x->log_path));
-		hc_json_print(o, false);
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		printf("%s: %s", x->prefix, hcf_state_name(st));
@@ -713,14 +713,14 @@ static int setup(struct fl_ctx *x)
 	int ret;
 
 	if (hcf_split(x->prefix, &plen, x->name, err, sizeof(err))) {
-		hc_errf(x->prefix, 0, "%s", err);
+		hcctl_errf(x->prefix, 0, "%s", err);
 		return HC_EXIT_USAGE;
 	}
 	if (ds_backend_open(x->prefix, x->cfg_path, &x->be) < 0)
 		return HC_EXIT_FAIL;
 	klen = strlen(x->be.key);
 	if (klen < strlen(x->name) + 1) {
-		hc_errf(x->prefix, 0, "the dataset needs a parent in the backend (BUCKET/PARENT/NAME/)");
+		hcctl_errf(x->prefix, 0, "the dataset needs a parent in the backend (BUCKET/PARENT/NAME/)");
 		return HC_EXIT_USAGE;
 	}
 	x->ds_key = strdup(x->be.key);
@@ -748,12 +748,12 @@ static int setup(struct fl_ctx *x)
 		free(pp);
 	}
 	if (ret) {
-		hc_err(NULL, "cannot hash the prefix", -ret);
+		hcctl_err(NULL, "cannot hash the prefix", -ret);
 		return HC_EXIT_FAIL;
 	}
 	return -1;
 nomem:
-	hc_err(NULL, "out of memory", ENOMEM);
+	hcctl_err(NULL, "out of memory", ENOMEM);
 	return HC_EXIT_FAIL;
 }
 
@@ -770,7 +770,7 @@ static void ctx_free(struct fl_ctx *x)
 	pthread_mutex_destroy(&x->lock);
 }
 
-int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "sync",	 no_argument,	    NULL, OPT_SYNC },
@@ -782,7 +782,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct fl_ctx x = { .width = FL_WIDTH_DEFAULT, .json = hc_opt_json,
+	struct fl_ctx x = { .width = FL_WIDTH_DEFAULT, .json = hcctl_opt_json,
 			    .progress = true, .cfg_path = HC_CONFIG_PATH };
 	const char *env;
 	unsigned long v;
@@ -795,7 +795,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":w:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			hc_print_help(cmd, stdout);
+			hcctl_print_help(cmd, stdout);
 			rc = HC_EXIT_OK;
 			goto out;
 		case OPT_SYNC:
@@ -806,7 +806,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 			v = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || optarg[0] == '-' ||
 			    !v || v > FL_WIDTH_MAX) {
-				rc = hc_usage_error(cmd, "bad --width '%s' (1..%d)",
+				rc = hcctl_usage_error(cmd, "bad --width '%s' (1..%d)",
 						    optarg, FL_WIDTH_MAX);
 				goto out;
 			}
@@ -814,7 +814,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 			break;
 		case OPT_CONFIG:
 			if (!optarg[0]) {
-				rc = hc_usage_error(cmd, "empty --config FILE");
+				rc = hcctl_usage_error(cmd, "empty --config FILE");
 				goto out;
 			}
 			x.cfg_path = optarg;
@@ -829,25 +829,25 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 			x.json = true;
 			break;
 		default:
-			rc = hc_getopt_error(cmd, c, optopt, argv, optind);
+			rc = hcctl_getopt_error(cmd, c, optopt, argv, optind);
 			goto out;
 		}
 	}
 	if (optind >= argc) {
-		rc = hc_usage_error(cmd, "missing PREFIX operand");
+		rc = hcctl_usage_error(cmd, "missing PREFIX operand");
 		goto out;
 	}
 	if (optind + 1 < argc) {
-		rc = hc_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+		rc = hcctl_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
 		goto out;
 	}
 	x.prefix = argv[optind];
 	if (!x.prefix[0]) {
-		rc = hc_usage_error(cmd, "empty PREFIX");
+		rc = hcctl_usage_error(cmd, "empty PREFIX");
 		goto out;
 	}
 	if (x.status && x.sync) {
-		rc = hc_usage_error(cmd, "--status makes no sense with --sync");
+		rc = hcctl_usage_error(cmd, "--status makes no sense with --sync");
 		goto out;
 	}
 	rc = setup(&x);
@@ -868,7 +868,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 		goto out;
 	}
 	if (!x.nfiles) {
-		hc_err(x.prefix, "no cached objects under this prefix", 0);
+		hcctl_err(x.prefix, "no cached objects under this prefix", 0);
 		rc = HC_EXIT_FAIL;
 		goto out;
 	}
@@ -878,7 +878,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 		int r = ds_client_open(&x.be, &cl, err, sizeof(err));
 
 		if (r) {
-			hc_errf(x.prefix, -r, "cannot reach the backend%s%s",
+			hcctl_errf(x.prefix, -r, "cannot reach the backend%s%s",
 				err[0] ? ": " : "", err);
 			rc = HC_EXIT_FAIL;
 			goto out;
@@ -911,7 +911,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 		fd = lock_file(x.lock_path, LOCK_EX);
 	}
 	if (fd < 0) {
-		hc_err(x.lock_path, "cannot lock", -fd);
+		hcctl_err(x.lock_path, "cannot lock", -fd);
 		rc = HC_EXIT_FAIL;
 		goto out;
 	}
@@ -925,7 +925,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
-		hc_err(NULL, "cannot fork", errno);
+		hcctl_err(NULL, "cannot fork", errno);
 		rc = HC_EXIT_FAIL;
 		goto out;
 	}
@@ -938,7 +938,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 			json_object_object_add(o, "state", json_object_new_string("flushing"));
 			json_object_object_add(o, "pid", json_object_new_int64(pid));
 			json_object_object_add(o, "log", json_object_new_string(x.log_path));
-			hc_json_print(o, false);
+			hcctl_json_print(o, false);
 			json_object_put(o);
 		} else {
 			printf("%s: flushing in the background (pid %ld, log %s); see 'hcctl flush --status %s'\n",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hcctl - inspect: which drives may become pool members, and why not.
- * The checks live in helper/discover.c, shared with hypercached.
+ * The checks live in helper/lib/discover.c, shared with hypercached.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,9 +28,9 @@ static json_object *drive_json(const struct hc_drive *d)
 		json_object_object_add(o, "serial",
 				       json_object_new_string(d->serial));
 	json_object_object_add(o, "verdict",
-			       json_object_new_string(hc_verdict_name(d->verdict)));
+			       json_object_new_string(hc_discover_verdict_name(d->verdict)));
 	json_object_object_add(o, "reason",
-			       json_object_new_string(hc_reason_name(d->reason)));
+			       json_object_new_string(hc_discover_reason_name(d->reason)));
 	if (d->detail[0])
 		json_object_object_add(o, "detail",
 				       json_object_new_string(d->detail));
@@ -50,16 +50,16 @@ static void print_drives(const struct hc_drive *d, size_t n, bool json)
 
 		for (i = 0; i < n; i++)
 			json_object_array_add(arr, drive_json(&d[i]));
-		hc_json_print(arr, false);
+		hcctl_json_print(arr, false);
 		json_object_put(arr);
 		return;
 	}
 	printf("%-16s %-8s %10s  %-28s %s\n", "DEVICE", "VERDICT", "SIZE",
 	       "MODEL", "REASON");
 	for (i = 0; i < n; i++) {
-		hc_fmt_size(size, sizeof(size), d[i].bytes);
+		hcctl_fmt_size(size, sizeof(size), d[i].bytes);
 		printf("%-16s %-8s %10s  %-28s %s\n", d[i].path,
-		       hc_verdict_name(d[i].verdict), size,
+		       hc_discover_verdict_name(d[i].verdict), size,
 		       d[i].model[0] ? d[i].model : "-",
 		       d[i].detail[0] ? d[i].detail : "-");
 	}
@@ -74,16 +74,16 @@ static int inspect_devs(const char *root, int ndev, char **devs, bool json)
 
 	d = calloc((size_t)ndev, sizeof(*d));
 	if (!d) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		return HC_EXIT_FAIL;
 	}
 	for (i = 0; i < ndev; i++) {
 		err = hc_discover_check(root, devs[i], &d[n]);
 		if (err == -ENODEV) {
-			hc_err(devs[i], "not a block device known to sysfs", 0);
+			hcctl_err(devs[i], "not a block device known to sysfs", 0);
 			ret = HC_EXIT_FAIL;
 		} else if (err) {
-			hc_err(devs[i], "cannot inspect", -err);
+			hcctl_err(devs[i], "cannot inspect", -err);
 			ret = HC_EXIT_FAIL;
 		} else {
 			n++;
@@ -95,7 +95,7 @@ static int inspect_devs(const char *root, int ndev, char **devs, bool json)
 	return ret;
 }
 
-int hc_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "all",  no_argument,	     NULL, 'a' },
@@ -106,7 +106,7 @@ int hc_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv)
 	};
 	const char *root = "/";
 	unsigned int flags = 0;
-	bool json = hc_opt_json;
+	bool json = hcctl_opt_json;
 	struct hc_drive *d;
 	size_t n;
 	int c, err;
@@ -119,33 +119,33 @@ int hc_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv)
 			break;
 		case 'r':
 			if (!optarg[0])
-				return hc_usage_error(cmd, "empty --root");
+				return hcctl_usage_error(cmd, "empty --root");
 			root = optarg;
 			break;
 		case 'j':
 			json = true;
 			break;
 		case 'h':
-			hc_print_help(cmd, stdout);
+			hcctl_print_help(cmd, stdout);
 			return HC_EXIT_OK;
 		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
+			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
 		}
 	}
 	for (c = optind; c < argc; c++)
 		if (argv[c][0] != '/')
-			return hc_usage_error(cmd,
+			return hcctl_usage_error(cmd,
 				"invalid DEV '%s' (expected an absolute path such as /dev/nvme0n1)",
 				argv[c]);
 	if (optind < argc) {
 		if (flags & HC_DISCOVER_ALL)
-			return hc_usage_error(cmd, "--all makes no sense with DEV operands");
+			return hcctl_usage_error(cmd, "--all makes no sense with DEV operands");
 		return inspect_devs(root, argc - optind, argv + optind, json);
 	}
 
 	err = hc_discover(root, flags, &d, &n);
 	if (err) {
-		hc_errf(cmd->name, -err, "cannot list block devices in %s%ssys/class/block",
+		hcctl_errf(cmd->name, -err, "cannot list block devices in %s%ssys/class/block",
 			root, root[strlen(root) - 1] == '/' ? "" : "/");
 		return HC_EXIT_FAIL;
 	}

@@ -12,7 +12,7 @@
 #include "hypercache_netlink.h"
 #include "hcctl.h"
 
-bool hc_opt_json;
+bool hcctl_opt_json;
 
 static int cmd_help(const struct hcctl_cmd *cmd, int argc, char **argv);
 static int cmd_version(const struct hcctl_cmd *cmd, int argc, char **argv);
@@ -28,7 +28,7 @@ static const struct hcctl_cmd commands[] = {
 	.name = "pool create",
 	.summary = "write new superblocks to block devices and start the pool",
 	.synopsis = "[--force] [--data-offset BYTES] [--json] DEV...",
-	.handler = hc_cmd_pool_create,
+	.handler = hcctl_cmd_pool_create,
 	.help =
 "DESCRIPTION\n"
 "    Create a new pool from the block devices DEV... and start it as\n"
@@ -82,7 +82,7 @@ EXIT_STATUS_TEXT
 	.name = "pool assemble",
 	.summary = "start an existing pool from its members",
 	.synopsis = "[--json] DEV...",
-	.handler = hc_cmd_pool_assemble,
+	.handler = hcctl_cmd_pool_assemble,
 	.help =
 "DESCRIPTION\n"
 "    Read the superblocks of the block devices DEV... and start the pool they\n"
@@ -111,7 +111,7 @@ EXIT_STATUS_TEXT
 	.name = "pool stop",
 	.summary = "stop the running pool",
 	.synopsis = "",
-	.handler = hc_cmd_pool_stop,
+	.handler = hcctl_cmd_pool_stop,
 	.help =
 "DESCRIPTION\n"
 "    Stop the running pool and remove /dev/hypercache0.  The members keep\n"
@@ -133,7 +133,7 @@ EXIT_STATUS_TEXT,
 	.name = "inspect",
 	.summary = "list drives and whether they are safe to use as pool members",
 	.synopsis = "[--all] [--root DIR] [--json] [DEV...]",
-	.handler = hc_cmd_inspect,
+	.handler = hcctl_cmd_inspect,
 	.help =
 "DESCRIPTION\n"
 "    Scan /sys/class/block for NVMe namespaces (nvmeXnY; partitions are\n"
@@ -200,7 +200,7 @@ EXIT_STATUS_TEXT
 	.name = "status",
 	.summary = "describe the running pool",
 	.synopsis = "[--json]",
-	.handler = hc_cmd_status,
+	.handler = hcctl_cmd_status,
 	.help =
 "DESCRIPTION\n"
 "    Describe the running pool.  Text output:\n"
@@ -238,7 +238,7 @@ EXIT_STATUS_TEXT,
 	.name = "monitor",
 	.summary = "print pool events as they happen",
 	.synopsis = "[--json] [--count N]",
-	.handler = hc_cmd_monitor,
+	.handler = hcctl_cmd_monitor,
 	.help =
 "DESCRIPTION\n"
 "    Listen on the \"events\" multicast group of the hypercache netlink family\n"
@@ -267,7 +267,7 @@ EXIT_STATUS_TEXT,
 	.name = "geometry",
 	.summary = "show the stripe geometry of a HyperCache device (ioctl)",
 	.synopsis = "[--json] [DEV]",
-	.handler = hc_cmd_geometry,
+	.handler = hcctl_cmd_geometry,
 	.help =
 "DESCRIPTION\n"
 "    Open DEV (default /dev/hypercache0) read-only and query its geometry\n"
@@ -295,7 +295,7 @@ EXIT_STATUS_TEXT,
 	.summary = "write a file into the cache as an object",
 	.synopsis = "[--clean] [--replace] [--crc] [--sync [--timeout S]]\n"
 		    "          [--no-progress] [--json] FILE URI",
-	.handler = hc_cmd_put,
+	.handler = hcctl_cmd_put,
 	.help =
 "DESCRIPTION\n"
 "    Store the regular file FILE in the object cache under URI:\n"
@@ -379,7 +379,7 @@ EXIT_STATUS_TEXT
 	.name = "get",
 	.summary = "read an object from the cache",
 	.synopsis = "[-o FILE] [--no-progress] [--no-ingest] [--timeout S] URI",
-	.handler = hc_cmd_get,
+	.handler = hcctl_cmd_get,
 	.help =
 "DESCRIPTION\n"
 "    Read the object URI from the cache and write its bytes to stdout, or to\n"
@@ -430,7 +430,7 @@ EXIT_STATUS_TEXT
 	.name = "locate",
 	.summary = "show where an object is cached",
 	.synopsis = "[--layout] [--json] URI",
-	.handler = hc_cmd_locate,
+	.handler = hcctl_cmd_locate,
 	.help =
 "DESCRIPTION\n"
 "    Look up URI with HC_IOC_LOCATE (without a hold) and print:\n"
@@ -484,7 +484,7 @@ EXIT_STATUS_TEXT,
 	.name = "preload",
 	.summary = "make objects cached: fetch every URI that is not",
 	.synopsis = "[--parallel P] [--timeout SECONDS] [--no-progress] [--json] URI...",
-	.handler = hc_cmd_preload,
+	.handler = hcctl_cmd_preload,
 	.help =
 "DESCRIPTION\n"
 "    Make sure every URI is cached, as 'hcctl get' would, without reading\n"
@@ -549,7 +549,7 @@ EXIT_STATUS_TEXT,
 	.synopsis = "--prefix URI_PREFIX [--sharded [--node-count N] [--node-index I]]\n"
 		    "          [--config FILE] [--list] [--parallel P] [--timeout SECONDS]\n"
 		    "          [--no-progress] [--json]",
-	.handler = hc_cmd_preload_batch,
+	.handler = hcctl_cmd_preload_batch,
 	.help =
 "DESCRIPTION\n"
 "    List the objects whose URI starts with URI_PREFIX and preload them as\n"
@@ -565,7 +565,7 @@ EXIT_STATUS_TEXT,
 "      hypercache://NAME/BUCKET/PREFIX of an s3 backend\n"
 "          ListObjectsV2 of BUCKET under PREFIX, with the backend's\n"
 "          credentials (config, AWS_* environment, shared credentials file).\n"
-"          Needs an hcctl built with the S3 client (helper/s3.c); without\n"
+"          Needs an hcctl built with the S3 client (helper/lib/s3.c); without\n"
 "          it the listing fails with \"Operation not supported\".\n"
 "\n"
 "    PREFIX may be empty (hypercache://NAME/ lists everything).  The objects\n"
@@ -643,7 +643,7 @@ EXIT_STATUS_TEXT,
 	.summary = "flush a dataset (the cached objects under a prefix) to its backend",
 	.synopsis = "[--sync] [--width W] [--config FILE] [--no-progress] [--json] PREFIX\n"
 "    hcctl flush --status [--config FILE] [--json] PREFIX",
-	.handler = hc_cmd_flush,
+	.handler = hcctl_cmd_flush,
 	.help =
 "DESCRIPTION\n"
 "    Write the dataset PREFIX to its backend the way SCR flushes a\n"
@@ -738,7 +738,7 @@ EXIT_STATUS_TEXT
 	.name = "restore",
 	.summary = "preload the newest complete dataset of a parent prefix",
 	.synopsis = "[--dataset NAME] [--timeout S] [--config FILE] [--json] PARENT_PREFIX",
-	.handler = hc_cmd_restore,
+	.handler = hcctl_cmd_restore,
 	.help =
 "DESCRIPTION\n"
 "    Bring a flushed dataset of PARENT_PREFIX (a URI ending in '/') back\n"
@@ -792,7 +792,7 @@ EXIT_STATUS_TEXT
 	.name = "ls",
 	.summary = "list the cached objects",
 	.synopsis = "[--dirty] [--json]",
-	.handler = hc_cmd_ls,
+	.handler = hcctl_cmd_ls,
 	.help =
 "DESCRIPTION\n"
 "    List every object of the cache (HC_CMD_OBJ_GET dump), sorted by URI,\n"
@@ -828,7 +828,7 @@ EXIT_STATUS_TEXT,
 	.name = "evict",
 	.summary = "remove an object from the cache",
 	.synopsis = "URI",
-	.handler = hc_cmd_evict,
+	.handler = hcctl_cmd_evict,
 	.help =
 "DESCRIPTION\n"
 "    Evict the object URI (HC_CMD_OBJ_EVICT): its chunks become free.  Only\n"
@@ -848,7 +848,7 @@ EXIT_STATUS_TEXT,
 	.name = "pin",
 	.summary = "keep an object in the cache",
 	.synopsis = "URI",
-	.handler = hc_cmd_pin,
+	.handler = hcctl_cmd_pin,
 	.help =
 "DESCRIPTION\n"
 "    Pin the object URI (HC_CMD_OBJ_PIN with pinned = 1): the policy never\n"
@@ -867,7 +867,7 @@ EXIT_STATUS_TEXT,
 	.name = "unpin",
 	.summary = "let the policy evict an object again",
 	.synopsis = "URI",
-	.handler = hc_cmd_unpin,
+	.handler = hcctl_cmd_unpin,
 	.help =
 "DESCRIPTION\n"
 "    Clear the pin of the object URI (HC_CMD_OBJ_PIN with pinned = 0).\n"
@@ -885,7 +885,7 @@ EXIT_STATUS_TEXT,
 	.name = "stats",
 	.summary = "show the object cache's counters",
 	.synopsis = "[--json]",
-	.handler = hc_cmd_stats,
+	.handler = hcctl_cmd_stats,
 	.help =
 "DESCRIPTION\n"
 "    Print the counters of the object cache (HC_CMD_STATS_GET):\n"
@@ -951,7 +951,7 @@ EXIT_STATUS_TEXT,
 
 /* --- diagnostics --------------------------------------------------------- */
 
-void hc_err_hint(const char *object, const char *reason, int errnum,
+void hcctl_err_hint(const char *object, const char *reason, int errnum,
 		 const char *hint)
 {
 	fputs("hcctl", stderr);
@@ -966,12 +966,12 @@ void hc_err_hint(const char *object, const char *reason, int errnum,
 	fputc('\n', stderr);
 }
 
-void hc_err(const char *object, const char *reason, int errnum)
+void hcctl_err(const char *object, const char *reason, int errnum)
 {
-	hc_err_hint(object, reason, errnum, NULL);
+	hcctl_err_hint(object, reason, errnum, NULL);
 }
 
-void hc_errf(const char *object, int errnum, const char *fmt, ...)
+void hcctl_errf(const char *object, int errnum, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -979,7 +979,7 @@ void hc_errf(const char *object, int errnum, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	hc_err(object, buf, errnum);
+	hcctl_err(object, buf, errnum);
 }
 
 static void print_try(const struct hcctl_cmd *cmd)
@@ -994,7 +994,7 @@ static void print_try(const struct hcctl_cmd *cmd)
 	}
 }
 
-int hc_usage_error(const struct hcctl_cmd *cmd, const char *fmt, ...)
+int hcctl_usage_error(const struct hcctl_cmd *cmd, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -1002,31 +1002,31 @@ int hc_usage_error(const struct hcctl_cmd *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	hc_err(cmd ? cmd->name : NULL, buf, 0);
+	hcctl_err(cmd ? cmd->name : NULL, buf, 0);
 	print_try(cmd);
 	return HC_EXIT_USAGE;
 }
 
 /* Turn getopt_long()'s ':' / '?' (with opterr = 0) into a usage error. */
-int hc_getopt_error(const struct hcctl_cmd *cmd, int c, int optopt_, char **argv,
+int hcctl_getopt_error(const struct hcctl_cmd *cmd, int c, int optopt_, char **argv,
 		    int optind_)
 {
 	const char *arg = optind_ > 0 ? argv[optind_ - 1] : "?";
 
 	if (c == ':') {
 		if (optopt_ && strncmp(arg, "--", 2) != 0)
-			return hc_usage_error(cmd, "option requires an argument -- '%c'",
+			return hcctl_usage_error(cmd, "option requires an argument -- '%c'",
 					      optopt_);
-		return hc_usage_error(cmd, "option '%s' requires an argument", arg);
+		return hcctl_usage_error(cmd, "option '%s' requires an argument", arg);
 	}
 	if (optopt_)
-		return hc_usage_error(cmd, "invalid option -- '%c'", optopt_);
-	return hc_usage_error(cmd, "unrecognized option '%s'", arg);
+		return hcctl_usage_error(cmd, "invalid option -- '%c'", optopt_);
+	return hcctl_usage_error(cmd, "unrecognized option '%s'", arg);
 }
 
 /* --- help ------------------------------------------------------------------ */
 
-void hc_print_help(const struct hcctl_cmd *cmd, FILE *f)
+void hcctl_print_help(const struct hcctl_cmd *cmd, FILE *f)
 {
 	fprintf(f, "NAME\n    hcctl %s - %s\n\n", cmd->name, cmd->summary);
 	fprintf(f, "SYNOPSIS\n    hcctl %s%s%s\n\n", cmd->name,
@@ -1142,7 +1142,7 @@ static int cmd_help(const struct hcctl_cmd *cmd, int argc, char **argv)
 	argc--;
 	argv++;
 	if (argc > 0 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
-		hc_print_help(cmd, stdout);
+		hcctl_print_help(cmd, stdout);
 		return HC_EXIT_OK;
 	}
 	if (argc == 0) {
@@ -1151,7 +1151,7 @@ static int cmd_help(const struct hcctl_cmd *cmd, int argc, char **argv)
 	}
 	target = find_command(argc, argv, &nwords);
 	if (target && nwords == argc) {
-		hc_print_help(target, stdout);
+		hcctl_print_help(target, stdout);
 		return HC_EXIT_OK;
 	}
 	if (argc == 1 && is_noun(argv[0])) {
@@ -1159,12 +1159,12 @@ static int cmd_help(const struct hcctl_cmd *cmd, int argc, char **argv)
 		return HC_EXIT_OK;
 	}
 	if (target)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[nwords]);
 	if (argc >= 2 && is_noun(argv[0]))
-		return hc_usage_error(cmd, "unknown command '%s %s'",
+		return hcctl_usage_error(cmd, "unknown command '%s %s'",
 				      argv[0], argv[1]);
-	return hc_usage_error(cmd, "unknown command '%s'", argv[0]);
+	return hcctl_usage_error(cmd, "unknown command '%s'", argv[0]);
 }
 
 static void print_version(void)
@@ -1177,10 +1177,10 @@ static int cmd_version(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-			hc_print_help(cmd, stdout);
+			hcctl_print_help(cmd, stdout);
 			return HC_EXIT_OK;
 		}
-		return hc_usage_error(cmd, "unexpected argument '%s'", argv[1]);
+		return hcctl_usage_error(cmd, "unexpected argument '%s'", argv[1]);
 	}
 	print_version();
 	return HC_EXIT_OK;
@@ -1201,7 +1201,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:jhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			hc_opt_json = true;
+			hcctl_opt_json = true;
 			break;
 		case 'h':
 			print_main_help(stdout);
@@ -1210,13 +1210,13 @@ int main(int argc, char **argv)
 			print_version();
 			return HC_EXIT_OK;
 		default:
-			return hc_getopt_error(NULL, c, optopt, argv, optind);
+			return hcctl_getopt_error(NULL, c, optopt, argv, optind);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc == 0) {
-		hc_err(NULL, "no command given", 0);
+		hcctl_err(NULL, "no command given", 0);
 		print_try(NULL);
 		return HC_EXIT_USAGE;
 	}
@@ -1225,7 +1225,7 @@ int main(int argc, char **argv)
 	if (!cmd) {
 		if (is_noun(argv[0])) {
 			if (argc == 1) {
-				hc_errf(argv[0], 0, "no command given");
+				hcctl_errf(argv[0], 0, "no command given");
 				print_noun_help(stderr, argv[0]);
 				return HC_EXIT_USAGE;
 			}
@@ -1234,11 +1234,11 @@ int main(int argc, char **argv)
 				print_noun_help(stdout, argv[0]);
 				return HC_EXIT_OK;
 			}
-			hc_errf(argv[0], 0, "unknown command '%s'", argv[1]);
+			hcctl_errf(argv[0], 0, "unknown command '%s'", argv[1]);
 			print_noun_help(stderr, argv[0]);
 			return HC_EXIT_USAGE;
 		}
-		hc_errf(NULL, 0, "unknown command '%s'", argv[0]);
+		hcctl_errf(NULL, 0, "unknown command '%s'", argv[0]);
 		print_try(NULL);
 		return HC_EXIT_USAGE;
 	}
@@ -1247,7 +1247,7 @@ int main(int argc, char **argv)
 	optind = 0;
 	ret = cmd->handler(cmd, argc - nwords + 1, argv + nwords - 1);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		hc_err(NULL, "write error on stdout", errno);
+		hcctl_err(NULL, "write error on stdout", errno);
 		return HC_EXIT_FAIL;
 	}
 	return ret;

@@ -34,7 +34,7 @@
 
 /* --- names ----------------------------------------------------------------- */
 
-const char *hc_obj_state_name(uint32_t state, char *buf, size_t len)
+const char *hcctl_obj_state_name(uint32_t state, char *buf, size_t len)
 {
 	switch (state) {
 	case HC_OBJ_INGESTING:
@@ -53,7 +53,7 @@ const char *hc_obj_state_name(uint32_t state, char *buf, size_t len)
 }
 
 /* "pinned,data-crc", "-" for none, unknown bits as "0xN". */
-void hc_obj_flags_str(uint32_t flags, char *buf, size_t len)
+void hcctl_obj_flags_str(uint32_t flags, char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -85,7 +85,7 @@ static const char *locate_status_name(uint32_t status, char *buf, size_t len)
 	return buf;
 }
 
-json_object *hc_extents_json(const struct hc_extent *ext, uint32_t n)
+json_object *hcctl_extents_json(const struct hc_extent *ext, uint32_t n)
 {
 	json_object *arr = json_object_new_array();
 	uint32_t i;
@@ -129,8 +129,8 @@ static void progress_draw(struct progress *p, double t)
 	double rate = el > 0 ? (double)p->done / el / (1024.0 * 1024.0) : 0.0;
 	unsigned int pct = p->total ? (unsigned int)(p->done * 100 / p->total) : 100;
 
-	hc_fmt_size(done, sizeof(done), p->done);
-	hc_fmt_size(total, sizeof(total), p->total);
+	hcctl_fmt_size(done, sizeof(done), p->done);
+	hcctl_fmt_size(total, sizeof(total), p->total);
 	fprintf(stderr, "\r%s / %s  %3u%%  %.1f MiB/s\033[K", done, total, pct,
 		rate);
 	fflush(stderr);
@@ -176,12 +176,12 @@ static int open_data(int flags, unsigned int *lbs, void **buf)
 
 	fd = open(HC_DATA_PATH, flags | O_DIRECT | O_CLOEXEC);
 	if (fd < 0) {
-		hc_err(HC_DATA_PATH, "cannot open", errno);
+		hcctl_err(HC_DATA_PATH, "cannot open", errno);
 		return -1;
 	}
 	if (ioctl(fd, BLKSSZGET, &bs) < 0 || bs <= 0 ||
 	    (bs & (bs - 1)) || IO_BUF_SIZE % (unsigned int)bs) {
-		hc_err(HC_DATA_PATH, "cannot get the logical block size",
+		hcctl_err(HC_DATA_PATH, "cannot get the logical block size",
 		       bs ? EINVAL : errno);
 		close(fd);
 		return -1;
@@ -190,7 +190,7 @@ static int open_data(int flags, unsigned int *lbs, void **buf)
 	align = *lbs > 4096 ? *lbs : 4096;
 	e = posix_memalign(buf, align, IO_BUF_SIZE);
 	if (e) {
-		hc_err(NULL, "cannot allocate the I/O buffer", e);
+		hcctl_err(NULL, "cannot allocate the I/O buffer", e);
 		close(fd);
 		return -1;
 	}
@@ -204,7 +204,7 @@ static int check_extents(const char *object, const struct hc_extent *ext,
 	char err[160];
 
 	if (hc_extents_check(ext, n, size, lbs, err, sizeof(err))) {
-		hc_errf(object, 0, "the kernel's extents: %s", err);
+		hcctl_errf(object, 0, "the kernel's extents: %s", err);
 		return -1;
 	}
 	return 0;
@@ -217,7 +217,7 @@ static uint64_t round_up(uint64_t v, unsigned int a)
 
 /* Options of commands that only take -h and one URI. */
 static int parse_uri_only(const struct hcctl_cmd *cmd, int argc, char **argv,
-			  struct hc_uri *uri)
+			  struct hcctl_uri *uri)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -229,18 +229,18 @@ static int parse_uri_only(const struct hcctl_cmd *cmd, int argc, char **argv,
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			hc_print_help(cmd, stdout);
+			hcctl_print_help(cmd, stdout);
 			return HC_EXIT_OK;
 		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
+			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
 		}
 	}
 	if (optind >= argc)
-		return hc_usage_error(cmd, "missing URI operand");
+		return hcctl_usage_error(cmd, "missing URI operand");
 	if (optind + 1 < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind + 1]);
-	return hc_uri_arg(cmd, argv[optind], uri);
+	return hcctl_uri_arg(cmd, argv[optind], uri);
 }
 
 /* --- put ------------------------------------------------------------------- */
@@ -258,7 +258,7 @@ enum {
 
 struct put_args {
 	const char *file;
-	struct hc_uri uri;
+	struct hcctl_uri uri;
 	uint32_t stage_flags;
 	uint32_t commit_flags;
 	bool progress;
@@ -282,18 +282,18 @@ static int put_wait_synced(int ctl, const struct put_args *a, uint64_t gen)
 	int ret;
 
 	for (;;) {
-		ret = hc_ctl_locate(ctl, &a->uri, HC_LOCATE_F_PEEK, NULL, 0,
+		ret = hcctl_ctl_locate(ctl, &a->uri, HC_LOCATE_F_PEEK, NULL, 0,
 				    NULL, 0, &l);
 		if (ret < 0) {
-			hc_ctl_report(a->uri.shown, "LOCATE", -ret);
+			hcctl_ctl_report(a->uri.shown, "LOCATE", -ret);
 			return -1;
 		}
 		if (l.status == HC_LOCATE_MISS) {
-			hc_errf(a->uri.shown, 0, "gone before it was uploaded");
+			hcctl_errf(a->uri.shown, 0, "gone before it was uploaded");
 			return -1;
 		}
 		if (l.generation != gen) {
-			hc_errf(a->uri.shown, 0, "replaced (generation %" PRIu64
+			hcctl_errf(a->uri.shown, 0, "replaced (generation %" PRIu64
 				") before generation %" PRIu64 " was uploaded",
 				(uint64_t)l.generation, gen);
 			return -1;
@@ -301,9 +301,9 @@ static int put_wait_synced(int ctl, const struct put_args *a, uint64_t gen)
 		if (l.state == HC_OBJ_READY)
 			return 0;
 		if (deadline && hc_now() >= deadline) {
-			hc_errf(a->uri.shown, ETIMEDOUT,
+			hcctl_errf(a->uri.shown, ETIMEDOUT,
 				"still %s after %lu s",
-				hc_obj_state_name(l.state, sbuf, sizeof(sbuf)),
+				hcctl_obj_state_name(l.state, sbuf, sizeof(sbuf)),
 				a->timeout);
 			return -1;
 		}
@@ -332,12 +332,12 @@ static int put_copy(const struct put_args *a, int in, int dev, void *buf,
 			ret = hc_read_full(in, buf, n, &got);
 			if (ret < 0) {
 				progress_end(&prog, false);
-				hc_err(a->file, "read error", -ret);
+				hcctl_err(a->file, "read error", -ret);
 				return -1;
 			}
 			if (got < n) {
 				progress_end(&prog, false);
-				hc_errf(a->file, 0,
+				hcctl_errf(a->file, 0,
 					"file shrank while being copied (%" PRIu64
 					" of %" PRIu64 " bytes read)",
 					size - left + got, size);
@@ -352,7 +352,7 @@ static int put_copy(const struct put_args *a, int in, int dev, void *buf,
 			ret = hc_pwrite_full(dev, buf, wlen, off);
 			if (ret < 0) {
 				progress_end(&prog, false);
-				hc_errf(HC_DATA_PATH, -ret,
+				hcctl_errf(HC_DATA_PATH, -ret,
 					"write error at offset %" PRIu64, off);
 				return -1;
 			}
@@ -364,12 +364,12 @@ static int put_copy(const struct put_args *a, int in, int dev, void *buf,
 	}
 	progress_end(&prog, true);
 	if (left) {
-		hc_errf(a->uri.shown, 0, "the extents are too short for the file");
+		hcctl_errf(a->uri.shown, 0, "the extents are too short for the file");
 		return -1;
 	}
 	ret = hc_read_full(in, &probe, 1, &got);
 	if (ret == 0 && got) {
-		hc_errf(a->file, 0, "file grew while being copied (beyond %" PRIu64
+		hcctl_errf(a->file, 0, "file grew while being copied (beyond %" PRIu64
 			" bytes)", size);
 		return -1;
 	}
@@ -392,20 +392,20 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 
 	in = open(a->file, O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
-		hc_err(a->file, "cannot open", errno);
+		hcctl_err(a->file, "cannot open", errno);
 		return HC_EXIT_FAIL;
 	}
 	if (fstat(in, &sb) < 0) {
-		hc_err(a->file, "cannot stat", errno);
+		hcctl_err(a->file, "cannot stat", errno);
 		goto out;
 	}
 	if (!S_ISREG(sb.st_mode)) {
-		hc_err(a->file, "not a regular file", 0);
+		hcctl_err(a->file, "not a regular file", 0);
 		goto out;
 	}
 	(void)posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
 
-	ctl = hc_ctl_open(cmd->name, true);
+	ctl = hcctl_ctl_open(cmd->name, true);
 	if (ctl < 0)
 		goto out;
 	dev = open_data(O_WRONLY, &lbs, &buf);
@@ -413,15 +413,15 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		goto out;
 	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
 	if (!ext) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 
 	t_stage = hc_now();
-	ret = hc_ctl_stage(ctl, &a->uri, a->stage_flags, (uint64_t)sb.st_size,
+	ret = hcctl_ctl_stage(ctl, &a->uri, a->stage_flags, (uint64_t)sb.st_size,
 			   ext, HC_MAX_EXTENTS, &st);
 	if (ret < 0) {
-		hc_ctl_report(a->uri.shown, "STAGE", -ret);
+		hcctl_ctl_report(a->uri.shown, "STAGE", -ret);
 		goto out;
 	}
 	staged = true;
@@ -432,12 +432,12 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		     (uint64_t)sb.st_size, &crc) < 0)
 		goto out;
 	if (fdatasync(dev) < 0) {
-		hc_err(HC_DATA_PATH, "cannot flush the written data", errno);
+		hcctl_err(HC_DATA_PATH, "cannot flush the written data", errno);
 		goto out;
 	}
-	ret = hc_ctl_commit(ctl, &a->uri, a->commit_flags, crc, &cm);
+	ret = hcctl_ctl_commit(ctl, &a->uri, a->commit_flags, crc, &cm);
 	if (ret < 0) {
-		hc_ctl_report(a->uri.shown, "COMMIT", -ret);
+		hcctl_ctl_report(a->uri.shown, "COMMIT", -ret);
 		goto out;
 	}
 	staged = false;
@@ -458,7 +458,7 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		json_object_object_add(o, "generation",
 				       json_object_new_uint64(cm.generation));
 		json_object_object_add(o, "state", json_object_new_string(
-			hc_obj_state_name((a->commit_flags & HC_COMMIT_F_CLEAN) ||
+			hcctl_obj_state_name((a->commit_flags & HC_COMMIT_F_CLEAN) ||
 					  a->sync ? HC_OBJ_READY : HC_OBJ_DIRTY,
 					  sbuf, sizeof(sbuf))));
 		json_object_object_add(o, "commit_seconds",
@@ -470,8 +470,8 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 			json_object_object_add(o, "crc32c",
 					       json_object_new_uint64(crc));
 		json_object_object_add(o, "extents",
-				       hc_extents_json(ext, st.nr_extents));
-		hc_json_print(o, false);
+				       hcctl_extents_json(ext, st.nr_extents));
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		printf("%s: %" PRIu64 " bytes in %u extent%s, generation %" PRIu64 "\n",
@@ -485,9 +485,9 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 out:
 	if (staged) {
 		/* Closing the ctl fd aborts too; say so if ABORT itself fails. */
-		ret = hc_ctl_abort(ctl, &a->uri);
+		ret = hcctl_ctl_abort(ctl, &a->uri);
 		if (ret < 0 && ret != -ENOENT)
-			hc_ctl_report(a->uri.shown, "ABORT", -ret);
+			hcctl_ctl_report(a->uri.shown, "ABORT", -ret);
 	}
 	free(ext);
 	free(buf);
@@ -499,7 +499,7 @@ out:
 	return rc;
 }
 
-int hc_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "clean",	 no_argument, NULL, OPT_CLEAN },
@@ -512,7 +512,7 @@ int hc_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 		{ "help",	 no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct put_args a = { .progress = true, .json = hc_opt_json,
+	struct put_args a = { .progress = true, .json = hcctl_opt_json,
 			      .timeout = 300 };
 	char *end;
 	int c, ret;
@@ -539,39 +539,39 @@ int hc_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 			errno = 0;
 			a.timeout = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || a.timeout > 86400)
-				return hc_usage_error(cmd,
+				return hcctl_usage_error(cmd,
 					"bad --timeout '%s' (seconds, 0..86400)", optarg);
 			break;
 		case 'j':
 			a.json = true;
 			break;
 		case 'h':
-			hc_print_help(cmd, stdout);
+			hcctl_print_help(cmd, stdout);
 			return HC_EXIT_OK;
 		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
+			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
 		}
 	}
 	if (optind >= argc)
-		return hc_usage_error(cmd, "missing FILE operand");
+		return hcctl_usage_error(cmd, "missing FILE operand");
 	if (optind + 1 >= argc)
-		return hc_usage_error(cmd, "missing URI operand");
+		return hcctl_usage_error(cmd, "missing URI operand");
 	if (optind + 2 < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind + 2]);
 	a.file = argv[optind];
-	ret = hc_uri_arg(cmd, argv[optind + 1], &a.uri);
+	ret = hcctl_uri_arg(cmd, argv[optind + 1], &a.uri);
 	if (ret >= 0)
 		return ret;
 	ret = put_run(cmd, &a);
-	hc_uri_free(&a.uri);
+	hcctl_uri_free(&a.uri);
 	return ret;
 }
 
 /* --- get ------------------------------------------------------------------- */
 
 /* Say why a LOCATE did not find valid data. */
-static void not_hit_reason(const struct hc_locate *l, struct hc_fetch_err *e)
+static void not_hit_reason(const struct hc_locate *l, struct hcctl_fetch_err *e)
 {
 	char buf[32];
 
@@ -582,7 +582,7 @@ static void not_hit_reason(const struct hc_locate *l, struct hc_fetch_err *e)
 		break;
 	case HC_LOCATE_PENDING:
 		snprintf(e->reason, sizeof(e->reason), "not yet valid (%s)",
-			 hc_obj_state_name(l->state, buf, sizeof(buf)));
+			 hcctl_obj_state_name(l->state, buf, sizeof(buf)));
 		break;
 	case HC_LOCATE_NOT_ADMITTED:
 		snprintf(e->reason, sizeof(e->reason),
@@ -594,13 +594,13 @@ static void not_hit_reason(const struct hc_locate *l, struct hc_fetch_err *e)
 	}
 }
 
-int hc_obj_fetch(int ctl, const struct hc_uri *uri, uint32_t flags,
+int hcctl_obj_fetch(int ctl, const struct hcctl_uri *uri, uint32_t flags,
 		 unsigned long timeout_s, struct hc_extent *ext,
-		 uint32_t max_ext, struct hc_locate *l, struct hc_fetch_err *e)
+		 uint32_t max_ext, struct hc_locate *l, struct hcctl_fetch_err *e)
 {
 	int ret;
 
-	ret = hc_ctl_locate_wait(ctl, uri, flags, (uint32_t)(timeout_s * 1000),
+	ret = hcctl_ctl_locate_wait(ctl, uri, flags, (uint32_t)(timeout_s * 1000),
 				 ext, max_ext, l);
 	if (ret == -ETIMEDOUT) {
 		e->errnum = ETIMEDOUT;
@@ -611,7 +611,7 @@ int hc_obj_fetch(int ctl, const struct hc_uri *uri, uint32_t flags,
 	}
 	if (ret < 0) {
 		e->errnum = -ret;
-		hc_ctl_reason("LOCATE", -ret, e->reason, sizeof(e->reason));
+		hcctl_ctl_reason("LOCATE", -ret, e->reason, sizeof(e->reason));
 		return -1;
 	}
 	if (l->status != HC_LOCATE_HIT) {
@@ -621,7 +621,7 @@ int hc_obj_fetch(int ctl, const struct hc_uri *uri, uint32_t flags,
 	return 0;
 }
 
-static int get_copy(const struct hc_uri *uri, int dev, void *buf,
+static int get_copy(const struct hcctl_uri *uri, int dev, void *buf,
 		    unsigned int lbs, const struct hc_extent *ext, uint32_t next,
 		    uint64_t size, int out, const char *outname, bool progress)
 {
@@ -641,14 +641,14 @@ static int get_copy(const struct hc_uri *uri, int dev, void *buf,
 			ret = hc_pread_full(dev, buf, (size_t)round_up(n, lbs), off);
 			if (ret < 0) {
 				progress_end(&prog, false);
-				hc_errf(HC_DATA_PATH, -ret,
+				hcctl_errf(HC_DATA_PATH, -ret,
 					"read error at offset %" PRIu64, off);
 				return -1;
 			}
 			ret = hc_write_full(out, buf, n);
 			if (ret < 0) {
 				progress_end(&prog, false);
-				hc_err(outname, "write error", -ret);
+				hcctl_err(outname, "write error", -ret);
 				return -1;
 			}
 			off += n;
@@ -660,14 +660,14 @@ static int get_copy(const struct hc_uri *uri, int dev, void *buf,
 	}
 	progress_end(&prog, !left);
 	if (total != size) {
-		hc_errf(uri->shown, 0, "copied %" PRIu64 " of %" PRIu64 " bytes",
+		hcctl_errf(uri->shown, 0, "copied %" PRIu64 " of %" PRIu64 " bytes",
 			total, size);
 		return -1;
 	}
 	return 0;
 }
 
-int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output",	 required_argument, NULL, 'o' },
@@ -678,8 +678,8 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct hc_extent *ext = NULL;
-	struct hc_fetch_err fe;
-	struct hc_uri uri;
+	struct hcctl_fetch_err fe;
+	struct hcctl_uri uri;
 	struct hc_locate l;
 	const char *outname = NULL;
 	void *buf = NULL;
@@ -696,7 +696,7 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 		switch (c) {
 		case 'o':
 			if (!optarg[0])
-				return hc_usage_error(cmd, "empty --output FILE");
+				return hcctl_usage_error(cmd, "empty --output FILE");
 			outname = optarg;
 			break;
 		case OPT_NO_PROGRESS:
@@ -709,37 +709,37 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 			errno = 0;
 			timeout = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || timeout > 86400)
-				return hc_usage_error(cmd,
+				return hcctl_usage_error(cmd,
 					"bad --timeout '%s' (seconds, 0..86400)", optarg);
 			break;
 		case 'h':
-			hc_print_help(cmd, stdout);
+			hcctl_print_help(cmd, stdout);
 			return HC_EXIT_OK;
 		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
+			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
 		}
 	}
 	if (optind >= argc)
-		return hc_usage_error(cmd, "missing URI operand");
+		return hcctl_usage_error(cmd, "missing URI operand");
 	if (optind + 1 < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind + 1]);
-	ret = hc_uri_arg(cmd, argv[optind], &uri);
+	ret = hcctl_uri_arg(cmd, argv[optind], &uri);
 	if (ret >= 0)
 		return ret;
 
 	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
 	if (!ext) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	ctl = hc_ctl_open(cmd->name, false);
+	ctl = hcctl_ctl_open(cmd->name, false);
 	if (ctl < 0)
 		goto out;
 	/* A miss asks the helper to fetch the object, and waits for it. */
-	if (hc_obj_fetch(ctl, &uri, flags, timeout, ext, HC_MAX_EXTENTS, &l,
+	if (hcctl_obj_fetch(ctl, &uri, flags, timeout, ext, HC_MAX_EXTENTS, &l,
 			 &fe) < 0) {
-		hc_err(uri.shown, fe.reason, fe.errnum);
+		hcctl_err(uri.shown, fe.reason, fe.errnum);
 		goto out;
 	}
 	held = true;
@@ -756,7 +756,7 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 		else if (errno == EEXIST)
 			out = open(outname, O_WRONLY | O_TRUNC | O_CLOEXEC);
 		if (out < 0) {
-			hc_err(outname, "cannot open", errno);
+			hcctl_err(outname, "cannot open", errno);
 			goto out;
 		}
 	} else {
@@ -770,21 +770,21 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 		ret = close(out);
 		out = -1;
 		if (ret < 0) {
-			hc_err(outname, "write error", errno);
+			hcctl_err(outname, "write error", errno);
 			goto out;
 		}
 	}
 	held = false;
-	ret = hc_ctl_release(ctl, &uri);
+	ret = hcctl_ctl_release(ctl, &uri);
 	if (ret < 0) {
-		hc_ctl_report(uri.shown, "RELEASE", -ret);
+		hcctl_ctl_report(uri.shown, "RELEASE", -ret);
 		goto out;
 	}
 	created = false;
 	rc = HC_EXIT_OK;
 out:
 	if (held)
-		(void)hc_ctl_release(ctl, &uri);	/* close() releases too */
+		(void)hcctl_ctl_release(ctl, &uri);	/* close() releases too */
 	if (out >= 0 && out != STDOUT_FILENO)
 		close(out);
 	if (created && rc != HC_EXIT_OK)
@@ -795,14 +795,14 @@ out:
 		close(dev);
 	if (ctl >= 0)
 		close(ctl);
-	hc_uri_free(&uri);
+	hcctl_uri_free(&uri);
 	return rc;
 }
 
 /* --- locate ---------------------------------------------------------------- */
 
 /* LOCATE with a layout array sized from the object; *layout is malloc'd. */
-static int locate_layout(int ctl, const struct hc_uri *uri, uint32_t chunk_size,
+static int locate_layout(int ctl, const struct hcctl_uri *uri, uint32_t chunk_size,
 			 struct hc_extent *ext, struct hc_locate *l,
 			 struct hc_chunk_loc **layout)
 {
@@ -812,7 +812,7 @@ static int locate_layout(int ctl, const struct hc_uri *uri, uint32_t chunk_size,
 	int tries, ret;
 
 	/* The first call only tells the size; retry if the object grew. */
-	ret = hc_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, ext, HC_MAX_EXTENTS,
+	ret = hcctl_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, ext, HC_MAX_EXTENTS,
 			    NULL, 0, l);
 	for (tries = 0; ret == 0 && tries < 8; tries++) {
 		if (l->status == HC_LOCATE_MISS || (lay && l->nr_layout <= max))
@@ -832,7 +832,7 @@ static int locate_layout(int ctl, const struct hc_uri *uri, uint32_t chunk_size,
 		lay = tmp;
 		max = (uint32_t)want;
 		memset(lay, 0, (size_t)max * sizeof(*lay));
-		ret = hc_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, ext,
+		ret = hcctl_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, ext,
 				    HC_MAX_EXTENTS, lay, max, l);
 	}
 	if (ret == 0 && l->status != HC_LOCATE_MISS && l->nr_layout > max)
@@ -845,7 +845,7 @@ static int locate_layout(int ctl, const struct hc_uri *uri, uint32_t chunk_size,
 	return 0;
 }
 
-static const char *member_name(const struct hc_pool_info *pool, uint32_t idx)
+static const char *member_name(const struct hcctl_pool_info *pool, uint32_t idx)
 {
 	size_t i;
 
@@ -855,10 +855,10 @@ static const char *member_name(const struct hc_pool_info *pool, uint32_t idx)
 	return NULL;
 }
 
-static void locate_print_json(const struct hc_uri *uri, const struct hc_locate *l,
+static void locate_print_json(const struct hcctl_uri *uri, const struct hc_locate *l,
 			      const struct hc_extent *ext,
 			      const struct hc_chunk_loc *lay,
-			      const struct hc_pool_info *pool)
+			      const struct hcctl_pool_info *pool)
 {
 	json_object *o = json_object_new_object();
 	uint32_t i, n;
@@ -871,7 +871,7 @@ static void locate_print_json(const struct hc_uri *uri, const struct hc_locate *
 		goto print;
 	if (l->state)
 		json_object_object_add(o, "state", json_object_new_string(
-			hc_obj_state_name(l->state, buf, sizeof(buf))));
+			hcctl_obj_state_name(l->state, buf, sizeof(buf))));
 	json_object_object_add(o, "size", json_object_new_uint64(l->obj_size));
 	json_object_object_add(o, "generation",
 			       json_object_new_uint64(l->generation));
@@ -879,7 +879,7 @@ static void locate_print_json(const struct hc_uri *uri, const struct hc_locate *
 	json_object_object_add(o, "pinned", json_object_new_boolean(
 		!!(l->obj_flags & HC_OBJ_F_PINNED)));
 	n = l->nr_extents < HC_MAX_EXTENTS ? l->nr_extents : HC_MAX_EXTENTS;
-	json_object_object_add(o, "extents", hc_extents_json(ext, n));
+	json_object_object_add(o, "extents", hcctl_extents_json(ext, n));
 	if (lay) {
 		json_object *arr = json_object_new_array();
 
@@ -907,14 +907,14 @@ static void locate_print_json(const struct hc_uri *uri, const struct hc_locate *
 		json_object_object_add(o, "layout", arr);
 	}
 print:
-	hc_json_print(o, false);
+	hcctl_json_print(o, false);
 	json_object_put(o);
 }
 
-static void locate_print_text(const struct hc_uri *uri, const struct hc_locate *l,
+static void locate_print_text(const struct hcctl_uri *uri, const struct hc_locate *l,
 			      const struct hc_extent *ext,
 			      const struct hc_chunk_loc *lay,
-			      const struct hc_pool_info *pool)
+			      const struct hcctl_pool_info *pool)
 {
 	char buf[64], size[32];
 	uint32_t i, n;
@@ -925,11 +925,11 @@ static void locate_print_text(const struct hc_uri *uri, const struct hc_locate *
 	if (l->status == HC_LOCATE_MISS)
 		return;
 	printf("state       %s\n",
-	       l->state ? hc_obj_state_name(l->state, buf, sizeof(buf)) : "-");
-	hc_fmt_size(size, sizeof(size), l->obj_size);
+	       l->state ? hcctl_obj_state_name(l->state, buf, sizeof(buf)) : "-");
+	hcctl_fmt_size(size, sizeof(size), l->obj_size);
 	printf("size        %s (%" PRIu64 " bytes)\n", size, (uint64_t)l->obj_size);
 	printf("generation  %" PRIu64 "\n", (uint64_t)l->generation);
-	hc_obj_flags_str(l->obj_flags, buf, sizeof(buf));
+	hcctl_obj_flags_str(l->obj_flags, buf, sizeof(buf));
 	printf("flags       %s\n", buf);
 	printf("extents     %u\n", l->nr_extents);
 	n = l->nr_extents < HC_MAX_EXTENTS ? l->nr_extents : HC_MAX_EXTENTS;
@@ -949,7 +949,7 @@ static void locate_print_text(const struct hc_uri *uri, const struct hc_locate *
 			namew = w;
 	}
 	if (pool->has_chunk_size) {
-		hc_fmt_size_exact(size, sizeof(size), pool->chunk_size);
+		hcctl_fmt_size_exact(size, sizeof(size), pool->chunk_size);
 		printf("layout      %u chunk%s of %s\n", l->nr_layout,
 		       l->nr_layout == 1 ? "" : "s", size);
 	} else {
@@ -970,7 +970,7 @@ static void locate_print_text(const struct hc_uri *uri, const struct hc_locate *
 	}
 }
 
-int hc_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "layout", no_argument, NULL, 'l' },
@@ -978,12 +978,12 @@ int hc_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 		{ "help",   no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct hc_pool_info pool = { 0 };
+	struct hcctl_pool_info pool = { 0 };
 	struct hc_extent *ext = NULL;
 	struct hc_chunk_loc *lay = NULL;
 	struct hc_locate l;
-	struct hc_uri uri;
-	bool json = hc_opt_json, layout = false;
+	struct hcctl_uri uri;
+	bool json = hcctl_opt_json, layout = false;
 	int c, ret, ctl = -1, rc = HC_EXIT_FAIL;
 
 	opterr = 0;
@@ -996,50 +996,50 @@ int hc_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 			json = true;
 			break;
 		case 'h':
-			hc_print_help(cmd, stdout);
+			hcctl_print_help(cmd, stdout);
 			return HC_EXIT_OK;
 		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
+			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
 		}
 	}
 	if (optind >= argc)
-		return hc_usage_error(cmd, "missing URI operand");
+		return hcctl_usage_error(cmd, "missing URI operand");
 	if (optind + 1 < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind + 1]);
-	ret = hc_uri_arg(cmd, argv[optind], &uri);
+	ret = hcctl_uri_arg(cmd, argv[optind], &uri);
 	if (ret >= 0)
 		return ret;
 
 	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
 	if (!ext) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	ctl = hc_ctl_open(cmd->name, false);
+	ctl = hcctl_ctl_open(cmd->name, false);
 	if (ctl < 0)
 		goto out;
 	if (layout) {
 		/* Chunk size and member names come from the pool. */
-		if (hc_pool_get(cmd->name, &pool) < 0)
+		if (hcctl_pool_get(cmd->name, &pool) < 0)
 			goto out;
 		ret = locate_layout(ctl, &uri,
 				    pool.has_chunk_size ? pool.chunk_size : 0,
 				    ext, &l, &lay);
 	} else {
-		ret = hc_ctl_locate(ctl, &uri, HC_LOCATE_F_PEEK, ext,
+		ret = hcctl_ctl_locate(ctl, &uri, HC_LOCATE_F_PEEK, ext,
 				    HC_MAX_EXTENTS, NULL, 0, &l);
 	}
 	if (ret == -EAGAIN) {
-		hc_err(uri.shown, "the object kept changing; try again", 0);
+		hcctl_err(uri.shown, "the object kept changing; try again", 0);
 		goto out;
 	}
 	if (ret == -ENOMEM) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 	if (ret < 0) {
-		hc_ctl_report(uri.shown, "LOCATE", -ret);
+		hcctl_ctl_report(uri.shown, "LOCATE", -ret);
 		goto out;
 	}
 	if (json)
@@ -1048,12 +1048,12 @@ int hc_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 		locate_print_text(&uri, &l, ext, lay, &pool);
 	rc = HC_EXIT_OK;
 out:
-	hc_pool_free(&pool);
+	hcctl_pool_free(&pool);
 	free(lay);
 	free(ext);
 	if (ctl >= 0)
 		close(ctl);
-	hc_uri_free(&uri);
+	hcctl_uri_free(&uri);
 	return rc;
 }
 
@@ -1063,33 +1063,33 @@ out:
 static int obj_nl(const struct hcctl_cmd *cmd, int argc, char **argv,
 		  uint8_t nlcmd, int pin)
 {
-	struct hc_nl nl = { 0 };
-	struct hc_nl_err err;
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
 	struct nl_msg *msg;
-	struct hc_uri uri;
+	struct hcctl_uri uri;
 	int ret;
 
 	ret = parse_uri_only(cmd, argc, argv, &uri);
 	if (ret >= 0)
 		return ret;
-	if (hc_nl_open(&nl, cmd->name) < 0) {
-		hc_uri_free(&uri);
+	if (hcctl_nl_open(&nl, cmd->name) < 0) {
+		hcctl_uri_free(&uri);
 		return HC_EXIT_FAIL;
 	}
-	msg = hc_nl_request(&nl, nlcmd, NLA_HDRLEN + NLA_ALIGN(uri.len) + 16);
+	msg = hcctl_nl_request(&nl, nlcmd, NLA_HDRLEN + NLA_ALIGN(uri.len) + 16);
 	if (!msg || nla_put(msg, HC_A_OBJ_URI, (int)uri.len, uri.bytes) < 0 ||
 	    (pin >= 0 && nla_put_u8(msg, HC_A_OBJ_PINNED, (uint8_t)pin) < 0)) {
 		if (msg)
 			nlmsg_free(msg);
-		hc_err(cmd->name, "cannot build netlink request", ENOMEM);
-		hc_nl_close(&nl);
-		hc_uri_free(&uri);
+		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
+		hcctl_nl_close(&nl);
+		hcctl_uri_free(&uri);
 		return HC_EXIT_FAIL;
 	}
-	ret = hc_nl_transact(&nl, msg, NULL, NULL, &err);
-	hc_nl_close(&nl);
+	ret = hcctl_nl_transact(&nl, msg, NULL, NULL, &err);
+	hcctl_nl_close(&nl);
 	if (ret == 0) {
-		hc_uri_free(&uri);
+		hcctl_uri_free(&uri);
 		return HC_EXIT_OK;
 	}
 	if (err.kernel && !err.msg[0]) {
@@ -1112,22 +1112,22 @@ static int obj_nl(const struct hcctl_cmd *cmd, int argc, char **argv,
 		if (why)
 			snprintf(err.msg, sizeof(err.msg), "%s", why);
 	}
-	hc_nl_report(err.kernel ? uri.shown : cmd->name, &err, NULL, NULL, 0);
-	hc_uri_free(&uri);
+	hcctl_nl_report(err.kernel ? uri.shown : cmd->name, &err, NULL, NULL, 0);
+	hcctl_uri_free(&uri);
 	return HC_EXIT_FAIL;
 }
 
-int hc_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_EVICT, -1);
 }
 
-int hc_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_PIN, 1);
 }
 
-int hc_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_PIN, 0);
 }

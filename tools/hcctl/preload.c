@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hcctl - preload and preload-batch: make objects cached ahead of use.
- * Every URI is LOCATEd as by 'get' (hc_obj_fetch(): AUTO_INGEST | WAIT, a
+ * Every URI is LOCATEd as by 'get' (hcctl_obj_fetch(): AUTO_INGEST | WAIT, a
  * miss asks the helper and waits), by up to --parallel threads, each with
  * its own control fd; the kernel joins concurrent LOCATEs of one URI to
  * one ingest.  preload-batch lists the objects under a prefix first (a
@@ -48,7 +48,7 @@ struct pl_item {
 	uint64_t listed_size;	/* from the listing, 0 if not known */
 	enum pl_result result;
 	uint64_t size;		/* the cached object's */
-	struct hc_fetch_err err;
+	struct hcctl_fetch_err err;
 };
 
 struct pl_list {
@@ -138,10 +138,10 @@ static void bar_draw(struct pl_run *r, double t)
 	double el = t - r->start;
 	double rate = el > 0 ? (double)r->bytes / el / (1024.0 * 1024.0) : 0.0;
 
-	hc_fmt_size(done, sizeof(done), r->bytes);
+	hcctl_fmt_size(done, sizeof(done), r->bytes);
 	fprintf(stderr, "\r%zu/%zu objects  %s", r->done, r->n, done);
 	if (r->total_bytes) {
-		hc_fmt_size(total, sizeof(total), r->total_bytes);
+		hcctl_fmt_size(total, sizeof(total), r->total_bytes);
 		fprintf(stderr, " / %s", total);
 	}
 	fprintf(stderr, "  %.1f MiB/s", rate);
@@ -182,7 +182,7 @@ static void run_account(struct pl_run *r, const struct pl_item *it)
 static void preload_one(struct pl_run *r, int ctl, struct pl_item *it)
 {
 	struct hc_locate peek, l;
-	struct hc_uri uri = {
+	struct hcctl_uri uri = {
 		.bytes = it->uri,
 		.len = (uint32_t)strlen(it->uri),
 	};
@@ -197,9 +197,9 @@ static void preload_one(struct pl_run *r, int ctl, struct pl_item *it)
 		return;
 	}
 	/* A PEEK tells whether it was there; it counts for nothing. */
-	was_hit = !hc_ctl_locate(ctl, &uri, HC_LOCATE_F_PEEK, NULL, 0, NULL, 0,
+	was_hit = !hcctl_ctl_locate(ctl, &uri, HC_LOCATE_F_PEEK, NULL, 0, NULL, 0,
 				 &peek) && peek.status == HC_LOCATE_HIT;
-	if (hc_obj_fetch(ctl, &uri, HC_LOCATE_F_AUTO_INGEST | HC_LOCATE_F_WAIT,
+	if (hcctl_obj_fetch(ctl, &uri, HC_LOCATE_F_AUTO_INGEST | HC_LOCATE_F_WAIT,
 			 r->o->timeout, NULL, 0, &l, &it->err) < 0) {
 		it->result = PL_FAILED;
 		return;
@@ -270,7 +270,7 @@ static void run_summary(const struct pl_run *r, double secs, json_object *o)
 		json_object_object_add(o, "failures", arr);
 		return;
 	}
-	hc_fmt_size(size, sizeof(size), r->bytes);
+	hcctl_fmt_size(size, sizeof(size), r->bytes);
 	printf("preloaded %zu object%s, %s in %.2f s (%.2f GB/s): %zu already cached, %zu ingested, %zu failed\n",
 	       r->n, r->n == 1 ? "" : "s", size, secs, gbps, r->hits,
 	       r->ingested, r->failed);
@@ -301,14 +301,14 @@ static int run_preload(const struct hcctl_cmd *cmd, struct pl_item *items,
 	w = calloc(nw ? nw : 1, sizeof(*w));
 	if (!w) {
 		nw = 0;
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 	for (i = 0; i < nw; i++)
 		w[i].ctl = -1;
 	/* Each thread its own fd: LOCATEs on one file would serialise. */
 	for (i = 0; i < nw; i++) {
-		w[i].ctl = hc_ctl_open(cmd->name, false);
+		w[i].ctl = hcctl_ctl_open(cmd->name, false);
 		if (w[i].ctl < 0)
 			goto out;
 		w[i].run = &r;
@@ -318,7 +318,7 @@ static int run_preload(const struct hcctl_cmd *cmd, struct pl_item *items,
 	for (started = 0; started < nw; started++) {
 		ret = pthread_create(&w[started].tid, NULL, worker, &w[started]);
 		if (ret) {
-			hc_err(NULL, "cannot start a thread", ret);
+			hcctl_err(NULL, "cannot start a thread", ret);
 			break;	/* the threads started take every item */
 		}
 	}
@@ -333,7 +333,7 @@ static int run_preload(const struct hcctl_cmd *cmd, struct pl_item *items,
 	}
 	for (k = 0; k < n; k++)
 		if (items[k].result == PL_FAILED)
-			hc_err(items[k].uri, items[k].err.reason,
+			hcctl_err(items[k].uri, items[k].err.reason,
 			       items[k].err.errnum);
 	run_summary(&r, secs, jo);
 	rc = r.failed ? HC_EXIT_FAIL : HC_EXIT_OK;
@@ -375,7 +375,7 @@ static int common_opt(const struct hcctl_cmd *cmd, int c, struct pl_opts *o,
 		v = strtoul(optarg, &end, 10);
 		if (errno || end == optarg || *end || optarg[0] == '-' ||
 		    v > 86400) {
-			*rc = hc_usage_error(cmd, "bad --timeout '%s' (seconds, 0..86400)",
+			*rc = hcctl_usage_error(cmd, "bad --timeout '%s' (seconds, 0..86400)",
 					     optarg);
 			return 0;
 		}
@@ -387,7 +387,7 @@ static int common_opt(const struct hcctl_cmd *cmd, int c, struct pl_opts *o,
 		v = strtoul(optarg, &end, 10);
 		if (errno || end == optarg || *end || optarg[0] == '-' || !v ||
 		    v > PL_PARALLEL_MAX) {
-			*rc = hc_usage_error(cmd, "bad --parallel '%s' (1..%d)",
+			*rc = hcctl_usage_error(cmd, "bad --parallel '%s' (1..%d)",
 					     optarg, PL_PARALLEL_MAX);
 			return 0;
 		}
@@ -405,13 +405,13 @@ static int common_opt(const struct hcctl_cmd *cmd, int c, struct pl_opts *o,
 
 static void print_json(json_object *o)
 {
-	hc_json_print(o, false);
+	hcctl_json_print(o, false);
 	json_object_put(o);
 }
 
 /* --- preload --------------------------------------------------------------- */
 
-int hc_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "parallel",	 required_argument, NULL, 'P' },
@@ -422,36 +422,36 @@ int hc_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct pl_opts o = { .parallel = PL_PARALLEL_DEFAULT, .timeout = 300,
-			     .progress = true, .json = hc_opt_json };
+			     .progress = true, .json = hcctl_opt_json };
 	struct pl_item *items;
 	json_object *jo = NULL;
 	int c, i, n, rc = -1;
-	struct hc_uri u;
+	struct hcctl_uri u;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":P:jh", opts, NULL)) != -1) {
 		if (c == 'h') {
-			hc_print_help(cmd, stdout);
+			hcctl_print_help(cmd, stdout);
 			return HC_EXIT_OK;
 		}
 		if (common_opt(cmd, c, &o, &rc) < 0)
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
+			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
 		if (rc >= 0)
 			return rc;
 	}
 	if (optind >= argc)
-		return hc_usage_error(cmd, "missing URI operand");
+		return hcctl_usage_error(cmd, "missing URI operand");
 	n = argc - optind;
 	/* Each URI as 'get' takes it: an empty or too long one is a usage error. */
 	for (i = optind; i < argc; i++) {
-		rc = hc_uri_arg(cmd, argv[i], &u);
+		rc = hcctl_uri_arg(cmd, argv[i], &u);
 		if (rc >= 0)
 			return rc;
-		hc_uri_free(&u);
+		hcctl_uri_free(&u);
 	}
 	items = calloc((size_t)n, sizeof(*items));
 	if (!items) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		return HC_EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++)
@@ -617,22 +617,22 @@ static int list_prefix(const char *prefix, const char *cfg_path,
 	cfg = calloc(1, sizeof(*cfg));
 	t = calloc(1, sizeof(*t));
 	if (!cfg || !t) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 	ret = hc_config_load(cfg_path, cfg, err, sizeof(err));
 	if (ret) {
 		if (ret == -EINVAL)
-			hc_err(NULL, err, 0);
+			hcctl_err(NULL, err, 0);
 		else
-			hc_errf(cfg_path, -ret, "cannot load the configuration");
+			hcctl_errf(cfg_path, -ret, "cannot load the configuration");
 		ret = -1;
 		goto out;
 	}
 	ret = hc_resolve(cfg, prefix, strlen(prefix), HC_RESOLVE_PREFIX, t,
 			 err, sizeof(err));
 	if (ret) {
-		hc_errf(prefix, 0, ret == -EINVAL ? "bad prefix: %s" : "%s (%s)",
+		hcctl_errf(prefix, 0, ret == -EINVAL ? "bad prefix: %s" : "%s (%s)",
 			err, cfg_path);
 		ret = -1;
 		goto out;
@@ -640,7 +640,7 @@ static int list_prefix(const char *prefix, const char *cfg_path,
 	/* The URIs are @head + key. */
 	head = strndup(prefix, t->head_len);
 	if (!head) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 	if (t->b->type == HC_BACKEND_POSIX)
@@ -649,7 +649,7 @@ static int list_prefix(const char *prefix, const char *cfg_path,
 		ret = list_s3(cfg, t->b, head, t->bucket, t->key, out, err,
 			      sizeof(err));
 	if (ret) {
-		hc_errf(prefix, -ret, "cannot list: %s", err);
+		hcctl_errf(prefix, -ret, "cannot list: %s", err);
 		ret = -1;
 		goto out;
 	}
@@ -664,7 +664,7 @@ out:
 
 /* --- preload-batch --------------------------------------------------------- */
 
-int hc_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "prefix",	 required_argument, NULL, OPT_PREFIX },
@@ -681,12 +681,12 @@ int hc_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct pl_opts o = { .parallel = PL_PARALLEL_DEFAULT, .timeout = 300,
-			     .progress = true, .json = hc_opt_json };
+			     .progress = true, .json = hcctl_opt_json };
 	const char *prefix = NULL, *cfg_path = HC_CONFIG_PATH;
 	const char *opt_count = NULL, *opt_index = NULL;
 	bool sharded = false, list_only = false;
 	struct pl_list l = { 0 };
-	struct hc_shard sh = { .count = 1, .index = 0 };
+	struct hcctl_shard sh = { .count = 1, .index = 0 };
 	json_object *jo = NULL;
 	size_t listed, i;
 	char err[256];
@@ -696,7 +696,7 @@ int hc_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":P:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			hc_print_help(cmd, stdout);
+			hcctl_print_help(cmd, stdout);
 			return HC_EXIT_OK;
 		case OPT_PREFIX:
 			prefix = optarg;
@@ -712,7 +712,7 @@ int hc_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 			continue;
 		case OPT_CONFIG:
 			if (!optarg[0])
-				return hc_usage_error(cmd, "empty --config FILE");
+				return hcctl_usage_error(cmd, "empty --config FILE");
 			cfg_path = optarg;
 			continue;
 		case OPT_LIST:
@@ -720,22 +720,22 @@ int hc_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 			continue;
 		}
 		if (common_opt(cmd, c, &o, &rc) < 0)
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
+			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
 		if (rc >= 0)
 			return rc;
 	}
 	if (optind < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
 	if (!prefix)
-		return hc_usage_error(cmd, "missing --prefix URI_PREFIX");
+		return hcctl_usage_error(cmd, "missing --prefix URI_PREFIX");
 	if (!prefix[0])
-		return hc_usage_error(cmd, "empty --prefix");
+		return hcctl_usage_error(cmd, "empty --prefix");
 	if ((opt_count || opt_index) && !sharded)
-		return hc_usage_error(cmd, "--node-count and --node-index need --sharded");
-	if (sharded && hc_shard_resolve(opt_count, opt_index, environ, &sh,
+		return hcctl_usage_error(cmd, "--node-count and --node-index need --sharded");
+	if (sharded && hcctl_shard_resolve(opt_count, opt_index, environ, &sh,
 					err, sizeof(err))) {
-		hc_errf(cmd->name, 0, "%s", err);
+		hcctl_errf(cmd->name, 0, "%s", err);
 		return HC_EXIT_USAGE;
 	}
 
@@ -745,7 +745,7 @@ int hc_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 	}
 	listed = l.n;
 	if (!listed) {
-		hc_err(prefix, "no objects under this prefix", 0);
+		hcctl_err(prefix, "no objects under this prefix", 0);
 		rc = HC_EXIT_FAIL;
 		goto out;
 	}
@@ -754,7 +754,7 @@ int hc_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 		for (i = 0; i < l.n; i++)
 			if (!hc_shard_mine(&sh, i))
 				free(l.items[i].uri);
-		l.n = hc_shard_select(l.items, l.n, sizeof(*l.items), &sh);
+		l.n = hcctl_shard_select(l.items, l.n, sizeof(*l.items), &sh);
 	}
 	if (o.json) {
 		jo = json_object_new_object();

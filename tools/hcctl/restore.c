@@ -153,7 +153,7 @@ static int preload(struct rs_ctx *x, const char *name, uint64_t *bytes)
 	*bytes = 0;
 	ret = ds_cache_open(&c, err, sizeof(err));
 	if (ret) {
-		hc_err("restore", err, 0);
+		hcctl_err("restore", err, 0);
 		return -1;
 	}
 	for (i = 0; i < x->chosen.nfiles; i++) {
@@ -167,7 +167,7 @@ static int preload(struct rs_ctx *x, const char *name, uint64_t *bytes)
 			uri = u2;
 		}
 		if (!uri) {
-			hc_err(NULL, "out of memory", ENOMEM);
+			hcctl_err(NULL, "out of memory", ENOMEM);
 			failed++;
 			break;
 		}
@@ -194,7 +194,7 @@ static int preload(struct rs_ctx *x, const char *name, uint64_t *bytes)
 			ret = -EIO;
 		}
 		if (ret) {
-			hc_errf(uri, 0, "not restored: %s", err);
+			hcctl_errf(uri, 0, "not restored: %s", err);
 			failed++;
 		} else {
 			*bytes += size;
@@ -205,7 +205,7 @@ static int preload(struct rs_ctx *x, const char *name, uint64_t *bytes)
 	return failed ? -1 : 0;
 }
 
-int hc_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	enum { OPT_CONFIG = 0x100, OPT_DATASET, OPT_TIMEOUT };
 	static const struct option opts[] = {
@@ -216,7 +216,7 @@ int hc_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv)
 		{ "help",    no_argument,	NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct rs_ctx x = { .json = hc_opt_json, .timeout = 300 };
+	struct rs_ctx x = { .json = hcctl_opt_json, .timeout = 300 };
 	const char *cfg_path = HC_CONFIG_PATH;
 	struct hcf_index ix = { 0 };
 	char err[DS_ERR_MAX] = "", *key = NULL, *buf = NULL;
@@ -231,16 +231,16 @@ int hc_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			hc_print_help(cmd, stdout);
+			hcctl_print_help(cmd, stdout);
 			return HC_EXIT_OK;
 		case OPT_CONFIG:
 			if (!optarg[0])
-				return hc_usage_error(cmd, "empty --config FILE");
+				return hcctl_usage_error(cmd, "empty --config FILE");
 			cfg_path = optarg;
 			break;
 		case OPT_DATASET:
 			if (!optarg[0] || strchr(optarg, '/'))
-				return hc_usage_error(cmd, "bad --dataset '%s'", optarg);
+				return hcctl_usage_error(cmd, "bad --dataset '%s'", optarg);
 			x.only = optarg;
 			break;
 		case OPT_TIMEOUT:
@@ -248,60 +248,60 @@ int hc_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv)
 			x.timeout = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || optarg[0] == '-' ||
 			    x.timeout > 86400)
-				return hc_usage_error(cmd, "bad --timeout '%s' (seconds, 0..86400)",
+				return hcctl_usage_error(cmd, "bad --timeout '%s' (seconds, 0..86400)",
 						      optarg);
 			break;
 		case 'j':
 			x.json = true;
 			break;
 		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
+			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
 		}
 	}
 	if (optind >= argc)
-		return hc_usage_error(cmd, "missing PARENT_PREFIX operand");
+		return hcctl_usage_error(cmd, "missing PARENT_PREFIX operand");
 	if (optind + 1 < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+		return hcctl_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
 	x.parent = argv[optind];
 	if (!x.parent[0] || x.parent[strlen(x.parent) - 1] != '/')
-		return hc_usage_error(cmd, "PARENT_PREFIX must end in '/'");
+		return hcctl_usage_error(cmd, "PARENT_PREFIX must end in '/'");
 
 	x.refused = json_object_new_array();
 	if (ds_backend_open(x.parent, cfg_path, &x.be) < 0)
 		goto out;
 	ret = ds_client_open(&x.be, &x.cl, err, sizeof(err));
 	if (ret) {
-		hc_errf(x.parent, -ret, "cannot reach the backend%s%s",
+		hcctl_errf(x.parent, -ret, "cannot reach the backend%s%s",
 			err[0] ? ": " : "", err);
 		goto out;
 	}
 	key = cat3(x.be.key, HCF_INDEX_KEY, "");
 	if (!key) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 	ret = ds_get_doc(&x.cl, key, &buf, &len, err, sizeof(err));
 	if (ret == -ENOENT) {
-		hc_errf(x.parent, 0, "no dataset was flushed here (no %s)", key);
+		hcctl_errf(x.parent, 0, "no dataset was flushed here (no %s)", key);
 		goto out;
 	}
 	if (ret) {
-		hc_errf(x.parent, -ret, "cannot read the index %s%s%s", key,
+		hcctl_errf(x.parent, -ret, "cannot read the index %s%s%s", key,
 			err[0] ? ": " : "", err);
 		goto out;
 	}
 	if (hcf_index_decode(buf, len, &ix, err, sizeof(err))) {
-		hc_errf(x.parent, 0, "the index %s is damaged: %s", key, err);
+		hcctl_errf(x.parent, 0, "the index %s is damaged: %s", key, err);
 		goto out;
 	}
 	snprintf(x.current, sizeof(x.current), "%s", ix.current);
 	pick = hcf_restore_choose(&ix, x.only, verify, &x);
 	if (pick < 0) {
 		if (x.only)
-			hc_errf(x.parent, 0, "dataset '%s' is not complete or does not verify",
+			hcctl_errf(x.parent, 0, "dataset '%s' is not complete or does not verify",
 				x.only);
 		else
-			hc_errf(x.parent, 0, "no complete dataset verifies");
+			hcctl_errf(x.parent, 0, "no complete dataset verifies");
 		goto out;
 	}
 	if (preload(&x, ix.v[pick].name, &bytes) < 0)
@@ -320,7 +320,7 @@ int hc_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv)
 		json_object_object_add(o, "bytes", json_object_new_uint64(bytes));
 		json_object_object_add(o, "seconds", json_object_new_double(secs));
 		json_object_object_add(o, "refused", json_object_get(x.refused));
-		hc_json_print(o, false);
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		printf("restored dataset %s of %s: %zu file%s, %" PRIu64 " bytes in %.2f s",

@@ -56,8 +56,8 @@ static const struct shard_source sources[] = {
 	{ "JOB_COMPLETION_INDEX", "HC_NODE_COUNT" },
 };
 
-int hc_shard_resolve(const char *opt_count, const char *opt_index,
-		     char *const envp[], struct hc_shard *out,
+int hcctl_shard_resolve(const char *opt_count, const char *opt_index,
+		     char *const envp[], struct hcctl_shard *out,
 		     char *err, size_t errlen)
 {
 	const struct shard_source *src = NULL;
@@ -110,8 +110,8 @@ int hc_shard_resolve(const char *opt_count, const char *opt_index,
 	return 0;
 }
 
-size_t hc_shard_select(void *base, size_t n, size_t size,
-		       const struct hc_shard *s)
+size_t hcctl_shard_select(void *base, size_t n, size_t size,
+		       const struct hcctl_shard *s)
 {
 	char *p = base;
 	size_t i, kept = 0;
