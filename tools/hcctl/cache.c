@@ -518,3 +518,88 @@ int hcctl_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv)
 		stats_print_text(&s);
 	return HC_EXIT_OK;
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_cache_cmds[] = {
+{
+	.name = "ls",
+	.summary = "list the cached objects",
+	.synopsis = "[--dirty] [--json]",
+	.handler = hcctl_cmd_ls,
+	.help =
+"DESCRIPTION\n"
+"    List every object of the cache (HC_CMD_OBJ_GET dump), sorted by URI,\n"
+"    one per line:\n"
+"\n"
+"      STATE      FLAGS        SIZE  GENERATION  HOLDS  EXTENTS  URI\n"
+"      ready      P-       1.0 GiB           7      0        2  s3://m/a\n"
+"\n"
+"    FLAGS: P pinned, C the data's CRC-32C is recorded, - not set.  SIZE is\n"
+"    in B/KiB/MiB/GiB/TiB; HOLDS counts the holds of all processes.  URIs\n"
+"    are printed with bytes outside printable ASCII, and the backslash,\n"
+"    escaped as \\xNN.  A value the kernel did not send prints as -.\n"
+"\n"
+"OPTIONS\n"
+"    -d, --dirty\n"
+"        Only the objects the backend does not have yet (dirty or syncing).\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON object with raw numbers:\n"
+"\n"
+"          {\"objects\":[{\"uri\":\"...\",\"state\":\"ready\",\"flags\":1,\n"
+"            \"pinned\":true,\"size\":N,\"generation\":G,\"chunks\":C,\n"
+"            \"holds\":H,\"extents\":[{\"offset\":O,\"length\":L},...]},...]}\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+"    Does not need privileges.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{
+	.name = "stats",
+	.summary = "show the object cache's counters",
+	.synopsis = "[--json]",
+	.handler = hcctl_cmd_stats,
+	.help =
+"DESCRIPTION\n"
+"    Print the counters of the object cache (HC_CMD_STATS_GET):\n"
+"\n"
+"      hits        LOCATEs that found valid data\n"
+"      misses      LOCATEs that did not\n"
+"      hit ratio   hits / (hits + misses), - before the first LOCATE\n"
+"      admissions  objects the policy admitted\n"
+"      rejections  objects the policy refused\n"
+"      evictions   objects evicted (by the policy or by 'hcctl evict')\n"
+"      objects     objects indexed\n"
+"      used        USED of CAPACITY (PERCENT)\n"
+"      by state    ingesting N, ready N, staged N, dirty N, syncing N\n"
+"      pinned      pinned objects\n"
+"      held        objects with at least one hold\n"
+"      dirty       bytes of dirty and syncing objects (the dirty limit)\n"
+"      uploaded    uploads the egress helper acknowledged\n"
+"      upload fail upload attempts that failed\n"
+"\n"
+"    A value the kernel did not send prints as -.\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print one JSON object with raw numbers:\n"
+"\n"
+"          {\"stats\":{\"hits\":N,\"misses\":N,\"admissions\":N,\n"
+"            \"rejections\":N,\"evictions\":N,\"objects\":N,\"bytes_used\":N,\n"
+"            \"capacity\":N,\"pinned\":N,\"held\":N,\"dirty_bytes\":N,\n"
+"            \"dirty_limit\":N,\"egress_done\":N,\"egress_failed\":N,\"by_state\":{\n"
+"            \"ingesting\":N,\"ready\":N,\"staged\":N,\"dirty\":N,\"syncing\":N}}}\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+"    Does not need privileges.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{ .name = NULL }
+};

@@ -37,6 +37,21 @@ struct hcctl_cmd {
 	hc_handler_t handler;
 };
 
+/* The end of every command's manual. */
+#define HCCTL_EXIT_STATUS_TEXT \
+"EXIT STATUS\n" \
+"    0  success\n" \
+"    1  the operation failed (the reason is printed on stderr)\n" \
+"    2  usage error: unknown option, missing or malformed argument\n"
+
+/*
+ * The command groups, each beside its handlers, ended by an entry whose
+ * name is NULL; main.c lists them in order.
+ */
+extern const struct hcctl_cmd hcctl_pool_cmds[], hcctl_inspect_cmds[],
+	hcctl_status_cmds[], hcctl_object_cmds[], hcctl_preload_cmds[],
+	hcctl_flush_cmds[], hcctl_restore_cmds[], hcctl_cache_cmds[];
+
 /* Global options (set by main.c before a handler runs). */
 extern bool hcctl_opt_json;
 

@@ -158,3 +158,76 @@ int hcctl_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv)
 	hc_discover_free(d);
 	return HC_EXIT_OK;
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_inspect_cmds[] = {
+{
+	.name = "inspect",
+	.summary = "list drives and whether they are safe to use as pool members",
+	.synopsis = "[--all] [--root DIR] [--json] [DEV...]",
+	.handler = hcctl_cmd_inspect,
+	.help =
+"DESCRIPTION\n"
+"    Scan /sys/class/block for NVMe namespaces (nvmeXnY; partitions are\n"
+"    never candidates) and judge each one, or judge the block devices\n"
+"    DEV... given (any kind: loop, dm, partitions).  One line per device:\n"
+"\n"
+"      DEVICE           VERDICT        SIZE  MODEL                        REASON\n"
+"      /dev/nvme0n1     excluded   1.8 TiB  Samsung SSD 990 PRO 2TB      holds the root file system (/ is on dm-0)\n"
+"      /dev/nvme1n1     safe       3.5 TiB  SAMSUNG MZQL23T8HCLS-00A07   -\n"
+"\n"
+"    A device is excluded, with the first reason that applies, if\n"
+"      - it holds the root file system: / is on it, on one of its\n"
+"        partitions, or on a dm/md/LVM device built on them (slaves are\n"
+"        followed), or it is a partition of such a disk;\n"
+"      - it or one of its partitions is used as swap (/proc/swaps);\n"
+"      - it or one of its partitions is mounted (/proc/self/mountinfo);\n"
+"      - it or one of its partitions has holders (dm, md, LVM, bcache);\n"
+"      - its size is 0;\n"
+"      - libblkid finds a signature on it: a file system (ext4, XFS,\n"
+"        Btrfs, ...), ZFS, swap, LUKS, LVM2, md RAID or bcache superblock,\n"
+"        or a GPT or MBR partition table.\n"
+"    Its verdict is unknown if it cannot be probed (no device node, no\n"
+"    permission to read it), and safe otherwise.  A HyperCache superblock\n"
+"    is not a signature here: 'pool create' leaves it to the kernel, which\n"
+"    refuses such a device without --force.\n"
+"\n"
+"    'hcctl pool create' runs the same checks on every DEV and refuses a\n"
+"    device that is not safe unless --force is given.  The exit status is 0\n"
+"    whatever the verdicts are.  Reading signatures needs read access to\n"
+"    the device nodes (root).\n"
+"\n"
+"OPTIONS\n"
+"    -a, --all\n"
+"        Also consider SCSI/SATA (sd*) and virtio (vd*) disks.\n"
+"\n"
+"    -r, --root DIR\n"
+"        Read sysfs, /proc and /dev below DIR instead of / (a copy of\n"
+"        another system's tree, or a test fixture).  A regular file\n"
+"        DIR/dev/NAME is probed as the device NAME.\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON array, one object per device, with raw numbers:\n"
+"\n"
+"          [{\"device\":\"/dev/nvme1n1\",\"name\":\"nvme1n1\",\"dev\":\"259:3\",\n"
+"            \"size\":3840755982336,\"model\":\"...\",\"serial\":\"...\",\n"
+"            \"verdict\":\"excluded\",\"reason\":\"signature\",\n"
+"            \"detail\":\"carries an ext4 file system\",\"signature\":\"ext4\"}]\n"
+"\n"
+"        verdict: safe, excluded or unknown.  reason: none, root, swap,\n"
+"        mounted, holders, empty, signature or probe.  model, serial,\n"
+"        detail and signature are left out when empty.\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl inspect\n"
+"    hcctl inspect --json | jq -r '.[] | select(.verdict == \"safe\") | .device'\n"
+"    hcctl inspect /dev/nvme1n1 /dev/loop0\n",
+},
+{ .name = NULL }
+};

@@ -1131,3 +1131,256 @@ int hcctl_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_PIN, 0);
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_object_cmds[] = {
+{
+	.name = "put",
+	.summary = "write a file into the cache as an object",
+	.synopsis = "[--clean] [--replace] [--crc] [--sync [--timeout S]]\n"
+		    "          [--no-progress] [--json] FILE URI",
+	.handler = hcctl_cmd_put,
+	.help =
+"DESCRIPTION\n"
+"    Store the regular file FILE in the object cache under URI:\n"
+"\n"
+"    1. HC_IOC_STAGE on /dev/hypercache-ctl allocates chunks for the file's\n"
+"       size and returns them as at most 64 extents of /dev/hypercache0;\n"
+"    2. FILE is copied into those extents with O_DIRECT writes of up to\n"
+"       4 MiB (the last block is padded with zeroes to the device's logical\n"
+"       block size; the object keeps the file's exact size);\n"
+"    3. /dev/hypercache0 is flushed (fdatasync);\n"
+"    4. HC_IOC_COMMIT makes the object durable: DIRTY (not yet in the\n"
+"       backend), or READY with --clean.\n"
+"\n"
+"    If anything fails after the stage, hcctl aborts it (HC_IOC_ABORT); the\n"
+"    kernel also aborts it when hcctl exits or is killed.  FILE must not\n"
+"    change while it is copied (a file that shrinks or grows is an error).\n"
+"\n"
+"    URI is taken as the bytes given: 1 to 1024 bytes.  On success prints\n"
+"\n"
+"      URI: N bytes in K extents, generation G\n"
+"\n"
+"    With --json:\n"
+"\n"
+"      {\"uri\":\"...\",\"size\":N,\"generation\":G,\"state\":\"dirty\",\n"
+"       \"crc32c\":C,\"commit_seconds\":T,\"sync_seconds\":U,\n"
+"       \"extents\":[{\"offset\":O,\"length\":L},...]}\n"
+"\n"
+"    (\"crc32c\" only with --crc, \"sync_seconds\" only with --sync).  URIs\n"
+"    are printed with bytes outside printable ASCII, and the backslash,\n"
+"    escaped as \\xNN.\n"
+"\n"
+"    With --sync, put then waits until hypercached has uploaded the object\n"
+"    and the kernel marked it clean (READY), polling LOCATE with PEEK every\n"
+"    20 ms, and prints a second line\n"
+"\n"
+"      committed in T s, synced U s later\n"
+"\n"
+"    T is the commit latency (STAGE issued to COMMIT returned: what a\n"
+"    writer waits for), U the write-back time after it.\n"
+"\n"
+"OPTIONS\n"
+"    --clean\n"
+"        The backend already holds this data: commit the object READY\n"
+"        (HC_COMMIT_F_CLEAN) instead of DIRTY, so it is never uploaded.\n"
+"\n"
+"    --replace\n"
+"        If URI is cached, replace it (HC_STAGE_F_REPLACE).  Without it an\n"
+"        existing object is an error (\"already cached\").  An object that is\n"
+"        held, pinned, dirty or being synced cannot be replaced (EBUSY).\n"
+"\n"
+"    --crc\n"
+"        Compute the CRC-32C (Castagnoli) of the file's bytes while copying\n"
+"        and give it to the kernel with the commit (HC_COMMIT_F_CRC).\n"
+"\n"
+"    --sync\n"
+"        After the commit, wait until the object is in the backend (clean).\n"
+"        Fails if it is replaced or removed meanwhile, or on the timeout.\n"
+"\n"
+"    --timeout S\n"
+"        With --sync, give up after S seconds (default 300; 0 waits for\n"
+"        ever).  The object stays committed and is uploaded later.\n"
+"\n"
+"    --no-progress\n"
+"        No progress bar.  The bar (bytes, percent, MiB/s) is drawn on\n"
+"        stderr only when stderr is a terminal.\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON object.\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+"    Needs write access to /dev/hypercache-ctl and /dev/hypercache0.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl put --clean --crc model.safetensors s3://models/llama/model.safetensors\n",
+},
+{
+	.name = "get",
+	.summary = "read an object from the cache",
+	.synopsis = "[-o FILE] [--no-progress] [--no-ingest] [--timeout S] URI",
+	.handler = hcctl_cmd_get,
+	.help =
+"DESCRIPTION\n"
+"    Read the object URI from the cache and write its bytes to stdout, or to\n"
+"    FILE with -o.  HC_IOC_LOCATE with HC_LOCATE_F_HOLD finds the object and\n"
+"    holds it (it cannot be evicted or replaced while held); its extents are\n"
+"    read from /dev/hypercache0 with O_DIRECT reads of up to 4 MiB, exactly\n"
+"    the object's size is written, and the hold is dropped (HC_IOC_RELEASE;\n"
+"    also when hcctl exits).\n"
+"\n"
+"    On a miss the kernel asks the helper to fetch the object from its\n"
+"    backend (HC_LOCATE_F_AUTO_INGEST) and hcctl waits for it\n"
+"    (HC_LOCATE_F_WAIT) up to --timeout seconds.  The helper's error (for\n"
+"    example \"No such file or directory\" for a missing key) is reported.\n"
+"\n"
+"    Fails with \"not cached\" if URI is not in the cache and --no-ingest\n"
+"    is given, or if the cache did not admit it (read the backend directly\n"
+"    then); with \"not yet valid\" while it is staged.  A FILE that hcctl\n"
+"    created is removed if the copy fails.\n"
+"\n"
+"OPTIONS\n"
+"    -o, --output FILE\n"
+"        Write to FILE (created, or truncated if it exists) instead of\n"
+"        stdout.\n"
+"\n"
+"    --no-progress\n"
+"        No progress bar.  The bar is drawn on stderr only when stderr is a\n"
+"        terminal.\n"
+"\n"
+"    --no-ingest\n"
+"        Read only what is cached: a miss fails at once.\n"
+"\n"
+"    --timeout SECONDS\n"
+"        How long to wait for an ingest (default 300; 0 waits until\n"
+"        interrupted).\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+"    Needs read access to /dev/hypercache-ctl and /dev/hypercache0.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl get -o /tmp/model.bin s3://models/llama/model.safetensors\n"
+"    hcctl get s3://datasets/shard-0001.tar | tar -x\n",
+},
+{
+	.name = "locate",
+	.summary = "show where an object is cached",
+	.synopsis = "[--layout] [--json] URI",
+	.handler = hcctl_cmd_locate,
+	.help =
+"DESCRIPTION\n"
+"    Look up URI with HC_IOC_LOCATE (without a hold) and print:\n"
+"\n"
+"      uri         URI\n"
+"      status      hit | miss | pending | not-admitted\n"
+"      state       ingesting | ready | staged | dirty | syncing\n"
+"      size        SIZE (N bytes)\n"
+"      generation  G\n"
+"      flags       pinned,data-crc (or -)\n"
+"      extents     K\n"
+"        offset              length\n"
+"        OFFSET              LENGTH      (bytes in /dev/hypercache0)\n"
+"\n"
+"    On a miss only uri and status are printed.  The exit status is 0\n"
+"    whatever the status is.\n"
+"\n"
+"OPTIONS\n"
+"    -l, --layout\n"
+"        Also print where every chunk of the object lives:\n"
+"\n"
+"          layout      N chunks of 4 MiB\n"
+"            chunk  member  device   member offset  device offset  length\n"
+"\n"
+"        chunk is the object's chunk index, member the member index and\n"
+"        device its block device (from 'hcctl status'), member offset the\n"
+"        byte offset on that device, device offset the byte offset in\n"
+"        /dev/hypercache0, length the object's bytes in the chunk.\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON object:\n"
+"\n"
+"          {\"uri\":\"...\",\"status\":\"hit\",\"state\":\"ready\",\"size\":N,\n"
+"           \"generation\":G,\"flags\":F,\"pinned\":false,\n"
+"           \"extents\":[{\"offset\":O,\"length\":L},...],\n"
+"           \"chunk_size\":4194304,\"layout\":[{\"chunk\":0,\"member\":1,\n"
+"           \"device\":\"nvme1n1\",\"member_offset\":M,\"dev_offset\":D,\n"
+"           \"length\":L},...]}\n"
+"\n"
+"        (chunk_size and layout only with --layout; on a miss only uri and\n"
+"        status).\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+"    Needs read access to /dev/hypercache-ctl.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{
+	.name = "evict",
+	.summary = "remove an object from the cache",
+	.synopsis = "URI",
+	.handler = hcctl_cmd_evict,
+	.help =
+"DESCRIPTION\n"
+"    Evict the object URI (HC_CMD_OBJ_EVICT): its chunks become free.  Only\n"
+"    an idle, clean, unpinned object can be evicted; one that is held,\n"
+"    staged, ingesting, pinned, dirty or being synced fails with \"Device or\n"
+"    resource busy\".  Prints nothing on success.\n"
+"\n"
+"OPTIONS\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+"    Needs CAP_NET_ADMIN.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{
+	.name = "pin",
+	.summary = "keep an object in the cache",
+	.synopsis = "URI",
+	.handler = hcctl_cmd_pin,
+	.help =
+"DESCRIPTION\n"
+"    Pin the object URI (HC_CMD_OBJ_PIN with pinned = 1): the policy never\n"
+"    evicts a pinned object, and 'hcctl evict' refuses it.  Pinning a pinned\n"
+"    object is not an error.  Prints nothing on success.\n"
+"\n"
+"OPTIONS\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+"    Needs CAP_NET_ADMIN.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{
+	.name = "unpin",
+	.summary = "let the policy evict an object again",
+	.synopsis = "URI",
+	.handler = hcctl_cmd_unpin,
+	.help =
+"DESCRIPTION\n"
+"    Clear the pin of the object URI (HC_CMD_OBJ_PIN with pinned = 0).\n"
+"    Prints nothing on success.\n"
+"\n"
+"OPTIONS\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+"    Needs CAP_NET_ADMIN.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{ .name = NULL }
+};

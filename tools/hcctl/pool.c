@@ -356,3 +356,114 @@ int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv)
 	hcctl_nl_report(cmd->name, &err, NULL, NULL, 0);
 	return HC_EXIT_FAIL;
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_pool_cmds[] = {
+{
+	.name = "pool create",
+	.summary = "write new superblocks to block devices and start the pool",
+	.synopsis = "[--force] [--data-offset BYTES] [--json] DEV...",
+	.handler = hcctl_cmd_pool_create,
+	.help =
+"DESCRIPTION\n"
+"    Create a new pool from the block devices DEV... and start it as\n"
+"    /dev/hypercache0.  The kernel writes a superblock with a fresh pool UUID\n"
+"    to every member.  The order of DEV... is the stripe order: chunk v of the\n"
+"    pool lives on member v mod N, so the first DEV is member 0.\n"
+"\n"
+"    Every DEV is resolved with realpath(3) and must be a block device; the\n"
+"    resolved path is what the kernel opens.  The same device must not be\n"
+"    given twice.  At most 64 devices make up a pool.\n"
+"\n"
+"    On success the new pool is printed as by 'hcctl status'.  If the kernel\n"
+"    rejects one member, the error names that DEV, e.g.\n"
+"        hcctl: /dev/nvme1n1: member of a different pool: Cross-device link\n"
+"\n"
+"    Before asking the kernel, every DEV is checked as by 'hcctl inspect':\n"
+"    a device that holds the root file system, is mounted, used as swap,\n"
+"    has holders (dm, md, LVM, bcache) or carries a file system, RAID, LVM,\n"
+"    LUKS or partition-table signature is refused, e.g.\n"
+"        hcctl: /dev/nvme1n1: unsafe: carries an ext4 file system (use --force to overwrite)\n"
+"    Blank devices (NVMe namespaces, loop devices, ...) pass.\n"
+"\n"
+"OPTIONS\n"
+"    -f, --force\n"
+"        Skip the safety checks above, and overwrite the superblock of a\n"
+"        device that already belongs to a pool (without it the kernel\n"
+"        refuses such a device).  The kernel still refuses a device that\n"
+"        is open exclusively (mounted, swap, dm, md).\n"
+"\n"
+"    -o, --data-offset BYTES\n"
+"        Byte offset of the data area on every member.  A decimal number,\n"
+"        optionally followed by K, M, G or T (binary: 1K = 1024; \"KiB\" and\n"
+"        \"KB\" spellings are accepted too).  The kernel rounds it up to the\n"
+"        chunk size and to at least 1 MiB.  Default: chosen by the kernel.\n"
+"\n"
+"    -j, --json\n"
+"        Print the pool as one JSON object (see 'hcctl help status').\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+"    Needs CAP_NET_ADMIN.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl pool create /dev/nvme0n1 /dev/nvme1n1 /dev/nvme2n1\n"
+"    hcctl pool create --force --data-offset 8M /dev/nvme0n1 /dev/nvme1n1\n",
+},
+{
+	.name = "pool assemble",
+	.summary = "start an existing pool from its members",
+	.synopsis = "[--json] DEV...",
+	.handler = hcctl_cmd_pool_assemble,
+	.help =
+"DESCRIPTION\n"
+"    Read the superblocks of the block devices DEV... and start the pool they\n"
+"    describe as /dev/hypercache0.  The devices may be given in any order;\n"
+"    the stripe order is taken from the superblocks.  All members of the pool\n"
+"    must be given.  Each DEV is resolved and checked as for 'pool create'.\n"
+"\n"
+"    On success the pool is printed as by 'hcctl status'.  If the kernel\n"
+"    rejects one member, the error names that DEV.\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print the pool as one JSON object (see 'hcctl help status').\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+"    Needs CAP_NET_ADMIN.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl pool assemble /dev/nvme2n1 /dev/nvme0n1 /dev/nvme1n1\n",
+},
+{
+	.name = "pool stop",
+	.summary = "stop the running pool",
+	.synopsis = "",
+	.handler = hcctl_cmd_pool_stop,
+	.help =
+"DESCRIPTION\n"
+"    Stop the running pool and remove /dev/hypercache0.  The members keep\n"
+"    their superblocks; 'hcctl pool assemble' starts the pool again.  Prints\n"
+"    nothing on success.\n"
+"\n"
+"    Fails with \"Device or resource busy\" while /dev/hypercache0 is open,\n"
+"    and with \"no pool is running\" if there is none.\n"
+"\n"
+"OPTIONS\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+"    Needs CAP_NET_ADMIN.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{ .name = NULL }
+};

@@ -341,3 +341,63 @@ out:
 	ds_backend_close(&x.be);
 	return rc;
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_restore_cmds[] = {
+{
+	.name = "restore",
+	.summary = "preload the newest complete dataset of a parent prefix",
+	.synopsis = "[--dataset NAME] [--timeout S] [--config FILE] [--json] PARENT_PREFIX",
+	.handler = hcctl_cmd_restore,
+	.help =
+"DESCRIPTION\n"
+"    Bring a flushed dataset of PARENT_PREFIX (a URI ending in '/') back\n"
+"    into the cache, the way SCR restarts from a checkpoint: read\n"
+"    PARENT_PREFIX.hypercache/index.json; try the current dataset, then\n"
+"    the older complete ones, newest first, skipping incomplete ones.  A\n"
+"    dataset is taken when its summary parses and every file it lists\n"
+"    reads back from the backend with the summary's size and CRC32; a\n"
+"    mismatch refuses that dataset with a message naming the file, e.g.\n"
+"        hcctl: s3://b/ck/step-2/: refused: file rank0.pt: CRC32 0x1b2c..., the summary says 0x...\n"
+"    and restore falls back to an older one, or fails if none is left.\n"
+"\n"
+"    The files of the dataset taken are then preloaded as by 'hcctl\n"
+"    preload' (HC_IOC_LOCATE with AUTO_INGEST | WAIT: hypercached, running\n"
+"    with the same configuration, ingests them) and read back through the\n"
+"    cache to check their CRC32 again; a stale cached copy is evicted and\n"
+"    ingested again.  Prints\n"
+"\n"
+"      restored dataset NAME of PARENT_PREFIX: N files, B bytes in S s\n"
+"\n"
+"    with \" (fell back from CURRENT)\" when it is not the current one.\n"
+"\n"
+"OPTIONS\n"
+"    --dataset NAME\n"
+"        Restore NAME only (no fallback).\n"
+"\n"
+"    --timeout SECONDS\n"
+"        How long to wait for each ingest (default 300).\n"
+"\n"
+"    --config FILE\n"
+"        hypercached's configuration (default /etc/hypercache/hypercache.conf).\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON object: {\"parent\",\"dataset\",\"current\",\n"
+"        \"fell_back\",\"files\",\"bytes\",\"seconds\",\"refused\":[{\"dataset\",\n"
+"        \"reason\"}]}.\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+"    Needs hypercached running (for the ingest) and read access to\n"
+"    /dev/hypercache-ctl and /dev/hypercache0.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl restore s3://bkt/ckpt/run1/\n"
+"    hcctl restore --dataset step-100 --json s3://bkt/ckpt/run1/\n",
+},
+{ .name = NULL }
+};

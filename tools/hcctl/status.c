@@ -740,3 +740,103 @@ int hcctl_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv)
 	       (unsigned long long)g.capacity);
 	return HC_EXIT_OK;
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_status_cmds[] = {
+{
+	.name = "status",
+	.summary = "describe the running pool",
+	.synopsis = "[--json]",
+	.handler = hcctl_cmd_status,
+	.help =
+"DESCRIPTION\n"
+"    Describe the running pool.  Text output:\n"
+"\n"
+"      pool UUID  STATE  /dev/DISK (MAJOR:MINOR)\n"
+"        capacity SIZE (N chunks of SIZE), N members, format vN, data offset SIZE\n"
+"        member INDEX  NAME  (MAJOR:MINOR)  uuid UUID  SIZE  N chunks\n"
+"        ...\n"
+"\n"
+"    Sizes are shown in B/KiB/MiB/GiB/TiB.  With --json one object is\n"
+"    printed, with raw numbers (bytes) and members sorted by index:\n"
+"\n"
+"      {\"pool\":{\"uuid\":\"...\",\"state\":\"running\",\"disk\":\"hypercache0\",\n"
+"        \"dev\":\"252:0\",\"format_version\":1,\"chunk_size\":4194304,\n"
+"        \"member_count\":3,\"chunks\":176,\"capacity\":738197504,\n"
+"        \"data_offset\":4194304,\"members\":[{\"index\":0,\"name\":\"nvme0n1\",\n"
+"        \"dev\":\"259:0\",\"uuid\":\"...\",\"bytes\":268435456,\"chunks\":58},...]}}\n"
+"\n"
+"    A key is left out if the kernel did not report the value.\n"
+"\n"
+"    If no pool is running, text mode prints \"no pool is running\" on stderr\n"
+"    and exits 1; --json prints {\"pool\":null} and exits 0, so that scripts\n"
+"    can probe.  Does not need privileges.\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print one JSON object.\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{
+	.name = "monitor",
+	.summary = "print pool events as they happen",
+	.synopsis = "[--json] [--count N]",
+	.handler = hcctl_cmd_monitor,
+	.help =
+"DESCRIPTION\n"
+"    Listen on the \"events\" multicast group of the hypercache netlink family\n"
+"    and print one line per event (a pool started or stopped):\n"
+"\n"
+"      pool UUID STATE DISK\n"
+"\n"
+"    With --json, each line is one JSON object shaped like the \"pool\" object\n"
+"    of 'hcctl status --json' plus \"event\":\"pool\".  Output is flushed after\n"
+"    every line.  Runs until SIGINT or SIGTERM (then exits 0).  Does not need\n"
+"    privileges.\n"
+"\n"
+"OPTIONS\n"
+"    -c, --count N\n"
+"        Exit after N events.\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON object per line.\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{
+	.name = "geometry",
+	.summary = "show the stripe geometry of a HyperCache device (ioctl)",
+	.synopsis = "[--json] [DEV]",
+	.handler = hcctl_cmd_geometry,
+	.help =
+"DESCRIPTION\n"
+"    Open DEV (default /dev/hypercache0) read-only and query its geometry\n"
+"    with the HC_IOC_GEOMETRY ioctl: pool UUID, chunk size, member count,\n"
+"    chunks and capacity.  Chunk v of the device lives on member v mod\n"
+"    member_count.  With --json:\n"
+"\n"
+"      {\"device\":\"/dev/hypercache0\",\"uuid\":\"...\",\"chunk_size\":4194304,\n"
+"       \"member_count\":3,\"chunks\":176,\"capacity\":738197504}\n"
+"\n"
+"    Fails with \"not a HyperCache device\" on other files and with \"the pool\n"
+"    has stopped\" if the pool behind an open device went away.\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print one JSON object.\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{ .name = NULL }
+};
