@@ -88,6 +88,37 @@ expect 0 out "HC_CMD_STATS_GET"       -- help stats
 expect 0 out "--root DIR"             -- inspect --help
 expect 0 out "use --force to overwrite" -- pool create --help
 
+# one set of flags (opt.c): --json after the verb on every verb (it was
+# refused by get, pool stop, evict, pin, unpin, help and version) ...
+for c in "pool create" "pool assemble" "pool stop" status monitor geometry \
+	 put get locate preload preload-batch flush restore ls evict pin unpin \
+	 stats inspect help version; do
+	# shellcheck disable=SC2086
+	expect 0 out "SYNOPSIS"       -- $c --json --help
+	# shellcheck disable=SC2086
+	expect 0 out "SYNOPSIS"       -- $c -j -h
+	# shellcheck disable=SC2086
+	expect 0 out "--json"         -- $c --help
+done
+expect 0 out '"family":"hypercache"'  -- version --json
+expect 0 out '"family":"hypercache"'  -- --json version
+# ... one name for parallelism, -P/--parallel (flush's --width/-w, the old
+# spelling, still works, with a note) ...
+for c in preload preload-batch flush; do
+	expect 0 out "-P, --parallel P"   -- $c --help
+done
+expect 2 err "flush: bad --parallel '0'"          -- flush --parallel 0 s3://bkt/a/b/
+expect 2 err "flush: bad --parallel '65'"         -- flush -P 65 s3://bkt/a/b/
+expect 2 err "flush: --width is deprecated, use --parallel" -- flush --width 2 --bogus s3://bkt/a/b/
+expect 2 err "flush: --width is deprecated, use --parallel" -- flush -w 2 --bogus s3://bkt/a/b/
+expect 2 err "flush: unrecognized option '--bogus'" -- flush --parallel 2 --bogus s3://bkt/a/b/
+lacks err "deprecated"
+# ... and -o is the output file (get); pool create's -o still works, noted
+expect 2 err "get: missing URI operand"           -- get -o "$tmp/out-file"
+expect 2 err "pool create: -o is deprecated, use --data-offset" -- pool create -o 4M --bogus /dev/null
+expect 2 err "pool create: unrecognized option '--bogus'" -- pool create --data-offset 4M --bogus /dev/null
+lacks err "deprecated"
+
 # usage errors: exit 2, message on stderr, nothing on stdout
 expect 2 err "no command given"       --
 expect 2 err "unknown command 'frob'" -- frob
@@ -138,7 +169,7 @@ expect 2 err "get: missing URI operand"           -- get -o "$tmp/out-file"
 expect 2 err "get: option requires an argument -- 'o'" -- get -o
 expect 2 err "get: option '--output' requires an argument" -- get --output
 expect 2 err "get: unexpected argument 'b'"       -- get a b
-expect 2 err "get: unrecognized option '--json'"  -- get --json s3://b/o
+expect 2 err "get: empty URI"                     -- get --json ""
 expect 2 err "get: empty URI"                     -- get ""
 expect 2 err "get: URI too long"                  -- get "$long_uri"
 expect 2 err "locate: missing URI operand"        -- locate

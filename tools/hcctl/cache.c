@@ -18,6 +18,7 @@
 #include "hypercache_format.h"
 #include "hypercache_netlink.h"
 #include "hcctl.h"
+#include "opt.h"
 #include "ctl.h"
 #include "nl.h"
 
@@ -234,37 +235,23 @@ static void ls_print_text(const struct obj_list *l)
 
 int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "dirty", no_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct obj_list l = { 0 };
 	struct hcctl_nl nl = { 0 };
 	struct hcctl_nl_err err;
 	struct nl_msg *msg;
-	bool json = hcctl_opt_json, dirty = false;
+	bool json, dirty = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("dirty", 'd', &dirty),
+		HCCTL_OPT_END
+	};
 	size_t i, n;
-	int c, rc = HC_EXIT_FAIL;
+	int rc = HC_EXIT_FAIL, optind;
 	int ret;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jdh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'd':
-			dirty = true;
-			break;
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &ret);
+	if (optind < 0)
+		return ret;
+	json = hcctl_opt_json;
 	if (optind < argc)
 		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);

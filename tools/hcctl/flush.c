@@ -28,9 +28,10 @@
 #include "flushdoc.h"
 #include "dataset.h"
 #include "util.h"
+#include "opt.h"
 
-#define FL_WIDTH_DEFAULT	4
-#define FL_WIDTH_MAX		64
+#define FL_PARALLEL_DEFAULT	4
+#define FL_PARALLEL_MAX		64
 
 struct fl_file {
 	const char *uri;	/* the cached object's */
@@ -51,7 +52,7 @@ struct fl_ctx {
 	char *ds_key;		/* the dataset's (ends in '/') */
 	char *summary_key, *index_key, *marker_key;
 	char lock_path[256], log_path[256], ixlock_path[256];
-	unsigned int width;
+	unsigned int parallel;
 	bool sync, json, progress, status;
 	const char *cfg_path;
 	/* the cached files */
@@ -360,7 +361,7 @@ static int upload(struct fl_ctx *x)
 	size_t k;
 	int ret = -1;
 
-	nw = x->width < x->nfiles ? x->width : (unsigned int)x->nfiles;
+	nw = x->parallel < x->nfiles ? x->parallel : (unsigned int)x->nfiles;
 	if (!nw)
 		return 0;
 	w = calloc(nw, sizeof(*w));
@@ -698,14 +699,6 @@ static int do_status(struct fl_ctx *x)
 
 /* --- the command ------------------------------------------------------ */
 
-enum {
-	OPT_SYNC = 0x100,
-	OPT_WIDTH,
-	OPT_CONFIG,
-	OPT_STATUS,
-	OPT_NO_PROGRESS,
-};
-
 static int setup(struct fl_ctx *x)
 {
 	char err[256], *m;
@@ -772,67 +765,28 @@ static void ctx_free(struct fl_ctx *x)
 
 int hcctl_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "sync",	 no_argument,	    NULL, OPT_SYNC },
-		{ "width",	 required_argument, NULL, 'w' },
-		{ "config",	 required_argument, NULL, OPT_CONFIG },
-		{ "status",	 no_argument,	    NULL, OPT_STATUS },
-		{ "no-progress", no_argument,	    NULL, OPT_NO_PROGRESS },
-		{ "json",	 no_argument,	    NULL, 'j' },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	struct fl_ctx x = { .parallel = FL_PARALLEL_DEFAULT, .progress = true,
+			    .cfg_path = HC_CONFIG_PATH };
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("sync", 0, &x.sync),
+		HCCTL_UINT("parallel", 'P', &x.parallel, 1, FL_PARALLEL_MAX),
+		{ .name = "width", .key = 'w', .type = HCCTL_OPT_UINT,
+		  .dst = &x.parallel, .min = 1, .max = FL_PARALLEL_MAX,
+		  .deprecated_for = "parallel" },
+		HCCTL_STRING("config", 0, &x.cfg_path, "FILE"),
+		HCCTL_FLAG("status", 0, &x.status),
+		HCCTL_NOFLAG("no-progress", 0, &x.progress),
+		HCCTL_OPT_END
 	};
-	struct fl_ctx x = { .width = FL_WIDTH_DEFAULT, .json = hcctl_opt_json,
-			    .progress = true, .cfg_path = HC_CONFIG_PATH };
 	const char *env;
-	unsigned long v;
-	char *end;
 	pid_t pid;
-	int c, fd = -1, rc;
+	int fd = -1, rc, optind;
 
 	pthread_mutex_init(&x.lock, NULL);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			rc = HC_EXIT_OK;
-			goto out;
-		case OPT_SYNC:
-			x.sync = true;
-			break;
-		case 'w':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' ||
-			    !v || v > FL_WIDTH_MAX) {
-				rc = hcctl_usage_error(cmd, "bad --width '%s' (1..%d)",
-						    optarg, FL_WIDTH_MAX);
-				goto out;
-			}
-			x.width = (unsigned int)v;
-			break;
-		case OPT_CONFIG:
-			if (!optarg[0]) {
-				rc = hcctl_usage_error(cmd, "empty --config FILE");
-				goto out;
-			}
-			x.cfg_path = optarg;
-			break;
-		case OPT_STATUS:
-			x.status = true;
-			break;
-		case OPT_NO_PROGRESS:
-			x.progress = false;
-			break;
-		case 'j':
-			x.json = true;
-			break;
-		default:
-			rc = hcctl_getopt_error(cmd, c, optopt, argv, optind);
-			goto out;
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	if (optind < 0)
+		goto out;
+	x.json = hcctl_opt_json;
 	if (optind >= argc) {
 		rc = hcctl_usage_error(cmd, "missing PREFIX operand");
 		goto out;
@@ -977,7 +931,7 @@ const struct hcctl_cmd hcctl_flush_cmds[] = {
 {
 	.name = "flush",
 	.summary = "flush a dataset (the cached objects under a prefix) to its backend",
-	.synopsis = "[--sync] [--width W] [--config FILE] [--no-progress] [--json] PREFIX\n"
+	.synopsis = "[--sync] [-P|--parallel P] [--config FILE] [--no-progress] [--json] PREFIX\n"
 "    hcctl flush --status [--config FILE] [--json] PREFIX",
 	.handler = hcctl_cmd_flush,
 	.help =
@@ -993,7 +947,7 @@ const struct hcctl_cmd hcctl_flush_cmds[] = {
 "\n"
 "      (a) write the marker PARENT/.hypercache/flushing/NAME (a dataset\n"
 "          flushed before is marked incomplete in the index first);\n"
-"      (b) upload every file through a window of at most W writers, each\n"
+"      (b) upload every file through a window of at most P writers, each\n"
 "          with its own connection, computing its size and CRC32; a\n"
 "          failed writer makes the others stop early;\n"
 "      (c) write the summary PREFIX.hypercache/summary.json (the files,\n"
@@ -1028,8 +982,10 @@ const struct hcctl_cmd hcctl_flush_cmds[] = {
 "    --sync\n"
 "        Flush in the foreground (above).\n"
 "\n"
-"    -w, --width W\n"
-"        At most W files are uploaded at once (1..64, default 4).\n"
+"    -P, --parallel P\n"
+"        At most P files are uploaded at once (1..64, default 4): the same\n"
+"        option as preload's.  -w, --width W is the deprecated spelling,\n"
+"        still accepted (with a note on stderr).\n"
 "\n"
 "    --config FILE\n"
 "        hypercached's configuration (default /etc/hypercache/hypercache.conf).\n"
@@ -1067,7 +1023,7 @@ const struct hcctl_cmd hcctl_flush_cmds[] = {
 HCCTL_EXIT_STATUS_TEXT
 "\n"
 "EXAMPLES\n"
-"    hcctl flush --sync --width 8 s3://bkt/ckpt/run1/step-100/\n"
+"    hcctl flush --sync --parallel 8 s3://bkt/ckpt/run1/step-100/\n"
 "    hcctl flush --status s3://bkt/ckpt/run1/step-100/\n",
 },
 { .name = NULL }

@@ -11,6 +11,7 @@
 
 #include "discover.h"
 #include "hcctl.h"
+#include "opt.h"
 
 static json_object *drive_json(const struct hc_drive *d)
 {
@@ -97,46 +98,28 @@ static int inspect_devs(const char *root, int ndev, char **devs, bool json)
 
 int hcctl_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "all",  no_argument,	     NULL, 'a' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "json", no_argument,	     NULL, 'j' },
-		{ "help", no_argument,	     NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const char *root = "/";
-	unsigned int flags = 0;
-	bool json = hcctl_opt_json;
+	unsigned int flags;
+	bool json, all = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("all", 'a', &all),
+		HCCTL_STRING("root", 'r', &root, NULL),
+		HCCTL_OPT_END
+	};
 	struct hc_drive *d;
 	size_t n;
-	int c, err;
+	int err, i, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ar:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			flags |= HC_DISCOVER_ALL;
-			break;
-		case 'r':
-			if (!optarg[0])
-				return hcctl_usage_error(cmd, "empty --root");
-			root = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
-	for (c = optind; c < argc; c++)
-		if (argv[c][0] != '/')
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &err);
+	if (optind < 0)
+		return err;
+	json = hcctl_opt_json;
+	flags = all ? HC_DISCOVER_ALL : 0;
+	for (i = optind; i < argc; i++)
+		if (argv[i][0] != '/')
 			return hcctl_usage_error(cmd,
 				"invalid DEV '%s' (expected an absolute path such as /dev/nvme0n1)",
-				argv[c]);
+				argv[i]);
 	if (optind < argc) {
 		if (flags & HC_DISCOVER_ALL)
 			return hcctl_usage_error(cmd, "--all makes no sense with DEV operands");

@@ -11,6 +11,7 @@
 
 #include "hypercache_netlink.h"
 #include "hcctl.h"
+#include "opt.h"
 
 bool hcctl_opt_json;
 
@@ -25,23 +26,33 @@ static const struct hcctl_cmd main_cmds[] = {
 {
 	.name = "help",
 	.summary = "show help for hcctl or for one command",
-	.synopsis = "[COMMAND...]",
+	.synopsis = "[--json] [COMMAND...]",
 	.handler = cmd_help,
 	.help =
 "DESCRIPTION\n"
 "    Without arguments, list the commands.  With a command name (one or two\n"
 "    words, e.g. 'hcctl help pool create'), show its manual.  The same text\n"
-"    is shown by 'hcctl COMMAND --help'.\n",
+"    is shown by 'hcctl COMMAND --help'.  --json is accepted, as by every\n"
+"    command, and changes nothing: the manual is text.\n",
 },
 {
 	.name = "version",
 	.summary = "show the version of hcctl",
-	.synopsis = "",
+	.synopsis = "[--json]",
 	.handler = cmd_version,
 	.help =
 "DESCRIPTION\n"
 "    Print the version of hcctl and of the netlink family it speaks.  Same as\n"
-"    'hcctl --version'.\n",
+"    'hcctl --version'.\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print {\"version\":V,\"family\":F,\"family_version\":N}.\n"
+"\n"
+"    -h, --help\n"
+"        Show this help.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
 },
 { .name = NULL }
 };
@@ -258,9 +269,13 @@ static int cmd_help(const struct hcctl_cmd *cmd, int argc, char **argv)
 	const struct hcctl_cmd *target;
 	int nwords;
 
-	/* argv[0] is "help" */
+	/* argv[0] is "help"; --json changes nothing here (accepted as by every verb) */
 	argc--;
 	argv++;
+	while (argc > 0 && (!strcmp(argv[0], "--json") || !strcmp(argv[0], "-j"))) {
+		argc--;
+		argv++;
+	}
 	if (argc > 0 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
 		hcctl_print_help(cmd, stdout);
 		return HC_EXIT_OK;
@@ -295,14 +310,17 @@ static void print_version(void)
 
 static int cmd_version(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	if (argc > 1) {
-		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		}
-		return hcctl_usage_error(cmd, "unexpected argument '%s'", argv[1]);
-	}
-	print_version();
+	int rc, first = hcctl_opt_parse(cmd, argc, argv, NULL, &rc);
+
+	if (first < 0)
+		return rc;
+	if (first < argc)
+		return hcctl_usage_error(cmd, "unexpected argument '%s'", argv[first]);
+	if (hcctl_opt_json)
+		printf("{\"version\":\"%s\",\"family\":\"%s\",\"family_version\":%d}\n",
+		       HCCTL_VERSION, HC_GENL_NAME, HC_GENL_VERSION);
+	else
+		print_version();
 	return HC_EXIT_OK;
 }
 

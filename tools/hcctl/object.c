@@ -28,6 +28,7 @@
 #include "ctl.h"
 #include "nl.h"
 #include "util.h"
+#include "opt.h"
 #include "extent.h"
 
 #define IO_BUF_SIZE	(4U << 20)	/* bytes per O_DIRECT transfer */
@@ -215,26 +216,14 @@ static uint64_t round_up(uint64_t v, unsigned int a)
 	return (v + a - 1) / a * a;
 }
 
-/* Options of commands that only take -h and one URI. */
+/* Options of commands that take one URI and no options of their own. */
 static int parse_uri_only(const struct hcctl_cmd *cmd, int argc, char **argv,
 			  struct hcctl_uri *uri)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int c;
+	int rc, optind = hcctl_opt_parse(cmd, argc, argv, NULL, &rc);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	if (optind < 0)
+		return rc;
 	if (optind >= argc)
 		return hcctl_usage_error(cmd, "missing URI operand");
 	if (optind + 1 < argc)
@@ -244,17 +233,6 @@ static int parse_uri_only(const struct hcctl_cmd *cmd, int argc, char **argv,
 }
 
 /* --- put ------------------------------------------------------------------- */
-
-enum {
-	OPT_CLEAN = 0x100,
-	OPT_REPLACE,
-	OPT_CRC,
-	OPT_NO_PROGRESS,
-	OPT_LAYOUT,
-	OPT_NO_INGEST,
-	OPT_TIMEOUT,
-	OPT_SYNC,
-};
 
 struct put_args {
 	const char *file;
@@ -501,57 +479,25 @@ out:
 
 int hcctl_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "clean",	 no_argument, NULL, OPT_CLEAN },
-		{ "replace",	 no_argument, NULL, OPT_REPLACE },
-		{ "crc",	 no_argument, NULL, OPT_CRC },
-		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-		{ "sync",	 no_argument, NULL, OPT_SYNC },
-		{ "timeout",	 required_argument, NULL, OPT_TIMEOUT },
-		{ "json",	 no_argument, NULL, 'j' },
-		{ "help",	 no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	struct put_args a = { .progress = true, .timeout = 300 };
+	bool clean = false, replace = false, crc = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("clean", 0, &clean),
+		HCCTL_FLAG("replace", 0, &replace),
+		HCCTL_FLAG("crc", 0, &crc),
+		HCCTL_NOFLAG("no-progress", 0, &a.progress),
+		HCCTL_FLAG("sync", 0, &a.sync),
+		HCCTL_ULONG("timeout", 0, &a.timeout, 0, 86400, "seconds"),
+		HCCTL_OPT_END
 	};
-	struct put_args a = { .progress = true, .json = hcctl_opt_json,
-			      .timeout = 300 };
-	char *end;
-	int c, ret;
+	int ret, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_CLEAN:
-			a.commit_flags |= HC_COMMIT_F_CLEAN;
-			break;
-		case OPT_REPLACE:
-			a.stage_flags |= HC_STAGE_F_REPLACE;
-			break;
-		case OPT_CRC:
-			a.commit_flags |= HC_COMMIT_F_CRC;
-			break;
-		case OPT_NO_PROGRESS:
-			a.progress = false;
-			break;
-		case OPT_SYNC:
-			a.sync = true;
-			break;
-		case OPT_TIMEOUT:
-			errno = 0;
-			a.timeout = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || a.timeout > 86400)
-				return hcctl_usage_error(cmd,
-					"bad --timeout '%s' (seconds, 0..86400)", optarg);
-			break;
-		case 'j':
-			a.json = true;
-			break;
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &ret);
+	if (optind < 0)
+		return ret;
+	a.json = hcctl_opt_json;
+	a.commit_flags = (clean ? HC_COMMIT_F_CLEAN : 0) | (crc ? HC_COMMIT_F_CRC : 0);
+	a.stage_flags = replace ? HC_STAGE_F_REPLACE : 0;
 	if (optind >= argc)
 		return hcctl_usage_error(cmd, "missing FILE operand");
 	if (optind + 1 >= argc)
@@ -669,14 +615,6 @@ static int get_copy(const struct hcctl_uri *uri, int dev, void *buf,
 
 int hcctl_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output",	 required_argument, NULL, 'o' },
-		{ "no-progress", no_argument,	    NULL, OPT_NO_PROGRESS },
-		{ "no-ingest",	 no_argument,	    NULL, OPT_NO_INGEST },
-		{ "timeout",	 required_argument, NULL, OPT_TIMEOUT },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct hc_extent *ext = NULL;
 	struct hcctl_fetch_err fe;
 	struct hcctl_uri uri;
@@ -685,40 +623,22 @@ int hcctl_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 	void *buf = NULL;
 	unsigned int lbs = 512;
 	unsigned long timeout = 300;
-	uint32_t flags = HC_LOCATE_F_HOLD | HC_LOCATE_F_WAIT |
-			 HC_LOCATE_F_AUTO_INGEST;
-	bool progress = true, held = false, created = false;
-	char *end;
-	int c, ret, ctl = -1, dev = -1, out = -1, rc = HC_EXIT_FAIL;
+	uint32_t flags;
+	bool progress = true, held = false, created = false, no_ingest = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_STRING("output", 'o', &outname, "FILE"),
+		HCCTL_NOFLAG("no-progress", 0, &progress),
+		HCCTL_FLAG("no-ingest", 0, &no_ingest),
+		HCCTL_ULONG("timeout", 0, &timeout, 0, 86400, "seconds"),
+		HCCTL_OPT_END
+	};
+	int ret, ctl = -1, dev = -1, out = -1, rc = HC_EXIT_FAIL, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!optarg[0])
-				return hcctl_usage_error(cmd, "empty --output FILE");
-			outname = optarg;
-			break;
-		case OPT_NO_PROGRESS:
-			progress = false;
-			break;
-		case OPT_NO_INGEST:
-			flags = HC_LOCATE_F_HOLD;
-			break;
-		case OPT_TIMEOUT:
-			errno = 0;
-			timeout = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || timeout > 86400)
-				return hcctl_usage_error(cmd,
-					"bad --timeout '%s' (seconds, 0..86400)", optarg);
-			break;
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	if (optind < 0)
+		return rc;
+	flags = no_ingest ? HC_LOCATE_F_HOLD : HC_LOCATE_F_HOLD | HC_LOCATE_F_WAIT |
+						HC_LOCATE_F_AUTO_INGEST;
 	if (optind >= argc)
 		return hcctl_usage_error(cmd, "missing URI operand");
 	if (optind + 1 < argc)
@@ -972,36 +892,22 @@ static void locate_print_text(const struct hcctl_uri *uri, const struct hc_locat
 
 int hcctl_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "layout", no_argument, NULL, 'l' },
-		{ "json",   no_argument, NULL, 'j' },
-		{ "help",   no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct hcctl_pool_info pool = { 0 };
 	struct hc_extent *ext = NULL;
 	struct hc_chunk_loc *lay = NULL;
 	struct hc_locate l;
 	struct hcctl_uri uri;
-	bool json = hcctl_opt_json, layout = false;
-	int c, ret, ctl = -1, rc = HC_EXIT_FAIL;
+	bool json, layout = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("layout", 'l', &layout),
+		HCCTL_OPT_END
+	};
+	int ret, ctl = -1, rc = HC_EXIT_FAIL, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ljh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			layout = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	if (optind < 0)
+		return rc;
+	json = hcctl_opt_json;
 	if (optind >= argc)
 		return hcctl_usage_error(cmd, "missing URI operand");
 	if (optind + 1 < argc)
@@ -1223,7 +1129,7 @@ HCCTL_EXIT_STATUS_TEXT
 {
 	.name = "get",
 	.summary = "read an object from the cache",
-	.synopsis = "[-o FILE] [--no-progress] [--no-ingest] [--timeout S] URI",
+	.synopsis = "[-o FILE] [--no-progress] [--no-ingest] [--timeout S] [--json] URI",
 	.handler = hcctl_cmd_get,
 	.help =
 "DESCRIPTION\n"
@@ -1259,6 +1165,10 @@ HCCTL_EXIT_STATUS_TEXT
 "    --timeout SECONDS\n"
 "        How long to wait for an ingest (default 300; 0 waits until\n"
 "        interrupted).\n"
+"\n"
+"    -j, --json\n"
+"        Accepted, as by every command; the output is the\n"
+"        object's bytes.\n"
 "\n"
 "    -h, --help\n"
 "        Show this help.\n"
@@ -1328,7 +1238,7 @@ HCCTL_EXIT_STATUS_TEXT,
 {
 	.name = "evict",
 	.summary = "remove an object from the cache",
-	.synopsis = "URI",
+	.synopsis = "[--json] URI",
 	.handler = hcctl_cmd_evict,
 	.help =
 "DESCRIPTION\n"
@@ -1338,6 +1248,9 @@ HCCTL_EXIT_STATUS_TEXT,
 "    resource busy\".  Prints nothing on success.\n"
 "\n"
 "OPTIONS\n"
+"    -j, --json\n"
+"        Accepted, as by every command; it prints nothing.\n"
+"\n"
 "    -h, --help\n"
 "        Show this help.\n"
 "\n"
@@ -1348,7 +1261,7 @@ HCCTL_EXIT_STATUS_TEXT,
 {
 	.name = "pin",
 	.summary = "keep an object in the cache",
-	.synopsis = "URI",
+	.synopsis = "[--json] URI",
 	.handler = hcctl_cmd_pin,
 	.help =
 "DESCRIPTION\n"
@@ -1357,6 +1270,9 @@ HCCTL_EXIT_STATUS_TEXT,
 "    object is not an error.  Prints nothing on success.\n"
 "\n"
 "OPTIONS\n"
+"    -j, --json\n"
+"        Accepted, as by every command; it prints nothing.\n"
+"\n"
 "    -h, --help\n"
 "        Show this help.\n"
 "\n"
@@ -1367,7 +1283,7 @@ HCCTL_EXIT_STATUS_TEXT,
 {
 	.name = "unpin",
 	.summary = "let the policy evict an object again",
-	.synopsis = "URI",
+	.synopsis = "[--json] URI",
 	.handler = hcctl_cmd_unpin,
 	.help =
 "DESCRIPTION\n"
@@ -1375,6 +1291,9 @@ HCCTL_EXIT_STATUS_TEXT,
 "    Prints nothing on success.\n"
 "\n"
 "OPTIONS\n"
+"    -j, --json\n"
+"        Accepted, as by every command; it prints nothing.\n"
+"\n"
 "    -h, --help\n"
 "        Show this help.\n"
 "\n"

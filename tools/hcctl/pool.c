@@ -20,6 +20,7 @@
 #include "hypercache_format.h"
 #include "hypercache_netlink.h"
 #include "hcctl.h"
+#include "opt.h"
 #include "nl.h"
 
 /*
@@ -229,75 +230,58 @@ out:
 	return ret;
 }
 
+/* --data-offset BYTES: sets has_offset too (the struct below). */
+struct data_offset {
+	uint64_t bytes;
+	bool given;
+};
+
+static int data_offset_arg(const struct hcctl_cmd *cmd, const char *arg, void *dst)
+{
+	struct data_offset *d = dst;
+
+	if (parse_bytes(arg, &d->bytes) < 0)
+		return hcctl_usage_error(cmd,
+			"invalid --data-offset '%s' (expected BYTES with optional K/M/G/T suffix)",
+			arg);
+	d->given = true;
+	return 0;
+}
+
 int hcctl_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "force",	 no_argument,	    NULL, 'f' },
-		{ "data-offset", required_argument, NULL, 'o' },
-		{ "json",	 no_argument,	    NULL, 'j' },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	struct data_offset off = { 0 };
+	bool force = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("force", 'f', &force),
+		/* -o is the output file elsewhere (get): deprecated here */
+		{ .name = "data-offset", .key = 'o', .type = HCCTL_OPT_CALL,
+		  .dst = &off, .fn = data_offset_arg, .key_deprecated = true },
+		HCCTL_OPT_END
 	};
-	bool json = hcctl_opt_json, has_offset = false;
-	uint64_t data_offset = 0;
-	uint32_t flags = 0;
-	int c;
+	int rc, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":fo:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			flags |= HC_POOL_F_FORCE;
-			break;
-		case 'o':
-			if (parse_bytes(optarg, &data_offset) < 0)
-				return hcctl_usage_error(cmd,
-					"invalid --data-offset '%s' (expected BYTES with optional K/M/G/T suffix)",
-					optarg);
-			has_offset = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	if (optind < 0)
+		return rc;
 	if (optind >= argc)
 		return hcctl_usage_error(cmd, "missing DEV operand");
 	if (argc - optind > HC_MAX_MEMBERS)
 		return hcctl_usage_error(cmd, "too many devices: %d (at most %d)",
 				      argc - optind, HC_MAX_MEMBERS);
 	return pool_start(cmd, HC_CMD_POOL_CREATE, argc - optind, argv + optind,
-			  flags, has_offset, data_offset, json);
+			  force ? HC_POOL_F_FORCE : 0, off.given, off.bytes,
+			  hcctl_opt_json);
 }
 
 int hcctl_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	bool json = hcctl_opt_json;
-	int c;
+	bool json;
+	int rc, optind = hcctl_opt_parse(cmd, argc, argv, NULL, &rc);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	if (optind < 0)
+		return rc;
+	json = hcctl_opt_json;
 	if (optind >= argc)
 		return hcctl_usage_error(cmd, "missing DEV operand");
 	if (argc - optind > HC_MAX_MEMBERS)
@@ -309,25 +293,13 @@ int hcctl_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv)
 
 int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct hcctl_nl nl = { 0 };
 	struct hcctl_nl_err err;
 	struct nl_msg *msg;
-	int c, ret;
+	int ret, optind = hcctl_opt_parse(cmd, argc, argv, NULL, &ret);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	if (optind < 0)
+		return ret;
 	if (optind < argc)
 		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
@@ -394,11 +366,13 @@ const struct hcctl_cmd hcctl_pool_cmds[] = {
 "        refuses such a device).  The kernel still refuses a device that\n"
 "        is open exclusively (mounted, swap, dm, md).\n"
 "\n"
-"    -o, --data-offset BYTES\n"
+"    --data-offset BYTES\n"
 "        Byte offset of the data area on every member.  A decimal number,\n"
 "        optionally followed by K, M, G or T (binary: 1K = 1024; \"KiB\" and\n"
 "        \"KB\" spellings are accepted too).  The kernel rounds it up to the\n"
 "        chunk size and to at least 1 MiB.  Default: chosen by the kernel.\n"
+"        -o BYTES is the deprecated spelling (-o is the output file of\n"
+"        'hcctl get'), still accepted with a note on stderr.\n"
 "\n"
 "    -j, --json\n"
 "        Print the pool as one JSON object (see 'hcctl help status').\n"
@@ -446,7 +420,7 @@ HCCTL_EXIT_STATUS_TEXT
 {
 	.name = "pool stop",
 	.summary = "stop the running pool",
-	.synopsis = "",
+	.synopsis = "[--json]",
 	.handler = hcctl_cmd_pool_stop,
 	.help =
 "DESCRIPTION\n"
@@ -458,6 +432,9 @@ HCCTL_EXIT_STATUS_TEXT
 "    and with \"no pool is running\" if there is none.\n"
 "\n"
 "OPTIONS\n"
+"    -j, --json\n"
+"        Accepted, as by every command; it prints nothing.\n"
+"\n"
 "    -h, --help\n"
 "        Show this help.\n"
 "\n"

@@ -28,6 +28,7 @@
 #include "uri.h"
 #include "s3.h"
 #include "util.h"
+#include "opt.h"
 #include "resolve.h"
 #include "posix.h"
 
@@ -350,58 +351,10 @@ out:
 
 /* --- options shared by both commands --------------------------------------- */
 
-enum {
-	OPT_TIMEOUT = 0x100,
-	OPT_PARALLEL,
-	OPT_NO_PROGRESS,
-	OPT_PREFIX,
-	OPT_SHARDED,
-	OPT_NODE_COUNT,
-	OPT_NODE_INDEX,
-	OPT_CONFIG,
-	OPT_LIST,
-};
-
-/* Options of both commands: 0 if @c was one, else -1; exit code via *rc. */
-static int common_opt(const struct hcctl_cmd *cmd, int c, struct pl_opts *o,
-		      int *rc)
-{
-	unsigned long v;
-	char *end;
-
-	switch (c) {
-	case OPT_TIMEOUT:
-		errno = 0;
-		v = strtoul(optarg, &end, 10);
-		if (errno || end == optarg || *end || optarg[0] == '-' ||
-		    v > 86400) {
-			*rc = hcctl_usage_error(cmd, "bad --timeout '%s' (seconds, 0..86400)",
-					     optarg);
-			return 0;
-		}
-		o->timeout = v;
-		return 0;
-	case 'P':
-	case OPT_PARALLEL:
-		errno = 0;
-		v = strtoul(optarg, &end, 10);
-		if (errno || end == optarg || *end || optarg[0] == '-' || !v ||
-		    v > PL_PARALLEL_MAX) {
-			*rc = hcctl_usage_error(cmd, "bad --parallel '%s' (1..%d)",
-					     optarg, PL_PARALLEL_MAX);
-			return 0;
-		}
-		o->parallel = (unsigned int)v;
-		return 0;
-	case OPT_NO_PROGRESS:
-		o->progress = false;
-		return 0;
-	case 'j':
-		o->json = true;
-		return 0;
-	}
-	return -1;
-}
+#define PL_COMMON_OPTS(o)							\
+	HCCTL_UINT("parallel", 'P', &(o).parallel, 1, PL_PARALLEL_MAX),	\
+	HCCTL_ULONG("timeout", 0, &(o).timeout, 0, 86400, "seconds"),	\
+	HCCTL_NOFLAG("no-progress", 0, &(o).progress)
 
 static void print_json(json_object *o)
 {
@@ -409,36 +362,30 @@ static void print_json(json_object *o)
 	json_object_put(o);
 }
 
+/* An option whose emptiness the command judges itself. */
+static int any_string(const struct hcctl_cmd *cmd, const char *arg, void *dst)
+{
+	(void)cmd;
+	*(const char **)dst = arg;
+	return 0;
+}
+
 /* --- preload --------------------------------------------------------------- */
 
 int hcctl_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "parallel",	 required_argument, NULL, 'P' },
-		{ "timeout",	 required_argument, NULL, OPT_TIMEOUT },
-		{ "no-progress", no_argument,	    NULL, OPT_NO_PROGRESS },
-		{ "json",	 no_argument,	    NULL, 'j' },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct pl_opts o = { .parallel = PL_PARALLEL_DEFAULT, .timeout = 300,
-			     .progress = true, .json = hcctl_opt_json };
+			     .progress = true };
+	const struct hcctl_opt opts[] = { PL_COMMON_OPTS(o), HCCTL_OPT_END };
 	struct pl_item *items;
 	json_object *jo = NULL;
-	int c, i, n, rc = -1;
+	int i, n, rc = -1, optind;
 	struct hcctl_uri u;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":P:jh", opts, NULL)) != -1) {
-		if (c == 'h') {
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		}
-		if (common_opt(cmd, c, &o, &rc) < 0)
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		if (rc >= 0)
-			return rc;
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	if (optind < 0)
+		return rc;
+	o.json = hcctl_opt_json;
 	if (optind >= argc)
 		return hcctl_usage_error(cmd, "missing URI operand");
 	n = argc - optind;
@@ -666,64 +613,32 @@ out:
 
 int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "prefix",	 required_argument, NULL, OPT_PREFIX },
-		{ "sharded",	 no_argument,	    NULL, OPT_SHARDED },
-		{ "node-count",	 required_argument, NULL, OPT_NODE_COUNT },
-		{ "node-index",	 required_argument, NULL, OPT_NODE_INDEX },
-		{ "config",	 required_argument, NULL, OPT_CONFIG },
-		{ "list",	 no_argument,	    NULL, OPT_LIST },
-		{ "parallel",	 required_argument, NULL, 'P' },
-		{ "timeout",	 required_argument, NULL, OPT_TIMEOUT },
-		{ "no-progress", no_argument,	    NULL, OPT_NO_PROGRESS },
-		{ "json",	 no_argument,	    NULL, 'j' },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct pl_opts o = { .parallel = PL_PARALLEL_DEFAULT, .timeout = 300,
-			     .progress = true, .json = hcctl_opt_json };
+			     .progress = true };
 	const char *prefix = NULL, *cfg_path = HC_CONFIG_PATH;
 	const char *opt_count = NULL, *opt_index = NULL;
 	bool sharded = false, list_only = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_CALL("prefix", 0, &prefix, any_string),
+		HCCTL_FLAG("sharded", 0, &sharded),
+		HCCTL_CALL("node-count", 0, &opt_count, any_string),
+		HCCTL_CALL("node-index", 0, &opt_index, any_string),
+		HCCTL_STRING("config", 0, &cfg_path, "FILE"),
+		HCCTL_FLAG("list", 0, &list_only),
+		PL_COMMON_OPTS(o),
+		HCCTL_OPT_END
+	};
 	struct pl_list l = { 0 };
 	struct hcctl_shard sh = { .count = 1, .index = 0 };
 	json_object *jo = NULL;
 	size_t listed, i;
 	char err[256];
-	int c, rc = -1;
+	int rc = -1, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":P:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		case OPT_PREFIX:
-			prefix = optarg;
-			continue;
-		case OPT_SHARDED:
-			sharded = true;
-			continue;
-		case OPT_NODE_COUNT:
-			opt_count = optarg;
-			continue;
-		case OPT_NODE_INDEX:
-			opt_index = optarg;
-			continue;
-		case OPT_CONFIG:
-			if (!optarg[0])
-				return hcctl_usage_error(cmd, "empty --config FILE");
-			cfg_path = optarg;
-			continue;
-		case OPT_LIST:
-			list_only = true;
-			continue;
-		}
-		if (common_opt(cmd, c, &o, &rc) < 0)
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		if (rc >= 0)
-			return rc;
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	if (optind < 0)
+		return rc;
+	o.json = hcctl_opt_json;
 	if (optind < argc)
 		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);

@@ -24,6 +24,7 @@
 #include "flushdoc.h"
 #include "dataset.h"
 #include "util.h"
+#include "opt.h"
 
 struct rs_ctx {
 	const char *parent;	/* the URI prefix, ends in '/' */
@@ -205,59 +206,37 @@ static int preload(struct rs_ctx *x, const char *name, uint64_t *bytes)
 	return failed ? -1 : 0;
 }
 
+/* --dataset NAME: one component. */
+static int dataset_arg(const struct hcctl_cmd *cmd, const char *arg, void *dst)
+{
+	if (!arg[0] || strchr(arg, '/'))
+		return hcctl_usage_error(cmd, "bad --dataset '%s'", arg);
+	*(const char **)dst = arg;
+	return 0;
+}
+
 int hcctl_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	enum { OPT_CONFIG = 0x100, OPT_DATASET, OPT_TIMEOUT };
-	static const struct option opts[] = {
-		{ "config",  required_argument, NULL, OPT_CONFIG },
-		{ "dataset", required_argument, NULL, OPT_DATASET },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "json",    no_argument,	NULL, 'j' },
-		{ "help",    no_argument,	NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct rs_ctx x = { .json = hcctl_opt_json, .timeout = 300 };
+	struct rs_ctx x = { .timeout = 300 };
 	const char *cfg_path = HC_CONFIG_PATH;
+	const struct hcctl_opt opts[] = {
+		HCCTL_STRING("config", 0, &cfg_path, "FILE"),
+		HCCTL_CALL("dataset", 0, &x.only, dataset_arg),
+		HCCTL_ULONG("timeout", 0, &x.timeout, 0, 86400, "seconds"),
+		HCCTL_OPT_END
+	};
 	struct hcf_index ix = { 0 };
 	char err[DS_ERR_MAX] = "", *key = NULL, *buf = NULL;
 	double t0 = hc_now(), secs;
 	uint64_t bytes = 0;
 	size_t len;
 	long pick;
-	char *end;
-	int c, ret, rc = HC_EXIT_FAIL;
+	int ret, rc = HC_EXIT_FAIL, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		case OPT_CONFIG:
-			if (!optarg[0])
-				return hcctl_usage_error(cmd, "empty --config FILE");
-			cfg_path = optarg;
-			break;
-		case OPT_DATASET:
-			if (!optarg[0] || strchr(optarg, '/'))
-				return hcctl_usage_error(cmd, "bad --dataset '%s'", optarg);
-			x.only = optarg;
-			break;
-		case OPT_TIMEOUT:
-			errno = 0;
-			x.timeout = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' ||
-			    x.timeout > 86400)
-				return hcctl_usage_error(cmd, "bad --timeout '%s' (seconds, 0..86400)",
-						      optarg);
-			break;
-		case 'j':
-			x.json = true;
-			break;
-		default:
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &ret);
+	if (optind < 0)
+		return ret;
+	x.json = hcctl_opt_json;
 	if (optind >= argc)
 		return hcctl_usage_error(cmd, "missing PARENT_PREFIX operand");
 	if (optind + 1 < argc)

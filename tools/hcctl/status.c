@@ -23,6 +23,7 @@
 #include "hypercache.h"
 #include "hypercache_netlink.h"
 #include "hcctl.h"
+#include "opt.h"
 #include "nl.h"
 
 /* --- formatting ------------------------------------------------------------ */
@@ -409,27 +410,12 @@ static int status_reply(struct nl_msg *msg, void *arg)
 int hcctl_parse_json_only(const struct hcctl_cmd *cmd, int argc, char **argv,
 			   bool *json)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int c;
+	int rc, first = hcctl_opt_parse(cmd, argc, argv, NULL, &rc);
 
 	*json = hcctl_opt_json;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			*json = true;
-			break;
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	if (first < 0)
+		return rc;
+	optind = first;
 	return -1;
 }
 
@@ -568,47 +554,40 @@ static int noop_seq_check(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/* --count N: a positive number of events. */
+static int monitor_count(const struct hcctl_cmd *cmd, const char *arg, void *dst)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (!arg[0] || arg[0] == '-' || *end || errno || n == 0 ||
+	    n > (unsigned long long)(unsigned long)-1)
+		return hcctl_usage_error(cmd,
+			"invalid --count '%s' (expected a positive integer)", arg);
+	*(unsigned long *)dst = (unsigned long)n;
+	return 0;
+}
+
 int hcctl_cmd_monitor(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json",  no_argument,	      NULL, 'j' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "help",  no_argument,	      NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	struct monitor_ctx ctx = { 0 };
+	const struct hcctl_opt opts[] = {
+		HCCTL_CALL("count", 'c', &ctx.count, monitor_count),
+		HCCTL_OPT_END
 	};
-	struct monitor_ctx ctx = { .json = hcctl_opt_json };
 	struct sigaction sa = { .sa_handler = monitor_signal };
 	struct hcctl_nl nl = { 0 };
 	sigset_t block, orig, waitmask;
 	struct pollfd pfd;
 	struct nl_cb *cb = NULL;
-	unsigned long long n;
-	char *end;
-	int c, ret = HC_EXIT_FAIL;
+	int c, ret = HC_EXIT_FAIL, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jc:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			ctx.json = true;
-			break;
-		case 'c':
-			errno = 0;
-			n = strtoull(optarg, &end, 10);
-			if (!optarg[0] || optarg[0] == '-' || *end || errno ||
-			    n == 0 || n > (unsigned long long)(unsigned long)-1)
-				return hcctl_usage_error(cmd,
-					"invalid --count '%s' (expected a positive integer)",
-					optarg);
-			ctx.count = (unsigned long)n;
-			break;
-		case 'h':
-			hcctl_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hcctl_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &ret);
+	if (optind < 0)
+		return ret;
+	ctx.json = hcctl_opt_json;
 	if (optind < argc)
 		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
