@@ -17,6 +17,7 @@
 #include <isa-l/crc.h>
 #include "egress.h"
 #include "fill.h"
+#include "parts.h"
 #include "posix.h"
 #include "util.h"
 
@@ -229,32 +230,14 @@ struct mpu_run {
 	int fd;
 	char (*etags)[HCS3_ETAG_MAX + 1];
 
-	pthread_mutex_t lock;
-	pthread_cond_t crc_turn;
-	uint64_t next_part;	/* the next part to take */
-	uint64_t crc_part;	/* the part whose CRC comes next */
-	uint64_t done;		/* parts uploaded */
-	uint32_t crc;		/* running, pre-inverted */
-	int error;
-	char *err;
-	size_t errlen;
+	struct hc_parts parts;
+	uint64_t done;		/* parts uploaded, under parts.lock */
 };
 
 struct mpu_worker {
 	struct mpu_run *run;
 	unsigned int id;
 };
-
-static void mpu_fail(struct mpu_run *r, int ret, const char *msg)
-{
-	pthread_mutex_lock(&r->lock);
-	if (!r->error) {
-		r->error = ret;
-		hc_seterr(r->err, r->errlen, ret, "%s", msg);
-	}
-	pthread_cond_broadcast(&r->crc_turn);
-	pthread_mutex_unlock(&r->lock);
-}
 
 static void *mpu_worker(void *arg)
 {
@@ -267,22 +250,19 @@ static void *mpu_worker(void *arg)
 	int ret;
 
 	if (posix_memalign(&buf, HC_EGRESS_BLOCK, p->part_size)) {
-		mpu_fail(r, -ENOMEM, "out of memory");
+		hc_parts_fail(&r->parts, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	for (;;) {
+		int64_t t = hc_parts_take(&r->parts);
 		uint64_t n, off, len, done;
 		uint32_t crc;
 
-		pthread_mutex_lock(&r->lock);
-		if (r->error || r->next_part >= p->nr_parts) {
-			pthread_mutex_unlock(&r->lock);
+		if (t < 0)
 			break;
-		}
-		n = r->next_part++;
-		pthread_mutex_unlock(&r->lock);
+		n = (uint64_t)t;
 		if (stopped(e)) {
-			mpu_fail(r, -ECANCELED, "stopped");
+			hc_parts_fail(&r->parts, -ECANCELED, "stopped");
 			break;
 		}
 		off = n * p->part_size;
@@ -290,27 +270,17 @@ static void *mpu_worker(void *arg)
 		ret = hc_egress_read(r->fd, e->ext, e->nr_ext, off, len, buf,
 				     msg, sizeof(msg));
 		if (ret) {
-			mpu_fail(r, ret, msg);
+			hc_parts_fail(&r->parts, ret, msg);
 			break;
 		}
 		/* The CRC runs over the parts in order. */
-		pthread_mutex_lock(&r->lock);
-		while (!r->error && r->crc_part != n)
-			pthread_cond_wait(&r->crc_turn, &r->lock);
-		if (r->error) {
-			pthread_mutex_unlock(&r->lock);
+		if (hc_parts_crc(&r->parts, n, buf, len, &crc))
 			break;
-		}
-		r->crc = crc32_iscsi(buf, (int)len, r->crc);
-		r->crc_part++;
-		crc = ~r->crc;
-		pthread_cond_broadcast(&r->crc_turn);
-		pthread_mutex_unlock(&r->lock);
 		/* All bytes seen: never upload the last part of bad data. */
 		if (n + 1 == p->nr_parts) {
 			ret = crc_check(e, crc, msg, sizeof(msg));
 			if (ret) {
-				mpu_fail(r, ret, msg);
+				hc_parts_fail(&r->parts, ret, msg);
 				break;
 			}
 		}
@@ -322,12 +292,12 @@ static void *mpu_worker(void *arg)
 
 			snprintf(m2, sizeof(m2), "part %llu: %s",
 				 (unsigned long long)n + 1, msg);
-			mpu_fail(r, ret, m2);
+			hc_parts_fail(&r->parts, ret, m2);
 			break;
 		}
-		pthread_mutex_lock(&r->lock);
+		pthread_mutex_lock(&r->parts.lock);
 		done = ++r->done;
-		pthread_mutex_unlock(&r->lock);
+		pthread_mutex_unlock(&r->parts.lock);
 		if (e->progress)
 			e->progress(e->progress_arg, n + 1, done, p->nr_parts);
 	}
@@ -349,9 +319,6 @@ static int s3_multipart(const struct hc_egress *e, struct hcs3 *const *clients,
 		.bucket = bucket,
 		.key = key,
 		.upload_id = upload_id,
-		.crc = ~0U,
-		.err = err,
-		.errlen = errlen,
 	};
 	unsigned int n, i, started = 0;
 	int ret;
@@ -371,25 +338,23 @@ static int s3_multipart(const struct hc_egress *e, struct hcs3 *const *clients,
 	ret = hcs3_mpu_create(clients[0], bucket, key, upload_id, err, errlen);
 	if (ret)
 		goto out;
-	pthread_mutex_init(&r.lock, NULL);
-	pthread_cond_init(&r.crc_turn, NULL);
+	hc_parts_init(&r.parts, res->plan.nr_parts, err, errlen);
 	n = res->plan.nr_parts < e->workers ? (unsigned int)res->plan.nr_parts :
 					      e->workers;
 	for (i = 0; i < n; i++) {
 		w[i] = (struct mpu_worker){ .run = &r, .id = i };
 		if (pthread_create(&tid[i], NULL, mpu_worker, &w[i])) {
-			mpu_fail(&r, -EAGAIN, "cannot start a worker thread");
+			hc_parts_fail(&r.parts, -EAGAIN, "cannot start a worker thread");
 			break;
 		}
 		started++;
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
-	pthread_cond_destroy(&r.crc_turn);
-	pthread_mutex_destroy(&r.lock);
-	ret = r.error;
+	ret = r.parts.error;
 	res->parts = r.done;
-	res->crc32c = ~r.crc;
+	res->crc32c = hc_parts_crc32c(&r.parts);
+	hc_parts_destroy(&r.parts);
 	if (!ret && r.done != res->plan.nr_parts)
 		ret = hc_seterr(err, errlen, -EIO, "%llu of %llu parts uploaded",
 			     (unsigned long long)r.done,

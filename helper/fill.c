@@ -12,23 +12,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <isa-l/crc.h>
 #include "fill.h"
+#include "parts.h"
 #include "util.h"
 
 struct fill_run {
 	const struct hc_fill *f;
 	int fd;
-	uint64_t nr_parts;
-
-	pthread_mutex_t lock;
-	pthread_cond_t crc_turn;
-	uint64_t next_part;	/* the next part to take */
-	uint64_t crc_part;	/* the part whose CRC comes next */
-	uint32_t crc;		/* running, pre-inverted */
-	int error;		/* first failure, negative errno */
-	char *err;
-	size_t errlen;
+	struct hc_parts parts;
 };
 
 static uint64_t round_up_block(uint64_t n)
@@ -51,18 +42,6 @@ int hc_fill_check(const struct hc_fill *f, char *err, size_t errlen)
 		return hc_seterr(err, errlen, -EINVAL, "no source or device");
 	return hc_extents_check(f->ext, f->nr_ext, f->size, HC_FILL_BLOCK, err,
 				errlen);
-}
-
-/* Record the first failure and stop everyone. */
-static void run_fail(struct fill_run *r, int ret, const char *msg)
-{
-	pthread_mutex_lock(&r->lock);
-	if (!r->error) {
-		r->error = ret;
-		hc_seterr(r->err, r->errlen, ret, "%s", msg);
-	}
-	pthread_cond_broadcast(&r->crc_turn);
-	pthread_mutex_unlock(&r->lock);
 }
 
 /* Write @len bytes (block multiple) of @buf at object offset @off. */
@@ -113,47 +92,35 @@ static void *fill_worker(void *arg)
 	int ret;
 
 	if (posix_memalign(&buf, HC_FILL_BLOCK, f->part_size)) {
-		run_fail(r, -ENOMEM, "out of memory");
+		hc_parts_fail(&r->parts, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	for (;;) {
+		int64_t t = hc_parts_take(&r->parts);
 		uint64_t p, off, len, wlen;
+		uint32_t crc;
 
-		pthread_mutex_lock(&r->lock);
-		if (r->error || r->next_part >= r->nr_parts) {
-			pthread_mutex_unlock(&r->lock);
+		if (t < 0)
 			break;
-		}
-		p = r->next_part++;
-		pthread_mutex_unlock(&r->lock);
+		p = (uint64_t)t;
 
 		off = p * f->part_size;
 		len = f->size - off < f->part_size ? f->size - off :
 						     f->part_size;
 		ret = f->fetch(f->src, w->id, off, len, buf, msg, sizeof(msg));
 		if (ret) {
-			run_fail(r, ret, msg);
+			hc_parts_fail(&r->parts, ret, msg);
 			break;
 		}
 		wlen = round_up_block(len);
 		memset((char *)buf + len, 0, wlen - len);
 		ret = write_part(r, buf, off, wlen, msg, sizeof(msg));
 		if (ret) {
-			run_fail(r, ret, msg);
+			hc_parts_fail(&r->parts, ret, msg);
 			break;
 		}
-		/* The CRC runs over the parts in order. */
-		pthread_mutex_lock(&r->lock);
-		while (!r->error && r->crc_part != p)
-			pthread_cond_wait(&r->crc_turn, &r->lock);
-		if (r->error) {
-			pthread_mutex_unlock(&r->lock);
+		if (hc_parts_crc(&r->parts, p, buf, len, &crc))
 			break;
-		}
-		r->crc = crc32_iscsi(buf, (int)len, r->crc);
-		r->crc_part++;
-		pthread_cond_broadcast(&r->crc_turn);
-		pthread_mutex_unlock(&r->lock);
 		w->parts++;
 	}
 	free(buf);
@@ -165,12 +132,8 @@ int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,
 {
 	struct fill_worker w[HC_FILL_WORKERS_MAX];
 	pthread_t tid[HC_FILL_WORKERS_MAX];
-	struct fill_run r = {
-		.f = f,
-		.crc = ~0U,
-		.err = err,
-		.errlen = errlen,
-	};
+	struct fill_run r = { .f = f };
+	uint64_t nr_parts;
 	unsigned int n, i, started = 0;
 	double t0 = hc_now();
 	int ret;
@@ -179,18 +142,17 @@ int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,
 	ret = hc_fill_check(f, err, errlen);
 	if (ret)
 		return ret;
-	r.nr_parts = (f->size + f->part_size - 1) / f->part_size;
+	nr_parts = (f->size + f->part_size - 1) / f->part_size;
 	r.fd = open(f->dev, O_WRONLY | O_DIRECT | O_CLOEXEC);
 	if (r.fd < 0)
 		return hc_seterr(err, errlen, -errno, "%s: %s", f->dev,
 			      strerror(errno));
-	pthread_mutex_init(&r.lock, NULL);
-	pthread_cond_init(&r.crc_turn, NULL);
-	n = r.nr_parts < f->workers ? (unsigned int)r.nr_parts : f->workers;
+	hc_parts_init(&r.parts, nr_parts, err, errlen);
+	n = nr_parts < f->workers ? (unsigned int)nr_parts : f->workers;
 	for (i = 0; i < n; i++) {
 		w[i] = (struct fill_worker){ .run = &r, .id = i };
 		if (pthread_create(&tid[i], NULL, fill_worker, &w[i])) {
-			run_fail(&r, -EAGAIN, "cannot start a worker thread");
+			hc_parts_fail(&r.parts, -EAGAIN, "cannot start a worker thread");
 			break;
 		}
 		started++;
@@ -199,19 +161,18 @@ int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,
 		pthread_join(tid[i], NULL);
 		res->parts += w[i].parts;
 	}
-	ret = r.error;
-	if (!ret && res->parts != r.nr_parts)
+	ret = r.parts.error;
+	if (!ret && res->parts != nr_parts)
 		ret = hc_seterr(err, errlen, -EIO, "%llu of %llu parts written",
 			     (unsigned long long)res->parts,
-			     (unsigned long long)r.nr_parts);
+			     (unsigned long long)nr_parts);
 	if (!ret && fdatasync(r.fd))
 		ret = hc_seterr(err, errlen, -errno, "%s: fdatasync: %s", f->dev,
 			     strerror(errno));
 	if (close(r.fd) && !ret)
 		ret = hc_seterr(err, errlen, -EIO, "%s: close failed", f->dev);
-	pthread_cond_destroy(&r.crc_turn);
-	pthread_mutex_destroy(&r.lock);
-	res->crc32c = ~r.crc;
+	res->crc32c = hc_parts_crc32c(&r.parts);
+	hc_parts_destroy(&r.parts);
 	res->seconds = hc_now() - t0;
 	return ret;
 }
