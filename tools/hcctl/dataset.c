@@ -41,11 +41,34 @@ extern char **environ;
 
 /* --- the backend ------------------------------------------------------ */
 
+int ds_prefix_resolve(const char *prefix, const char *cfg_path,
+		      struct hc_config *cfg, struct hc_target *t)
+{
+	char err[1024];
+	int ret;
+
+	ret = hc_config_load(cfg_path, cfg, err, sizeof(err));
+	if (ret) {
+		if (ret == -EINVAL)
+			hcctl_err(NULL, err, 0);
+		else
+			hcctl_errf(cfg_path, -ret, "cannot load the configuration");
+		return -1;
+	}
+	ret = hc_resolve(cfg, prefix, strlen(prefix), HC_RESOLVE_PREFIX, t, err,
+			 sizeof(err));
+	if (ret) {
+		hcctl_errf(prefix, 0, ret == -EINVAL ? "bad prefix: %s" : "%s (%s)",
+			   err, cfg_path);
+		return -1;
+	}
+	return 0;
+}
+
 int ds_backend_open(const char *prefix, const char *cfg_path,
 		    struct ds_backend *be)
 {
 	struct hc_target *t;
-	char err[1024];
 	int ret = -1;
 
 	memset(be, 0, sizeof(*be));
@@ -55,23 +78,9 @@ int ds_backend_open(const char *prefix, const char *cfg_path,
 		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	ret = hc_config_load(cfg_path, be->cfg, err, sizeof(err));
-	if (ret) {
-		if (ret == -EINVAL)
-			hcctl_err(NULL, err, 0);
-		else
-			hcctl_errf(cfg_path, -ret, "cannot load the configuration");
-		ret = -1;
+	ret = ds_prefix_resolve(prefix, cfg_path, be->cfg, t);
+	if (ret)
 		goto out;
-	}
-	ret = hc_resolve(be->cfg, prefix, strlen(prefix), HC_RESOLVE_PREFIX, t,
-			 err, sizeof(err));
-	if (ret) {
-		hcctl_errf(prefix, 0, ret == -EINVAL ? "bad prefix: %s" : "%s (%s)",
-			err, cfg_path);
-		ret = -1;
-		goto out;
-	}
 	be->b = t->b;
 	memcpy(be->bucket, t->bucket, sizeof(be->bucket));
 	be->key = strndup(t->key, t->key_len);

@@ -30,6 +30,7 @@
 #include "util.h"
 #include "opt.h"
 #include "resolve.h"
+#include "dataset.h"
 #include "posix.h"
 
 extern char **environ;
@@ -567,23 +568,10 @@ static int list_prefix(const char *prefix, const char *cfg_path,
 		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	ret = hc_config_load(cfg_path, cfg, err, sizeof(err));
-	if (ret) {
-		if (ret == -EINVAL)
-			hcctl_err(NULL, err, 0);
-		else
-			hcctl_errf(cfg_path, -ret, "cannot load the configuration");
-		ret = -1;
+	ret = ds_prefix_resolve(prefix, cfg_path, cfg, t);
+	if (ret)
 		goto out;
-	}
-	ret = hc_resolve(cfg, prefix, strlen(prefix), HC_RESOLVE_PREFIX, t,
-			 err, sizeof(err));
-	if (ret) {
-		hcctl_errf(prefix, 0, ret == -EINVAL ? "bad prefix: %s" : "%s (%s)",
-			err, cfg_path);
-		ret = -1;
-		goto out;
-	}
+	ret = -1;
 	/* The URIs are @head + key. */
 	head = strndup(prefix, t->head_len);
 	if (!head) {
