@@ -263,8 +263,10 @@ static int s3xml_field(xmlNodePtr root, const char *name, char *out,
 	return rc;
 }
 
-int s3xml_mpu_init_parse(const char *doc, size_t len, char *upload_id,
-			 size_t size, char *err, size_t errlen)
+/* The one text field @field of a document whose root is @root_name. */
+static int s3xml_one_field(const char *doc, size_t len, const char *root_name,
+			   const char *field, char *out, size_t size,
+			   bool may_be_empty, char *err, size_t errlen)
 {
 	xmlNodePtr root;
 	xmlDocPtr d;
@@ -272,32 +274,27 @@ int s3xml_mpu_init_parse(const char *doc, size_t len, char *upload_id,
 
 	if (err && errlen)
 		err[0] = '\0';
-	d = s3xml_read(doc, len, "InitiateMultipartUploadResult", &root, &rc,
-		       err, errlen);
+	d = s3xml_read(doc, len, root_name, &root, &rc, err, errlen);
 	if (!d)
 		return rc;
-	rc = s3xml_field(root, "UploadId", upload_id, size, false, err, errlen);
+	rc = s3xml_field(root, field, out, size, may_be_empty, err, errlen);
 	xmlFreeDoc(d);
 	return rc;
+}
+
+int s3xml_mpu_init_parse(const char *doc, size_t len, char *upload_id,
+			 size_t size, char *err, size_t errlen)
+{
+	return s3xml_one_field(doc, len, "InitiateMultipartUploadResult",
+			       "UploadId", upload_id, size, false, err, errlen);
 }
 
 int s3xml_mpu_complete_parse(const char *doc, size_t len, char *etag,
 			     size_t size, char *err, size_t errlen)
 {
-	xmlNodePtr root;
-	xmlDocPtr d;
-	int rc;
-
-	if (err && errlen)
-		err[0] = '\0';
-	d = s3xml_read(doc, len, "CompleteMultipartUploadResult", &root, &rc,
-		       err, errlen);
-	if (!d)
-		return rc;
 	/* radosgw (Ceph 16..18 at least) sends an empty <ETag></ETag> */
-	rc = s3xml_field(root, "ETag", etag, size, true, err, errlen);
-	xmlFreeDoc(d);
-	return rc;
+	return s3xml_one_field(doc, len, "CompleteMultipartUploadResult",
+			       "ETag", etag, size, true, err, errlen);
 }
 
 int s3xml_mpu_complete_doc(const char *const *etags, unsigned int nr_parts,

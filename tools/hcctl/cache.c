@@ -538,8 +538,7 @@ const struct hcctl_cmd hcctl_cache_cmds[] = {
 "            \"pinned\":true,\"size\":N,\"generation\":G,\"chunks\":C,\n"
 "            \"holds\":H,\"extents\":[{\"offset\":O,\"length\":L},...]},...]}\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 "    Does not need privileges.\n"
 "\n"
@@ -581,8 +580,7 @@ HCCTL_EXIT_STATUS_TEXT,
 "            \"dirty_limit\":N,\"egress_done\":N,\"egress_failed\":N,\"by_state\":{\n"
 "            \"ingesting\":N,\"ready\":N,\"staged\":N,\"dirty\":N,\"syncing\":N}}}\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 "    Does not need privileges.\n"
 "\n"

@@ -1008,8 +1008,7 @@ const struct hcctl_cmd hcctl_flush_cmds[] = {
 "        {\"prefix\",\"dataset\",\"state\",\"marker\",\"locked\",\"current\",\n"
 "        \"complete\",\"files\",\"bytes\",\"flushed_at\",\"log\"}.\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 "ENVIRONMENT\n"
 "    HC_FLUSH_CRASH_AFTER=k  (tests) _exit(137) right after step k (1..5 =\n"

@@ -44,6 +44,19 @@ struct hcctl_cmd {
 "    1  the operation failed (the reason is printed on stderr)\n" \
 "    2  usage error: unknown option, missing or malformed argument\n"
 
+/* Pieces every manual has. */
+#define HCCTL_HELP_OPT_TEXT \
+"    -h, --help\n" \
+"        Show this help.\n"
+#define HCCTL_JSON_SILENT_TEXT \
+"    -j, --json\n" \
+"        Accepted, as by every command; it prints nothing.\n" \
+"\n"
+#define HCCTL_NEEDS_ADMIN_TEXT \
+"    Needs CAP_NET_ADMIN.\n" \
+"\n" \
+HCCTL_EXIT_STATUS_TEXT
+
 /*
  * The command groups, each beside its handlers, ended by an entry whose
  * name is NULL; main.c lists them in order.

@@ -202,8 +202,7 @@ const struct hcctl_cmd hcctl_inspect_cmds[] = {
 "        mounted, holders, empty, signature or probe.  model, serial,\n"
 "        detail and signature are left out when empty.\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_EXIT_STATUS_TEXT
 "\n"

@@ -49,8 +49,7 @@ static const struct hcctl_cmd main_cmds[] = {
 "    -j, --json\n"
 "        Print {\"version\":V,\"family\":F,\"family_version\":N}.\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_EXIT_STATUS_TEXT,
 },

@@ -216,6 +216,21 @@ static uint64_t round_up(uint64_t v, unsigned int a)
 	return (v + a - 1) / a * a;
 }
 
+/*
+ * The one URI operand at @argv[@first] of @argc: -1 and *@uri, or the exit
+ * status of a usage error (hcctl_uri_arg()).
+ */
+static int one_uri(const struct hcctl_cmd *cmd, int argc, char **argv,
+		   int first, struct hcctl_uri *uri)
+{
+	if (first >= argc)
+		return hcctl_usage_error(cmd, "missing URI operand");
+	if (first + 1 < argc)
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
+					 argv[first + 1]);
+	return hcctl_uri_arg(cmd, argv[first], uri);
+}
+
 /* Options of commands that take one URI and no options of their own. */
 static int parse_uri_only(const struct hcctl_cmd *cmd, int argc, char **argv,
 			  struct hcctl_uri *uri)
@@ -224,12 +239,7 @@ static int parse_uri_only(const struct hcctl_cmd *cmd, int argc, char **argv,
 
 	if (optind < 0)
 		return rc;
-	if (optind >= argc)
-		return hcctl_usage_error(cmd, "missing URI operand");
-	if (optind + 1 < argc)
-		return hcctl_usage_error(cmd, "unexpected argument '%s'",
-				      argv[optind + 1]);
-	return hcctl_uri_arg(cmd, argv[optind], uri);
+	return one_uri(cmd, argc, argv, optind, uri);
 }
 
 /* --- put ------------------------------------------------------------------- */
@@ -639,12 +649,7 @@ int hcctl_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 		return rc;
 	flags = no_ingest ? HC_LOCATE_F_HOLD : HC_LOCATE_F_HOLD | HC_LOCATE_F_WAIT |
 						HC_LOCATE_F_AUTO_INGEST;
-	if (optind >= argc)
-		return hcctl_usage_error(cmd, "missing URI operand");
-	if (optind + 1 < argc)
-		return hcctl_usage_error(cmd, "unexpected argument '%s'",
-				      argv[optind + 1]);
-	ret = hcctl_uri_arg(cmd, argv[optind], &uri);
+	ret = one_uri(cmd, argc, argv, optind, &uri);
 	if (ret >= 0)
 		return ret;
 
@@ -908,12 +913,7 @@ int hcctl_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 	if (optind < 0)
 		return rc;
 	json = hcctl_opt_json;
-	if (optind >= argc)
-		return hcctl_usage_error(cmd, "missing URI operand");
-	if (optind + 1 < argc)
-		return hcctl_usage_error(cmd, "unexpected argument '%s'",
-				      argv[optind + 1]);
-	ret = hcctl_uri_arg(cmd, argv[optind], &uri);
+	ret = one_uri(cmd, argc, argv, optind, &uri);
 	if (ret >= 0)
 		return ret;
 
@@ -1116,8 +1116,7 @@ const struct hcctl_cmd hcctl_object_cmds[] = {
 "    -j, --json\n"
 "        Print one JSON object.\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 "    Needs write access to /dev/hypercache-ctl and /dev/hypercache0.\n"
 "\n"
@@ -1170,8 +1169,7 @@ HCCTL_EXIT_STATUS_TEXT
 "        Accepted, as by every command; the output is the\n"
 "        object's bytes.\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 "    Needs read access to /dev/hypercache-ctl and /dev/hypercache0.\n"
 "\n"
@@ -1228,8 +1226,7 @@ HCCTL_EXIT_STATUS_TEXT
 "        (chunk_size and layout only with --layout; on a miss only uri and\n"
 "        status).\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 "    Needs read access to /dev/hypercache-ctl.\n"
 "\n"
@@ -1248,15 +1245,10 @@ HCCTL_EXIT_STATUS_TEXT,
 "    resource busy\".  Prints nothing on success.\n"
 "\n"
 "OPTIONS\n"
-"    -j, --json\n"
-"        Accepted, as by every command; it prints nothing.\n"
+HCCTL_JSON_SILENT_TEXT
+HCCTL_HELP_OPT_TEXT
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
-"\n"
-"    Needs CAP_NET_ADMIN.\n"
-"\n"
-HCCTL_EXIT_STATUS_TEXT,
+HCCTL_NEEDS_ADMIN_TEXT,
 },
 {
 	.name = "pin",
@@ -1270,15 +1262,10 @@ HCCTL_EXIT_STATUS_TEXT,
 "    object is not an error.  Prints nothing on success.\n"
 "\n"
 "OPTIONS\n"
-"    -j, --json\n"
-"        Accepted, as by every command; it prints nothing.\n"
+HCCTL_JSON_SILENT_TEXT
+HCCTL_HELP_OPT_TEXT
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
-"\n"
-"    Needs CAP_NET_ADMIN.\n"
-"\n"
-HCCTL_EXIT_STATUS_TEXT,
+HCCTL_NEEDS_ADMIN_TEXT,
 },
 {
 	.name = "unpin",
@@ -1291,15 +1278,10 @@ HCCTL_EXIT_STATUS_TEXT,
 "    Prints nothing on success.\n"
 "\n"
 "OPTIONS\n"
-"    -j, --json\n"
-"        Accepted, as by every command; it prints nothing.\n"
+HCCTL_JSON_SILENT_TEXT
+HCCTL_HELP_OPT_TEXT
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
-"\n"
-"    Needs CAP_NET_ADMIN.\n"
-"\n"
-HCCTL_EXIT_STATUS_TEXT,
+HCCTL_NEEDS_ADMIN_TEXT,
 },
 { .name = NULL }
 };

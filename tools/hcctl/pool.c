@@ -377,8 +377,7 @@ const struct hcctl_cmd hcctl_pool_cmds[] = {
 "    -j, --json\n"
 "        Print the pool as one JSON object (see 'hcctl help status').\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 "    Needs CAP_NET_ADMIN.\n"
 "\n"
@@ -407,8 +406,7 @@ HCCTL_EXIT_STATUS_TEXT
 "    -j, --json\n"
 "        Print the pool as one JSON object (see 'hcctl help status').\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 "    Needs CAP_NET_ADMIN.\n"
 "\n"
@@ -432,15 +430,10 @@ HCCTL_EXIT_STATUS_TEXT
 "    and with \"no pool is running\" if there is none.\n"
 "\n"
 "OPTIONS\n"
-"    -j, --json\n"
-"        Accepted, as by every command; it prints nothing.\n"
+HCCTL_JSON_SILENT_TEXT
+HCCTL_HELP_OPT_TEXT
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
-"\n"
-"    Needs CAP_NET_ADMIN.\n"
-"\n"
-HCCTL_EXIT_STATUS_TEXT,
+HCCTL_NEEDS_ADMIN_TEXT,
 },
 { .name = NULL }
 };

@@ -758,8 +758,7 @@ const struct hcctl_cmd hcctl_preload_cmds[] = {
 "        hits are the objects that were cached already; errno is 0 for a\n"
 "        failure that has none (not admitted).\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 "    Needs read access to /dev/hypercache-ctl.\n"
 "\n"
@@ -851,8 +850,7 @@ const struct hcctl_cmd hcctl_preload_cmds[] = {
 "        \"index_source\":\"...\",\"count_source\":\"...\".  objects counts\n"
 "        this node's objects, listed all of them.\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 "    Needs read access to /dev/hypercache-ctl and to the configuration.\n"
 "\n"

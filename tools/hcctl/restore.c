@@ -366,8 +366,7 @@ const struct hcctl_cmd hcctl_restore_cmds[] = {
 "        \"fell_back\",\"files\",\"bytes\",\"seconds\",\"refused\":[{\"dataset\",\n"
 "        \"reason\"}]}.\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 "    Needs hypercached running (for the ingest) and read access to\n"
 "    /dev/hypercache-ctl and /dev/hypercache0.\n"

@@ -756,8 +756,7 @@ const struct hcctl_cmd hcctl_status_cmds[] = {
 "    -j, --json\n"
 "        Print one JSON object.\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_EXIT_STATUS_TEXT,
 },
@@ -785,8 +784,7 @@ HCCTL_EXIT_STATUS_TEXT,
 "    -j, --json\n"
 "        Print one JSON object per line.\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_EXIT_STATUS_TEXT,
 },
@@ -812,8 +810,7 @@ HCCTL_EXIT_STATUS_TEXT,
 "    -j, --json\n"
 "        Print one JSON object.\n"
 "\n"
-"    -h, --help\n"
-"        Show this help.\n"
+HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_EXIT_STATUS_TEXT,
 },
