@@ -69,8 +69,8 @@ TEST(seed_example)
 	EXPECT_EQ(1, b[0]);
 	EXPECT_EQ(3, b[1]);
 	EXPECT_EQ(5, b[2]);
-	EXPECT_TRUE(hc_shard_mine(&s1, 7));
-	EXPECT_FALSE(hc_shard_mine(&s0, 7));
+	EXPECT_TRUE(hcctl_shard_mine(&s1, 7));
+	EXPECT_FALSE(hcctl_shard_mine(&s0, 7));
 }
 
 TEST(options)

@@ -655,7 +655,7 @@ int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 	/* Sorted by key: item i is node i mod N's. */
 	if (sharded) {
 		for (i = 0; i < l.n; i++)
-			if (!hc_shard_mine(&sh, i))
+			if (!hcctl_shard_mine(&sh, i))
 				free(l.items[i].uri);
 		l.n = hcctl_shard_select(l.items, l.n, sizeof(*l.items), &sh);
 	}

@@ -117,7 +117,7 @@ size_t hcctl_shard_select(void *base, size_t n, size_t size,
 	size_t i, kept = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!hc_shard_mine(s, i))
+		if (!hcctl_shard_mine(s, i))
 			continue;
 		if (kept != i)
 			memcpy(p + kept * size, p + i * size, size);

@@ -42,8 +42,8 @@ int hcctl_shard_resolve(const char *opt_count, const char *opt_index,
 		     char *const envp[], struct hcctl_shard *out,
 		     char *err, size_t errlen);
 
-/* hc_shard_mine() - whether item @i (of the sorted list) is this node's. */
-static inline bool hc_shard_mine(const struct hcctl_shard *s, size_t i)
+/* hcctl_shard_mine() - whether item @i (of the sorted list) is this node's. */
+static inline bool hcctl_shard_mine(const struct hcctl_shard *s, size_t i)
 {
 	return i % s->count == s->index;
 }
