@@ -46,7 +46,7 @@ tools:
 	$(MAKE) -C tools/hcctl
 	$(MAKE) -C tools/hcsim
 
-# hypercached's library (helper/libhcs3.a); the daemon follows.
+# helper/lib/libhc.a (shared with hcctl), then hypercached and hcfetch.
 helper:
 	$(MAKE) -C helper
 

@@ -5,13 +5,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include "channel.h"
+#include "util.h"
 
 struct hc_channel {
 	struct nl_sock *sk;
@@ -35,17 +35,6 @@ static struct nla_policy ing_policy[HC_A_ING_MAX + 1] = {
 	[HC_A_ING_EXTENT] = { .type = NLA_NESTED },
 	[HC_A_ING_CRC32C] = { .type = NLA_U32 },
 };
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* The size and extents of a message (INGEST re-sent, or ALLOC reply). */
 static void parse_extents(struct nlattr **tb, struct nlmsghdr *nlh,
@@ -215,23 +204,23 @@ static int channel_open(struct hc_channel **out, uint8_t reg_cmd,
 	int ret;
 
 	if (!ch) {
-		seterr(err, errlen, "out of memory");
+		hc_seterr(err, errlen, 0, "out of memory");
 		return -ENOMEM;
 	}
 	ch->sk = nl_socket_alloc();
 	if (!ch->sk) {
 		free(ch);
-		seterr(err, errlen, "out of memory");
+		hc_seterr(err, errlen, 0, "out of memory");
 		return -ENOMEM;
 	}
 	if (genl_connect(ch->sk)) {
-		seterr(err, errlen, "cannot open a generic netlink socket");
+		hc_seterr(err, errlen, 0, "cannot open a generic netlink socket");
 		ret = -EIO;
 		goto fail;
 	}
 	ch->family = genl_ctrl_resolve(ch->sk, HC_GENL_NAME);
 	if (ch->family < 0) {
-		seterr(err, errlen, "no generic netlink family \"%s\" "
+		hc_seterr(err, errlen, 0, "no generic netlink family \"%s\" "
 		       "(is the hypercache module loaded?)", HC_GENL_NAME);
 		ret = -ENOENT;
 		goto fail;
@@ -246,7 +235,7 @@ static int channel_open(struct hc_channel **out, uint8_t reg_cmd,
 	if (ret) {
 		bool eg = reg_cmd == HC_CMD_EGRESS_REGISTER;
 
-		seterr(err, errlen, "cannot register as the %shelper: %s%s",
+		hc_seterr(err, errlen, 0, "cannot register as the %shelper: %s%s",
 		       eg ? "egress " : "", strerror(-ret), ret == -EBUSY ?
 		       (eg ? " (another egress helper is registered)" :
 			" (another helper is registered)") : "");
@@ -266,7 +255,7 @@ int hc_channel_open(struct hc_channel **out, char *err, size_t errlen)
 			    errlen);
 }
 
-int hc_egress_open(struct hc_channel **out, char *err, size_t errlen)
+int hc_channel_egress_open(struct hc_channel **out, char *err, size_t errlen)
 {
 	return channel_open(out, HC_CMD_EGRESS_REGISTER, HC_CMD_EGRESS, err,
 			    errlen);
@@ -340,7 +329,7 @@ int hc_channel_fail(struct hc_channel *ch, uint64_t id, int err_no)
 		    NULL, NULL);
 }
 
-int hc_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
+int hc_channel_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
 		   const char *etag)
 {
 	struct call_extra x = { .uri = r->uri, .uri_len = r->uri_len };
@@ -348,7 +337,7 @@ int hc_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
 	return call_x(ch, HC_CMD_EGRESS_DONE, r->id, NULL, 0, etag, NULL, &x);
 }
 
-int hc_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
+int hc_channel_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
 		   int err_no, uint32_t retry_ms)
 {
 	struct call_extra x = { .uri = r->uri, .uri_len = r->uri_len,

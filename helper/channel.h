@@ -13,12 +13,12 @@
  *
  * The egress channel is a second socket of the same family:
  *
- *   hc_egress_open()    connect, resolve, HC_CMD_EGRESS_REGISTER
+ *   hc_channel_egress_open()    connect, resolve, HC_CMD_EGRESS_REGISTER
  *   hc_channel_next()   the next HC_CMD_EGRESS request (URI, ID = the
  *                       generation, SIZE, EXTENTs, CRC32C if the writer
  *                       gave one), in arrival order = commit order
- *   hc_egress_done()    HC_CMD_EGRESS_DONE with the backend's ETag
- *   hc_egress_fail()    HC_CMD_EGRESS_FAIL with an errno and a RETRY_MS
+ *   hc_channel_egress_done()    HC_CMD_EGRESS_DONE with the backend's ETag
+ *   hc_channel_egress_fail()    HC_CMD_EGRESS_FAIL with an errno and a RETRY_MS
  *
  * One thread uses a channel at a time.  Functions return 0 or a negative
  * errno (the kernel's ack error, or -EIO for a broken socket).
@@ -52,8 +52,8 @@ int hc_channel_open(struct hc_channel **out, char *err, size_t errlen);
 
 void hc_channel_close(struct hc_channel *ch);
 
-/* hc_egress_open() - connect and register as the egress helper. */
-int hc_egress_open(struct hc_channel **out, char *err, size_t errlen);
+/* hc_channel_egress_open() - connect and register as the egress helper. */
+int hc_channel_egress_open(struct hc_channel **out, char *err, size_t errlen);
 
 /*
  * hc_channel_next() - wait for the next request into @r.  The wait is a
@@ -77,14 +77,14 @@ int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
 int hc_channel_done(struct hc_channel *ch, uint64_t id, const uint32_t *crc);
 int hc_channel_fail(struct hc_channel *ch, uint64_t id, int err_no);
 
-/* hc_egress_done() - request @r is in the backend, which answered @etag. */
-int hc_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
+/* hc_channel_egress_done() - request @r is in the backend, which answered @etag. */
+int hc_channel_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
 		   const char *etag);
 /*
- * hc_egress_fail() - the upload of @r failed with @err_no (positive); the
+ * hc_channel_egress_fail() - the upload of @r failed with @err_no (positive); the
  * kernel re-sends it after @retry_ms (0: the kernel's own backoff).
  */
-int hc_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
+int hc_channel_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
 		   int err_no, uint32_t retry_ms);
 
 #endif /* HC_CHANNEL_H */

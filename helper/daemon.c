@@ -42,11 +42,13 @@
 #include "egress.h"
 #include "fill.h"
 #include "posix.h"
+#include "resolve.h"
 #include "s3.h"
 #include "uri.h"
 
 #ifndef HYPERCACHED_VERSION
 #define HYPERCACHED_VERSION "0.1.0"
+#define HC_DEV_PATH	"/dev/hypercache0"
 #endif
 
 static enum hc_log_level log_level = HC_LOG_INFO;
@@ -354,69 +356,26 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 		    what, s3_refetch);
 }
 
-/* Where a URI lives (Documentation/ingest.md, "Resolve the URI"). */
-struct target {
-	const struct hc_backend *b;
-	struct uri u;
-	char bucket[URI_BUCKET_MAX + 1];	/* s3 */
-	const char *key;			/* s3: in @u */
-};
-
-/* Resolve @r's URI into @t; 0 or a positive errno (logged). */
+/*
+ * Where @r's URI lives (resolve.h; Documentation/ingest.md, "Resolve the
+ * URI"): 0, or a positive errno (logged).
+ */
 static int resolve(const struct hc_config *cfg, const struct hc_ingest_req *r,
-		   struct target *t)
+		   struct hc_target *t)
 {
-	const char *slash;
-	char err[256];
+	char err[512];
+	int ret;
 
-	if (uri_parse(r->uri, r->uri_len, &t->u, err, sizeof(err))) {
+	ret = hc_resolve(cfg, r->uri, r->uri_len, 0, t, err, sizeof(err));
+	if (ret)
 		hc_log(HC_LOG_WARN, "%s: %s", r->uri, err);
-		return EINVAL;
-	}
-	t->b = hc_config_backend(cfg, t->u.scheme == URI_S3 ?
-				 cfg->default_backend : t->u.backend);
-	if (!t->b) {
-		hc_log(HC_LOG_WARN, "%s: no [backend %s] in the configuration",
-		       r->uri, t->u.scheme == URI_S3 ? cfg->default_backend :
-		       t->u.backend);
-		return ENXIO;
-	}
-	if (t->b->type == HC_BACKEND_POSIX) {
-		if (t->u.scheme == URI_S3) {
-			hc_log(HC_LOG_WARN, "%s: the default backend %s is not "
-			       "an S3 backend", r->uri, t->b->name);
-			return ENXIO;
-		}
-		return 0;
-	}
-	if (t->u.scheme == URI_S3) {
-		snprintf(t->bucket, sizeof(t->bucket), "%s", t->u.bucket);
-		t->key = t->u.key;
-		return 0;
-	}
-	/* hypercache://NAME/BUCKET/KEY of an S3 backend */
-	slash = memchr(t->u.key, '/', t->u.key_len);
-	if (!slash || slash == t->u.key ||
-	    (size_t)(slash - t->u.key) > URI_BUCKET_MAX ||
-	    slash + 1 == t->u.key + t->u.key_len) {
-		hc_log(HC_LOG_WARN, "%s: an S3 backend's URI is "
-		       "hypercache://NAME/BUCKET/KEY", r->uri);
-		return EINVAL;
-	}
-	memcpy(t->bucket, t->u.key, slash - t->u.key);
-	t->bucket[slash - t->u.key] = '\0';
-	t->key = slash + 1;
-	if (uri_bucket_check(t->bucket, err, sizeof(err))) {
-		hc_log(HC_LOG_WARN, "%s: %s", r->uri, err);
-		return EINVAL;
-	}
-	return 0;
+	return -ret;
 }
 
 static void handle(struct hc_channel *ch, const struct hc_config *cfg,
 		   struct hc_ingest_req *r)
 {
-	static struct target t;
+	static struct hc_target t;
 	int e;
 
 	hc_log(HC_LOG_DEBUG, "request %llu: %s%s", (unsigned long long)r->id,
@@ -529,7 +488,7 @@ static void egress_failed(struct egress_ctx *x, const struct hc_ingest_req *r,
 	hc_log(HC_LOG_ERROR, "%s: upload of generation %llu failed (%s%s%s), "
 	       "attempt %u; retry in %u ms", r->uri, (unsigned long long)r->id,
 	       strerror(e), why ? ": " : "", why ? why : "", f->n, ms);
-	ret = hc_egress_fail(x->ch, r, e, ms);
+	ret = hc_channel_egress_fail(x->ch, r, e, ms);
 	if (ret)
 		hc_log(HC_LOG_WARN, "%s: EGRESS_FAIL: %s", r->uri,
 		       strerror(-ret));
@@ -548,7 +507,7 @@ static void egress_progress(void *arg, uint64_t part_no, uint64_t done,
 
 static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 {
-	static struct target t;
+	static struct hc_target t;
 	const struct hc_config *cfg = x->cfg;
 	char err[1024], path[HC_PATH_MAX + URI_KEY_MAX + 2];
 	struct hc_egress_result res;
@@ -620,7 +579,7 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 	f = fails_find(x, r, false);
 	if (f)
 		f->hash = 0;
-	ret = hc_egress_done(x->ch, r, res.etag);
+	ret = hc_channel_egress_done(x->ch, r, res.etag);
 	if (ret == -ESTALE || ret == -ENOENT)
 		hc_log(HC_LOG_INFO, "%s: uploaded generation %llu, but the "
 		       "object was %s meanwhile", r->uri,
@@ -745,7 +704,7 @@ int main(int argc, char **argv)
 	/* The egress thread: its own socket, its own S3 clients. */
 	eg.cfg = &cfg;
 	eg.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ret = eg.wake_fd < 0 ? -errno : hc_egress_open(&eg.ch, err, sizeof(err));
+	ret = eg.wake_fd < 0 ? -errno : hc_channel_egress_open(&eg.ch, err, sizeof(err));
 	if (ret == -EBUSY || ret == -EPERM || ret == -EACCES) {
 		hc_log(HC_LOG_ERROR, "%s", err);
 		hc_channel_close(ch);

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +17,11 @@
 #include <isa-l/crc.h>
 #include "egress.h"
 #include "fill.h"
+#include "parts.h"
+#include "posix.h"
+#include "util.h"
 
 #define MiB (1ULL << 20)
-
-static int seterr(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 static uint64_t round_up_block(uint64_t n)
 {
@@ -41,14 +31,6 @@ static uint64_t round_up_block(uint64_t n)
 static uint64_t div_up(uint64_t a, uint64_t b)
 {
 	return (a + b - 1) / b;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int hc_egress_plan(uint64_t size, uint64_t part_size,
@@ -79,33 +61,16 @@ int hc_egress_check(const struct hc_egress *e, char *err, size_t errlen)
 {
 	if (!e->part_size || e->part_size % HC_EGRESS_BLOCK ||
 	    e->part_size > (1ULL << 30))
-		return seterr(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 			      "part size %llu is not a multiple of %u up to 1 GiB",
 			      (unsigned long long)e->part_size, HC_EGRESS_BLOCK);
 	if (!e->workers || e->workers > HC_EGRESS_WORKERS_MAX)
-		return seterr(err, errlen, -EINVAL, "%u workers (1..%u)",
+		return hc_seterr(err, errlen, -EINVAL, "%u workers (1..%u)",
 			      e->workers, HC_EGRESS_WORKERS_MAX);
 	if (!e->dev)
-		return seterr(err, errlen, -EINVAL, "no device");
-	return hc_extents_check(e->ext, e->nr_ext, e->size, err, errlen);
-}
-
-static int pread_full(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)buf + got, n - got, off + got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -EIO;
-		got += r;
-	}
-	return 0;
+		return hc_seterr(err, errlen, -EINVAL, "no device");
+	return hc_extents_check(e->ext, e->nr_ext, e->size, HC_EGRESS_BLOCK, err,
+				errlen);
 }
 
 int hc_egress_read(int fd, const struct hc_extent *ext, uint32_t nr_ext,
@@ -118,7 +83,7 @@ int hc_egress_read(int fd, const struct hc_extent *ext, uint32_t nr_ext,
 	int ret;
 
 	if (off % HC_EGRESS_BLOCK || (uintptr_t)buf % HC_EGRESS_BLOCK)
-		return seterr(err, errlen, -EINVAL, "unaligned read at %llu",
+		return hc_seterr(err, errlen, -EINVAL, "unaligned read at %llu",
 			      (unsigned long long)off);
 	for (i = 0; i < nr_ext && want; i++) {
 		uint64_t elen = ext[i].length, in, n;
@@ -129,9 +94,9 @@ int hc_egress_read(int fd, const struct hc_extent *ext, uint32_t nr_ext,
 		}
 		in = off - base;
 		n = elen - in < want ? elen - in : want;
-		ret = pread_full(fd, b, n, ext[i].offset + in);
+		ret = hc_pread_full(fd, b, n, ext[i].offset + in);
 		if (ret)
-			return seterr(err, errlen, ret, "read at %llu: %s",
+			return hc_seterr(err, errlen, ret, "read at %llu: %s",
 				      (unsigned long long)(ext[i].offset + in),
 				      strerror(-ret));
 		b += n;
@@ -139,7 +104,7 @@ int hc_egress_read(int fd, const struct hc_extent *ext, uint32_t nr_ext,
 		want -= n;
 		base += elen;
 	}
-	return want ? seterr(err, errlen, -EIO, "past the last extent") : 0;
+	return want ? hc_seterr(err, errlen, -EIO, "past the last extent") : 0;
 }
 
 static int open_dev(const struct hc_egress *e, char *err, size_t errlen)
@@ -147,7 +112,7 @@ static int open_dev(const struct hc_egress *e, char *err, size_t errlen)
 	int fd = open(e->dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
 
 	if (fd < 0)
-		return seterr(err, errlen, -errno, "%s: %s", e->dev,
+		return hc_seterr(err, errlen, -errno, "%s: %s", e->dev,
 			      strerror(errno));
 	return fd;
 }
@@ -156,7 +121,7 @@ static int crc_check(const struct hc_egress *e, uint32_t crc, char *err,
 		     size_t errlen)
 {
 	if (e->crc && *e->crc != crc)
-		return seterr(err, errlen, -EBADMSG,
+		return hc_seterr(err, errlen, -EBADMSG,
 			      "CRC-32C of the cached bytes is %08x, the writer "
 			      "committed %08x: not uploaded", crc, *e->crc);
 	return 0;
@@ -178,7 +143,7 @@ static int s3_single(const struct hc_egress *e, struct hcs3 *c,
 
 	if (posix_memalign(&buf, HC_EGRESS_BLOCK,
 			   round_up_block(e->size ? e->size : 1)))
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	fd = open_dev(e, err, errlen);
 	if (fd < 0) {
 		free(buf);
@@ -192,7 +157,7 @@ static int s3_single(const struct hc_egress *e, struct hcs3 *c,
 		ret = crc_check(e, res->crc32c, err, errlen);
 	}
 	if (!ret && stopped(e))
-		ret = seterr(err, errlen, -ECANCELED, "stopped");
+		ret = hc_seterr(err, errlen, -ECANCELED, "stopped");
 	if (!ret)
 		ret = hcs3_put(c, bucket, key, buf, e->size, res->etag, err,
 			       errlen);
@@ -233,7 +198,7 @@ static int abort_leftovers(struct hcs3 *c, const char *bucket,
 
 	l.ids = calloc(LEFTOVERS_BATCH, sizeof(*l.ids));
 	if (!l.ids)
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	for (round = 0; round < 64; round++) {
 		unsigned int i;
 
@@ -265,32 +230,14 @@ struct mpu_run {
 	int fd;
 	char (*etags)[HCS3_ETAG_MAX + 1];
 
-	pthread_mutex_t lock;
-	pthread_cond_t crc_turn;
-	uint64_t next_part;	/* the next part to take */
-	uint64_t crc_part;	/* the part whose CRC comes next */
-	uint64_t done;		/* parts uploaded */
-	uint32_t crc;		/* running, pre-inverted */
-	int error;
-	char *err;
-	size_t errlen;
+	struct hc_parts parts;
+	uint64_t done;		/* parts uploaded, under parts.lock */
 };
 
 struct mpu_worker {
 	struct mpu_run *run;
 	unsigned int id;
 };
-
-static void mpu_fail(struct mpu_run *r, int ret, const char *msg)
-{
-	pthread_mutex_lock(&r->lock);
-	if (!r->error) {
-		r->error = ret;
-		seterr(r->err, r->errlen, ret, "%s", msg);
-	}
-	pthread_cond_broadcast(&r->crc_turn);
-	pthread_mutex_unlock(&r->lock);
-}
 
 static void *mpu_worker(void *arg)
 {
@@ -303,22 +250,19 @@ static void *mpu_worker(void *arg)
 	int ret;
 
 	if (posix_memalign(&buf, HC_EGRESS_BLOCK, p->part_size)) {
-		mpu_fail(r, -ENOMEM, "out of memory");
+		hc_parts_fail(&r->parts, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	for (;;) {
+		int64_t t = hc_parts_take(&r->parts);
 		uint64_t n, off, len, done;
 		uint32_t crc;
 
-		pthread_mutex_lock(&r->lock);
-		if (r->error || r->next_part >= p->nr_parts) {
-			pthread_mutex_unlock(&r->lock);
+		if (t < 0)
 			break;
-		}
-		n = r->next_part++;
-		pthread_mutex_unlock(&r->lock);
+		n = (uint64_t)t;
 		if (stopped(e)) {
-			mpu_fail(r, -ECANCELED, "stopped");
+			hc_parts_fail(&r->parts, -ECANCELED, "stopped");
 			break;
 		}
 		off = n * p->part_size;
@@ -326,27 +270,17 @@ static void *mpu_worker(void *arg)
 		ret = hc_egress_read(r->fd, e->ext, e->nr_ext, off, len, buf,
 				     msg, sizeof(msg));
 		if (ret) {
-			mpu_fail(r, ret, msg);
+			hc_parts_fail(&r->parts, ret, msg);
 			break;
 		}
 		/* The CRC runs over the parts in order. */
-		pthread_mutex_lock(&r->lock);
-		while (!r->error && r->crc_part != n)
-			pthread_cond_wait(&r->crc_turn, &r->lock);
-		if (r->error) {
-			pthread_mutex_unlock(&r->lock);
+		if (hc_parts_crc(&r->parts, n, buf, len, &crc))
 			break;
-		}
-		r->crc = crc32_iscsi(buf, (int)len, r->crc);
-		r->crc_part++;
-		crc = ~r->crc;
-		pthread_cond_broadcast(&r->crc_turn);
-		pthread_mutex_unlock(&r->lock);
 		/* All bytes seen: never upload the last part of bad data. */
 		if (n + 1 == p->nr_parts) {
 			ret = crc_check(e, crc, msg, sizeof(msg));
 			if (ret) {
-				mpu_fail(r, ret, msg);
+				hc_parts_fail(&r->parts, ret, msg);
 				break;
 			}
 		}
@@ -358,12 +292,12 @@ static void *mpu_worker(void *arg)
 
 			snprintf(m2, sizeof(m2), "part %llu: %s",
 				 (unsigned long long)n + 1, msg);
-			mpu_fail(r, ret, m2);
+			hc_parts_fail(&r->parts, ret, m2);
 			break;
 		}
-		pthread_mutex_lock(&r->lock);
+		pthread_mutex_lock(&r->parts.lock);
 		done = ++r->done;
-		pthread_mutex_unlock(&r->lock);
+		pthread_mutex_unlock(&r->parts.lock);
 		if (e->progress)
 			e->progress(e->progress_arg, n + 1, done, p->nr_parts);
 	}
@@ -385,9 +319,6 @@ static int s3_multipart(const struct hc_egress *e, struct hcs3 *const *clients,
 		.bucket = bucket,
 		.key = key,
 		.upload_id = upload_id,
-		.crc = ~0U,
-		.err = err,
-		.errlen = errlen,
 	};
 	unsigned int n, i, started = 0;
 	int ret;
@@ -398,7 +329,7 @@ static int s3_multipart(const struct hc_egress *e, struct hcs3 *const *clients,
 		return ret;
 	r.etags = calloc(res->plan.nr_parts, sizeof(*r.etags));
 	if (!r.etags)
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	r.fd = open_dev(e, err, errlen);
 	if (r.fd < 0) {
 		free(r.etags);
@@ -407,27 +338,25 @@ static int s3_multipart(const struct hc_egress *e, struct hcs3 *const *clients,
 	ret = hcs3_mpu_create(clients[0], bucket, key, upload_id, err, errlen);
 	if (ret)
 		goto out;
-	pthread_mutex_init(&r.lock, NULL);
-	pthread_cond_init(&r.crc_turn, NULL);
+	hc_parts_init(&r.parts, res->plan.nr_parts, err, errlen);
 	n = res->plan.nr_parts < e->workers ? (unsigned int)res->plan.nr_parts :
 					      e->workers;
 	for (i = 0; i < n; i++) {
 		w[i] = (struct mpu_worker){ .run = &r, .id = i };
 		if (pthread_create(&tid[i], NULL, mpu_worker, &w[i])) {
-			mpu_fail(&r, -EAGAIN, "cannot start a worker thread");
+			hc_parts_fail(&r.parts, -EAGAIN, "cannot start a worker thread");
 			break;
 		}
 		started++;
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
-	pthread_cond_destroy(&r.crc_turn);
-	pthread_mutex_destroy(&r.lock);
-	ret = r.error;
+	ret = r.parts.error;
 	res->parts = r.done;
-	res->crc32c = ~r.crc;
+	res->crc32c = hc_parts_crc32c(&r.parts);
+	hc_parts_destroy(&r.parts);
 	if (!ret && r.done != res->plan.nr_parts)
-		ret = seterr(err, errlen, -EIO, "%llu of %llu parts uploaded",
+		ret = hc_seterr(err, errlen, -EIO, "%llu of %llu parts uploaded",
 			     (unsigned long long)r.done,
 			     (unsigned long long)res->plan.nr_parts);
 	if (!ret)
@@ -456,7 +385,7 @@ int hc_egress_s3(const struct hc_egress *e, struct hcs3 *const *clients,
 		 const char *bucket, const char *key,
 		 struct hc_egress_result *res, char *err, size_t errlen)
 {
-	double t0 = now();
+	double t0 = hc_now();
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -465,162 +394,68 @@ int hc_egress_s3(const struct hc_egress *e, struct hcs3 *const *clients,
 		return ret;
 	ret = hc_egress_plan(e->size, e->part_size, &res->plan);
 	if (ret)
-		return seterr(err, errlen, ret, "bad part size");
+		return hc_seterr(err, errlen, ret, "bad part size");
 	if (res->plan.multipart)
 		ret = s3_multipart(e, clients, bucket, key, res, err, errlen);
 	else
 		ret = s3_single(e, clients[0], bucket, key, res, err, errlen);
-	res->seconds = now() - t0;
+	res->seconds = hc_now() - t0;
 	return ret;
 }
 
 /* --- posix ------------------------------------------------------------ */
 
-/* Create the missing parent directories of @path (absolute). */
-static int mkdir_parents(const char *path, char *err, size_t errlen)
-{
-	char *p = strdup(path), *s;
-
-	if (!p)
-		return seterr(err, errlen, -ENOMEM, "out of memory");
-	for (s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			int ret = -errno;
-
-			seterr(err, errlen, ret, "mkdir %s: %s", p,
-			       strerror(-ret));
-			free(p);
-			return ret;
-		}
-		*s = '/';
-	}
-	free(p);
-	return 0;
-}
-
-/* Remove BASE.hc-tmp-* left in @dir by an earlier crash. */
-static void remove_stale_tmp(int dfd, const char *base)
-{
-	size_t bl = strlen(base), sl = strlen(HC_EGRESS_TMP_SUFFIX);
-	int fd = dup(dfd);
-	struct dirent *d;
-	DIR *dir;
-
-	if (fd < 0)
-		return;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return;
-	}
-	while ((d = readdir(dir))) {
-		const char *n = d->d_name;
-
-		if (strncmp(n, base, bl) || strncmp(n + bl, HC_EGRESS_TMP_SUFFIX, sl) ||
-		    strlen(n + bl + sl) != 16 ||
-		    strspn(n + bl + sl, "0123456789abcdef") != 16)
-			continue;
-		unlinkat(dfd, n, 0);
-	}
-	closedir(dir);
-}
-
-static int write_full(int fd, const void *buf, size_t n)
-{
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t w = write(fd, (const char *)buf + done, n - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		done += w;
-	}
-	return 0;
-}
-
 int hc_egress_posix(const struct hc_egress *e, const char *path,
 		    struct hc_egress_result *res, char *err, size_t errlen)
 {
-	char *dir = NULL, *tmp = NULL;
-	const char *base;
-	int dev = -1, out = -1, dfd = -1, ret;
-	uint64_t rnd, off = 0, bufsz;
+	struct hc_posix_file *out;
+	int dev = -1, ret;
+	uint64_t off = 0, bufsz;
 	uint32_t crc = ~0U;
-	bool tmp_made = false;
-	double t0 = now();
+	double t0 = hc_now();
 	void *buf = NULL;
 
 	memset(res, 0, sizeof(*res));
 	ret = hc_egress_check(e, err, errlen);
 	if (ret)
 		return ret;
-	base = strrchr(path, '/');
-	if (path[0] != '/' || !base || !base[1])
-		return seterr(err, errlen, -EINVAL, "%s: not an absolute file path",
-			      path);
-	base++;
 	res->plan = (struct hc_egress_plan){
 		.part_size = e->part_size,
 		.nr_parts = e->size ? div_up(e->size, e->part_size) : 1,
 	};
 	res->plan.last_size = e->size - (res->plan.nr_parts - 1) * e->part_size;
-	ret = mkdir_parents(path, err, errlen);
-	if (ret)
-		return ret;
-	dir = strndup(path, base - path > 1 ? (size_t)(base - path - 1) : 1);
-	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-		rnd = (uint64_t)t0 * 1000003 ^ (uint64_t)getpid() << 32;
-	if (!dir || asprintf(&tmp, "%s%s%016llx", path, HC_EGRESS_TMP_SUFFIX,
-			     (unsigned long long)rnd) < 0) {
-		tmp = NULL;
-		ret = seterr(err, errlen, -ENOMEM, "out of memory");
-		goto out;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		ret = seterr(err, errlen, -errno, "%s: %s", dir, strerror(errno));
-		goto out;
-	}
-	remove_stale_tmp(dfd, base);
 	bufsz = e->size < e->part_size ? round_up_block(e->size ? e->size : 1) :
 					 e->part_size;
-	if (posix_memalign(&buf, HC_EGRESS_BLOCK, bufsz)) {
-		buf = NULL;
-		ret = seterr(err, errlen, -ENOMEM, "out of memory");
-		goto out;
+	out = malloc(sizeof(*out));
+	if (!out || posix_memalign(&buf, HC_EGRESS_BLOCK, bufsz)) {
+		free(out);
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	}
+	ret = hc_posix_create(out, path, err, errlen);
+	if (ret)
+		goto out_free;
 	dev = open_dev(e, err, errlen);
 	if (dev < 0) {
 		ret = dev;
-		goto out;
+		goto out_abort;
 	}
-	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (out < 0) {
-		ret = seterr(err, errlen, -errno, "%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	tmp_made = true;
 	while (off < e->size) {
 		uint64_t len = e->size - off < bufsz ? e->size - off : bufsz;
 
 		if (stopped(e)) {
-			ret = seterr(err, errlen, -ECANCELED, "stopped");
-			goto out;
+			ret = hc_seterr(err, errlen, -ECANCELED, "stopped");
+			goto out_abort;
 		}
 		ret = hc_egress_read(dev, e->ext, e->nr_ext, off, len, buf, err,
 				     errlen);
 		if (ret)
-			goto out;
+			goto out_abort;
 		crc = crc32_iscsi(buf, (int)len, crc);
-		ret = write_full(out, buf, len);
+		ret = hc_write_full(out->fd, buf, len);
 		if (ret) {
-			seterr(err, errlen, ret, "%s: write: %s", tmp,
-			       strerror(-ret));
-			goto out;
+			hc_seterr(err, errlen, ret, "%s: write: %s", out->tmp,
+				  strerror(-ret));
+			goto out_abort;
 		}
 		off += len;
 		res->parts++;
@@ -631,42 +466,19 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 	res->crc32c = ~crc;
 	ret = crc_check(e, res->crc32c, err, errlen);
 	if (ret)
-		goto out;
-	if (fsync(out)) {
-		ret = seterr(err, errlen, -errno, "%s: fsync: %s", tmp,
-			     strerror(errno));
-		goto out;
-	}
-	ret = close(out) ? -errno : 0;
-	out = -1;
-	if (ret) {
-		seterr(err, errlen, ret, "%s: close: %s", tmp, strerror(-ret));
-		goto out;
-	}
-	if (rename(tmp, path)) {
-		ret = seterr(err, errlen, -errno, "rename to %s: %s", path,
-			     strerror(errno));
-		goto out;
-	}
-	tmp_made = false;
-	if (fsync(dfd)) {
-		ret = seterr(err, errlen, -errno, "%s: fsync: %s", dir,
-			     strerror(errno));
-		goto out;
-	}
-	snprintf(res->etag, sizeof(res->etag), "%08x", res->crc32c);
-out:
-	if (out >= 0)
-		close(out);
-	if (tmp_made)
-		unlink(tmp);
+		goto out_abort;
+	ret = hc_posix_commit(out, err, errlen);
+	if (!ret)
+		snprintf(res->etag, sizeof(res->etag), "%08x", res->crc32c);
+	goto out_close;
+out_abort:
+	hc_posix_abort(out);
+out_close:
 	if (dev >= 0)
 		close(dev);
-	if (dfd >= 0)
-		close(dfd);
+out_free:
 	free(buf);
-	free(tmp);
-	free(dir);
-	res->seconds = now() - t0;
+	free(out);
+	res->seconds = hc_now() - t0;
 	return ret;
 }

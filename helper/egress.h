@@ -23,9 +23,9 @@
  * multipart upload of KEY, unfinished uploads of exactly KEY (left by a
  * crash) are aborted; any failure aborts the new upload.
  *
- * posix (hc_egress_posix()): ROOT/KEY.hc-tmp-XXXXXXXXXXXXXXXX is written
- * (parent directories created, stale temporaries of KEY removed), fsync'd,
- * renamed onto ROOT/KEY and the directory fsync'd: readers see the old
+ * posix (hc_egress_posix()): ROOT/KEY is written atomically by the posix
+ * backend's one rule (posix.h: a temporary, stale temporaries of KEY
+ * removed, fsync, rename, fsync of the directory): readers see the old
  * file or the new one, never a part.  The "ETag" is the CRC-32C of the
  * bytes as 8 lowercase hex digits.
  *
@@ -44,7 +44,6 @@
 #define HC_EGRESS_PART_MIN	(5ULL << 20)	/* S3: all parts but the last */
 #define HC_EGRESS_PARTS_MAX	10000u		/* S3: part numbers 1..10000 */
 #define HC_EGRESS_WORKERS_MAX	64
-#define HC_EGRESS_TMP_SUFFIX	".hc-tmp-"
 
 /* How an object of a given size is uploaded. */
 struct hc_egress_plan {

@@ -6,42 +6,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <isa-l/crc.h>
 #include "fill.h"
+#include "parts.h"
+#include "util.h"
 
 struct fill_run {
 	const struct hc_fill *f;
 	int fd;
-	uint64_t nr_parts;
-
-	pthread_mutex_t lock;
-	pthread_cond_t crc_turn;
-	uint64_t next_part;	/* the next part to take */
-	uint64_t crc_part;	/* the part whose CRC comes next */
-	uint32_t crc;		/* running, pre-inverted */
-	int error;		/* first failure, negative errno */
-	char *err;
-	size_t errlen;
+	struct hc_parts parts;
 };
-
-static int seterr(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 static uint64_t round_up_block(uint64_t n)
 {
@@ -52,54 +31,17 @@ int hc_fill_check(const struct hc_fill *f, char *err, size_t errlen)
 {
 	if (!f->part_size || f->part_size % HC_FILL_BLOCK ||
 	    f->part_size > (1ULL << 30))
-		return seterr(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 			      "part size %llu is not a multiple of %u up to 1 GiB",
 			      (unsigned long long)f->part_size, HC_FILL_BLOCK);
 	if (!f->workers || f->workers > HC_FILL_WORKERS_MAX)
-		return seterr(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 			      "%u workers (1..%u)", f->workers,
 			      HC_FILL_WORKERS_MAX);
 	if (!f->fetch || !f->dev)
-		return seterr(err, errlen, -EINVAL, "no source or device");
-	return hc_extents_check(f->ext, f->nr_ext, f->size, err, errlen);
-}
-
-int hc_extents_check(const struct hc_extent *ext, uint32_t nr_ext,
-		     uint64_t size, char *err, size_t errlen)
-{
-	uint64_t total = 0;
-	uint32_t i;
-
-	if (nr_ext > HC_MAX_EXTENTS || (nr_ext && !ext))
-		return seterr(err, errlen, -EINVAL, "%u extents", nr_ext);
-	for (i = 0; i < nr_ext; i++) {
-		if (ext[i].offset % HC_FILL_BLOCK ||
-		    ext[i].length % HC_FILL_BLOCK || !ext[i].length)
-			return seterr(err, errlen, -EINVAL,
-				      "extent %u (%llu+%llu) is not %u-aligned",
-				      i, (unsigned long long)ext[i].offset,
-				      (unsigned long long)ext[i].length,
-				      HC_FILL_BLOCK);
-		total += ext[i].length;
-	}
-	if (total < round_up_block(size))
-		return seterr(err, errlen, -EINVAL,
-			      "extents hold %llu bytes, the object %llu",
-			      (unsigned long long)total,
-			      (unsigned long long)size);
-	return 0;
-}
-
-/* Record the first failure and stop everyone. */
-static void run_fail(struct fill_run *r, int ret, const char *msg)
-{
-	pthread_mutex_lock(&r->lock);
-	if (!r->error) {
-		r->error = ret;
-		seterr(r->err, r->errlen, ret, "%s", msg);
-	}
-	pthread_cond_broadcast(&r->crc_turn);
-	pthread_mutex_unlock(&r->lock);
+		return hc_seterr(err, errlen, -EINVAL, "no source or device");
+	return hc_extents_check(f->ext, f->nr_ext, f->size, HC_FILL_BLOCK, err,
+				errlen);
 }
 
 /* Write @len bytes (block multiple) of @buf at object offset @off. */
@@ -109,6 +51,7 @@ static int write_part(struct fill_run *r, const char *buf, uint64_t off,
 	const struct hc_fill *f = r->f;
 	uint64_t base = 0;
 	uint32_t i;
+	int ret;
 
 	for (i = 0; i < f->nr_ext && len; i++) {
 		uint64_t elen = f->ext[i].length, in, n;
@@ -119,29 +62,18 @@ static int write_part(struct fill_run *r, const char *buf, uint64_t off,
 		}
 		in = off - base;
 		n = elen - in < len ? elen - in : len;
-		for (uint64_t done = 0; done < n;) {
-			ssize_t w = pwrite(r->fd, buf + done, n - done,
-					   f->ext[i].offset + in + done);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				int e = w < 0 ? -errno : -EIO;
-
-				return seterr(err, errlen, e,
-					      "%s: write at %llu: %s", f->dev,
-					      (unsigned long long)
-					      (f->ext[i].offset + in + done),
-					      strerror(-e));
-			}
-			done += w;
-		}
+		ret = hc_pwrite_full(r->fd, buf, n, f->ext[i].offset + in);
+		if (ret)
+			return hc_seterr(err, errlen, ret,
+					 "%s: write at %llu: %s", f->dev,
+					 (unsigned long long)(f->ext[i].offset + in),
+					 strerror(-ret));
 		buf += n;
 		off += n;
 		len -= n;
 		base += elen;
 	}
-	return len ? seterr(err, errlen, -EIO, "past the last extent") : 0;
+	return len ? hc_seterr(err, errlen, -EIO, "past the last extent") : 0;
 }
 
 struct fill_worker {
@@ -160,59 +92,39 @@ static void *fill_worker(void *arg)
 	int ret;
 
 	if (posix_memalign(&buf, HC_FILL_BLOCK, f->part_size)) {
-		run_fail(r, -ENOMEM, "out of memory");
+		hc_parts_fail(&r->parts, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	for (;;) {
+		int64_t t = hc_parts_take(&r->parts);
 		uint64_t p, off, len, wlen;
+		uint32_t crc;
 
-		pthread_mutex_lock(&r->lock);
-		if (r->error || r->next_part >= r->nr_parts) {
-			pthread_mutex_unlock(&r->lock);
+		if (t < 0)
 			break;
-		}
-		p = r->next_part++;
-		pthread_mutex_unlock(&r->lock);
+		p = (uint64_t)t;
 
 		off = p * f->part_size;
 		len = f->size - off < f->part_size ? f->size - off :
 						     f->part_size;
 		ret = f->fetch(f->src, w->id, off, len, buf, msg, sizeof(msg));
 		if (ret) {
-			run_fail(r, ret, msg);
+			hc_parts_fail(&r->parts, ret, msg);
 			break;
 		}
 		wlen = round_up_block(len);
 		memset((char *)buf + len, 0, wlen - len);
 		ret = write_part(r, buf, off, wlen, msg, sizeof(msg));
 		if (ret) {
-			run_fail(r, ret, msg);
+			hc_parts_fail(&r->parts, ret, msg);
 			break;
 		}
-		/* The CRC runs over the parts in order. */
-		pthread_mutex_lock(&r->lock);
-		while (!r->error && r->crc_part != p)
-			pthread_cond_wait(&r->crc_turn, &r->lock);
-		if (r->error) {
-			pthread_mutex_unlock(&r->lock);
+		if (hc_parts_crc(&r->parts, p, buf, len, &crc))
 			break;
-		}
-		r->crc = crc32_iscsi(buf, (int)len, r->crc);
-		r->crc_part++;
-		pthread_cond_broadcast(&r->crc_turn);
-		pthread_mutex_unlock(&r->lock);
 		w->parts++;
 	}
 	free(buf);
 	return NULL;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,
@@ -220,32 +132,27 @@ int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,
 {
 	struct fill_worker w[HC_FILL_WORKERS_MAX];
 	pthread_t tid[HC_FILL_WORKERS_MAX];
-	struct fill_run r = {
-		.f = f,
-		.crc = ~0U,
-		.err = err,
-		.errlen = errlen,
-	};
+	struct fill_run r = { .f = f };
+	uint64_t nr_parts;
 	unsigned int n, i, started = 0;
-	double t0 = now();
+	double t0 = hc_now();
 	int ret;
 
 	memset(res, 0, sizeof(*res));
 	ret = hc_fill_check(f, err, errlen);
 	if (ret)
 		return ret;
-	r.nr_parts = (f->size + f->part_size - 1) / f->part_size;
+	nr_parts = (f->size + f->part_size - 1) / f->part_size;
 	r.fd = open(f->dev, O_WRONLY | O_DIRECT | O_CLOEXEC);
 	if (r.fd < 0)
-		return seterr(err, errlen, -errno, "%s: %s", f->dev,
+		return hc_seterr(err, errlen, -errno, "%s: %s", f->dev,
 			      strerror(errno));
-	pthread_mutex_init(&r.lock, NULL);
-	pthread_cond_init(&r.crc_turn, NULL);
-	n = r.nr_parts < f->workers ? (unsigned int)r.nr_parts : f->workers;
+	hc_parts_init(&r.parts, nr_parts, err, errlen);
+	n = nr_parts < f->workers ? (unsigned int)nr_parts : f->workers;
 	for (i = 0; i < n; i++) {
 		w[i] = (struct fill_worker){ .run = &r, .id = i };
 		if (pthread_create(&tid[i], NULL, fill_worker, &w[i])) {
-			run_fail(&r, -EAGAIN, "cannot start a worker thread");
+			hc_parts_fail(&r.parts, -EAGAIN, "cannot start a worker thread");
 			break;
 		}
 		started++;
@@ -254,19 +161,18 @@ int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,
 		pthread_join(tid[i], NULL);
 		res->parts += w[i].parts;
 	}
-	ret = r.error;
-	if (!ret && res->parts != r.nr_parts)
-		ret = seterr(err, errlen, -EIO, "%llu of %llu parts written",
+	ret = r.parts.error;
+	if (!ret && res->parts != nr_parts)
+		ret = hc_seterr(err, errlen, -EIO, "%llu of %llu parts written",
 			     (unsigned long long)res->parts,
-			     (unsigned long long)r.nr_parts);
+			     (unsigned long long)nr_parts);
 	if (!ret && fdatasync(r.fd))
-		ret = seterr(err, errlen, -errno, "%s: fdatasync: %s", f->dev,
+		ret = hc_seterr(err, errlen, -errno, "%s: fdatasync: %s", f->dev,
 			     strerror(errno));
 	if (close(r.fd) && !ret)
-		ret = seterr(err, errlen, -EIO, "%s: close failed", f->dev);
-	pthread_cond_destroy(&r.crc_turn);
-	pthread_mutex_destroy(&r.lock);
-	res->crc32c = ~r.crc;
-	res->seconds = now() - t0;
+		ret = hc_seterr(err, errlen, -EIO, "%s: close failed", f->dev);
+	res->crc32c = hc_parts_crc32c(&r.parts);
+	hc_parts_destroy(&r.parts);
+	res->seconds = hc_now() - t0;
 	return ret;
 }

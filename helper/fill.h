@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "hypercache.h"
+#include "extent.h"
 
 #define HC_FILL_BLOCK		4096u
 #define HC_FILL_WORKERS_MAX	64
@@ -56,14 +57,6 @@ struct hc_fill_result {
  * part size, worker count, extents not block-aligned or too short.
  */
 int hc_fill_check(const struct hc_fill *f, char *err, size_t errlen);
-
-/*
- * hc_extents_check() - 0, or -EINVAL with a message if @nr_ext extents
- * (at most HC_MAX_EXTENTS) are not block-aligned or hold fewer than @size
- * bytes rounded up to a block.  Shared with the egress engine.
- */
-int hc_extents_check(const struct hc_extent *ext, uint32_t nr_ext,
-		     uint64_t size, char *err, size_t errlen);
 
 /* hc_fill_run() - see above.  A size of 0 writes nothing (CRC 0). */
 int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,

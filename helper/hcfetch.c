@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include "config.h"
 #include "fill.h"
+#include "resolve.h"
 #include "s3.h"
-#include "uri.h"
 
 extern char **environ;
 
@@ -94,7 +94,8 @@ int main(int argc, char **argv)
 	const char *cfg_path = HC_CONFIG_PATH, *out = "hcfetch.out";
 	static struct hc_config cfg;
 	static struct hc_creds creds;
-	char err[1024], bucket[URI_BUCKET_MAX + 1];
+	static struct hc_target target, *t = &target;
+	char err[1024];
 	const struct hc_backend *b;
 	struct hc_fill_result res;
 	struct hc_extent ext;
@@ -103,7 +104,6 @@ int main(int argc, char **argv)
 	uint64_t part = 0;
 	struct src src = { 0 };
 	struct hc_fill f;
-	struct uri u;
 	int c, ret, fd;
 
 	while ((c = getopt_long(argc, argv, "c:w:p:o:h", opts, NULL)) != -1) {
@@ -144,33 +144,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hcfetch: %s\n", err);
 		return 2;
 	}
-	if (uri_parse(argv[optind], strlen(argv[optind]), &u, err, sizeof(err))) {
-		fprintf(stderr, "hcfetch: %s\n", err);
+	if (hc_resolve(&cfg, argv[optind], strlen(argv[optind]), 0, t, err,
+		       sizeof(err))) {
+		fprintf(stderr, "hcfetch: %s: %s\n", argv[optind], err);
 		return 2;
 	}
-	b = hc_config_backend(&cfg, u.scheme == URI_S3 ? cfg.default_backend :
-			      u.backend);
-	if (!b || b->type != HC_BACKEND_S3) {
-		fprintf(stderr, "hcfetch: %s: no S3 backend for it in %s\n",
-			argv[optind], cfg_path);
+	b = t->b;
+	if (b->type != HC_BACKEND_S3) {
+		fprintf(stderr, "hcfetch: %s: backend %s is not an S3 backend\n",
+			argv[optind], b->name);
 		return 2;
 	}
-	if (u.scheme == URI_S3) {
-		src.bucket = u.bucket;
-		src.key = u.key;
-	} else {
-		char *slash = strchr(u.key, '/');
-
-		if (!slash || slash == u.key ||
-		    (size_t)(slash - u.key) > URI_BUCKET_MAX) {
-			fprintf(stderr, "hcfetch: use hypercache://NAME/BUCKET/KEY\n");
-			return 2;
-		}
-		memcpy(bucket, u.key, slash - u.key);
-		bucket[slash - u.key] = '\0';
-		src.bucket = bucket;
-		src.key = slash + 1;
-	}
+	src.bucket = t->bucket;
+	src.key = t->key;
 	if (!workers)
 		workers = cfg.ingest_concurrency;
 	if (!part)

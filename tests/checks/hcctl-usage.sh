@@ -49,6 +49,17 @@ expect() {
 	fi
 }
 
+# lacks STREAM PATTERN: the previous expect's stream must not contain PATTERN
+lacks() {
+	if grep -qF -- "$2" "$tmp/$1"; then
+		failed=$((failed + 1))
+		echo "FAIL: std$1 of the previous check has '$2'"
+		sed "s/^/  std$1: /" "$tmp/$1" | head -5
+	else
+		passed=$((passed + 1))
+	fi
+}
+
 # help and version
 expect 0 out "COMMANDS"               -- --help
 expect 0 out "pool create"            -- --help
@@ -76,6 +87,37 @@ expect 0 out "JOB_COMPLETION_INDEX"   -- preload-batch --help
 expect 0 out "HC_CMD_STATS_GET"       -- help stats
 expect 0 out "--root DIR"             -- inspect --help
 expect 0 out "use --force to overwrite" -- pool create --help
+
+# one set of flags (opt.c): --json after the verb on every verb (it was
+# refused by get, pool stop, evict, pin, unpin, help and version) ...
+for c in "pool create" "pool assemble" "pool stop" status monitor geometry \
+	 put get locate preload preload-batch flush restore ls evict pin unpin \
+	 stats inspect help version; do
+	# shellcheck disable=SC2086
+	expect 0 out "SYNOPSIS"       -- $c --json --help
+	# shellcheck disable=SC2086
+	expect 0 out "SYNOPSIS"       -- $c -j -h
+	# shellcheck disable=SC2086
+	expect 0 out "--json"         -- $c --help
+done
+expect 0 out '"family":"hypercache"'  -- version --json
+expect 0 out '"family":"hypercache"'  -- --json version
+# ... one name for parallelism, -P/--parallel (flush's --width/-w, the old
+# spelling, still works, with a note) ...
+for c in preload preload-batch flush; do
+	expect 0 out "-P, --parallel P"   -- $c --help
+done
+expect 2 err "flush: bad --parallel '0'"          -- flush --parallel 0 s3://bkt/a/b/
+expect 2 err "flush: bad --parallel '65'"         -- flush -P 65 s3://bkt/a/b/
+expect 2 err "flush: --width is deprecated, use --parallel" -- flush --width 2 --bogus s3://bkt/a/b/
+expect 2 err "flush: --width is deprecated, use --parallel" -- flush -w 2 --bogus s3://bkt/a/b/
+expect 2 err "flush: unrecognized option '--bogus'" -- flush --parallel 2 --bogus s3://bkt/a/b/
+lacks err "deprecated"
+# ... and -o is the output file (get); pool create's -o still works, noted
+expect 2 err "get: missing URI operand"           -- get -o "$tmp/out-file"
+expect 2 err "pool create: -o is deprecated, use --data-offset" -- pool create -o 4M --bogus /dev/null
+expect 2 err "pool create: unrecognized option '--bogus'" -- pool create --data-offset 4M --bogus /dev/null
+lacks err "deprecated"
 
 # usage errors: exit 2, message on stderr, nothing on stdout
 expect 2 err "no command given"       --
@@ -127,7 +169,7 @@ expect 2 err "get: missing URI operand"           -- get -o "$tmp/out-file"
 expect 2 err "get: option requires an argument -- 'o'" -- get -o
 expect 2 err "get: option '--output' requires an argument" -- get --output
 expect 2 err "get: unexpected argument 'b'"       -- get a b
-expect 2 err "get: unrecognized option '--json'"  -- get --json s3://b/o
+expect 2 err "get: empty URI"                     -- get --json ""
 expect 2 err "get: empty URI"                     -- get ""
 expect 2 err "get: URI too long"                  -- get "$long_uri"
 expect 2 err "locate: missing URI operand"        -- locate
@@ -183,6 +225,19 @@ expect 1 err "hypercache://store/ds/nope: no objects under this prefix" -- \
 expect 1 err "hypercache://zzz/a: no [backend zzz]" -- $pb --prefix hypercache://zzz/a
 # shellcheck disable=SC2086
 expect 1 err "bad prefix" -- $pb --prefix ftp://x/y
+# one resolver (helper/lib/resolve.c): a prefix is quoted as given (it was
+# parsed as PREFIX + "x", and the message said 's3://bktx'), the bucket of
+# an s3 backend's hypercache:// prefix is required and checked
+# shellcheck disable=SC2086
+expect 1 err "'s3://bkt': no '/' before the key" -- $pb --prefix s3://bkt
+lacks err "bktx"
+# shellcheck disable=SC2086
+expect 1 err "the URI is hypercache://s3/BUCKET/PREFIX" -- $pb --prefix hypercache://s3/bkt
+# shellcheck disable=SC2086
+expect 1 err "bucket 'Bkt': upper-case" -- $pb --prefix hypercache://s3/Bkt/a
+# posix listing: the prefix's directory obeys the key rule (no ..)
+# shellcheck disable=SC2086
+expect 1 err "has a \"..\" component" -- $pb --prefix hypercache://store/ds/../
 # flush and restore: operands, options; --status of a posix tree needs
 # neither the module nor root
 expect 0 out "HC_FLUSH_CRASH_AFTER"               -- flush --help

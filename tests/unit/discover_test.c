@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Drive discovery and safety checks (helper/discover.c) against fake root
+ * Drive discovery and safety checks (helper/lib/discover.c) against fake root
  * trees built in a temporary directory: sysfs entries (dev, size,
  * partition, holders, slaves, model, serial), mountinfo, swaps, and /dev
  * image files carrying real on-disk signatures written byte by byte, which

@@ -19,6 +19,7 @@
 #include <isa-l/crc.h>
 #include "kselftest_harness.h"
 #include "egress.h"
+#include "posix.h"
 
 #define MiB (1ULL << 20)
 #define DEV_SIZE (64 * MiB)
@@ -266,7 +267,7 @@ static void posix_one(struct __test_metadata *_metadata, const char *dev,
 	dir = opendir(path);
 	ASSERT_NE(NULL, dir);
 	while ((d = readdir(dir)))
-		if (strstr(d->d_name, HC_EGRESS_TMP_SUFFIX))
+		if (strstr(d->d_name, HC_POSIX_TMP_SUFFIX))
 			ntmp++;
 	closedir(dir);
 	EXPECT_EQ(0, ntmp);
@@ -307,9 +308,9 @@ TEST_F(dev, posix_removes_stale_tmp)
 
 	lay_out(_metadata, self->fd, 10);
 	snprintf(pk, sizeof(pk), "%s/k%s0123456789abcdef", self->root,
-		 HC_EGRESS_TMP_SUFFIX);
+		 HC_POSIX_TMP_SUFFIX);
 	snprintf(pkk, sizeof(pkk), "%s/kk%s0123456789abcdef", self->root,
-		 HC_EGRESS_TMP_SUFFIX);
+		 HC_POSIX_TMP_SUFFIX);
 	f = open(pk, O_WRONLY | O_CREAT, 0644);
 	ASSERT_GE(f, 0);
 	close(f);

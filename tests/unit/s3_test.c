@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The S3 client (helper/s3.c) against an in-process fake S3 server
+ * The S3 client (helper/lib/s3.c) against an in-process fake S3 server
  * (libmicrohttpd on 127.0.0.1) that checks every request's SigV4
  * signature by recomputing it with the server's secret, the wire encoding
  * of the path, x-amz-content-sha256 and Content-MD5 against the body, and

@@ -11,10 +11,10 @@
 #include "shard.h"
 
 static int resolve(const char *c, const char *i, char *const envp[],
-		   struct hc_shard *s, char *err)
+		   struct hcctl_shard *s, char *err)
 {
 	err[0] = 0;
-	return hc_shard_resolve(c, i, envp, s, err, 256);
+	return hcctl_shard_resolve(c, i, envp, s, err, 256);
 }
 
 TEST(every_item_exactly_once)
@@ -29,12 +29,12 @@ TEST(every_item_exactly_once)
 			size_t total = 0;
 
 			for (i = 0; i < n; i++) {
-				struct hc_shard s = { .count = n, .index = i };
+				struct hcctl_shard s = { .count = n, .index = i };
 				size_t items[1000], kept;
 
 				for (k = 0; k < counts[c]; k++)
 					items[k] = k;
-				kept = hc_shard_select(items, counts[c],
+				kept = hcctl_shard_select(items, counts[c],
 						       sizeof(items[0]), &s);
 				/* balanced: floor or ceil of items / nodes */
 				EXPECT_LE(counts[c] / n, kept);
@@ -57,27 +57,27 @@ TEST(every_item_exactly_once)
 TEST(seed_example)
 {
 	/* two nodes: node 0 gets shards 0, 2, 4..., node 1 shards 1, 3, 5... */
-	struct hc_shard s0 = { .count = 2, .index = 0 };
-	struct hc_shard s1 = { .count = 2, .index = 1 };
+	struct hcctl_shard s0 = { .count = 2, .index = 0 };
+	struct hcctl_shard s1 = { .count = 2, .index = 1 };
 	int a[6] = { 0, 1, 2, 3, 4, 5 }, b[6] = { 0, 1, 2, 3, 4, 5 };
 
-	ASSERT_EQ(3, hc_shard_select(a, 6, sizeof(int), &s0));
-	ASSERT_EQ(3, hc_shard_select(b, 6, sizeof(int), &s1));
+	ASSERT_EQ(3, hcctl_shard_select(a, 6, sizeof(int), &s0));
+	ASSERT_EQ(3, hcctl_shard_select(b, 6, sizeof(int), &s1));
 	EXPECT_EQ(0, a[0]);
 	EXPECT_EQ(2, a[1]);
 	EXPECT_EQ(4, a[2]);
 	EXPECT_EQ(1, b[0]);
 	EXPECT_EQ(3, b[1]);
 	EXPECT_EQ(5, b[2]);
-	EXPECT_TRUE(hc_shard_mine(&s1, 7));
-	EXPECT_FALSE(hc_shard_mine(&s0, 7));
+	EXPECT_TRUE(hcctl_shard_mine(&s1, 7));
+	EXPECT_FALSE(hcctl_shard_mine(&s0, 7));
 }
 
 TEST(options)
 {
 	char *env[] = { "SLURM_NODEID=3", "SLURM_NNODES=4", "RANK=1",
 			"WORLD_SIZE=2", NULL };
-	struct hc_shard s;
+	struct hcctl_shard s;
 	char err[256];
 
 	/* the options beat every variable */
@@ -114,7 +114,7 @@ TEST(env_precedence)
 			"WORLD_SIZE=5", "SLURM_NNODES=4", NULL };
 	char *empty[] = { "SLURM_NODEID=", "RANK=", "JOB_COMPLETION_INDEX=1",
 			  "HC_NODE_COUNT=2", NULL };
-	struct hc_shard s;
+	struct hcctl_shard s;
 	char err[256];
 
 	ASSERT_EQ(0, resolve(NULL, NULL, all, &s, err)) TH_LOG("%s", err);
@@ -157,7 +157,7 @@ TEST(missing)
 	char *none[] = { "PATH=/bin", "WORLD_SIZE=4", "SLURM_NNODES=2", NULL };
 	char *half[] = { "RANK=1", NULL };
 	char *k8s[] = { "JOB_COMPLETION_INDEX=1", "WORLD_SIZE=4", NULL };
-	struct hc_shard s;
+	struct hcctl_shard s;
 	char err[256];
 
 	EXPECT_EQ(-EINVAL, resolve(NULL, NULL, none, &s, err));
@@ -180,7 +180,7 @@ TEST(bad_values)
 	char *rank_bad[] = { "RANK=-1", "WORLD_SIZE=2", NULL };
 	char *k8s_zero[] = { "JOB_COMPLETION_INDEX=0", "HC_NODE_COUNT=0", NULL };
 	char *k8s_big[] = { "JOB_COMPLETION_INDEX=3", "HC_NODE_COUNT=3", NULL };
-	struct hc_shard s;
+	struct hcctl_shard s;
 	char err[256];
 	size_t i;
 

@@ -142,6 +142,22 @@ TEST(key_bounds_and_nul)
 	EXPECT_NE(NULL, strstr(err, "bucket contains a NUL")) TH_LOG("%s", err);
 }
 
+/* A prefix may have an empty key; messages quote it as given. */
+TEST(prefix_may_be_empty)
+{
+	struct uri u;
+	char err[256] = "";
+
+	ASSERT_EQ(0, uri_parse_prefix("s3://bkt/", 9, &u, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(0, u.key_len);
+	EXPECT_STREQ("bkt", u.bucket);
+	ASSERT_EQ(0, uri_parse_prefix("hypercache://nfs/ds/sh", 22, &u, err, sizeof(err)));
+	EXPECT_STREQ("ds/sh", u.key);
+	EXPECT_EQ(-EINVAL, uri_parse_prefix("s3://bkt", 8, &u, err, sizeof(err)));
+	EXPECT_STREQ("'s3://bkt': no '/' before the key", err);
+	EXPECT_EQ(-EINVAL, uri_parse("s3://bkt/", 9, &u, err, sizeof(err)));
+}
+
 TEST(err_may_be_null)
 {
 	struct uri u;

@@ -18,6 +18,7 @@
 #include "hypercache_format.h"
 #include "hypercache_netlink.h"
 #include "hcctl.h"
+#include "opt.h"
 #include "ctl.h"
 #include "nl.h"
 
@@ -93,7 +94,7 @@ static int obj_parse(struct nl_msg *msg, struct obj_info *o)
 	if (!o->uri)
 		return -ENOMEM;
 	memcpy(o->uri, nla_data(tb[HC_A_OBJ_URI]), o->uri_len);
-	o->shown = hc_uri_escape(o->uri, o->uri_len);
+	o->shown = hcctl_uri_escape(o->uri, o->uri_len);
 	if (!o->shown)
 		return -ENOMEM;
 #define GET(attr, field, get)						\
@@ -176,7 +177,7 @@ static json_object *obj_json(const struct obj_info *o)
 	json_object_object_add(j, "uri", json_object_new_string(o->shown));
 	if (o->has_state)
 		json_object_object_add(j, "state", json_object_new_string(
-			hc_obj_state_name(o->state, buf, sizeof(buf))));
+			hcctl_obj_state_name(o->state, buf, sizeof(buf))));
 	if (o->has_flags) {
 		json_object_object_add(j, "flags", json_object_new_uint64(o->flags));
 		json_object_object_add(j, "pinned", json_object_new_boolean(
@@ -191,7 +192,7 @@ static json_object *obj_json(const struct obj_info *o)
 		json_object_object_add(j, "chunks", json_object_new_uint64(o->chunks));
 	if (o->has_holds)
 		json_object_object_add(j, "holds", json_object_new_uint64(o->holds));
-	json_object_object_add(j, "extents", hc_extents_json(o->ext, o->next));
+	json_object_object_add(j, "extents", hcctl_extents_json(o->ext, o->next));
 	return j;
 }
 
@@ -208,7 +209,7 @@ static void ls_print_text(const struct obj_list *l)
 		char flags[3] = "--";
 
 		state = o->has_state ?
-			hc_obj_state_name(o->state, sbuf, sizeof(sbuf)) : "-";
+			hcctl_obj_state_name(o->state, sbuf, sizeof(sbuf)) : "-";
 		if (o->has_flags) {
 			if (o->flags & HC_OBJ_F_PINNED)
 				flags[0] = 'P';
@@ -216,7 +217,7 @@ static void ls_print_text(const struct obj_list *l)
 				flags[1] = 'C';
 		}
 		if (o->has_size)
-			hc_fmt_size(size, sizeof(size), o->size);
+			hcctl_fmt_size(size, sizeof(size), o->size);
 		else
 			snprintf(size, sizeof(size), "-");
 		if (o->has_generation)
@@ -232,55 +233,41 @@ static void ls_print_text(const struct obj_list *l)
 	}
 }
 
-int hc_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "dirty", no_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct obj_list l = { 0 };
-	struct hc_nl nl = { 0 };
-	struct hc_nl_err err;
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
 	struct nl_msg *msg;
-	bool json = hc_opt_json, dirty = false;
+	bool json, dirty = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("dirty", 'd', &dirty),
+		HCCTL_OPT_END
+	};
 	size_t i, n;
-	int c, rc = HC_EXIT_FAIL;
+	int rc = HC_EXIT_FAIL, optind;
 	int ret;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jdh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'd':
-			dirty = true;
-			break;
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &ret);
+	if (optind < 0)
+		return ret;
+	json = hcctl_opt_json;
 	if (optind < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
 
-	if (hc_nl_open(&nl, cmd->name) < 0)
+	if (hcctl_nl_open(&nl, cmd->name) < 0)
 		return HC_EXIT_FAIL;
-	msg = hc_nl_request(&nl, HC_CMD_OBJ_GET, 0);
+	msg = hcctl_nl_request(&nl, HC_CMD_OBJ_GET, 0);
 	if (!msg) {
-		hc_err(cmd->name, "cannot build netlink request", ENOMEM);
+		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
 		goto out;
 	}
-	ret = hc_nl_dump(&nl, msg, ls_reply, &l, &err);
+	ret = hcctl_nl_dump(&nl, msg, ls_reply, &l, &err);
 	if (ret < 0) {
 		if (err.kernel && err.error == ENODEV && !err.msg[0])
 			snprintf(err.msg, sizeof(err.msg), "no pool is running");
-		hc_nl_report(cmd->name, &err, NULL, NULL, 0);
+		hcctl_nl_report(cmd->name, &err, NULL, NULL, 0);
 		goto out;
 	}
 	if (dirty) {	/* only what the backend does not have yet */
@@ -302,14 +289,14 @@ int hc_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 		for (i = 0; i < l.n; i++)
 			json_object_array_add(arr, obj_json(&l.v[i]));
 		json_object_object_add(o, "objects", arr);
-		hc_json_print(o, false);
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		ls_print_text(&l);
 	}
 	rc = HC_EXIT_OK;
 out:
-	hc_nl_close(&nl);
+	hcctl_nl_close(&nl);
 	for (i = 0; i < l.n; i++)
 		obj_free(&l.v[i]);
 	free(l.v);
@@ -392,12 +379,12 @@ static void stats_print_json(const struct stats *s)
 				json_object_new_uint64(s->v[stats_keys[i].attr]));
 	for (i = 0; i < NSTATS_STATES; i++)
 		if (s->has[stats_states[i].attr])
-			json_object_object_add(by, hc_obj_state_name(
+			json_object_object_add(by, hcctl_obj_state_name(
 				stats_states[i].state, buf, sizeof(buf)),
 				json_object_new_uint64(s->v[stats_states[i].attr]));
 	json_object_object_add(st, "by_state", by);
 	json_object_object_add(o, "stats", st);
-	hc_json_print(o, false);
+	hcctl_json_print(o, false);
 	json_object_put(o);
 }
 
@@ -431,13 +418,13 @@ static void stats_print_text(const struct stats *s)
 
 	printf("%-12s", "used");
 	if (s->has[HC_A_STATS_BYTES_USED]) {
-		hc_fmt_size(used, sizeof(used), s->v[HC_A_STATS_BYTES_USED]);
+		hcctl_fmt_size(used, sizeof(used), s->v[HC_A_STATS_BYTES_USED]);
 		fputs(used, stdout);
 	} else {
 		fputc('-', stdout);
 	}
 	if (s->has[HC_A_STATS_CAPACITY]) {
-		hc_fmt_size(cap, sizeof(cap), s->v[HC_A_STATS_CAPACITY]);
+		hcctl_fmt_size(cap, sizeof(cap), s->v[HC_A_STATS_CAPACITY]);
 		printf(" of %s", cap);
 		if (s->has[HC_A_STATS_BYTES_USED] && s->v[HC_A_STATS_CAPACITY])
 			printf(" (%.1f%%)", 100.0 *
@@ -451,7 +438,7 @@ static void stats_print_text(const struct stats *s)
 		if (!s->has[stats_states[i].attr])
 			continue;
 		printf("%s%s %" PRIu64, sep,
-		       hc_obj_state_name(stats_states[i].state, buf, sizeof(buf)),
+		       hcctl_obj_state_name(stats_states[i].state, buf, sizeof(buf)),
 		       s->v[stats_states[i].attr]);
 		sep = ", ";
 	}
@@ -463,10 +450,10 @@ static void stats_print_text(const struct stats *s)
 
 	printf("%-12s", "dirty");
 	if (s->has[HC_A_STATS_DIRTY_BYTES]) {
-		hc_fmt_size(used, sizeof(used), s->v[HC_A_STATS_DIRTY_BYTES]);
+		hcctl_fmt_size(used, sizeof(used), s->v[HC_A_STATS_DIRTY_BYTES]);
 		fputs(used, stdout);
 		if (s->has[HC_A_STATS_DIRTY_LIMIT] && s->v[HC_A_STATS_DIRTY_LIMIT]) {
-			hc_fmt_size(cap, sizeof(cap), s->v[HC_A_STATS_DIRTY_LIMIT]);
+			hcctl_fmt_size(cap, sizeof(cap), s->v[HC_A_STATS_DIRTY_LIMIT]);
 			printf(" (limit %s)", cap);
 		} else if (s->has[HC_A_STATS_DIRTY_LIMIT]) {
 			fputs(" (no limit)", stdout);
@@ -479,37 +466,37 @@ static void stats_print_text(const struct stats *s)
 	print_counter(s, "upload fail", HC_A_STATS_EGRESS_FAILED);
 }
 
-int hc_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	struct stats s;
-	struct hc_nl nl = { 0 };
-	struct hc_nl_err err;
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
 	struct nl_msg *msg;
 	bool json;
 	int ret;
 
-	ret = hc_parse_json_only(cmd, argc, argv, &json);
+	ret = hcctl_parse_json_only(cmd, argc, argv, &json);
 	if (ret >= 0)
 		return ret;
 	if (optind < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
 
 	memset(&s, 0, sizeof(s));
-	if (hc_nl_open(&nl, cmd->name) < 0)
+	if (hcctl_nl_open(&nl, cmd->name) < 0)
 		return HC_EXIT_FAIL;
-	msg = hc_nl_request(&nl, HC_CMD_STATS_GET, 0);
+	msg = hcctl_nl_request(&nl, HC_CMD_STATS_GET, 0);
 	if (!msg) {
-		hc_err(cmd->name, "cannot build netlink request", ENOMEM);
-		hc_nl_close(&nl);
+		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
+		hcctl_nl_close(&nl);
 		return HC_EXIT_FAIL;
 	}
-	ret = hc_nl_transact(&nl, msg, stats_reply, &s, &err);
-	hc_nl_close(&nl);
+	ret = hcctl_nl_transact(&nl, msg, stats_reply, &s, &err);
+	hcctl_nl_close(&nl);
 	if (ret < 0) {
 		if (err.kernel && err.error == ENODEV && !err.msg[0])
 			snprintf(err.msg, sizeof(err.msg), "no pool is running");
-		hc_nl_report(cmd->name, &err, NULL, NULL, 0);
+		hcctl_nl_report(cmd->name, &err, NULL, NULL, 0);
 		return HC_EXIT_FAIL;
 	}
 	if (json)
@@ -518,3 +505,86 @@ int hc_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv)
 		stats_print_text(&s);
 	return HC_EXIT_OK;
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_cache_cmds[] = {
+{
+	.name = "ls",
+	.summary = "list the cached objects",
+	.synopsis = "[--dirty] [--json]",
+	.handler = hcctl_cmd_ls,
+	.help =
+"DESCRIPTION\n"
+"    List every object of the cache (HC_CMD_OBJ_GET dump), sorted by URI,\n"
+"    one per line:\n"
+"\n"
+"      STATE      FLAGS        SIZE  GENERATION  HOLDS  EXTENTS  URI\n"
+"      ready      P-       1.0 GiB           7      0        2  s3://m/a\n"
+"\n"
+"    FLAGS: P pinned, C the data's CRC-32C is recorded, - not set.  SIZE is\n"
+"    in B/KiB/MiB/GiB/TiB; HOLDS counts the holds of all processes.  URIs\n"
+"    are printed with bytes outside printable ASCII, and the backslash,\n"
+"    escaped as \\xNN.  A value the kernel did not send prints as -.\n"
+"\n"
+"OPTIONS\n"
+"    -d, --dirty\n"
+"        Only the objects the backend does not have yet (dirty or syncing).\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON object with raw numbers:\n"
+"\n"
+"          {\"objects\":[{\"uri\":\"...\",\"state\":\"ready\",\"flags\":1,\n"
+"            \"pinned\":true,\"size\":N,\"generation\":G,\"chunks\":C,\n"
+"            \"holds\":H,\"extents\":[{\"offset\":O,\"length\":L},...]},...]}\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+"    Does not need privileges.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{
+	.name = "stats",
+	.summary = "show the object cache's counters",
+	.synopsis = "[--json]",
+	.handler = hcctl_cmd_stats,
+	.help =
+"DESCRIPTION\n"
+"    Print the counters of the object cache (HC_CMD_STATS_GET):\n"
+"\n"
+"      hits        LOCATEs that found valid data\n"
+"      misses      LOCATEs that did not\n"
+"      hit ratio   hits / (hits + misses), - before the first LOCATE\n"
+"      admissions  objects the policy admitted\n"
+"      rejections  objects the policy refused\n"
+"      evictions   objects evicted (by the policy or by 'hcctl evict')\n"
+"      objects     objects indexed\n"
+"      used        USED of CAPACITY (PERCENT)\n"
+"      by state    ingesting N, ready N, staged N, dirty N, syncing N\n"
+"      pinned      pinned objects\n"
+"      held        objects with at least one hold\n"
+"      dirty       bytes of dirty and syncing objects (the dirty limit)\n"
+"      uploaded    uploads the egress helper acknowledged\n"
+"      upload fail upload attempts that failed\n"
+"\n"
+"    A value the kernel did not send prints as -.\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print one JSON object with raw numbers:\n"
+"\n"
+"          {\"stats\":{\"hits\":N,\"misses\":N,\"admissions\":N,\n"
+"            \"rejections\":N,\"evictions\":N,\"objects\":N,\"bytes_used\":N,\n"
+"            \"capacity\":N,\"pinned\":N,\"held\":N,\"dirty_bytes\":N,\n"
+"            \"dirty_limit\":N,\"egress_done\":N,\"egress_failed\":N,\"by_state\":{\n"
+"            \"ingesting\":N,\"ready\":N,\"staged\":N,\"dirty\":N,\"syncing\":N}}}\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+"    Does not need privileges.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{ .name = NULL }
+};

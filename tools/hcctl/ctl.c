@@ -13,7 +13,7 @@
 #include "hcctl.h"
 #include "ctl.h"
 
-char *hc_uri_escape(const void *bytes, size_t len)
+char *hcctl_uri_escape(const void *bytes, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *b = bytes;
@@ -37,33 +37,33 @@ char *hc_uri_escape(const void *bytes, size_t len)
 	return out;
 }
 
-int hc_uri_arg(const struct hcctl_cmd *cmd, const char *arg, struct hc_uri *uri)
+int hcctl_uri_arg(const struct hcctl_cmd *cmd, const char *arg, struct hcctl_uri *uri)
 {
 	size_t len = strlen(arg);
 
 	memset(uri, 0, sizeof(*uri));
 	if (len == 0)
-		return hc_usage_error(cmd, "empty URI");
+		return hcctl_usage_error(cmd, "empty URI");
 	if (len > HC_URI_MAX)
-		return hc_usage_error(cmd, "URI too long: %zu bytes (at most %d)",
+		return hcctl_usage_error(cmd, "URI too long: %zu bytes (at most %d)",
 				      len, HC_URI_MAX);
 	uri->bytes = arg;
 	uri->len = (uint32_t)len;
-	uri->shown = hc_uri_escape(arg, len);
+	uri->shown = hcctl_uri_escape(arg, len);
 	if (!uri->shown) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		return HC_EXIT_FAIL;
 	}
 	return -1;
 }
 
-void hc_uri_free(struct hc_uri *uri)
+void hcctl_uri_free(struct hcctl_uri *uri)
 {
 	free(uri->shown);
 	uri->shown = NULL;
 }
 
-int hc_ctl_open(const char *object, bool write)
+int hcctl_ctl_open(const char *object, bool write)
 {
 	int fd, e;
 
@@ -72,14 +72,14 @@ int hc_ctl_open(const char *object, bool write)
 		return fd;
 	e = errno;
 	if (e == ENOENT || e == ENXIO || e == ENODEV)
-		hc_err(object, "hypercache module not loaded or no " HC_CTL_PATH,
+		hcctl_err(object, "hypercache module not loaded or no " HC_CTL_PATH,
 		       e);
 	else if (e == EACCES || e == EPERM)
-		hc_err_hint(HC_CTL_PATH, "cannot open", e,
+		hcctl_err_hint(HC_CTL_PATH, "cannot open", e,
 			    write ? "(needs write access to " HC_CTL_PATH ")" :
 				    "(needs read access to " HC_CTL_PATH ")");
 	else
-		hc_err(HC_CTL_PATH, "cannot open", e);
+		hcctl_err(HC_CTL_PATH, "cannot open", e);
 	return -1;
 }
 
@@ -93,7 +93,7 @@ static int do_ioctl(int fd, unsigned long req, void *arg)
 	return ret < 0 ? -errno : 0;
 }
 
-int hc_ctl_locate(int fd, const struct hc_uri *uri, uint32_t flags,
+int hcctl_ctl_locate(int fd, const struct hcctl_uri *uri, uint32_t flags,
 		  struct hc_extent *ext, uint32_t max_ext,
 		  struct hc_chunk_loc *layout, uint32_t max_layout,
 		  struct hc_locate *out)
@@ -110,7 +110,7 @@ int hc_ctl_locate(int fd, const struct hc_uri *uri, uint32_t flags,
 	return do_ioctl(fd, HC_IOC_LOCATE, out);
 }
 
-int hc_ctl_locate_wait(int fd, const struct hc_uri *uri, uint32_t flags,
+int hcctl_ctl_locate_wait(int fd, const struct hcctl_uri *uri, uint32_t flags,
 		       uint32_t timeout_ms, struct hc_extent *ext,
 		       uint32_t max_ext, struct hc_locate *out)
 {
@@ -125,7 +125,7 @@ int hc_ctl_locate_wait(int fd, const struct hc_uri *uri, uint32_t flags,
 	return do_ioctl(fd, HC_IOC_LOCATE, out);
 }
 
-static int obj_ref(int fd, unsigned long req, const struct hc_uri *uri)
+static int obj_ref(int fd, unsigned long req, const struct hcctl_uri *uri)
 {
 	struct hc_obj_ref r;
 
@@ -136,32 +136,32 @@ static int obj_ref(int fd, unsigned long req, const struct hc_uri *uri)
 	return do_ioctl(fd, req, &r);
 }
 
-int hc_ctl_release(int fd, const struct hc_uri *uri)
+int hcctl_ctl_release(int fd, const struct hcctl_uri *uri)
 {
 	return obj_ref(fd, HC_IOC_RELEASE, uri);
 }
 
-int hc_ctl_abort(int fd, const struct hc_uri *uri)
+int hcctl_ctl_abort(int fd, const struct hcctl_uri *uri)
 {
 	return obj_ref(fd, HC_IOC_ABORT, uri);
 }
 
-int hc_ctl_pin(int fd, const struct hc_uri *uri)
+int hcctl_ctl_pin(int fd, const struct hcctl_uri *uri)
 {
 	return obj_ref(fd, HC_IOC_PIN, uri);
 }
 
-int hc_ctl_unpin(int fd, const struct hc_uri *uri)
+int hcctl_ctl_unpin(int fd, const struct hcctl_uri *uri)
 {
 	return obj_ref(fd, HC_IOC_UNPIN, uri);
 }
 
-int hc_ctl_evict(int fd, const struct hc_uri *uri)
+int hcctl_ctl_evict(int fd, const struct hcctl_uri *uri)
 {
 	return obj_ref(fd, HC_IOC_EVICT, uri);
 }
 
-int hc_ctl_stage(int fd, const struct hc_uri *uri, uint32_t flags,
+int hcctl_ctl_stage(int fd, const struct hcctl_uri *uri, uint32_t flags,
 		 uint64_t obj_size, struct hc_extent *ext, uint32_t max_ext,
 		 struct hc_stage *out)
 {
@@ -176,7 +176,7 @@ int hc_ctl_stage(int fd, const struct hc_uri *uri, uint32_t flags,
 	return do_ioctl(fd, HC_IOC_STAGE, out);
 }
 
-int hc_ctl_commit(int fd, const struct hc_uri *uri, uint32_t flags,
+int hcctl_ctl_commit(int fd, const struct hcctl_uri *uri, uint32_t flags,
 		  uint32_t crc32c, struct hc_commit *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -188,7 +188,7 @@ int hc_ctl_commit(int fd, const struct hc_uri *uri, uint32_t flags,
 	return do_ioctl(fd, HC_IOC_COMMIT, out);
 }
 
-int hc_ctl_stat(int fd, struct hc_stats *out)
+int hcctl_ctl_stat(int fd, struct hc_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->size = sizeof(*out);
@@ -233,7 +233,7 @@ static const char *ctl_reason(const char *op, int err)
 	return NULL;
 }
 
-void hc_ctl_reason(const char *op, int err, char *buf, size_t len)
+void hcctl_ctl_reason(const char *op, int err, char *buf, size_t len)
 {
 	const char *why = ctl_reason(op, err);
 
@@ -243,10 +243,10 @@ void hc_ctl_reason(const char *op, int err, char *buf, size_t len)
 		snprintf(buf, len, "HC_IOC_%s failed", op);
 }
 
-void hc_ctl_report(const char *object, const char *op, int err)
+void hcctl_ctl_report(const char *object, const char *op, int err)
 {
 	char buf[160];
 
-	hc_ctl_reason(op, err, buf, sizeof(buf));
-	hc_err(object, buf, err);
+	hcctl_ctl_reason(op, err, buf, sizeof(buf));
+	hcctl_err(object, buf, err);
 }

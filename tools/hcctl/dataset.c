@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,10 @@
 #include "nl.h"
 #include "s3.h"
 #include "dataset.h"
+#include "util.h"
+#include "resolve.h"
+#include "posix.h"
+#include "extent.h"
 
 extern char **environ;
 
@@ -36,92 +39,58 @@ extern char **environ;
 #define DS_PART_SIZE	(16U << 20)	/* S3: one PUT up to this, else parts of it */
 #define DS_RUN_DIR	"/run/hypercache"
 
-double ds_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* --- the backend ------------------------------------------------------ */
+
+int ds_prefix_resolve(const char *prefix, const char *cfg_path,
+		      struct hc_config *cfg, struct hc_target *t)
+{
+	char err[1024];
+	int ret;
+
+	ret = hc_config_load(cfg_path, cfg, err, sizeof(err));
+	if (ret) {
+		if (ret == -EINVAL)
+			hcctl_err(NULL, err, 0);
+		else
+			hcctl_errf(cfg_path, -ret, "cannot load the configuration");
+		return -1;
+	}
+	ret = hc_resolve(cfg, prefix, strlen(prefix), HC_RESOLVE_PREFIX, t, err,
+			 sizeof(err));
+	if (ret) {
+		hcctl_errf(prefix, 0, ret == -EINVAL ? "bad prefix: %s" : "%s (%s)",
+			   err, cfg_path);
+		return -1;
+	}
+	return 0;
+}
 
 int ds_backend_open(const char *prefix, const char *cfg_path,
 		    struct ds_backend *be)
 {
-	char err[1024], *tmp = NULL, *slash;
-	size_t len = strlen(prefix);
-	struct uri *u;
+	struct hc_target *t;
 	int ret = -1;
 
 	memset(be, 0, sizeof(*be));
 	be->cfg = calloc(1, sizeof(*be->cfg));
-	u = calloc(1, sizeof(*u));
-	/* A prefix is a key with one byte still to come: parse it so. */
-	if (!be->cfg || !u || asprintf(&tmp, "%sx", prefix) < 0) {
-		hc_err(NULL, "out of memory", ENOMEM);
+	t = calloc(1, sizeof(*t));
+	if (!be->cfg || !t) {
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	if (uri_parse(tmp, len + 1, u, err, sizeof(err))) {
-		hc_errf(prefix, 0, "bad prefix: %s", err);
+	ret = ds_prefix_resolve(prefix, cfg_path, be->cfg, t);
+	if (ret)
 		goto out;
-	}
-	u->key[--u->key_len] = 0;
-	ret = hc_config_load(cfg_path, be->cfg, err, sizeof(err));
-	if (ret) {
-		if (ret == -EINVAL)
-			hc_err(NULL, err, 0);
-		else
-			hc_errf(cfg_path, -ret, "cannot load the configuration");
-		ret = -1;
-		goto out;
-	}
-	ret = -1;
-	if (u->scheme == URI_S3) {
-		be->b = hc_config_backend(be->cfg, be->cfg->default_backend);
-		if (!be->b || be->b->type != HC_BACKEND_S3) {
-			hc_errf(prefix, 0,
-				"s3:// URIs need an s3 backend '%s' (default_backend) in %s",
-				be->cfg->default_backend, cfg_path);
-			goto out;
-		}
-		snprintf(be->bucket, sizeof(be->bucket), "%s", u->bucket);
-		be->key = strdup(u->key);
-	} else {
-		be->b = hc_config_backend(be->cfg, u->backend);
-		if (!be->b) {
-			hc_errf(prefix, 0, "no [backend %s] in %s", u->backend,
-				cfg_path);
-			goto out;
-		}
-		if (be->b->type == HC_BACKEND_S3) {
-			/* hypercache://NAME/BUCKET/KEY of an s3 backend */
-			slash = strchr(u->key, '/');
-			if (!slash) {
-				hc_errf(prefix, 0,
-					"an s3 backend's key starts with the bucket: hypercache://%s/BUCKET/PREFIX",
-					u->backend);
-				goto out;
-			}
-			*slash = 0;
-			if (uri_bucket_check(u->key, err, sizeof(err))) {
-				hc_errf(prefix, 0, "bad prefix: %s", err);
-				goto out;
-			}
-			memcpy(be->bucket, u->key, strlen(u->key) + 1);	/* <= 63 */
-			be->key = strdup(slash + 1);
-		} else {
-			be->key = strdup(u->key);
-		}
-	}
-	if (!be->key) {
-		hc_err(NULL, "out of memory", ENOMEM);
-		goto out;
-	}
+	be->b = t->b;
+	memcpy(be->bucket, t->bucket, sizeof(be->bucket));
+	be->key = strndup(t->key, t->key_len);
 	ret = 0;
+	if (!be->key) {
+		hcctl_err(NULL, "out of memory", ENOMEM);
+		ret = -1;
+	}
 out:
-	free(tmp);
-	free(u);
+	free(t);
 	if (ret)
 		ds_backend_close(be);
 	return ret;
@@ -171,51 +140,23 @@ static bool is_s3(const struct ds_client *c)
 	return c->be->b->type == HC_BACKEND_S3;
 }
 
-/* ROOT/KEY of a posix backend; KEY must not climb out (checked by flush.h
- * rules on the relative part; the prefix came through uri_parse). */
-static char *posix_path(const struct ds_client *c, const char *key)
+/*
+ * ROOT/KEY of a posix backend, malloc'd, under the backend's containment
+ * rule (posix.h); NULL with the errno in *@ret and a message in @err.
+ */
+static char *posix_path(const struct ds_client *c, const char *key, int *ret,
+			char *err, size_t errlen)
 {
-	char *p;
+	char path[PATH_MAX], *p;
 
-	if (strstr(key, "/../") || !strncmp(key, "../", 3) || key[0] == '/')
+	*ret = hc_posix_path(c->be->b, key, strlen(key), path, sizeof(path),
+			     err, errlen);
+	if (*ret)
 		return NULL;
-	if (asprintf(&p, "%s/%s", c->be->b->root, key) < 0)
-		return NULL;
+	p = strdup(path);
+	if (!p)
+		*ret = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	return p;
-}
-
-static int mkdirs(char *path)
-{
-	char *s;
-
-	for (s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = 0;
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			*s = '/';
-			return -errno;
-		}
-		*s = '/';
-	}
-	return 0;
-}
-
-static int fsync_dir_of(const char *path)
-{
-	char *d = strdup(path), *s;
-	int fd, ret = 0;
-
-	if (!d)
-		return -ENOMEM;
-	s = strrchr(d, '/');
-	if (s)
-		*s = 0;
-	fd = open(s && d[0] ? d : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd) < 0)
-		ret = -errno;
-	if (fd >= 0)
-		close(fd);
-	free(d);
-	return ret;
 }
 
 int ds_get_doc(struct ds_client *c, const char *key, char **buf, size_t *len,
@@ -224,7 +165,6 @@ int ds_get_doc(struct ds_client *c, const char *key, char **buf, size_t *len,
 	struct hcs3_object o;
 	char *p = NULL;
 	struct stat st;
-	ssize_t r;
 	size_t n = 0;
 	int fd, ret;
 
@@ -250,9 +190,9 @@ int ds_get_doc(struct ds_client *c, const char *key, char **buf, size_t *len,
 		*len = o.size;
 		return 0;
 	}
-	p = posix_path(c, key);
+	p = posix_path(c, key, &ret, err, errlen);
 	if (!p)
-		return -EACCES;
+		return ret;
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
@@ -270,9 +210,7 @@ int ds_get_doc(struct ds_client *c, const char *key, char **buf, size_t *len,
 		close(fd);
 		return -ENOMEM;
 	}
-	while ((r = read(fd, p + n, (size_t)st.st_size - n)) > 0)
-		n += (size_t)r;
-	ret = r < 0 ? -errno : 0;
+	ret = hc_read_full(fd, p, (size_t)st.st_size, &n);
 	close(fd);
 	if (ret) {
 		free(p);
@@ -304,15 +242,10 @@ int ds_delete(struct ds_client *c, const char *key, char *err, size_t errlen)
 
 	if (is_s3(c))
 		return hcs3_delete(c->s3, c->be->bucket, key, err, errlen);
-	p = posix_path(c, key);
+	p = posix_path(c, key, &ret, err, errlen);
 	if (!p)
-		return -EACCES;
-	if (unlink(p) < 0 && errno != ENOENT) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", p, strerror(errno));
-	} else {
-		(void)fsync_dir_of(p);
-	}
+		return ret;
+	ret = hc_posix_remove(p, err, errlen);
 	free(p);
 	return ret;
 }
@@ -328,9 +261,9 @@ int ds_exists(struct ds_client *c, const char *key, char *err, size_t errlen)
 		ret = hcs3_head(c->s3, c->be->bucket, key, &o, err, errlen);
 		return ret == -ENOENT ? 0 : ret ? ret : 1;
 	}
-	p = posix_path(c, key);
+	p = posix_path(c, key, &ret, err, errlen);
 	if (!p)
-		return -EACCES;
+		return ret;
 	ret = stat(p, &st) == 0 ? 1 : errno == ENOENT ? 0 : -errno;
 	free(p);
 	return ret;
@@ -343,8 +276,8 @@ struct ds_writer {
 	char *key;
 	uint64_t size, written;
 	/* posix */
-	char *path, *tmp;
-	int fd;
+	struct hc_posix_file file;
+	bool file_open;
 	/* s3 */
 	char *buf;
 	size_t fill;
@@ -359,12 +292,12 @@ int ds_writer_open(struct ds_client *c, const char *key, uint64_t size,
 {
 	struct ds_writer *w = calloc(1, sizeof(*w));
 	int ret = -ENOMEM;
+	char *path;
 
 	*out = NULL;
 	if (!w)
 		return -ENOMEM;
 	w->c = c;
-	w->fd = -1;
 	w->size = size;
 	w->key = strdup(key);
 	if (!w->key)
@@ -387,29 +320,14 @@ int ds_writer_open(struct ds_client *c, const char *key, uint64_t size,
 		*out = w;
 		return 0;
 	}
-	w->path = posix_path(c, key);
-	if (!w->path) {
-		ret = -EACCES;
-		snprintf(err, errlen, "%s: bad key", key);
+	path = posix_path(c, key, &ret, err, errlen);
+	if (!path)
 		goto fail;
-	}
-	if (asprintf(&w->tmp, "%s.hctmp.%ld.%lx", w->path, (long)getpid(),
-		     (unsigned long)pthread_self()) < 0) {
-		w->tmp = NULL;
+	ret = hc_posix_create(&w->file, path, err, errlen);
+	free(path);
+	if (ret)
 		goto fail;
-	}
-	ret = mkdirs(w->path);
-	if (ret) {
-		snprintf(err, errlen, "%s: cannot create its directory: %s",
-			 w->path, strerror(-ret));
-		goto fail;
-	}
-	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", w->tmp, strerror(errno));
-		goto fail;
-	}
+	w->file_open = true;
 	*out = w;
 	return 0;
 fail:
@@ -438,7 +356,6 @@ int ds_writer_write(struct ds_writer *w, const void *buf, size_t len,
 {
 	const char *p = buf;
 	size_t n, cap;
-	ssize_t r;
 	int ret;
 
 	if (w->written + len > w->size) {
@@ -447,19 +364,11 @@ int ds_writer_write(struct ds_writer *w, const void *buf, size_t len,
 	}
 	w->written += len;
 	if (!is_s3(w->c)) {
-		while (len) {
-			r = write(w->fd, p, len);
-			if (r < 0) {
-				if (errno == EINTR)
-					continue;
-				snprintf(err, errlen, "%s: write error: %s",
-					 w->tmp, strerror(errno));
-				return -errno;
-			}
-			p += r;
-			len -= (size_t)r;
-		}
-		return 0;
+		ret = hc_write_full(w->file.fd, p, len);
+		if (ret)
+			snprintf(err, errlen, "%s: write error: %s", w->file.tmp,
+				 strerror(-ret));
+		return ret;
 	}
 	cap = w->mpu ? DS_PART_SIZE : (size_t)w->size;
 	while (len) {
@@ -506,27 +415,13 @@ int ds_writer_close(struct ds_writer *w, bool ok, char *err, size_t errlen)
 		if ((!ok || ret) && w->mpu)
 			(void)hcs3_mpu_abort(w->c->s3, w->c->be->bucket, w->key,
 					     w->upload_id, e2, sizeof(e2));
-	} else if (w->fd >= 0) {
-		if (ok && fsync(w->fd) < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: fsync: %s", w->tmp, strerror(errno));
-		}
-		if (close(w->fd) < 0 && ok && !ret) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: close: %s", w->tmp, strerror(errno));
-		}
-		if (ok && !ret && rename(w->tmp, w->path) < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: rename: %s", w->path, strerror(errno));
-		}
+	} else if (w->file_open) {
 		if (ok && !ret)
-			ret = fsync_dir_of(w->path);
-		if (!ok || ret)
-			unlink(w->tmp);
+			ret = hc_posix_commit(&w->file, err, errlen);
+		else
+			hc_posix_abort(&w->file);
 	}
 	free(w->key);
-	free(w->path);
-	free(w->tmp);
 	free(w->buf);
 	free(w->etags);
 	free(w);
@@ -540,7 +435,6 @@ int ds_read_file(struct ds_client *c, const char *key, uint64_t *size,
 	uint64_t off = 0;
 	char *buf, *p;
 	size_t n;
-	ssize_t r;
 	int fd, ret = 0;
 
 	*size = 0;
@@ -563,10 +457,10 @@ int ds_read_file(struct ds_client *c, const char *key, uint64_t *size,
 		free(buf);
 		return ret;
 	}
-	p = posix_path(c, key);
+	p = posix_path(c, key, &ret, err, errlen);
 	if (!p) {
 		free(buf);
-		return -EACCES;
+		return ret;
 	}
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -574,18 +468,15 @@ int ds_read_file(struct ds_client *c, const char *key, uint64_t *size,
 		snprintf(err, errlen, "%s: %s", p, strerror(errno));
 	}
 	while (!ret) {
-		r = read(fd, buf, DS_PART_SIZE);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: read error: %s", p, strerror(errno));
+		ret = hc_read_full(fd, buf, DS_PART_SIZE, &n);
+		if (ret) {
+			snprintf(err, errlen, "%s: read error: %s", p, strerror(-ret));
 			break;
 		}
-		if (!r)
+		if (!n)
 			break;
-		off += (uint64_t)r;
-		ret = cb(buf, (size_t)r, arg);
+		off += n;
+		ret = cb(buf, n, arg);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -664,28 +555,28 @@ int ds_cache_list(const char *object, const char *prefix, struct ds_obj **out,
 		  size_t *n)
 {
 	struct list_ctx l = { .prefix = prefix, .plen = strlen(prefix) };
-	struct hc_nl nl = { 0 };
-	struct hc_nl_err err;
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
 	struct nl_msg *msg;
 	int ret = -1;
 
 	*out = NULL;
 	*n = 0;
-	if (hc_nl_open(&nl, object) < 0)
+	if (hcctl_nl_open(&nl, object) < 0)
 		return -1;
-	msg = hc_nl_request(&nl, HC_CMD_OBJ_GET, 0);
+	msg = hcctl_nl_request(&nl, HC_CMD_OBJ_GET, 0);
 	if (!msg) {
-		hc_err(object, "cannot build netlink request", ENOMEM);
+		hcctl_err(object, "cannot build netlink request", ENOMEM);
 		goto out;
 	}
-	ret = hc_nl_dump(&nl, msg, list_reply, &l, &err);
+	ret = hcctl_nl_dump(&nl, msg, list_reply, &l, &err);
 	if (ret < 0 || l.err) {
 		if (l.err) {
-			hc_err(object, "out of memory", ENOMEM);
+			hcctl_err(object, "out of memory", ENOMEM);
 		} else {
 			if (err.kernel && err.error == ENODEV && !err.msg[0])
 				snprintf(err.msg, sizeof(err.msg), "no pool is running");
-			hc_nl_report(object, &err, NULL, NULL, 0);
+			hcctl_nl_report(object, &err, NULL, NULL, 0);
 		}
 		ds_cache_list_free(l.v, l.n);
 		ret = -1;
@@ -697,7 +588,7 @@ int ds_cache_list(const char *object, const char *prefix, struct ds_obj **out,
 	*n = l.n;
 	ret = 0;
 out:
-	hc_nl_close(&nl);
+	hcctl_nl_close(&nl);
 	return ret;
 }
 
@@ -762,31 +653,12 @@ void ds_cache_close(struct ds_cache *c)
 	c->buf = NULL;
 }
 
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < len) {
-		r = pread(fd, (char *)buf + n, len - n, (off_t)(off + n));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (!r)
-			return -EIO;
-		n += (size_t)r;
-	}
-	return 0;
-}
-
 int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 		  unsigned long timeout_s, uint64_t *size, uint64_t *gen,
 		  ds_chunk_fn cb, void *arg, char *err, size_t errlen)
 {
-	struct hc_uri u = { .bytes = uri, .len = (uint32_t)strlen(uri) };
-	struct hc_fetch_err fe;
+	struct hcctl_uri u = { .bytes = uri, .len = (uint32_t)strlen(uri) };
+	struct hcctl_fetch_err fe;
 	struct hc_extent *ext;
 	struct hc_locate l;
 	uint64_t left, off, elen;
@@ -797,7 +669,7 @@ int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
 	if (!ext)
 		return -ENOMEM;
-	if (hc_obj_fetch(c->ctl, &u, HC_LOCATE_F_HOLD | flags, timeout_s, ext,
+	if (hcctl_obj_fetch(c->ctl, &u, HC_LOCATE_F_HOLD | flags, timeout_s, ext,
 			 HC_MAX_EXTENTS, &l, &fe) < 0) {
 		snprintf(err, errlen, "%s%s%s", fe.reason, fe.errnum ? ": " : "",
 			 fe.errnum ? strerror(fe.errnum) : "");
@@ -807,17 +679,14 @@ int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 	*size = l.obj_size;
 	*gen = l.generation;
 	left = l.obj_size;
-	for (i = 0; i < l.nr_extents && i < HC_MAX_EXTENTS && left && !ret; i++) {
+	if (hc_extents_check(ext, l.nr_extents, l.obj_size, c->lbs, err, errlen))
+		ret = -EIO;
+	for (i = 0; i < l.nr_extents && left && !ret; i++) {
 		off = ext[i].offset;
 		elen = ext[i].length < left ? ext[i].length : left;
-		if (off % c->lbs) {
-			snprintf(err, errlen, "extent %u is not block-aligned", i);
-			ret = -EIO;
-			break;
-		}
 		while (elen && !ret) {
 			n = elen < DS_IO_SIZE ? (size_t)elen : DS_IO_SIZE;
-			ret = pread_all(c->dev, c->buf,
+			ret = hc_pread_full(c->dev, c->buf,
 					(n + c->lbs - 1) / c->lbs * c->lbs, off);
 			if (ret) {
 				snprintf(err, errlen, "%s: read error at offset %" PRIu64 ": %s",
@@ -832,21 +701,16 @@ int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 			left -= n;
 		}
 	}
-	if (!ret && left) {
-		snprintf(err, errlen, "the extents hold less than the object's %" PRIu64 " bytes",
-			 (uint64_t)l.obj_size);
-		ret = -EIO;
-	}
-	(void)hc_ctl_release(c->ctl, &u);
+	(void)hcctl_ctl_release(c->ctl, &u);
 	free(ext);
 	return ret;
 }
 
 int ds_cache_evict(struct ds_cache *c, const char *uri)
 {
-	struct hc_uri u = { .bytes = uri, .len = (uint32_t)strlen(uri) };
+	struct hcctl_uri u = { .bytes = uri, .len = (uint32_t)strlen(uri) };
 
-	return hc_ctl_evict(c->ctl, &u);
+	return hcctl_ctl_evict(c->ctl, &u);
 }
 
 /* --- misc ------------------------------------------------------------- */

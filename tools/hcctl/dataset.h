@@ -33,6 +33,16 @@ struct ds_client {
 	struct hcs3 *s3;	/* s3 only */
 };
 
+struct hc_target;
+
+/*
+ * ds_prefix_resolve() - load @cfg from @cfg_path and resolve @prefix (a
+ * URI whose key is a prefix) with it into @t (resolve.h).  0, or -1 with
+ * the error printed naming the file or the prefix.
+ */
+int ds_prefix_resolve(const char *prefix, const char *cfg_path,
+		      struct hc_config *cfg, struct hc_target *t);
+
 /*
  * ds_backend_open() - the backend that serves @prefix (an s3:// or
  * hypercache:// URI ending in '/') in configuration file @cfg_path.
@@ -111,7 +121,6 @@ int ds_cache_read(struct ds_cache *c, const char *uri, uint32_t flags,
 int ds_cache_evict(struct ds_cache *c, const char *uri);
 
 /* --- misc --- */
-double ds_now(void);
 /* /run/hypercache/flush-HASH.SUFFIX for @what (a prefix; HASH: the first
  * 64 bits of its SHA-256); the directory is made by whoever writes there. */
 int ds_run_path(const char *what, const char *suffix, char *out, size_t len);

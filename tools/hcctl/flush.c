@@ -3,7 +3,7 @@
  * hcctl - flush: SCR-style flush of a dataset (the cached objects under a
  * prefix) to its backend: marker, files through a window of writers,
  * summary, index, marker removed (Documentation/flush.md; the documents
- * and decisions are helper/flush.c's).
+ * and decisions are helper/lib/flushdoc.c's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,11 +25,13 @@
 #include "hypercache_format.h"
 #include "hcctl.h"
 #include "ctl.h"
-#include "flush.h"
+#include "flushdoc.h"
 #include "dataset.h"
+#include "util.h"
+#include "opt.h"
 
-#define FL_WIDTH_DEFAULT	4
-#define FL_WIDTH_MAX		64
+#define FL_PARALLEL_DEFAULT	4
+#define FL_PARALLEL_MAX		64
 
 struct fl_file {
 	const char *uri;	/* the cached object's */
@@ -50,7 +52,7 @@ struct fl_ctx {
 	char *ds_key;		/* the dataset's (ends in '/') */
 	char *summary_key, *index_key, *marker_key;
 	char lock_path[256], log_path[256], ixlock_path[256];
-	unsigned int width;
+	unsigned int parallel;
 	bool sync, json, progress, status;
 	const char *cfg_path;
 	/* the cached files */
@@ -110,14 +112,14 @@ static int read_index(struct fl_ctx *x, struct ds_client *cl,
 	if (ret == -ENOENT)
 		return hcf_index_decode("", 0, ix, NULL, 0);
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot read the index %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot read the index %s%s%s",
 			x->index_key, err[0] ? ": " : "", err);
 		return ret;
 	}
 	ret = hcf_index_decode(buf, len, ix, err, sizeof(err));
 	free(buf);
 	if (ret)
-		hc_errf(x->prefix, 0, "the index %s is damaged: %s", x->index_key, err);
+		hcctl_errf(x->prefix, 0, "the index %s is damaged: %s", x->index_key, err);
 	return ret;
 }
 
@@ -132,7 +134,7 @@ static int write_index(struct fl_ctx *x, struct ds_client *cl,
 	ret = ds_put_doc(cl, x->index_key, text, strlen(text), err, sizeof(err));
 	free(text);
 	if (ret)
-		hc_errf(x->prefix, -ret, "cannot write the index %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot write the index %s%s%s",
 			x->index_key, err[0] ? ": " : "", err);
 	return ret;
 }
@@ -150,7 +152,7 @@ static int read_summary(struct fl_ctx *x, struct ds_client *cl,
 	if (ret == -ENOENT)
 		return 0;
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot read the summary %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot read the summary %s%s%s",
 			x->summary_key, err[0] ? ": " : "", err);
 		return ret;
 	}
@@ -174,7 +176,7 @@ static int list_files(struct fl_ctx *x)
 		return -1;
 	x->files = calloc(x->nobjs ? x->nobjs : 1, sizeof(*x->files));
 	if (!x->files) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		return -1;
 	}
 	for (i = 0; i < x->nobjs; i++) {
@@ -184,13 +186,13 @@ static int list_files(struct fl_ctx *x)
 		if (!strncmp(key, HCF_DIR, strlen(HCF_DIR)))
 			continue;	/* our own documents */
 		if (!hcf_key_ok(key)) {
-			hc_errf(o->uri, 0, "not flushed: its key '%s' cannot be a file of the dataset",
+			hcctl_errf(o->uri, 0, "not flushed: its key '%s' cannot be a file of the dataset",
 				key);
 			continue;
 		}
 		if (o->state != HC_OBJ_READY && o->state != HC_OBJ_DIRTY &&
 		    o->state != HC_OBJ_SYNCING) {
-			hc_errf(o->uri, 0, "not flushed: not valid yet (state %u)",
+			hcctl_errf(o->uri, 0, "not flushed: not valid yet (state %u)",
 				o->state);
 			continue;
 		}
@@ -231,14 +233,14 @@ static int already_flushed(struct fl_ctx *x, struct ds_client *cl)
 		return -1;
 	marker = ds_exists(cl, x->marker_key, err, sizeof(err));
 	if (marker < 0) {
-		hc_errf(x->prefix, -marker, "cannot look for the marker %s%s%s",
+		hcctl_errf(x->prefix, -marker, "cannot look for the marker %s%s%s",
 			x->marker_key, err[0] ? ": " : "", err);
 		goto out;
 	}
 	if (read_summary(x, cl, &fl, &ok))
 		goto out;
 	if (cached_summary(x, &ca)) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 	ret = hcf_plan(&ix, x->name, marker, ok ? &fl : NULL, &ca) == HCF_PLAN_DONE;
@@ -265,8 +267,8 @@ static void bar_draw(struct fl_ctx *x, double t)
 	char done[32], total[32];
 	double el = t - x->start;
 
-	hc_fmt_size(done, sizeof(done), x->bytes_done);
-	hc_fmt_size(total, sizeof(total), x->total);
+	hcctl_fmt_size(done, sizeof(done), x->bytes_done);
+	hcctl_fmt_size(total, sizeof(total), x->total);
 	fprintf(stderr, "\r%zu/%zu files  %s / %s  %.1f MB/s\033[K", x->ndone,
 		x->nfiles, done, total,
 		el > 0 ? (double)x->bytes_done / el / 1e6 : 0.0);
@@ -284,8 +286,8 @@ static int copy_chunk(const void *buf, size_t len, void *arg)
 	ret = ds_writer_write(c->w, buf, len, c->err, c->errlen);
 	pthread_mutex_lock(&c->x->lock);
 	c->x->bytes_done += len;
-	if (c->x->bar && ds_now() - c->x->last >= 0.1)
-		bar_draw(c->x, ds_now());
+	if (c->x->bar && hc_now() - c->x->last >= 0.1)
+		bar_draw(c->x, hc_now());
 	pthread_mutex_unlock(&c->x->lock);
 	return ret;
 }
@@ -345,7 +347,7 @@ static void *writer(void *arg)
 		if (f->err)
 			x->failed = true;
 		if (x->bar)
-			bar_draw(x, ds_now());
+			bar_draw(x, hc_now());
 		pthread_mutex_unlock(&x->lock);
 	}
 	return NULL;
@@ -359,12 +361,12 @@ static int upload(struct fl_ctx *x)
 	size_t k;
 	int ret = -1;
 
-	nw = x->width < x->nfiles ? x->width : (unsigned int)x->nfiles;
+	nw = x->parallel < x->nfiles ? x->parallel : (unsigned int)x->nfiles;
 	if (!nw)
 		return 0;
 	w = calloc(nw, sizeof(*w));
 	if (!w) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		return -1;
 	}
 	for (i = 0; i < nw; i++) {
@@ -372,13 +374,13 @@ static int upload(struct fl_ctx *x)
 		w[i].cache.ctl = w[i].cache.dev = -1;
 		ret = ds_client_open(&x->be, &w[i].cl, err, sizeof(err));
 		if (ret) {
-			hc_errf(x->prefix, -ret, "cannot reach the backend%s%s",
+			hcctl_errf(x->prefix, -ret, "cannot reach the backend%s%s",
 				err[0] ? ": " : "", err);
 			goto out;
 		}
 		ret = ds_cache_open(&w[i].cache, err, sizeof(err));
 		if (ret) {
-			hc_err("flush", err, 0);
+			hcctl_err("flush", err, 0);
 			goto out;
 		}
 		w[i].open = true;
@@ -393,14 +395,14 @@ static int upload(struct fl_ctx *x)
 	for (i = 0; i < started; i++)
 		pthread_join(w[i].tid, NULL);
 	if (x->drawn) {
-		bar_draw(x, ds_now());
+		bar_draw(x, hc_now());
 		fputc('\n', stderr);
 	}
 	ret = 0;
 	for (k = 0; k < x->nfiles; k++) {
 		if (!x->files[k].err)
 			continue;
-		hc_errf(x->files[k].uri, x->files[k].err, "not flushed: %s",
+		hcctl_errf(x->files[k].uri, x->files[k].err, "not flushed: %s",
 			x->files[k].msg);
 		ret = -1;
 	}
@@ -444,7 +446,7 @@ static int update_index(struct fl_ctx *x, struct ds_client *cl, bool publish,
 
 	fd = lock_file(x->ixlock_path, LOCK_EX);
 	if (fd < 0) {
-		hc_err(x->ixlock_path, "cannot lock", -fd);
+		hcctl_err(x->ixlock_path, "cannot lock", -fd);
 		return fd;
 	}
 	ret = read_index(x, cl, &ix);
@@ -468,14 +470,14 @@ static int run_flush(struct fl_ctx *x)
 	struct hcf_summary s = { 0 };
 	struct ds_client cl;
 	char err[DS_ERR_MAX] = "", host[256] = "", *doc;
-	double t0 = ds_now(), secs;
+	double t0 = hc_now(), secs;
 	int64_t now;
 	size_t i;
 	int ret, rc = HC_EXIT_FAIL;
 
 	ret = ds_client_open(&x->be, &cl, err, sizeof(err));
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot reach the backend%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot reach the backend%s%s",
 			err[0] ? ": " : "", err);
 		return HC_EXIT_FAIL;
 	}
@@ -486,7 +488,7 @@ static int run_flush(struct fl_ctx *x)
 			       sizeof(err)) : -ENOMEM;
 	free(doc);
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot write the marker %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot write the marker %s%s%s",
 			x->marker_key, err[0] ? ": " : "", err);
 		goto out;
 	}
@@ -494,7 +496,7 @@ static int run_flush(struct fl_ctx *x)
 		goto out;
 	ret = ds_delete(&cl, x->summary_key, err, sizeof(err));
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot remove the old summary %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot remove the old summary %s%s%s",
 			x->summary_key, err[0] ? ": " : "", err);
 		goto out;
 	}
@@ -502,7 +504,7 @@ static int run_flush(struct fl_ctx *x)
 
 	/* (b) the files */
 	x->bar = x->progress && !x->json && isatty(STDERR_FILENO);
-	x->start = x->last = ds_now();
+	x->start = x->last = hc_now();
 	if (upload(x))
 		goto out;
 	crash_point(HCF_STEP_UPLOADED);
@@ -515,7 +517,7 @@ static int run_flush(struct fl_ctx *x)
 	for (i = 0; i < x->nfiles; i++)
 		if (hcf_summary_add(&s, x->files[i].key, x->files[i].size,
 				    x->files[i].crc, x->files[i].generation)) {
-			hc_err(NULL, "out of memory", ENOMEM);
+			hcctl_err(NULL, "out of memory", ENOMEM);
 			goto out;
 		}
 	hcf_summary_sort(&s);
@@ -524,7 +526,7 @@ static int run_flush(struct fl_ctx *x)
 			       sizeof(err)) : -ENOMEM;
 	free(doc);
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot write the summary %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot write the summary %s%s%s",
 			x->summary_key, err[0] ? ": " : "", err);
 		goto out;
 	}
@@ -538,13 +540,13 @@ static int run_flush(struct fl_ctx *x)
 	/* (e) the marker removed */
 	ret = ds_delete(&cl, x->marker_key, err, sizeof(err));
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot remove the marker %s%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot remove the marker %s%s%s",
 			x->marker_key, err[0] ? ": " : "", err);
 		goto out;
 	}
 	crash_point(HCF_STEP_DONE);
 
-	secs = ds_now() - t0;
+	secs = hc_now() - t0;
 	if (x->json) {
 		json_object *o = json_object_new_object();
 
@@ -557,12 +559,12 @@ static int run_flush(struct fl_ctx *x)
 		json_object_object_add(o, "seconds", json_object_new_double(secs));
 		json_object_object_add(o, "mb_per_s", json_object_new_double(
 			secs > 0 ? (double)s.bytes / secs / 1e6 : 0.0));
-		hc_json_print(o, false);
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		char size[32];
 
-		hc_fmt_size(size, sizeof(size), s.bytes);
+		hcctl_fmt_size(size, sizeof(size), s.bytes);
 		printf("flushed %s: %zu file%s, %s (%" PRIu64 " bytes) in %.2f s (%.1f MB/s); current dataset of its parent\n",
 		       x->prefix, s.nfiles, s.nfiles == 1 ? "" : "s", size,
 		       s.bytes, secs, secs > 0 ? (double)s.bytes / secs / 1e6 : 0.0);
@@ -586,7 +588,7 @@ static void print_already(struct fl_ctx *x)
 		json_object_object_add(o, "already", json_object_new_boolean(true));
 		json_object_object_add(o, "files", json_object_new_uint64(x->nfiles));
 		json_object_object_add(o, "bytes", json_object_new_uint64(x->total));
-		hc_json_print(o, false);
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		printf("%s: already flushed (%zu files, %" PRIu64 " bytes)\n",
@@ -605,12 +607,12 @@ static int locked_flush(struct fl_ctx *x)
 	if (list_files(x) < 0)
 		return HC_EXIT_FAIL;
 	if (!x->nfiles) {
-		hc_err(x->prefix, "no cached objects under this prefix", 0);
+		hcctl_err(x->prefix, "no cached objects under this prefix", 0);
 		return HC_EXIT_FAIL;
 	}
 	ret = ds_client_open(&x->be, &cl, err, sizeof(err));
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot reach the backend%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot reach the backend%s%s",
 			err[0] ? ": " : "", err);
 		return HC_EXIT_FAIL;
 	}
@@ -639,7 +641,7 @@ static int do_status(struct fl_ctx *x)
 
 	ret = ds_client_open(&x->be, &cl, err, sizeof(err));
 	if (ret) {
-		hc_errf(x->prefix, -ret, "cannot reach the backend%s%s",
+		hcctl_errf(x->prefix, -ret, "cannot reach the backend%s%s",
 			err[0] ? ": " : "", err);
 		return HC_EXIT_FAIL;
 	}
@@ -650,7 +652,7 @@ static int do_status(struct fl_ctx *x)
 	marker = ds_exists(&cl, x->marker_key, err, sizeof(err));
 	ds_client_close(&cl);
 	if (marker < 0) {
-		hc_errf(x->prefix, -marker, "cannot look for the marker%s%s",
+		hcctl_errf(x->prefix, -marker, "cannot look for the marker%s%s",
 			err[0] ? ": " : "", err);
 		hcf_index_free(&ix);
 		return HC_EXIT_FAIL;
@@ -677,7 +679,7 @@ static int do_status(struct fl_ctx *x)
 		json_object_object_add(o, "bytes", json_object_new_uint64(e ? e->bytes : 0));
 		json_object_object_add(o, "flushed_at", json_object_new_int64(e ? e->flushed_at : 0));
 		json_object_object_add(o, "log", json_object_new_string(x->log_path));
-		hc_json_print(o, false);
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		printf("%s: %s", x->prefix, hcf_state_name(st));
@@ -697,14 +699,6 @@ static int do_status(struct fl_ctx *x)
 
 /* --- the command ------------------------------------------------------ */
 
-enum {
-	OPT_SYNC = 0x100,
-	OPT_WIDTH,
-	OPT_CONFIG,
-	OPT_STATUS,
-	OPT_NO_PROGRESS,
-};
-
 static int setup(struct fl_ctx *x)
 {
 	char err[256], *m;
@@ -712,14 +706,14 @@ static int setup(struct fl_ctx *x)
 	int ret;
 
 	if (hcf_split(x->prefix, &plen, x->name, err, sizeof(err))) {
-		hc_errf(x->prefix, 0, "%s", err);
+		hcctl_errf(x->prefix, 0, "%s", err);
 		return HC_EXIT_USAGE;
 	}
 	if (ds_backend_open(x->prefix, x->cfg_path, &x->be) < 0)
 		return HC_EXIT_FAIL;
 	klen = strlen(x->be.key);
 	if (klen < strlen(x->name) + 1) {
-		hc_errf(x->prefix, 0, "the dataset needs a parent in the backend (BUCKET/PARENT/NAME/)");
+		hcctl_errf(x->prefix, 0, "the dataset needs a parent in the backend (BUCKET/PARENT/NAME/)");
 		return HC_EXIT_USAGE;
 	}
 	x->ds_key = strdup(x->be.key);
@@ -747,12 +741,12 @@ static int setup(struct fl_ctx *x)
 		free(pp);
 	}
 	if (ret) {
-		hc_err(NULL, "cannot hash the prefix", -ret);
+		hcctl_err(NULL, "cannot hash the prefix", -ret);
 		return HC_EXIT_FAIL;
 	}
 	return -1;
 nomem:
-	hc_err(NULL, "out of memory", ENOMEM);
+	hcctl_err(NULL, "out of memory", ENOMEM);
 	return HC_EXIT_FAIL;
 }
 
@@ -769,84 +763,45 @@ static void ctx_free(struct fl_ctx *x)
 	pthread_mutex_destroy(&x->lock);
 }
 
-int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "sync",	 no_argument,	    NULL, OPT_SYNC },
-		{ "width",	 required_argument, NULL, 'w' },
-		{ "config",	 required_argument, NULL, OPT_CONFIG },
-		{ "status",	 no_argument,	    NULL, OPT_STATUS },
-		{ "no-progress", no_argument,	    NULL, OPT_NO_PROGRESS },
-		{ "json",	 no_argument,	    NULL, 'j' },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	struct fl_ctx x = { .parallel = FL_PARALLEL_DEFAULT, .progress = true,
+			    .cfg_path = HC_CONFIG_PATH };
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("sync", 0, &x.sync),
+		HCCTL_UINT("parallel", 'P', &x.parallel, 1, FL_PARALLEL_MAX),
+		{ .name = "width", .key = 'w', .type = HCCTL_OPT_UINT,
+		  .dst = &x.parallel, .min = 1, .max = FL_PARALLEL_MAX,
+		  .deprecated_for = "parallel" },
+		HCCTL_STRING("config", 0, &x.cfg_path, "FILE"),
+		HCCTL_FLAG("status", 0, &x.status),
+		HCCTL_NOFLAG("no-progress", 0, &x.progress),
+		HCCTL_OPT_END
 	};
-	struct fl_ctx x = { .width = FL_WIDTH_DEFAULT, .json = hc_opt_json,
-			    .progress = true, .cfg_path = HC_CONFIG_PATH };
 	const char *env;
-	unsigned long v;
-	char *end;
 	pid_t pid;
-	int c, fd = -1, rc;
+	int fd = -1, rc, optind;
 
 	pthread_mutex_init(&x.lock, NULL);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			hc_print_help(cmd, stdout);
-			rc = HC_EXIT_OK;
-			goto out;
-		case OPT_SYNC:
-			x.sync = true;
-			break;
-		case 'w':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' ||
-			    !v || v > FL_WIDTH_MAX) {
-				rc = hc_usage_error(cmd, "bad --width '%s' (1..%d)",
-						    optarg, FL_WIDTH_MAX);
-				goto out;
-			}
-			x.width = (unsigned int)v;
-			break;
-		case OPT_CONFIG:
-			if (!optarg[0]) {
-				rc = hc_usage_error(cmd, "empty --config FILE");
-				goto out;
-			}
-			x.cfg_path = optarg;
-			break;
-		case OPT_STATUS:
-			x.status = true;
-			break;
-		case OPT_NO_PROGRESS:
-			x.progress = false;
-			break;
-		case 'j':
-			x.json = true;
-			break;
-		default:
-			rc = hc_getopt_error(cmd, c, optopt, argv, optind);
-			goto out;
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	if (optind < 0)
+		goto out;
+	x.json = hcctl_opt_json;
 	if (optind >= argc) {
-		rc = hc_usage_error(cmd, "missing PREFIX operand");
+		rc = hcctl_usage_error(cmd, "missing PREFIX operand");
 		goto out;
 	}
 	if (optind + 1 < argc) {
-		rc = hc_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+		rc = hcctl_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
 		goto out;
 	}
 	x.prefix = argv[optind];
 	if (!x.prefix[0]) {
-		rc = hc_usage_error(cmd, "empty PREFIX");
+		rc = hcctl_usage_error(cmd, "empty PREFIX");
 		goto out;
 	}
 	if (x.status && x.sync) {
-		rc = hc_usage_error(cmd, "--status makes no sense with --sync");
+		rc = hcctl_usage_error(cmd, "--status makes no sense with --sync");
 		goto out;
 	}
 	rc = setup(&x);
@@ -867,7 +822,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 		goto out;
 	}
 	if (!x.nfiles) {
-		hc_err(x.prefix, "no cached objects under this prefix", 0);
+		hcctl_err(x.prefix, "no cached objects under this prefix", 0);
 		rc = HC_EXIT_FAIL;
 		goto out;
 	}
@@ -877,7 +832,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 		int r = ds_client_open(&x.be, &cl, err, sizeof(err));
 
 		if (r) {
-			hc_errf(x.prefix, -r, "cannot reach the backend%s%s",
+			hcctl_errf(x.prefix, -r, "cannot reach the backend%s%s",
 				err[0] ? ": " : "", err);
 			rc = HC_EXIT_FAIL;
 			goto out;
@@ -910,7 +865,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 		fd = lock_file(x.lock_path, LOCK_EX);
 	}
 	if (fd < 0) {
-		hc_err(x.lock_path, "cannot lock", -fd);
+		hcctl_err(x.lock_path, "cannot lock", -fd);
 		rc = HC_EXIT_FAIL;
 		goto out;
 	}
@@ -924,7 +879,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
-		hc_err(NULL, "cannot fork", errno);
+		hcctl_err(NULL, "cannot fork", errno);
 		rc = HC_EXIT_FAIL;
 		goto out;
 	}
@@ -937,7 +892,7 @@ int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv)
 			json_object_object_add(o, "state", json_object_new_string("flushing"));
 			json_object_object_add(o, "pid", json_object_new_int64(pid));
 			json_object_object_add(o, "log", json_object_new_string(x.log_path));
-			hc_json_print(o, false);
+			hcctl_json_print(o, false);
 			json_object_put(o);
 		} else {
 			printf("%s: flushing in the background (pid %ld, log %s); see 'hcctl flush --status %s'\n",
@@ -969,3 +924,106 @@ out:
 	ctx_free(&x);
 	return rc;
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_flush_cmds[] = {
+{
+	.name = "flush",
+	.summary = "flush a dataset (the cached objects under a prefix) to its backend",
+	.synopsis = "[--sync] [-P|--parallel P] [--config FILE] [--no-progress] [--json] PREFIX\n"
+"    hcctl flush --status [--config FILE] [--json] PREFIX",
+	.handler = hcctl_cmd_flush,
+	.help =
+"DESCRIPTION\n"
+"    Write the dataset PREFIX to its backend the way SCR flushes a\n"
+"    checkpoint.  PREFIX is a URI ending in '/', PARENT/NAME/, e.g.\n"
+"    s3://bkt/ckpt/run1/step-100/ (parent s3://bkt/ckpt/run1/, name\n"
+"    step-100).  Its files are the cached objects whose URI starts with\n"
+"    PREFIX (HC_CMD_OBJ_GET dump); each is read through the cache\n"
+"    (HC_IOC_LOCATE with HC_LOCATE_F_HOLD, O_DIRECT reads of\n"
+"    /dev/hypercache0) and written to the same key in the backend that\n"
+"    hypercached's configuration gives the URI.  The steps:\n"
+"\n"
+"      (a) write the marker PARENT/.hypercache/flushing/NAME (a dataset\n"
+"          flushed before is marked incomplete in the index first);\n"
+"      (b) upload every file through a window of at most P writers, each\n"
+"          with its own connection, computing its size and CRC32; a\n"
+"          failed writer makes the others stop early;\n"
+"      (c) write the summary PREFIX.hypercache/summary.json (the files,\n"
+"          their sizes and CRC32s), after every file;\n"
+"      (d) update PARENT/.hypercache/index.json: NAME complete and\n"
+"          \"current\", the older datasets kept;\n"
+"      (e) remove the marker.\n"
+"\n"
+"    A crash at any step leaves the old current dataset or the new one\n"
+"    current, never one without its summary; running 'hcctl flush' again\n"
+"    finishes it (a marker left behind means: redo).  See\n"
+"    Documentation/flush.md.\n"
+"\n"
+"    A dataset that the index lists complete with the same files (keys,\n"
+"    sizes and cache generations) is not flushed again: \"already\n"
+"    flushed\", exit 0.  One flush of a dataset runs at a time: it holds\n"
+"    flock(2) on /run/hypercache/flush-HASH.lock.\n"
+"\n"
+"    Without --sync the flush runs in the background: hcctl checks its\n"
+"    arguments, takes the lock, forks, prints the child's pid and its log\n"
+"    (/run/hypercache/flush-HASH.log) and exits 0; if a flush of the\n"
+"    dataset is already running it says so and exits 0.  With --sync it\n"
+"    runs in the foreground; if an asynchronous flush of the dataset is\n"
+"    running it waits for it, then checks whether the dataset still needs\n"
+"    flushing.  On success prints\n"
+"\n"
+"      flushed PREFIX: N files, SIZE (B bytes) in S s (R MB/s); ...\n"
+"\n"
+"    and draws a progress bar on stderr when it is a terminal.\n"
+"\n"
+"OPTIONS\n"
+"    --sync\n"
+"        Flush in the foreground (above).\n"
+"\n"
+"    -P, --parallel P\n"
+"        At most P files are uploaded at once (1..64, default 4): the same\n"
+"        option as preload's.  -w, --width W is the deprecated spelling,\n"
+"        still accepted (with a note on stderr).\n"
+"\n"
+"    --config FILE\n"
+"        hypercached's configuration (default /etc/hypercache/hypercache.conf).\n"
+"\n"
+"    --status\n"
+"        Report the dataset's state and exit 0:\n"
+"          not flushed   the index does not list it complete;\n"
+"          flushing      the marker is present and a flush holds the lock;\n"
+"          interrupted   the marker is present and no flush runs (run\n"
+"                        'hcctl flush PREFIX' again);\n"
+"          flushed       complete in the index (current or not), with its\n"
+"                        file count and bytes.\n"
+"\n"
+"    --no-progress\n"
+"        No progress bar.\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON object: {\"prefix\",\"dataset\",\"state\",\"already\",\n"
+"        \"files\",\"bytes\",\"seconds\",\"mb_per_s\"}; with --status\n"
+"        {\"prefix\",\"dataset\",\"state\",\"marker\",\"locked\",\"current\",\n"
+"        \"complete\",\"files\",\"bytes\",\"flushed_at\",\"log\"}.\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+"ENVIRONMENT\n"
+"    HC_FLUSH_CRASH_AFTER=k  (tests) _exit(137) right after step k (1..5 =\n"
+"                            a..e).\n"
+"    HC_FLUSH_DELAY_MS=N     (tests) sleep N ms after each file.\n"
+"\n"
+"    Needs read access to /dev/hypercache-ctl and /dev/hypercache0, write\n"
+"    access to /run/hypercache, and the backend's credentials (as\n"
+"    hypercached finds them).\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl flush --sync --parallel 8 s3://bkt/ckpt/run1/step-100/\n"
+"    hcctl flush --status s3://bkt/ckpt/run1/step-100/\n",
+},
+{ .name = NULL }
+};

@@ -37,23 +37,51 @@ struct hcctl_cmd {
 	hc_handler_t handler;
 };
 
+/* The end of every command's manual. */
+#define HCCTL_EXIT_STATUS_TEXT \
+"EXIT STATUS\n" \
+"    0  success\n" \
+"    1  the operation failed (the reason is printed on stderr)\n" \
+"    2  usage error: unknown option, missing or malformed argument\n"
+
+/* Pieces every manual has. */
+#define HCCTL_HELP_OPT_TEXT \
+"    -h, --help\n" \
+"        Show this help.\n"
+#define HCCTL_JSON_SILENT_TEXT \
+"    -j, --json\n" \
+"        Accepted, as by every command; it prints nothing.\n" \
+"\n"
+#define HCCTL_NEEDS_ADMIN_TEXT \
+"    Needs CAP_NET_ADMIN.\n" \
+"\n" \
+HCCTL_EXIT_STATUS_TEXT
+
+/*
+ * The command groups, each beside its handlers, ended by an entry whose
+ * name is NULL; main.c lists them in order.
+ */
+extern const struct hcctl_cmd hcctl_pool_cmds[], hcctl_inspect_cmds[],
+	hcctl_status_cmds[], hcctl_object_cmds[], hcctl_preload_cmds[],
+	hcctl_flush_cmds[], hcctl_restore_cmds[], hcctl_cache_cmds[];
+
 /* Global options (set by main.c before a handler runs). */
-extern bool hc_opt_json;
+extern bool hcctl_opt_json;
 
 /* main.c: diagnostics and help */
-void hc_err(const char *object, const char *reason, int errnum);
-void hc_err_hint(const char *object, const char *reason, int errnum,
+void hcctl_err(const char *object, const char *reason, int errnum);
+void hcctl_err_hint(const char *object, const char *reason, int errnum,
 		 const char *hint);
-void hc_errf(const char *object, int errnum, const char *fmt, ...)
+void hcctl_errf(const char *object, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-int hc_usage_error(const struct hcctl_cmd *cmd, const char *fmt, ...)
+int hcctl_usage_error(const struct hcctl_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int hc_getopt_error(const struct hcctl_cmd *cmd, int c, int optopt_, char **argv,
+int hcctl_getopt_error(const struct hcctl_cmd *cmd, int c, int optopt_, char **argv,
 		    int optind_);
-void hc_print_help(const struct hcctl_cmd *cmd, FILE *f);
+void hcctl_print_help(const struct hcctl_cmd *cmd, FILE *f);
 
 /* status.c: description of a pool (POOL_GET reply / POOL_NTF) */
-struct hc_member_info {
+struct hcctl_member_info {
 	uint32_t index;
 	bool has_index;
 	uint32_t dev;
@@ -67,7 +95,7 @@ struct hc_member_info {
 	bool has_chunks;
 };
 
-struct hc_pool_info {
+struct hcctl_pool_info {
 	uint8_t uuid[16];
 	bool has_uuid;
 	uint32_t state;
@@ -87,60 +115,60 @@ struct hc_pool_info {
 	bool has_capacity;
 	uint64_t data_offset;
 	bool has_data_offset;
-	struct hc_member_info *members;	/* sorted by index */
+	struct hcctl_member_info *members;	/* sorted by index */
 	size_t nmembers;
 };
 
 struct nl_msg;
 
-int hc_pool_parse(struct nl_msg *msg, struct hc_pool_info *pool);
-void hc_pool_free(struct hc_pool_info *pool);
-json_object *hc_pool_json(const struct hc_pool_info *pool);
-void hc_pool_print(const struct hc_pool_info *pool, FILE *f);
+int hcctl_pool_parse(struct nl_msg *msg, struct hcctl_pool_info *pool);
+void hcctl_pool_free(struct hcctl_pool_info *pool);
+json_object *hcctl_pool_json(const struct hcctl_pool_info *pool);
+void hcctl_pool_print(const struct hcctl_pool_info *pool, FILE *f);
 /* Print a pool as "status" does (text or {"pool":{...}}). */
-void hc_pool_output(const struct hc_pool_info *pool, bool json);
-void hc_json_print(json_object *obj, bool pretty);
+void hcctl_pool_output(const struct hcctl_pool_info *pool, bool json);
+void hcctl_json_print(json_object *obj, bool pretty);
 /* HC_CMD_POOL_GET into @pool; 0, or -1 after printing a diagnostic. */
-int hc_pool_get(const char *object, struct hc_pool_info *pool);
+int hcctl_pool_get(const char *object, struct hcctl_pool_info *pool);
 /*
  * Options of a command that takes only --json and --help: returns an exit
  * code to return at once, or -1 to go on (operands start at optind).
  */
-int hc_parse_json_only(const struct hcctl_cmd *cmd, int argc, char **argv,
+int hcctl_parse_json_only(const struct hcctl_cmd *cmd, int argc, char **argv,
 		       bool *json);
 
 /* Formatting helpers (status.c) */
-void hc_fmt_uuid(char out[37], const uint8_t uuid[16]);
-void hc_fmt_size(char *out, size_t len, uint64_t bytes);
-void hc_fmt_size_exact(char *out, size_t len, uint64_t bytes);
-void hc_fmt_dev(char *out, size_t len, uint32_t dev);
-const char *hc_state_name(uint32_t state, char *buf, size_t len);
+void hcctl_fmt_uuid(char out[37], const uint8_t uuid[16]);
+void hcctl_fmt_size(char *out, size_t len, uint64_t bytes);
+void hcctl_fmt_size_exact(char *out, size_t len, uint64_t bytes);
+void hcctl_fmt_dev(char *out, size_t len, uint32_t dev);
+const char *hcctl_state_name(uint32_t state, char *buf, size_t len);
 
 /* object.c: names and JSON of objects */
 struct hc_extent;
-const char *hc_obj_state_name(uint32_t state, char *buf, size_t len);
-void hc_obj_flags_str(uint32_t flags, char *buf, size_t len);
-json_object *hc_extents_json(const struct hc_extent *ext, uint32_t n);
+const char *hcctl_obj_state_name(uint32_t state, char *buf, size_t len);
+void hcctl_obj_flags_str(uint32_t flags, char *buf, size_t len);
+json_object *hcctl_extents_json(const struct hc_extent *ext, uint32_t n);
 
 /* Command handlers */
-int hc_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_monitor(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv);
-int hc_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_monitor(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv);
 
 #endif /* HCCTL_H */

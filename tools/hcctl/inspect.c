@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hcctl - inspect: which drives may become pool members, and why not.
- * The checks live in helper/discover.c, shared with hypercached.
+ * The checks live in helper/lib/discover.c, shared with hypercached.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,6 +11,7 @@
 
 #include "discover.h"
 #include "hcctl.h"
+#include "opt.h"
 
 static json_object *drive_json(const struct hc_drive *d)
 {
@@ -28,9 +29,9 @@ static json_object *drive_json(const struct hc_drive *d)
 		json_object_object_add(o, "serial",
 				       json_object_new_string(d->serial));
 	json_object_object_add(o, "verdict",
-			       json_object_new_string(hc_verdict_name(d->verdict)));
+			       json_object_new_string(hc_discover_verdict_name(d->verdict)));
 	json_object_object_add(o, "reason",
-			       json_object_new_string(hc_reason_name(d->reason)));
+			       json_object_new_string(hc_discover_reason_name(d->reason)));
 	if (d->detail[0])
 		json_object_object_add(o, "detail",
 				       json_object_new_string(d->detail));
@@ -50,16 +51,16 @@ static void print_drives(const struct hc_drive *d, size_t n, bool json)
 
 		for (i = 0; i < n; i++)
 			json_object_array_add(arr, drive_json(&d[i]));
-		hc_json_print(arr, false);
+		hcctl_json_print(arr, false);
 		json_object_put(arr);
 		return;
 	}
 	printf("%-16s %-8s %10s  %-28s %s\n", "DEVICE", "VERDICT", "SIZE",
 	       "MODEL", "REASON");
 	for (i = 0; i < n; i++) {
-		hc_fmt_size(size, sizeof(size), d[i].bytes);
+		hcctl_fmt_size(size, sizeof(size), d[i].bytes);
 		printf("%-16s %-8s %10s  %-28s %s\n", d[i].path,
-		       hc_verdict_name(d[i].verdict), size,
+		       hc_discover_verdict_name(d[i].verdict), size,
 		       d[i].model[0] ? d[i].model : "-",
 		       d[i].detail[0] ? d[i].detail : "-");
 	}
@@ -74,16 +75,16 @@ static int inspect_devs(const char *root, int ndev, char **devs, bool json)
 
 	d = calloc((size_t)ndev, sizeof(*d));
 	if (!d) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		return HC_EXIT_FAIL;
 	}
 	for (i = 0; i < ndev; i++) {
 		err = hc_discover_check(root, devs[i], &d[n]);
 		if (err == -ENODEV) {
-			hc_err(devs[i], "not a block device known to sysfs", 0);
+			hcctl_err(devs[i], "not a block device known to sysfs", 0);
 			ret = HC_EXIT_FAIL;
 		} else if (err) {
-			hc_err(devs[i], "cannot inspect", -err);
+			hcctl_err(devs[i], "cannot inspect", -err);
 			ret = HC_EXIT_FAIL;
 		} else {
 			n++;
@@ -95,57 +96,39 @@ static int inspect_devs(const char *root, int ndev, char **devs, bool json)
 	return ret;
 }
 
-int hc_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "all",  no_argument,	     NULL, 'a' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "json", no_argument,	     NULL, 'j' },
-		{ "help", no_argument,	     NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const char *root = "/";
-	unsigned int flags = 0;
-	bool json = hc_opt_json;
+	unsigned int flags;
+	bool json, all = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("all", 'a', &all),
+		HCCTL_STRING("root", 'r', &root, NULL),
+		HCCTL_OPT_END
+	};
 	struct hc_drive *d;
 	size_t n;
-	int c, err;
+	int err, i, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ar:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			flags |= HC_DISCOVER_ALL;
-			break;
-		case 'r':
-			if (!optarg[0])
-				return hc_usage_error(cmd, "empty --root");
-			root = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
-	for (c = optind; c < argc; c++)
-		if (argv[c][0] != '/')
-			return hc_usage_error(cmd,
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &err);
+	if (optind < 0)
+		return err;
+	json = hcctl_opt_json;
+	flags = all ? HC_DISCOVER_ALL : 0;
+	for (i = optind; i < argc; i++)
+		if (argv[i][0] != '/')
+			return hcctl_usage_error(cmd,
 				"invalid DEV '%s' (expected an absolute path such as /dev/nvme0n1)",
-				argv[c]);
+				argv[i]);
 	if (optind < argc) {
 		if (flags & HC_DISCOVER_ALL)
-			return hc_usage_error(cmd, "--all makes no sense with DEV operands");
+			return hcctl_usage_error(cmd, "--all makes no sense with DEV operands");
 		return inspect_devs(root, argc - optind, argv + optind, json);
 	}
 
 	err = hc_discover(root, flags, &d, &n);
 	if (err) {
-		hc_errf(cmd->name, -err, "cannot list block devices in %s%ssys/class/block",
+		hcctl_errf(cmd->name, -err, "cannot list block devices in %s%ssys/class/block",
 			root, root[strlen(root) - 1] == '/' ? "" : "/");
 		return HC_EXIT_FAIL;
 	}
@@ -158,3 +141,75 @@ int hc_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv)
 	hc_discover_free(d);
 	return HC_EXIT_OK;
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_inspect_cmds[] = {
+{
+	.name = "inspect",
+	.summary = "list drives and whether they are safe to use as pool members",
+	.synopsis = "[--all] [--root DIR] [--json] [DEV...]",
+	.handler = hcctl_cmd_inspect,
+	.help =
+"DESCRIPTION\n"
+"    Scan /sys/class/block for NVMe namespaces (nvmeXnY; partitions are\n"
+"    never candidates) and judge each one, or judge the block devices\n"
+"    DEV... given (any kind: loop, dm, partitions).  One line per device:\n"
+"\n"
+"      DEVICE           VERDICT        SIZE  MODEL                        REASON\n"
+"      /dev/nvme0n1     excluded   1.8 TiB  Samsung SSD 990 PRO 2TB      holds the root file system (/ is on dm-0)\n"
+"      /dev/nvme1n1     safe       3.5 TiB  SAMSUNG MZQL23T8HCLS-00A07   -\n"
+"\n"
+"    A device is excluded, with the first reason that applies, if\n"
+"      - it holds the root file system: / is on it, on one of its\n"
+"        partitions, or on a dm/md/LVM device built on them (slaves are\n"
+"        followed), or it is a partition of such a disk;\n"
+"      - it or one of its partitions is used as swap (/proc/swaps);\n"
+"      - it or one of its partitions is mounted (/proc/self/mountinfo);\n"
+"      - it or one of its partitions has holders (dm, md, LVM, bcache);\n"
+"      - its size is 0;\n"
+"      - libblkid finds a signature on it: a file system (ext4, XFS,\n"
+"        Btrfs, ...), ZFS, swap, LUKS, LVM2, md RAID or bcache superblock,\n"
+"        or a GPT or MBR partition table.\n"
+"    Its verdict is unknown if it cannot be probed (no device node, no\n"
+"    permission to read it), and safe otherwise.  A HyperCache superblock\n"
+"    is not a signature here: 'pool create' leaves it to the kernel, which\n"
+"    refuses such a device without --force.\n"
+"\n"
+"    'hcctl pool create' runs the same checks on every DEV and refuses a\n"
+"    device that is not safe unless --force is given.  The exit status is 0\n"
+"    whatever the verdicts are.  Reading signatures needs read access to\n"
+"    the device nodes (root).\n"
+"\n"
+"OPTIONS\n"
+"    -a, --all\n"
+"        Also consider SCSI/SATA (sd*) and virtio (vd*) disks.\n"
+"\n"
+"    -r, --root DIR\n"
+"        Read sysfs, /proc and /dev below DIR instead of / (a copy of\n"
+"        another system's tree, or a test fixture).  A regular file\n"
+"        DIR/dev/NAME is probed as the device NAME.\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON array, one object per device, with raw numbers:\n"
+"\n"
+"          [{\"device\":\"/dev/nvme1n1\",\"name\":\"nvme1n1\",\"dev\":\"259:3\",\n"
+"            \"size\":3840755982336,\"model\":\"...\",\"serial\":\"...\",\n"
+"            \"verdict\":\"excluded\",\"reason\":\"signature\",\n"
+"            \"detail\":\"carries an ext4 file system\",\"signature\":\"ext4\"}]\n"
+"\n"
+"        verdict: safe, excluded or unknown.  reason: none, root, swap,\n"
+"        mounted, holders, empty, signature or probe.  model, serial,\n"
+"        detail and signature are left out when empty.\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl inspect\n"
+"    hcctl inspect --json | jq -r '.[] | select(.verdict == \"safe\") | .device'\n"
+"    hcctl inspect /dev/nvme1n1 /dev/loop0\n",
+},
+{ .name = NULL }
+};

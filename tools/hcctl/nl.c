@@ -28,19 +28,19 @@
 #define SOL_NETLINK 270
 #endif
 
-int hc_nl_open(struct hc_nl *nl, const char *object)
+int hcctl_nl_open(struct hcctl_nl *nl, const char *object)
 {
 	int one = 1;
 	int fd, ret;
 
 	nl->sk = nl_socket_alloc();
 	if (!nl->sk) {
-		hc_err(object, "cannot allocate a netlink socket", ENOMEM);
+		hcctl_err(object, "cannot allocate a netlink socket", ENOMEM);
 		return -1;
 	}
 	ret = genl_connect(nl->sk);
 	if (ret < 0) {
-		hc_errf(object, 0, "cannot open a generic netlink socket: %s",
+		hcctl_errf(object, 0, "cannot open a generic netlink socket: %s",
 			nl_geterror(ret));
 		goto fail;
 	}
@@ -55,12 +55,12 @@ int hc_nl_open(struct hc_nl *nl, const char *object)
 
 	ret = genl_ctrl_resolve(nl->sk, HC_GENL_NAME);
 	if (ret == -NLE_OBJ_NOTFOUND) {
-		hc_errf(object, 0, "hypercache module not loaded (genl family \"%s\" not found)",
+		hcctl_errf(object, 0, "hypercache module not loaded (genl family \"%s\" not found)",
 			HC_GENL_NAME);
 		goto fail;
 	}
 	if (ret < 0) {
-		hc_errf(object, 0, "cannot resolve genl family \"%s\": %s",
+		hcctl_errf(object, 0, "cannot resolve genl family \"%s\": %s",
 			HC_GENL_NAME, nl_geterror(ret));
 		goto fail;
 	}
@@ -72,14 +72,14 @@ fail:
 	return -1;
 }
 
-void hc_nl_close(struct hc_nl *nl)
+void hcctl_nl_close(struct hcctl_nl *nl)
 {
 	if (nl->sk)
 		nl_socket_free(nl->sk);
 	nl->sk = NULL;
 }
 
-struct nl_msg *hc_nl_request(struct hc_nl *nl, uint8_t cmd, size_t payload)
+struct nl_msg *hcctl_nl_request(struct hcctl_nl *nl, uint8_t cmd, size_t payload)
 {
 	struct nl_msg *msg;
 
@@ -94,15 +94,15 @@ struct nl_msg *hc_nl_request(struct hc_nl *nl, uint8_t cmd, size_t payload)
 	return msg;
 }
 
-uint32_t hc_nl_offset(struct nl_msg *msg, const void *attr)
+uint32_t hcctl_nl_offset(struct nl_msg *msg, const void *attr)
 {
 	return (uint32_t)((const char *)attr - (const char *)nlmsg_hdr(msg));
 }
 
-struct hc_transact {
+struct hcctl_transact {
 	hc_nl_reply_cb reply;
 	void *arg;
-	struct hc_nl_err *err;
+	struct hcctl_nl_err *err;
 	bool done;
 	bool interrupted;
 	int reply_err;
@@ -114,7 +114,7 @@ struct hc_transact {
  * [request payload unless NLM_F_CAPPED] | TLVs (if NLM_F_ACK_TLVS).
  */
 static void parse_tlvs_at(const struct nlmsghdr *nlh, size_t hlen,
-			  struct hc_nl_err *err)
+			  struct hcctl_nl_err *err)
 {
 	static struct nla_policy policy[NLMSGERR_ATTR_MAX + 1] = {
 		[NLMSGERR_ATTR_MSG]	  = { .type = NLA_STRING },
@@ -146,7 +146,7 @@ static void parse_tlvs_at(const struct nlmsghdr *nlh, size_t hlen,
 	}
 }
 
-static void parse_ack_tlvs(const struct nlmsghdr *nlh, struct hc_nl_err *err)
+static void parse_ack_tlvs(const struct nlmsghdr *nlh, struct hcctl_nl_err *err)
 {
 	const struct nlmsgerr *e = nlmsg_data(nlh);
 	size_t hlen = sizeof(*e);
@@ -163,7 +163,7 @@ static void parse_ack_tlvs(const struct nlmsghdr *nlh, struct hc_nl_err *err)
 
 static int transact_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 {
-	struct hc_transact *t = arg;
+	struct hcctl_transact *t = arg;
 	/*
 	 * libnl hands us nlmsg_data() of the NLMSG_ERROR message; its header
 	 * sits right in front of it, and the ack TLVs follow the nlmsgerr.
@@ -181,8 +181,8 @@ static int transact_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 
 static int transact_ack(struct nl_msg *msg, void *arg)
 {
-	struct hc_transact *t = arg;
-	struct hc_nl_err warn = { 0 };
+	struct hcctl_transact *t = arg;
+	struct hcctl_nl_err warn = { 0 };
 
 	/* A successful ack may still carry a warning message. */
 	parse_ack_tlvs(nlmsg_hdr(msg), &warn);
@@ -198,7 +198,7 @@ static int transact_ack(struct nl_msg *msg, void *arg)
  */
 static int transact_finish(struct nl_msg *msg, void *arg)
 {
-	struct hc_transact *t = arg;
+	struct hcctl_transact *t = arg;
 	const struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	int error;
 
@@ -217,7 +217,7 @@ static int transact_finish(struct nl_msg *msg, void *arg)
 
 static int transact_dump_intr(struct nl_msg *msg, void *arg)
 {
-	struct hc_transact *t = arg;
+	struct hcctl_transact *t = arg;
 
 	(void)msg;
 	t->interrupted = true;
@@ -226,7 +226,7 @@ static int transact_dump_intr(struct nl_msg *msg, void *arg)
 
 static int transact_valid(struct nl_msg *msg, void *arg)
 {
-	struct hc_transact *t = arg;
+	struct hcctl_transact *t = arg;
 	int ret;
 
 	if (t->reply && !t->reply_err) {
@@ -237,10 +237,10 @@ static int transact_valid(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-static int transact(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
-		    void *arg, struct hc_nl_err *err, bool dump)
+static int transact(struct hcctl_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
+		    void *arg, struct hcctl_nl_err *err, bool dump)
 {
-	struct hc_transact t = { .reply = reply, .arg = arg, .err = err };
+	struct hcctl_transact t = { .reply = reply, .arg = arg, .err = err };
 	struct nl_cb *cb;
 	int ret;
 
@@ -291,20 +291,20 @@ out:
 	return err->error ? -err->error : 0;
 }
 
-int hc_nl_transact(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
-		   void *arg, struct hc_nl_err *err)
+int hcctl_nl_transact(struct hcctl_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
+		   void *arg, struct hcctl_nl_err *err)
 {
 	return transact(nl, msg, reply, arg, err, false);
 }
 
-int hc_nl_dump(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
-	       void *arg, struct hc_nl_err *err)
+int hcctl_nl_dump(struct hcctl_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
+	       void *arg, struct hcctl_nl_err *err)
 {
 	return transact(nl, msg, reply, arg, err, true);
 }
 
-void hc_nl_report(const char *object, const struct hc_nl_err *err,
-		  const struct hc_nl_span *spans, char *const *names,
+void hcctl_nl_report(const char *object, const struct hcctl_nl_err *err,
+		  const struct hcctl_nl_span *spans, char *const *names,
 		  size_t n)
 {
 	char buf[64];
@@ -329,25 +329,25 @@ void hc_nl_report(const char *object, const struct hc_nl_err *err,
 			 err->miss_type);
 		reason = buf;
 	}
-	hc_err_hint(object, reason, err->error,
+	hcctl_err_hint(object, reason, err->error,
 		    err->error == EPERM ?
 		    "(needs CAP_NET_ADMIN; run as root)" : NULL);
 }
 
-int hc_nl_subscribe(struct hc_nl *nl, const char *group, const char *object)
+int hcctl_nl_subscribe(struct hcctl_nl *nl, const char *group, const char *object)
 {
 	int grp, ret;
 
 	grp = genl_ctrl_resolve_grp(nl->sk, HC_GENL_NAME, group);
 	if (grp < 0) {
-		hc_errf(object, 0,
+		hcctl_errf(object, 0,
 			"multicast group \"%s\" of genl family \"%s\" not found: %s",
 			group, HC_GENL_NAME, nl_geterror(grp));
 		return -1;
 	}
 	ret = nl_socket_add_membership(nl->sk, grp);
 	if (ret < 0) {
-		hc_errf(object, 0, "cannot join multicast group \"%s\": %s",
+		hcctl_errf(object, 0, "cannot join multicast group \"%s\": %s",
 			group, nl_geterror(ret));
 		return -1;
 	}

@@ -11,7 +11,7 @@
 
 #include <netlink/genl/genl.h>
 
-struct hc_nl {
+struct hcctl_nl {
 	struct nl_sock *sk;
 	int family;		/* generic netlink family id */
 };
@@ -21,7 +21,7 @@ struct hc_nl {
  * kernel sent an error reply, @kernel is true and @msg / @offs carry the
  * extended ack, if any.  Otherwise the failure was local (socket, libnl).
  */
-struct hc_nl_err {
+struct hcctl_nl_err {
 	int error;
 	bool kernel;
 	char msg[256];		/* NLMSGERR_ATTR_MSG, "" if none */
@@ -33,7 +33,7 @@ struct hc_nl_err {
 };
 
 /* Byte range [start, end) of one attribute inside a request message. */
-struct hc_nl_span {
+struct hcctl_nl_span {
 	uint32_t start;
 	uint32_t end;
 };
@@ -42,14 +42,14 @@ struct hc_nl_span {
  * Open a socket, enable extended acks and resolve the family.  On failure,
  * print a diagnostic naming @object and return -1.
  */
-int hc_nl_open(struct hc_nl *nl, const char *object);
-void hc_nl_close(struct hc_nl *nl);
+int hcctl_nl_open(struct hcctl_nl *nl, const char *object);
+void hcctl_nl_close(struct hcctl_nl *nl);
 
 /* A new request for @cmd with room for about @payload bytes of attributes. */
-struct nl_msg *hc_nl_request(struct hc_nl *nl, uint8_t cmd, size_t payload);
+struct nl_msg *hcctl_nl_request(struct hcctl_nl *nl, uint8_t cmd, size_t payload);
 
 /* Offset of @attr from the start of @msg's nlmsghdr. */
-uint32_t hc_nl_offset(struct nl_msg *msg, const void *attr);
+uint32_t hcctl_nl_offset(struct nl_msg *msg, const void *attr);
 
 typedef int (*hc_nl_reply_cb)(struct nl_msg *reply, void *arg);
 
@@ -58,25 +58,25 @@ typedef int (*hc_nl_reply_cb)(struct nl_msg *reply, void *arg);
  * message is passed to @reply (may be NULL).  Returns 0 or -errno; in the
  * latter case @err describes the failure.
  */
-int hc_nl_transact(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
-		   void *arg, struct hc_nl_err *err);
+int hcctl_nl_transact(struct hcctl_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
+		   void *arg, struct hcctl_nl_err *err);
 
 /*
- * As hc_nl_transact(), but as a dump request (NLM_F_DUMP): @reply gets every
+ * As hcctl_nl_transact(), but as a dump request (NLM_F_DUMP): @reply gets every
  * message of the dump; an error the kernel reports in NLMSG_DONE fails it.
  */
-int hc_nl_dump(struct hc_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
-	       void *arg, struct hc_nl_err *err);
+int hcctl_nl_dump(struct hcctl_nl *nl, struct nl_msg *msg, hc_nl_reply_cb reply,
+	       void *arg, struct hcctl_nl_err *err);
 
 /*
  * Report a failed request on stderr as "hcctl: <object>: <reason>: <strerror>".
  * If the ack's offset falls inside spans[i], names[i] is the object.
  */
-void hc_nl_report(const char *object, const struct hc_nl_err *err,
-		  const struct hc_nl_span *spans, char *const *names,
+void hcctl_nl_report(const char *object, const struct hcctl_nl_err *err,
+		  const struct hcctl_nl_span *spans, char *const *names,
 		  size_t n);
 
 /* Join multicast group @group of the family.  Prints on failure. */
-int hc_nl_subscribe(struct hc_nl *nl, const char *group, const char *object);
+int hcctl_nl_subscribe(struct hcctl_nl *nl, const char *group, const char *object);
 
 #endif /* HCCTL_NL_H */

@@ -27,12 +27,15 @@
 #include "hcctl.h"
 #include "ctl.h"
 #include "nl.h"
+#include "util.h"
+#include "opt.h"
+#include "extent.h"
 
 #define IO_BUF_SIZE	(4U << 20)	/* bytes per O_DIRECT transfer */
 
 /* --- names ----------------------------------------------------------------- */
 
-const char *hc_obj_state_name(uint32_t state, char *buf, size_t len)
+const char *hcctl_obj_state_name(uint32_t state, char *buf, size_t len)
 {
 	switch (state) {
 	case HC_OBJ_INGESTING:
@@ -51,7 +54,7 @@ const char *hc_obj_state_name(uint32_t state, char *buf, size_t len)
 }
 
 /* "pinned,data-crc", "-" for none, unknown bits as "0xN". */
-void hc_obj_flags_str(uint32_t flags, char *buf, size_t len)
+void hcctl_obj_flags_str(uint32_t flags, char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -83,7 +86,7 @@ static const char *locate_status_name(uint32_t status, char *buf, size_t len)
 	return buf;
 }
 
-json_object *hc_extents_json(const struct hc_extent *ext, uint32_t n)
+json_object *hcctl_extents_json(const struct hc_extent *ext, uint32_t n)
 {
 	json_object *arr = json_object_new_array();
 	uint32_t i;
@@ -112,20 +115,12 @@ struct progress {
 	double last;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void progress_init(struct progress *p, uint64_t total, bool enabled)
 {
 	memset(p, 0, sizeof(*p));
 	p->on = enabled && isatty(STDERR_FILENO);
 	p->total = total;
-	p->start = p->last = now_s();
+	p->start = p->last = hc_now();
 }
 
 static void progress_draw(struct progress *p, double t)
@@ -135,8 +130,8 @@ static void progress_draw(struct progress *p, double t)
 	double rate = el > 0 ? (double)p->done / el / (1024.0 * 1024.0) : 0.0;
 	unsigned int pct = p->total ? (unsigned int)(p->done * 100 / p->total) : 100;
 
-	hc_fmt_size(done, sizeof(done), p->done);
-	hc_fmt_size(total, sizeof(total), p->total);
+	hcctl_fmt_size(done, sizeof(done), p->done);
+	hcctl_fmt_size(total, sizeof(total), p->total);
 	fprintf(stderr, "\r%s / %s  %3u%%  %.1f MiB/s\033[K", done, total, pct,
 		rate);
 	fflush(stderr);
@@ -152,7 +147,7 @@ static void progress_add(struct progress *p, uint64_t n)
 	p->done += n;
 	if (!p->on)
 		return;
-	t = now_s();
+	t = hc_now();
 	if (t - p->last >= 0.1 || p->done == p->total)
 		progress_draw(p, t);
 }
@@ -163,90 +158,13 @@ static void progress_end(struct progress *p, bool ok)
 	if (!p->on)
 		return;
 	if (ok && !(p->drawn && p->drawn_done == p->done))
-		progress_draw(p, now_s());
+		progress_draw(p, hc_now());
 	if (p->drawn)
 		fputc('\n', stderr);
 	p->on = false;
 }
 
 /* --- helpers --------------------------------------------------------------- */
-
-static int read_full(int fd, void *buf, size_t len, size_t *got)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < len) {
-		r = read(fd, (char *)buf + n, len - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			*got = n;
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*got = n;
-	return 0;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < len) {
-		r = write(fd, (const char *)buf + n, len - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		n += (size_t)r;
-	}
-	return 0;
-}
-
-/* O_DIRECT transfers: whole logical blocks, retried on short counts. */
-static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < len) {
-		r = pwrite(fd, (const char *)buf + n, len - n, (off_t)(off + n));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		n += (size_t)r;
-	}
-	return 0;
-}
-
-static int pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < len) {
-		r = pread(fd, (char *)buf + n, len - n, (off_t)(off + n));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;	/* past the end of the device */
-		n += (size_t)r;
-	}
-	return 0;
-}
 
 /*
  * Open /dev/hypercache0 for O_DIRECT and get its logical block size and an
@@ -259,12 +177,12 @@ static int open_data(int flags, unsigned int *lbs, void **buf)
 
 	fd = open(HC_DATA_PATH, flags | O_DIRECT | O_CLOEXEC);
 	if (fd < 0) {
-		hc_err(HC_DATA_PATH, "cannot open", errno);
+		hcctl_err(HC_DATA_PATH, "cannot open", errno);
 		return -1;
 	}
 	if (ioctl(fd, BLKSSZGET, &bs) < 0 || bs <= 0 ||
 	    (bs & (bs - 1)) || IO_BUF_SIZE % (unsigned int)bs) {
-		hc_err(HC_DATA_PATH, "cannot get the logical block size",
+		hcctl_err(HC_DATA_PATH, "cannot get the logical block size",
 		       bs ? EINVAL : errno);
 		close(fd);
 		return -1;
@@ -273,44 +191,21 @@ static int open_data(int flags, unsigned int *lbs, void **buf)
 	align = *lbs > 4096 ? *lbs : 4096;
 	e = posix_memalign(buf, align, IO_BUF_SIZE);
 	if (e) {
-		hc_err(NULL, "cannot allocate the I/O buffer", e);
+		hcctl_err(NULL, "cannot allocate the I/O buffer", e);
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
-/*
- * Check what the kernel returned: at most @max extents, aligned to the
- * logical block size, together at least @size bytes.
- */
+/* Check what the kernel returned (extent.h); say what is wrong. */
 static int check_extents(const char *object, const struct hc_extent *ext,
-			 uint32_t n, uint32_t max, uint64_t size,
-			 unsigned int lbs)
+			 uint32_t n, uint64_t size, unsigned int lbs)
 {
-	uint64_t total = 0;
-	uint32_t i;
+	char err[160];
 
-	if (n > max) {
-		hc_errf(object, 0, "the kernel reports %u extents, more than %u",
-			n, max);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		if (ext[i].offset % lbs || ext[i].length % lbs) {
-			hc_errf(object, 0,
-				"extent %u (offset %" PRIu64 ", length %" PRIu64
-				") is not aligned to the %u-byte block size",
-				i, (uint64_t)ext[i].offset,
-				(uint64_t)ext[i].length, lbs);
-			return -1;
-		}
-		total += ext[i].length;
-	}
-	if (total < size) {
-		hc_errf(object, 0,
-			"the extents hold %" PRIu64 " bytes, the object has %" PRIu64,
-			total, size);
+	if (hc_extents_check(ext, n, size, lbs, err, sizeof(err))) {
+		hcctl_errf(object, 0, "the kernel's extents: %s", err);
 		return -1;
 	}
 	return 0;
@@ -321,50 +216,37 @@ static uint64_t round_up(uint64_t v, unsigned int a)
 	return (v + a - 1) / a * a;
 }
 
-/* Options of commands that only take -h and one URI. */
-static int parse_uri_only(const struct hcctl_cmd *cmd, int argc, char **argv,
-			  struct hc_uri *uri)
+/*
+ * The one URI operand at @argv[@first] of @argc: -1 and *@uri, or the exit
+ * status of a usage error (hcctl_uri_arg()).
+ */
+static int one_uri(const struct hcctl_cmd *cmd, int argc, char **argv,
+		   int first, struct hcctl_uri *uri)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int c;
+	if (first >= argc)
+		return hcctl_usage_error(cmd, "missing URI operand");
+	if (first + 1 < argc)
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
+					 argv[first + 1]);
+	return hcctl_uri_arg(cmd, argv[first], uri);
+}
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
-	if (optind >= argc)
-		return hc_usage_error(cmd, "missing URI operand");
-	if (optind + 1 < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
-				      argv[optind + 1]);
-	return hc_uri_arg(cmd, argv[optind], uri);
+/* Options of commands that take one URI and no options of their own. */
+static int parse_uri_only(const struct hcctl_cmd *cmd, int argc, char **argv,
+			  struct hcctl_uri *uri)
+{
+	int rc, optind = hcctl_opt_parse(cmd, argc, argv, NULL, &rc);
+
+	if (optind < 0)
+		return rc;
+	return one_uri(cmd, argc, argv, optind, uri);
 }
 
 /* --- put ------------------------------------------------------------------- */
 
-enum {
-	OPT_CLEAN = 0x100,
-	OPT_REPLACE,
-	OPT_CRC,
-	OPT_NO_PROGRESS,
-	OPT_LAYOUT,
-	OPT_NO_INGEST,
-	OPT_TIMEOUT,
-	OPT_SYNC,
-};
-
 struct put_args {
 	const char *file;
-	struct hc_uri uri;
+	struct hcctl_uri uri;
 	uint32_t stage_flags;
 	uint32_t commit_flags;
 	bool progress;
@@ -372,14 +254,6 @@ struct put_args {
 	bool sync;		/* wait until the object is clean */
 	unsigned long timeout;	/* seconds for --sync, 0 = no limit */
 };
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 #define SYNC_POLL_NS	20000000L	/* LOCATE PEEK every 20 ms */
 
@@ -389,35 +263,35 @@ static double mono_now(void)
  */
 static int put_wait_synced(int ctl, const struct put_args *a, uint64_t gen)
 {
-	double deadline = a->timeout ? mono_now() + (double)a->timeout : 0;
+	double deadline = a->timeout ? hc_now() + (double)a->timeout : 0;
 	struct timespec pause = { 0, SYNC_POLL_NS };
 	struct hc_locate l;
 	char sbuf[32];
 	int ret;
 
 	for (;;) {
-		ret = hc_ctl_locate(ctl, &a->uri, HC_LOCATE_F_PEEK, NULL, 0,
+		ret = hcctl_ctl_locate(ctl, &a->uri, HC_LOCATE_F_PEEK, NULL, 0,
 				    NULL, 0, &l);
 		if (ret < 0) {
-			hc_ctl_report(a->uri.shown, "LOCATE", -ret);
+			hcctl_ctl_report(a->uri.shown, "LOCATE", -ret);
 			return -1;
 		}
 		if (l.status == HC_LOCATE_MISS) {
-			hc_errf(a->uri.shown, 0, "gone before it was uploaded");
+			hcctl_errf(a->uri.shown, 0, "gone before it was uploaded");
 			return -1;
 		}
 		if (l.generation != gen) {
-			hc_errf(a->uri.shown, 0, "replaced (generation %" PRIu64
+			hcctl_errf(a->uri.shown, 0, "replaced (generation %" PRIu64
 				") before generation %" PRIu64 " was uploaded",
 				(uint64_t)l.generation, gen);
 			return -1;
 		}
 		if (l.state == HC_OBJ_READY)
 			return 0;
-		if (deadline && mono_now() >= deadline) {
-			hc_errf(a->uri.shown, ETIMEDOUT,
+		if (deadline && hc_now() >= deadline) {
+			hcctl_errf(a->uri.shown, ETIMEDOUT,
 				"still %s after %lu s",
-				hc_obj_state_name(l.state, sbuf, sizeof(sbuf)),
+				hcctl_obj_state_name(l.state, sbuf, sizeof(sbuf)),
 				a->timeout);
 			return -1;
 		}
@@ -443,15 +317,15 @@ static int put_copy(const struct put_args *a, int in, int dev, void *buf,
 		elen = ext[i].length < left ? ext[i].length : left;
 		while (elen) {
 			n = elen < IO_BUF_SIZE ? (size_t)elen : IO_BUF_SIZE;
-			ret = read_full(in, buf, n, &got);
+			ret = hc_read_full(in, buf, n, &got);
 			if (ret < 0) {
 				progress_end(&prog, false);
-				hc_err(a->file, "read error", -ret);
+				hcctl_err(a->file, "read error", -ret);
 				return -1;
 			}
 			if (got < n) {
 				progress_end(&prog, false);
-				hc_errf(a->file, 0,
+				hcctl_errf(a->file, 0,
 					"file shrank while being copied (%" PRIu64
 					" of %" PRIu64 " bytes read)",
 					size - left + got, size);
@@ -463,10 +337,10 @@ static int put_copy(const struct put_args *a, int in, int dev, void *buf,
 			wlen = (size_t)round_up(n, lbs);
 			if (wlen > n)
 				memset((char *)buf + n, 0, wlen - n);
-			ret = pwrite_full(dev, buf, wlen, off);
+			ret = hc_pwrite_full(dev, buf, wlen, off);
 			if (ret < 0) {
 				progress_end(&prog, false);
-				hc_errf(HC_DATA_PATH, -ret,
+				hcctl_errf(HC_DATA_PATH, -ret,
 					"write error at offset %" PRIu64, off);
 				return -1;
 			}
@@ -478,12 +352,12 @@ static int put_copy(const struct put_args *a, int in, int dev, void *buf,
 	}
 	progress_end(&prog, true);
 	if (left) {
-		hc_errf(a->uri.shown, 0, "the extents are too short for the file");
+		hcctl_errf(a->uri.shown, 0, "the extents are too short for the file");
 		return -1;
 	}
-	ret = read_full(in, &probe, 1, &got);
+	ret = hc_read_full(in, &probe, 1, &got);
 	if (ret == 0 && got) {
-		hc_errf(a->file, 0, "file grew while being copied (beyond %" PRIu64
+		hcctl_errf(a->file, 0, "file grew while being copied (beyond %" PRIu64
 			" bytes)", size);
 		return -1;
 	}
@@ -506,20 +380,20 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 
 	in = open(a->file, O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
-		hc_err(a->file, "cannot open", errno);
+		hcctl_err(a->file, "cannot open", errno);
 		return HC_EXIT_FAIL;
 	}
 	if (fstat(in, &sb) < 0) {
-		hc_err(a->file, "cannot stat", errno);
+		hcctl_err(a->file, "cannot stat", errno);
 		goto out;
 	}
 	if (!S_ISREG(sb.st_mode)) {
-		hc_err(a->file, "not a regular file", 0);
+		hcctl_err(a->file, "not a regular file", 0);
 		goto out;
 	}
 	(void)posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
 
-	ctl = hc_ctl_open(cmd->name, true);
+	ctl = hcctl_ctl_open(cmd->name, true);
 	if (ctl < 0)
 		goto out;
 	dev = open_data(O_WRONLY, &lbs, &buf);
@@ -527,39 +401,39 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		goto out;
 	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
 	if (!ext) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 
-	t_stage = mono_now();
-	ret = hc_ctl_stage(ctl, &a->uri, a->stage_flags, (uint64_t)sb.st_size,
+	t_stage = hc_now();
+	ret = hcctl_ctl_stage(ctl, &a->uri, a->stage_flags, (uint64_t)sb.st_size,
 			   ext, HC_MAX_EXTENTS, &st);
 	if (ret < 0) {
-		hc_ctl_report(a->uri.shown, "STAGE", -ret);
+		hcctl_ctl_report(a->uri.shown, "STAGE", -ret);
 		goto out;
 	}
 	staged = true;
-	if (check_extents(a->uri.shown, ext, st.nr_extents, HC_MAX_EXTENTS,
-			  (uint64_t)sb.st_size, lbs) < 0)
+	if (check_extents(a->uri.shown, ext, st.nr_extents, (uint64_t)sb.st_size,
+			  lbs) < 0)
 		goto out;
 	if (put_copy(a, in, dev, buf, lbs, ext, st.nr_extents,
 		     (uint64_t)sb.st_size, &crc) < 0)
 		goto out;
 	if (fdatasync(dev) < 0) {
-		hc_err(HC_DATA_PATH, "cannot flush the written data", errno);
+		hcctl_err(HC_DATA_PATH, "cannot flush the written data", errno);
 		goto out;
 	}
-	ret = hc_ctl_commit(ctl, &a->uri, a->commit_flags, crc, &cm);
+	ret = hcctl_ctl_commit(ctl, &a->uri, a->commit_flags, crc, &cm);
 	if (ret < 0) {
-		hc_ctl_report(a->uri.shown, "COMMIT", -ret);
+		hcctl_ctl_report(a->uri.shown, "COMMIT", -ret);
 		goto out;
 	}
 	staged = false;
-	t_commit = mono_now();
+	t_commit = hc_now();
 	if (a->sync) {
 		if (put_wait_synced(ctl, a, cm.generation) < 0)
 			goto out;
-		t_synced = mono_now();
+		t_synced = hc_now();
 	}
 
 	if (a->json) {
@@ -572,7 +446,7 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		json_object_object_add(o, "generation",
 				       json_object_new_uint64(cm.generation));
 		json_object_object_add(o, "state", json_object_new_string(
-			hc_obj_state_name((a->commit_flags & HC_COMMIT_F_CLEAN) ||
+			hcctl_obj_state_name((a->commit_flags & HC_COMMIT_F_CLEAN) ||
 					  a->sync ? HC_OBJ_READY : HC_OBJ_DIRTY,
 					  sbuf, sizeof(sbuf))));
 		json_object_object_add(o, "commit_seconds",
@@ -584,8 +458,8 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 			json_object_object_add(o, "crc32c",
 					       json_object_new_uint64(crc));
 		json_object_object_add(o, "extents",
-				       hc_extents_json(ext, st.nr_extents));
-		hc_json_print(o, false);
+				       hcctl_extents_json(ext, st.nr_extents));
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		printf("%s: %" PRIu64 " bytes in %u extent%s, generation %" PRIu64 "\n",
@@ -599,9 +473,9 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 out:
 	if (staged) {
 		/* Closing the ctl fd aborts too; say so if ABORT itself fails. */
-		ret = hc_ctl_abort(ctl, &a->uri);
+		ret = hcctl_ctl_abort(ctl, &a->uri);
 		if (ret < 0 && ret != -ENOENT)
-			hc_ctl_report(a->uri.shown, "ABORT", -ret);
+			hcctl_ctl_report(a->uri.shown, "ABORT", -ret);
 	}
 	free(ext);
 	free(buf);
@@ -613,79 +487,47 @@ out:
 	return rc;
 }
 
-int hc_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "clean",	 no_argument, NULL, OPT_CLEAN },
-		{ "replace",	 no_argument, NULL, OPT_REPLACE },
-		{ "crc",	 no_argument, NULL, OPT_CRC },
-		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-		{ "sync",	 no_argument, NULL, OPT_SYNC },
-		{ "timeout",	 required_argument, NULL, OPT_TIMEOUT },
-		{ "json",	 no_argument, NULL, 'j' },
-		{ "help",	 no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	struct put_args a = { .progress = true, .timeout = 300 };
+	bool clean = false, replace = false, crc = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("clean", 0, &clean),
+		HCCTL_FLAG("replace", 0, &replace),
+		HCCTL_FLAG("crc", 0, &crc),
+		HCCTL_NOFLAG("no-progress", 0, &a.progress),
+		HCCTL_FLAG("sync", 0, &a.sync),
+		HCCTL_ULONG("timeout", 0, &a.timeout, 0, 86400, "seconds"),
+		HCCTL_OPT_END
 	};
-	struct put_args a = { .progress = true, .json = hc_opt_json,
-			      .timeout = 300 };
-	char *end;
-	int c, ret;
+	int ret, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_CLEAN:
-			a.commit_flags |= HC_COMMIT_F_CLEAN;
-			break;
-		case OPT_REPLACE:
-			a.stage_flags |= HC_STAGE_F_REPLACE;
-			break;
-		case OPT_CRC:
-			a.commit_flags |= HC_COMMIT_F_CRC;
-			break;
-		case OPT_NO_PROGRESS:
-			a.progress = false;
-			break;
-		case OPT_SYNC:
-			a.sync = true;
-			break;
-		case OPT_TIMEOUT:
-			errno = 0;
-			a.timeout = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || a.timeout > 86400)
-				return hc_usage_error(cmd,
-					"bad --timeout '%s' (seconds, 0..86400)", optarg);
-			break;
-		case 'j':
-			a.json = true;
-			break;
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &ret);
+	if (optind < 0)
+		return ret;
+	a.json = hcctl_opt_json;
+	a.commit_flags = (clean ? HC_COMMIT_F_CLEAN : 0) | (crc ? HC_COMMIT_F_CRC : 0);
+	a.stage_flags = replace ? HC_STAGE_F_REPLACE : 0;
 	if (optind >= argc)
-		return hc_usage_error(cmd, "missing FILE operand");
+		return hcctl_usage_error(cmd, "missing FILE operand");
 	if (optind + 1 >= argc)
-		return hc_usage_error(cmd, "missing URI operand");
+		return hcctl_usage_error(cmd, "missing URI operand");
 	if (optind + 2 < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind + 2]);
 	a.file = argv[optind];
-	ret = hc_uri_arg(cmd, argv[optind + 1], &a.uri);
+	ret = hcctl_uri_arg(cmd, argv[optind + 1], &a.uri);
 	if (ret >= 0)
 		return ret;
 	ret = put_run(cmd, &a);
-	hc_uri_free(&a.uri);
+	hcctl_uri_free(&a.uri);
 	return ret;
 }
 
 /* --- get ------------------------------------------------------------------- */
 
 /* Say why a LOCATE did not find valid data. */
-static void not_hit_reason(const struct hc_locate *l, struct hc_fetch_err *e)
+static void not_hit_reason(const struct hc_locate *l, struct hcctl_fetch_err *e)
 {
 	char buf[32];
 
@@ -696,7 +538,7 @@ static void not_hit_reason(const struct hc_locate *l, struct hc_fetch_err *e)
 		break;
 	case HC_LOCATE_PENDING:
 		snprintf(e->reason, sizeof(e->reason), "not yet valid (%s)",
-			 hc_obj_state_name(l->state, buf, sizeof(buf)));
+			 hcctl_obj_state_name(l->state, buf, sizeof(buf)));
 		break;
 	case HC_LOCATE_NOT_ADMITTED:
 		snprintf(e->reason, sizeof(e->reason),
@@ -708,13 +550,13 @@ static void not_hit_reason(const struct hc_locate *l, struct hc_fetch_err *e)
 	}
 }
 
-int hc_obj_fetch(int ctl, const struct hc_uri *uri, uint32_t flags,
+int hcctl_obj_fetch(int ctl, const struct hcctl_uri *uri, uint32_t flags,
 		 unsigned long timeout_s, struct hc_extent *ext,
-		 uint32_t max_ext, struct hc_locate *l, struct hc_fetch_err *e)
+		 uint32_t max_ext, struct hc_locate *l, struct hcctl_fetch_err *e)
 {
 	int ret;
 
-	ret = hc_ctl_locate_wait(ctl, uri, flags, (uint32_t)(timeout_s * 1000),
+	ret = hcctl_ctl_locate_wait(ctl, uri, flags, (uint32_t)(timeout_s * 1000),
 				 ext, max_ext, l);
 	if (ret == -ETIMEDOUT) {
 		e->errnum = ETIMEDOUT;
@@ -725,7 +567,7 @@ int hc_obj_fetch(int ctl, const struct hc_uri *uri, uint32_t flags,
 	}
 	if (ret < 0) {
 		e->errnum = -ret;
-		hc_ctl_reason("LOCATE", -ret, e->reason, sizeof(e->reason));
+		hcctl_ctl_reason("LOCATE", -ret, e->reason, sizeof(e->reason));
 		return -1;
 	}
 	if (l->status != HC_LOCATE_HIT) {
@@ -735,7 +577,7 @@ int hc_obj_fetch(int ctl, const struct hc_uri *uri, uint32_t flags,
 	return 0;
 }
 
-static int get_copy(const struct hc_uri *uri, int dev, void *buf,
+static int get_copy(const struct hcctl_uri *uri, int dev, void *buf,
 		    unsigned int lbs, const struct hc_extent *ext, uint32_t next,
 		    uint64_t size, int out, const char *outname, bool progress)
 {
@@ -752,17 +594,17 @@ static int get_copy(const struct hc_uri *uri, int dev, void *buf,
 		while (elen) {
 			n = elen < IO_BUF_SIZE ? (size_t)elen : IO_BUF_SIZE;
 			/* The last block is read whole; only n bytes are kept. */
-			ret = pread_full(dev, buf, (size_t)round_up(n, lbs), off);
+			ret = hc_pread_full(dev, buf, (size_t)round_up(n, lbs), off);
 			if (ret < 0) {
 				progress_end(&prog, false);
-				hc_errf(HC_DATA_PATH, -ret,
+				hcctl_errf(HC_DATA_PATH, -ret,
 					"read error at offset %" PRIu64, off);
 				return -1;
 			}
-			ret = write_full(out, buf, n);
+			ret = hc_write_full(out, buf, n);
 			if (ret < 0) {
 				progress_end(&prog, false);
-				hc_err(outname, "write error", -ret);
+				hcctl_err(outname, "write error", -ret);
 				return -1;
 			}
 			off += n;
@@ -774,94 +616,62 @@ static int get_copy(const struct hc_uri *uri, int dev, void *buf,
 	}
 	progress_end(&prog, !left);
 	if (total != size) {
-		hc_errf(uri->shown, 0, "copied %" PRIu64 " of %" PRIu64 " bytes",
+		hcctl_errf(uri->shown, 0, "copied %" PRIu64 " of %" PRIu64 " bytes",
 			total, size);
 		return -1;
 	}
 	return 0;
 }
 
-int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output",	 required_argument, NULL, 'o' },
-		{ "no-progress", no_argument,	    NULL, OPT_NO_PROGRESS },
-		{ "no-ingest",	 no_argument,	    NULL, OPT_NO_INGEST },
-		{ "timeout",	 required_argument, NULL, OPT_TIMEOUT },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct hc_extent *ext = NULL;
-	struct hc_fetch_err fe;
-	struct hc_uri uri;
+	struct hcctl_fetch_err fe;
+	struct hcctl_uri uri;
 	struct hc_locate l;
 	const char *outname = NULL;
 	void *buf = NULL;
 	unsigned int lbs = 512;
 	unsigned long timeout = 300;
-	uint32_t flags = HC_LOCATE_F_HOLD | HC_LOCATE_F_WAIT |
-			 HC_LOCATE_F_AUTO_INGEST;
-	bool progress = true, held = false, created = false;
-	char *end;
-	int c, ret, ctl = -1, dev = -1, out = -1, rc = HC_EXIT_FAIL;
+	uint32_t flags;
+	bool progress = true, held = false, created = false, no_ingest = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_STRING("output", 'o', &outname, "FILE"),
+		HCCTL_NOFLAG("no-progress", 0, &progress),
+		HCCTL_FLAG("no-ingest", 0, &no_ingest),
+		HCCTL_ULONG("timeout", 0, &timeout, 0, 86400, "seconds"),
+		HCCTL_OPT_END
+	};
+	int ret, ctl = -1, dev = -1, out = -1, rc = HC_EXIT_FAIL, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!optarg[0])
-				return hc_usage_error(cmd, "empty --output FILE");
-			outname = optarg;
-			break;
-		case OPT_NO_PROGRESS:
-			progress = false;
-			break;
-		case OPT_NO_INGEST:
-			flags = HC_LOCATE_F_HOLD;
-			break;
-		case OPT_TIMEOUT:
-			errno = 0;
-			timeout = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || timeout > 86400)
-				return hc_usage_error(cmd,
-					"bad --timeout '%s' (seconds, 0..86400)", optarg);
-			break;
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
-	if (optind >= argc)
-		return hc_usage_error(cmd, "missing URI operand");
-	if (optind + 1 < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
-				      argv[optind + 1]);
-	ret = hc_uri_arg(cmd, argv[optind], &uri);
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	if (optind < 0)
+		return rc;
+	flags = no_ingest ? HC_LOCATE_F_HOLD : HC_LOCATE_F_HOLD | HC_LOCATE_F_WAIT |
+						HC_LOCATE_F_AUTO_INGEST;
+	ret = one_uri(cmd, argc, argv, optind, &uri);
 	if (ret >= 0)
 		return ret;
 
 	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
 	if (!ext) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	ctl = hc_ctl_open(cmd->name, false);
+	ctl = hcctl_ctl_open(cmd->name, false);
 	if (ctl < 0)
 		goto out;
 	/* A miss asks the helper to fetch the object, and waits for it. */
-	if (hc_obj_fetch(ctl, &uri, flags, timeout, ext, HC_MAX_EXTENTS, &l,
+	if (hcctl_obj_fetch(ctl, &uri, flags, timeout, ext, HC_MAX_EXTENTS, &l,
 			 &fe) < 0) {
-		hc_err(uri.shown, fe.reason, fe.errnum);
+		hcctl_err(uri.shown, fe.reason, fe.errnum);
 		goto out;
 	}
 	held = true;
 	dev = open_data(O_RDONLY, &lbs, &buf);
 	if (dev < 0)
 		goto out;
-	if (check_extents(uri.shown, ext, l.nr_extents, HC_MAX_EXTENTS,
-			  l.obj_size, lbs) < 0)
+	if (check_extents(uri.shown, ext, l.nr_extents, l.obj_size, lbs) < 0)
 		goto out;
 
 	if (outname) {
@@ -871,7 +681,7 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 		else if (errno == EEXIST)
 			out = open(outname, O_WRONLY | O_TRUNC | O_CLOEXEC);
 		if (out < 0) {
-			hc_err(outname, "cannot open", errno);
+			hcctl_err(outname, "cannot open", errno);
 			goto out;
 		}
 	} else {
@@ -885,21 +695,21 @@ int hc_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 		ret = close(out);
 		out = -1;
 		if (ret < 0) {
-			hc_err(outname, "write error", errno);
+			hcctl_err(outname, "write error", errno);
 			goto out;
 		}
 	}
 	held = false;
-	ret = hc_ctl_release(ctl, &uri);
+	ret = hcctl_ctl_release(ctl, &uri);
 	if (ret < 0) {
-		hc_ctl_report(uri.shown, "RELEASE", -ret);
+		hcctl_ctl_report(uri.shown, "RELEASE", -ret);
 		goto out;
 	}
 	created = false;
 	rc = HC_EXIT_OK;
 out:
 	if (held)
-		(void)hc_ctl_release(ctl, &uri);	/* close() releases too */
+		(void)hcctl_ctl_release(ctl, &uri);	/* close() releases too */
 	if (out >= 0 && out != STDOUT_FILENO)
 		close(out);
 	if (created && rc != HC_EXIT_OK)
@@ -910,14 +720,14 @@ out:
 		close(dev);
 	if (ctl >= 0)
 		close(ctl);
-	hc_uri_free(&uri);
+	hcctl_uri_free(&uri);
 	return rc;
 }
 
 /* --- locate ---------------------------------------------------------------- */
 
 /* LOCATE with a layout array sized from the object; *layout is malloc'd. */
-static int locate_layout(int ctl, const struct hc_uri *uri, uint32_t chunk_size,
+static int locate_layout(int ctl, const struct hcctl_uri *uri, uint32_t chunk_size,
 			 struct hc_extent *ext, struct hc_locate *l,
 			 struct hc_chunk_loc **layout)
 {
@@ -927,7 +737,7 @@ static int locate_layout(int ctl, const struct hc_uri *uri, uint32_t chunk_size,
 	int tries, ret;
 
 	/* The first call only tells the size; retry if the object grew. */
-	ret = hc_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, ext, HC_MAX_EXTENTS,
+	ret = hcctl_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, ext, HC_MAX_EXTENTS,
 			    NULL, 0, l);
 	for (tries = 0; ret == 0 && tries < 8; tries++) {
 		if (l->status == HC_LOCATE_MISS || (lay && l->nr_layout <= max))
@@ -947,7 +757,7 @@ static int locate_layout(int ctl, const struct hc_uri *uri, uint32_t chunk_size,
 		lay = tmp;
 		max = (uint32_t)want;
 		memset(lay, 0, (size_t)max * sizeof(*lay));
-		ret = hc_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, ext,
+		ret = hcctl_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, ext,
 				    HC_MAX_EXTENTS, lay, max, l);
 	}
 	if (ret == 0 && l->status != HC_LOCATE_MISS && l->nr_layout > max)
@@ -960,7 +770,7 @@ static int locate_layout(int ctl, const struct hc_uri *uri, uint32_t chunk_size,
 	return 0;
 }
 
-static const char *member_name(const struct hc_pool_info *pool, uint32_t idx)
+static const char *member_name(const struct hcctl_pool_info *pool, uint32_t idx)
 {
 	size_t i;
 
@@ -970,10 +780,10 @@ static const char *member_name(const struct hc_pool_info *pool, uint32_t idx)
 	return NULL;
 }
 
-static void locate_print_json(const struct hc_uri *uri, const struct hc_locate *l,
+static void locate_print_json(const struct hcctl_uri *uri, const struct hc_locate *l,
 			      const struct hc_extent *ext,
 			      const struct hc_chunk_loc *lay,
-			      const struct hc_pool_info *pool)
+			      const struct hcctl_pool_info *pool)
 {
 	json_object *o = json_object_new_object();
 	uint32_t i, n;
@@ -986,7 +796,7 @@ static void locate_print_json(const struct hc_uri *uri, const struct hc_locate *
 		goto print;
 	if (l->state)
 		json_object_object_add(o, "state", json_object_new_string(
-			hc_obj_state_name(l->state, buf, sizeof(buf))));
+			hcctl_obj_state_name(l->state, buf, sizeof(buf))));
 	json_object_object_add(o, "size", json_object_new_uint64(l->obj_size));
 	json_object_object_add(o, "generation",
 			       json_object_new_uint64(l->generation));
@@ -994,7 +804,7 @@ static void locate_print_json(const struct hc_uri *uri, const struct hc_locate *
 	json_object_object_add(o, "pinned", json_object_new_boolean(
 		!!(l->obj_flags & HC_OBJ_F_PINNED)));
 	n = l->nr_extents < HC_MAX_EXTENTS ? l->nr_extents : HC_MAX_EXTENTS;
-	json_object_object_add(o, "extents", hc_extents_json(ext, n));
+	json_object_object_add(o, "extents", hcctl_extents_json(ext, n));
 	if (lay) {
 		json_object *arr = json_object_new_array();
 
@@ -1022,14 +832,14 @@ static void locate_print_json(const struct hc_uri *uri, const struct hc_locate *
 		json_object_object_add(o, "layout", arr);
 	}
 print:
-	hc_json_print(o, false);
+	hcctl_json_print(o, false);
 	json_object_put(o);
 }
 
-static void locate_print_text(const struct hc_uri *uri, const struct hc_locate *l,
+static void locate_print_text(const struct hcctl_uri *uri, const struct hc_locate *l,
 			      const struct hc_extent *ext,
 			      const struct hc_chunk_loc *lay,
-			      const struct hc_pool_info *pool)
+			      const struct hcctl_pool_info *pool)
 {
 	char buf[64], size[32];
 	uint32_t i, n;
@@ -1040,11 +850,11 @@ static void locate_print_text(const struct hc_uri *uri, const struct hc_locate *
 	if (l->status == HC_LOCATE_MISS)
 		return;
 	printf("state       %s\n",
-	       l->state ? hc_obj_state_name(l->state, buf, sizeof(buf)) : "-");
-	hc_fmt_size(size, sizeof(size), l->obj_size);
+	       l->state ? hcctl_obj_state_name(l->state, buf, sizeof(buf)) : "-");
+	hcctl_fmt_size(size, sizeof(size), l->obj_size);
 	printf("size        %s (%" PRIu64 " bytes)\n", size, (uint64_t)l->obj_size);
 	printf("generation  %" PRIu64 "\n", (uint64_t)l->generation);
-	hc_obj_flags_str(l->obj_flags, buf, sizeof(buf));
+	hcctl_obj_flags_str(l->obj_flags, buf, sizeof(buf));
 	printf("flags       %s\n", buf);
 	printf("extents     %u\n", l->nr_extents);
 	n = l->nr_extents < HC_MAX_EXTENTS ? l->nr_extents : HC_MAX_EXTENTS;
@@ -1064,7 +874,7 @@ static void locate_print_text(const struct hc_uri *uri, const struct hc_locate *
 			namew = w;
 	}
 	if (pool->has_chunk_size) {
-		hc_fmt_size_exact(size, sizeof(size), pool->chunk_size);
+		hcctl_fmt_size_exact(size, sizeof(size), pool->chunk_size);
 		printf("layout      %u chunk%s of %s\n", l->nr_layout,
 		       l->nr_layout == 1 ? "" : "s", size);
 	} else {
@@ -1085,76 +895,57 @@ static void locate_print_text(const struct hc_uri *uri, const struct hc_locate *
 	}
 }
 
-int hc_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "layout", no_argument, NULL, 'l' },
-		{ "json",   no_argument, NULL, 'j' },
-		{ "help",   no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct hc_pool_info pool = { 0 };
+	struct hcctl_pool_info pool = { 0 };
 	struct hc_extent *ext = NULL;
 	struct hc_chunk_loc *lay = NULL;
 	struct hc_locate l;
-	struct hc_uri uri;
-	bool json = hc_opt_json, layout = false;
-	int c, ret, ctl = -1, rc = HC_EXIT_FAIL;
+	struct hcctl_uri uri;
+	bool json, layout = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("layout", 'l', &layout),
+		HCCTL_OPT_END
+	};
+	int ret, ctl = -1, rc = HC_EXIT_FAIL, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ljh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			layout = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
-	if (optind >= argc)
-		return hc_usage_error(cmd, "missing URI operand");
-	if (optind + 1 < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
-				      argv[optind + 1]);
-	ret = hc_uri_arg(cmd, argv[optind], &uri);
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	if (optind < 0)
+		return rc;
+	json = hcctl_opt_json;
+	ret = one_uri(cmd, argc, argv, optind, &uri);
 	if (ret >= 0)
 		return ret;
 
 	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
 	if (!ext) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	ctl = hc_ctl_open(cmd->name, false);
+	ctl = hcctl_ctl_open(cmd->name, false);
 	if (ctl < 0)
 		goto out;
 	if (layout) {
 		/* Chunk size and member names come from the pool. */
-		if (hc_pool_get(cmd->name, &pool) < 0)
+		if (hcctl_pool_get(cmd->name, &pool) < 0)
 			goto out;
 		ret = locate_layout(ctl, &uri,
 				    pool.has_chunk_size ? pool.chunk_size : 0,
 				    ext, &l, &lay);
 	} else {
-		ret = hc_ctl_locate(ctl, &uri, HC_LOCATE_F_PEEK, ext,
+		ret = hcctl_ctl_locate(ctl, &uri, HC_LOCATE_F_PEEK, ext,
 				    HC_MAX_EXTENTS, NULL, 0, &l);
 	}
 	if (ret == -EAGAIN) {
-		hc_err(uri.shown, "the object kept changing; try again", 0);
+		hcctl_err(uri.shown, "the object kept changing; try again", 0);
 		goto out;
 	}
 	if (ret == -ENOMEM) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 	if (ret < 0) {
-		hc_ctl_report(uri.shown, "LOCATE", -ret);
+		hcctl_ctl_report(uri.shown, "LOCATE", -ret);
 		goto out;
 	}
 	if (json)
@@ -1163,12 +954,12 @@ int hc_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 		locate_print_text(&uri, &l, ext, lay, &pool);
 	rc = HC_EXIT_OK;
 out:
-	hc_pool_free(&pool);
+	hcctl_pool_free(&pool);
 	free(lay);
 	free(ext);
 	if (ctl >= 0)
 		close(ctl);
-	hc_uri_free(&uri);
+	hcctl_uri_free(&uri);
 	return rc;
 }
 
@@ -1178,33 +969,33 @@ out:
 static int obj_nl(const struct hcctl_cmd *cmd, int argc, char **argv,
 		  uint8_t nlcmd, int pin)
 {
-	struct hc_nl nl = { 0 };
-	struct hc_nl_err err;
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
 	struct nl_msg *msg;
-	struct hc_uri uri;
+	struct hcctl_uri uri;
 	int ret;
 
 	ret = parse_uri_only(cmd, argc, argv, &uri);
 	if (ret >= 0)
 		return ret;
-	if (hc_nl_open(&nl, cmd->name) < 0) {
-		hc_uri_free(&uri);
+	if (hcctl_nl_open(&nl, cmd->name) < 0) {
+		hcctl_uri_free(&uri);
 		return HC_EXIT_FAIL;
 	}
-	msg = hc_nl_request(&nl, nlcmd, NLA_HDRLEN + NLA_ALIGN(uri.len) + 16);
+	msg = hcctl_nl_request(&nl, nlcmd, NLA_HDRLEN + NLA_ALIGN(uri.len) + 16);
 	if (!msg || nla_put(msg, HC_A_OBJ_URI, (int)uri.len, uri.bytes) < 0 ||
 	    (pin >= 0 && nla_put_u8(msg, HC_A_OBJ_PINNED, (uint8_t)pin) < 0)) {
 		if (msg)
 			nlmsg_free(msg);
-		hc_err(cmd->name, "cannot build netlink request", ENOMEM);
-		hc_nl_close(&nl);
-		hc_uri_free(&uri);
+		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
+		hcctl_nl_close(&nl);
+		hcctl_uri_free(&uri);
 		return HC_EXIT_FAIL;
 	}
-	ret = hc_nl_transact(&nl, msg, NULL, NULL, &err);
-	hc_nl_close(&nl);
+	ret = hcctl_nl_transact(&nl, msg, NULL, NULL, &err);
+	hcctl_nl_close(&nl);
 	if (ret == 0) {
-		hc_uri_free(&uri);
+		hcctl_uri_free(&uri);
 		return HC_EXIT_OK;
 	}
 	if (err.kernel && !err.msg[0]) {
@@ -1227,22 +1018,270 @@ static int obj_nl(const struct hcctl_cmd *cmd, int argc, char **argv,
 		if (why)
 			snprintf(err.msg, sizeof(err.msg), "%s", why);
 	}
-	hc_nl_report(err.kernel ? uri.shown : cmd->name, &err, NULL, NULL, 0);
-	hc_uri_free(&uri);
+	hcctl_nl_report(err.kernel ? uri.shown : cmd->name, &err, NULL, NULL, 0);
+	hcctl_uri_free(&uri);
 	return HC_EXIT_FAIL;
 }
 
-int hc_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_EVICT, -1);
 }
 
-int hc_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_PIN, 1);
 }
 
-int hc_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_PIN, 0);
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_object_cmds[] = {
+{
+	.name = "put",
+	.summary = "write a file into the cache as an object",
+	.synopsis = "[--clean] [--replace] [--crc] [--sync [--timeout S]]\n"
+		    "          [--no-progress] [--json] FILE URI",
+	.handler = hcctl_cmd_put,
+	.help =
+"DESCRIPTION\n"
+"    Store the regular file FILE in the object cache under URI:\n"
+"\n"
+"    1. HC_IOC_STAGE on /dev/hypercache-ctl allocates chunks for the file's\n"
+"       size and returns them as at most 64 extents of /dev/hypercache0;\n"
+"    2. FILE is copied into those extents with O_DIRECT writes of up to\n"
+"       4 MiB (the last block is padded with zeroes to the device's logical\n"
+"       block size; the object keeps the file's exact size);\n"
+"    3. /dev/hypercache0 is flushed (fdatasync);\n"
+"    4. HC_IOC_COMMIT makes the object durable: DIRTY (not yet in the\n"
+"       backend), or READY with --clean.\n"
+"\n"
+"    If anything fails after the stage, hcctl aborts it (HC_IOC_ABORT); the\n"
+"    kernel also aborts it when hcctl exits or is killed.  FILE must not\n"
+"    change while it is copied (a file that shrinks or grows is an error).\n"
+"\n"
+"    URI is taken as the bytes given: 1 to 1024 bytes.  On success prints\n"
+"\n"
+"      URI: N bytes in K extents, generation G\n"
+"\n"
+"    With --json:\n"
+"\n"
+"      {\"uri\":\"...\",\"size\":N,\"generation\":G,\"state\":\"dirty\",\n"
+"       \"crc32c\":C,\"commit_seconds\":T,\"sync_seconds\":U,\n"
+"       \"extents\":[{\"offset\":O,\"length\":L},...]}\n"
+"\n"
+"    (\"crc32c\" only with --crc, \"sync_seconds\" only with --sync).  URIs\n"
+"    are printed with bytes outside printable ASCII, and the backslash,\n"
+"    escaped as \\xNN.\n"
+"\n"
+"    With --sync, put then waits until hypercached has uploaded the object\n"
+"    and the kernel marked it clean (READY), polling LOCATE with PEEK every\n"
+"    20 ms, and prints a second line\n"
+"\n"
+"      committed in T s, synced U s later\n"
+"\n"
+"    T is the commit latency (STAGE issued to COMMIT returned: what a\n"
+"    writer waits for), U the write-back time after it.\n"
+"\n"
+"OPTIONS\n"
+"    --clean\n"
+"        The backend already holds this data: commit the object READY\n"
+"        (HC_COMMIT_F_CLEAN) instead of DIRTY, so it is never uploaded.\n"
+"\n"
+"    --replace\n"
+"        If URI is cached, replace it (HC_STAGE_F_REPLACE).  Without it an\n"
+"        existing object is an error (\"already cached\").  An object that is\n"
+"        held, pinned, dirty or being synced cannot be replaced (EBUSY).\n"
+"\n"
+"    --crc\n"
+"        Compute the CRC-32C (Castagnoli) of the file's bytes while copying\n"
+"        and give it to the kernel with the commit (HC_COMMIT_F_CRC).\n"
+"\n"
+"    --sync\n"
+"        After the commit, wait until the object is in the backend (clean).\n"
+"        Fails if it is replaced or removed meanwhile, or on the timeout.\n"
+"\n"
+"    --timeout S\n"
+"        With --sync, give up after S seconds (default 300; 0 waits for\n"
+"        ever).  The object stays committed and is uploaded later.\n"
+"\n"
+"    --no-progress\n"
+"        No progress bar.  The bar (bytes, percent, MiB/s) is drawn on\n"
+"        stderr only when stderr is a terminal.\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON object.\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+"    Needs write access to /dev/hypercache-ctl and /dev/hypercache0.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl put --clean --crc model.safetensors s3://models/llama/model.safetensors\n",
+},
+{
+	.name = "get",
+	.summary = "read an object from the cache",
+	.synopsis = "[-o FILE] [--no-progress] [--no-ingest] [--timeout S] [--json] URI",
+	.handler = hcctl_cmd_get,
+	.help =
+"DESCRIPTION\n"
+"    Read the object URI from the cache and write its bytes to stdout, or to\n"
+"    FILE with -o.  HC_IOC_LOCATE with HC_LOCATE_F_HOLD finds the object and\n"
+"    holds it (it cannot be evicted or replaced while held); its extents are\n"
+"    read from /dev/hypercache0 with O_DIRECT reads of up to 4 MiB, exactly\n"
+"    the object's size is written, and the hold is dropped (HC_IOC_RELEASE;\n"
+"    also when hcctl exits).\n"
+"\n"
+"    On a miss the kernel asks the helper to fetch the object from its\n"
+"    backend (HC_LOCATE_F_AUTO_INGEST) and hcctl waits for it\n"
+"    (HC_LOCATE_F_WAIT) up to --timeout seconds.  The helper's error (for\n"
+"    example \"No such file or directory\" for a missing key) is reported.\n"
+"\n"
+"    Fails with \"not cached\" if URI is not in the cache and --no-ingest\n"
+"    is given, or if the cache did not admit it (read the backend directly\n"
+"    then); with \"not yet valid\" while it is staged.  A FILE that hcctl\n"
+"    created is removed if the copy fails.\n"
+"\n"
+"OPTIONS\n"
+"    -o, --output FILE\n"
+"        Write to FILE (created, or truncated if it exists) instead of\n"
+"        stdout.\n"
+"\n"
+"    --no-progress\n"
+"        No progress bar.  The bar is drawn on stderr only when stderr is a\n"
+"        terminal.\n"
+"\n"
+"    --no-ingest\n"
+"        Read only what is cached: a miss fails at once.\n"
+"\n"
+"    --timeout SECONDS\n"
+"        How long to wait for an ingest (default 300; 0 waits until\n"
+"        interrupted).\n"
+"\n"
+"    -j, --json\n"
+"        Accepted, as by every command; the output is the\n"
+"        object's bytes.\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+"    Needs read access to /dev/hypercache-ctl and /dev/hypercache0.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl get -o /tmp/model.bin s3://models/llama/model.safetensors\n"
+"    hcctl get s3://datasets/shard-0001.tar | tar -x\n",
+},
+{
+	.name = "locate",
+	.summary = "show where an object is cached",
+	.synopsis = "[--layout] [--json] URI",
+	.handler = hcctl_cmd_locate,
+	.help =
+"DESCRIPTION\n"
+"    Look up URI with HC_IOC_LOCATE (without a hold) and print:\n"
+"\n"
+"      uri         URI\n"
+"      status      hit | miss | pending | not-admitted\n"
+"      state       ingesting | ready | staged | dirty | syncing\n"
+"      size        SIZE (N bytes)\n"
+"      generation  G\n"
+"      flags       pinned,data-crc (or -)\n"
+"      extents     K\n"
+"        offset              length\n"
+"        OFFSET              LENGTH      (bytes in /dev/hypercache0)\n"
+"\n"
+"    On a miss only uri and status are printed.  The exit status is 0\n"
+"    whatever the status is.\n"
+"\n"
+"OPTIONS\n"
+"    -l, --layout\n"
+"        Also print where every chunk of the object lives:\n"
+"\n"
+"          layout      N chunks of 4 MiB\n"
+"            chunk  member  device   member offset  device offset  length\n"
+"\n"
+"        chunk is the object's chunk index, member the member index and\n"
+"        device its block device (from 'hcctl status'), member offset the\n"
+"        byte offset on that device, device offset the byte offset in\n"
+"        /dev/hypercache0, length the object's bytes in the chunk.\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON object:\n"
+"\n"
+"          {\"uri\":\"...\",\"status\":\"hit\",\"state\":\"ready\",\"size\":N,\n"
+"           \"generation\":G,\"flags\":F,\"pinned\":false,\n"
+"           \"extents\":[{\"offset\":O,\"length\":L},...],\n"
+"           \"chunk_size\":4194304,\"layout\":[{\"chunk\":0,\"member\":1,\n"
+"           \"device\":\"nvme1n1\",\"member_offset\":M,\"dev_offset\":D,\n"
+"           \"length\":L},...]}\n"
+"\n"
+"        (chunk_size and layout only with --layout; on a miss only uri and\n"
+"        status).\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+"    Needs read access to /dev/hypercache-ctl.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{
+	.name = "evict",
+	.summary = "remove an object from the cache",
+	.synopsis = "[--json] URI",
+	.handler = hcctl_cmd_evict,
+	.help =
+"DESCRIPTION\n"
+"    Evict the object URI (HC_CMD_OBJ_EVICT): its chunks become free.  Only\n"
+"    an idle, clean, unpinned object can be evicted; one that is held,\n"
+"    staged, ingesting, pinned, dirty or being synced fails with \"Device or\n"
+"    resource busy\".  Prints nothing on success.\n"
+"\n"
+"OPTIONS\n"
+HCCTL_JSON_SILENT_TEXT
+HCCTL_HELP_OPT_TEXT
+"\n"
+HCCTL_NEEDS_ADMIN_TEXT,
+},
+{
+	.name = "pin",
+	.summary = "keep an object in the cache",
+	.synopsis = "[--json] URI",
+	.handler = hcctl_cmd_pin,
+	.help =
+"DESCRIPTION\n"
+"    Pin the object URI (HC_CMD_OBJ_PIN with pinned = 1): the policy never\n"
+"    evicts a pinned object, and 'hcctl evict' refuses it.  Pinning a pinned\n"
+"    object is not an error.  Prints nothing on success.\n"
+"\n"
+"OPTIONS\n"
+HCCTL_JSON_SILENT_TEXT
+HCCTL_HELP_OPT_TEXT
+"\n"
+HCCTL_NEEDS_ADMIN_TEXT,
+},
+{
+	.name = "unpin",
+	.summary = "let the policy evict an object again",
+	.synopsis = "[--json] URI",
+	.handler = hcctl_cmd_unpin,
+	.help =
+"DESCRIPTION\n"
+"    Clear the pin of the object URI (HC_CMD_OBJ_PIN with pinned = 0).\n"
+"    Prints nothing on success.\n"
+"\n"
+"OPTIONS\n"
+HCCTL_JSON_SILENT_TEXT
+HCCTL_HELP_OPT_TEXT
+"\n"
+HCCTL_NEEDS_ADMIN_TEXT,
+},
+{ .name = NULL }
+};

@@ -20,6 +20,7 @@
 #include "hypercache_format.h"
 #include "hypercache_netlink.h"
 #include "hcctl.h"
+#include "opt.h"
 #include "nl.h"
 
 /*
@@ -83,28 +84,28 @@ static struct member_arg *resolve_members(int n, char **devs)
 
 	m = calloc((size_t)n, sizeof(*m));
 	if (!m) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
 		m[i].arg = devs[i];
 		m[i].path = realpath(devs[i], NULL);
 		if (!m[i].path) {
-			hc_err(devs[i], "cannot resolve path", errno);
+			hcctl_err(devs[i], "cannot resolve path", errno);
 			goto fail;
 		}
 		if (stat(m[i].path, &st) < 0) {
-			hc_err(devs[i], "cannot stat", errno);
+			hcctl_err(devs[i], "cannot stat", errno);
 			goto fail;
 		}
 		if (!S_ISBLK(st.st_mode)) {
-			hc_err(devs[i], "not a block device", 0);
+			hcctl_err(devs[i], "not a block device", 0);
 			goto fail;
 		}
 		m[i].rdev = st.st_rdev;
 		for (j = 0; j < i; j++) {
 			if (m[j].rdev == m[i].rdev) {
-				hc_errf(devs[i], 0, "given twice (same device as %s)",
+				hcctl_errf(devs[i], 0, "given twice (same device as %s)",
 					devs[j]);
 				goto fail;
 			}
@@ -129,13 +130,13 @@ static int check_members_safe(const struct member_arg *m, int n)
 	for (i = 0; i < n; i++) {
 		err = hc_discover_check("/", m[i].path, &d);
 		if (err) {
-			hc_errf(m[i].arg, -err,
+			hcctl_errf(m[i].arg, -err,
 				"cannot check whether the device is in use (use --force to skip the check)");
 			return -1;
 		}
 		if (d.verdict == HC_VERDICT_SAFE)
 			continue;
-		hc_errf(m[i].arg, 0, "%s: %s (use --force to overwrite)",
+		hcctl_errf(m[i].arg, 0, "%s: %s (use --force to overwrite)",
 			d.verdict == HC_VERDICT_UNKNOWN ? "cannot check" : "unsafe",
 			d.detail);
 		return -1;
@@ -145,10 +146,10 @@ static int check_members_safe(const struct member_arg *m, int n)
 
 static int pool_reply(struct nl_msg *msg, void *arg)
 {
-	struct hc_pool_info *pool = arg;
+	struct hcctl_pool_info *pool = arg;
 
-	hc_pool_free(pool);
-	return hc_pool_parse(msg, pool);
+	hcctl_pool_free(pool);
+	return hcctl_pool_parse(msg, pool);
 }
 
 /* Shared by create and assemble. */
@@ -156,12 +157,12 @@ static int pool_start(const struct hcctl_cmd *cmd, uint8_t nlcmd, int ndev,
 		      char **devs, uint32_t flags, bool has_offset,
 		      uint64_t data_offset, bool json)
 {
-	struct hc_pool_info pool = { 0 };
+	struct hcctl_pool_info pool = { 0 };
 	struct member_arg *m;
-	struct hc_nl_span *spans = NULL;
+	struct hcctl_nl_span *spans = NULL;
 	char **names = NULL;
-	struct hc_nl nl = { 0 };
-	struct hc_nl_err err;
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
 	struct nl_msg *msg = NULL;
 	struct nlattr *nest;
 	size_t payload = 64;
@@ -178,22 +179,22 @@ static int pool_start(const struct hcctl_cmd *cmd, uint8_t nlcmd, int ndev,
 	spans = calloc((size_t)ndev, sizeof(*spans));
 	names = calloc((size_t)ndev, sizeof(*names));
 	if (!spans || !names) {
-		hc_err(cmd->name, "out of memory", ENOMEM);
+		hcctl_err(cmd->name, "out of memory", ENOMEM);
 		goto out;
 	}
-	if (hc_nl_open(&nl, cmd->name) < 0)
+	if (hcctl_nl_open(&nl, cmd->name) < 0)
 		goto out;
 
 	for (i = 0; i < ndev; i++)
 		payload += NLA_HDRLEN * 2 + NLA_ALIGN(strlen(m[i].path) + 1);
-	msg = hc_nl_request(&nl, nlcmd, payload);
+	msg = hcctl_nl_request(&nl, nlcmd, payload);
 	if (!msg)
 		goto nomem;
 	for (i = 0; i < ndev; i++) {
 		nest = nla_nest_start(msg, HC_A_POOL_MEMBER | NLA_F_NESTED);
 		if (!nest)
 			goto nomem;
-		spans[i].start = hc_nl_offset(msg, nest);
+		spans[i].start = hcctl_nl_offset(msg, nest);
 		if (nla_put_string(msg, HC_A_MEMBER_PATH, m[i].path) < 0)
 			goto nomem;
 		nla_nest_end(msg, nest);
@@ -205,154 +206,234 @@ static int pool_start(const struct hcctl_cmd *cmd, uint8_t nlcmd, int ndev,
 	if (has_offset && nla_put_u64(msg, HC_A_POOL_DATA_OFFSET, data_offset) < 0)
 		goto nomem;
 
-	ret = hc_nl_transact(&nl, msg, pool_reply, &pool, &err);
+	ret = hcctl_nl_transact(&nl, msg, pool_reply, &pool, &err);
 	msg = NULL;
 	if (ret < 0) {
-		hc_nl_report(cmd->name, &err, spans, names, (size_t)ndev);
+		hcctl_nl_report(cmd->name, &err, spans, names, (size_t)ndev);
 		ret = HC_EXIT_FAIL;
 		goto out;
 	}
-	hc_pool_output(&pool, json);
+	hcctl_pool_output(&pool, json);
 	ret = HC_EXIT_OK;
 	goto out;
 nomem:
-	hc_err(cmd->name, "cannot build netlink request", ENOMEM);
+	hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
 	ret = HC_EXIT_FAIL;
 out:
 	if (msg)
 		nlmsg_free(msg);
-	hc_pool_free(&pool);
-	hc_nl_close(&nl);
+	hcctl_pool_free(&pool);
+	hcctl_nl_close(&nl);
 	free(spans);
 	free(names);
 	free_members(m, ndev);
 	return ret;
 }
 
-int hc_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "force",	 no_argument,	    NULL, 'f' },
-		{ "data-offset", required_argument, NULL, 'o' },
-		{ "json",	 no_argument,	    NULL, 'j' },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	bool json = hc_opt_json, has_offset = false;
-	uint64_t data_offset = 0;
-	uint32_t flags = 0;
-	int c;
+/* --data-offset BYTES: sets has_offset too (the struct below). */
+struct data_offset {
+	uint64_t bytes;
+	bool given;
+};
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":fo:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			flags |= HC_POOL_F_FORCE;
-			break;
-		case 'o':
-			if (parse_bytes(optarg, &data_offset) < 0)
-				return hc_usage_error(cmd,
-					"invalid --data-offset '%s' (expected BYTES with optional K/M/G/T suffix)",
-					optarg);
-			has_offset = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
-	if (optind >= argc)
-		return hc_usage_error(cmd, "missing DEV operand");
-	if (argc - optind > HC_MAX_MEMBERS)
-		return hc_usage_error(cmd, "too many devices: %d (at most %d)",
-				      argc - optind, HC_MAX_MEMBERS);
-	return pool_start(cmd, HC_CMD_POOL_CREATE, argc - optind, argv + optind,
-			  flags, has_offset, data_offset, json);
+static int data_offset_arg(const struct hcctl_cmd *cmd, const char *arg, void *dst)
+{
+	struct data_offset *d = dst;
+
+	if (parse_bytes(arg, &d->bytes) < 0)
+		return hcctl_usage_error(cmd,
+			"invalid --data-offset '%s' (expected BYTES with optional K/M/G/T suffix)",
+			arg);
+	d->given = true;
+	return 0;
 }
 
-int hc_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	struct data_offset off = { 0 };
+	bool force = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("force", 'f', &force),
+		/* -o is the output file elsewhere (get): deprecated here */
+		{ .name = "data-offset", .key = 'o', .type = HCCTL_OPT_CALL,
+		  .dst = &off, .fn = data_offset_arg, .key_deprecated = true },
+		HCCTL_OPT_END
 	};
-	bool json = hc_opt_json;
-	int c;
+	int rc, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	if (optind < 0)
+		return rc;
 	if (optind >= argc)
-		return hc_usage_error(cmd, "missing DEV operand");
+		return hcctl_usage_error(cmd, "missing DEV operand");
 	if (argc - optind > HC_MAX_MEMBERS)
-		return hc_usage_error(cmd, "too many devices: %d (at most %d)",
+		return hcctl_usage_error(cmd, "too many devices: %d (at most %d)",
+				      argc - optind, HC_MAX_MEMBERS);
+	return pool_start(cmd, HC_CMD_POOL_CREATE, argc - optind, argv + optind,
+			  force ? HC_POOL_F_FORCE : 0, off.given, off.bytes,
+			  hcctl_opt_json);
+}
+
+int hcctl_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	bool json;
+	int rc, optind = hcctl_opt_parse(cmd, argc, argv, NULL, &rc);
+
+	if (optind < 0)
+		return rc;
+	json = hcctl_opt_json;
+	if (optind >= argc)
+		return hcctl_usage_error(cmd, "missing DEV operand");
+	if (argc - optind > HC_MAX_MEMBERS)
+		return hcctl_usage_error(cmd, "too many devices: %d (at most %d)",
 				      argc - optind, HC_MAX_MEMBERS);
 	return pool_start(cmd, HC_CMD_POOL_ASSEMBLE, argc - optind,
 			  argv + optind, 0, false, 0, json);
 }
 
-int hc_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct hc_nl nl = { 0 };
-	struct hc_nl_err err;
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
 	struct nl_msg *msg;
-	int c, ret;
+	int ret, optind = hcctl_opt_parse(cmd, argc, argv, NULL, &ret);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	if (optind < 0)
+		return ret;
 	if (optind < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
 
-	if (hc_nl_open(&nl, cmd->name) < 0)
+	if (hcctl_nl_open(&nl, cmd->name) < 0)
 		return HC_EXIT_FAIL;
-	msg = hc_nl_request(&nl, HC_CMD_POOL_STOP, 0);
+	msg = hcctl_nl_request(&nl, HC_CMD_POOL_STOP, 0);
 	if (!msg) {
-		hc_err(cmd->name, "cannot build netlink request", ENOMEM);
-		hc_nl_close(&nl);
+		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
+		hcctl_nl_close(&nl);
 		return HC_EXIT_FAIL;
 	}
-	ret = hc_nl_transact(&nl, msg, NULL, NULL, &err);
-	hc_nl_close(&nl);
+	ret = hcctl_nl_transact(&nl, msg, NULL, NULL, &err);
+	hcctl_nl_close(&nl);
 	if (ret == 0)
 		return HC_EXIT_OK;
 	if (err.kernel && !err.msg[0]) {
 		if (err.error == ENODEV) {
-			hc_err(cmd->name, "no pool is running", 0);
+			hcctl_err(cmd->name, "no pool is running", 0);
 			return HC_EXIT_FAIL;
 		}
 		if (err.error == EBUSY)
 			snprintf(err.msg, sizeof(err.msg),
 				 "/dev/hypercache0 is in use");
 	}
-	hc_nl_report(cmd->name, &err, NULL, NULL, 0);
+	hcctl_nl_report(cmd->name, &err, NULL, NULL, 0);
 	return HC_EXIT_FAIL;
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_pool_cmds[] = {
+{
+	.name = "pool create",
+	.summary = "write new superblocks to block devices and start the pool",
+	.synopsis = "[--force] [--data-offset BYTES] [--json] DEV...",
+	.handler = hcctl_cmd_pool_create,
+	.help =
+"DESCRIPTION\n"
+"    Create a new pool from the block devices DEV... and start it as\n"
+"    /dev/hypercache0.  The kernel writes a superblock with a fresh pool UUID\n"
+"    to every member.  The order of DEV... is the stripe order: chunk v of the\n"
+"    pool lives on member v mod N, so the first DEV is member 0.\n"
+"\n"
+"    Every DEV is resolved with realpath(3) and must be a block device; the\n"
+"    resolved path is what the kernel opens.  The same device must not be\n"
+"    given twice.  At most 64 devices make up a pool.\n"
+"\n"
+"    On success the new pool is printed as by 'hcctl status'.  If the kernel\n"
+"    rejects one member, the error names that DEV, e.g.\n"
+"        hcctl: /dev/nvme1n1: member of a different pool: Cross-device link\n"
+"\n"
+"    Before asking the kernel, every DEV is checked as by 'hcctl inspect':\n"
+"    a device that holds the root file system, is mounted, used as swap,\n"
+"    has holders (dm, md, LVM, bcache) or carries a file system, RAID, LVM,\n"
+"    LUKS or partition-table signature is refused, e.g.\n"
+"        hcctl: /dev/nvme1n1: unsafe: carries an ext4 file system (use --force to overwrite)\n"
+"    Blank devices (NVMe namespaces, loop devices, ...) pass.\n"
+"\n"
+"OPTIONS\n"
+"    -f, --force\n"
+"        Skip the safety checks above, and overwrite the superblock of a\n"
+"        device that already belongs to a pool (without it the kernel\n"
+"        refuses such a device).  The kernel still refuses a device that\n"
+"        is open exclusively (mounted, swap, dm, md).\n"
+"\n"
+"    --data-offset BYTES\n"
+"        Byte offset of the data area on every member.  A decimal number,\n"
+"        optionally followed by K, M, G or T (binary: 1K = 1024; \"KiB\" and\n"
+"        \"KB\" spellings are accepted too).  The kernel rounds it up to the\n"
+"        chunk size and to at least 1 MiB.  Default: chosen by the kernel.\n"
+"        -o BYTES is the deprecated spelling (-o is the output file of\n"
+"        'hcctl get'), still accepted with a note on stderr.\n"
+"\n"
+"    -j, --json\n"
+"        Print the pool as one JSON object (see 'hcctl help status').\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+"    Needs CAP_NET_ADMIN.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl pool create /dev/nvme0n1 /dev/nvme1n1 /dev/nvme2n1\n"
+"    hcctl pool create --force --data-offset 8M /dev/nvme0n1 /dev/nvme1n1\n",
+},
+{
+	.name = "pool assemble",
+	.summary = "start an existing pool from its members",
+	.synopsis = "[--json] DEV...",
+	.handler = hcctl_cmd_pool_assemble,
+	.help =
+"DESCRIPTION\n"
+"    Read the superblocks of the block devices DEV... and start the pool they\n"
+"    describe as /dev/hypercache0.  The devices may be given in any order;\n"
+"    the stripe order is taken from the superblocks.  All members of the pool\n"
+"    must be given.  Each DEV is resolved and checked as for 'pool create'.\n"
+"\n"
+"    On success the pool is printed as by 'hcctl status'.  If the kernel\n"
+"    rejects one member, the error names that DEV.\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print the pool as one JSON object (see 'hcctl help status').\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+"    Needs CAP_NET_ADMIN.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl pool assemble /dev/nvme2n1 /dev/nvme0n1 /dev/nvme1n1\n",
+},
+{
+	.name = "pool stop",
+	.summary = "stop the running pool",
+	.synopsis = "[--json]",
+	.handler = hcctl_cmd_pool_stop,
+	.help =
+"DESCRIPTION\n"
+"    Stop the running pool and remove /dev/hypercache0.  The members keep\n"
+"    their superblocks; 'hcctl pool assemble' starts the pool again.  Prints\n"
+"    nothing on success.\n"
+"\n"
+"    Fails with \"Device or resource busy\" while /dev/hypercache0 is open,\n"
+"    and with \"no pool is running\" if there is none.\n"
+"\n"
+"OPTIONS\n"
+HCCTL_JSON_SILENT_TEXT
+HCCTL_HELP_OPT_TEXT
+"\n"
+HCCTL_NEEDS_ADMIN_TEXT,
+},
+{ .name = NULL }
+};

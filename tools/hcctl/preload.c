@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hcctl - preload and preload-batch: make objects cached ahead of use.
- * Every URI is LOCATEd as by 'get' (hc_obj_fetch(): AUTO_INGEST | WAIT, a
+ * Every URI is LOCATEd as by 'get' (hcctl_obj_fetch(): AUTO_INGEST | WAIT, a
  * miss asks the helper and waits), by up to --parallel threads, each with
  * its own control fd; the kernel joins concurrent LOCATEs of one URI to
  * one ingest.  preload-batch lists the objects under a prefix first (a
@@ -27,6 +27,11 @@
 #include "config.h"
 #include "uri.h"
 #include "s3.h"
+#include "util.h"
+#include "opt.h"
+#include "resolve.h"
+#include "dataset.h"
+#include "posix.h"
 
 extern char **environ;
 
@@ -45,7 +50,7 @@ struct pl_item {
 	uint64_t listed_size;	/* from the listing, 0 if not known */
 	enum pl_result result;
 	uint64_t size;		/* the cached object's */
-	struct hc_fetch_err err;
+	struct hcctl_fetch_err err;
 };
 
 struct pl_list {
@@ -80,14 +85,6 @@ struct pl_worker {
 	struct pl_run *run;
 	int ctl;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* --- the list of objects --------------------------------------------------- */
 
@@ -143,10 +140,10 @@ static void bar_draw(struct pl_run *r, double t)
 	double el = t - r->start;
 	double rate = el > 0 ? (double)r->bytes / el / (1024.0 * 1024.0) : 0.0;
 
-	hc_fmt_size(done, sizeof(done), r->bytes);
+	hcctl_fmt_size(done, sizeof(done), r->bytes);
 	fprintf(stderr, "\r%zu/%zu objects  %s", r->done, r->n, done);
 	if (r->total_bytes) {
-		hc_fmt_size(total, sizeof(total), r->total_bytes);
+		hcctl_fmt_size(total, sizeof(total), r->total_bytes);
 		fprintf(stderr, " / %s", total);
 	}
 	fprintf(stderr, "  %.1f MiB/s", rate);
@@ -179,7 +176,7 @@ static void run_account(struct pl_run *r, const struct pl_item *it)
 	}
 	if (!r->bar)
 		return;
-	t = now_s();
+	t = hc_now();
 	if (t - r->last >= 0.1 || r->done == r->n)
 		bar_draw(r, t);
 }
@@ -187,7 +184,7 @@ static void run_account(struct pl_run *r, const struct pl_item *it)
 static void preload_one(struct pl_run *r, int ctl, struct pl_item *it)
 {
 	struct hc_locate peek, l;
-	struct hc_uri uri = {
+	struct hcctl_uri uri = {
 		.bytes = it->uri,
 		.len = (uint32_t)strlen(it->uri),
 	};
@@ -202,9 +199,9 @@ static void preload_one(struct pl_run *r, int ctl, struct pl_item *it)
 		return;
 	}
 	/* A PEEK tells whether it was there; it counts for nothing. */
-	was_hit = !hc_ctl_locate(ctl, &uri, HC_LOCATE_F_PEEK, NULL, 0, NULL, 0,
+	was_hit = !hcctl_ctl_locate(ctl, &uri, HC_LOCATE_F_PEEK, NULL, 0, NULL, 0,
 				 &peek) && peek.status == HC_LOCATE_HIT;
-	if (hc_obj_fetch(ctl, &uri, HC_LOCATE_F_AUTO_INGEST | HC_LOCATE_F_WAIT,
+	if (hcctl_obj_fetch(ctl, &uri, HC_LOCATE_F_AUTO_INGEST | HC_LOCATE_F_WAIT,
 			 r->o->timeout, NULL, 0, &l, &it->err) < 0) {
 		it->result = PL_FAILED;
 		return;
@@ -275,7 +272,7 @@ static void run_summary(const struct pl_run *r, double secs, json_object *o)
 		json_object_object_add(o, "failures", arr);
 		return;
 	}
-	hc_fmt_size(size, sizeof(size), r->bytes);
+	hcctl_fmt_size(size, sizeof(size), r->bytes);
 	printf("preloaded %zu object%s, %s in %.2f s (%.2f GB/s): %zu already cached, %zu ingested, %zu failed\n",
 	       r->n, r->n == 1 ? "" : "s", size, secs, gbps, r->hits,
 	       r->ingested, r->failed);
@@ -306,24 +303,24 @@ static int run_preload(const struct hcctl_cmd *cmd, struct pl_item *items,
 	w = calloc(nw ? nw : 1, sizeof(*w));
 	if (!w) {
 		nw = 0;
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 	for (i = 0; i < nw; i++)
 		w[i].ctl = -1;
 	/* Each thread its own fd: LOCATEs on one file would serialise. */
 	for (i = 0; i < nw; i++) {
-		w[i].ctl = hc_ctl_open(cmd->name, false);
+		w[i].ctl = hcctl_ctl_open(cmd->name, false);
 		if (w[i].ctl < 0)
 			goto out;
 		w[i].run = &r;
 	}
 	r.bar = o->progress && n && isatty(STDERR_FILENO);
-	r.start = r.last = now_s();
+	r.start = r.last = hc_now();
 	for (started = 0; started < nw; started++) {
 		ret = pthread_create(&w[started].tid, NULL, worker, &w[started]);
 		if (ret) {
-			hc_err(NULL, "cannot start a thread", ret);
+			hcctl_err(NULL, "cannot start a thread", ret);
 			break;	/* the threads started take every item */
 		}
 	}
@@ -331,14 +328,14 @@ static int run_preload(const struct hcctl_cmd *cmd, struct pl_item *items,
 		worker(&w[0]);
 	for (i = 0; i < started; i++)
 		pthread_join(w[i].tid, NULL);
-	secs = now_s() - r.start;
+	secs = hc_now() - r.start;
 	if (r.drawn) {
-		bar_draw(&r, now_s());
+		bar_draw(&r, hc_now());
 		fputc('\n', stderr);
 	}
 	for (k = 0; k < n; k++)
 		if (items[k].result == PL_FAILED)
-			hc_err(items[k].uri, items[k].err.reason,
+			hcctl_err(items[k].uri, items[k].err.reason,
 			       items[k].err.errnum);
 	run_summary(&r, secs, jo);
 	rc = r.failed ? HC_EXIT_FAIL : HC_EXIT_OK;
@@ -355,108 +352,54 @@ out:
 
 /* --- options shared by both commands --------------------------------------- */
 
-enum {
-	OPT_TIMEOUT = 0x100,
-	OPT_PARALLEL,
-	OPT_NO_PROGRESS,
-	OPT_PREFIX,
-	OPT_SHARDED,
-	OPT_NODE_COUNT,
-	OPT_NODE_INDEX,
-	OPT_CONFIG,
-	OPT_LIST,
-};
-
-/* Options of both commands: 0 if @c was one, else -1; exit code via *rc. */
-static int common_opt(const struct hcctl_cmd *cmd, int c, struct pl_opts *o,
-		      int *rc)
-{
-	unsigned long v;
-	char *end;
-
-	switch (c) {
-	case OPT_TIMEOUT:
-		errno = 0;
-		v = strtoul(optarg, &end, 10);
-		if (errno || end == optarg || *end || optarg[0] == '-' ||
-		    v > 86400) {
-			*rc = hc_usage_error(cmd, "bad --timeout '%s' (seconds, 0..86400)",
-					     optarg);
-			return 0;
-		}
-		o->timeout = v;
-		return 0;
-	case 'P':
-	case OPT_PARALLEL:
-		errno = 0;
-		v = strtoul(optarg, &end, 10);
-		if (errno || end == optarg || *end || optarg[0] == '-' || !v ||
-		    v > PL_PARALLEL_MAX) {
-			*rc = hc_usage_error(cmd, "bad --parallel '%s' (1..%d)",
-					     optarg, PL_PARALLEL_MAX);
-			return 0;
-		}
-		o->parallel = (unsigned int)v;
-		return 0;
-	case OPT_NO_PROGRESS:
-		o->progress = false;
-		return 0;
-	case 'j':
-		o->json = true;
-		return 0;
-	}
-	return -1;
-}
+#define PL_COMMON_OPTS(o)							\
+	HCCTL_UINT("parallel", 'P', &(o).parallel, 1, PL_PARALLEL_MAX),	\
+	HCCTL_ULONG("timeout", 0, &(o).timeout, 0, 86400, "seconds"),	\
+	HCCTL_NOFLAG("no-progress", 0, &(o).progress)
 
 static void print_json(json_object *o)
 {
-	hc_json_print(o, false);
+	hcctl_json_print(o, false);
 	json_object_put(o);
+}
+
+/* An option whose emptiness the command judges itself. */
+static int any_string(const struct hcctl_cmd *cmd, const char *arg, void *dst)
+{
+	(void)cmd;
+	*(const char **)dst = arg;
+	return 0;
 }
 
 /* --- preload --------------------------------------------------------------- */
 
-int hc_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "parallel",	 required_argument, NULL, 'P' },
-		{ "timeout",	 required_argument, NULL, OPT_TIMEOUT },
-		{ "no-progress", no_argument,	    NULL, OPT_NO_PROGRESS },
-		{ "json",	 no_argument,	    NULL, 'j' },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct pl_opts o = { .parallel = PL_PARALLEL_DEFAULT, .timeout = 300,
-			     .progress = true, .json = hc_opt_json };
+			     .progress = true };
+	const struct hcctl_opt opts[] = { PL_COMMON_OPTS(o), HCCTL_OPT_END };
 	struct pl_item *items;
 	json_object *jo = NULL;
-	int c, i, n, rc = -1;
-	struct hc_uri u;
+	int i, n, rc = -1, optind;
+	struct hcctl_uri u;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":P:jh", opts, NULL)) != -1) {
-		if (c == 'h') {
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		}
-		if (common_opt(cmd, c, &o, &rc) < 0)
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		if (rc >= 0)
-			return rc;
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	if (optind < 0)
+		return rc;
+	o.json = hcctl_opt_json;
 	if (optind >= argc)
-		return hc_usage_error(cmd, "missing URI operand");
+		return hcctl_usage_error(cmd, "missing URI operand");
 	n = argc - optind;
 	/* Each URI as 'get' takes it: an empty or too long one is a usage error. */
 	for (i = optind; i < argc; i++) {
-		rc = hc_uri_arg(cmd, argv[i], &u);
+		rc = hcctl_uri_arg(cmd, argv[i], &u);
 		if (rc >= 0)
 			return rc;
-		hc_uri_free(&u);
+		hcctl_uri_free(&u);
 	}
 	items = calloc((size_t)n, sizeof(*items));
 	if (!items) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		return HC_EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++)
@@ -490,6 +433,13 @@ static int list_posix(const struct hc_backend *b, const char *head,
 	FTS *fts;
 	int ret = 0;
 
+	/* The directory walked is ROOT/DIR: DIR obeys the key rule (posix.h). */
+	if (slash && slash > prefix) {
+		ret = hc_posix_key_check(prefix, (size_t)(slash - prefix), err,
+					 errlen);
+		if (ret)
+			return ret;
+	}
 	while (rlen > 1 && b->root[rlen - 1] == '/')
 		rlen--;
 	if (asprintf(&start, "%.*s/%.*s", (int)rlen, b->root,
@@ -608,93 +558,33 @@ static int list_prefix(const char *prefix, const char *cfg_path,
 		       struct pl_list *out)
 {
 	struct hc_config *cfg;
-	const struct hc_backend *b;
-	struct uri *u;
-	char err[1024], *tmp = NULL, *head = NULL;
-	const char *bucket, *key;
-	size_t len = strlen(prefix);
+	struct hc_target *t;
+	char err[1024], *head = NULL;
 	int ret = -1;
 
 	cfg = calloc(1, sizeof(*cfg));
-	u = calloc(1, sizeof(*u));
-	/* A prefix is a key with one byte still to come: parse it so. */
-	if (!cfg || !u || asprintf(&tmp, "%sx", prefix) < 0) {
-		hc_err(NULL, "out of memory", ENOMEM);
+	t = calloc(1, sizeof(*t));
+	if (!cfg || !t) {
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	if (uri_parse(tmp, len + 1, u, err, sizeof(err))) {
-		hc_errf(prefix, 0, "bad prefix: %s", err);
+	ret = ds_prefix_resolve(prefix, cfg_path, cfg, t);
+	if (ret)
 		goto out;
-	}
-	u->key[--u->key_len] = 0;
-	ret = hc_config_load(cfg_path, cfg, err, sizeof(err));
-	if (ret) {
-		if (ret == -EINVAL)
-			hc_err(NULL, err, 0);
-		else
-			hc_errf(cfg_path, -ret, "cannot load the configuration");
-		ret = -1;
-		goto out;
-	}
 	ret = -1;
-	if (u->scheme == URI_S3) {
-		b = hc_config_backend(cfg, cfg->default_backend);
-		if (!b || b->type != HC_BACKEND_S3) {
-			hc_errf(prefix, 0,
-				"s3:// URIs need an s3 backend '%s' (default_backend) in %s",
-				cfg->default_backend, cfg_path);
-			goto out;
-		}
-		bucket = u->bucket;
-		key = u->key;
-	} else {
-		b = hc_config_backend(cfg, u->backend);
-		if (!b) {
-			hc_errf(prefix, 0, "no [backend %s] in %s", u->backend,
-				cfg_path);
-			goto out;
-		}
-		bucket = NULL;
-		key = u->key;
-	}
-	/* The URIs are @head + key; head ends with the prefix's last '/'. */
-	if (asprintf(&head, "%.*s", (int)(len - u->key_len), prefix) < 0) {
-		hc_err(NULL, "out of memory", ENOMEM);
+	/* The URIs are @head + key. */
+	head = strndup(prefix, t->head_len);
+	if (!head) {
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	if (b->type == HC_BACKEND_POSIX) {
-		ret = list_posix(b, head, key, out, err, sizeof(err));
-	} else {
-		char *slash;
-
-		/* hypercache://NAME/BUCKET/KEY of an s3 backend */
-		if (!bucket) {
-			slash = strchr(u->key, '/');
-			if (!slash) {
-				hc_errf(prefix, 0,
-					"an s3 backend's key starts with the bucket: hypercache://%s/BUCKET/PREFIX",
-					u->backend);
-				goto out;
-			}
-			*slash = 0;
-			bucket = u->key;
-			key = slash + 1;
-			if (uri_bucket_check(bucket, err, sizeof(err))) {
-				hc_errf(prefix, 0, "bad prefix: %s", err);
-				goto out;
-			}
-			free(head);
-			if (asprintf(&head, "%.*s", (int)(len - strlen(key)),
-				     prefix) < 0) {
-				head = NULL;
-				hc_err(NULL, "out of memory", ENOMEM);
-				goto out;
-			}
-		}
-		ret = list_s3(cfg, b, head, bucket, key, out, err, sizeof(err));
-	}
+	if (t->b->type == HC_BACKEND_POSIX)
+		ret = list_posix(t->b, head, t->key, out, err, sizeof(err));
+	else
+		ret = list_s3(cfg, t->b, head, t->bucket, t->key, out, err,
+			      sizeof(err));
 	if (ret) {
-		hc_errf(prefix, -ret, "cannot list: %s", err);
+		hcctl_errf(prefix, -ret, "cannot list: %s", err);
 		ret = -1;
 		goto out;
 	}
@@ -702,86 +592,53 @@ static int list_prefix(const char *prefix, const char *cfg_path,
 	ret = 0;
 out:
 	free(head);
-	free(tmp);
-	free(u);
+	free(t);
 	free(cfg);
 	return ret;
 }
 
 /* --- preload-batch --------------------------------------------------------- */
 
-int hc_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "prefix",	 required_argument, NULL, OPT_PREFIX },
-		{ "sharded",	 no_argument,	    NULL, OPT_SHARDED },
-		{ "node-count",	 required_argument, NULL, OPT_NODE_COUNT },
-		{ "node-index",	 required_argument, NULL, OPT_NODE_INDEX },
-		{ "config",	 required_argument, NULL, OPT_CONFIG },
-		{ "list",	 no_argument,	    NULL, OPT_LIST },
-		{ "parallel",	 required_argument, NULL, 'P' },
-		{ "timeout",	 required_argument, NULL, OPT_TIMEOUT },
-		{ "no-progress", no_argument,	    NULL, OPT_NO_PROGRESS },
-		{ "json",	 no_argument,	    NULL, 'j' },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct pl_opts o = { .parallel = PL_PARALLEL_DEFAULT, .timeout = 300,
-			     .progress = true, .json = hc_opt_json };
+			     .progress = true };
 	const char *prefix = NULL, *cfg_path = HC_CONFIG_PATH;
 	const char *opt_count = NULL, *opt_index = NULL;
 	bool sharded = false, list_only = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_CALL("prefix", 0, &prefix, any_string),
+		HCCTL_FLAG("sharded", 0, &sharded),
+		HCCTL_CALL("node-count", 0, &opt_count, any_string),
+		HCCTL_CALL("node-index", 0, &opt_index, any_string),
+		HCCTL_STRING("config", 0, &cfg_path, "FILE"),
+		HCCTL_FLAG("list", 0, &list_only),
+		PL_COMMON_OPTS(o),
+		HCCTL_OPT_END
+	};
 	struct pl_list l = { 0 };
-	struct hc_shard sh = { .count = 1, .index = 0 };
+	struct hcctl_shard sh = { .count = 1, .index = 0 };
 	json_object *jo = NULL;
 	size_t listed, i;
 	char err[256];
-	int c, rc = -1;
+	int rc = -1, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":P:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		case OPT_PREFIX:
-			prefix = optarg;
-			continue;
-		case OPT_SHARDED:
-			sharded = true;
-			continue;
-		case OPT_NODE_COUNT:
-			opt_count = optarg;
-			continue;
-		case OPT_NODE_INDEX:
-			opt_index = optarg;
-			continue;
-		case OPT_CONFIG:
-			if (!optarg[0])
-				return hc_usage_error(cmd, "empty --config FILE");
-			cfg_path = optarg;
-			continue;
-		case OPT_LIST:
-			list_only = true;
-			continue;
-		}
-		if (common_opt(cmd, c, &o, &rc) < 0)
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		if (rc >= 0)
-			return rc;
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	if (optind < 0)
+		return rc;
+	o.json = hcctl_opt_json;
 	if (optind < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
 	if (!prefix)
-		return hc_usage_error(cmd, "missing --prefix URI_PREFIX");
+		return hcctl_usage_error(cmd, "missing --prefix URI_PREFIX");
 	if (!prefix[0])
-		return hc_usage_error(cmd, "empty --prefix");
+		return hcctl_usage_error(cmd, "empty --prefix");
 	if ((opt_count || opt_index) && !sharded)
-		return hc_usage_error(cmd, "--node-count and --node-index need --sharded");
-	if (sharded && hc_shard_resolve(opt_count, opt_index, environ, &sh,
+		return hcctl_usage_error(cmd, "--node-count and --node-index need --sharded");
+	if (sharded && hcctl_shard_resolve(opt_count, opt_index, environ, &sh,
 					err, sizeof(err))) {
-		hc_errf(cmd->name, 0, "%s", err);
+		hcctl_errf(cmd->name, 0, "%s", err);
 		return HC_EXIT_USAGE;
 	}
 
@@ -791,16 +648,16 @@ int hc_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 	}
 	listed = l.n;
 	if (!listed) {
-		hc_err(prefix, "no objects under this prefix", 0);
+		hcctl_err(prefix, "no objects under this prefix", 0);
 		rc = HC_EXIT_FAIL;
 		goto out;
 	}
 	/* Sorted by key: item i is node i mod N's. */
 	if (sharded) {
 		for (i = 0; i < l.n; i++)
-			if (!hc_shard_mine(&sh, i))
+			if (!hcctl_shard_mine(&sh, i))
 				free(l.items[i].uri);
-		l.n = hc_shard_select(l.items, l.n, sizeof(*l.items), &sh);
+		l.n = hcctl_shard_select(l.items, l.n, sizeof(*l.items), &sh);
 	}
 	if (o.json) {
 		jo = json_object_new_object();
@@ -849,3 +706,165 @@ out:
 	list_free(&l);
 	return rc;
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_preload_cmds[] = {
+{
+	.name = "preload",
+	.summary = "make objects cached: fetch every URI that is not",
+	.synopsis = "[--parallel P] [--timeout SECONDS] [--no-progress] [--json] URI...",
+	.handler = hcctl_cmd_preload,
+	.help =
+"DESCRIPTION\n"
+"    Make sure every URI is cached, as 'hcctl get' would, without reading\n"
+"    the data: HC_IOC_LOCATE with HC_LOCATE_F_AUTO_INGEST | HC_LOCATE_F_WAIT,\n"
+"    so a miss asks the helper (hypercached) to fetch the object and waits\n"
+"    for it.  A PEEK before tells whether the object was there already (it\n"
+"    counts for neither the policy nor the counters).  Up to P URIs are in\n"
+"    flight at once, each thread with its own /dev/hypercache-ctl fd; the\n"
+"    kernel joins concurrent LOCATEs of one URI to one ingest.\n"
+"\n"
+"    At the end a summary goes to stdout:\n"
+"\n"
+"      preloaded 3 objects, 1.2 GiB in 4.10 s (0.31 GB/s): 1 already cached, 1 ingested, 1 failed\n"
+"\n"
+"    bytes are those of every object now cached (already cached or\n"
+"    ingested); GB/s is bytes / seconds (10^9 bytes).  Every failure is\n"
+"    printed on stderr after the summary's figures are known, in the order\n"
+"    of the URIs, as 'hcctl get' prints it:\n"
+"\n"
+"      hcctl: hypercache://store/x: not cached: No such file or directory\n"
+"\n"
+"OPTIONS\n"
+"    -P, --parallel P\n"
+"        URIs in flight at once, 1..64 (default 4).\n"
+"\n"
+"    --timeout SECONDS\n"
+"        How long to wait for each object's ingest (default 300; 0 waits\n"
+"        until interrupted).\n"
+"\n"
+"    --no-progress\n"
+"        No progress bar.  By default objects and bytes done are shown on\n"
+"        stderr when stderr is a terminal.\n"
+"\n"
+"    -j, --json\n"
+"        Print the summary as one JSON object:\n"
+"\n"
+"          {\"objects\":N,\"bytes\":B,\"bytes_ingested\":B,\"seconds\":S,\n"
+"           \"gb_per_s\":R,\"hits\":H,\"ingested\":I,\"failed\":F,\n"
+"           \"failures\":[{\"uri\":\"...\",\"errno\":E,\"error\":\"...\"},...]}\n"
+"\n"
+"        hits are the objects that were cached already; errno is 0 for a\n"
+"        failure that has none (not admitted).\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+"    Needs read access to /dev/hypercache-ctl.\n"
+"\n"
+"EXIT STATUS\n"
+"    0  every URI is cached\n"
+"    1  at least one URI failed (each is printed on stderr), or nothing\n"
+"       could be done\n"
+"    2  usage error: unknown option, missing or malformed argument\n"
+"\n"
+"EXAMPLES\n"
+"    hcctl preload s3://models/llama/config.json s3://models/llama/model.safetensors\n"
+"    hcctl preload --parallel 8 --json $(cat shards.txt)\n",
+},
+{
+	.name = "preload-batch",
+	.summary = "preload every object under a prefix, or this node's share",
+	.synopsis = "--prefix URI_PREFIX [--sharded [--node-count N] [--node-index I]]\n"
+		    "          [--config FILE] [--list] [--parallel P] [--timeout SECONDS]\n"
+		    "          [--no-progress] [--json]",
+	.handler = hcctl_cmd_preload_batch,
+	.help =
+"DESCRIPTION\n"
+"    List the objects whose URI starts with URI_PREFIX and preload them as\n"
+"    'hcctl preload' does.  The backends come from hypercached's\n"
+"    configuration file:\n"
+"\n"
+"      hypercache://NAME/PREFIX of a posix backend\n"
+"          the regular files under ROOT whose path relative to ROOT (the\n"
+"          key) starts with PREFIX; only the prefix's directory is walked,\n"
+"          symbolic links are not followed, an unreadable directory fails\n"
+"          the listing.\n"
+"      s3://BUCKET/PREFIX (the default_backend)\n"
+"      hypercache://NAME/BUCKET/PREFIX of an s3 backend\n"
+"          ListObjectsV2 of BUCKET under PREFIX, with the backend's\n"
+"          credentials (config, AWS_* environment, shared credentials file).\n"
+"          Needs an hcctl built with the S3 client (helper/lib/s3.c); without\n"
+"          it the listing fails with \"Operation not supported\".\n"
+"\n"
+"    PREFIX may be empty (hypercache://NAME/ lists everything).  The objects\n"
+"    are sorted by key (bytewise).  Listing nothing is an error.\n"
+"\n"
+"    With --sharded, the central controller's sharding: item i of the sorted\n"
+"    list belongs to node i mod N, and only this node's items are preloaded,\n"
+"    so N nodes that run the same command each cache a disjoint share and\n"
+"    together all of it.  This node's index I and N come from the first of:\n"
+"\n"
+"      --node-index I          N from --node-count, else HC_NODE_COUNT\n"
+"      SLURM_NODEID            N from --node-count, else SLURM_NNODES\n"
+"      RANK                    N from --node-count, else WORLD_SIZE\n"
+"      JOB_COMPLETION_INDEX    N from --node-count, else HC_NODE_COUNT\n"
+"                              (a Kubernetes indexed Job)\n"
+"\n"
+"    An empty variable counts as unset.  A value that is not plain decimal,\n"
+"    N = 0 or I >= N is refused naming its option or variable, e.g.\n"
+"        hcctl: preload-batch: SLURM_NODEID 4 is not below SLURM_NNODES 4 (indexes count from 0)\n"
+"    (with torchrun, RANK and WORLD_SIZE count processes: run it on every\n"
+"    rank and each node caches the share of its ranks).\n"
+"\n"
+"    Before preloading, a sharded run prints on stdout\n"
+"      PREFIX: L listed, node I of N (SOURCE, SOURCE): K to preload\n"
+"    then the summary of 'hcctl preload'.\n"
+"\n"
+"OPTIONS\n"
+"    --prefix URI_PREFIX\n"
+"        What to list (required).\n"
+"\n"
+"    --sharded\n"
+"        Preload only this node's share (above).\n"
+"\n"
+"    --node-count N, --node-index I\n"
+"        The node count and this node's index (0..N-1); need --sharded.\n"
+"\n"
+"    --config FILE\n"
+"        hypercached's configuration (default /etc/hypercache/hypercache.conf).\n"
+"\n"
+"    --list\n"
+"        Print the URIs this node would preload, one per line (with --json:\n"
+"        {...,\"uris\":[...]}), and do nothing else.\n"
+"\n"
+"    -P, --parallel P, --timeout SECONDS, --no-progress\n"
+"        As for 'hcctl preload'.\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON object: the fields of 'hcctl preload --json' and\n"
+"\n"
+"          \"prefix\":\"...\",\"listed\":L\n"
+"\n"
+"        and with --sharded \"node_index\":I,\"node_count\":N,\n"
+"        \"index_source\":\"...\",\"count_source\":\"...\".  objects counts\n"
+"        this node's objects, listed all of them.\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+"    Needs read access to /dev/hypercache-ctl and to the configuration.\n"
+"\n"
+"EXIT STATUS\n"
+"    0  every object of this node's share is cached\n"
+"    1  an object failed, the listing failed or listed nothing\n"
+"    2  usage error, or bad --node-count/--node-index or variable\n"
+"\n"
+"EXAMPLES\n"
+"    hcctl preload-batch --prefix s3://tokens/shard_ --sharded\n"
+"    hcctl preload-batch --prefix hypercache://nfs/ds/shard_ --sharded \\\n"
+"          --node-count 2 --node-index 0 --json\n"
+"    JOB_COMPLETION_INDEX=3 HC_NODE_COUNT=8 hcctl preload-batch \\\n"
+"          --prefix s3://tokens/ --sharded --list\n",
+},
+{ .name = NULL }
+};

@@ -21,8 +21,10 @@
 #include "hypercache.h"
 #include "hcctl.h"
 #include "ctl.h"
-#include "flush.h"
+#include "flushdoc.h"
 #include "dataset.h"
+#include "util.h"
+#include "opt.h"
 
 struct rs_ctx {
 	const char *parent;	/* the URI prefix, ends in '/' */
@@ -152,7 +154,7 @@ static int preload(struct rs_ctx *x, const char *name, uint64_t *bytes)
 	*bytes = 0;
 	ret = ds_cache_open(&c, err, sizeof(err));
 	if (ret) {
-		hc_err("restore", err, 0);
+		hcctl_err("restore", err, 0);
 		return -1;
 	}
 	for (i = 0; i < x->chosen.nfiles; i++) {
@@ -166,7 +168,7 @@ static int preload(struct rs_ctx *x, const char *name, uint64_t *bytes)
 			uri = u2;
 		}
 		if (!uri) {
-			hc_err(NULL, "out of memory", ENOMEM);
+			hcctl_err(NULL, "out of memory", ENOMEM);
 			failed++;
 			break;
 		}
@@ -193,7 +195,7 @@ static int preload(struct rs_ctx *x, const char *name, uint64_t *bytes)
 			ret = -EIO;
 		}
 		if (ret) {
-			hc_errf(uri, 0, "not restored: %s", err);
+			hcctl_errf(uri, 0, "not restored: %s", err);
 			failed++;
 		} else {
 			*bytes += size;
@@ -204,108 +206,86 @@ static int preload(struct rs_ctx *x, const char *name, uint64_t *bytes)
 	return failed ? -1 : 0;
 }
 
-int hc_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv)
+/* --dataset NAME: one component. */
+static int dataset_arg(const struct hcctl_cmd *cmd, const char *arg, void *dst)
 {
-	enum { OPT_CONFIG = 0x100, OPT_DATASET, OPT_TIMEOUT };
-	static const struct option opts[] = {
-		{ "config",  required_argument, NULL, OPT_CONFIG },
-		{ "dataset", required_argument, NULL, OPT_DATASET },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "json",    no_argument,	NULL, 'j' },
-		{ "help",    no_argument,	NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct rs_ctx x = { .json = hc_opt_json, .timeout = 300 };
+	if (!arg[0] || strchr(arg, '/'))
+		return hcctl_usage_error(cmd, "bad --dataset '%s'", arg);
+	*(const char **)dst = arg;
+	return 0;
+}
+
+int hcctl_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	struct rs_ctx x = { .timeout = 300 };
 	const char *cfg_path = HC_CONFIG_PATH;
+	const struct hcctl_opt opts[] = {
+		HCCTL_STRING("config", 0, &cfg_path, "FILE"),
+		HCCTL_CALL("dataset", 0, &x.only, dataset_arg),
+		HCCTL_ULONG("timeout", 0, &x.timeout, 0, 86400, "seconds"),
+		HCCTL_OPT_END
+	};
 	struct hcf_index ix = { 0 };
 	char err[DS_ERR_MAX] = "", *key = NULL, *buf = NULL;
-	double t0 = ds_now(), secs;
+	double t0 = hc_now(), secs;
 	uint64_t bytes = 0;
 	size_t len;
 	long pick;
-	char *end;
-	int c, ret, rc = HC_EXIT_FAIL;
+	int ret, rc = HC_EXIT_FAIL, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		case OPT_CONFIG:
-			if (!optarg[0])
-				return hc_usage_error(cmd, "empty --config FILE");
-			cfg_path = optarg;
-			break;
-		case OPT_DATASET:
-			if (!optarg[0] || strchr(optarg, '/'))
-				return hc_usage_error(cmd, "bad --dataset '%s'", optarg);
-			x.only = optarg;
-			break;
-		case OPT_TIMEOUT:
-			errno = 0;
-			x.timeout = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' ||
-			    x.timeout > 86400)
-				return hc_usage_error(cmd, "bad --timeout '%s' (seconds, 0..86400)",
-						      optarg);
-			break;
-		case 'j':
-			x.json = true;
-			break;
-		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &ret);
+	if (optind < 0)
+		return ret;
+	x.json = hcctl_opt_json;
 	if (optind >= argc)
-		return hc_usage_error(cmd, "missing PARENT_PREFIX operand");
+		return hcctl_usage_error(cmd, "missing PARENT_PREFIX operand");
 	if (optind + 1 < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+		return hcctl_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
 	x.parent = argv[optind];
 	if (!x.parent[0] || x.parent[strlen(x.parent) - 1] != '/')
-		return hc_usage_error(cmd, "PARENT_PREFIX must end in '/'");
+		return hcctl_usage_error(cmd, "PARENT_PREFIX must end in '/'");
 
 	x.refused = json_object_new_array();
 	if (ds_backend_open(x.parent, cfg_path, &x.be) < 0)
 		goto out;
 	ret = ds_client_open(&x.be, &x.cl, err, sizeof(err));
 	if (ret) {
-		hc_errf(x.parent, -ret, "cannot reach the backend%s%s",
+		hcctl_errf(x.parent, -ret, "cannot reach the backend%s%s",
 			err[0] ? ": " : "", err);
 		goto out;
 	}
 	key = cat3(x.be.key, HCF_INDEX_KEY, "");
 	if (!key) {
-		hc_err(NULL, "out of memory", ENOMEM);
+		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
 	ret = ds_get_doc(&x.cl, key, &buf, &len, err, sizeof(err));
 	if (ret == -ENOENT) {
-		hc_errf(x.parent, 0, "no dataset was flushed here (no %s)", key);
+		hcctl_errf(x.parent, 0, "no dataset was flushed here (no %s)", key);
 		goto out;
 	}
 	if (ret) {
-		hc_errf(x.parent, -ret, "cannot read the index %s%s%s", key,
+		hcctl_errf(x.parent, -ret, "cannot read the index %s%s%s", key,
 			err[0] ? ": " : "", err);
 		goto out;
 	}
 	if (hcf_index_decode(buf, len, &ix, err, sizeof(err))) {
-		hc_errf(x.parent, 0, "the index %s is damaged: %s", key, err);
+		hcctl_errf(x.parent, 0, "the index %s is damaged: %s", key, err);
 		goto out;
 	}
 	snprintf(x.current, sizeof(x.current), "%s", ix.current);
 	pick = hcf_restore_choose(&ix, x.only, verify, &x);
 	if (pick < 0) {
 		if (x.only)
-			hc_errf(x.parent, 0, "dataset '%s' is not complete or does not verify",
+			hcctl_errf(x.parent, 0, "dataset '%s' is not complete or does not verify",
 				x.only);
 		else
-			hc_errf(x.parent, 0, "no complete dataset verifies");
+			hcctl_errf(x.parent, 0, "no complete dataset verifies");
 		goto out;
 	}
 	if (preload(&x, ix.v[pick].name, &bytes) < 0)
 		goto out;
-	secs = ds_now() - t0;
+	secs = hc_now() - t0;
 	if (x.json) {
 		json_object *o = json_object_new_object();
 
@@ -319,7 +299,7 @@ int hc_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv)
 		json_object_object_add(o, "bytes", json_object_new_uint64(bytes));
 		json_object_object_add(o, "seconds", json_object_new_double(secs));
 		json_object_object_add(o, "refused", json_object_get(x.refused));
-		hc_json_print(o, false);
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		printf("restored dataset %s of %s: %zu file%s, %" PRIu64 " bytes in %.2f s",
@@ -340,3 +320,62 @@ out:
 	ds_backend_close(&x.be);
 	return rc;
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_restore_cmds[] = {
+{
+	.name = "restore",
+	.summary = "preload the newest complete dataset of a parent prefix",
+	.synopsis = "[--dataset NAME] [--timeout S] [--config FILE] [--json] PARENT_PREFIX",
+	.handler = hcctl_cmd_restore,
+	.help =
+"DESCRIPTION\n"
+"    Bring a flushed dataset of PARENT_PREFIX (a URI ending in '/') back\n"
+"    into the cache, the way SCR restarts from a checkpoint: read\n"
+"    PARENT_PREFIX.hypercache/index.json; try the current dataset, then\n"
+"    the older complete ones, newest first, skipping incomplete ones.  A\n"
+"    dataset is taken when its summary parses and every file it lists\n"
+"    reads back from the backend with the summary's size and CRC32; a\n"
+"    mismatch refuses that dataset with a message naming the file, e.g.\n"
+"        hcctl: s3://b/ck/step-2/: refused: file rank0.pt: CRC32 0x1b2c..., the summary says 0x...\n"
+"    and restore falls back to an older one, or fails if none is left.\n"
+"\n"
+"    The files of the dataset taken are then preloaded as by 'hcctl\n"
+"    preload' (HC_IOC_LOCATE with AUTO_INGEST | WAIT: hypercached, running\n"
+"    with the same configuration, ingests them) and read back through the\n"
+"    cache to check their CRC32 again; a stale cached copy is evicted and\n"
+"    ingested again.  Prints\n"
+"\n"
+"      restored dataset NAME of PARENT_PREFIX: N files, B bytes in S s\n"
+"\n"
+"    with \" (fell back from CURRENT)\" when it is not the current one.\n"
+"\n"
+"OPTIONS\n"
+"    --dataset NAME\n"
+"        Restore NAME only (no fallback).\n"
+"\n"
+"    --timeout SECONDS\n"
+"        How long to wait for each ingest (default 300).\n"
+"\n"
+"    --config FILE\n"
+"        hypercached's configuration (default /etc/hypercache/hypercache.conf).\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON object: {\"parent\",\"dataset\",\"current\",\n"
+"        \"fell_back\",\"files\",\"bytes\",\"seconds\",\"refused\":[{\"dataset\",\n"
+"        \"reason\"}]}.\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+"    Needs hypercached running (for the ingest) and read access to\n"
+"    /dev/hypercache-ctl and /dev/hypercache0.\n"
+"\n"
+HCCTL_EXIT_STATUS_TEXT
+"\n"
+"EXAMPLES\n"
+"    hcctl restore s3://bkt/ckpt/run1/\n"
+"    hcctl restore --dataset step-100 --json s3://bkt/ckpt/run1/\n",
+},
+{ .name = NULL }
+};

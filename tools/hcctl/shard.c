@@ -5,27 +5,13 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shard.h"
+#include "util.h"
 
-static int shard_fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int shard_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /* The value of @name in @envp, NULL if unset or empty. */
 static const char *env_get(char *const envp[], const char *name)
@@ -54,7 +40,7 @@ static int parse_num(const char *src, const char *s, unsigned long max,
 	*v = (unsigned int)n;
 	return 0;
 bad:
-	return shard_fail(err, errlen, "%s '%.40s': not a number in 0..%lu",
+	return hc_seterr(err, errlen, -EINVAL, "%s '%.40s': not a number in 0..%lu",
 			  src, s, max);
 }
 
@@ -70,8 +56,8 @@ static const struct shard_source sources[] = {
 	{ "JOB_COMPLETION_INDEX", "HC_NODE_COUNT" },
 };
 
-int hc_shard_resolve(const char *opt_count, const char *opt_index,
-		     char *const envp[], struct hc_shard *out,
+int hcctl_shard_resolve(const char *opt_count, const char *opt_index,
+		     char *const envp[], struct hcctl_shard *out,
 		     char *err, size_t errlen)
 {
 	const struct shard_source *src = NULL;
@@ -89,7 +75,7 @@ int hc_shard_resolve(const char *opt_count, const char *opt_index,
 		}
 	}
 	if (!src)
-		return shard_fail(err, errlen,
+		return hc_seterr(err, errlen, -EINVAL,
 				  "this node's index is not known: give --node-index, or set SLURM_NODEID, RANK or JOB_COMPLETION_INDEX");
 	out->index_src = src->index_var ? src->index_var : "--node-index";
 
@@ -100,7 +86,7 @@ int hc_shard_resolve(const char *opt_count, const char *opt_index,
 		count = env_get(envp, src->count_var);
 		out->count_src = src->count_var;
 		if (!count)
-			return shard_fail(err, errlen,
+			return hc_seterr(err, errlen, -EINVAL,
 					  "the node count is not known: %s is set but %s is not (give --node-count)",
 					  out->index_src, src->count_var);
 	}
@@ -110,28 +96,28 @@ int hc_shard_resolve(const char *opt_count, const char *opt_index,
 	if (ret)
 		return ret;
 	if (!out->count)
-		return shard_fail(err, errlen, "%s '0': needs at least 1 node",
+		return hc_seterr(err, errlen, -EINVAL, "%s '0': needs at least 1 node",
 				  out->count_src);
 	ret = parse_num(out->index_src, index, UINT_MAX, &out->index, err,
 			errlen);
 	if (ret)
 		return ret;
 	if (out->index >= out->count)
-		return shard_fail(err, errlen,
+		return hc_seterr(err, errlen, -EINVAL,
 				  "%s %u is not below %s %u (indexes count from 0)",
 				  out->index_src, out->index, out->count_src,
 				  out->count);
 	return 0;
 }
 
-size_t hc_shard_select(void *base, size_t n, size_t size,
-		       const struct hc_shard *s)
+size_t hcctl_shard_select(void *base, size_t n, size_t size,
+		       const struct hcctl_shard *s)
 {
 	char *p = base;
 	size_t i, kept = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!hc_shard_mine(s, i))
+		if (!hcctl_shard_mine(s, i))
 			continue;
 		if (kept != i)
 			memcpy(p + kept * size, p + i * size, size);

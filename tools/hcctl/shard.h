@@ -25,7 +25,7 @@
 
 #define HC_SHARD_MAX_NODES	1000000U
 
-struct hc_shard {
+struct hcctl_shard {
 	unsigned int count;		/* N */
 	unsigned int index;		/* I, < N */
 	const char *index_src;		/* "--node-index", "SLURM_NODEID", ... */
@@ -33,26 +33,26 @@ struct hc_shard {
 };
 
 /*
- * hc_shard_resolve() - N and I from the options (@opt_count, @opt_index:
+ * hcctl_shard_resolve() - N and I from the options (@opt_count, @opt_index:
  * the option arguments, or NULL when not given) and @envp (NULL-terminated
  * "NAME=value" strings; may be NULL).  Returns 0, or -EINVAL with a message
  * in @err (may be NULL; truncated to @errlen).
  */
-int hc_shard_resolve(const char *opt_count, const char *opt_index,
-		     char *const envp[], struct hc_shard *out,
+int hcctl_shard_resolve(const char *opt_count, const char *opt_index,
+		     char *const envp[], struct hcctl_shard *out,
 		     char *err, size_t errlen);
 
-/* hc_shard_mine() - whether item @i (of the sorted list) is this node's. */
-static inline bool hc_shard_mine(const struct hc_shard *s, size_t i)
+/* hcctl_shard_mine() - whether item @i (of the sorted list) is this node's. */
+static inline bool hcctl_shard_mine(const struct hcctl_shard *s, size_t i)
 {
 	return i % s->count == s->index;
 }
 
 /*
- * hc_shard_select() - keep this node's items of the sorted array @base of
+ * hcctl_shard_select() - keep this node's items of the sorted array @base of
  * @n items of @size bytes, in order, at its front; returns how many.
  */
-size_t hc_shard_select(void *base, size_t n, size_t size,
-		       const struct hc_shard *s);
+size_t hcctl_shard_select(void *base, size_t n, size_t size,
+		       const struct hcctl_shard *s);
 
 #endif /* HCCTL_SHARD_H */

@@ -23,11 +23,12 @@
 #include "hypercache.h"
 #include "hypercache_netlink.h"
 #include "hcctl.h"
+#include "opt.h"
 #include "nl.h"
 
 /* --- formatting ------------------------------------------------------------ */
 
-void hc_fmt_uuid(char out[37], const uint8_t u[16])
+void hcctl_fmt_uuid(char out[37], const uint8_t u[16])
 {
 	snprintf(out, 37,
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
@@ -38,7 +39,7 @@ void hc_fmt_uuid(char out[37], const uint8_t u[16])
 static const char *const size_units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 
 /* One decimal: "704.0 MiB"; plain bytes below 1 KiB: "512 B". */
-void hc_fmt_size(char *out, size_t len, uint64_t bytes)
+void hcctl_fmt_size(char *out, size_t len, uint64_t bytes)
 {
 	double v = (double)bytes;
 	unsigned int u = 0;
@@ -54,8 +55,8 @@ void hc_fmt_size(char *out, size_t len, uint64_t bytes)
 	snprintf(out, len, "%.1f %s", v, size_units[u]);
 }
 
-/* Exact multiples without a decimal ("4 MiB"), otherwise like hc_fmt_size. */
-void hc_fmt_size_exact(char *out, size_t len, uint64_t bytes)
+/* Exact multiples without a decimal ("4 MiB"), otherwise like hcctl_fmt_size. */
+void hcctl_fmt_size_exact(char *out, size_t len, uint64_t bytes)
 {
 	unsigned int u = 0;
 	uint64_t v = bytes;
@@ -69,19 +70,19 @@ void hc_fmt_size_exact(char *out, size_t len, uint64_t bytes)
 		u++;
 	}
 	if (u == 0 && bytes >= 1024) {
-		hc_fmt_size(out, len, bytes);
+		hcctl_fmt_size(out, len, bytes);
 		return;
 	}
 	snprintf(out, len, "%" PRIu64 " %s", v, size_units[u]);
 }
 
 /* Device numbers in attributes are encoded as makedev(3) does. */
-void hc_fmt_dev(char *out, size_t len, uint32_t dev)
+void hcctl_fmt_dev(char *out, size_t len, uint32_t dev)
 {
 	snprintf(out, len, "%u:%u", major(dev), minor(dev));
 }
 
-const char *hc_state_name(uint32_t state, char *buf, size_t len)
+const char *hcctl_state_name(uint32_t state, char *buf, size_t len)
 {
 	switch (state) {
 	case HC_POOL_STATE_RUNNING:
@@ -135,7 +136,7 @@ static struct nla_policy member_policy[HC_A_MEMBER_MAX + 1] = {
 		}							\
 	} while (0)
 
-static int parse_member(struct nlattr *nest, struct hc_member_info *m)
+static int parse_member(struct nlattr *nest, struct hcctl_member_info *m)
 {
 	struct nlattr *tb[HC_A_MEMBER_MAX + 1];
 
@@ -160,14 +161,14 @@ static int parse_member(struct nlattr *nest, struct hc_member_info *m)
 
 static int cmp_member(const void *a, const void *b)
 {
-	const struct hc_member_info *x = a, *y = b;
+	const struct hcctl_member_info *x = a, *y = b;
 
 	if (x->has_index != y->has_index)
 		return x->has_index ? -1 : 1;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int hc_pool_parse(struct nl_msg *msg, struct hc_pool_info *p)
+int hcctl_pool_parse(struct nl_msg *msg, struct hcctl_pool_info *p)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct nlattr *tb[HC_A_POOL_MAX + 1];
@@ -222,7 +223,7 @@ int hc_pool_parse(struct nl_msg *msg, struct hc_pool_info *p)
 	return 0;
 }
 
-void hc_pool_free(struct hc_pool_info *p)
+void hcctl_pool_free(struct hcctl_pool_info *p)
 {
 	size_t i;
 
@@ -235,7 +236,7 @@ void hc_pool_free(struct hc_pool_info *p)
 
 /* --- output ---------------------------------------------------------------- */
 
-void hc_json_print(json_object *obj, bool pretty)
+void hcctl_json_print(json_object *obj, bool pretty)
 {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
 
@@ -256,7 +257,7 @@ static void json_add_u64(json_object *o, const char *key, uint64_t val)
 	json_object_object_add(o, key, json_object_new_uint64(val));
 }
 
-json_object *hc_pool_json(const struct hc_pool_info *p)
+json_object *hcctl_pool_json(const struct hcctl_pool_info *p)
 {
 	json_object *o = json_object_new_object();
 	json_object *arr = json_object_new_array();
@@ -264,15 +265,15 @@ json_object *hc_pool_json(const struct hc_pool_info *p)
 	size_t i;
 
 	if (p->has_uuid) {
-		hc_fmt_uuid(buf, p->uuid);
+		hcctl_fmt_uuid(buf, p->uuid);
 		json_add_str(o, "uuid", buf);
 	}
 	if (p->has_state)
-		json_add_str(o, "state", hc_state_name(p->state, buf, sizeof(buf)));
+		json_add_str(o, "state", hcctl_state_name(p->state, buf, sizeof(buf)));
 	if (p->disk)
 		json_add_str(o, "disk", p->disk);
 	if (p->has_disk_dev) {
-		hc_fmt_dev(buf, sizeof(buf), p->disk_dev);
+		hcctl_fmt_dev(buf, sizeof(buf), p->disk_dev);
 		json_add_str(o, "dev", buf);
 	}
 	if (p->has_format_version)
@@ -289,7 +290,7 @@ json_object *hc_pool_json(const struct hc_pool_info *p)
 		json_add_u64(o, "data_offset", p->data_offset);
 
 	for (i = 0; i < p->nmembers; i++) {
-		const struct hc_member_info *m = &p->members[i];
+		const struct hcctl_member_info *m = &p->members[i];
 		json_object *mo = json_object_new_object();
 
 		if (m->has_index)
@@ -297,11 +298,11 @@ json_object *hc_pool_json(const struct hc_pool_info *p)
 		if (m->name)
 			json_add_str(mo, "name", m->name);
 		if (m->has_dev) {
-			hc_fmt_dev(buf, sizeof(buf), m->dev);
+			hcctl_fmt_dev(buf, sizeof(buf), m->dev);
 			json_add_str(mo, "dev", buf);
 		}
 		if (m->has_uuid) {
-			hc_fmt_uuid(buf, m->uuid);
+			hcctl_fmt_uuid(buf, m->uuid);
 			json_add_str(mo, "uuid", buf);
 		}
 		if (m->has_bytes)
@@ -314,7 +315,7 @@ json_object *hc_pool_json(const struct hc_pool_info *p)
 	return o;
 }
 
-void hc_pool_print(const struct hc_pool_info *p, FILE *f)
+void hcctl_pool_print(const struct hcctl_pool_info *p, FILE *f)
 {
 	char uuid[37] = "-", state[32] = "-", sbuf[32], dev[32] = "?:?";
 	char cap[32] = "?", chunk[32] = "?", off[32] = "?";
@@ -322,21 +323,21 @@ void hc_pool_print(const struct hc_pool_info *p, FILE *f)
 	size_t i;
 
 	if (p->has_uuid)
-		hc_fmt_uuid(uuid, p->uuid);
+		hcctl_fmt_uuid(uuid, p->uuid);
 	if (p->has_state)
 		snprintf(state, sizeof(state), "%s",
-			 hc_state_name(p->state, sbuf, sizeof(sbuf)));
+			 hcctl_state_name(p->state, sbuf, sizeof(sbuf)));
 	if (p->has_disk_dev)
-		hc_fmt_dev(dev, sizeof(dev), p->disk_dev);
+		hcctl_fmt_dev(dev, sizeof(dev), p->disk_dev);
 	fprintf(f, "pool %s  %s  /dev/%s (%s)\n", uuid, state,
 		p->disk ? p->disk : "?", dev);
 
 	if (p->has_capacity)
-		hc_fmt_size(cap, sizeof(cap), p->capacity);
+		hcctl_fmt_size(cap, sizeof(cap), p->capacity);
 	if (p->has_chunk_size)
-		hc_fmt_size_exact(chunk, sizeof(chunk), p->chunk_size);
+		hcctl_fmt_size_exact(chunk, sizeof(chunk), p->chunk_size);
 	if (p->has_data_offset)
-		hc_fmt_size_exact(off, sizeof(off), p->data_offset);
+		hcctl_fmt_size_exact(off, sizeof(off), p->data_offset);
 	fprintf(f, "  capacity %s (", cap);
 	if (p->has_chunks)
 		fprintf(f, "%" PRIu64, p->chunks);
@@ -361,15 +362,15 @@ void hc_pool_print(const struct hc_pool_info *p, FILE *f)
 			idxw = w;
 	}
 	for (i = 0; i < p->nmembers; i++) {
-		const struct hc_member_info *m = &p->members[i];
+		const struct hcctl_member_info *m = &p->members[i];
 		char mdev[32] = "?:?", muuid[37] = "-", size[32] = "?";
 
 		if (m->has_dev)
-			hc_fmt_dev(mdev, sizeof(mdev), m->dev);
+			hcctl_fmt_dev(mdev, sizeof(mdev), m->dev);
 		if (m->has_uuid)
-			hc_fmt_uuid(muuid, m->uuid);
+			hcctl_fmt_uuid(muuid, m->uuid);
 		if (m->has_bytes)
-			hc_fmt_size(size, sizeof(size), m->bytes);
+			hcctl_fmt_size(size, sizeof(size), m->bytes);
 		if (m->has_index)
 			fprintf(f, "  member %-*u  ", idxw, m->index);
 		else
@@ -382,16 +383,16 @@ void hc_pool_print(const struct hc_pool_info *p, FILE *f)
 	}
 }
 
-void hc_pool_output(const struct hc_pool_info *p, bool json)
+void hcctl_pool_output(const struct hcctl_pool_info *p, bool json)
 {
 	if (json) {
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "pool", hc_pool_json(p));
-		hc_json_print(o, false);
+		json_object_object_add(o, "pool", hcctl_pool_json(p));
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
-		hc_pool_print(p, stdout);
+		hcctl_pool_print(p, stdout);
 	}
 }
 
@@ -399,37 +400,22 @@ void hc_pool_output(const struct hc_pool_info *p, bool json)
 
 static int status_reply(struct nl_msg *msg, void *arg)
 {
-	struct hc_pool_info *pool = arg;
+	struct hcctl_pool_info *pool = arg;
 
-	hc_pool_free(pool);
-	return hc_pool_parse(msg, pool);
+	hcctl_pool_free(pool);
+	return hcctl_pool_parse(msg, pool);
 }
 
 /* Parse the options of a command that only takes --json and --help. */
-int hc_parse_json_only(const struct hcctl_cmd *cmd, int argc, char **argv,
+int hcctl_parse_json_only(const struct hcctl_cmd *cmd, int argc, char **argv,
 			   bool *json)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int c;
+	int rc, first = hcctl_opt_parse(cmd, argc, argv, NULL, &rc);
 
-	*json = hc_opt_json;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			*json = true;
-			break;
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	*json = hcctl_opt_json;
+	if (first < 0)
+		return rc;
+	optind = first;
 	return -1;
 }
 
@@ -437,54 +423,54 @@ int hc_parse_json_only(const struct hcctl_cmd *cmd, int argc, char **argv,
  * HC_CMD_POOL_GET into @pool.  Returns 0; -ENODEV (nothing printed) if no
  * pool runs and @quiet_nodev; -1 after printing a diagnostic.
  */
-static int pool_get(const char *object, struct hc_pool_info *pool,
+static int pool_get(const char *object, struct hcctl_pool_info *pool,
 		    bool quiet_nodev)
 {
-	struct hc_nl nl = { 0 };
-	struct hc_nl_err err;
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
 	struct nl_msg *msg;
 	int ret;
 
 	memset(pool, 0, sizeof(*pool));
-	if (hc_nl_open(&nl, object) < 0)
+	if (hcctl_nl_open(&nl, object) < 0)
 		return -1;
-	msg = hc_nl_request(&nl, HC_CMD_POOL_GET, 0);
+	msg = hcctl_nl_request(&nl, HC_CMD_POOL_GET, 0);
 	if (!msg) {
-		hc_err(object, "cannot build netlink request", ENOMEM);
-		hc_nl_close(&nl);
+		hcctl_err(object, "cannot build netlink request", ENOMEM);
+		hcctl_nl_close(&nl);
 		return -1;
 	}
-	ret = hc_nl_transact(&nl, msg, status_reply, pool, &err);
-	hc_nl_close(&nl);
+	ret = hcctl_nl_transact(&nl, msg, status_reply, pool, &err);
+	hcctl_nl_close(&nl);
 	if (ret == 0)
 		return 0;
-	hc_pool_free(pool);
+	hcctl_pool_free(pool);
 	if (ret == -ENODEV && err.kernel) {
 		if (quiet_nodev)
 			return -ENODEV;
-		hc_err(object, "no pool is running", 0);
+		hcctl_err(object, "no pool is running", 0);
 		return -1;
 	}
-	hc_nl_report(object, &err, NULL, NULL, 0);
+	hcctl_nl_report(object, &err, NULL, NULL, 0);
 	return -1;
 }
 
-int hc_pool_get(const char *object, struct hc_pool_info *pool)
+int hcctl_pool_get(const char *object, struct hcctl_pool_info *pool)
 {
 	return pool_get(object, pool, false) < 0 ? -1 : 0;
 }
 
-int hc_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	struct hc_pool_info pool = { 0 };
+	struct hcctl_pool_info pool = { 0 };
 	bool json;
 	int ret;
 
-	ret = hc_parse_json_only(cmd, argc, argv, &json);
+	ret = hcctl_parse_json_only(cmd, argc, argv, &json);
 	if (ret >= 0)
 		return ret;
 	if (optind < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
 
 	ret = pool_get(cmd->name, &pool, true);
@@ -493,13 +479,13 @@ int hc_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv)
 			puts("{\"pool\":null}");
 			return HC_EXIT_OK;
 		}
-		hc_err(cmd->name, "no pool is running", 0);
+		hcctl_err(cmd->name, "no pool is running", 0);
 		return HC_EXIT_FAIL;
 	}
 	if (ret < 0)
 		return HC_EXIT_FAIL;
-	hc_pool_output(&pool, json);
-	hc_pool_free(&pool);
+	hcctl_pool_output(&pool, json);
+	hcctl_pool_free(&pool);
 	return HC_EXIT_OK;
 }
 
@@ -526,33 +512,33 @@ static int monitor_event(struct nl_msg *msg, void *arg)
 	struct monitor_ctx *ctx = arg;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct genlmsghdr *gnlh = nlmsg_data(nlh);
-	struct hc_pool_info pool;
+	struct hcctl_pool_info pool;
 	char uuid[37] = "-", state[32] = "-", sbuf[32];
 
 	if (nlh->nlmsg_type != ctx->family || !genlmsg_valid_hdr(nlh, 0) ||
 	    gnlh->cmd != HC_CMD_POOL_NTF)
 		return NL_SKIP;
-	if (hc_pool_parse(msg, &pool) < 0) {
-		hc_pool_free(&pool);
-		hc_err("monitor", "malformed event from the kernel", 0);
+	if (hcctl_pool_parse(msg, &pool) < 0) {
+		hcctl_pool_free(&pool);
+		hcctl_err("monitor", "malformed event from the kernel", 0);
 		return NL_SKIP;
 	}
 	if (ctx->json) {
-		json_object *o = hc_pool_json(&pool);
+		json_object *o = hcctl_pool_json(&pool);
 
 		json_object_object_add(o, "event", json_object_new_string("pool"));
-		hc_json_print(o, false);
+		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		if (pool.has_uuid)
-			hc_fmt_uuid(uuid, pool.uuid);
+			hcctl_fmt_uuid(uuid, pool.uuid);
 		if (pool.has_state)
 			snprintf(state, sizeof(state), "%s",
-				 hc_state_name(pool.state, sbuf, sizeof(sbuf)));
+				 hcctl_state_name(pool.state, sbuf, sizeof(sbuf)));
 		printf("pool %s %s %s\n", uuid, state, pool.disk ? pool.disk : "-");
 	}
 	fflush(stdout);
-	hc_pool_free(&pool);
+	hcctl_pool_free(&pool);
 
 	if (ctx->count && ++ctx->seen >= ctx->count) {
 		ctx->done = true;
@@ -568,65 +554,58 @@ static int noop_seq_check(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-int hc_cmd_monitor(const struct hcctl_cmd *cmd, int argc, char **argv)
+/* --count N: a positive number of events. */
+static int monitor_count(const struct hcctl_cmd *cmd, const char *arg, void *dst)
 {
-	static const struct option opts[] = {
-		{ "json",  no_argument,	      NULL, 'j' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "help",  no_argument,	      NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (!arg[0] || arg[0] == '-' || *end || errno || n == 0 ||
+	    n > (unsigned long long)(unsigned long)-1)
+		return hcctl_usage_error(cmd,
+			"invalid --count '%s' (expected a positive integer)", arg);
+	*(unsigned long *)dst = (unsigned long)n;
+	return 0;
+}
+
+int hcctl_cmd_monitor(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	struct monitor_ctx ctx = { 0 };
+	const struct hcctl_opt opts[] = {
+		HCCTL_CALL("count", 'c', &ctx.count, monitor_count),
+		HCCTL_OPT_END
 	};
-	struct monitor_ctx ctx = { .json = hc_opt_json };
 	struct sigaction sa = { .sa_handler = monitor_signal };
-	struct hc_nl nl = { 0 };
+	struct hcctl_nl nl = { 0 };
 	sigset_t block, orig, waitmask;
 	struct pollfd pfd;
 	struct nl_cb *cb = NULL;
-	unsigned long long n;
-	char *end;
-	int c, ret = HC_EXIT_FAIL;
+	int c, ret = HC_EXIT_FAIL, optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jc:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			ctx.json = true;
-			break;
-		case 'c':
-			errno = 0;
-			n = strtoull(optarg, &end, 10);
-			if (!optarg[0] || optarg[0] == '-' || *end || errno ||
-			    n == 0 || n > (unsigned long long)(unsigned long)-1)
-				return hc_usage_error(cmd,
-					"invalid --count '%s' (expected a positive integer)",
-					optarg);
-			ctx.count = (unsigned long)n;
-			break;
-		case 'h':
-			hc_print_help(cmd, stdout);
-			return HC_EXIT_OK;
-		default:
-			return hc_getopt_error(cmd, c, optopt, argv, optind);
-		}
-	}
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &ret);
+	if (optind < 0)
+		return ret;
+	ctx.json = hcctl_opt_json;
 	if (optind < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
 
-	if (hc_nl_open(&nl, cmd->name) < 0)
+	if (hcctl_nl_open(&nl, cmd->name) < 0)
 		return HC_EXIT_FAIL;
 	ctx.family = nl.family;
-	if (hc_nl_subscribe(&nl, HC_GENL_MCGRP_EVENTS, cmd->name) < 0)
+	if (hcctl_nl_subscribe(&nl, HC_GENL_MCGRP_EVENTS, cmd->name) < 0)
 		goto out;
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!cb) {
-		hc_err(cmd->name, "out of memory", ENOMEM);
+		hcctl_err(cmd->name, "out of memory", ENOMEM);
 		goto out;
 	}
 	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, noop_seq_check, NULL);
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, monitor_event, &ctx);
 	if (nl_socket_set_nonblocking(nl.sk) < 0) {
-		hc_err(cmd->name, "cannot make the socket non-blocking", errno);
+		hcctl_err(cmd->name, "cannot make the socket non-blocking", errno);
 		goto out;
 	}
 
@@ -647,7 +626,7 @@ int hc_cmd_monitor(const struct hcctl_cmd *cmd, int argc, char **argv)
 		if (ppoll(&pfd, 1, NULL, &waitmask) < 0) {
 			if (errno == EINTR)
 				continue;
-			hc_err(cmd->name, "poll", errno);
+			hcctl_err(cmd->name, "poll", errno);
 			goto out_sig;
 		}
 		c = nl_recvmsgs(nl.sk, cb);
@@ -655,11 +634,11 @@ int hc_cmd_monitor(const struct hcctl_cmd *cmd, int argc, char **argv)
 			continue;
 		if (c == -NLE_NOMEM) {
 			/* ENOBUFS: the socket's receive queue overflowed. */
-			hc_err(cmd->name, "events were lost (receive buffer overrun)", 0);
+			hcctl_err(cmd->name, "events were lost (receive buffer overrun)", 0);
 			continue;
 		}
 		if (c < 0 && !ctx.done) {
-			hc_errf(cmd->name, 0, "cannot receive events: %s",
+			hcctl_errf(cmd->name, 0, "cannot receive events: %s",
 				nl_geterror(c));
 			goto out_sig;
 		}
@@ -670,13 +649,13 @@ out_sig:
 out:
 	if (cb)
 		nl_cb_put(cb);
-	hc_nl_close(&nl);
+	hcctl_nl_close(&nl);
 	return ret;
 }
 
 /* --- geometry -------------------------------------------------------------- */
 
-int hc_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv)
+int hcctl_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	struct hc_geometry g;
 	const char *dev = "/dev/hypercache0";
@@ -684,18 +663,18 @@ int hc_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv)
 	bool json;
 	int fd, ret;
 
-	ret = hc_parse_json_only(cmd, argc, argv, &json);
+	ret = hcctl_parse_json_only(cmd, argc, argv, &json);
 	if (ret >= 0)
 		return ret;
 	if (optind < argc)
 		dev = argv[optind++];
 	if (optind < argc)
-		return hc_usage_error(cmd, "unexpected argument '%s'",
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
 
 	fd = open(dev, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		hc_err(dev, "cannot open", errno);
+		hcctl_err(dev, "cannot open", errno);
 		return HC_EXIT_FAIL;
 	}
 	memset(&g, 0, sizeof(g));
@@ -706,16 +685,16 @@ int hc_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv)
 
 		close(fd);
 		if (e == ENOTTY)
-			hc_err(dev, "not a HyperCache device", e);
+			hcctl_err(dev, "not a HyperCache device", e);
 		else if (e == ENODEV)
-			hc_err(dev, "the pool has stopped", e);
+			hcctl_err(dev, "the pool has stopped", e);
 		else
-			hc_err(dev, "HC_IOC_GEOMETRY", e);
+			hcctl_err(dev, "HC_IOC_GEOMETRY", e);
 		return HC_EXIT_FAIL;
 	}
 	close(fd);
 
-	hc_fmt_uuid(uuid, g.pool_uuid);
+	hcctl_fmt_uuid(uuid, g.pool_uuid);
 	if (json) {
 		json_object *o = json_object_new_object();
 
@@ -725,12 +704,12 @@ int hc_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv)
 		json_add_u64(o, "member_count", g.member_count);
 		json_add_u64(o, "chunks", g.chunks);
 		json_add_u64(o, "capacity", g.capacity);
-		hc_json_print(o, false);
+		hcctl_json_print(o, false);
 		json_object_put(o);
 		return HC_EXIT_OK;
 	}
-	hc_fmt_size_exact(chunk, sizeof(chunk), g.chunk_size);
-	hc_fmt_size(cap, sizeof(cap), g.capacity);
+	hcctl_fmt_size_exact(chunk, sizeof(chunk), g.chunk_size);
+	hcctl_fmt_size(cap, sizeof(cap), g.capacity);
 	printf("device        %s\n", dev);
 	printf("pool uuid     %s\n", uuid);
 	printf("chunk size    %s (%u bytes)\n", chunk, g.chunk_size);
@@ -740,3 +719,100 @@ int hc_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv)
 	       (unsigned long long)g.capacity);
 	return HC_EXIT_OK;
 }
+
+/* --- the command table (main.c lists the groups) ---------------------- */
+
+const struct hcctl_cmd hcctl_status_cmds[] = {
+{
+	.name = "status",
+	.summary = "describe the running pool",
+	.synopsis = "[--json]",
+	.handler = hcctl_cmd_status,
+	.help =
+"DESCRIPTION\n"
+"    Describe the running pool.  Text output:\n"
+"\n"
+"      pool UUID  STATE  /dev/DISK (MAJOR:MINOR)\n"
+"        capacity SIZE (N chunks of SIZE), N members, format vN, data offset SIZE\n"
+"        member INDEX  NAME  (MAJOR:MINOR)  uuid UUID  SIZE  N chunks\n"
+"        ...\n"
+"\n"
+"    Sizes are shown in B/KiB/MiB/GiB/TiB.  With --json one object is\n"
+"    printed, with raw numbers (bytes) and members sorted by index:\n"
+"\n"
+"      {\"pool\":{\"uuid\":\"...\",\"state\":\"running\",\"disk\":\"hypercache0\",\n"
+"        \"dev\":\"252:0\",\"format_version\":1,\"chunk_size\":4194304,\n"
+"        \"member_count\":3,\"chunks\":176,\"capacity\":738197504,\n"
+"        \"data_offset\":4194304,\"members\":[{\"index\":0,\"name\":\"nvme0n1\",\n"
+"        \"dev\":\"259:0\",\"uuid\":\"...\",\"bytes\":268435456,\"chunks\":58},...]}}\n"
+"\n"
+"    A key is left out if the kernel did not report the value.\n"
+"\n"
+"    If no pool is running, text mode prints \"no pool is running\" on stderr\n"
+"    and exits 1; --json prints {\"pool\":null} and exits 0, so that scripts\n"
+"    can probe.  Does not need privileges.\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print one JSON object.\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{
+	.name = "monitor",
+	.summary = "print pool events as they happen",
+	.synopsis = "[--json] [--count N]",
+	.handler = hcctl_cmd_monitor,
+	.help =
+"DESCRIPTION\n"
+"    Listen on the \"events\" multicast group of the hypercache netlink family\n"
+"    and print one line per event (a pool started or stopped):\n"
+"\n"
+"      pool UUID STATE DISK\n"
+"\n"
+"    With --json, each line is one JSON object shaped like the \"pool\" object\n"
+"    of 'hcctl status --json' plus \"event\":\"pool\".  Output is flushed after\n"
+"    every line.  Runs until SIGINT or SIGTERM (then exits 0).  Does not need\n"
+"    privileges.\n"
+"\n"
+"OPTIONS\n"
+"    -c, --count N\n"
+"        Exit after N events.\n"
+"\n"
+"    -j, --json\n"
+"        Print one JSON object per line.\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{
+	.name = "geometry",
+	.summary = "show the stripe geometry of a HyperCache device (ioctl)",
+	.synopsis = "[--json] [DEV]",
+	.handler = hcctl_cmd_geometry,
+	.help =
+"DESCRIPTION\n"
+"    Open DEV (default /dev/hypercache0) read-only and query its geometry\n"
+"    with the HC_IOC_GEOMETRY ioctl: pool UUID, chunk size, member count,\n"
+"    chunks and capacity.  Chunk v of the device lives on member v mod\n"
+"    member_count.  With --json:\n"
+"\n"
+"      {\"device\":\"/dev/hypercache0\",\"uuid\":\"...\",\"chunk_size\":4194304,\n"
+"       \"member_count\":3,\"chunks\":176,\"capacity\":738197504}\n"
+"\n"
+"    Fails with \"not a HyperCache device\" on other files and with \"the pool\n"
+"    has stopped\" if the pool behind an open device went away.\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print one JSON object.\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+HCCTL_EXIT_STATUS_TEXT,
+},
+{ .name = NULL }
+};

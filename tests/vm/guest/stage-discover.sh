@@ -2,7 +2,7 @@
 # Usage (guest, via /init): stage-discover.sh
 #   (5 fresh drives: 0, 2, 3, 4 of 64 MiB, 1 of 320 MiB)
 #
-# Drive discovery (helper/discover.c through hcctl inspect) on real devices:
+# Drive discovery (helper/lib/discover.c through hcctl inspect) on real devices:
 #   discover-prepare        drive 0: ext4, drive 1: XFS, drive 2: ext4 mounted
 #                           on /mnt/d2, drives 3 and 4: blank
 #   discover-inspect-json   `hcctl inspect --json` lists the five namespaces:

@@ -100,7 +100,7 @@ t_two() {
 	mk_dataset step-1 100
 	mk_dataset step-2 200
 	[ "$(status step-1)" = "not flushed" ] || hc_fail "step-1 is '$(status step-1)' before"
-	hcctl flush --config /tmp/hc.conf --sync --width 2 "$TOP/step-1/" >/tmp/out ||
+	hcctl flush --config /tmp/hc.conf --sync --parallel 2 "$TOP/step-1/" >/tmp/out ||
 		{ cat /tmp/out; hc_fail "flush step-1 failed"; }
 	cat /tmp/out
 	grep -q "flushed $TOP/step-1/: 4 files, .* MB/s" /tmp/out || hc_fail "no summary line"
@@ -178,7 +178,7 @@ t_crash() {
 t_sync_waits() {
 	mk_dataset step-4 400 6
 	t0=$(date +%s)
-	HC_FLUSH_DELAY_MS=700 hcctl flush --config /tmp/hc.conf --width 1 "$TOP/step-4/" >/tmp/async.out ||
+	HC_FLUSH_DELAY_MS=700 hcctl flush --config /tmp/hc.conf --parallel 1 "$TOP/step-4/" >/tmp/async.out ||
 		{ cat /tmp/async.out; hc_fail "async flush failed to start"; }
 	cat /tmp/async.out
 	grep -q "flushing in the background (pid [0-9]*, log /run/hypercache/flush-" /tmp/async.out ||
@@ -264,7 +264,7 @@ t_s3_setup() {
 
 t_s3_round_trip() {
 	BIG=20000001 mk_dataset step-1 500
-	hcctl flush --config /tmp/hc.conf --sync --width 3 "$TOP/step-1/" >/tmp/out ||
+	hcctl flush --config /tmp/hc.conf --sync -w 3 "$TOP/step-1/" >/tmp/out ||
 		{ cat /tmp/out; hc_fail "flush failed"; }
 	cat /tmp/out
 	grep -q "flushed $TOP/step-1/: 4 files" /tmp/out || hc_fail "no summary line"

@@ -836,7 +836,7 @@ out:
 	return err;
 }
 
-const char *hc_verdict_name(enum hc_verdict v)
+const char *hc_discover_verdict_name(enum hc_verdict v)
 {
 	switch (v) {
 	case HC_VERDICT_SAFE:
@@ -849,7 +849,7 @@ const char *hc_verdict_name(enum hc_verdict v)
 	return "?";
 }
 
-const char *hc_reason_name(enum hc_reason r)
+const char *hc_discover_reason_name(enum hc_reason r)
 {
 	switch (r) {
 	case HC_REASON_NONE:

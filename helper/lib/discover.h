@@ -95,7 +95,7 @@ void hc_discover_free(struct hc_drive *drives);
 int hc_discover_check(const char *root, const char *devpath,
 		      struct hc_drive *out);
 
-const char *hc_verdict_name(enum hc_verdict v);	/* "safe", "excluded", ... */
-const char *hc_reason_name(enum hc_reason r);	/* "root", "swap", ... */
+const char *hc_discover_verdict_name(enum hc_verdict v);	/* "safe", "excluded", ... */
+const char *hc_discover_reason_name(enum hc_reason r);	/* "root", "swap", ... */
 
 #endif /* HC_DISCOVER_H */

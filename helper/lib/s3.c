@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "s3.h"
 #include "sigv4.h"
 #include "uri.h"
+#include "util.h"
 
 #define HCS3_ERRBODY_MAX	(64 << 10)	/* error and XML bodies kept */
 #define HCS3_XMLBODY_MAX	(16 << 20)	/* listing pages */
@@ -39,18 +39,6 @@ struct hcs3 {
 	struct curl_slist *resolve;
 	struct hcs3_stats stats;
 };
-
-static int seterr(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 /* ------------------------------------------------------------ the client */
 
@@ -87,16 +75,16 @@ static int hcs3_endpoint(struct hcs3 *c, char *err, size_t errlen)
 	int rc = 0;
 
 	if (!u)
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	if (curl_url_set(u, CURLUPART_URL, c->b.endpoint, 0) ||
 	    curl_url_get(u, CURLUPART_SCHEME, &c->scheme, 0) ||
 	    curl_url_get(u, CURLUPART_HOST, &c->host, 0)) {
-		rc = seterr(err, errlen, -EINVAL, "endpoint '%s': not a URL",
+		rc = hc_seterr(err, errlen, -EINVAL, "endpoint '%s': not a URL",
 			    c->b.endpoint);
 		goto out;
 	}
 	if (strcmp(c->scheme, "http") && strcmp(c->scheme, "https")) {
-		rc = seterr(err, errlen, -EINVAL,
+		rc = hc_seterr(err, errlen, -EINVAL,
 			    "endpoint '%s': scheme must be http or https",
 			    c->b.endpoint);
 		goto out;
@@ -107,13 +95,13 @@ static int hcs3_endpoint(struct hcs3 *c, char *err, size_t errlen)
 
 		if (!curl_url_get(u, CURLUPART_QUERY, &q, 0)) {
 			curl_free(q);
-			rc = seterr(err, errlen, -EINVAL,
+			rc = hc_seterr(err, errlen, -EINVAL,
 				    "endpoint '%s': has a query", c->b.endpoint);
 			goto out;
 		}
 	}
 	if (curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE)) {
-		rc = seterr(err, errlen, -EINVAL, "endpoint '%s': bad path",
+		rc = hc_seterr(err, errlen, -EINVAL, "endpoint '%s': bad path",
 			    c->b.endpoint);
 		goto out;
 	}
@@ -122,7 +110,7 @@ static int hcs3_endpoint(struct hcs3 *c, char *err, size_t errlen)
 		n--;
 	c->base = strndup(path, n);
 	if (!c->base)
-		rc = seterr(err, errlen, -ENOMEM, "out of memory");
+		rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 out:
 	curl_free(path);
 	curl_url_cleanup(u);
@@ -138,16 +126,16 @@ int hcs3_new(const struct hc_backend *b, const struct hc_creds *creds,
 
 	*out = NULL;
 	if (!b || !creds || !*creds->access_key || !*creds->secret_key)
-		return seterr(err, errlen, -EINVAL, "no backend or credentials");
+		return hc_seterr(err, errlen, -EINVAL, "no backend or credentials");
 	if (!*b->region)
-		return seterr(err, errlen, -EINVAL, "backend has no region");
+		return hc_seterr(err, errlen, -EINVAL, "backend has no region");
 	pthread_once(&hcs3_once, hcs3_global_init);
 	if (hcs3_global_rc)
-		return seterr(err, errlen, -ENOMEM, "curl_global_init: %s",
+		return hc_seterr(err, errlen, -ENOMEM, "curl_global_init: %s",
 			      curl_easy_strerror(hcs3_global_rc));
 	c = calloc(1, sizeof(*c));
 	if (!c)
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	c->b = *b;
 	c->creds = *creds;
 	if (opts)
@@ -160,7 +148,7 @@ int hcs3_new(const struct hc_backend *b, const struct hc_creds *creds,
 	c->policy = opts && opts->retry ? *opts->retry : retry_policy_default;
 	c->opts.retry = &c->policy;
 	if (retry_policy_check(&c->policy)) {
-		rc = seterr(err, errlen, -EINVAL, "bad retry policy");
+		rc = hc_seterr(err, errlen, -EINVAL, "bad retry policy");
 		goto fail;
 	}
 	rc = hcs3_endpoint(c, err, errlen);
@@ -169,13 +157,13 @@ int hcs3_new(const struct hc_backend *b, const struct hc_creds *creds,
 	if (opts && opts->resolve) {
 		c->resolve = curl_slist_append(NULL, opts->resolve);
 		if (!c->resolve) {
-			rc = seterr(err, errlen, -ENOMEM, "out of memory");
+			rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 			goto fail;
 		}
 	}
 	c->curl = curl_easy_init();
 	if (!c->curl) {
-		rc = seterr(err, errlen, -ENOMEM, "curl_easy_init failed");
+		rc = hc_seterr(err, errlen, -ENOMEM, "curl_easy_init failed");
 		goto fail;
 	}
 	*out = c;
@@ -203,14 +191,14 @@ static int hcs3_check(const struct hcs3 *c, const char *bucket,
 	size_t bl = bucket ? strlen(bucket) : 0;
 
 	if (!bl || bl > HCS3_BUCKET_MAX || strchr(bucket, '/'))
-		return seterr(err, errlen, -EINVAL, "bucket '%.80s': empty, too long or has '/'",
+		return hc_seterr(err, errlen, -EINVAL, "bucket '%.80s': empty, too long or has '/'",
 			      bucket ? bucket : "");
 	if (hcs3_virtual(c) && uri_bucket_check(bucket, err, errlen))
 		return -EINVAL;	/* not a DNS label: no virtual host */
 	if (need_key && (!key || !*key))
-		return seterr(err, errlen, -EINVAL, "empty key");
+		return hc_seterr(err, errlen, -EINVAL, "empty key");
 	if (key && strlen(key) > HCS3_KEY_MAX)
-		return seterr(err, errlen, -EINVAL, "key longer than %d bytes",
+		return hc_seterr(err, errlen, -EINVAL, "key longer than %d bytes",
 			      HCS3_KEY_MAX);
 	return 0;
 }
@@ -427,7 +415,7 @@ static int hcs3_sign(struct hcs3 *c, struct hcs3_req *r, const char *host,
 		h[n++] = (struct sigv4_header){ "Content-MD5", r->content_md5 };
 	path = hcs3_path(c, r->bucket, r->key);
 	if (!path)
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	req.method = r->method;
 	req.path = path;
 	req.query = r->query;
@@ -470,7 +458,7 @@ nomem:
 	explicit_bzero(line, sizeof(line));
 	sigv4_result_free(&res);
 	curl_slist_free_all(l);
-	return seterr(err, errlen, -ENOMEM, "out of memory");
+	return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 }
 
 static void hcs3_setopts(struct hcs3 *c, struct hcs3_req *r,
@@ -534,25 +522,6 @@ static enum retry_outcome hcs3_outcome(CURLcode cc)
 	}
 }
 
-static uint64_t hcs3_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void hcs3_sleep_ms(uint64_t ms)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(ms / 1000),
-		.tv_nsec = (long)(ms % 1000) * 1000000,
-	};
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 /* Keep the response headers we use, from curl's header store. */
 static void hcs3_response_headers(struct hcs3 *c, struct hcs3_req *r)
 {
@@ -595,11 +564,11 @@ static int hcs3_perform(struct hcs3 *c, struct hcs3_req *r,
 	host = hcs3_hostport(c, r->bucket);
 	if (!r->url || !host) {
 		free(host);
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	}
 	r->curl = c->curl;
 	retry_init(&rs, &c->policy, retry_rand_os, NULL);
-	start = hcs3_now_ms();
+	start = hc_now_ms();
 	for (;;) {
 		struct curl_slist *hdrs = NULL;
 		curl_off_t up = 0, down = 0;
@@ -630,25 +599,25 @@ static int hcs3_perform(struct hcs3 *c, struct hcs3_req *r,
 		curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, NULL);
 		curl_slist_free_all(hdrs);
 		if (r->nomem) {
-			rc = seterr(err, errlen, -ENOMEM, "out of memory");
+			rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 			break;
 		}
 		if (r->dst_overflow) {
-			rc = seterr(err, errlen, -EIO,
+			rc = hc_seterr(err, errlen, -EIO,
 				    "%s %s: more bytes than the %zu asked for",
 				    r->method, r->url, r->dst_cap);
 			break;
 		}
 		if (r->cc == CURLE_WRITE_ERROR && r->body_trunc &&
 		    hcs3_2xx(r)) {
-			rc = seterr(err, errlen, -EIO,
+			rc = hc_seterr(err, errlen, -EIO,
 				    "%s %s: response body over %zu bytes",
 				    r->method, r->url, r->xml_max);
 			break;
 		}
 		r->outcome = hcs3_outcome(r->cc);
 		v = retry_next(&rs, r->outcome, (int)r->status,
-			       hcs3_now_ms() - start, &delay);
+			       hc_now_ms() - start, &delay);
 		if (v != RETRY_AGAIN) {
 			if (r->outcome == RETRY_OUT_HTTP) {
 				rc = 0;
@@ -657,7 +626,7 @@ static int hcs3_perform(struct hcs3 *c, struct hcs3_req *r,
 			rc = r->outcome == RETRY_OUT_TIMEOUT ? -ETIMEDOUT :
 			     r->outcome == RETRY_OUT_CONNECT ? -ECONNREFUSED :
 			     -EIO;
-			seterr(err, errlen, rc, "%s %s: %s%s%s (attempt %u%s%s)",
+			hc_seterr(err, errlen, rc, "%s %s: %s%s%s (attempt %u%s%s)",
 			       r->method, r->url, curl_easy_strerror(r->cc),
 			       *r->curl_err ? ": " : "", r->curl_err,
 			       r->attempts, v == RETRY_DONE ? "" : ", ",
@@ -665,7 +634,7 @@ static int hcs3_perform(struct hcs3 *c, struct hcs3_req *r,
 			break;
 		}
 		c->stats.retries++;
-		hcs3_sleep_ms(delay);
+		hc_sleep_ms(delay);
 	}
 	free(host);
 	return rc;
@@ -708,10 +677,10 @@ static int hcs3_http_error(struct hcs3_req *r, char *err, size_t errlen)
 			 r->attempts);
 	}
 	if (xml)
-		seterr(err, errlen, 0, "S3 %s: %s (HTTP %ld, %s %s)%s",
+		hc_seterr(err, errlen, 0, "S3 %s: %s (HTTP %ld, %s %s)%s",
 		       e.code, e.message, r->status, r->method, r->url, after);
 	else
-		seterr(err, errlen, 0, "HTTP %ld (%s %s)%s", r->status,
+		hc_seterr(err, errlen, 0, "HTTP %ld (%s %s)%s", r->status,
 		       r->method, r->url, after);
 	return -rc;
 }
@@ -738,7 +707,7 @@ static int hcs3_copy_etag(const struct hcs3_req *r, char *out,
 			  char *err, size_t errlen)
 {
 	if (r->etag_bad)
-		return seterr(err, errlen, -EIO, "%s %s: ETag too long",
+		return hc_seterr(err, errlen, -EIO, "%s %s: ETag too long",
 			      r->method, r->url);
 	if (out)
 		strcpy(out, r->etag);
@@ -764,7 +733,7 @@ int hcs3_head(struct hcs3 *c, const char *bucket, const char *key,
 	if (!rc && !hcs3_2xx(&r))
 		rc = hcs3_http_error(&r, err, errlen);
 	if (!rc && r.content_length < 0)
-		rc = seterr(err, errlen, -EIO, "HEAD %s: no Content-Length",
+		rc = hc_seterr(err, errlen, -EIO, "HEAD %s: no Content-Length",
 			    r.url);
 	if (!rc)
 		rc = hcs3_copy_etag(&r, out->etag, err, errlen);
@@ -793,9 +762,9 @@ int hcs3_get_range(struct hcs3 *c, const char *bucket, const char *key,
 	if (!len)
 		return 0;
 	if (!buf || off > UINT64_MAX - len)
-		return seterr(err, errlen, -EINVAL, "bad range or buffer");
+		return hc_seterr(err, errlen, -EINVAL, "bad range or buffer");
 	if (if_match && (!*if_match || strpbrk(if_match, "\r\n")))
-		return seterr(err, errlen, -EINVAL, "bad If-Match ETag");
+		return hc_seterr(err, errlen, -EINVAL, "bad If-Match ETag");
 	snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64, off,
 		 off + len - 1);
 	r.range = range;
@@ -807,7 +776,7 @@ int hcs3_get_range(struct hcs3 *c, const char *bucket, const char *key,
 		goto out;
 	}
 	if (if_match && r.etag[0] && strcmp(r.etag, if_match)) {
-		rc = seterr(err, errlen, -ESTALE,
+		rc = hc_seterr(err, errlen, -ESTALE,
 			    "GET %s: ETag %s, expected %s: the object changed",
 			    r.url, r.etag, if_match);
 		goto out;
@@ -815,19 +784,19 @@ int hcs3_get_range(struct hcs3 *c, const char *bucket, const char *key,
 	if (r.status == 206) {
 		if (sscanf(r.content_range, "bytes %" SCNu64 "-%" SCNu64 "/%" SCNu64,
 			   &a, &b, &total) < 2 || a != off || b != off + len - 1) {
-			rc = seterr(err, errlen, -EIO,
+			rc = hc_seterr(err, errlen, -EIO,
 				    "GET %s: asked for %s, got Content-Range '%s'",
 				    r.url, range, r.content_range);
 			goto out;
 		}
 	} else if (r.status != 200 || off != 0) {
-		rc = seterr(err, errlen, -EIO,
+		rc = hc_seterr(err, errlen, -EIO,
 			    "GET %s: HTTP %ld to a Range request at %" PRIu64,
 			    r.url, r.status, off);
 		goto out;
 	}
 	if (r.dst_got != len)
-		rc = seterr(err, errlen, -EIO,
+		rc = hc_seterr(err, errlen, -EIO,
 			    "GET %s: %zu bytes of the %zu asked for", r.url,
 			    r.dst_got, len);
 out:
@@ -887,7 +856,7 @@ int hcs3_list(struct hcs3 *c, const char *bucket, const char *prefix,
 		char *query = hcs3_query(q, 3);
 
 		if (!query) {
-			rc = seterr(err, errlen, -ENOMEM, "out of memory");
+			rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 			break;
 		}
 		r.query = query;
@@ -899,7 +868,7 @@ int hcs3_list(struct hcs3 *c, const char *bucket, const char *prefix,
 					      r.body_in_len, hcs3_list_one, &x,
 					      &page, err, errlen);
 			if (x.disorder)
-				rc = seterr(err, errlen, -EIO,
+				rc = hc_seterr(err, errlen, -EIO,
 					    "LIST %s: key '%.200s' out of order",
 					    r.url, x.last);
 			else if (rc == -EBADMSG) {
@@ -921,7 +890,7 @@ int hcs3_list(struct hcs3 *c, const char *bucket, const char *prefix,
 		}
 		if (token && !strcmp(token, page.next_token)) {
 			s3xml_list_page_free(&page);
-			rc = seterr(err, errlen, -EIO,
+			rc = hc_seterr(err, errlen, -EIO,
 				    "LIST %s: continuation token repeats",
 				    bucket);
 			break;
@@ -949,10 +918,10 @@ static int hcs3_put_body(struct hcs3 *c, const char *bucket, const char *key,
 	int rc;
 
 	if (len && !buf)
-		return seterr(err, errlen, -EINVAL, "no buffer");
+		return hc_seterr(err, errlen, -EINVAL, "no buffer");
 	sigv4_sha256_hex(len ? buf : "", len, sha);
 	if (hcs3_md5_b64(len ? buf : "", len, md5))
-		return seterr(err, errlen, -EIO, "MD5 failed");
+		return hc_seterr(err, errlen, -EIO, "MD5 failed");
 	r.payload_hash = sha;
 	r.content_md5 = md5;
 	rc = hcs3_perform(c, &r, err, errlen);
@@ -1010,7 +979,7 @@ int hcs3_delete(struct hcs3 *c, const char *bucket, const char *key,
 static int hcs3_check_upload_id(const char *id, char *err, size_t errlen)
 {
 	if (!id || !*id || strlen(id) > HCS3_UPLOAD_ID_MAX)
-		return seterr(err, errlen, -EINVAL, "bad upload id");
+		return hc_seterr(err, errlen, -EINVAL, "bad upload id");
 	return 0;
 }
 
@@ -1058,18 +1027,18 @@ int hcs3_mpu_part(struct hcs3 *c, const char *bucket, const char *key,
 	if (!rc)
 		rc = hcs3_check_upload_id(upload_id, err, errlen);
 	if (!rc && (part_no < 1 || part_no > 10000))
-		rc = seterr(err, errlen, -EINVAL, "part number %u not in 1..10000",
+		rc = hc_seterr(err, errlen, -EINVAL, "part number %u not in 1..10000",
 			    part_no);
 	if (rc)
 		return rc;
 	snprintf(num, sizeof(num), "%u", part_no);
 	query = hcs3_query(q, 2);
 	if (!query)
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	rc = hcs3_put_body(c, bucket, key, query, buf, len, etag_out,
 			   err, errlen);
 	if (!rc && etag_out && !etag_out[0])
-		rc = seterr(err, errlen, -EIO, "part %u: no ETag in the answer",
+		rc = hc_seterr(err, errlen, -EIO, "part %u: no ETag in the answer",
 			    part_no);
 	free(query);
 	return rc;
@@ -1098,13 +1067,13 @@ int hcs3_mpu_complete(struct hcs3 *c, const char *bucket, const char *key,
 	if (!rc)
 		rc = hcs3_check_upload_id(upload_id, err, errlen);
 	if (!rc && (!nr_parts || nr_parts > 10000 || !part_etags))
-		rc = seterr(err, errlen, -EINVAL, "%u parts", nr_parts);
+		rc = hc_seterr(err, errlen, -EINVAL, "%u parts", nr_parts);
 	if (rc)
 		return rc;
 	etags = calloc(nr_parts, sizeof(*etags));
 	query = hcs3_query(q, 1);
 	if (!etags || !query) {
-		rc = seterr(err, errlen, -ENOMEM, "out of memory");
+		rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < nr_parts; i++)
@@ -1127,7 +1096,7 @@ int hcs3_mpu_complete(struct hcs3 *c, const char *bucket, const char *key,
 		rc = -s3xml_code_errno(e.code);
 		if (rc == -EAGAIN)
 			rc = -EIO;
-		seterr(err, errlen, rc, "S3 %s: %s (HTTP %ld, POST %s)",
+		hc_seterr(err, errlen, rc, "S3 %s: %s (HTTP %ld, POST %s)",
 		       e.code, e.message, r.status, r.url);
 	}
 	if (!rc && s3xml_mpu_complete_parse(r.body_in ? r.body_in : "",
@@ -1168,7 +1137,7 @@ int hcs3_mpu_abort(struct hcs3 *c, const char *bucket, const char *key,
 		return rc;
 	r.query = hcs3_query(q, 1);
 	if (!r.query)
-		return seterr(err, errlen, -ENOMEM, "out of memory");
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	rc = hcs3_perform(c, &r, err, errlen);
 	if (!rc && !hcs3_2xx(&r))
 		rc = hcs3_http_error(&r, err, errlen);
@@ -1203,7 +1172,7 @@ int hcs3_mpu_list(struct hcs3 *c, const char *bucket, const char *prefix,
 
 		r.query = hcs3_query(q, 4);
 		if (!r.query) {
-			rc = seterr(err, errlen, -ENOMEM, "out of memory");
+			rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 			break;
 		}
 		rc = hcs3_perform(c, &r, err, errlen);
@@ -1228,7 +1197,7 @@ int hcs3_mpu_list(struct hcs3 *c, const char *bucket, const char *prefix,
 		    !strcmp(id_marker ? id_marker : "",
 			    page.next_upload_id ? page.next_upload_id : "")) {
 			s3xml_uploads_page_free(&page);
-			rc = seterr(err, errlen, -EIO,
+			rc = hc_seterr(err, errlen, -EIO,
 				    "list uploads of %s: markers repeat",
 				    bucket);
 			break;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "util.h"
 
 #define HC_MAIN_SECTION	"hypercached"
 #define HC_BACKEND_WORD	"backend"
@@ -906,18 +907,6 @@ static const char *hc_env(char *const envp[], const char *name)
 	return NULL;
 }
 
-static int hc_cfail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 /* Copy @v into @dst (@size bytes); -EINVAL if empty or too long. */
 static int hc_cput(char *dst, size_t size, const char *v)
 {
@@ -984,7 +973,7 @@ static int hc_creds_file(const char *path, const char *profile,
 
 	rc = hc_slurp(path, &text, &len, err, errlen);
 	if (rc == -ENOENT)
-		return hc_cfail(err, errlen, rc,
+		return hc_seterr(err, errlen, rc,
 				"no credentials: none in the config, AWS_ACCESS_KEY_ID unset, %s missing",
 				path);
 	if (rc)
@@ -1001,19 +990,19 @@ static int hc_creds_file(const char *path, const char *profile,
 	if (line == -2)
 		return -ENOMEM;
 	if (c.bad_line && (line <= 0 || c.bad_line <= line))
-		return hc_cfail(err, errlen, -EINVAL, "%s:%d: [%s]%s%s: %s",
+		return hc_seterr(err, errlen, -EINVAL, "%s:%d: [%s]%s%s: %s",
 				path, c.bad_line, profile,
 				c.bad_key ? " " : "", c.bad_key ? c.bad_key : "",
 				c.bad_key ? "empty or too long" :
 					    "unreadable line (NUL byte or too long)");
 	if (line > 0)
-		return hc_cfail(err, errlen, -EINVAL, "%s:%d: syntax error",
+		return hc_seterr(err, errlen, -EINVAL, "%s:%d: syntax error",
 				path, line);
 	if (!c.found)
-		return hc_cfail(err, errlen, -ENOENT, "%s: no profile [%s]",
+		return hc_seterr(err, errlen, -ENOENT, "%s: no profile [%s]",
 				path, profile);
 	if (!out->access_key[0] || !out->secret_key[0])
-		return hc_cfail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 				"%s: [%s]: needs aws_access_key_id and aws_secret_access_key",
 				path, profile);
 	return 0;
@@ -1046,7 +1035,7 @@ int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
 	token = hc_env(envp, "AWS_SESSION_TOKEN");
 	if ((id && *id) || (secret && *secret)) {
 		if (!id || !*id || !secret || !*secret)
-			return hc_cfail(err, errlen, -EINVAL,
+			return hc_seterr(err, errlen, -EINVAL,
 					"environment: %s is set but %s is not",
 					id && *id ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
 					id && *id ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID");
@@ -1055,7 +1044,7 @@ int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
 		    hc_cput(out->secret_key, sizeof(out->secret_key), secret) ||
 		    (token && *token &&
 		     hc_cput(out->session_token, sizeof(out->session_token), token)))
-			return hc_cfail(err, errlen, -EINVAL,
+			return hc_seterr(err, errlen, -EINVAL,
 					"environment: an AWS_* credential is too long");
 		return 0;
 	}
@@ -1065,7 +1054,7 @@ int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
 	if (!profile || !*profile)
 		profile = "default";
 	if (strlen(profile) >= sizeof(out->profile))
-		return hc_cfail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 				"AWS_PROFILE: longer than %zu bytes",
 				sizeof(out->profile) - 1);
 	path = hc_env(envp, "AWS_SHARED_CREDENTIALS_FILE");
@@ -1073,11 +1062,11 @@ int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
 		if (!home)
 			home = hc_env(envp, "HOME");
 		if (!home || !*home)
-			return hc_cfail(err, errlen, -ENOENT,
+			return hc_seterr(err, errlen, -ENOENT,
 					"no credentials: none in the config, AWS_ACCESS_KEY_ID unset, no HOME for ~/.aws/credentials");
 		if ((size_t)snprintf(buf, sizeof(buf), "%s/.aws/credentials",
 				     home) >= sizeof(buf))
-			return hc_cfail(err, errlen, -ENAMETOOLONG,
+			return hc_seterr(err, errlen, -ENAMETOOLONG,
 					"HOME: longer than %zu bytes",
 					sizeof(buf) - 20);
 		path = buf;

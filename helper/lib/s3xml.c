@@ -3,7 +3,6 @@
  * S3 XML bodies: error documents and ListObjectsV2 pages.  See s3xml.h.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,21 +11,10 @@
 #include <libxml/tree.h>
 
 #include "s3xml.h"
+#include "util.h"
 
 #define S3XML_PARSE_OPTS (XML_PARSE_NONET | XML_PARSE_NOERROR | \
 			  XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS)
-
-static int s3xml_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 /* Parse @doc; on failure report libxml2's own reason. */
 static xmlDocPtr s3xml_read(const char *doc, size_t len, const char *root,
@@ -38,18 +26,18 @@ static xmlDocPtr s3xml_read(const char *doc, size_t len, const char *root,
 
 	xmlInitParser();
 	if (!doc || len > INT32_MAX) {
-		*rc = s3xml_fail(err, errlen, -EBADMSG, "no document or too large");
+		*rc = hc_seterr(err, errlen, -EBADMSG, "no document or too large");
 		return NULL;
 	}
 	ctx = xmlNewParserCtxt();
 	if (!ctx) {
-		*rc = s3xml_fail(err, errlen, -ENOMEM, "out of memory");
+		*rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	d = xmlCtxtReadMemory(ctx, doc, (int)len, NULL, NULL, S3XML_PARSE_OPTS);
 	if (!d || !ctx->wellFormed) {
 		e = xmlCtxtGetLastError(ctx);
-		*rc = s3xml_fail(err, errlen, -EBADMSG,
+		*rc = hc_seterr(err, errlen, -EBADMSG,
 				 "malformed XML (line %d): %.*s",
 				 e ? e->line : 0,
 				 e && e->message ? (int)strcspn(e->message, "\n") : 7,
@@ -61,7 +49,7 @@ static xmlDocPtr s3xml_read(const char *doc, size_t len, const char *root,
 	xmlFreeParserCtxt(ctx);
 	*rootp = xmlDocGetRootElement(d);
 	if (!*rootp || xmlStrcmp((*rootp)->name, BAD_CAST root)) {
-		*rc = s3xml_fail(err, errlen, -EBADMSG,
+		*rc = hc_seterr(err, errlen, -EBADMSG,
 				 "root element is <%s>, expected <%s>",
 				 *rootp ? (const char *)(*rootp)->name : "",
 				 root);
@@ -106,7 +94,7 @@ int s3xml_error_parse(const char *doc, size_t len, struct s3xml_error *out,
 	code = s3xml_text(root, "Code");
 	msg = s3xml_text(root, "Message");
 	if (!code || !*code) {
-		rc = s3xml_fail(err, errlen, -EBADMSG, "<Error> has no <Code>");
+		rc = hc_seterr(err, errlen, -EBADMSG, "<Error> has no <Code>");
 	} else {
 		snprintf(out->code, sizeof(out->code), "%s", code);
 		snprintf(out->message, sizeof(out->message), "%s", msg ? msg : "");
@@ -166,13 +154,13 @@ static int s3xml_contents(xmlNodePtr c, size_t index, s3xml_list_cb cb,
 	int rc = 0;
 
 	if (!key || !*key)
-		rc = s3xml_fail(err, errlen, -EBADMSG,
+		rc = hc_seterr(err, errlen, -EBADMSG,
 				"<Contents> #%zu has no <Key>", index);
 	else if (!size)
-		rc = s3xml_fail(err, errlen, -EBADMSG,
+		rc = hc_seterr(err, errlen, -EBADMSG,
 				"<Contents> #%zu (%.200s) has no <Size>", index, key);
 	else if (s3xml_u64(size, &o.size))
-		rc = s3xml_fail(err, errlen, -EBADMSG,
+		rc = hc_seterr(err, errlen, -EBADMSG,
 				"<Contents> #%zu (%.200s): <Size> '%.40s' is not a byte count",
 				index, key, size);
 	else if (cb) {
@@ -204,7 +192,7 @@ int s3xml_list_parse(const char *doc, size_t len, s3xml_list_cb cb, void *arg,
 	trunc = s3xml_text(root, "IsTruncated");
 	token = s3xml_text(root, "NextContinuationToken");
 	if (!trunc || (strcmp(trunc, "true") && strcmp(trunc, "false"))) {
-		rc = s3xml_fail(err, errlen, -EBADMSG,
+		rc = hc_seterr(err, errlen, -EBADMSG,
 				"<IsTruncated> is %s%.20s%s, expected true or false",
 				trunc ? "'" : "", trunc ? trunc : "missing",
 				trunc ? "'" : "");
@@ -212,7 +200,7 @@ int s3xml_list_parse(const char *doc, size_t len, s3xml_list_cb cb, void *arg,
 	}
 	page->truncated = !strcmp(trunc, "true");
 	if (page->truncated && (!token || !*token)) {
-		rc = s3xml_fail(err, errlen, -EBADMSG,
+		rc = hc_seterr(err, errlen, -EBADMSG,
 				"truncated listing without <NextContinuationToken>");
 		goto out;
 	}
@@ -231,12 +219,12 @@ int s3xml_list_parse(const char *doc, size_t len, s3xml_list_cb cb, void *arg,
 	if (!rc && token && *token) {
 		page->next_token = strdup(token);
 		if (!page->next_token)
-			rc = s3xml_fail(err, errlen, -ENOMEM, "out of memory");
+			rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	}
 	page->count = count;
 out:
 	if (rc && err && errlen && !*err && rc != -EBADMSG && rc != -ENOMEM)
-		s3xml_fail(err, errlen, rc, "stopped by the callback (%d)", rc);
+		hc_seterr(err, errlen, rc, "stopped by the callback (%d)", rc);
 	if (rc)
 		s3xml_list_page_free(page);
 	xmlFree(trunc);
@@ -263,10 +251,10 @@ static int s3xml_field(xmlNodePtr root, const char *name, char *out,
 	int rc = 0;
 
 	if (!v || (!*v && !may_be_empty))
-		rc = s3xml_fail(err, errlen, -EBADMSG, "<%s> has no <%s>",
+		rc = hc_seterr(err, errlen, -EBADMSG, "<%s> has no <%s>",
 				(const char *)root->name, name);
 	else if (strlen(v) >= size)
-		rc = s3xml_fail(err, errlen, -EBADMSG,
+		rc = hc_seterr(err, errlen, -EBADMSG,
 				"<%s> is %zu bytes, at most %zu expected",
 				name, strlen(v), size - 1);
 	else
@@ -275,8 +263,10 @@ static int s3xml_field(xmlNodePtr root, const char *name, char *out,
 	return rc;
 }
 
-int s3xml_mpu_init_parse(const char *doc, size_t len, char *upload_id,
-			 size_t size, char *err, size_t errlen)
+/* The one text field @field of a document whose root is @root_name. */
+static int s3xml_one_field(const char *doc, size_t len, const char *root_name,
+			   const char *field, char *out, size_t size,
+			   bool may_be_empty, char *err, size_t errlen)
 {
 	xmlNodePtr root;
 	xmlDocPtr d;
@@ -284,32 +274,27 @@ int s3xml_mpu_init_parse(const char *doc, size_t len, char *upload_id,
 
 	if (err && errlen)
 		err[0] = '\0';
-	d = s3xml_read(doc, len, "InitiateMultipartUploadResult", &root, &rc,
-		       err, errlen);
+	d = s3xml_read(doc, len, root_name, &root, &rc, err, errlen);
 	if (!d)
 		return rc;
-	rc = s3xml_field(root, "UploadId", upload_id, size, false, err, errlen);
+	rc = s3xml_field(root, field, out, size, may_be_empty, err, errlen);
 	xmlFreeDoc(d);
 	return rc;
+}
+
+int s3xml_mpu_init_parse(const char *doc, size_t len, char *upload_id,
+			 size_t size, char *err, size_t errlen)
+{
+	return s3xml_one_field(doc, len, "InitiateMultipartUploadResult",
+			       "UploadId", upload_id, size, false, err, errlen);
 }
 
 int s3xml_mpu_complete_parse(const char *doc, size_t len, char *etag,
 			     size_t size, char *err, size_t errlen)
 {
-	xmlNodePtr root;
-	xmlDocPtr d;
-	int rc;
-
-	if (err && errlen)
-		err[0] = '\0';
-	d = s3xml_read(doc, len, "CompleteMultipartUploadResult", &root, &rc,
-		       err, errlen);
-	if (!d)
-		return rc;
 	/* radosgw (Ceph 16..18 at least) sends an empty <ETag></ETag> */
-	rc = s3xml_field(root, "ETag", etag, size, true, err, errlen);
-	xmlFreeDoc(d);
-	return rc;
+	return s3xml_one_field(doc, len, "CompleteMultipartUploadResult",
+			       "ETag", etag, size, true, err, errlen);
 }
 
 int s3xml_mpu_complete_doc(const char *const *etags, unsigned int nr_parts,
@@ -325,10 +310,10 @@ int s3xml_mpu_complete_doc(const char *const *etags, unsigned int nr_parts,
 	*doc = NULL;
 	*len = 0;
 	if (!nr_parts || !etags)
-		return s3xml_fail(err, errlen, -EINVAL, "no parts");
+		return hc_seterr(err, errlen, -EINVAL, "no parts");
 	for (i = 0; i < nr_parts; i++)
 		if (!etags[i])
-			return s3xml_fail(err, errlen, -EINVAL,
+			return hc_seterr(err, errlen, -EINVAL,
 					  "part %u has no ETag", i + 1);
 	xmlInitParser();
 	d = xmlNewDoc(BAD_CAST "1.0");
@@ -364,7 +349,7 @@ int s3xml_mpu_complete_doc(const char *const *etags, unsigned int nr_parts,
 nomem:
 	xmlFree(mem);
 	xmlFreeDoc(d);
-	return s3xml_fail(err, errlen, -ENOMEM, "out of memory");
+	return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 }
 
 static int s3xml_upload(xmlNodePtr u, size_t index, s3xml_upload_cb cb,
@@ -374,7 +359,7 @@ static int s3xml_upload(xmlNodePtr u, size_t index, s3xml_upload_cb cb,
 	int rc = 0;
 
 	if (!key || !*key || !id || !*id)
-		rc = s3xml_fail(err, errlen, -EBADMSG,
+		rc = hc_seterr(err, errlen, -EBADMSG,
 				"<Upload> #%zu lacks <Key> or <UploadId>", index);
 	else if (cb)
 		rc = cb(key, id, arg);
@@ -418,7 +403,7 @@ int s3xml_uploads_parse(const char *doc, size_t len, s3xml_upload_cb cb,
 		return rc;
 	trunc = s3xml_text(root, "IsTruncated");
 	if (!trunc || (strcmp(trunc, "true") && strcmp(trunc, "false"))) {
-		rc = s3xml_fail(err, errlen, -EBADMSG,
+		rc = hc_seterr(err, errlen, -EBADMSG,
 				"<IsTruncated> missing or not true/false");
 		goto out;
 	}
@@ -426,11 +411,11 @@ int s3xml_uploads_parse(const char *doc, size_t len, s3xml_upload_cb cb,
 	if (s3xml_strdup_text(root, "NextKeyMarker", &page->next_key) ||
 	    s3xml_strdup_text(root, "NextUploadIdMarker",
 			      &page->next_upload_id)) {
-		rc = s3xml_fail(err, errlen, -ENOMEM, "out of memory");
+		rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
 	if (page->truncated && !page->next_key) {
-		rc = s3xml_fail(err, errlen, -EBADMSG,
+		rc = hc_seterr(err, errlen, -EBADMSG,
 				"truncated listing without <NextKeyMarker>");
 		goto out;
 	}
@@ -448,7 +433,7 @@ int s3xml_uploads_parse(const char *doc, size_t len, s3xml_upload_cb cb,
 	page->count = count;
 out:
 	if (rc && err && errlen && !*err)
-		s3xml_fail(err, errlen, rc, "stopped by the callback (%d)", rc);
+		hc_seterr(err, errlen, rc, "stopped by the callback (%d)", rc);
 	if (rc)
 		s3xml_uploads_page_free(page);
 	xmlFree(trunc);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The SCR-style dataset flush's documents and decisions (helper/flush.c):
+ * The SCR-style dataset flush's documents and decisions (helper/lib/flushdoc.c):
  * summary and index round trips, invalid summaries refused, an index
  * update that keeps the older datasets, the choice of the dataset to
  * restore with incomplete and corrupt datasets, the step machine.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kselftest_harness.h"
-#include "flush.h"
+#include "flushdoc.h"
 
 static void make_summary(struct hcf_summary *s, const char *name)
 {

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SCR-style dataset flush: documents and decisions (flush.h).  Pure.
+ * SCR-style dataset flush: documents and decisions (flushdoc.h).  Pure.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +11,9 @@
 
 #include <json-c/json.h>
 
-#include "flush.h"
+#include "flushdoc.h"
+#include "util.h"
 
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 static bool name_ok(const char *name, size_t len)
 {
@@ -45,18 +31,18 @@ int hcf_split(const char *prefix, size_t *parent_len,
 	size_t len = strlen(prefix), i;
 
 	if (len < 2 || prefix[len - 1] != '/')
-		return fail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 			    "a dataset prefix ends in '/' (PARENT/NAME/)");
 	for (i = len - 1; i > 0 && prefix[i - 1] != '/'; i--)
 		;
 	if (!i)
-		return fail(err, errlen, -EINVAL, "a dataset prefix has a parent (PARENT/NAME/)");
+		return hc_seterr(err, errlen, -EINVAL, "a dataset prefix has a parent (PARENT/NAME/)");
 	if (!name_ok(prefix + i, len - 1 - i))
-		return fail(err, errlen, -EINVAL, "bad dataset name '%.*s'",
+		return hc_seterr(err, errlen, -EINVAL, "bad dataset name '%.*s'",
 			    (int)(len - 1 - i), prefix + i);
 	/* "s3://NAME/" has no parent: the parent must not end in "//" */
 	if (i >= 2 && prefix[i - 2] == '/')
-		return fail(err, errlen, -EINVAL, "a dataset prefix has a parent (PARENT/NAME/)");
+		return hc_seterr(err, errlen, -EINVAL, "a dataset prefix has a parent (PARENT/NAME/)");
 	memcpy(name, prefix + i, len - 1 - i);
 	name[len - 1 - i] = 0;
 	*parent_len = i;
@@ -202,27 +188,27 @@ static json_object *parse(const char *text, size_t len, char *err,
 	json_object *o;
 
 	if (len > INT32_MAX) {
-		fail(err, errlen, -EINVAL, "document too large");
+		hc_seterr(err, errlen, -EINVAL, "document too large");
 		return NULL;
 	}
 	tok = json_tokener_new();
 	if (!tok) {
-		fail(err, errlen, -ENOMEM, "out of memory");
+		hc_seterr(err, errlen, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	o = json_tokener_parse_ex(tok, text, (int)len);
 	if (!o || json_tokener_get_error(tok) != json_tokener_success) {
-		fail(err, errlen, -EINVAL, "not JSON: %s",
+		hc_seterr(err, errlen, -EINVAL, "not JSON: %s",
 		     json_tokener_error_desc(json_tokener_get_error(tok)));
 		json_object_put(o);
 		o = NULL;
 	} else if (!only_space(text + json_tokener_get_parse_end(tok),
 			       len - json_tokener_get_parse_end(tok))) {
-		fail(err, errlen, -EINVAL, "not JSON: trailing characters");
+		hc_seterr(err, errlen, -EINVAL, "not JSON: trailing characters");
 		json_object_put(o);
 		o = NULL;
 	} else if (!json_object_is_type(o, json_type_object)) {
-		fail(err, errlen, -EINVAL, "not a JSON object");
+		hc_seterr(err, errlen, -EINVAL, "not a JSON object");
 		json_object_put(o);
 		o = NULL;
 	}
@@ -239,14 +225,14 @@ static int get_u64(json_object *o, const char *k, uint64_t max, uint64_t *v,
 
 	if (!json_object_object_get_ex(o, k, &j) ||
 	    !json_object_is_type(j, json_type_int))
-		return fail(err, errlen, -EINVAL, "no integer \"%s\"", k);
+		return hc_seterr(err, errlen, -EINVAL, "no integer \"%s\"", k);
 	/* json-c clamps a uint64 above INT64_MAX to INT64_MAX here */
 	s = json_object_get_int64(j);
 	if (s < 0)
-		return fail(err, errlen, -EINVAL, "\"%s\" is negative", k);
+		return hc_seterr(err, errlen, -EINVAL, "\"%s\" is negative", k);
 	*v = s == INT64_MAX ? json_object_get_uint64(j) : (uint64_t)s;
 	if (*v > max)
-		return fail(err, errlen, -EINVAL, "\"%s\" is out of range", k);
+		return hc_seterr(err, errlen, -EINVAL, "\"%s\" is out of range", k);
 	return 0;
 }
 
@@ -257,7 +243,7 @@ static int get_str(json_object *o, const char *k, const char **v, char *err,
 
 	if (!json_object_object_get_ex(o, k, &j) ||
 	    !json_object_is_type(j, json_type_string))
-		return fail(err, errlen, -EINVAL, "no string \"%s\"", k);
+		return hc_seterr(err, errlen, -EINVAL, "no string \"%s\"", k);
 	*v = json_object_get_string(j);
 	return 0;
 }
@@ -269,7 +255,7 @@ static int get_bool(json_object *o, const char *k, bool *v, char *err,
 
 	if (!json_object_object_get_ex(o, k, &j) ||
 	    !json_object_is_type(j, json_type_boolean))
-		return fail(err, errlen, -EINVAL, "no boolean \"%s\"", k);
+		return hc_seterr(err, errlen, -EINVAL, "no boolean \"%s\"", k);
 	*v = json_object_get_boolean(j);
 	return 0;
 }
@@ -282,7 +268,7 @@ static int check_format(json_object *o, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	if (f != HCF_FORMAT)
-		return fail(err, errlen, -EINVAL, "unknown format %" PRIu64, f);
+		return hc_seterr(err, errlen, -EINVAL, "unknown format %" PRIu64, f);
 	return 0;
 }
 
@@ -306,7 +292,7 @@ int hcf_summary_decode(const char *text, size_t len, const char *name,
 	if (ret)
 		goto out;
 	if (!name_ok(s, strlen(s)) || (name && strcmp(s, name))) {
-		ret = fail(err, errlen, -EINVAL, "the summary is of dataset '%s'%s%s",
+		ret = hc_seterr(err, errlen, -EINVAL, "the summary is of dataset '%s'%s%s",
 			   s, name ? ", not " : "", name ? name : "");
 		goto out;
 	}
@@ -315,7 +301,7 @@ int hcf_summary_decode(const char *text, size_t len, const char *name,
 	if (ret)
 		goto out;
 	if (!out->complete) {
-		ret = fail(err, errlen, -EINVAL, "the summary says incomplete");
+		ret = hc_seterr(err, errlen, -EINVAL, "the summary says incomplete");
 		goto out;
 	}
 	ret = get_str(o, "time", &s, err, errlen) ?:
@@ -327,14 +313,14 @@ int hcf_summary_decode(const char *text, size_t len, const char *name,
 	out->time = (int64_t)v;
 	if (!json_object_object_get_ex(o, "files", &arr) ||
 	    !json_object_is_type(arr, json_type_array)) {
-		ret = fail(err, errlen, -EINVAL, "no array \"files\"");
+		ret = hc_seterr(err, errlen, -EINVAL, "no array \"files\"");
 		goto out;
 	}
 	n = json_object_array_length(arr);
 	for (i = 0; i < n; i++) {
 		f = json_object_array_get_idx(arr, i);
 		if (!json_object_is_type(f, json_type_object)) {
-			ret = fail(err, errlen, -EINVAL, "files[%zu] is not an object", i);
+			ret = hc_seterr(err, errlen, -EINVAL, "files[%zu] is not an object", i);
 			goto out;
 		}
 		ret = get_str(f, "key", &key, err, errlen) ?:
@@ -344,31 +330,31 @@ int hcf_summary_decode(const char *text, size_t len, const char *name,
 		if (ret)
 			goto out;
 		if (!hcf_key_ok(key)) {
-			ret = fail(err, errlen, -EINVAL, "files[%zu]: bad key '%s'", i, key);
+			ret = hc_seterr(err, errlen, -EINVAL, "files[%zu]: bad key '%s'", i, key);
 			goto out;
 		}
 		if (out->bytes + size < out->bytes) {
-			ret = fail(err, errlen, -EINVAL, "the sizes overflow");
+			ret = hc_seterr(err, errlen, -EINVAL, "the sizes overflow");
 			goto out;
 		}
 		ret = hcf_summary_add(out, key, size, (uint32_t)crc, gen);
 		if (ret) {
-			fail(err, errlen, ret, "out of memory");
+			hc_seterr(err, errlen, ret, "out of memory");
 			goto out;
 		}
 	}
 	hcf_summary_sort(out);
 	for (i = 1; i < out->nfiles; i++)
 		if (!strcmp(out->files[i - 1].key, out->files[i].key)) {
-			ret = fail(err, errlen, -EINVAL, "file '%s' is listed twice",
+			ret = hc_seterr(err, errlen, -EINVAL, "file '%s' is listed twice",
 				   out->files[i].key);
 			goto out;
 		}
 	if (count != out->nfiles)
-		ret = fail(err, errlen, -EINVAL, "file_count %" PRIu64 " but %zu files",
+		ret = hc_seterr(err, errlen, -EINVAL, "file_count %" PRIu64 " but %zu files",
 			   count, out->nfiles);
 	else if (bytes != out->bytes)
-		ret = fail(err, errlen, -EINVAL, "bytes %" PRIu64 " but the files hold %" PRIu64,
+		ret = hc_seterr(err, errlen, -EINVAL, "bytes %" PRIu64 " but the files hold %" PRIu64,
 			   bytes, out->bytes);
 out:
 	json_object_put(o);
@@ -460,13 +446,13 @@ int hcf_index_decode(const char *text, size_t len, struct hcf_index *out,
 		goto out;
 	if (!json_object_object_get_ex(o, "datasets", &arr) ||
 	    !json_object_is_type(arr, json_type_array)) {
-		ret = fail(err, errlen, -EINVAL, "no array \"datasets\"");
+		ret = hc_seterr(err, errlen, -EINVAL, "no array \"datasets\"");
 		goto out;
 	}
 	n = json_object_array_length(arr);
 	out->v = calloc(n ? n : 1, sizeof(*out->v));
 	if (!out->v) {
-		ret = fail(err, errlen, -ENOMEM, "out of memory");
+		ret = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -474,14 +460,14 @@ int hcf_index_decode(const char *text, size_t len, struct hcf_index *out,
 
 		j = json_object_array_get_idx(arr, i);
 		if (!json_object_is_type(j, json_type_object)) {
-			ret = fail(err, errlen, -EINVAL, "datasets[%zu] is not an object", i);
+			ret = hc_seterr(err, errlen, -EINVAL, "datasets[%zu] is not an object", i);
 			goto out;
 		}
 		ret = get_str(j, "name", &s, err, errlen);
 		if (ret)
 			goto out;
 		if (!name_ok(s, strlen(s)) || hcf_index_find(out, s)) {
-			ret = fail(err, errlen, -EINVAL, "datasets[%zu]: bad or repeated name '%s'",
+			ret = hc_seterr(err, errlen, -EINVAL, "datasets[%zu]: bad or repeated name '%s'",
 				   i, s);
 			goto out;
 		}
@@ -497,17 +483,17 @@ int hcf_index_decode(const char *text, size_t len, struct hcf_index *out,
 		out->n++;
 	}
 	if (!json_object_object_get_ex(o, "current", &cur)) {
-		ret = fail(err, errlen, -EINVAL, "no \"current\"");
+		ret = hc_seterr(err, errlen, -EINVAL, "no \"current\"");
 		goto out;
 	}
 	if (cur) {
 		if (!json_object_is_type(cur, json_type_string)) {
-			ret = fail(err, errlen, -EINVAL, "\"current\" is not a string");
+			ret = hc_seterr(err, errlen, -EINVAL, "\"current\" is not a string");
 			goto out;
 		}
 		s = json_object_get_string(cur);
 		if (!hcf_index_find(out, s)) {
-			ret = fail(err, errlen, -EINVAL, "current dataset '%s' is not listed", s);
+			ret = hc_seterr(err, errlen, -EINVAL, "current dataset '%s' is not listed", s);
 			goto out;
 		}
 		strcpy(out->current, s);

@@ -47,6 +47,14 @@ struct uri {
 int uri_parse(const char *s, size_t len, struct uri *out,
 	      char *err, size_t errlen);
 
+/*
+ * uri_parse_prefix() - as uri_parse(), for a URI whose key is a prefix of
+ * keys: the key may be empty ("s3://bkt/" lists the bucket).  Messages
+ * quote @s as given.
+ */
+int uri_parse_prefix(const char *s, size_t len, struct uri *out,
+		     char *err, size_t errlen);
+
 /* uri_bucket_check() - 0 if @b (NUL-terminated) is a valid bucket name. */
 int uri_bucket_check(const char *b, char *err, size_t errlen);
 

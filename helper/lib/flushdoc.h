@@ -17,8 +17,8 @@
  * NULL; truncated to @errlen): -EINVAL for a document that does not parse
  * or misses a field, -ENOMEM.
  */
-#ifndef HC_FLUSH_H
-#define HC_FLUSH_H
+#ifndef HC_FLUSHDOC_H
+#define HC_FLUSHDOC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -189,4 +189,4 @@ const char *hcf_state_name(enum hcf_state s);
 enum hcf_state hcf_state(const struct hcf_index *ix, const char *name,
 			 bool marker, bool locked);
 
-#endif /* HC_FLUSH_H */
+#endif /* HC_FLUSHDOC_H */

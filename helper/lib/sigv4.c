@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +17,9 @@
 #include <openssl/sha.h>
 
 #include "sigv4.h"
+#include "util.h"
 
 #define SIGV4_MAX_FIELD 4096	/* bound on region/service/date/secret */
-
-static int sigv4_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 /* ---------------------------------------------------------------- hashing */
 
@@ -141,13 +129,13 @@ static int sigv4_query_recode(const char *s, size_t len, char **out,
 		}
 		if (i + 2 >= len) {
 			free(raw);
-			return sigv4_fail(err, errlen, -EINVAL,
+			return hc_seterr(err, errlen, -EINVAL,
 					  "query: truncated %%-escape in '%.*s'",
 					  (int)len, s);
 		}
 		if (sigv4_hexval(s[i + 1]) < 0 || sigv4_hexval(s[i + 2]) < 0) {
 			free(raw);
-			return sigv4_fail(err, errlen, -EINVAL,
+			return hc_seterr(err, errlen, -EINVAL,
 					  "query: bad %%-escape in '%.*s'",
 					  (int)len, s);
 		}
@@ -243,15 +231,15 @@ static int sigv4_hdr_make(struct sigv4_hdr *h, const char *name,
 	bool space = false;
 
 	if (!name || !*name || !value)
-		return sigv4_fail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 				  "header %zu: empty name or NULL value", order);
 	for (i = 0; name[i]; i++)
 		if (!sigv4_token_char((unsigned char)name[i]))
-			return sigv4_fail(err, errlen, -EINVAL,
+			return hc_seterr(err, errlen, -EINVAL,
 					  "header '%s': invalid character in name",
 					  name);
 	if (strpbrk(value, "\r\n"))
-		return sigv4_fail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 				  "header '%s': value contains CR or LF", name);
 	h->name = strdup(name);
 	h->value = malloc(strlen(value) + 1);
@@ -302,7 +290,7 @@ static int sigv4_implied(struct sigv4_hdr *h, size_t *n, const char *lname,
 		if (strcmp(h[i].name, lname))
 			continue;
 		if (strcmp(h[i].value, want))
-			return sigv4_fail(err, errlen, -EINVAL,
+			return hc_seterr(err, errlen, -EINVAL,
 					  "header '%s' is '%s' but the signer uses '%s'",
 					  lname, h[i].value, want);
 		return 0;
@@ -398,44 +386,44 @@ static int sigv4_check(const struct sigv4_request *req,
 	const char *m;
 
 	if (!req || !cred || !par)
-		return sigv4_fail(err, errlen, -EINVAL, "NULL argument");
+		return hc_seterr(err, errlen, -EINVAL, "NULL argument");
 	if (!req->method || !*req->method)
-		return sigv4_fail(err, errlen, -EINVAL, "no method");
+		return hc_seterr(err, errlen, -EINVAL, "no method");
 	for (m = req->method; *m; m++)
 		if (!sigv4_token_char((unsigned char)*m))
-			return sigv4_fail(err, errlen, -EINVAL,
+			return hc_seterr(err, errlen, -EINVAL,
 					  "method '%s': invalid character", req->method);
 	if (!req->path || req->path[0] != '/')
-		return sigv4_fail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 				  "path must start with '/'");
 	if (req->n_headers && !req->headers)
-		return sigv4_fail(err, errlen, -EINVAL, "NULL header list");
+		return hc_seterr(err, errlen, -EINVAL, "NULL header list");
 	if (req->payload_hash && !sigv4_is_hash(req->payload_hash))
-		return sigv4_fail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 				  "payload hash '%s' is neither 64 lower-case hex digits nor "
 				  SIGV4_UNSIGNED_PAYLOAD, req->payload_hash);
 	if (!cred->access_key || !*cred->access_key ||
 	    strchr(cred->access_key, '/'))
-		return sigv4_fail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 				  "access key missing or contains '/'");
 	if (!cred->secret_key || !*cred->secret_key ||
 	    strlen(cred->secret_key) > SIGV4_MAX_FIELD)
-		return sigv4_fail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 				  "secret key missing or too long");
 	if (cred->session_token &&
 	    (!*cred->session_token || strpbrk(cred->session_token, "\r\n")))
-		return sigv4_fail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 				  "session token empty or contains CR/LF");
 	if (!par->region || !*par->region || strchr(par->region, '/') ||
 	    strlen(par->region) > 64)
-		return sigv4_fail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 				  "region missing, too long or contains '/'");
 	if (!par->service || !*par->service || strchr(par->service, '/') ||
 	    strlen(par->service) > 64)
-		return sigv4_fail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 				  "service missing, too long or contains '/'");
 	if (par->flags & ~SIGV4_FLAGS_ALL)
-		return sigv4_fail(err, errlen, -EINVAL,
+		return hc_seterr(err, errlen, -EINVAL,
 				  "unknown flags %#x", par->flags & ~SIGV4_FLAGS_ALL);
 	return 0;
 }
@@ -467,7 +455,7 @@ static int sigv4_canonical(const struct sigv4_request *req,
 		n++;
 	}
 	if (!host) {
-		rc = sigv4_fail(err, errlen, -EINVAL, "request has no Host header");
+		rc = hc_seterr(err, errlen, -EINVAL, "request has no Host header");
 		goto out;
 	}
 	rc = sigv4_implied(h, &n, "x-amz-date", out->amz_date, out, err, errlen);
@@ -547,7 +535,7 @@ int sigv4_sign(const struct sigv4_request *req,
 	if (err && errlen)
 		err[0] = '\0';
 	if (!out)
-		return sigv4_fail(err, errlen, -EINVAL, "NULL result");
+		return hc_seterr(err, errlen, -EINVAL, "NULL result");
 	memset(out, 0, sizeof(*out));
 	rc = sigv4_check(req, cred, par, err, errlen);
 	if (rc)
@@ -555,7 +543,7 @@ int sigv4_sign(const struct sigv4_request *req,
 	if (!gmtime_r(&par->timestamp, &tm) ||
 	    !strftime(out->amz_date, sizeof(out->amz_date), "%Y%m%dT%H%M%SZ", &tm) ||
 	    tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 1970)
-		return sigv4_fail(err, errlen, -EINVAL, "timestamp out of range");
+		return hc_seterr(err, errlen, -EINVAL, "timestamp out of range");
 	memcpy(date, out->amz_date, 8);
 	date[8] = '\0';
 	phash = req->payload_hash ? req->payload_hash : SIGV4_EMPTY_SHA256;
@@ -596,7 +584,7 @@ int sigv4_sign(const struct sigv4_request *req,
 	return 0;
 nomem:
 	sigv4_result_free(out);
-	return sigv4_fail(err, errlen, -ENOMEM, "out of memory");
+	return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 }
 
 void sigv4_result_free(struct sigv4_result *out)

@@ -3,24 +3,12 @@
  * Object URIs: s3://bucket/key and hypercache://name/key.  See uri.h.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "uri.h"
-
-static int uri_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+#include "util.h"
 
 static bool uri_lower_alnum(char c)
 {
@@ -55,35 +43,35 @@ int uri_bucket_check(const char *b, char *err, size_t errlen)
 	size_t len = strlen(b), i;
 
 	if (len < URI_BUCKET_MIN || len > URI_BUCKET_MAX)
-		return uri_fail(err, errlen,
+		return hc_seterr(err, errlen, -EINVAL,
 				"bucket '%.80s': length %zu, must be %d..%d",
 				b, len, URI_BUCKET_MIN, URI_BUCKET_MAX);
 	for (i = 0; i < len; i++) {
 		char c = b[i];
 
 		if (c >= 'A' && c <= 'Z')
-			return uri_fail(err, errlen,
+			return hc_seterr(err, errlen, -EINVAL,
 					"bucket '%s': upper-case '%c' (names are lower-case)",
 					b, c);
 		if (!uri_lower_alnum(c) && c != '.' && c != '-')
-			return uri_fail(err, errlen,
+			return hc_seterr(err, errlen, -EINVAL,
 					"bucket '%s': character 0x%02x at %zu not allowed (a-z 0-9 . -)",
 					b, (unsigned char)c, i);
 		if (c == '.' && i && b[i - 1] == '.')
-			return uri_fail(err, errlen,
+			return hc_seterr(err, errlen, -EINVAL,
 					"bucket '%s': adjacent dots at %zu", b, i - 1);
 	}
 	if (!uri_lower_alnum(b[0]) || !uri_lower_alnum(b[len - 1]))
-		return uri_fail(err, errlen,
+		return hc_seterr(err, errlen, -EINVAL,
 				"bucket '%s': must begin and end with a letter or digit", b);
 	if (uri_looks_ipv4(b))
-		return uri_fail(err, errlen,
+		return hc_seterr(err, errlen, -EINVAL,
 				"bucket '%s': formatted as an IP address", b);
 	if (!strncmp(b, "xn--", 4))
-		return uri_fail(err, errlen,
+		return hc_seterr(err, errlen, -EINVAL,
 				"bucket '%s': prefix 'xn--' is reserved", b);
 	if (len >= 8 && !strcmp(b + len - 8, "-s3alias"))
-		return uri_fail(err, errlen,
+		return hc_seterr(err, errlen, -EINVAL,
 				"bucket '%s': suffix '-s3alias' is reserved", b);
 	return 0;
 }
@@ -91,12 +79,12 @@ int uri_bucket_check(const char *b, char *err, size_t errlen)
 int uri_key_check(const char *k, size_t len, char *err, size_t errlen)
 {
 	if (len == 0)
-		return uri_fail(err, errlen, "key is empty");
+		return hc_seterr(err, errlen, -EINVAL, "key is empty");
 	if (len > URI_KEY_MAX)
-		return uri_fail(err, errlen, "key is %zu bytes, at most %d",
+		return hc_seterr(err, errlen, -EINVAL, "key is %zu bytes, at most %d",
 				len, URI_KEY_MAX);
 	if (memchr(k, '\0', len))
-		return uri_fail(err, errlen, "key contains a NUL byte at %zu",
+		return hc_seterr(err, errlen, -EINVAL, "key contains a NUL byte at %zu",
 				(size_t)((const char *)memchr(k, '\0', len) - k));
 	return 0;
 }
@@ -106,22 +94,22 @@ static int uri_name_check(const char *n, char *err, size_t errlen)
 	size_t len = strlen(n), i;
 
 	if (len == 0 || len > URI_NAME_MAX)
-		return uri_fail(err, errlen,
+		return hc_seterr(err, errlen, -EINVAL,
 				"backend name '%.80s': length %zu, must be 1..%d",
 				n, len, URI_NAME_MAX);
 	if (!uri_lower_alnum(n[0]))
-		return uri_fail(err, errlen,
+		return hc_seterr(err, errlen, -EINVAL,
 				"backend name '%s': must begin with a-z or 0-9", n);
 	for (i = 0; i < len; i++)
 		if (!uri_lower_alnum(n[i]) && n[i] != '-' && n[i] != '_')
-			return uri_fail(err, errlen,
+			return hc_seterr(err, errlen, -EINVAL,
 					"backend name '%s': character 0x%02x at %zu not allowed (a-z 0-9 _ -)",
 					n, (unsigned char)n[i], i);
 	return 0;
 }
 
-int uri_parse(const char *s, size_t len, struct uri *out,
-	      char *err, size_t errlen)
+static int uri_parse_as(const char *s, size_t len, bool prefix,
+			struct uri *out, char *err, size_t errlen)
 {
 	static const char s3[] = "s3://", hc[] = "hypercache://";
 	const char *auth, *slash, *end = s + len;
@@ -130,7 +118,7 @@ int uri_parse(const char *s, size_t len, struct uri *out,
 	int rc;
 
 	if (!s || !out)
-		return uri_fail(err, errlen, "NULL argument");
+		return hc_seterr(err, errlen, -EINVAL, "NULL argument");
 	memset(out, 0, sizeof(*out));
 	if (len >= sizeof(s3) - 1 && !memcmp(s, s3, sizeof(s3) - 1)) {
 		out->scheme = URI_S3;
@@ -143,20 +131,20 @@ int uri_parse(const char *s, size_t len, struct uri *out,
 		dst = out->backend;
 		max = URI_NAME_MAX;
 	} else {
-		return uri_fail(err, errlen,
+		return hc_seterr(err, errlen, -EINVAL,
 				"'%.*s': scheme must be s3:// or hypercache://",
 				(int)(len > 80 ? 80 : len), s);
 	}
 	slash = memchr(auth, '/', (size_t)(end - auth));
 	if (!slash)
-		return uri_fail(err, errlen, "'%.*s': no '/' before the key",
+		return hc_seterr(err, errlen, -EINVAL, "'%.*s': no '/' before the key",
 				(int)(len > 80 ? 80 : len), s);
 	alen = (size_t)(slash - auth);
 	if (memchr(auth, '\0', alen))
-		return uri_fail(err, errlen, "%s contains a NUL byte",
+		return hc_seterr(err, errlen, -EINVAL, "%s contains a NUL byte",
 				out->scheme == URI_S3 ? "bucket" : "backend name");
 	if (alen > max)
-		return uri_fail(err, errlen, "%s '%.*s...': longer than %zu",
+		return hc_seterr(err, errlen, -EINVAL, "%s '%.*s...': longer than %zu",
 				out->scheme == URI_S3 ? "bucket" : "backend name",
 				40, auth, max);
 	memcpy(dst, auth, alen);
@@ -166,10 +154,24 @@ int uri_parse(const char *s, size_t len, struct uri *out,
 	if (rc)
 		return rc;
 	out->key_len = (size_t)(end - slash - 1);
-	rc = uri_key_check(slash + 1, out->key_len, err, errlen);
-	if (rc)
-		return rc;
+	if (!(prefix && !out->key_len)) {
+		rc = uri_key_check(slash + 1, out->key_len, err, errlen);
+		if (rc)
+			return rc;
+	}
 	memcpy(out->key, slash + 1, out->key_len);
 	out->key[out->key_len] = '\0';
 	return 0;
+}
+
+int uri_parse(const char *s, size_t len, struct uri *out,
+	      char *err, size_t errlen)
+{
+	return uri_parse_as(s, len, false, out, err, errlen);
+}
+
+int uri_parse_prefix(const char *s, size_t len, struct uri *out,
+		     char *err, size_t errlen)
+{
+	return uri_parse_as(s, len, true, out, err, errlen);
 }
