@@ -558,6 +558,7 @@ struct hc_jmirror {
 	u64 len;	/* bytes read into buf, 0: none yet */
 	int err;	/* reading the window failed */
 	enum hc_jcopy what;	/* its copy at the current position */
+	int ret;	/* what reading or decoding that copy returned */
 };
 
 /* Bytes past a position a window must hold: a record and its successor. */
@@ -648,6 +649,7 @@ static int hc_journal_replay(struct hc_journal *j, struct hc_jmirror *mir,
 			hc_jmirror_fill(j, &pool->members[m], mi, base, pos.off,
 					wsize);
 			ret = hc_jmirror_decode(j, mi, &pos, j->rec);
+			mi->ret = ret;
 			mi->what = mi->err ? HC_JCOPY_UNREADABLE :
 				   hc_jcopy_of(ret);
 			if (mi->what == HC_JCOPY_REFUSE) {
@@ -710,7 +712,7 @@ static int hc_journal_replay(struct hc_journal *j, struct hc_jmirror *mir,
 				       pool->uuid, pool->members[m].dev.bdev,
 				       pos.off, 'A' + j->cur, pos.seq,
 				       hc_jcopy_what[mir[m].what],
-				       mir[m].err);
+				       min(mir[m].ret, 0));
 			pr_err("pool %pUb: journal record seq %llu is damaged on every member that holds it: the objects it and the records after it describe would be lost\n",
 			       pool->uuid, pos.seq);
 			rp->msg = "a journal record is damaged on every member (see dmesg)";

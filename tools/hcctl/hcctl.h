@@ -65,6 +65,8 @@ struct hc_member_info {
 	bool has_bytes;
 	uint64_t chunks;
 	bool has_chunks;
+	uint32_t journal_repaired;
+	bool has_journal_repaired;
 };
 
 struct hc_pool_info {
@@ -87,6 +89,10 @@ struct hc_pool_info {
 	bool has_capacity;
 	uint64_t data_offset;
 	bool has_data_offset;
+	uint32_t journal;		/* enum hc_journal_state */
+	bool has_journal;
+	uint32_t journal_repaired;
+	bool has_journal_repaired;
 	struct hc_member_info *members;	/* sorted by index */
 	size_t nmembers;
 };
@@ -115,6 +121,7 @@ void hc_fmt_size(char *out, size_t len, uint64_t bytes);
 void hc_fmt_size_exact(char *out, size_t len, uint64_t bytes);
 void hc_fmt_dev(char *out, size_t len, uint32_t dev);
 const char *hc_state_name(uint32_t state, char *buf, size_t len);
+const char *hc_journal_state_name(uint32_t state, char *buf, size_t len);
 
 /* object.c: names and JSON of objects */
 struct hc_extent;

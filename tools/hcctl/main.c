@@ -81,7 +81,7 @@ EXIT_STATUS_TEXT
 {
 	.name = "pool assemble",
 	.summary = "start an existing pool from its members",
-	.synopsis = "[--json] DEV...",
+	.synopsis = "[--force-empty-journal] [--json] DEV...",
 	.handler = hc_cmd_pool_assemble,
 	.help =
 "DESCRIPTION\n"
@@ -93,7 +93,23 @@ EXIT_STATUS_TEXT
 "    On success the pool is printed as by 'hcctl status'.  If the kernel\n"
 "    rejects one member, the error names that DEV.\n"
 "\n"
+"    The object journal is mirrored on every member: a journal header or\n"
+"    record that is damaged, missing or unreadable on one member is read\n"
+"    from another, the kernel log names the member and the place, and the\n"
+"    pool reports \"journal degraded-but-complete\" in 'hcctl status'.  When\n"
+"    a header or record is damaged on every member that holds it, the\n"
+"    assembly is refused (\"Structure needs cleaning\" or \"Input/output\n"
+"    error\"), nothing is written, and dmesg says what each member holds.\n"
+"\n"
 "OPTIONS\n"
+"    --force-empty-journal\n"
+"        If the journal cannot be read with certainty (the assembly would\n"
+"        be refused as above), start an empty journal instead: every object\n"
+"        the old journal recorded, DIRTY ones included, is forgotten and its\n"
+"        chunks are free.  Logged in dmesg; 'hcctl status' then shows\n"
+"        \"journal emptied\".  A journal that can be read is replayed as\n"
+"        usual.\n"
+"\n"
 "    -j, --json\n"
 "        Print the pool as one JSON object (see 'hcctl help status').\n"
 "\n"

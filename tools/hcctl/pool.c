@@ -278,16 +278,21 @@ int hc_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv)
 int hc_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "force-empty-journal", no_argument, NULL, 'E' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	bool json = hc_opt_json;
+	uint32_t flags = 0;
 	int c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'E':
+			flags |= HC_POOL_F_FORCE_EMPTY_JOURNAL;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -304,7 +309,7 @@ int hc_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv)
 		return hc_usage_error(cmd, "too many devices: %d (at most %d)",
 				      argc - optind, HC_MAX_MEMBERS);
 	return pool_start(cmd, HC_CMD_POOL_ASSEMBLE, argc - optind,
-			  argv + optind, 0, false, 0, json);
+			  argv + optind, flags, false, 0, json);
 }
 
 int hc_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv)
