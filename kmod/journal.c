@@ -121,6 +121,36 @@ static int hc_journal_batch_obj(void *arg, const struct hc_obj *obj,
 	return 0;
 }
 
+/*
+ * The other half is current now: write the good copy of the header of the
+ * half replay read (still j->hdr) back to the members whose copy was bad
+ * (j->heal), so that every member's journal is the same again.  That
+ * header is no longer current, so the order of these writes does not
+ * matter, and a member that cannot take it (a bad sector there) costs
+ * nothing but a warning at the next assembly: best effort, never fails.
+ */
+static void hc_journal_heal(struct hc_journal *j)
+{
+	struct hc_pool *pool = j->pool;
+	struct hc_jrec_hdr old = j->hdr;
+	u32 m;
+	int err;
+
+	if (!j->heal || hc_jrec_hdr_encode(&old, j->hdrblk))
+		return;
+	for (m = 0; m < pool->nr_members; m++) {
+		if (!(j->heal & BIT_ULL(m)))
+			continue;
+		err = hc_member_io(&pool->members[m], j->half_off[j->cur],
+				   j->hdrblk, HC_JHDR_SIZE, HC_JOURNAL_SYNC);
+		if (err)
+			pr_warn("pool %pUb: member %pg: cannot rewrite its bad copy of journal header %c (%d); the other members hold it\n",
+				pool->uuid, pool->members[m].dev.bdev,
+				'A' + j->cur, err);
+	}
+	j->heal = 0;
+}
+
 /**
  * hc_journal_compact - rewrite the journal as the live objects only
  * @j: the journal
@@ -178,6 +208,7 @@ int hc_journal_compact(struct hc_journal *j)
 			       HC_JOURNAL_SYNC);
 	if (err)
 		return err;
+	hc_journal_heal(j);
 	j->cur = other;
 	j->hdr = h;
 	j->pos = b.pos;
@@ -534,6 +565,8 @@ static void hc_journal_check_header(struct hc_journal *j,
 			what = HC_JCOPY_OLDER;
 		hc_journal_repaired(j, m, "header", h, 0, best->start_seq, what,
 				    src);
+		if (h == j->cur)
+			j->heal |= BIT_ULL(m);
 	}
 }
 
@@ -847,11 +880,11 @@ int hc_journal_open(struct hc_pool *pool, struct hc_journal_replay *rp)
 		rp->msg = "journal block size below the members' block size";
 		goto out;
 	}
+	j->cur = cur;
+	j->hdr = best[cur];
 	hc_journal_check_header(j, hc, cur, &best[cur], src[cur]);
 	if (src[!cur] >= 0)
 		hc_journal_check_header(j, hc, !cur, &best[!cur], src[!cur]);
-	j->cur = cur;
-	j->hdr = best[cur];
 
 	mir = hc_journal_mirrors_alloc(n, wsize);
 	if (!mir) {

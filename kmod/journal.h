@@ -36,6 +36,9 @@ struct hc_obj;
  * @repaired: header and record copies that assembly took from another
  *	member because this member's copy was damaged, missing or unreadable
  * @member_repaired: the same per member, by member index
+ * @heal: members (bit = index) whose copy of the replayed half's header
+ *	was bad: the first compaction, once the other half is current, writes
+ *	the good copy back there, so every member's journal is the same
  * @broken: a write failed: every further change is refused with -EIO
  *	(until the pool is assembled again)
  */
@@ -55,6 +58,7 @@ struct hc_journal {
 	u32 state;
 	u32 repaired;
 	u32 *member_repaired;
+	u64 heal;
 	bool broken;
 };
 

@@ -44,6 +44,8 @@ meta() {
 # holding six objects: two DIRTY, three READY (one pinned), one empty,
 # plus records after the compaction.  Saves the index in /tmp/before.
 setup() {
+	hcctl pool stop 2>/dev/null || true	# a failed test may leave it
+	dmsetup remove hcbad 2>/dev/null || true
 	hcctl pool create --force $M >/dev/null
 	hc_pattern 11 9437185 >/tmp/m1
 	hc_pattern 12 4194304 >/tmp/m2
