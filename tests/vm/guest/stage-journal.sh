@@ -84,11 +84,17 @@ t_torn_and_corrupt() {
 	[ ! -b /dev/hypercache0 ] || hc_fail "the pool started anyway"
 }
 
+# fresh: a new pool on $M, whatever an earlier (failed) test left running
+fresh() {
+	hcctl pool stop 2>/dev/null || true
+	hcctl pool create --force $M >/dev/null
+}
+
 # A torn record at the end of the log on every member is not what a crash
 # leaves (records go to one member after another): refused, every member
 # named, nothing written.
 t_torn_everywhere() {
-	hcctl pool create --force $M >/dev/null
+	fresh
 	hc_pattern 4 5000000 >/tmp/o4
 	hcctl put --no-progress --clean /tmp/o4 keep/one >/dev/null
 	hcctl pool stop
@@ -106,7 +112,7 @@ t_torn_everywhere() {
 # Two journaled objects on one chunk: the assembly is refused cleanly (no
 # kernel warning on the way out) and dmesg names both URIs.
 t_collide() {
-	hcctl pool create --force $M >/dev/null
+	fresh
 	hc_pattern 7 5000000 >/tmp/o7
 	hcctl put --no-progress --clean /tmp/o7 keep/first >/dev/null
 	hcctl pool stop
@@ -135,7 +141,7 @@ field() {
 # Pin toggles of empty objects make records of 1, 2 and 3 blocks.
 t_half_boundary() {
 	for left in 0 1 -1; do
-		hcctl pool create --force $M >/dev/null
+		fresh
 		hc_pattern 5 5000000 >/tmp/o5
 		hcctl put --no-progress /tmp/o5 edge/dirty >/dev/null
 		hcctl put --no-progress --clean /tmp/o5 edge/ready >/dev/null
@@ -185,7 +191,7 @@ objects() {
 # nothing written), a deletion still has room and makes room; everything
 # committed comes back.
 t_journal_full() {
-	hcctl pool create --force $M >/dev/null
+	fresh
 	hc_pattern 6 4194304 >/tmp/o6
 	hcctl put --no-progress --clean /tmp/o6 full/data >/dev/null
 	used=$(hcctl stats --json | grep -o '"bytes_used":[0-9]*')
