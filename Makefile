@@ -9,6 +9,7 @@
 #   make demo            install what it needs, then run the demo in a VM
 #   make unit            user-space unit tests only (fast)
 #   make vm              VM tests only (on every supported installed kernel)
+#   make check-reliability  the long fault matrices (RELIABILITY), both kernels
 #   make modules-all     hypercache.ko for each kernel in scripts/kernels.sh
 #   make KVER=6.12.…     build for another installed kernel (or KDIR=path)
 #
@@ -20,7 +21,7 @@ KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 	cut -d/ -f4; fi)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module modules-all tools helper test-progs check demo unit vm clean deps dkms-check
+.PHONY: all module modules-all tools helper test-progs check demo unit vm clean deps dkms-check check-reliability
 
 all: module tools helper
 
@@ -71,6 +72,14 @@ unit:
 
 vm: modules-all tools test-progs
 	tests/run-all.sh --vm-only
+
+# Scenarios too long for make check (tests/vm/scenarios/r-*.sh), run on
+# every supported kernel; make check runs a slice of each.
+RELIABILITY ?= r-jmirror-full
+check-reliability: modules-all tools test-progs
+	@rc=0; for k in $$(scripts/kernels.sh); do \
+		KVER=$$k VM_LABEL=$$k tests/vm/run.sh $(RELIABILITY) || rc=1; \
+	done; exit $$rc
 
 dkms-check:
 	scripts/dkms-check.sh $(KVER)

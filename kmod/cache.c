@@ -3,6 +3,8 @@
  * The object cache (see cache.h): index, policy, allocator and write fence
  * of one pool.  Everything runs under the pool lock; see cache.h.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bitmap.h>
 #include <linux/crc32.h>
 #include <linux/jiffies.h>
@@ -215,6 +217,7 @@ static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
 		c->stats.pinned--;
 	if (obj->holds)
 		c->stats.held--;
+	c->jbytes -= obj->jbytes;
 	if (hc_state_dirty(obj->state)) {
 		c->dirty_bytes -= obj->size;
 		hc_cache_dirty_event();
@@ -277,6 +280,34 @@ static u32 hc_cache_start_member(const struct hc_cache *c,
 				 const struct hc_obj *obj)
 {
 	return (crc32_le(~0U, obj->uri, obj->uri_len) ^ ~0U) % c->members;
+}
+
+/*
+ * Would a new object with a @uri_len-byte URI and at most @nr_ext extents
+ * still fit in the journal?  Return: 0 or -ENOSPC.
+ */
+static int hc_cache_journal_room(const struct hc_cache *c, u32 uri_len,
+				 u64 nr_ext)
+{
+	const struct hc_journal *j = c->journal;
+
+	if (!j)
+		return 0;
+	nr_ext = min_t(u64, nr_ext, HC_MAX_EXTENTS);
+	if (c->jbytes + hc_journal_obj_bytes(j, uri_len, nr_ext) >
+	    hc_journal_capacity(j))
+		return -ENOSPC;
+	return 0;
+}
+
+/* Charge @obj, placed, its journal record (hc_cache_journal_room()). */
+static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
+{
+	if (!c->journal)
+		return;
+	obj->jbytes = hc_journal_obj_bytes(c->journal, obj->uri_len,
+					   obj->nr_ext);
+	c->jbytes += obj->jbytes;
 }
 
 /*
@@ -384,6 +415,9 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	}
 	if (chunks > c->nr_chunks)
 		return -ENOSPC;
+	err = hc_cache_journal_room(c, len, chunks);
+	if (err)
+		return err;
 
 	obj = hc_cache_obj_alloc(uri, len);
 	if (!obj)
@@ -404,6 +438,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	} else {
 		c->stats.admissions++;
 	}
+	hc_cache_journal_charge(c, obj);
 	obj->generation = c->next_generation++;
 	obj->stager = stager;
 	hc_cache_insert(c, obj, HC_OBJ_STAGED);
@@ -527,6 +562,9 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 	}
 	if (chunks > c->nr_chunks)
 		return -ENOSPC;
+	err = hc_cache_journal_room(c, obj->uri_len, chunks);
+	if (err)
+		return err;
 	if (chunks) {
 		hc_policy_entry_init(&obj->pe, obj->hash, chunks);
 		err = hc_cache_place(c, obj, chunks);
@@ -539,6 +577,7 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 	}
 	obj->size = size;
 	obj->allocated = true;
+	hc_cache_journal_charge(c, obj);
 	hc_cache_sync_policy(c, obj);	/* INGESTING: unevictable */
 	hc_cache_fence(c, obj, true);
 	*admitted = true;
@@ -840,6 +879,52 @@ void hc_cache_egress_reset(struct hc_cache *c)
 			hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
 }
 
+/* Whether extent lists @a and @b share a chunk; the first one in *@chunk. */
+static bool hc_ext_overlap(const struct hc_obj *a, const struct hc_obj *b,
+			   u64 *chunk)
+{
+	u32 i, k;
+
+	for (i = 0; i < a->nr_ext; i++)
+		for (k = 0; k < b->nr_ext; k++) {
+			u64 s = max(a->ext[i].start, b->ext[k].start);
+			u64 e = min(a->ext[i].start + a->ext[i].count,
+				    b->ext[k].start + b->ext[k].count);
+
+			if (s < e) {
+				*chunk = s;
+				return true;
+			}
+		}
+	return false;
+}
+
+/*
+ * @obj's chunks are claimed already: name it and the objects it collides
+ * with in the kernel log (replay refuses the assembly).
+ */
+static void hc_cache_report_collision(struct hc_cache *c,
+				      const struct hc_obj *obj)
+{
+	const struct hc_obj *o;
+	bool named = false;
+	u64 chunk;
+	u32 b;
+
+	for (b = 0; b < (1U << c->hash_bits); b++)
+		hlist_for_each_entry(o, &c->buckets[b], hnode) {
+			if (o == obj || !hc_ext_overlap(obj, o, &chunk))
+				continue;
+			pr_err("journaled objects \"%*pE\" and \"%*pE\" both claim chunk %llu\n",
+			       obj->uri_len, obj->uri, o->uri_len, o->uri,
+			       chunk);
+			named = true;
+		}
+	if (!named)
+		pr_err("journaled object \"%*pE\" claims a chunk twice\n",
+		       obj->uri_len, obj->uri);
+}
+
 /* Claim @obj's chunks and admit it to the policy (replay). */
 static int hc_cache_restore_one(void *arg, struct hc_obj *obj)
 {
@@ -851,8 +936,11 @@ static int hc_cache_restore_one(void *arg, struct hc_obj *obj)
 	if (obj->state == HC_OBJ_SYNCING)
 		hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
 	err = hc_alloc_claim(&c->alloc, obj->ext, obj->nr_ext);
-	if (err)
+	if (err) {
+		hc_cache_report_collision(c, obj);
 		return err;
+	}
+	hc_cache_journal_charge(c, obj);
 	if (!obj->chunks)
 		return 0;	/* empty: not in the policy (hc_cache_stage()) */
 	if (obj->pe.weight > c->nr_chunks)
@@ -875,8 +963,10 @@ static int hc_cache_restore_one(void *arg, struct hc_obj *obj)
  * complete, claim the chunks of the rest and admit it to the policy
  * @c: the cache
  *
- * Return: 0; -EUCLEAN if two objects claim one chunk or an extent lies
- * outside the pool (the assembly is refused).
+ * Return: 0; -EUCLEAN if two objects claim one chunk (both are named in the
+ * kernel log) or an extent lies outside the pool: the assembly is refused,
+ * and the cache stays in its replay state, so that hc_cache_destroy() does
+ * not hand back chunks that were never claimed.
  */
 int hc_cache_restore_finish(struct hc_cache *c)
 {
@@ -894,7 +984,47 @@ int hc_cache_restore_finish(struct hc_cache *c)
 				hc_cache_remove(c, obj);
 	c->replaying = false;
 	err = hc_cache_for_each(c, &it, hc_cache_restore_one, c);
-	return err ? -EUCLEAN : 0;
+	if (err) {
+		c->replaying = true;
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+/**
+ * hc_cache_walk_journaled - visit the objects the journal keeps, in the
+ * order replay must see them
+ * @c: the cache
+ * @fn: called with each object and the state to record; a non-zero return
+ *	stops the walk and is returned
+ * @arg: passed to @fn
+ *
+ * The egress queue first (DIRTY, and SYNCING recorded as DIRTY: SYNCING is
+ * not a durable state), in commit order, so that replay queues the uploads
+ * in that order again; then every other complete object (READY).  STAGED
+ * and INGESTING objects are not journaled.  Used by compaction.
+ */
+int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
+			    void *arg)
+{
+	struct hc_obj *obj;
+	u32 b;
+	int err;
+
+	list_for_each_entry(obj, &c->egress, queue_node) {
+		err = fn(arg, obj, HC_OBJ_DIRTY);
+		if (err)
+			return err;
+	}
+	for (b = 0; b < (1U << c->hash_bits); b++)
+		hlist_for_each_entry(obj, &c->buckets[b], hnode) {
+			if (!hc_obj_valid(obj) || hc_state_dirty(obj->state))
+				continue;
+			err = fn(arg, obj, obj->state);
+			if (err)
+				return err;
+		}
+	return 0;
 }
 
 /*

@@ -44,6 +44,8 @@ struct hc_jrec;
  * @flags: HC_OBJ_F_*
  * @data_crc: CRC-32C of the data when HC_OBJ_F_DATA_CRC is set
  * @holds: holds by all open files
+ * @jbytes: bytes of journal capacity charged for it (its OBJECT record):
+ *	from STAGE or INGEST_ALLOC (or replay) until it leaves the index
  * @chunks: chunks allocated
  * @nr_ext: entries in @ext
  * @uri_len: bytes in @uri
@@ -69,6 +71,7 @@ struct hc_obj {
 	u32 flags;
 	u32 data_crc;
 	u32 holds;
+	u32 jbytes;
 	u64 chunks;
 	u32 nr_ext;
 	u32 uri_len;
@@ -115,6 +118,11 @@ struct hc_cache_stats {
  * @egress: DIRTY and SYNCING objects in commit order (replayed ones in
  *	journal order): the uploads for the egress helper
  * @dirty_bytes: bytes of the objects in @egress
+ * @jbytes: journal capacity charged by the objects (hc_obj.jbytes): a
+ *	STAGE or ingest that would take it past hc_journal_capacity() is
+ *	refused with -ENOSPC, so a compaction always has room for the next
+ *	record (DELETE included) and the journal cannot fill up with objects
+ *	that take no chunks
  * @outcomes: how recent ingests that did not complete ended, for the
  *	readers that waited for them (a small ring)
  * @outcome_next: next slot of @outcomes
@@ -137,6 +145,7 @@ struct hc_cache {
 	struct list_head ingests;
 	struct list_head egress;
 	u64 dirty_bytes;
+	u64 jbytes;
 	struct {
 		u64 hash;
 		u64 generation;
@@ -202,6 +211,12 @@ void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
 void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,
 			  bool has_retry, u32 retry_ms);
 void hc_cache_egress_reset(struct hc_cache *c);
+
+/* Compaction's visitor: @state is what to record for @obj. */
+typedef int (*hc_cache_journal_fn)(void *arg, const struct hc_obj *obj,
+				   u32 state);
+int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
+			    void *arg);
 
 /* Visit every object (netlink dump); stops when @fn returns non-zero. */
 int hc_cache_for_each(struct hc_cache *c, u64 *pos,

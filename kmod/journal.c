@@ -2,10 +2,11 @@
 /*
  * The object journal (see journal.h and Documentation/journal.md).
  *
- * It is mirrored: every record goes to the same offset of every member, and
- * is acknowledged only when it is durable on all of them (each record is
- * written with PREFLUSH|FUA, so it is also ordered after the data and the
- * records before it).  Replay reads the first member that answers.
+ * It is mirrored: every record goes to the same offset of every member, one
+ * member after another, and is acknowledged only when it is durable on all
+ * of them (each record is written with PREFLUSH|FUA, so it is also ordered
+ * after the data and the records before it).  Replay reads every member
+ * and takes each header and record from a member that holds it intact.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,6 +16,7 @@
 #include "cache.h"
 #include "journal.h"
 #include "hypercache.h"
+#include "../uapi/hypercache_netlink.h"
 
 #define HC_JOURNAL_SYNC	(REQ_OP_WRITE | REQ_SYNC | REQ_META | REQ_PREFLUSH | \
 			 REQ_FUA)
@@ -37,23 +39,6 @@ static int hc_journal_write(struct hc_journal *j, u64 off, void *buf,
 		}
 	}
 	return 0;
-}
-
-/* Read @len bytes at @off of the first member that can. */
-static int hc_journal_read(struct hc_journal *j, u64 off, void *buf,
-			   size_t len)
-{
-	struct hc_pool *pool = j->pool;
-	int err = -EIO;
-	u32 i;
-
-	for (i = 0; i < pool->nr_members; i++) {
-		err = hc_member_io(&pool->members[i], off, buf, len,
-				   REQ_OP_READ | REQ_SYNC | REQ_META);
-		if (!err)
-			return 0;
-	}
-	return err;
 }
 
 static void hc_journal_fill(struct hc_jrec *r, const struct hc_obj *obj,
@@ -80,12 +65,6 @@ static void hc_journal_fill(struct hc_jrec *r, const struct hc_obj *obj,
 	memcpy(r->ext, obj->ext, obj->nr_ext * sizeof(*obj->ext));
 }
 
-/* Whether the journal records @obj: its data is complete. */
-static bool hc_journal_keeps(const struct hc_obj *obj)
-{
-	return hc_obj_valid(obj);
-}
-
 struct hc_journal_batch {
 	struct hc_journal *j;
 	struct hc_jrec_hdr *h;
@@ -109,18 +88,18 @@ static int hc_journal_flush_batch(struct hc_journal_batch *b)
 	return err;
 }
 
-/* Encode @obj into the compaction batch, writing the batch out when full. */
-static int hc_journal_batch_obj(void *arg, struct hc_obj *obj)
+/*
+ * Encode @obj, to be recorded as @state, into the compaction batch, writing
+ * the batch out when it is full.
+ */
+static int hc_journal_batch_obj(void *arg, const struct hc_obj *obj,
+				u32 state)
 {
 	struct hc_journal_batch *b = arg;
 	struct hc_journal *j = b->j;
 	int len, tries;
 
-	if (!hc_journal_keeps(obj))
-		return 0;
-	hc_journal_fill(j->crec, obj, HC_JREC_OBJECT,
-			obj->state == HC_OBJ_SYNCING ? HC_OBJ_DIRTY : obj->state,
-			obj->flags);
+	hc_journal_fill(j->crec, obj, HC_JREC_OBJECT, state, obj->flags);
 	for (tries = 0; tries < 2; tries++) {
 		size_t room = min_t(u64, HC_JOURNAL_BUF - b->used,
 				    j->half_size - b->pos.off);
@@ -142,22 +121,52 @@ static int hc_journal_batch_obj(void *arg, struct hc_obj *obj)
 	return 0;
 }
 
-/* As hc_journal_batch_obj(), for the objects not in the egress queue. */
-static int hc_journal_batch_clean(void *arg, struct hc_obj *obj)
+/*
+ * The other half is current now: write the good copy of the header of the
+ * half replay read (still j->hdr) back to the members whose copy was bad
+ * (j->heal), so that every member's journal is the same again.  That
+ * header is no longer current, so the order of these writes does not
+ * matter, and a member that cannot take it (a bad sector there) costs
+ * nothing but a warning at the next assembly: best effort, never fails.
+ */
+static void hc_journal_heal(struct hc_journal *j)
 {
-	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
-		return 0;
-	return hc_journal_batch_obj(arg, obj);
+	struct hc_pool *pool = j->pool;
+	struct hc_jrec_hdr old = j->hdr;
+	u32 m;
+	int err;
+
+	if (!j->heal || hc_jrec_hdr_encode(&old, j->hdrblk))
+		return;
+	for (m = 0; m < pool->nr_members; m++) {
+		if (!(j->heal & BIT_ULL(m)))
+			continue;
+		err = hc_member_io(&pool->members[m], j->half_off[j->cur],
+				   j->hdrblk, HC_JHDR_SIZE, HC_JOURNAL_SYNC);
+		if (err)
+			pr_warn("pool %pUb: member %pg: cannot rewrite its bad copy of journal header %c (%d); the other members hold it\n",
+				pool->uuid, pool->members[m].dev.bdev,
+				'A' + j->cur, err);
+	}
+	j->heal = 0;
 }
 
-/*
- * Write every live object into the other half under a new header (epoch
- * + 1), then make that half current.  The DIRTY and SYNCING objects go
- * first, in egress (commit) order, so that replay queues them in that
- * order again.  The header write is the commit
- * point: until it is durable, the old half stays current and complete.
+/**
+ * hc_journal_compact - rewrite the journal as the live objects only
+ * @j: the journal
+ *
+ * Writes every object the cache keeps into the other half under a new
+ * header (epoch + 1), then makes that half current.  The cache hands the
+ * objects over in the order replay must see them
+ * (hc_cache_walk_journaled()).  The header write is the commit point:
+ * until it is durable, the old half stays current and complete.  Called
+ * when a half is full, and by the pool after a replay (which makes every
+ * member's copy identical again).
+ *
+ * Return: 0; -ENOSPC (the live objects do not fit in a half); -EIO (the
+ * journal is broken).
  */
-static int hc_journal_compact(struct hc_journal *j)
+int hc_journal_compact(struct hc_journal *j)
 {
 	struct hc_pool *pool = j->pool;
 	int other = !j->cur;
@@ -169,8 +178,6 @@ static int hc_journal_compact(struct hc_journal *j)
 		.half_size = j->half_size,
 	};
 	struct hc_journal_batch b = { .j = j, .h = &h };
-	struct hc_obj *obj;
-	u64 it = 0;
 	u32 i;
 	int err;
 
@@ -182,15 +189,7 @@ static int hc_journal_compact(struct hc_journal *j)
 	b.batch_off = b.pos.off;
 	b.half = j->half_off[other];
 
-	err = 0;
-	list_for_each_entry(obj, &pool->cache->egress, queue_node) {
-		err = hc_journal_batch_obj(&b, obj);
-		if (err)
-			break;
-	}
-	if (!err)
-		err = hc_cache_for_each(pool->cache, &it, hc_journal_batch_clean,
-					&b);
+	err = hc_cache_walk_journaled(pool->cache, hc_journal_batch_obj, &b);
 	if (!err)
 		err = hc_journal_flush_batch(&b);
 	if (err) {
@@ -209,6 +208,7 @@ static int hc_journal_compact(struct hc_journal *j)
 			       HC_JOURNAL_SYNC);
 	if (err)
 		return err;
+	hc_journal_heal(j);
 	j->cur = other;
 	j->hdr = h;
 	j->pos = b.pos;
@@ -276,10 +276,38 @@ int hc_journal_delete(struct hc_journal *j, const struct hc_obj *obj)
 	return hc_journal_append(j);
 }
 
+/**
+ * hc_journal_obj_bytes - what an object costs the journal
+ * @j: the journal
+ * @uri_len: bytes of its URI
+ * @nr_ext: its extents
+ *
+ * Return: the bytes of its OBJECT record, which every compaction writes.
+ */
+u32 hc_journal_obj_bytes(const struct hc_journal *j, u32 uri_len, u32 nr_ext)
+{
+	return hc_jrec_object_size(uri_len, nr_ext, j->hdr.block_size);
+}
+
+/**
+ * hc_journal_capacity - the bytes of records the live objects may take
+ * @j: the journal
+ *
+ * A half less its header and room for one more record of any size: when
+ * the objects' records (hc_journal_obj_bytes()) stay within this, a
+ * compaction always leaves room for the next record, so a DELETE (or any
+ * other change) can always be appended and the journal never locks up.
+ */
+u64 hc_journal_capacity(const struct hc_journal *j)
+{
+	return j->half_size - HC_JHDR_SIZE - hc_jrec_max_size(j->hdr.block_size);
+}
+
 static void hc_journal_free(struct hc_journal *j)
 {
 	if (!j)
 		return;
+	kfree(j->member_repaired);
 	vfree(j->buf);
 	kfree(j->hdrblk);
 	kvfree(j->crec);
@@ -297,11 +325,15 @@ static struct hc_journal *hc_journal_alloc(struct hc_pool *pool)
 	if (!j)
 		return NULL;
 	j->pool = pool;
+	j->state = HC_JOURNAL_STATE_COMPLETE;
 	j->rec = kvmalloc(sizeof(*j->rec), GFP_KERNEL);
 	j->crec = kvmalloc(sizeof(*j->crec), GFP_KERNEL);
 	j->hdrblk = kzalloc(HC_JHDR_SIZE, GFP_KERNEL);
 	j->buf = vmalloc(HC_JOURNAL_BUF);
+	j->member_repaired = kcalloc(pool->nr_members,
+				     sizeof(*j->member_repaired), GFP_KERNEL);
 	if (!j->rec || !j->crec || !j->hdrblk || !j->buf ||
+	    !j->member_repaired ||
 	    hc_jrec_halves(HC_SB_SIZE, pool->data_offset, j->half_off,
 			   &j->half_size)) {
 		hc_journal_free(j);
@@ -313,12 +345,21 @@ static struct hc_journal *hc_journal_alloc(struct hc_pool *pool)
 	return j;
 }
 
-/* Start an empty journal in half A (epoch 1). */
+/*
+ * Start an empty journal in half A (epoch 1).  Header B is zeroed first
+ * (the pre-flush of header A's write orders it), so that no header of an
+ * earlier journal can compete with the new one.
+ */
 static int hc_journal_start(struct hc_journal *j)
 {
 	struct hc_pool *pool = j->pool;
 	int err;
 
+	memset(j->hdrblk, 0, HC_JHDR_SIZE);
+	err = hc_journal_write(j, j->half_off[1], j->hdrblk, HC_JHDR_SIZE,
+			       REQ_OP_WRITE | REQ_SYNC | REQ_META);
+	if (err)
+		return err;
 	j->hdr.version = HC_JOURNAL_VERSION;
 	j->hdr.epoch = 1;
 	j->hdr.start_seq = 1;
@@ -337,7 +378,8 @@ static int hc_journal_start(struct hc_journal *j)
 }
 
 /**
- * hc_journal_create - the journal of a newly created pool
+ * hc_journal_create - an empty journal, for a new pool or over one the
+ * operator gave up (HC_POOL_F_FORCE_EMPTY_JOURNAL)
  * @pool: the pool; its members and cache are set up
  *
  * Return: 0, -ENOMEM, or an I/O error.
@@ -358,121 +400,503 @@ int hc_journal_create(struct hc_pool *pool)
 	return 0;
 }
 
-/*
- * Replay the current half into the cache: every record of its log, read
- * through a window of HC_JOURNAL_BUF bytes.  Return: 0 (the log ended at
- * a torn, stale or absent record), or a negative errno that refuses the
- * assembly.
- */
-static int hc_journal_replay(struct hc_journal *j, const char **msg)
+/* --- reading the mirrors ------------------------------------------------ */
+
+/* What one member's copy of a header or record is. */
+enum hc_jcopy {
+	HC_JCOPY_VALID,		/* intact, continues the log / our header */
+	HC_JCOPY_ABSENT,	/* nothing there (zeroes, another pool) */
+	HC_JCOPY_STALE,		/* a record of an earlier use of the half */
+	HC_JCOPY_OLDER,		/* a valid header of an earlier epoch */
+	HC_JCOPY_TORN,		/* bad checksum or length: torn or corrupt */
+	HC_JCOPY_UNREADABLE,	/* the member returned an I/O error */
+	HC_JCOPY_REFUSE,	/* newer format or out of range: refuse */
+};
+
+static const char *const hc_jcopy_what[] = {
+	[HC_JCOPY_VALID]	= "intact",
+	[HC_JCOPY_ABSENT]	= "missing",
+	[HC_JCOPY_STALE]	= "missing (an older record is there)",
+	[HC_JCOPY_OLDER]	= "of an earlier epoch",
+	[HC_JCOPY_TORN]		= "checksum mismatch (torn or corrupt)",
+	[HC_JCOPY_UNREADABLE]	= "unreadable",
+	[HC_JCOPY_REFUSE]	= "not of this format version, or out of range",
+};
+
+static enum hc_jcopy hc_jcopy_of(int ret)
 {
-	struct hc_cache *c = j->pool->cache;
+	if (ret >= 0)
+		return HC_JCOPY_VALID;
+	switch (ret) {
+	case -ENODATA:
+		return HC_JCOPY_ABSENT;
+	case -ESTALE:
+		return HC_JCOPY_STALE;
+	case -EBADMSG:
+		return HC_JCOPY_TORN;
+	default:
+		return HC_JCOPY_REFUSE;
+	}
+}
+
+/* Detailed messages per member before only the summary is logged. */
+#define HC_JREPAIR_LOG	8
+
+/*
+ * Member @m's copy of a header or record at @off of half @half is @why; the
+ * replay uses member @src's.  Logged (a few per member) and counted: the
+ * pool assembled degraded-but-complete.
+ */
+static void hc_journal_repaired(struct hc_journal *j, u32 m, const char *what,
+				int half, u64 off, u64 seq, enum hc_jcopy why,
+				u32 src)
+{
+	struct hc_pool *pool = j->pool;
+
+	if (j->member_repaired[m]++ < HC_JREPAIR_LOG)
+		pr_warn("pool %pUb: member %pg: journal %s at offset %llu of half %c (seq %llu) is %s; using the copy of member %pg\n",
+			pool->uuid, pool->members[m].dev.bdev, what, off,
+			'A' + half, seq, hc_jcopy_what[why],
+			pool->members[src].dev.bdev);
+	j->repaired++;
+	j->state = HC_JOURNAL_STATE_DEGRADED;
+}
+
+/* Per member: the header block copies of both halves. */
+struct hc_jhdr_copies {
+	struct hc_jrec_hdr hdr[2];
+	enum hc_jcopy what[2];
+	int err[2];
+};
+
+/*
+ * Read and decode both header blocks of every member into @hc, and pick
+ * for each half the newest valid copy (@best, @err_best as
+ * hc_jrec_current() takes them).  Return: 0, or an error that refuses the
+ * assembly (-EOPNOTSUPP, -EUCLEAN).
+ */
+static int hc_journal_read_headers(struct hc_journal *j,
+				   struct hc_jhdr_copies *hc,
+				   struct hc_jrec_hdr *best, int *err_best,
+				   int *src, struct hc_journal_replay *rp)
+{
+	struct hc_pool *pool = j->pool;
+	u32 n = pool->nr_members, m;
+	int h, err;
+
+	for (m = 0; m < n; m++) {
+		for (h = 0; h < 2; h++) {
+			struct hc_jhdr_copies *x = &hc[m];
+
+			err = hc_member_io(&pool->members[m], j->half_off[h],
+					   j->hdrblk, HC_JHDR_SIZE,
+					   REQ_OP_READ | REQ_SYNC | REQ_META);
+			x->err[h] = err;
+			if (err) {
+				x->what[h] = HC_JCOPY_UNREADABLE;
+				continue;
+			}
+			err = hc_jrec_hdr_decode(j->hdrblk, pool->uuid,
+						 &x->hdr[h]);
+			x->what[h] = hc_jcopy_of(err);
+			x->err[h] = err;
+			if (x->what[h] != HC_JCOPY_REFUSE)
+				continue;
+			pr_err("pool %pUb: member %pg: journal header %c: %s (%d)\n",
+			       pool->uuid, pool->members[m].dev.bdev, 'A' + h,
+			       hc_jcopy_what[HC_JCOPY_REFUSE], err);
+			rp->msg = err == -EOPNOTSUPP ?
+				  "journal of a newer format version" :
+				  "corrupt journal headers";
+			return err;
+		}
+	}
+
+	for (h = 0; h < 2; h++) {
+		u32 torn = 0, unreadable = 0;
+
+		src[h] = -1;
+		for (m = 0; m < n; m++) {
+			const struct hc_jrec_hdr *x = &hc[m].hdr[h];
+
+			if (hc[m].what[h] == HC_JCOPY_TORN)
+				torn++;
+			if (hc[m].what[h] == HC_JCOPY_UNREADABLE)
+				unreadable++;
+			if (hc[m].what[h] != HC_JCOPY_VALID)
+				continue;
+			if (src[h] >= 0 && x->epoch == best[h].epoch &&
+			    x->csum != best[h].csum) {
+				pr_err("pool %pUb: members %pg and %pg hold different journal headers %c of epoch %llu\n",
+				       pool->uuid, pool->members[src[h]].dev.bdev,
+				       pool->members[m].dev.bdev, 'A' + h,
+				       x->epoch);
+				rp->msg = "members hold different journal headers of one epoch";
+				rp->damaged = true;
+				return -EUCLEAN;
+			}
+			if (src[h] < 0 || x->epoch > best[h].epoch) {
+				best[h] = *x;
+				src[h] = m;
+			}
+		}
+		err_best[h] = src[h] >= 0 ? 0 :
+			      hc_jrec_hdr_missing(n, torn, unreadable);
+	}
+	return 0;
+}
+
+/*
+ * The header of half @h is @best (from member @src): count and log every
+ * member whose copy is not the same.
+ */
+static void hc_journal_check_header(struct hc_journal *j,
+				    const struct hc_jhdr_copies *hc, int h,
+				    const struct hc_jrec_hdr *best, u32 src)
+{
+	u32 m;
+
+	for (m = 0; m < j->pool->nr_members; m++) {
+		enum hc_jcopy what = hc[m].what[h];
+
+		if (what == HC_JCOPY_VALID && hc[m].hdr[h].csum == best->csum)
+			continue;
+		if (what == HC_JCOPY_VALID)
+			what = HC_JCOPY_OLDER;
+		hc_journal_repaired(j, m, "header", h, 0, best->start_seq, what,
+				    src);
+		if (h == j->cur)
+			j->heal |= BIT_ULL(m);
+	}
+}
+
+/* Log, for a refused assembly, what every member's headers are. */
+static void hc_journal_log_headers(struct hc_journal *j,
+				   const struct hc_jhdr_copies *hc)
+{
+	struct hc_pool *pool = j->pool;
+	u32 m;
+
+	for (m = 0; m < pool->nr_members; m++)
+		pr_err("pool %pUb: member %pg: journal header A %s (%d), header B %s (%d)\n",
+		       pool->uuid, pool->members[m].dev.bdev,
+		       hc_jcopy_what[hc[m].what[0]], hc[m].err[0],
+		       hc_jcopy_what[hc[m].what[1]], hc[m].err[1]);
+}
+
+/* One member's window onto the half being replayed. */
+struct hc_jmirror {
+	void *buf;
+	u64 off;	/* offset in the half of buf[0] */
+	u64 len;	/* bytes read into buf, 0: none yet */
+	int err;	/* reading the window failed */
+	enum hc_jcopy what;	/* its copy at the current position */
+	int ret;	/* what reading or decoding that copy returned */
+};
+
+/* Bytes past a position a window must hold: a record and its successor. */
+#define HC_JREPLAY_AHEAD	(2 * HC_JREC_BLOCK_MAX)
+
+/* Make @mi's window (@wsize bytes at most) hold @off of half @base. */
+static void hc_jmirror_fill(struct hc_journal *j, struct hc_member *member,
+			    struct hc_jmirror *mi, u64 base, u64 off,
+			    size_t wsize)
+{
+	u64 end = mi->off + mi->len;
+
+	if (mi->len && off >= mi->off &&
+	    (off + HC_JREPLAY_AHEAD <= end || end == j->half_size))
+		return;
+	mi->off = round_down(off, PAGE_SIZE);
+	mi->len = min_t(u64, wsize, j->half_size - mi->off);
+	mi->err = hc_member_io(member, base + mi->off, mi->buf, mi->len,
+			       REQ_OP_READ | REQ_SYNC | REQ_META);
+}
+
+/* Decode @mi's copy at @pos into @r; the bytes left in the window. */
+static int hc_jmirror_decode(struct hc_journal *j, struct hc_jmirror *mi,
+			     const struct hc_jrec_pos *pos, struct hc_jrec *r)
+{
+	if (mi->err || pos->off + j->hdr.block_size > mi->off + mi->len)
+		return mi->err ? mi->err : -ENODATA;
+	return hc_jrec_decode(mi->buf + (pos->off - mi->off),
+			      mi->off + mi->len - pos->off, &j->hdr, pos, r);
+}
+
+/*
+ * No member continues the log at @pos: does a torn copy there hide an
+ * acknowledged record?  It does if, behind it, some member holds the
+ * record that follows it (seq + 1, naming the torn copy's checksum, which
+ * a scribble over the body or padding leaves intact).
+ */
+static bool hc_journal_successor(struct hc_journal *j, struct hc_jmirror *mir,
+				 const struct hc_jrec_pos *pos)
+{
+	u32 n = j->pool->nr_members, m, k;
+
+	for (m = 0; m < n; m++) {
+		const struct hc_jrec_disk *d;
+		struct hc_jrec_pos next;
+		u32 len;
+
+		if (mir[m].what != HC_JCOPY_TORN)
+			continue;
+		d = mir[m].buf + (pos->off - mir[m].off);
+		len = le32_to_cpu(d->length);
+		if (!len || len % j->hdr.block_size ||
+		    len > hc_jrec_max_size(j->hdr.block_size))
+			continue;
+		next.off = pos->off + len;
+		next.seq = pos->seq + 1;
+		next.prev = le32_to_cpu(d->csum);
+		for (k = 0; k < n; k++)
+			if (hc_jmirror_decode(j, &mir[k], &next, j->rec) > 0)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Replay the current half from every member: each record is taken from a
+ * member whose copy is intact; the log ends where no member continues it
+ * and hc_jrec_tail() agrees that nothing acknowledged is lost there.
+ * Return: 0, or a negative errno that refuses the assembly.
+ */
+static int hc_journal_replay(struct hc_journal *j, struct hc_jmirror *mir,
+			     size_t wsize, struct hc_journal_replay *rp)
+{
+	struct hc_pool *pool = j->pool;
 	u64 base = j->half_off[j->cur];
-	u64 win_off = 0, win_len = 0;
+	u32 n = pool->nr_members, m;
 	struct hc_jrec_pos pos;
 	int ret, err;
 
 	hc_jrec_pos_init(&pos, &j->hdr);
-	for (;;) {
-		/* Keep the largest record (well under 8 KiB) inside the window. */
-		if (!win_len || pos.off + 8192 > win_off + win_len) {
-			win_off = round_down(pos.off, PAGE_SIZE);
-			win_len = min_t(u64, HC_JOURNAL_BUF,
-					j->half_size - win_off);
-			err = hc_journal_read(j, base + win_off, j->buf,
-					      round_up(win_len, SECTOR_SIZE));
-			if (err) {
-				*msg = "cannot read the journal";
-				return err;
+	while (pos.off < j->half_size) {
+		int src = -1, len = 0;
+		u32 csum = 0;
+
+		for (m = 0; m < n; m++) {
+			struct hc_jmirror *mi = &mir[m];
+
+			hc_jmirror_fill(j, &pool->members[m], mi, base, pos.off,
+					wsize);
+			ret = hc_jmirror_decode(j, mi, &pos, j->rec);
+			mi->ret = ret;
+			mi->what = mi->err ? HC_JCOPY_UNREADABLE :
+				   hc_jcopy_of(ret);
+			if (mi->what == HC_JCOPY_REFUSE) {
+				pr_err("pool %pUb: member %pg: journal record at offset %llu of half %c (seq %llu): %s (%d)\n",
+				       pool->uuid, pool->members[m].dev.bdev,
+				       pos.off, 'A' + j->cur, pos.seq,
+				       hc_jcopy_what[mi->what], ret);
+				rp->msg = ret == -EOPNOTSUPP ?
+					  "journal record of a newer format version" :
+					  "corrupt journal record";
+				return ret;
+			}
+			if (mi->what != HC_JCOPY_VALID)
+				continue;
+			if (src < 0) {
+				src = m;
+				len = ret;
+				csum = j->rec->csum;
+			} else if (ret != len || j->rec->csum != csum) {
+				pr_err("pool %pUb: members %pg and %pg hold different journal records at offset %llu of half %c\n",
+				       pool->uuid, pool->members[src].dev.bdev,
+				       pool->members[m].dev.bdev, pos.off,
+				       'A' + j->cur);
+				rp->msg = "members hold different journal records at one place";
+				rp->damaged = true;
+				return -EUCLEAN;
 			}
 		}
-		ret = hc_jrec_decode(j->buf + (pos.off - win_off),
-				     win_off + win_len - pos.off, &j->hdr, &pos,
-				     j->crec);
-		if (ret == -ENODATA || ret == -EBADMSG || ret == -ESTALE)
-			break;		/* the end of the log */
-		if (ret < 0) {
-			*msg = ret == -EOPNOTSUPP ?
-			       "journal record of a newer format version" :
-			       "corrupt journal record";
-			return ret;
-		}
-		err = hc_cache_restore(c, j->crec);
+		if (src < 0)
+			break;
+
+		for (m = 0; m < n; m++)
+			if (mir[m].what != HC_JCOPY_VALID)
+				hc_journal_repaired(j, m, "record", j->cur,
+						    pos.off, pos.seq,
+						    mir[m].what, src);
+		hc_jmirror_decode(j, &mir[src], &pos, j->crec);
+		err = rp->apply(rp->arg, j->crec);
 		if (err) {
-			*msg = err == -EUCLEAN ?
-			       "corrupt journal record (extent outside the pool)" :
-			       "cannot restore a journal record";
+			rp->msg = err == -EUCLEAN ?
+				  "corrupt journal record (extent outside the pool)" :
+				  "cannot restore a journal record";
 			return err;
 		}
-		hc_jrec_advance(&pos, j->buf + (pos.off - win_off));
+		hc_jrec_advance(&pos, mir[src].buf + (pos.off - mir[src].off));
+	}
+
+	if (pos.off < j->half_size) {
+		u32 torn = 0, unreadable = 0;
+
+		for (m = 0; m < n; m++) {
+			torn += mir[m].what == HC_JCOPY_TORN;
+			unreadable += mir[m].what == HC_JCOPY_UNREADABLE;
+		}
+		err = hc_jrec_tail(n, torn, unreadable,
+				   torn && hc_journal_successor(j, mir, &pos));
+		if (err) {
+			for (m = 0; m < n; m++)
+				pr_err("pool %pUb: member %pg: journal record at offset %llu of half %c (seq %llu) is %s (%d)\n",
+				       pool->uuid, pool->members[m].dev.bdev,
+				       pos.off, 'A' + j->cur, pos.seq,
+				       hc_jcopy_what[mir[m].what],
+				       min(mir[m].ret, 0));
+			pr_err("pool %pUb: journal record seq %llu is damaged on every member that holds it: the objects it and the records after it describe would be lost\n",
+			       pool->uuid, pos.seq);
+			rp->msg = "a journal record is damaged on every member (see dmesg)";
+			rp->damaged = true;
+			return err;
+		}
+		for (m = 0; m < n && torn + unreadable; m++)
+			if (mir[m].what == HC_JCOPY_TORN ||
+			    mir[m].what == HC_JCOPY_UNREADABLE)
+				pr_notice("pool %pUb: member %pg: the journal ends at an append interrupted by a crash (offset %llu of half %c, seq %llu); it was never acknowledged\n",
+					  pool->uuid, pool->members[m].dev.bdev,
+					  pos.off, 'A' + j->cur, pos.seq);
 	}
 	j->pos = pos;
 	return 0;
 }
 
-/**
- * hc_journal_open - replay the journal of an assembled pool
- * @pool: the pool; members open, cache empty
- * @msg: set to a static reason on failure
- *
- * Brings back READY, DIRTY (SYNCING as DIRTY) and pinned objects with their
- * extents; INGESTING and STAGED ones are dropped.  Then compacts into the
- * other half, so every member's copy is identical again.  A pool without a
- * journal (neither half has a header of this pool) starts an empty one.
- *
- * Return: 0; -EOPNOTSUPP (newer format), -EUCLEAN (corrupt: two valid
- * headers of one epoch, a record out of range, two objects on one chunk),
- * -EIO, -ENOMEM.
- */
-int hc_journal_open(struct hc_pool *pool, const char **msg)
+static void hc_journal_mirrors_free(struct hc_jmirror *mir, u32 n)
 {
-	struct hc_jrec_hdr hdr[2];
-	struct hc_journal *j;
-	int err_h[2], cur, err, h;
+	u32 m;
 
-	*msg = "cannot allocate the journal";
-	j = hc_journal_alloc(pool);
-	if (!j)
-		return -ENOMEM;
-	for (h = 0; h < 2; h++) {
-		err_h[h] = hc_journal_read(j, j->half_off[h], j->hdrblk,
-					   HC_JHDR_SIZE);
-		if (!err_h[h])
-			err_h[h] = hc_jrec_hdr_decode(j->hdrblk, pool->uuid,
-						      &hdr[h]);
+	if (!mir)
+		return;
+	for (m = 0; m < n; m++)
+		vfree(mir[m].buf);
+	kfree(mir);
+}
+
+/* Windows of @wsize bytes onto every member. */
+static struct hc_jmirror *hc_journal_mirrors_alloc(u32 n, size_t wsize)
+{
+	struct hc_jmirror *mir = kcalloc(n, sizeof(*mir), GFP_KERNEL);
+	u32 m;
+
+	if (!mir)
+		return NULL;
+	for (m = 0; m < n; m++) {
+		mir[m].buf = vmalloc(wsize);
+		if (!mir[m].buf) {
+			hc_journal_mirrors_free(mir, n);
+			return NULL;
+		}
 	}
-	cur = hc_jrec_current(&hdr[0], err_h[0], &hdr[1], err_h[1]);
-	if (cur == -ENODATA) {
+	return mir;
+}
+
+/* Log the summary of a degraded replay. */
+static void hc_journal_log_repaired(struct hc_journal *j)
+{
+	struct hc_pool *pool = j->pool;
+	u32 m;
+
+	if (!j->repaired)
+		return;
+	for (m = 0; m < pool->nr_members; m++)
+		if (j->member_repaired[m])
+			pr_warn("pool %pUb: member %pg: %u journal blocks were damaged, missing or unreadable and were read from other members\n",
+				pool->uuid, pool->members[m].dev.bdev,
+				j->member_repaired[m]);
+	pr_warn("pool %pUb: the journal was replayed degraded but complete; the compaction that follows rewrites it on every member\n",
+		pool->uuid);
+}
+
+/**
+ * hc_journal_open - read the journal of an assembling pool from its members
+ * @pool: the pool; members open, cache empty
+ * @rp: the callback that applies each record, and the outcome
+ *
+ * Reads both headers and the current half of every member.  A header or
+ * record that is torn, missing or unreadable on one member is taken from
+ * another that holds it intact (logged, and counted in the journal's
+ * state); the newest valid header on any member decides the current half.
+ * When nothing can be read with certainty (a header or record damaged on
+ * every member that should hold it), nothing is written and the assembly
+ * is refused with @rp->damaged set.  A pool on which no member has a
+ * journal (no header of this pool anywhere, no damaged one) gets an empty
+ * journal (@rp->fresh).  On success the pool compacts next
+ * (hc_journal_compact()), after the cache has checked what was replayed.
+ *
+ * Return: 0; -EOPNOTSUPP (newer format); -EUCLEAN (corrupt or damaged:
+ * headers, records, members that disagree); -EIO (unreadable beyond
+ * repair); -ENOMEM; or what @rp->apply returned.
+ */
+int hc_journal_open(struct hc_pool *pool, struct hc_journal_replay *rp)
+{
+	u32 n = pool->nr_members;
+	struct hc_jrec_hdr best[2];
+	struct hc_jhdr_copies *hc;
+	struct hc_jmirror *mir = NULL;
+	struct hc_journal *j;
+	int err_best[2], src[2], cur, err;
+	size_t wsize;
+
+	rp->fresh = false;
+	rp->damaged = false;
+	rp->msg = "cannot allocate the journal";
+	wsize = clamp_t(size_t, rounddown(SZ_4M / n, PAGE_SIZE), SZ_64K,
+			HC_JOURNAL_BUF);
+	j = hc_journal_alloc(pool);
+	hc = kcalloc(n, sizeof(*hc), GFP_KERNEL);
+	if (!j || !hc) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	err = hc_journal_read_headers(j, hc, best, err_best, src, rp);
+	if (err)
+		goto out;
+	cur = hc_jrec_current(&best[0], err_best[0], &best[1], err_best[1]);
+	if (cur == -ENODATA && err_best[0] == -ENODATA &&
+	    err_best[1] == -ENODATA) {
+		pr_info("pool %pUb: no member holds a journal of this pool: starting an empty one\n",
+			pool->uuid);
+		rp->fresh = true;
+		rp->msg = "cannot start the journal";
 		err = hc_journal_start(j);
-		*msg = "cannot start the journal";
+		if (!err)
+			j->state = HC_JOURNAL_STATE_NEW;
 		goto out;
 	}
 	if (cur < 0) {
-		err = cur;
-		*msg = cur == -EOPNOTSUPP ? "journal of a newer format version" :
-		       cur == -EUCLEAN ? "corrupt journal headers" :
-		       "cannot read the journal";
+		hc_journal_log_headers(j, hc);
+		pr_err("pool %pUb: no journal header can be trusted on any member; nothing is written (assemble with --force-empty-journal to start an empty journal and forget every object)\n",
+		       pool->uuid);
+		rp->msg = "no member has a usable journal header (see dmesg)";
+		rp->damaged = true;
+		err = cur == -ENODATA ? -EUCLEAN : cur;
 		goto out;
 	}
-	if (hdr[cur].block_size < j->hdr.block_size) {
+	if (best[cur].block_size < j->hdr.block_size) {
 		err = -EUCLEAN;
-		*msg = "journal block size below the members' block size";
+		rp->msg = "journal block size below the members' block size";
 		goto out;
 	}
 	j->cur = cur;
-	j->hdr = hdr[cur];
+	j->hdr = best[cur];
+	hc_journal_check_header(j, hc, cur, &best[cur], src[cur]);
+	if (src[!cur] >= 0)
+		hc_journal_check_header(j, hc, !cur, &best[!cur], src[!cur]);
 
-	err = hc_journal_replay(j, msg);
-	if (err)
-		goto out;
-	err = hc_cache_restore_finish(pool->cache);
-	if (err) {
-		*msg = "two journaled objects claim one chunk";
+	mir = hc_journal_mirrors_alloc(n, wsize);
+	if (!mir) {
+		err = -ENOMEM;
 		goto out;
 	}
-	err = hc_journal_compact(j);
-	*msg = "cannot compact the journal";
+	err = hc_journal_replay(j, mir, wsize, rp);
+	if (!err)
+		hc_journal_log_repaired(j);
 out:
+	hc_journal_mirrors_free(mir, n);
+	kfree(hc);
 	if (err) {
 		hc_journal_free(j);
 		return err;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The object journal of a pool: writing records to every member's
- * metadata area, compaction, and replay at assembly.  The record format
- * and its rules are in jrec.h and Documentation/journal.md.
+ * metadata area, compaction, and reading it back from every member at
+ * assembly.  The record format and its rules are in jrec.h and
+ * Documentation/journal.md.
  *
  * Every function is called with the pool lock held and may sleep (it waits
- * for member I/O).
+ * for member I/O), except hc_journal_obj_bytes() and hc_journal_capacity().
  */
 #ifndef HC_JOURNAL_H
 #define HC_JOURNAL_H
@@ -24,12 +25,20 @@ struct hc_obj;
  * @half_off: byte offsets of the halves on every member
  * @half_size: bytes per half
  * @pos: where the next record goes in the current half
- * @rec: scratch record for appends
+ * @rec: scratch record for appends (and replay)
  * @crec: scratch record for compaction and replay
  * @buf: HC_JOURNAL_BUF bytes of scratch (vmalloc), page aligned
  * @hdrblk: one header block of scratch
  * @records: records appended since the pool started (statistics)
  * @compactions: compactions since the pool started
+ * @state: how assembly found the journal, HC_JOURNAL_STATE_*
+ *	(uapi/hypercache_netlink.h)
+ * @repaired: header and record copies that assembly took from another
+ *	member because this member's copy was damaged, missing or unreadable
+ * @member_repaired: the same per member, by member index
+ * @heal: members (bit = index) whose copy of the replayed half's header
+ *	was bad: the first compaction, once the other half is current, writes
+ *	the good copy back there, so every member's journal is the same
  * @broken: a write failed: every further change is refused with -EIO
  *	(until the pool is assembled again)
  */
@@ -46,16 +55,43 @@ struct hc_journal {
 	void *hdrblk;
 	u64 records;
 	u64 compactions;
+	u32 state;
+	u32 repaired;
+	u32 *member_repaired;
+	u64 heal;
 	bool broken;
 };
 
 #define HC_JOURNAL_BUF	SZ_1M
 
+/**
+ * struct hc_journal_replay - what the pool asks of a replay, and its outcome
+ * @apply: called for every record of the log, in order (the cache applies
+ *	it); a non-zero return refuses the assembly
+ * @arg: passed to @apply
+ * @fresh: out: no member had a journal of this pool; an empty one was
+ *	started
+ * @damaged: out: refused because the journal is damaged beyond what the
+ *	mirrors can repair (each member's fault is in the kernel log);
+ *	HC_POOL_F_FORCE_EMPTY_JOURNAL would start an empty one
+ * @msg: out: a static reason on failure
+ */
+struct hc_journal_replay {
+	int (*apply)(void *arg, const struct hc_jrec *r);
+	void *arg;
+	bool fresh;
+	bool damaged;
+	const char *msg;
+};
+
 int hc_journal_create(struct hc_pool *pool);
-int hc_journal_open(struct hc_pool *pool, const char **msg);
+int hc_journal_open(struct hc_pool *pool, struct hc_journal_replay *rp);
+int hc_journal_compact(struct hc_journal *j);
 void hc_journal_destroy(struct hc_pool *pool);
 int hc_journal_put(struct hc_journal *j, const struct hc_obj *obj, u32 state,
 		   u32 flags);
 int hc_journal_delete(struct hc_journal *j, const struct hc_obj *obj);
+u32 hc_journal_obj_bytes(const struct hc_journal *j, u32 uri_len, u32 nr_ext);
+u64 hc_journal_capacity(const struct hc_journal *j);
 
 #endif /* HC_JOURNAL_H */

@@ -93,7 +93,8 @@ static u32 hc_nl_dev(dev_t dev)
 	return new_encode_dev(dev);
 }
 
-static int hc_nl_fill_member(struct sk_buff *msg, const struct hc_member *m)
+static int hc_nl_fill_member(struct sk_buff *msg, const struct hc_member *m,
+			     u32 journal_repaired)
 {
 	struct block_device *bdev = m->dev.bdev;
 	char name[DISK_NAME_LEN + 8];
@@ -110,7 +111,8 @@ static int hc_nl_fill_member(struct sk_buff *msg, const struct hc_member *m)
 	    nla_put_u64_64bit(msg, HC_A_MEMBER_BYTES, bdev_nr_bytes(bdev),
 			      HC_A_MEMBER_PAD) ||
 	    nla_put_u64_64bit(msg, HC_A_MEMBER_CHUNKS, m->sb.member_chunks,
-			      HC_A_MEMBER_PAD)) {
+			      HC_A_MEMBER_PAD) ||
+	    nla_put_u32(msg, HC_A_MEMBER_JOURNAL_REPAIRED, journal_repaired)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -118,10 +120,11 @@ static int hc_nl_fill_member(struct sk_buff *msg, const struct hc_member *m)
 	return 0;
 }
 
-/* Describe @pool; its members must still be open. */
+/* Describe @pool; its members must still be open (the journal may be gone). */
 static int hc_nl_fill_pool(struct sk_buff *msg, const struct hc_pool *pool,
 			   u32 state)
 {
+	const struct hc_journal *j = pool->journal;
 	u32 i;
 
 	if (nla_put(msg, HC_A_POOL_UUID, 16, pool->uuid) ||
@@ -140,8 +143,12 @@ static int hc_nl_fill_pool(struct sk_buff *msg, const struct hc_pool *pool,
 	    nla_put_u64_64bit(msg, HC_A_POOL_DATA_OFFSET, pool->data_offset,
 			      HC_A_POOL_PAD))
 		return -EMSGSIZE;
+	if (j && (nla_put_u32(msg, HC_A_POOL_JOURNAL, j->state) ||
+		  nla_put_u32(msg, HC_A_POOL_JOURNAL_REPAIRED, j->repaired)))
+		return -EMSGSIZE;
 	for (i = 0; i < pool->nr_members; i++)
-		if (hc_nl_fill_member(msg, &pool->members[i]))
+		if (hc_nl_fill_member(msg, &pool->members[i],
+				      j ? j->member_repaired[i] : 0))
 			return -EMSGSIZE;
 	return 0;
 }

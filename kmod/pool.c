@@ -101,13 +101,75 @@ out_close:
 	return ERR_PTR(err);
 }
 
+static int hc_pool_apply(void *arg, const struct hc_jrec *r)
+{
+	return hc_cache_restore(arg, r);
+}
+
+/*
+ * Assembly: replay the journal into the (empty) cache, let the cache check
+ * what came back, then compact, which also makes every member's copy the
+ * same again.  Compaction runs only after a replay that found no damage it
+ * could not repair from another member.  With
+ * HC_POOL_F_FORCE_EMPTY_JOURNAL, a journal damaged beyond repair is
+ * replaced by an empty one, and the cache starts empty.
+ */
+static int hc_pool_replay(struct hc_pool *pool, u32 flags, const char **msg)
+{
+	struct hc_journal_replay rp = {
+		.apply = hc_pool_apply,
+		.arg = pool->cache,
+	};
+	int err;
+
+	err = hc_journal_open(pool, &rp);
+	*msg = rp.msg;
+	if (!err)
+		pool->cache->journal = pool->journal;
+	if (!err && !rp.fresh) {
+		err = hc_cache_restore_finish(pool->cache);
+		if (err) {
+			*msg = "two journaled objects claim one chunk (see dmesg)";
+			rp.damaged = true;
+			pool->cache->journal = NULL;
+			hc_journal_destroy(pool);
+		}
+	}
+	if (err && rp.damaged && (flags & HC_POOL_F_FORCE_EMPTY_JOURNAL)) {
+		pr_warn("pool %pUb: the journal cannot be replayed (%d): starting an EMPTY journal, as force-empty-journal asks; every object it recorded is forgotten and its chunks are free\n",
+			pool->uuid, err);
+		hc_cache_destroy(pool);
+		*msg = "cannot start the object cache";
+		err = hc_cache_create(pool);
+		if (err)
+			return err;
+		*msg = "cannot start the journal";
+		err = hc_journal_create(pool);
+		if (err)
+			return err;
+		pool->journal->state = HC_JOURNAL_STATE_EMPTIED;
+		pool->cache->journal = pool->journal;
+		return 0;
+	}
+	if (err || rp.fresh)
+		return err;
+	*msg = "cannot compact the journal";
+	err = hc_journal_compact(pool->journal);
+	if (err) {
+		pool->cache->journal = NULL;
+		hc_journal_destroy(pool);
+	}
+	return err;
+}
+
 /*
  * Build the running pool from validated members (@given, in the caller's
  * order; @order[index] = position in @given) whose superblocks are in
- * given[].sb.  Takes over the members on success.
+ * given[].sb.  @flags: HC_POOL_F_* of an assembly.  Takes over the members
+ * on success.
  */
 static int hc_pool_start(struct hc_pool *pool, struct hc_member *given,
-			 const u32 *order, u32 n, bool create,
+			 const u32 *order, u32 n, bool create, u32 flags,
 			 struct hc_pool_fail *fail)
 {
 	const char *msg = "cannot start the object cache";
@@ -132,12 +194,13 @@ static int hc_pool_start(struct hc_pool *pool, struct hc_member *given,
 	if (create) {
 		msg = "cannot start the journal";
 		err = hc_journal_create(pool);
+		if (!err)
+			pool->cache->journal = pool->journal;
 	} else {
-		err = hc_journal_open(pool, &msg);
+		err = hc_pool_replay(pool, flags, &msg);
 	}
 	if (err)
 		goto out_cache;
-	pool->cache->journal = pool->journal;
 	msg = "cannot start the block device";
 	err = hc_disk_start(pool);
 	if (err)
@@ -199,8 +262,10 @@ int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		hc_pool_fail_set(fail, -1, "between 1 and 64 members");
 		return -EINVAL;
 	}
-	if (req->flags & ~HC_POOL_F_ALL) {
-		hc_pool_fail_set(fail, -1, "unknown flags");
+	if (req->flags & ~HC_POOL_F_FORCE) {
+		hc_pool_fail_set(fail, -1, req->flags & ~HC_POOL_F_ALL ?
+				 "unknown flags" :
+				 "force-empty-journal is for assemble only");
 		return -EINVAL;
 	}
 
@@ -278,7 +343,7 @@ int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		}
 	}
 
-	err = hc_pool_start(pool, given, order, req->n, true, fail);
+	err = hc_pool_start(pool, given, order, req->n, true, 0, fail);
 	if (err)
 		goto out_wipe;
 	kfree(given);
@@ -309,7 +374,10 @@ out_free:
  * @req: member paths in any order
  * @fail: filled on failure
  *
- * Nothing is written to any member.
+ * Nothing is written to any member before the members and their journal
+ * have been read and found sound (the journal is then compacted); a
+ * journal damaged beyond what the mirrors repair refuses the assembly,
+ * unless @req->flags has HC_POOL_F_FORCE_EMPTY_JOURNAL.
  *
  * Return: 0; -EBUSY if a pool runs or a member is in use; -EEXIST if a
  * device is given twice or two members carry the same index; -EINVAL if a
@@ -317,7 +385,9 @@ out_free:
  * for an unknown format version or incompatible feature; -EUCLEAN for a
  * corrupt superblock, members that disagree on the geometry, or a member
  * smaller than its superblock says; -EXDEV for a member of another pool;
- * -ENODEV if a member is missing; -EIO if a superblock cannot be read.
+ * -ENODEV if a member is missing; -EIO if a superblock cannot be read; the
+ * journal's errors (hc_journal_open(): -EUCLEAN or -EIO for a journal
+ * damaged on every member, -EUCLEAN for two objects on one chunk).
  */
 int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 {
@@ -336,8 +406,8 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		hc_pool_fail_set(fail, -1, "between 1 and 64 members");
 		return -EINVAL;
 	}
-	if (req->flags || req->data_offset) {
-		hc_pool_fail_set(fail, -1, "flags and data offset are for create only");
+	if ((req->flags & ~HC_POOL_F_FORCE_EMPTY_JOURNAL) || req->data_offset) {
+		hc_pool_fail_set(fail, -1, "force and data offset are for create only");
 		return -EINVAL;
 	}
 
@@ -395,7 +465,8 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		}
 	}
 
-	err = hc_pool_start(pool, given, order, req->n, false, fail);
+	err = hc_pool_start(pool, given, order, req->n, false,
+			    req->flags, fail);
 	if (err) {
 		pr_err("pool %pUb: %s (%d)\n", sbs[0].pool_uuid,
 		       fail->msg, err);

@@ -127,9 +127,39 @@ enum hc_pool_state {
 	HC_POOL_STATE_STOPPED,
 };
 
-/* HC_A_POOL_FLAGS for HC_CMD_POOL_CREATE */
-#define HC_POOL_F_FORCE		(1U << 0) /* overwrite an existing superblock */
-#define HC_POOL_F_ALL		HC_POOL_F_FORCE
+/*
+ * HC_A_POOL_FLAGS.  HC_POOL_F_FORCE (create only): overwrite an existing
+ * superblock.  HC_POOL_F_FORCE_EMPTY_JOURNAL (assemble only): when no
+ * member's journal can be read with certainty (the assembly would be
+ * refused with EUCLEAN or EIO), start an empty journal instead: every
+ * object the old journal recorded is forgotten and its chunks are free.
+ */
+#define HC_POOL_F_FORCE			(1U << 0)
+#define HC_POOL_F_FORCE_EMPTY_JOURNAL	(1U << 1)
+#define HC_POOL_F_ALL		(HC_POOL_F_FORCE | HC_POOL_F_FORCE_EMPTY_JOURNAL)
+
+/**
+ * enum hc_journal_state - HC_A_POOL_JOURNAL values: how the running pool's
+ *	journal was found when the pool started
+ * @HC_JOURNAL_STATE_COMPLETE: every member's copy agreed (or the pool was
+ *	just created)
+ * @HC_JOURNAL_STATE_DEGRADED: replayed complete, but some headers or
+ *	records were damaged, missing or unreadable on a member and were read
+ *	from another one (HC_A_POOL_JOURNAL_REPAIRED, and per member
+ *	HC_A_MEMBER_JOURNAL_REPAIRED); the journal has since been rewritten on
+ *	every member
+ * @HC_JOURNAL_STATE_NEW: no member held a journal of this pool; an empty
+ *	one was started
+ * @HC_JOURNAL_STATE_EMPTIED: the journal could not be read and the
+ *	operator asked for an empty one (HC_POOL_F_FORCE_EMPTY_JOURNAL)
+ */
+enum hc_journal_state {
+	HC_JOURNAL_STATE_UNSPEC,
+	HC_JOURNAL_STATE_COMPLETE,
+	HC_JOURNAL_STATE_DEGRADED,
+	HC_JOURNAL_STATE_NEW,
+	HC_JOURNAL_STATE_EMPTIED,
+};
 
 /**
  * enum hc_pool_attr - attributes of a pool
@@ -150,6 +180,10 @@ enum hc_pool_state {
  *	member, between one chunk and 1 GiB
  * @HC_A_POOL_FLAGS: u32, HC_POOL_F_* (requests only)
  * @HC_A_POOL_MEMBER: nest, enum hc_member_attr; repeated once per member
+ * @HC_A_POOL_JOURNAL: u32, enum hc_journal_state (replies only)
+ * @HC_A_POOL_JOURNAL_REPAIRED: u32, journal headers and records that the
+ *	assembly read from another member than the one whose copy was bad
+ *	(replies only)
  */
 enum hc_pool_attr {
 	HC_A_POOL_UNSPEC,
@@ -166,6 +200,8 @@ enum hc_pool_attr {
 	HC_A_POOL_DATA_OFFSET,
 	HC_A_POOL_FLAGS,
 	HC_A_POOL_MEMBER,
+	HC_A_POOL_JOURNAL,
+	HC_A_POOL_JOURNAL_REPAIRED,
 
 	__HC_A_POOL_MAX,
 	HC_A_POOL_MAX = __HC_A_POOL_MAX - 1
@@ -182,6 +218,9 @@ enum hc_pool_attr {
  * @HC_A_MEMBER_UUID: binary, 16 bytes
  * @HC_A_MEMBER_BYTES: u64, size of the block device
  * @HC_A_MEMBER_CHUNKS: u64, chunks of the data area in use
+ * @HC_A_MEMBER_JOURNAL_REPAIRED: u32, journal headers and records that
+ *	were bad on this member when the pool assembled and were read from
+ *	another member
  */
 enum hc_member_attr {
 	HC_A_MEMBER_UNSPEC,
@@ -193,6 +232,7 @@ enum hc_member_attr {
 	HC_A_MEMBER_UUID,
 	HC_A_MEMBER_BYTES,
 	HC_A_MEMBER_CHUNKS,
+	HC_A_MEMBER_JOURNAL_REPAIRED,
 
 	__HC_A_MEMBER_MAX,
 	HC_A_MEMBER_MAX = __HC_A_MEMBER_MAX - 1

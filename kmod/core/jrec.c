@@ -230,6 +230,38 @@ size_t hc_jrec_size(const struct hc_jrec *r, const struct hc_jrec_hdr *h)
 }
 
 /**
+ * hc_jrec_object_size - bytes the OBJECT record of an object takes in a half
+ * @uri_len: bytes of its URI, 1..HC_URI_MAX
+ * @nr_ext: its extents, 0..HC_MAX_EXTENTS
+ * @block_size: the half's block size
+ *
+ * What the object costs the journal at every compaction (the capacity the
+ * cache charges it).  Return: a multiple of @block_size, or 0 if an
+ * argument is out of range.
+ */
+size_t hc_jrec_object_size(u32 uri_len, u32 nr_ext, u32 block_size)
+{
+	if (!hc_jrec_block_ok(block_size) || uri_len < 1 ||
+	    uri_len > HC_URI_MAX || nr_ext > HC_MAX_EXTENTS)
+		return 0;
+	return hc_jrec_pad(hc_jrec_payload(HC_JREC_OBJECT, uri_len, nr_ext),
+			   block_size);
+}
+
+/**
+ * hc_jrec_max_size - bytes of the largest record of a half
+ * @block_size: the half's block size
+ *
+ * An OBJECT with a HC_URI_MAX-byte URI and HC_MAX_EXTENTS extents; no
+ * record is longer.  Return: a multiple of @block_size, or 0 if it is out
+ * of range.
+ */
+size_t hc_jrec_max_size(u32 block_size)
+{
+	return hc_jrec_object_size(HC_URI_MAX, HC_MAX_EXTENTS, block_size);
+}
+
+/**
  * hc_jrec_encode - build a record
  * @r: the record; @r->seq and @r->csum are ignored
  * @h: the half's header
@@ -319,9 +351,7 @@ int hc_jrec_decode(const void *buf, size_t len, const struct hc_jrec_hdr *h,
 		return -ENODATA;
 	length = le32_to_cpu(d->length);
 	if (!length || length % h->block_size || length > len ||
-	    length > hc_jrec_pad(hc_jrec_payload(HC_JREC_OBJECT, HC_URI_MAX,
-						 HC_MAX_EXTENTS),
-				 h->block_size))
+	    length > hc_jrec_max_size(h->block_size))
 		return -EBADMSG;
 	if (le32_to_cpu(d->csum) != hc_jrec_csum(buf, length))
 		return -EBADMSG;
@@ -362,6 +392,62 @@ int hc_jrec_decode(const void *buf, size_t len, const struct hc_jrec_hdr *h,
 	if (!hc_jrec_valid(r))
 		return -EUCLEAN;
 	return length;
+}
+
+/**
+ * hc_jrec_tail - may a mirrored log end where no member continues it?
+ * @nr: members (mirrors), at least 1
+ * @torn: members whose copy at this position is torn or corrupt
+ *	(-EBADMSG from hc_jrec_decode())
+ * @unreadable: members whose copy could not be read (an I/O error)
+ * @successor: a checksummed record continuing the log after one of the
+ *	torn copies (seq + 1, naming that copy's checksum) was found
+ *
+ * The others' copies hold no record here (-ENODATA) or a stale one
+ * (-ESTALE).  The writer sends a record to the members one after another
+ * and acknowledges it only once it is durable on all of them, so an append
+ * interrupted by a crash leaves at most one member with a torn copy and
+ * the others without it; an acknowledged record is on every member.
+ *
+ * Return: 0 if the log may end here (nothing was written, or an
+ * interrupted append that was never acknowledged); -EUCLEAN if a record
+ * that was acknowledged is damaged on every member (a successor exists, or
+ * two or more copies are torn); -EIO if it cannot be told because copies
+ * could not be read (two or more, or the only member's).
+ */
+int hc_jrec_tail(u32 nr, u32 torn, u32 unreadable, bool successor)
+{
+	if (successor)
+		return -EUCLEAN;
+	if (torn + unreadable >= 2 || (nr == 1 && unreadable))
+		return unreadable ? -EIO : -EUCLEAN;
+	return 0;
+}
+
+/**
+ * hc_jrec_hdr_missing - what a half is when no member has a valid header
+ * @nr: members, at least 1
+ * @torn: members whose header block of the half has our magic but a bad
+ *	checksum (-EBADMSG from hc_jrec_hdr_decode())
+ * @unreadable: members whose header block could not be read
+ *
+ * The others have no header of this pool there (-ENODATA).  Headers are
+ * written to one member after another, so a compaction interrupted by a
+ * crash tears at most one member's copy.
+ *
+ * Return: -ENODATA (never written: no header anywhere); -EBADMSG (an
+ * interrupted header write: the half does not count, see hc_jrec_current());
+ * -EUCLEAN or -EIO (damaged or unreadable on more members than a crash
+ * explains, or unreadable on the only member: its epoch cannot be known, so
+ * neither half may be trusted).
+ */
+int hc_jrec_hdr_missing(u32 nr, u32 torn, u32 unreadable)
+{
+	if (!torn && !unreadable)
+		return -ENODATA;
+	if (torn + unreadable == 1 && (nr >= 2 || !unreadable))
+		return -EBADMSG;
+	return unreadable ? -EIO : -EUCLEAN;
 }
 
 /**

@@ -115,10 +115,14 @@ int hc_jrec_current(const struct hc_jrec_hdr *a, int err_a,
 void hc_jrec_pos_init(struct hc_jrec_pos *pos, const struct hc_jrec_hdr *h);
 void hc_jrec_advance(struct hc_jrec_pos *pos, const void *rec);
 size_t hc_jrec_size(const struct hc_jrec *r, const struct hc_jrec_hdr *h);
+size_t hc_jrec_object_size(u32 uri_len, u32 nr_ext, u32 block_size);
+size_t hc_jrec_max_size(u32 block_size);
 int hc_jrec_encode(const struct hc_jrec *r, const struct hc_jrec_hdr *h,
 		   const struct hc_jrec_pos *pos, void *buf, size_t len);
 int hc_jrec_decode(const void *buf, size_t len, const struct hc_jrec_hdr *h,
 		   const struct hc_jrec_pos *pos, struct hc_jrec *r);
+int hc_jrec_tail(u32 nr, u32 torn, u32 unreadable, bool successor);
+int hc_jrec_hdr_missing(u32 nr, u32 torn, u32 unreadable);
 int hc_jrec_scan(const void *half, size_t len, const struct hc_jrec_hdr *h,
 		 struct hc_jrec *r,
 		 int (*fn)(void *arg, const struct hc_jrec *r), void *arg,

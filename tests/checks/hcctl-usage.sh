@@ -129,6 +129,9 @@ expect 2 err "unknown command"        -- help frob
 expect 2 err "pool create: missing DEV operand"   -- pool create
 expect 2 err "pool create: missing DEV operand"   -- pool create --force
 expect 2 err "pool assemble: missing DEV operand" -- pool assemble
+expect 2 err "pool assemble: missing DEV operand" -- pool assemble --force-empty-journal
+expect 2 err "unrecognized option '--force-empty-journal'" -- pool create --force-empty-journal /dev/null
+expect 0 out "--force-empty-journal"  -- pool assemble --help
 expect 2 err "unrecognized option '--bogus'"      -- pool create --bogus /dev/null
 expect 2 err "invalid option -- 'x'"              -- pool create -x /dev/null
 expect 2 err "option '--data-offset' requires an argument" -- pool create --data-offset

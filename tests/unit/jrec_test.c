@@ -272,6 +272,70 @@ TEST(current_half)
 	EXPECT_EQ(-EUCLEAN, hc_jrec_current(&a, 0, &b, 0));
 }
 
+/*
+ * Where no member continues a mirrored log: an interrupted append (at most
+ * one torn or unreadable copy, the others without the record) may end it;
+ * more damage than a crash explains, or a record found behind a torn one,
+ * refuses.
+ */
+TEST(mirrored_tail)
+{
+	EXPECT_EQ(0, hc_jrec_tail(3, 0, 0, false));	/* the plain end */
+	EXPECT_EQ(0, hc_jrec_tail(3, 1, 0, false));	/* interrupted append */
+	EXPECT_EQ(0, hc_jrec_tail(3, 0, 1, false));
+	EXPECT_EQ(0, hc_jrec_tail(1, 1, 0, false));	/* cannot be told apart */
+	EXPECT_EQ(-EUCLEAN, hc_jrec_tail(3, 2, 0, false));
+	EXPECT_EQ(-EUCLEAN, hc_jrec_tail(2, 2, 0, false));
+	EXPECT_EQ(-EIO, hc_jrec_tail(3, 1, 1, false));
+	EXPECT_EQ(-EIO, hc_jrec_tail(1, 0, 1, false));	/* the only copy */
+	EXPECT_EQ(-EUCLEAN, hc_jrec_tail(3, 1, 0, true));
+	EXPECT_EQ(-EUCLEAN, hc_jrec_tail(1, 1, 0, true));
+}
+
+/* A half with no valid header on any member. */
+TEST(mirrored_header_missing)
+{
+	struct hc_jrec_hdr a = { .epoch = 4 }, b = { .epoch = 5 };
+	int torn_everywhere = hc_jrec_hdr_missing(3, 3, 0);
+	int torn_once = hc_jrec_hdr_missing(3, 1, 0);
+
+	EXPECT_EQ(-ENODATA, hc_jrec_hdr_missing(3, 0, 0));
+	EXPECT_EQ(-EBADMSG, hc_jrec_hdr_missing(3, 1, 0));	/* crash */
+	EXPECT_EQ(-EBADMSG, hc_jrec_hdr_missing(3, 0, 1));
+	EXPECT_EQ(-EBADMSG, hc_jrec_hdr_missing(1, 1, 0));
+	EXPECT_EQ(-EIO, hc_jrec_hdr_missing(1, 0, 1));
+	EXPECT_EQ(-EUCLEAN, hc_jrec_hdr_missing(3, 3, 0));
+	EXPECT_EQ(-EUCLEAN, hc_jrec_hdr_missing(2, 2, 0));
+	EXPECT_EQ(-EIO, hc_jrec_hdr_missing(3, 2, 1));
+	/* hc_jrec_current() then refuses rather than fall back */
+	EXPECT_EQ(-EUCLEAN, hc_jrec_current(&a, 0, &b, torn_everywhere));
+	EXPECT_EQ(0, hc_jrec_current(&a, 0, &b, torn_once));
+}
+
+/* What an object costs the journal: its OBJECT record, padded. */
+TEST(object_size)
+{
+	struct hc_jrec_hdr h = { .block_size = 512 };
+	struct hc_jrec r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = HC_JREC_OBJECT;
+	r.state = HC_OBJ_READY;
+	r.uri_len = 448;
+	memset(r.uri, 'u', sizeof(r.uri));
+	EXPECT_EQ(512, hc_jrec_object_size(448, 0, 512));
+	EXPECT_EQ(hc_jrec_size(&r, &h), hc_jrec_object_size(448, 0, 512));
+	EXPECT_EQ(1024, hc_jrec_object_size(449, 0, 512));
+	EXPECT_EQ(1536, hc_jrec_object_size(1000, 0, 512));
+	EXPECT_EQ(4096, hc_jrec_object_size(1, 0, 4096));
+	EXPECT_EQ(2560, hc_jrec_max_size(512));
+	EXPECT_EQ(4096, hc_jrec_max_size(4096));
+	EXPECT_EQ(0, hc_jrec_object_size(0, 0, 512));
+	EXPECT_EQ(0, hc_jrec_object_size(HC_URI_MAX + 1, 0, 512));
+	EXPECT_EQ(0, hc_jrec_object_size(1, HC_MAX_EXTENTS + 1, 512));
+	EXPECT_EQ(0, hc_jrec_object_size(1, 0, 256));
+}
+
 FIXTURE(half) {
 	struct log l;
 	struct hc_jrec r, out;

@@ -93,6 +93,8 @@ struct hcctl_member_info {
 	bool has_bytes;
 	uint64_t chunks;
 	bool has_chunks;
+	uint32_t journal_repaired;
+	bool has_journal_repaired;
 };
 
 struct hcctl_pool_info {
@@ -115,6 +117,10 @@ struct hcctl_pool_info {
 	bool has_capacity;
 	uint64_t data_offset;
 	bool has_data_offset;
+	uint32_t journal;		/* enum hc_journal_state */
+	bool has_journal;
+	uint32_t journal_repaired;
+	bool has_journal_repaired;
 	struct hcctl_member_info *members;	/* sorted by index */
 	size_t nmembers;
 };
@@ -143,6 +149,7 @@ void hcctl_fmt_size(char *out, size_t len, uint64_t bytes);
 void hcctl_fmt_size_exact(char *out, size_t len, uint64_t bytes);
 void hcctl_fmt_dev(char *out, size_t len, uint32_t dev);
 const char *hcctl_state_name(uint32_t state, char *buf, size_t len);
+const char *hcctl_journal_state_name(uint32_t state, char *buf, size_t len);
 
 /* object.c: names and JSON of objects */
 struct hc_extent;

@@ -276,8 +276,12 @@ int hcctl_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv)
 
 int hcctl_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	bool json;
-	int rc, optind = hcctl_opt_parse(cmd, argc, argv, NULL, &rc);
+	bool json, force_empty = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("force-empty-journal", 0, &force_empty),
+		HCCTL_OPT_END
+	};
+	int rc, optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
 
 	if (optind < 0)
 		return rc;
@@ -288,7 +292,9 @@ int hcctl_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv)
 		return hcctl_usage_error(cmd, "too many devices: %d (at most %d)",
 				      argc - optind, HC_MAX_MEMBERS);
 	return pool_start(cmd, HC_CMD_POOL_ASSEMBLE, argc - optind,
-			  argv + optind, 0, false, 0, json);
+			  argv + optind,
+			  force_empty ? HC_POOL_F_FORCE_EMPTY_JOURNAL : 0,
+			  false, 0, json);
 }
 
 int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv)
@@ -390,7 +396,7 @@ HCCTL_EXIT_STATUS_TEXT
 {
 	.name = "pool assemble",
 	.summary = "start an existing pool from its members",
-	.synopsis = "[--json] DEV...",
+	.synopsis = "[--force-empty-journal] [--json] DEV...",
 	.handler = hcctl_cmd_pool_assemble,
 	.help =
 "DESCRIPTION\n"
@@ -402,7 +408,23 @@ HCCTL_EXIT_STATUS_TEXT
 "    On success the pool is printed as by 'hcctl status'.  If the kernel\n"
 "    rejects one member, the error names that DEV.\n"
 "\n"
+"    The object journal is mirrored on every member: a journal header or\n"
+"    record that is damaged, missing or unreadable on one member is read\n"
+"    from another, the kernel log names the member and the place, and the\n"
+"    pool reports \"journal degraded-but-complete\" in 'hcctl status'.  When\n"
+"    a header or record is damaged on every member that holds it, the\n"
+"    assembly is refused (\"Structure needs cleaning\" or \"Input/output\n"
+"    error\"), nothing is written, and dmesg says what each member holds.\n"
+"\n"
 "OPTIONS\n"
+"    --force-empty-journal\n"
+"        If the journal cannot be read with certainty (the assembly would\n"
+"        be refused as above), start an empty journal instead: every object\n"
+"        the old journal recorded, DIRTY ones included, is forgotten and its\n"
+"        chunks are free.  Logged in dmesg; 'hcctl status' then shows\n"
+"        \"journal emptied\".  A journal that can be read is replayed as\n"
+"        usual.\n"
+"\n"
 "    -j, --json\n"
 "        Print the pool as one JSON object (see 'hcctl help status').\n"
 "\n"

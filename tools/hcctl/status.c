@@ -94,6 +94,26 @@ const char *hcctl_state_name(uint32_t state, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * How the journal was found at the pool's start: "complete", "degraded"
+ * (degraded-but-complete: repaired from other members), "new", "emptied".
+ */
+const char *hcctl_journal_state_name(uint32_t state, char *buf, size_t len)
+{
+	switch (state) {
+	case HC_JOURNAL_STATE_COMPLETE:
+		return "complete";
+	case HC_JOURNAL_STATE_DEGRADED:
+		return "degraded";
+	case HC_JOURNAL_STATE_NEW:
+		return "new";
+	case HC_JOURNAL_STATE_EMPTIED:
+		return "emptied";
+	}
+	snprintf(buf, len, "journal-%u", state);
+	return buf;
+}
+
 /* --- parsing --------------------------------------------------------------- */
 
 static struct nla_policy pool_policy[HC_A_POOL_MAX + 1] = {
@@ -109,6 +129,8 @@ static struct nla_policy pool_policy[HC_A_POOL_MAX + 1] = {
 	[HC_A_POOL_DATA_OFFSET]	   = { .type = NLA_U64 },
 	[HC_A_POOL_FLAGS]	   = { .type = NLA_U32 },
 	[HC_A_POOL_MEMBER]	   = { .type = NLA_NESTED },
+	[HC_A_POOL_JOURNAL]	   = { .type = NLA_U32 },
+	[HC_A_POOL_JOURNAL_REPAIRED] = { .type = NLA_U32 },
 };
 
 static struct nla_policy member_policy[HC_A_MEMBER_MAX + 1] = {
@@ -119,6 +141,7 @@ static struct nla_policy member_policy[HC_A_MEMBER_MAX + 1] = {
 	[HC_A_MEMBER_UUID]   = { .type = NLA_UNSPEC, .minlen = 16 },
 	[HC_A_MEMBER_BYTES]  = { .type = NLA_U64 },
 	[HC_A_MEMBER_CHUNKS] = { .type = NLA_U64 },
+	[HC_A_MEMBER_JOURNAL_REPAIRED] = { .type = NLA_U32 },
 };
 
 #define GET_U32(tb, attr, dst, has)					\
@@ -147,6 +170,8 @@ static int parse_member(struct nlattr *nest, struct hcctl_member_info *m)
 	GET_U32(tb, HC_A_MEMBER_DEV, m->dev, m->has_dev);
 	GET_U64(tb, HC_A_MEMBER_BYTES, m->bytes, m->has_bytes);
 	GET_U64(tb, HC_A_MEMBER_CHUNKS, m->chunks, m->has_chunks);
+	GET_U32(tb, HC_A_MEMBER_JOURNAL_REPAIRED, m->journal_repaired,
+		m->has_journal_repaired);
 	if (tb[HC_A_MEMBER_UUID]) {
 		memcpy(m->uuid, nla_data(tb[HC_A_MEMBER_UUID]), 16);
 		m->has_uuid = true;
@@ -196,6 +221,9 @@ int hcctl_pool_parse(struct nl_msg *msg, struct hcctl_pool_info *p)
 	GET_U64(tb, HC_A_POOL_CHUNKS, p->chunks, p->has_chunks);
 	GET_U64(tb, HC_A_POOL_CAPACITY, p->capacity, p->has_capacity);
 	GET_U64(tb, HC_A_POOL_DATA_OFFSET, p->data_offset, p->has_data_offset);
+	GET_U32(tb, HC_A_POOL_JOURNAL, p->journal, p->has_journal);
+	GET_U32(tb, HC_A_POOL_JOURNAL_REPAIRED, p->journal_repaired,
+		p->has_journal_repaired);
 	if (tb[HC_A_POOL_DISK]) {
 		p->disk = strdup(nla_get_string(tb[HC_A_POOL_DISK]));
 		if (!p->disk)
@@ -288,6 +316,11 @@ json_object *hcctl_pool_json(const struct hcctl_pool_info *p)
 		json_add_u64(o, "capacity", p->capacity);
 	if (p->has_data_offset)
 		json_add_u64(o, "data_offset", p->data_offset);
+	if (p->has_journal)
+		json_add_str(o, "journal", hcctl_journal_state_name(p->journal, buf,
+								 sizeof(buf)));
+	if (p->has_journal_repaired)
+		json_add_u64(o, "journal_repaired", p->journal_repaired);
 
 	for (i = 0; i < p->nmembers; i++) {
 		const struct hcctl_member_info *m = &p->members[i];
@@ -309,6 +342,8 @@ json_object *hcctl_pool_json(const struct hcctl_pool_info *p)
 			json_add_u64(mo, "bytes", m->bytes);
 		if (m->has_chunks)
 			json_add_u64(mo, "chunks", m->chunks);
+		if (m->has_journal_repaired)
+			json_add_u64(mo, "journal_repaired", m->journal_repaired);
 		json_object_array_add(arr, mo);
 	}
 	json_object_object_add(o, "members", arr);
@@ -352,6 +387,17 @@ void hcctl_pool_print(const struct hcctl_pool_info *p, FILE *f)
 	if (p->has_format_version)
 		fprintf(f, ", format v%u", p->format_version);
 	fprintf(f, ", data offset %s\n", off);
+	if (p->has_journal) {
+		fprintf(f, "  journal %s", hcctl_journal_state_name(p->journal, sbuf,
+								  sizeof(sbuf)));
+		if (p->journal == HC_JOURNAL_STATE_DEGRADED)
+			fprintf(f, "-but-complete: %u block%s read from other members at assembly",
+				p->journal_repaired,
+				p->journal_repaired == 1 ? "" : "s");
+		else if (p->journal == HC_JOURNAL_STATE_EMPTIED)
+			fprintf(f, ": started empty over an unreadable journal (--force-empty-journal)");
+		fputc('\n', f);
+	}
 
 	for (i = 0; i < p->nmembers; i++) {
 		w = p->members[i].name ? (int)strlen(p->members[i].name) : 1;
@@ -379,6 +425,10 @@ void hcctl_pool_print(const struct hcctl_pool_info *p, FILE *f)
 			m->name ? m->name : "?", mdev, muuid, size);
 		if (m->has_chunks)
 			fprintf(f, "  %" PRIu64 " chunks", m->chunks);
+		if (m->journal_repaired)
+			fprintf(f, "  journal: %u bad block%s repaired",
+				m->journal_repaired,
+				m->journal_repaired == 1 ? "" : "s");
 		fputc('\n', f);
 	}
 }
