@@ -409,8 +409,14 @@ static int hc_disk_init_io(struct hc_pool *pool)
 	err = bioset_init(&pool->split_bs, BIO_POOL_SIZE, 0, 0);
 	if (err)
 		goto out_clone;
+	/*
+	 * A pre-flush allocates a parent and one flush per member in the
+	 * submitter's context, where the bios allocated before wait on
+	 * current->bio_list: a rescuer submits them if the pool runs dry.
+	 */
 	err = bioset_init(&pool->flush_bs, BIO_POOL_SIZE,
-			  offsetof(struct hc_flush, parent), 0);
+			  offsetof(struct hc_flush, parent),
+			  BIOSET_NEED_RESCUER);
 	if (err)
 		goto out_split;
 	init_completion(&pool->io_done);
