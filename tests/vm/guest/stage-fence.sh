@@ -151,7 +151,7 @@ t_holds() {
 	rm -f /tmp/held
 }
 
-# Stop and assemble the pool while another process opens the device and
+# Stop and assemble the pool (12 times) while another process opens the device and
 # asks for its geometry: every stop is refused while it is open, no open
 # survives a stop, and no answer comes from a freed pool.
 t_stop_race() {
@@ -160,7 +160,7 @@ t_stop_race() {
 	hc_openrace 600 >/tmp/race.out 2>&1 &
 	rpid=$!
 	stops=0
-	for i in 1 2 3 4 5 6 7 8; do
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
 		n=0
 		until hcctl pool stop >/dev/null 2>&1; do
 			n=$((n + 1))
@@ -173,8 +173,7 @@ t_stop_race() {
 	kill -0 $rpid 2>/dev/null || { cat /tmp/race.out; hc_fail "the opener died"; }
 	kill -TERM $rpid
 	wait $rpid || { cat /tmp/race.out; hc_fail "the opener saw a bad answer"; }
-	cat /tmp/race.out
-	hc_log "$stops stops and assemblies under the opener"
+	hc_log "$stops stops and assemblies under the opener: $(cat /tmp/race.out)"
 	get_same fence/race /tmp/race
 	rm -f /tmp/race /tmp/race.out
 }
