@@ -624,6 +624,37 @@ int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
 	return 0;
 }
 
+/**
+ * hc_cache_ingest_adopt - the calling helper takes over the ingests
+ * @c: the cache
+ *
+ * Called in the context of a helper that registers (its REGISTER doit):
+ * the requests already allocated by a helper that went away are re-sent
+ * with their extents and not allocated again, so their fences change
+ * owner here.  Each gets a new fence; the old one is closed and drained
+ * first, so that nothing the old helper had in flight lands later and
+ * nothing it submits afterwards is admitted.  Sleeps.  Under memory
+ * pressure a fence may keep its old owner (the new helper's writes then
+ * fail with EIO and it ends the request).
+ */
+void hc_cache_ingest_adopt(struct hc_cache *c)
+{
+	struct hc_fence *f;
+	struct hc_obj *obj;
+
+	list_for_each_entry(obj, &c->ingests, queue_node) {
+		if (!obj->fence || obj->fence->owner == task_tgid(current))
+			continue;
+		f = hc_cache_fence_alloc(false);
+		if (!f)
+			continue;
+		hc_cache_fence_close(c, obj);
+		hc_cache_fence_free(obj);
+		obj->fence = f;
+		hc_cache_fence_open(c, obj);
+	}
+}
+
 /* The INGESTING object of request @id (its generation), or NULL. */
 struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id)
 {

@@ -230,6 +230,7 @@ int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj);
 bool hc_obj_valid(const struct hc_obj *obj);
 int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r);
 struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id);
+void hc_cache_ingest_adopt(struct hc_cache *c);		/* sleeps */
 int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 			  bool *admitted);
 int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, bool has_crc,
