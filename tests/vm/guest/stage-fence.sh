@@ -4,7 +4,7 @@
 # Bounds and lifetimes of the object cache on a pool of three fresh 128 MiB
 # drives (93 chunks of 4 MiB), booted with init_on_free=1 so that a read of
 # freed memory answers zeros: the write fence belongs to the stager (another
-# process, kernel write-back and an unprivileged HC_STAGE_F_ANY_WRITER are
+# process, write-back by others and an unprivileged HC_STAGE_F_ANY_WRITER are
 # refused), ABORT drains 64 in-flight io_uring writes before the chunks go
 # to another object, COMMIT writes a buffered stage back (or fails with EIO
 # when flusher write-back was refused), STAGE larger than the pool is EFBIG,
@@ -107,22 +107,16 @@ t_commit_buffered() {
 	rm -f /tmp/buf
 }
 
-# When the flusher threads wrote a buffered stage back (refused: they are
-# not the stager), COMMIT says so with EIO instead of committing less.
+# When someone else than the stager wrote a buffered stage back (sync(1)
+# here, the flusher threads in general: refused by the fence, the page is
+# lost), COMMIT says so with EIO instead of committing less.
 t_commit_lost() {
-	old_expire=$(cat /proc/sys/vm/dirty_expire_centisecs)
-	old_wb=$(cat /proc/sys/vm/dirty_writeback_centisecs)
-	echo 1 >/proc/sys/vm/dirty_expire_centisecs
-	echo 10 >/proc/sys/vm/dirty_writeback_centisecs
 	mkrand /tmp/lost $CHUNK
-	rc=0
-	out=$(hc_stage --clean --now --delay 3000 --fill-buffered /tmp/lost \
-		fence/lost $CHUNK 2>&1) || rc=$?
-	echo "$old_expire" >/proc/sys/vm/dirty_expire_centisecs
-	echo "$old_wb" >/proc/sys/vm/dirty_writeback_centisecs
-	echo "$out"
-	[ $rc -ne 0 ] && echo "$out" | grep -q "COMMIT: Input/output error" ||
-		hc_fail "COMMIT after a refused write-back did not fail with EIO"
+	hc_stage_hold --clean --fill-buffered /tmp/lost fence/lost $CHUNK
+	sync
+	hc_stage_release	# COMMIT
+	grep -q "COMMIT: Input/output error" /tmp/stage.out ||
+		{ cat /tmp/stage.out; hc_fail "COMMIT after a refused write-back did not fail with EIO"; }
 	[ "$(hcctl locate --json fence/lost | grep -o '"status":"[a-z]*"')" = '"status":"miss"' ] ||
 		hc_fail "the stage whose COMMIT failed was kept"
 	rm -f /tmp/lost
