@@ -5,11 +5,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/bitmap.h>
 #include <linux/crc32.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/xxhash.h>
 #include "cache.h"
@@ -20,6 +20,9 @@ DECLARE_WAIT_QUEUE_HEAD(hc_cache_wait);
 atomic_t hc_cache_events = ATOMIC_INIT(0);
 DECLARE_WAIT_QUEUE_HEAD(hc_dirty_wait);
 atomic_t hc_dirty_events = ATOMIC_INIT(0);
+
+/* Woken when a closed fence's last admitted write completes. */
+static DECLARE_WAIT_QUEUE_HEAD(hc_fence_wait);
 
 /* An object changed: wake LOCATEs waiting with HC_LOCATE_F_WAIT. */
 static void hc_cache_event(void)
@@ -73,6 +76,20 @@ bool hc_cache_dirty_over(const struct hc_cache *c, u64 size)
 	u64 limit = hc_cache_dirty_limit();
 
 	return limit && c->dirty_bytes && c->dirty_bytes + size > limit;
+}
+
+/**
+ * hc_cache_size_check - may an object of @size bytes exist in this pool?
+ * @c: the cache
+ * @size: bytes (any u64, from user space or the helper)
+ *
+ * Called before anything is changed for a STAGE or an ingest allocation,
+ * so that chunk counts (DIV_ROUND_UP_ULL) and the dirty bytes cannot wrap.
+ * Return: 0, or -EFBIG if @size is larger than the pool's capacity.
+ */
+int hc_cache_size_check(const struct hc_cache *c, u64 size)
+{
+	return size > c->nr_chunks * c->chunk_size ? -EFBIG : 0;
 }
 
 /* Whether @state is one whose data the backend does not have yet. */
@@ -141,32 +158,140 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 	hc_cache_event();
 }
 
-/* Open or close the write fence over @obj's chunks. */
-static void hc_cache_fence(struct hc_cache *c, struct hc_obj *obj, bool open)
+/*
+ * A new fence for an object the calling task stages or ingests; it opens
+ * with hc_cache_fence_open().  May sleep.
+ */
+static struct hc_fence *hc_cache_fence_alloc(bool any_writer)
 {
+	struct hc_fence *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return NULL;
+	f->closed = true;
+	f->any_writer = any_writer;
+	f->owner = get_pid(task_tgid(current));
+	return f;
+}
+
+/* Free @obj's fence, which is closed and drained (or was never opened). */
+static void hc_cache_fence_free(struct hc_obj *obj)
+{
+	struct hc_fence *f = obj->fence;
+
+	if (!f)
+		return;
+	obj->fence = NULL;
+	put_pid(f->owner);
+	kfree_rcu(f, rcu);
+}
+
+/* Point the fence entries of @obj's chunks at @f (or NULL). */
+static void hc_cache_fence_publish(struct hc_cache *c, struct hc_obj *obj,
+				   struct hc_fence *f)
+{
+	u64 k;
 	u32 i;
 
-	for (i = 0; i < obj->nr_ext; i++) {
-		if (open)
-			bitmap_set(c->fence, obj->ext[i].start,
-				   obj->ext[i].count);
-		else
-			bitmap_clear(c->fence, obj->ext[i].start,
-				     obj->ext[i].count);
-	}
+	for (i = 0; i < obj->nr_ext; i++)
+		for (k = 0; k < obj->ext[i].count; k++)
+			rcu_assign_pointer(c->fence[obj->ext[i].start + k], f);
+}
+
+/* Open the write fence over @obj's chunks, for its fence's owner. */
+static void hc_cache_fence_open(struct hc_cache *c, struct hc_obj *obj)
+{
+	WRITE_ONCE(obj->fence->closed, false);
+	hc_cache_fence_publish(c, obj, obj->fence);	/* release: after it */
+}
+
+/*
+ * Close the write fence over @obj's chunks and wait for every write it
+ * admitted to complete on its member: after this, nothing written through
+ * the fence can land on the chunks any more, so they may be sealed, freed
+ * or given to another object.  Sleeps (uninterruptibly: member I/O always
+ * completes); the data path never takes the pool lock, so holding it here
+ * is safe.  A no-op on a closed fence or an object without one.
+ */
+static void hc_cache_fence_close(struct hc_cache *c, struct hc_obj *obj)
+{
+	struct hc_fence *f = obj->fence;
+
+	if (!f || f->closed)
+		return;
+	hc_cache_fence_publish(c, obj, NULL);
+	WRITE_ONCE(f->closed, true);
+	smp_mb();	/* pairs with hc_cache_fence_get() and _put() */
+	wait_event(hc_fence_wait, !atomic_read(&f->inflight));
 }
 
 /**
- * hc_cache_fence_allows - may the data path write to @chunk?
+ * hc_cache_fence_get - may the calling task write to @chunk now?
  * @c: the cache
  * @chunk: pool chunk
  *
- * Lockless; the bit is set while the chunk belongs to a STAGED or INGESTING
- * object.  Callers order their writes after STAGE returns and before COMMIT.
+ * Lockless (RCU), any context; called by the data path for every write
+ * piece, in the context of the task that submitted the bio.  The chunk
+ * must belong to a STAGED or INGESTING object whose fence is open, and the
+ * task must be in the fence's owner thread group (unless any writer may
+ * write).  Return: the fence, counted as one write in flight until
+ * hc_cache_fence_put(); or NULL (refused).
  */
-bool hc_cache_fence_allows(const struct hc_cache *c, u64 chunk)
+struct hc_fence *hc_cache_fence_get(struct hc_cache *c, u64 chunk)
 {
-	return chunk < c->nr_chunks && test_bit(chunk, c->fence);
+	struct hc_fence *f;
+
+	if (chunk >= c->nr_chunks)
+		return NULL;
+	rcu_read_lock();
+	f = rcu_dereference(c->fence[chunk]);
+	if (f && !f->any_writer && f->owner != task_tgid(current))
+		f = NULL;
+	if (f) {
+		atomic_inc(&f->inflight);
+		smp_mb__after_atomic();	/* pairs with hc_cache_fence_close() */
+		if (READ_ONCE(f->closed)) {
+			hc_cache_fence_put(f);
+			f = NULL;
+		}
+	}
+	rcu_read_unlock();
+	return f;
+}
+
+/**
+ * hc_cache_fence_put - a write that hc_cache_fence_get() admitted completed
+ * @f: its fence
+ *
+ * Any context.  Wakes the closer waiting for the last one.
+ */
+void hc_cache_fence_put(struct hc_fence *f)
+{
+	/* A closer frees @f only after a grace period: RCU keeps it here. */
+	rcu_read_lock();
+	if (atomic_dec_and_test(&f->inflight) && READ_ONCE(f->closed))
+		wake_up_all(&hc_fence_wait);
+	rcu_read_unlock();
+}
+
+/**
+ * hc_cache_seal - close the write fence over a STAGED object and wait for
+ * the writes it admitted (COMMIT, before the members are flushed)
+ * @c: the cache
+ * @obj: the object, STAGED
+ *
+ * Sleeps.  hc_cache_unseal() opens it again if the COMMIT fails.
+ */
+void hc_cache_seal(struct hc_cache *c, struct hc_obj *obj)
+{
+	hc_cache_fence_close(c, obj);
+}
+
+/* Open the fence of a sealed STAGED object again (its COMMIT failed). */
+void hc_cache_unseal(struct hc_cache *c, struct hc_obj *obj)
+{
+	if (obj->fence && obj->fence->closed)
+		hc_cache_fence_open(c, obj);
 }
 
 static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
@@ -186,6 +311,7 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 
 static void hc_cache_obj_free(struct hc_obj *obj)
 {
+	hc_cache_fence_free(obj);
 	kfree(obj->ext);
 	kfree(obj);
 }
@@ -207,10 +333,11 @@ static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
 			    bool keep_chunks)
 {
 	hc_policy_remove(&c->policy, &obj->pe);
-	/* Restored objects never opened the fence (and are unchecked yet). */
-	if ((obj->state == HC_OBJ_STAGED || obj->state == HC_OBJ_INGESTING) &&
-	    !c->replaying)
-		hc_cache_fence(c, obj, false);
+	/*
+	 * Drain the writes into the chunks before they can be reused.
+	 * Restored objects never opened a fence (and are unchecked yet).
+	 */
+	hc_cache_fence_close(c, obj);
 	if (obj->nr_ext && !keep_chunks && !c->replaying)
 		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
 	if (obj->flags & HC_OBJ_F_PINNED)
@@ -389,22 +516,31 @@ out:
  * @len: their number
  * @size: the object's size in bytes
  * @replace: evict an existing idle object of that URI first
+ * @any_writer: the fence admits every writer, not only the calling task's
+ *	thread group (the caller checked the privilege)
  * @stager: the control file that owns the stage
  * @objp: set to the new STAGED object
  *
  * The new object is unevictable while staged, so the policy admits it if
- * evicting evictable objects makes room.  May sleep.
+ * evicting evictable objects makes room.  Its write fence opens for the
+ * calling task's thread group.  May sleep.
  *
- * Return: 0; -EEXIST (URI cached, no @replace); -EBUSY (it cannot be
- * replaced now); -ENOSPC; -E2BIG; -ENOMEM.
+ * Return: 0; -EFBIG (larger than the pool; nothing changed); -EEXIST (URI
+ * cached, no @replace); -EBUSY (it cannot be replaced now); -ENOSPC;
+ * -E2BIG; -ENOMEM.
  */
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
-		   bool replace, struct hc_ctl *stager, struct hc_obj **objp)
+		   bool replace, bool any_writer, struct hc_ctl *stager,
+		   struct hc_obj **objp)
 {
-	u64 chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
 	struct hc_obj *obj;
+	u64 chunks;
 	int err;
 
+	err = hc_cache_size_check(c, size);
+	if (err)
+		return err;
+	chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
 	obj = hc_cache_lookup(c, uri, len);
 	if (obj) {
 		if (!replace)
@@ -413,8 +549,6 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		if (err)
 			return err;
 	}
-	if (chunks > c->nr_chunks)
-		return -ENOSPC;
 	err = hc_cache_journal_room(c, len, chunks);
 	if (err)
 		return err;
@@ -422,6 +556,11 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	obj = hc_cache_obj_alloc(uri, len);
 	if (!obj)
 		return -ENOMEM;
+	obj->fence = hc_cache_fence_alloc(any_writer);
+	if (!obj->fence) {
+		hc_cache_obj_free(obj);
+		return -ENOMEM;
+	}
 	obj->size = size;
 	/*
 	 * An empty object takes no chunk: it stays out of the policy (which
@@ -442,7 +581,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	obj->generation = c->next_generation++;
 	obj->stager = stager;
 	hc_cache_insert(c, obj, HC_OBJ_STAGED);
-	hc_cache_fence(c, obj, true);
+	hc_cache_fence_open(c, obj);
 	*objp = obj;
 	return 0;
 }
@@ -455,10 +594,10 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
  * @has_crc: @crc is the CRC-32C of the data
  * @crc: see @has_crc
  *
- * The caller has made the data durable first.  Records the object in the
- * journal (durably), then closes the write fence over it.  Return: 0;
- * -EINVAL if @obj is not STAGED; -EIO or -ENOSPC from the journal (the
- * object stays STAGED).
+ * The caller has sealed the object (hc_cache_seal()) and then made the
+ * data durable.  Records the object in the journal (durably) and drops its
+ * fence.  Return: 0; -EINVAL if @obj is not STAGED; -EIO or -ENOSPC from
+ * the journal (the object stays STAGED and sealed: hc_cache_unseal()).
  */
 int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
 		    bool has_crc, u32 crc)
@@ -478,7 +617,7 @@ int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
 	if (err)
 		return err;
 	obj->flags = flags;
-	hc_cache_fence(c, obj, false);
+	hc_cache_fence_free(obj);
 	obj->stager = NULL;
 	list_del_init(&obj->stage_node);
 	hc_cache_set_state(c, obj, state);
@@ -521,6 +660,37 @@ int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
 	return 0;
 }
 
+/**
+ * hc_cache_ingest_adopt - the calling helper takes over the ingests
+ * @c: the cache
+ *
+ * Called in the context of a helper that registers (its REGISTER doit):
+ * the requests already allocated by a helper that went away are re-sent
+ * with their extents and not allocated again, so their fences change
+ * owner here.  Each gets a new fence; the old one is closed and drained
+ * first, so that nothing the old helper had in flight lands later and
+ * nothing it submits afterwards is admitted.  Sleeps.  Under memory
+ * pressure a fence may keep its old owner (the new helper's writes then
+ * fail with EIO and it ends the request).
+ */
+void hc_cache_ingest_adopt(struct hc_cache *c)
+{
+	struct hc_fence *f;
+	struct hc_obj *obj;
+
+	list_for_each_entry(obj, &c->ingests, queue_node) {
+		if (!obj->fence || obj->fence->owner == task_tgid(current))
+			continue;
+		f = hc_cache_fence_alloc(false);
+		if (!f)
+			continue;
+		hc_cache_fence_close(c, obj);
+		hc_cache_fence_free(obj);
+		obj->fence = f;
+		hc_cache_fence_open(c, obj);
+	}
+}
+
 /* The INGESTING object of request @id (its generation), or NULL. */
 struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id)
 {
@@ -545,14 +715,17 @@ struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id)
  * write fence opens over the new chunks.  Idempotent: a second report of
  * the same size returns the same allocation.  May sleep.
  *
- * Return: 0 (see @admitted); -EINVAL (another size than before); -ENOSPC;
- * -E2BIG; -ENOMEM.  When not admitted or on an error, the caller ends the
- * request (hc_cache_ingest_end()).
+ * The fence admits writes from the calling task's thread group (the
+ * helper, whose doit runs in its context).
+ *
+ * Return: 0 (see @admitted); -EINVAL (another size than before); -EFBIG
+ * (larger than the pool); -ENOSPC; -E2BIG; -ENOMEM.  When not admitted or
+ * on an error, the caller ends the request (hc_cache_ingest_end()).
  */
 int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 			  bool *admitted)
 {
-	u64 chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
+	u64 chunks;
 	int err;
 
 	*admitted = false;
@@ -560,14 +733,21 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 		*admitted = true;
 		return size == obj->size ? 0 : -EINVAL;
 	}
-	if (chunks > c->nr_chunks)
-		return -ENOSPC;
+	err = hc_cache_size_check(c, size);
+	if (err)
+		return err;
+	chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
 	err = hc_cache_journal_room(c, obj->uri_len, chunks);
 	if (err)
 		return err;
+	obj->fence = hc_cache_fence_alloc(false);
+	if (!obj->fence)
+		return -ENOMEM;
 	if (chunks) {
 		hc_policy_entry_init(&obj->pe, obj->hash, chunks);
 		err = hc_cache_place(c, obj, chunks);
+		if (err)
+			hc_cache_fence_free(obj);
 		if (err > 0)
 			return 0;	/* not admitted */
 		if (err)
@@ -579,7 +759,7 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 	obj->allocated = true;
 	hc_cache_journal_charge(c, obj);
 	hc_cache_sync_policy(c, obj);	/* INGESTING: unevictable */
-	hc_cache_fence(c, obj, true);
+	hc_cache_fence_open(c, obj);
 	*admitted = true;
 	return 0;
 }
@@ -591,8 +771,9 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
  * @has_crc: @crc is the CRC-32C of the data
  * @crc: see @has_crc
  *
- * Journals the object as READY (durably), closes the fence, wakes readers.
- * Return: 0; -EINVAL (not allocated yet); an error of the journal.
+ * Closes the fence and waits for the writes it admitted (sleeps), journals
+ * the object as READY (durably), wakes readers.  Return: 0; -EINVAL (not
+ * allocated yet); an error of the journal (the fence opens again).
  */
 int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, bool has_crc,
 			 u32 crc)
@@ -606,11 +787,14 @@ int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, bool has_crc,
 		flags |= HC_OBJ_F_DATA_CRC;
 		obj->data_crc = crc;
 	}
+	hc_cache_fence_close(c, obj);
 	err = hc_journal_put(c->journal, obj, HC_OBJ_READY, flags);
-	if (err)
+	if (err) {
+		hc_cache_fence_open(c, obj);
 		return err;
+	}
 	obj->flags = flags;
-	hc_cache_fence(c, obj, false);
+	hc_cache_fence_free(obj);
 	list_del_init(&obj->queue_node);
 	hc_cache_set_state(c, obj, HC_OBJ_READY);
 	return 0;
@@ -1090,7 +1274,7 @@ int hc_cache_create(struct hc_pool *pool)
 	c->sketch = kvzalloc(sketch_bytes, GFP_KERNEL);
 	c->alloc_words = kvcalloc(hc_alloc_words(chunks), sizeof(u64),
 				  GFP_KERNEL);
-	c->fence = bitmap_zalloc(chunks, GFP_KERNEL);
+	c->fence = kvcalloc(chunks, sizeof(*c->fence), GFP_KERNEL);
 	if (!c->buckets || !c->sketch || !c->alloc_words || !c->fence)
 		goto out_free;
 
@@ -1105,7 +1289,7 @@ int hc_cache_create(struct hc_pool *pool)
 	return 0;
 
 out_free:
-	bitmap_free(c->fence);
+	kvfree(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);
 	kvfree(c->buckets);
@@ -1127,7 +1311,7 @@ void hc_cache_destroy(struct hc_pool *pool)
 		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
 			hc_cache_remove(c, obj);
 	hc_cache_dirty_event();		/* STAGEs waiting for room: ENODEV */
-	bitmap_free(c->fence);
+	kvfree(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);
 	kvfree(c->buckets);

@@ -3,15 +3,19 @@
  * The object cache of a pool: the index (URI -> object), the policy
  * (W-TinyLFU), the chunk allocator and the write fence.
  *
- * Locking: every function here except hc_cache_fence_allows() is called
- * with the pool lock held (pool.c), which serialises the whole cache; none
- * of them sleeps except where it says so.  The fence is read by the data
- * path without any lock (atomic bit operations).
+ * Locking: every function here except hc_cache_fence_get() and
+ * hc_cache_fence_put() is called with the pool lock held (pool.c), which
+ * serialises the whole cache; none of them sleeps except where it says so.
+ * The fence is read by the data path under RCU, without the pool lock.
  */
 #ifndef HC_CACHE_H
 #define HC_CACHE_H
 
+#include <linux/atomic.h>
+#include <linux/errseq.h>
 #include <linux/list.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include "core/alloc.h"
@@ -22,6 +26,34 @@ struct hc_pool;
 struct hc_ctl;
 struct hc_journal;
 struct hc_jrec;
+
+/**
+ * struct hc_fence - the write fence over the chunks of one STAGED or
+ * INGESTING object: who may write them, and the writes in flight
+ * @inflight: writes the data path admitted into the chunks and that have
+ *	not completed on their member yet
+ * @closed: no new write is admitted (set before @inflight is drained)
+ * @any_writer: every task may write (HC_STAGE_F_ANY_WRITER), kernel
+ *	write-back included, not only @owner's
+ * @owner: the thread group whose tasks may write (the stager, or the
+ *	helper that allocated the ingest)
+ * @wb_since: the device's page-cache write-back error state when the stage
+ *	opened (COMMIT fails with -EIO if a write-back failed since)
+ * @rcu: freed after a grace period (hc_cache_fence_get() runs under RCU)
+ *
+ * The data path looks the fence of a chunk up in hc_cache.fence and counts
+ * itself in @inflight before it checks @closed; closing sets @closed and
+ * then waits for @inflight to reach zero, so a write either sees the fence
+ * closed or is waited for (hc_cache_fence_get()).
+ */
+struct hc_fence {
+	atomic_t inflight;
+	bool closed;
+	bool any_writer;
+	struct pid *owner;
+	errseq_t wb_since;
+	struct rcu_head rcu;
+};
 
 /**
  * struct hc_obj - one cached object
@@ -43,7 +75,10 @@ struct hc_jrec;
  * @state: HC_OBJ_*
  * @flags: HC_OBJ_F_*
  * @data_crc: CRC-32C of the data when HC_OBJ_F_DATA_CRC is set
- * @holds: holds by all open files
+ * @holds: holds by all open files (each file at most HC_HOLD_MAX, so the
+ *	sum cannot wrap)
+ * @fence: the write fence over @ext while STAGED or INGESTING (allocated),
+ *	else NULL
  * @jbytes: bytes of journal capacity charged for it (its OBJECT record):
  *	from STAGE or INGEST_ALLOC (or replay) until it leaves the index
  * @chunks: chunks allocated
@@ -70,8 +105,9 @@ struct hc_obj {
 	u32 state;
 	u32 flags;
 	u32 data_crc;
-	u32 holds;
+	u64 holds;
 	u32 jbytes;
+	struct hc_fence *fence;
 	u64 chunks;
 	u32 nr_ext;
 	u32 uri_len;
@@ -104,8 +140,9 @@ struct hc_cache_stats {
  * @sketch: the policy's sketch table (vmalloc'ed)
  * @alloc: chunk allocator
  * @alloc_words: its bitmap (vmalloc'ed)
- * @fence: bit per chunk, set while the chunk belongs to a STAGED or
- *	INGESTING object: the only chunks /dev/hypercacheN accepts writes to
+ * @fence: per chunk, the fence of the STAGED or INGESTING object that owns
+ *	it while its fence is open, else NULL: the only chunks
+ *	/dev/hypercacheN accepts writes to (RCU: read by the data path)
  * @nr_chunks: chunks of the pool
  * @members: members of the pool
  * @chunk_size: bytes
@@ -135,7 +172,7 @@ struct hc_cache {
 	void *sketch;
 	struct hc_alloc alloc;
 	u64 *alloc_words;
-	unsigned long *fence;
+	struct hc_fence __rcu **fence;
 	u64 nr_chunks;
 	u32 members;
 	u32 chunk_size;
@@ -176,11 +213,19 @@ extern atomic_t hc_dirty_events;
 int hc_cache_create(struct hc_pool *pool);		/* may sleep */
 void hc_cache_destroy(struct hc_pool *pool);		/* may sleep */
 bool hc_cache_busy(const struct hc_cache *c);
-bool hc_cache_fence_allows(const struct hc_cache *c, u64 chunk);
+int hc_cache_size_check(const struct hc_cache *c, u64 size);
+
+/* The data path's side of the write fence (any context, no lock). */
+struct hc_fence *hc_cache_fence_get(struct hc_cache *c, u64 chunk);
+void hc_cache_fence_put(struct hc_fence *f);
+/* COMMIT: close the fence and drain its writes, or open it again. */
+void hc_cache_seal(struct hc_cache *c, struct hc_obj *obj);	/* sleeps */
+void hc_cache_unseal(struct hc_cache *c, struct hc_obj *obj);
 
 struct hc_obj *hc_cache_lookup(struct hc_cache *c, const u8 *uri, u32 len);
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
-		   bool replace, struct hc_ctl *stager, struct hc_obj **objp);
+		   bool replace, bool any_writer, struct hc_ctl *stager,
+		   struct hc_obj **objp);
 int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
 		    bool has_crc, u32 crc);
 void hc_cache_abort(struct hc_cache *c, struct hc_obj *obj);
@@ -194,6 +239,7 @@ int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj);
 bool hc_obj_valid(const struct hc_obj *obj);
 int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r);
 struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id);
+void hc_cache_ingest_adopt(struct hc_cache *c);		/* sleeps */
 int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 			  bool *admitted);
 int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, bool has_crc,

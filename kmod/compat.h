@@ -167,4 +167,46 @@ static inline struct gendisk *hc_alloc_disk(const struct hc_limits *l,
 #endif
 }
 
+/* ---- the disk's open and release hooks, its page cache ------------- */
+
+/*
+ * The block_device_operations .open and .release of /dev/hypercacheN with
+ * the version's arguments, calling disk.c's version-free functions.  Since
+ * 6.5 open takes the gendisk and a blk_mode_t, release only the gendisk.
+ */
+int hc_disk_open_disk(struct gendisk *disk);
+void hc_disk_release_disk(struct gendisk *disk);
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+static inline int hc_disk_open(struct gendisk *disk, blk_mode_t mode)
+{
+	return hc_disk_open_disk(disk);
+}
+
+static inline void hc_disk_release(struct gendisk *disk)
+{
+	hc_disk_release_disk(disk);
+}
+#else
+static inline int hc_disk_open(struct block_device *bdev, fmode_t mode)
+{
+	return hc_disk_open_disk(bdev->bd_disk);
+}
+
+static inline void hc_disk_release(struct gendisk *disk, fmode_t mode)
+{
+	hc_disk_release_disk(disk);
+}
+#endif
+
+/* The page cache of a block device (bd_mapping since 6.10). */
+static inline struct address_space *hc_bdev_mapping(struct block_device *bdev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+	return bdev->bd_mapping;
+#else
+	return bdev->bd_inode->i_mapping;
+#endif
+}
+
 #endif /* HC_COMPAT_H */

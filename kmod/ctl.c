@@ -15,6 +15,7 @@
 #include <linux/jiffies.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "cache.h"
@@ -30,27 +31,33 @@ struct hc_ctl {
 	struct list_head stages;
 };
 
-/* How many holds one file has on one object. */
+/* How many holds one file has on one object (1..HC_HOLD_MAX). */
 struct hc_ctl_hold {
 	struct list_head node;
 	struct hc_obj *obj;
 	u32 count;
 };
 
-/*
- * Read a size-first ioctl struct of at least @min bytes into @k (@ksize
- * bytes).  Return: the user's size, or -EFAULT, -EINVAL (too short) or
- * -E2BIG (unknown non-zero tail).
+/**
+ * hc_copy_struct_in - read a size-first ioctl struct (uapi/hypercache.h)
+ * @k: the kernel's struct
+ * @ksize: its size
+ * @ver1: the struct's version-1 size (HC_*_SIZE_VER1), the least accepted
+ * @u: the user's struct
+ *
+ * Every ioctl of /dev/hypercache-ctl and /dev/hypercacheN reads its
+ * argument here, so that a struct grows the same way everywhere.  May
+ * sleep (user copy).  Return: the user's size, or -EFAULT, -EINVAL
+ * (shorter than version 1) or -E2BIG (unknown non-zero tail).
  */
-static long hc_ctl_copy_in(void *k, size_t ksize, size_t min,
-			   void __user *u)
+long hc_copy_struct_in(void *k, size_t ksize, size_t ver1, void __user *u)
 {
 	u32 usize;
 	int err;
 
 	if (get_user(usize, (u32 __user *)u))
 		return -EFAULT;
-	if (usize < min)
+	if (usize < ver1)
 		return -EINVAL;
 	err = copy_struct_from_user(k, ksize, u, usize);
 	if (err)
@@ -58,8 +65,9 @@ static long hc_ctl_copy_in(void *k, size_t ksize, size_t min,
 	return usize;
 }
 
-static int hc_ctl_copy_out(void __user *u, const void *k, size_t ksize,
-			   u32 usize)
+/* Write back min(@ksize, @usize) bytes of an ioctl struct. */
+int hc_copy_struct_out(void __user *u, const void *k, size_t ksize,
+		       u32 usize)
 {
 	return copy_to_user(u, k, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
 }
@@ -97,6 +105,12 @@ static struct hc_cache *hc_ctl_cache(struct hc_pool **poolp)
 
 	*poolp = pool;
 	return pool ? pool->cache : ERR_PTR(-ENODEV);
+}
+
+/* The page cache of the running pool's /dev/hypercacheN. */
+static struct address_space *hc_ctl_mapping(struct hc_pool *pool)
+{
+	return hc_bdev_mapping(pool->disk->part0);
 }
 
 static struct hc_ctl_hold *hc_ctl_find_hold(struct hc_ctl *ctl,
@@ -183,7 +197,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 {
 	struct hc_locate loc;
 	u8 uri[HC_URI_MAX];
-	struct hc_ctl_hold *h = NULL;
+	struct hc_ctl_hold *h = NULL, *old = NULL;
 	unsigned long deadline;
 	struct hc_cache *c;
 	struct hc_pool *pool;
@@ -193,20 +207,18 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	long usize;
 	int err;
 
-	usize = hc_ctl_copy_in(&loc, sizeof(loc), sizeof(loc), arg);
+	BUILD_BUG_ON(sizeof(loc) < HC_LOCATE_SIZE_VER1);
+	usize = hc_copy_struct_in(&loc, sizeof(loc), HC_LOCATE_SIZE_VER1, arg);
 	if (usize < 0)
 		return usize;
-	if ((loc.flags & ~HC_LOCATE_F_ALL) || loc.reserved0 ||
+	if (loc.flags & ~HC_LOCATE_F_ALL)
+		return -EOPNOTSUPP;
+	if (loc.reserved0 ||
 	    !hc_ctl_reserved_zero(loc.reserved, ARRAY_SIZE(loc.reserved)))
 		return -EINVAL;
 	err = hc_ctl_uri(loc.uri, loc.uri_len, uri);
 	if (err)
 		return err;
-	if (loc.flags & HC_LOCATE_F_HOLD) {
-		h = kzalloc(sizeof(*h), GFP_KERNEL);
-		if (!h)
-			return -ENOMEM;
-	}
 	deadline = jiffies + msecs_to_jiffies(loc.timeout_ms);
 
 	loc.nr_extents = 0;
@@ -263,6 +275,25 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 		hc_cache_hit(c, obj);
 
 	loc.status = hc_obj_valid(obj) ? HC_LOCATE_HIT : HC_LOCATE_PENDING;
+	/*
+	 * A hold reuses the file's entry for the object; a new entry is
+	 * allocated only for the first hold.  Both are settled before
+	 * anything is copied out, so that a refused hold changes nothing.
+	 */
+	if ((loc.flags & HC_LOCATE_F_HOLD) && loc.status == HC_LOCATE_HIT) {
+		old = hc_ctl_find_hold(ctl, obj);
+		if (old && old->count >= HC_HOLD_MAX) {
+			err = -EOVERFLOW;
+			goto out_unlock;
+		}
+		if (!old) {
+			h = kzalloc(sizeof(*h), GFP_KERNEL);
+			if (!h) {
+				err = -ENOMEM;
+				goto out_unlock;
+			}
+		}
+	}
 	loc.state = obj->state;
 	loc.obj_size = obj->size;
 	loc.generation = obj->generation;
@@ -280,23 +311,20 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 		if (err)
 			goto out_unlock;
 	}
-	if (h && loc.status == HC_LOCATE_HIT) {
-		struct hc_ctl_hold *old = hc_ctl_find_hold(ctl, obj);
-
-		if (old) {
-			old->count++;
-		} else {
-			h->obj = obj;
-			h->count = 1;
-			list_add(&h->node, &ctl->holds);
-			h = NULL;
-		}
+	if (old) {
+		old->count++;
+		hc_cache_hold(c, obj, 1);
+	} else if (h) {
+		h->obj = obj;
+		h->count = 1;
+		list_add(&h->node, &ctl->holds);
+		h = NULL;
 		hc_cache_hold(c, obj, 1);
 	}
 out_copy:
 	hc_pool_unlock();
 	kfree(h);
-	return hc_ctl_copy_out(arg, &loc, sizeof(loc), usize);
+	return hc_copy_struct_out(arg, &loc, sizeof(loc), usize);
 
 out_unlock:
 	hc_pool_unlock();
@@ -311,10 +339,13 @@ static long hc_ctl_ref(void __user *arg, u8 *uri, u32 *len)
 	long usize;
 	int err;
 
-	usize = hc_ctl_copy_in(&ref, sizeof(ref), sizeof(ref), arg);
+	BUILD_BUG_ON(sizeof(ref) < HC_OBJ_REF_SIZE_VER1);
+	usize = hc_copy_struct_in(&ref, sizeof(ref), HC_OBJ_REF_SIZE_VER1, arg);
 	if (usize < 0)
 		return usize;
-	if (ref.flags || ref.reserved0 ||
+	if (ref.flags)
+		return -EOPNOTSUPP;
+	if (ref.reserved0 ||
 	    !hc_ctl_reserved_zero(ref.reserved, ARRAY_SIZE(ref.reserved)))
 		return -EINVAL;
 	err = hc_ctl_uri(ref.uri, ref.uri_len, uri);
@@ -399,19 +430,23 @@ out:
 /*
  * With the pool lock held, wait until an object of @size bytes fits under
  * the dirty limit (see cache.c); the lock is dropped while waiting.
- * Return: the running pool's cache, or -ENODEV, -EAGAIN (@nowait), -EINTR
- * (a signal; the lock is not held then).
+ * Return: the running pool's cache, or -ENODEV, -EFBIG (larger than the
+ * pool: it would never fit), -EAGAIN (@nowait), -EINTR (a signal; the lock
+ * is not held then).
  */
 static struct hc_cache *hc_ctl_dirty_wait(u64 size, bool nowait,
 					  struct hc_pool **poolp)
 {
 	struct hc_cache *c;
-	int seen;
+	int seen, err;
 
 	for (;;) {
 		c = hc_ctl_cache(poolp);
 		if (IS_ERR(c))
 			return c;
+		err = hc_cache_size_check(c, size);
+		if (err)
+			return ERR_PTR(err);
 		seen = atomic_read(&hc_dirty_events);
 		if (!hc_cache_dirty_over(c, size))
 			return c;
@@ -435,15 +470,20 @@ static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 	long usize;
 	int err;
 
-	usize = hc_ctl_copy_in(&st, sizeof(st), sizeof(st), arg);
+	BUILD_BUG_ON(sizeof(st) < HC_STAGE_SIZE_VER1);
+	usize = hc_copy_struct_in(&st, sizeof(st), HC_STAGE_SIZE_VER1, arg);
 	if (usize < 0)
 		return usize;
-	if ((st.flags & ~HC_STAGE_F_ALL) || st.reserved0 ||
+	if (st.flags & ~HC_STAGE_F_ALL)
+		return -EOPNOTSUPP;
+	if (st.reserved0 ||
 	    !hc_ctl_reserved_zero(st.reserved, ARRAY_SIZE(st.reserved)))
 		return -EINVAL;
 	err = hc_ctl_uri(st.uri, st.uri_len, uri);
 	if (err)
 		return err;
+	if ((st.flags & HC_STAGE_F_ANY_WRITER) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 
 	hc_pool_lock();
 	c = hc_ctl_dirty_wait(st.obj_size, st.flags & HC_STAGE_F_NOWAIT, &pool);
@@ -454,9 +494,11 @@ static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 		goto out;
 	}
 	err = hc_cache_stage(c, uri, st.uri_len, st.obj_size,
-			     st.flags & HC_STAGE_F_REPLACE, ctl, &obj);
+			     st.flags & HC_STAGE_F_REPLACE,
+			     st.flags & HC_STAGE_F_ANY_WRITER, ctl, &obj);
 	if (err)
 		goto out;
+	obj->fence->wb_since = READ_ONCE(hc_ctl_mapping(pool)->wb_err);
 	if (obj->nr_ext > st.max_extents) {
 		hc_cache_abort(c, obj);
 		err = -E2BIG;
@@ -470,10 +512,42 @@ static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 	list_add(&obj->stage_node, &ctl->stages);
 	st.nr_extents = obj->nr_ext;
 	st.generation = obj->generation;
-	err = hc_ctl_copy_out(arg, &st, sizeof(st), usize);
+	err = hc_copy_struct_out(arg, &st, sizeof(st), usize);
 out:
 	hc_pool_unlock();
 	return err;
+}
+
+/*
+ * Write back the stage's range of the device's page cache and wait for it
+ * (COMMIT), in the committer's context, so that the write fence admits the
+ * write-back of a buffered writer.  Return: 0, or -EIO if a write-back of
+ * the device failed since the stage opened (or now): a buffered write may
+ * be lost, the committer must know.  Sleeps.
+ */
+static int hc_ctl_writeback(struct hc_pool *pool, struct hc_obj *obj)
+{
+	struct address_space *m = hc_ctl_mapping(pool);
+	u32 i;
+	int err;
+
+	for (i = 0; i < obj->nr_ext; i++) {
+		loff_t start = obj->ext[i].start * pool->chunk_size;
+		loff_t end = start + obj->ext[i].count * pool->chunk_size - 1;
+
+		err = filemap_fdatawrite_range(m, start, end);
+		if (err)
+			return err;
+		filemap_fdatawait_range_keep_errors(m, start, end);
+	}
+	/*
+	 * Reported here, and marked seen, so that it is not reported again
+	 * to this stage (a rewrite and a new COMMIT may succeed) nor to the
+	 * next fsync() of an unrelated opener of the device.
+	 */
+	if (errseq_check_and_advance(&m->wb_err, &obj->fence->wb_since))
+		return -EIO;
+	return 0;
 }
 
 static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
@@ -487,11 +561,13 @@ static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 	u32 i;
 	int err;
 
-	usize = hc_ctl_copy_in(&cm, sizeof(cm), sizeof(cm), arg);
+	BUILD_BUG_ON(sizeof(cm) < HC_COMMIT_SIZE_VER1);
+	usize = hc_copy_struct_in(&cm, sizeof(cm), HC_COMMIT_SIZE_VER1, arg);
 	if (usize < 0)
 		return usize;
-	if ((cm.flags & ~HC_COMMIT_F_ALL) ||
-	    !hc_ctl_reserved_zero(cm.reserved, ARRAY_SIZE(cm.reserved)))
+	if (cm.flags & ~HC_COMMIT_F_ALL)
+		return -EOPNOTSUPP;
+	if (!hc_ctl_reserved_zero(cm.reserved, ARRAY_SIZE(cm.reserved)))
 		return -EINVAL;
 	err = hc_ctl_uri(cm.uri, cm.uri_len, uri);
 	if (err)
@@ -508,18 +584,26 @@ static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 		err = -ENOENT;
 		goto out;
 	}
-	/* The data first: every member's volatile cache to stable media. */
-	for (i = 0; i < pool->nr_members; i++) {
-		err = blkdev_issue_flush(pool->members[i].dev.bdev);
-		if (err)
-			goto out;
-	}
-	err = hc_cache_commit(c, obj, cm.flags & HC_COMMIT_F_CLEAN,
-			      cm.flags & HC_COMMIT_F_CRC, cm.crc32c);
+	/*
+	 * The data first: buffered writes to the device, then no write in
+	 * flight any more, then every member's volatile cache to stable
+	 * media; only then the journal record.
+	 */
+	err = hc_ctl_writeback(pool, obj);
 	if (err)
 		goto out;
+	hc_cache_seal(c, obj);
+	for (i = 0; i < pool->nr_members && !err; i++)
+		err = blkdev_issue_flush(pool->members[i].dev.bdev);
+	if (!err)
+		err = hc_cache_commit(c, obj, cm.flags & HC_COMMIT_F_CLEAN,
+				      cm.flags & HC_COMMIT_F_CRC, cm.crc32c);
+	if (err) {
+		hc_cache_unseal(c, obj);
+		goto out;
+	}
 	cm.generation = obj->generation;
-	err = hc_ctl_copy_out(arg, &cm, sizeof(cm), usize);
+	err = hc_copy_struct_out(arg, &cm, sizeof(cm), usize);
 out:
 	hc_pool_unlock();
 	if (!err && !(cm.flags & HC_COMMIT_F_CLEAN))
@@ -535,11 +619,13 @@ static long hc_ctl_stat(void __user *arg)
 	long usize;
 	int err = 0;
 
-	usize = hc_ctl_copy_in(&st, sizeof(st), sizeof(st), arg);
+	BUILD_BUG_ON(sizeof(st) < HC_STATS_SIZE_VER1);
+	usize = hc_copy_struct_in(&st, sizeof(st), HC_STATS_SIZE_VER1, arg);
 	if (usize < 0)
 		return usize;
-	if (st.flags || !hc_ctl_reserved_zero(st.reserved,
-					      ARRAY_SIZE(st.reserved)))
+	if (st.flags)
+		return -EOPNOTSUPP;
+	if (!hc_ctl_reserved_zero(st.reserved, ARRAY_SIZE(st.reserved)))
 		return -EINVAL;
 
 	hc_pool_lock();
@@ -563,7 +649,7 @@ static long hc_ctl_stat(void __user *arg)
 		st.held = c->stats.held;
 	}
 	hc_pool_unlock();
-	return err ? err : hc_ctl_copy_out(arg, &st, sizeof(st), usize);
+	return err ? err : hc_copy_struct_out(arg, &st, sizeof(st), usize);
 }
 
 static long hc_ctl_ioctl(struct file *file, unsigned int cmd,

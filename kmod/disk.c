@@ -11,8 +11,16 @@
  * promises.  REQ_FUA stays on the remapped bio.  Discard and write-zeroes
  * pass through when every member supports them.
  *
+ * Writes pass the write fence (cache.c) piece by piece, always in the
+ * context of the task that submitted them (the pre-flush of a write is
+ * waited for by its already fenced clone, not by the original bio), so the
+ * fence can tell the writer; each admitted piece counts in its fence until
+ * it completes on the member.
+ *
  * Every bio in flight on a member holds pool->io_ref, so stopping the pool
- * can wait for all of them after the disk is deleted.
+ * can wait for all of them after the disk is deleted.  Opens are counted
+ * under pool->open_lock, so that a stop that found the disk closed refuses
+ * every later open (hc_disk_claim()).
  */
 #include <linux/module.h>
 #include <linux/bio.h>
@@ -27,9 +35,24 @@ static int hc_major;
 struct hc_io {
 	struct hc_pool *pool;
 	struct bio *orig;
+	struct hc_fence *fence;	/* a write the fence admitted, or NULL */
 	unsigned long start;
 	struct bio clone;	/* last: allocated with front_pad */
 };
+
+/*
+ * A pre-flush: every member's flush is chained to @parent; when they are
+ * done, @bio goes on (a fenced clone) or ends (an empty flush).
+ */
+struct hc_flush {
+	struct hc_pool *pool;
+	struct bio *bio;
+	bool data;
+	struct bio parent;	/* last: allocated with front_pad */
+};
+
+static void hc_disk_preflush(struct hc_pool *pool, struct bio *bio,
+			     bool data);
 
 static void hc_disk_io_endio(struct bio *clone)
 {
@@ -37,6 +60,8 @@ static void hc_disk_io_endio(struct bio *clone)
 	struct hc_pool *pool = io->pool;
 	struct bio *orig = io->orig;
 
+	if (io->fence)
+		hc_cache_fence_put(io->fence);
 	if (unlikely(clone->bi_status) && !orig->bi_status)
 		orig->bi_status = clone->bi_status;
 	if (io->start)
@@ -46,9 +71,14 @@ static void hc_disk_io_endio(struct bio *clone)
 	percpu_ref_put(&pool->io_ref);
 }
 
-/* Send @bio, which lies within one chunk at @loc, to its member. */
+/*
+ * Send @bio, which lies within one chunk at @loc, to its member; @fence
+ * (or NULL) admitted it and is put when the clone completes.  A clone
+ * with REQ_PREFLUSH waits for the member flushes first.
+ */
 static void hc_disk_remap(struct hc_pool *pool, struct bio *bio,
-			  const struct hc_stripe_loc *loc)
+			  const struct hc_stripe_loc *loc,
+			  struct hc_fence *fence)
 {
 	struct block_device *bdev = pool->members[loc->member].dev.bdev;
 	struct bio *clone;
@@ -58,17 +88,26 @@ static void hc_disk_remap(struct hc_pool *pool, struct bio *bio,
 	io = container_of(clone, struct hc_io, clone);
 	io->pool = pool;
 	io->orig = bio;
+	io->fence = fence;
 	io->start = blk_queue_io_stat(pool->disk->queue) ?
 		    bio_start_io_acct(bio) : 0;
 	clone->bi_iter.bi_sector = loc->sector;
 	clone->bi_end_io = hc_disk_io_endio;
 	percpu_ref_get(&pool->io_ref);
+	if (unlikely(clone->bi_opf & REQ_PREFLUSH)) {
+		hc_disk_preflush(pool, clone, true);
+		return;
+	}
 	submit_bio_noacct(clone);
 }
 
-/* Split a data bio at its first chunk boundary and remap the first part. */
+/*
+ * Split a data bio at its first chunk boundary and remap the first part.
+ * Runs in the submitter's context (the fence checks the writer).
+ */
 static void hc_disk_map(struct hc_pool *pool, struct bio *bio)
 {
+	struct hc_fence *fence = NULL;
 	struct hc_stripe_loc loc;
 
 	bio = bio_split_to_limits(bio);
@@ -93,14 +132,18 @@ static void hc_disk_map(struct hc_pool *pool, struct bio *bio)
 
 	/*
 	 * The write fence: data may only be written into chunks of objects
-	 * being staged or ingested, so a stray writer cannot corrupt cached
-	 * data.  A bio is checked chunk by chunk as it is split.
+	 * being staged or ingested, by their stager or helper, so a stray
+	 * writer cannot corrupt cached data.  A bio is checked chunk by
+	 * chunk as it is split.
 	 */
-	if (op_is_write(bio_op(bio)) &&
-	    !hc_cache_fence_allows(pool->cache,
-				   bio->bi_iter.bi_sector >> pool->stripe.chunk_shift)) {
-		bio_io_error(bio);
-		return;
+	if (op_is_write(bio_op(bio))) {
+		fence = hc_cache_fence_get(pool->cache,
+					   bio->bi_iter.bi_sector >>
+					   pool->stripe.chunk_shift);
+		if (!fence) {
+			bio_io_error(bio);
+			return;
+		}
 	}
 
 	hc_stripe_map(&pool->stripe, bio->bi_iter.bi_sector, &loc);
@@ -112,52 +155,62 @@ static void hc_disk_map(struct hc_pool *pool, struct bio *bio)
 		submit_bio_noacct(bio);	/* the rest comes back through us */
 		bio = split;
 	}
-	hc_disk_remap(pool, bio, &loc);
+	hc_disk_remap(pool, bio, &loc, fence);
 }
 
-/* Queue @bio for the worker; the caller has taken a reference for it. */
-static void hc_disk_queue(struct hc_pool *pool, struct bio *bio)
+/* Queue a clone whose pre-flush is done, for the worker to submit. */
+static void hc_disk_queue(struct hc_pool *pool, struct bio *clone)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->deferred_lock, flags);
-	bio_list_add(&pool->deferred, bio);
+	bio_list_add(&pool->deferred, clone);
 	spin_unlock_irqrestore(&pool->deferred_lock, flags);
 	queue_work(pool->wq, &pool->deferred_work);
 }
 
-/* All member flushes of a pre-flush are done: continue with the data. */
+/* All member flushes of a pre-flush are done: continue or end the bio. */
 static void hc_disk_preflush_endio(struct bio *parent)
 {
-	struct bio *bio = parent->bi_private;
-	struct hc_pool *pool = bio->bi_bdev->bd_disk->private_data;
+	struct hc_flush *fl = container_of(parent, struct hc_flush, parent);
+	struct hc_pool *pool = fl->pool;
+	struct bio *bio = fl->bio;
 	blk_status_t status = parent->bi_status;
+	bool data = fl->data;
 
 	bio_put(parent);
-	if (status || !bio_sectors(bio)) {
+	if (status || !data) {
+		/* a clone ends through hc_disk_io_endio(): its own put */
 		bio->bi_status = status;
 		bio_endio(bio);
-		percpu_ref_put(&pool->io_ref);
+		if (!data)
+			percpu_ref_put(&pool->io_ref);
 		return;
 	}
 	bio->bi_opf &= ~REQ_PREFLUSH;
-	hc_disk_queue(pool, bio);	/* keeps its reference */
+	hc_disk_queue(pool, bio);	/* not from here: may be irq context */
 }
 
 /*
- * Flush every member, then continue @bio from hc_disk_preflush_endio().
- * Runs in the worker, so the member flushes are dispatched at once rather
- * than parked on current->bio_list.
+ * Flush every member, then continue @bio from hc_disk_preflush_endio():
+ * submit it (@data: a fenced clone for one member) or end it (an empty
+ * flush).  The member flushes are only submitted here, never waited for,
+ * so this may run in the submitter's context.
  */
-static void hc_disk_preflush(struct hc_pool *pool, struct bio *bio)
+static void hc_disk_preflush(struct hc_pool *pool, struct bio *bio,
+			     bool data)
 {
+	struct hc_flush *fl;
 	struct bio *parent;
 	u32 i;
 
 	parent = bio_alloc_bioset(NULL, 0, REQ_OP_WRITE, GFP_NOIO,
 				  &pool->flush_bs);
+	fl = container_of(parent, struct hc_flush, parent);
+	fl->pool = pool;
+	fl->bio = bio;
+	fl->data = data;
 	parent->bi_end_io = hc_disk_preflush_endio;
-	parent->bi_private = bio;
 	for (i = 0; i < pool->nr_members; i++) {
 		struct bio *flush;
 
@@ -170,6 +223,7 @@ static void hc_disk_preflush(struct hc_pool *pool, struct bio *bio)
 	bio_endio(parent);	/* drops the initial count */
 }
 
+/* Submit the clones whose pre-flush is done (process context). */
 static void hc_disk_deferred_work(struct work_struct *work)
 {
 	struct hc_pool *pool = container_of(work, struct hc_pool,
@@ -182,23 +236,17 @@ static void hc_disk_deferred_work(struct work_struct *work)
 	bio_list_init(&pool->deferred);
 	spin_unlock_irq(&pool->deferred_lock);
 
-	while ((bio = bio_list_pop(&bios))) {
-		if (bio->bi_opf & REQ_PREFLUSH) {
-			hc_disk_preflush(pool, bio);
-		} else {
-			hc_disk_map(pool, bio);
-			percpu_ref_put(&pool->io_ref);
-		}
-	}
+	while ((bio = bio_list_pop(&bios)))
+		submit_bio_noacct(bio);
 }
 
 static void hc_disk_submit_bio(struct bio *bio)
 {
 	struct hc_pool *pool = bio->bi_bdev->bd_disk->private_data;
 
-	if (unlikely(bio->bi_opf & REQ_PREFLUSH)) {
+	if (unlikely(bio->bi_opf & REQ_PREFLUSH) && !bio_sectors(bio)) {
 		percpu_ref_get(&pool->io_ref);
-		hc_disk_queue(pool, bio);
+		hc_disk_preflush(pool, bio, false);
 		return;
 	}
 	hc_disk_map(pool, bio);
@@ -209,17 +257,16 @@ static int hc_disk_ioctl_geometry(struct hc_pool *pool,
 				  struct hc_geometry __user *ugeo)
 {
 	struct hc_geometry geo;
-	u32 usize;
-	int err;
+	long usize;
 
-	if (get_user(usize, &ugeo->size))
-		return -EFAULT;
-	if (usize < offsetofend(struct hc_geometry, reserved))
-		return -EINVAL;
-	err = copy_struct_from_user(&geo, sizeof(geo), ugeo, usize);
-	if (err)
-		return err;
-	if (geo.flags || geo.reserved[0] || geo.reserved[1])
+	BUILD_BUG_ON(sizeof(geo) < HC_GEOMETRY_SIZE_VER1);
+	usize = hc_copy_struct_in(&geo, sizeof(geo), HC_GEOMETRY_SIZE_VER1,
+				  ugeo);
+	if (usize < 0)
+		return usize;
+	if (geo.flags)
+		return -EOPNOTSUPP;
+	if (geo.reserved[0] || geo.reserved[1])
 		return -EINVAL;
 
 	geo.size = sizeof(geo);
@@ -228,9 +275,7 @@ static int hc_disk_ioctl_geometry(struct hc_pool *pool,
 	geo.chunks = hc_stripe_chunks(&pool->stripe);
 	geo.capacity = hc_stripe_sectors(&pool->stripe) << SECTOR_SHIFT;
 	memcpy(geo.pool_uuid, pool->uuid, sizeof(geo.pool_uuid));
-	if (copy_to_user(ugeo, &geo, min_t(size_t, usize, sizeof(geo))))
-		return -EFAULT;
-	return 0;
+	return hc_copy_struct_out(ugeo, &geo, sizeof(geo), usize);
 }
 
 static int hc_disk_ioctl(struct block_device *bdev, hc_blk_mode_t mode,
@@ -246,8 +291,39 @@ static int hc_disk_ioctl(struct block_device *bdev, hc_blk_mode_t mode,
 	}
 }
 
+/*
+ * Opens are counted, and refused once a stop has claimed the disk, so that
+ * no file of the disk outlives the pool (its ioctls read the pool).
+ * Called with the disk's open_mutex held, which a stop's del_gendisk()
+ * takes too: hence a spinlock of our own, not the pool lock.
+ */
+int hc_disk_open_disk(struct gendisk *disk)
+{
+	struct hc_pool *pool = disk->private_data;
+	int err = 0;
+
+	spin_lock(&pool->open_lock);
+	if (pool->closing)
+		err = -ENODEV;
+	else
+		pool->openers++;
+	spin_unlock(&pool->open_lock);
+	return err;
+}
+
+void hc_disk_release_disk(struct gendisk *disk)
+{
+	struct hc_pool *pool = disk->private_data;
+
+	spin_lock(&pool->open_lock);
+	pool->openers--;
+	spin_unlock(&pool->open_lock);
+}
+
 static const struct block_device_operations hc_disk_fops = {
 	.owner		= THIS_MODULE,
+	.open		= hc_disk_open,
+	.release	= hc_disk_release,
 	.submit_bio	= hc_disk_submit_bio,
 	.ioctl		= hc_disk_ioctl,
 	.compat_ioctl	= blkdev_compat_ptr_ioctl,
@@ -333,7 +409,14 @@ static int hc_disk_init_io(struct hc_pool *pool)
 	err = bioset_init(&pool->split_bs, BIO_POOL_SIZE, 0, 0);
 	if (err)
 		goto out_clone;
-	err = bioset_init(&pool->flush_bs, BIO_POOL_SIZE, 0, 0);
+	/*
+	 * A pre-flush allocates a parent and one flush per member in the
+	 * submitter's context, where the bios allocated before wait on
+	 * current->bio_list: a rescuer submits them if the pool runs dry.
+	 */
+	err = bioset_init(&pool->flush_bs, BIO_POOL_SIZE,
+			  offsetof(struct hc_flush, parent),
+			  BIOSET_NEED_RESCUER);
 	if (err)
 		goto out_split;
 	init_completion(&pool->io_done);
@@ -342,6 +425,7 @@ static int hc_disk_init_io(struct hc_pool *pool)
 	if (err)
 		goto out_flush;
 	spin_lock_init(&pool->deferred_lock);
+	spin_lock_init(&pool->open_lock);
 	bio_list_init(&pool->deferred);
 	INIT_WORK(&pool->deferred_work, hc_disk_deferred_work);
 	pool->wq = alloc_workqueue("hypercache", WQ_MEM_RECLAIM, 0);
@@ -360,6 +444,32 @@ out_split:
 out_clone:
 	bioset_exit(&pool->clone_bs);
 	return err;
+}
+
+/* Wait until no bio of the pool is in flight on a member or queued. */
+static void hc_disk_drain(struct hc_pool *pool)
+{
+	percpu_ref_kill(&pool->io_ref);
+	wait_for_completion(&pool->io_done);
+	flush_workqueue(pool->wq);
+}
+
+/*
+ * Undo hc_disk_start(), in reverse, from where it got: @linked members hold
+ * the disk, which was @added.  Someone may have used the disk already (even
+ * when add_disk() failed half way): drain before it is put.  May sleep.
+ */
+static void hc_disk_unwind(struct hc_pool *pool, u32 linked, bool added)
+{
+	while (linked--)
+		bd_unlink_disk_holder(pool->members[linked].dev.bdev,
+				      pool->disk);
+	if (added)
+		del_gendisk(pool->disk);
+	hc_disk_drain(pool);
+	put_disk(pool->disk);
+	pool->disk = NULL;
+	hc_disk_exit_io(pool);
 }
 
 /**
@@ -382,8 +492,8 @@ int hc_disk_start(struct hc_pool *pool)
 	hc_disk_limits(pool, &lim);
 	disk = hc_alloc_disk(&lim, NUMA_NO_NODE);
 	if (IS_ERR(disk)) {
-		err = PTR_ERR(disk);
-		goto out_io;
+		hc_disk_exit_io(pool);
+		return PTR_ERR(disk);
 	}
 	disk->major = hc_major;
 	disk->first_minor = 0;
@@ -396,59 +506,54 @@ int hc_disk_start(struct hc_pool *pool)
 	pool->disk = disk;
 
 	err = add_disk(disk);
-	if (err)
-		goto out_put;
+	if (err) {
+		hc_disk_unwind(pool, 0, false);
+		return err;
+	}
 	for (i = 0; i < pool->nr_members; i++) {
 		err = bd_link_disk_holder(pool->members[i].dev.bdev, disk);
-		if (err)
-			goto out_unlink;
+		if (err) {
+			hc_disk_unwind(pool, i, true);
+			return err;
+		}
 	}
 	strscpy(pool->name, disk->disk_name, sizeof(pool->name));
 	pool->devt = disk_devt(disk);
 	return 0;
-
-out_unlink:
-	while (i--)
-		bd_unlink_disk_holder(pool->members[i].dev.bdev, disk);
-	del_gendisk(disk);
-out_put:
-	/* Someone may have read the disk already: drain as hc_disk_stop(). */
-	percpu_ref_kill(&pool->io_ref);
-	wait_for_completion(&pool->io_done);
-	flush_workqueue(pool->wq);
-	put_disk(disk);
-	pool->disk = NULL;
-out_io:
-	hc_disk_exit_io(pool);
-	return err;
 }
 
 /**
  * hc_disk_stop - delete /dev/hypercache0 and wait for its I/O to drain
- * @pool: the pool
+ * @pool: the pool, claimed (hc_disk_claim())
  *
  * New I/O fails once this starts; on return no bio of the pool is in flight
  * on any member.  May sleep.
  */
 void hc_disk_stop(struct hc_pool *pool)
 {
-	u32 i;
-
-	for (i = pool->nr_members; i--; )
-		bd_unlink_disk_holder(pool->members[i].dev.bdev, pool->disk);
-	del_gendisk(pool->disk);
-	percpu_ref_kill(&pool->io_ref);
-	wait_for_completion(&pool->io_done);
-	flush_workqueue(pool->wq);
-	put_disk(pool->disk);
-	pool->disk = NULL;
-	hc_disk_exit_io(pool);
+	hc_disk_unwind(pool, pool->nr_members, true);
 }
 
-/* Whether /dev/hypercache0 is open (a racy snapshot, good for -EBUSY). */
-bool hc_disk_busy(struct hc_pool *pool)
+/**
+ * hc_disk_claim - a stop may go on: refuse every later open of the disk
+ * @pool: the pool
+ * @force: claim even while the disk is open (module unload, when no open
+ *	can exist: the module is pinned while one does)
+ *
+ * Exact, not a snapshot: opens are counted under the same lock.  Return: 0,
+ * or -EBUSY if the disk is open (nothing changed).
+ */
+int hc_disk_claim(struct hc_pool *pool, bool force)
 {
-	return disk_openers(pool->disk) > 0;
+	int err = 0;
+
+	spin_lock(&pool->open_lock);
+	if (pool->openers && !force)
+		err = -EBUSY;
+	else
+		pool->closing = true;
+	spin_unlock(&pool->open_lock);
+	return err;
 }
 
 int hc_disk_register(void)

@@ -44,7 +44,10 @@ struct hc_member {
  * @io_done: completed when @io_ref drops to zero after the kill
  * @deferred: bios whose pre-flush finished, waiting for @deferred_work
  * @deferred_lock: protects @deferred
- * @deferred_work: resubmits @deferred bios from process context
+ * @deferred_work: submits @deferred bios from process context
+ * @open_lock: protects @openers and @closing (taken in the disk's open)
+ * @openers: open files of /dev/hypercacheN
+ * @closing: a stop claimed the disk: opens fail with -ENODEV
  * @cache: the object cache (index, policy, allocator, write fence)
  * @journal: the object journal on the members' metadata areas
  * @nr_members: number of members
@@ -67,6 +70,9 @@ struct hc_pool {
 	struct bio_list deferred;
 	spinlock_t deferred_lock;	/* protects @deferred; taken in end_io */
 	struct work_struct deferred_work;
+	spinlock_t open_lock;		/* protects @openers, @closing */
+	u32 openers;
+	bool closing;
 	struct hc_cache *cache;
 	struct hc_journal *journal;
 	u32 nr_members;
@@ -119,11 +125,14 @@ int hc_disk_register(void);
 void hc_disk_unregister(void);
 int hc_disk_start(struct hc_pool *pool);
 void hc_disk_stop(struct hc_pool *pool);
-bool hc_disk_busy(struct hc_pool *pool);
+int hc_disk_claim(struct hc_pool *pool, bool force);
 
-/* ctl.c: /dev/hypercache-ctl */
+/* ctl.c: /dev/hypercache-ctl, and the ioctl copy-in of both devices */
 int hc_ctl_register(void);
 void hc_ctl_unregister(void);
+long hc_copy_struct_in(void *k, size_t ksize, size_t ver1, void __user *u);
+int hc_copy_struct_out(void __user *u, const void *k, size_t ksize,
+		       u32 usize);
 
 /* netlink.c */
 int hc_nl_register(void);

@@ -623,9 +623,12 @@ static int hc_nl_helper_register(struct sk_buff *skb, struct genl_info *info)
 	}
 	hc_nl_helper = info->snd_portid;
 	pool = hc_pool_current();
-	if (pool)
+	if (pool) {
+		/* this helper now writes the ingests already allocated */
+		hc_cache_ingest_adopt(pool->cache);
 		list_for_each_entry(obj, &pool->cache->ingests, queue_node)
 			hc_nl_ingest_request(pool, obj);
+	}
 	pr_info("helper registered (port %u)\n", hc_nl_helper);
 out:
 	hc_pool_unlock();

@@ -162,6 +162,32 @@ static int hc_pool_replay(struct hc_pool *pool, u32 flags, const char **msg)
 	return err;
 }
 
+/* How far hc_pool_start() got: the parts hc_pool_teardown() undoes. */
+enum hc_pool_up {
+	HC_POOL_UP_CACHE,	/* the object cache */
+	HC_POOL_UP_JOURNAL,	/* and the journal */
+	HC_POOL_UP_DISK,	/* and /dev/hypercacheN: running */
+};
+
+/*
+ * Undo hc_pool_start() from @up, in the reverse order of the start: the
+ * one teardown of a pool, for a failed start and for a stop.  The members
+ * stay open (the caller closes them).  May sleep.
+ */
+static void hc_pool_teardown(struct hc_pool *pool, enum hc_pool_up up)
+{
+	switch (up) {
+	case HC_POOL_UP_DISK:
+		hc_disk_stop(pool);
+		fallthrough;
+	case HC_POOL_UP_JOURNAL:
+		hc_journal_destroy(pool);
+		fallthrough;
+	case HC_POOL_UP_CACHE:
+		hc_cache_destroy(pool);
+	}
+}
+
 /*
  * Build the running pool from validated members (@given, in the caller's
  * order; @order[index] = position in @given) whose superblocks are in
@@ -199,20 +225,20 @@ static int hc_pool_start(struct hc_pool *pool, struct hc_member *given,
 	} else {
 		err = hc_pool_replay(pool, flags, &msg);
 	}
-	if (err)
-		goto out_cache;
+	if (err) {
+		hc_pool_teardown(pool, HC_POOL_UP_CACHE);
+		goto out_fail;
+	}
 	msg = "cannot start the block device";
 	err = hc_disk_start(pool);
-	if (err)
-		goto out_journal;
+	if (err) {
+		hc_pool_teardown(pool, HC_POOL_UP_JOURNAL);
+		goto out_fail;
+	}
 	hc_pool_cur = pool;
 	hc_nl_egress_kick();	/* replayed DIRTY objects */
 	return 0;
 
-out_journal:
-	hc_journal_destroy(pool);
-out_cache:
-	hc_cache_destroy(pool);
 out_fail:
 	hc_pool_fail_set(fail, -1, msg);
 	return err;
@@ -516,20 +542,19 @@ int hc_pool_stop(bool force, struct hc_pool_fail *fail)
 		hc_pool_fail_set(fail, -1, "no pool is running");
 		return -ENODEV;
 	}
-	if (!force && hc_disk_busy(pool)) {
-		mutex_unlock(&hc_pool_mutex);
-		hc_pool_fail_set(fail, -1, "the pool's block device is open");
-		return -EBUSY;
-	}
 	if (!force && hc_cache_busy(pool->cache)) {
 		mutex_unlock(&hc_pool_mutex);
 		hc_pool_fail_set(fail, -1, "objects are held or staged by open files");
 		return -EBUSY;
 	}
+	/* The last check: from here on the disk refuses every open. */
+	if (hc_disk_claim(pool, force)) {
+		mutex_unlock(&hc_pool_mutex);
+		hc_pool_fail_set(fail, -1, "the pool's block device is open");
+		return -EBUSY;
+	}
 
-	hc_disk_stop(pool);
-	hc_cache_destroy(pool);
-	hc_journal_destroy(pool);
+	hc_pool_teardown(pool, HC_POOL_UP_DISK);
 	hc_pool_cur = NULL;
 	hc_nl_notify(pool, HC_POOL_STATE_STOPPED);
 	pr_info("stopped pool %pUb\n", pool->uuid);

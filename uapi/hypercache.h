@@ -7,17 +7,21 @@
  * Every ioctl argument is a struct that begins with "__u32 size; __u32 flags"
  * and is only ever extended by appending fields.  The caller sets @size to
  * sizeof() the struct it was compiled with.  The kernel reads the struct with
- * copy_struct_from_user(): a shorter struct (not shorter than version 1) is
- * zero-extended, a longer one is accepted only if the bytes the kernel does
- * not know are zero.  Output fields are written back for min(@size, the
- * kernel's size) bytes.  Layouts use only fixed-width types, 64-bit values are
+ * copy_struct_from_user(), with the version-1 size (HC_*_SIZE_VER1 below,
+ * as openat2 has OPEN_HOW_SIZE_VER0) as the minimum: a struct of at least
+ * version 1 but shorter than the kernel's is zero-extended, so a binary
+ * built against this header keeps working against a kernel whose struct has
+ * grown; a longer one is accepted only if the bytes the kernel does not know
+ * are zero.  Output fields are written back for min(@size, the kernel's
+ * size) bytes.  Layouts use only fixed-width types, 64-bit values are
  * __aligned_u64, and reserved fields must be zero.  Ioctl numbers are _IO():
  * the size travels in the struct, not in the number (as in iommufd), so a
  * struct grows without a new number.
  *
  *   ENOTTY      unknown ioctl number
- *   EINVAL      @size smaller than version 1, an unknown bit in @flags, or a
- *               non-zero reserved field
+ *   EINVAL      @size smaller than version 1, or a non-zero reserved field
+ *   EOPNOTSUPP  a bit in @flags this kernel does not know: a program probes
+ *               for a flag by trying it (nothing is done then)
  *   E2BIG       @size larger than the kernel's struct with non-zero bytes in
  *               the part the kernel does not know
  *   EFAULT      the argument is not readable/writable
@@ -57,6 +61,8 @@ struct hc_geometry {
 	__aligned_u64 reserved[2];
 };
 
+#define HC_GEOMETRY_SIZE_VER1	64	/* sizeof(struct hc_geometry), version 1 */
+
 #define HC_IOC_GEOMETRY	_IO(HC_IOCTL_MAGIC, 0x00)
 
 /*
@@ -77,7 +83,22 @@ struct hc_geometry {
  * Object errors: ENODEV no pool runs; ENOENT no such object; EBUSY the
  * object is held, staged, pinned or being synced where the operation needs
  * it idle; ENOSPC no room even after evicting every evictable object;
- * ETIMEDOUT a LOCATE with HC_LOCATE_F_WAIT timed out; EINTR a signal.
+ * EFBIG an object larger than the pool; EOVERFLOW a file's holds on one
+ * object would pass HC_HOLD_MAX; ETIMEDOUT a LOCATE with HC_LOCATE_F_WAIT
+ * timed out; EINTR a signal.
+ *
+ * The write fence: /dev/hypercacheN accepts writes only into the chunks of
+ * a STAGED object (until COMMIT or ABORT), and there only from the thread
+ * group that staged it (its threads and its io_uring workers), or into the
+ * chunks of an INGESTING object from the helper's thread group.  A write
+ * anywhere else fails with EIO, including the page-cache write-back that
+ * kernel flusher threads do for buffered writes: buffered data reaches a
+ * stage only through write-back its stager starts (fsync(), fdatasync(),
+ * sync_file_range() or COMMIT itself).  HC_STAGE_F_ANY_WRITER (needs
+ * CAP_SYS_ADMIN) lets every writer in, for raw-device tests and
+ * benchmarks.  Before an object's chunks are freed (ABORT, close, a failed
+ * ingest) or sealed (COMMIT), the writes already admitted into them are
+ * waited for, so none lands on chunks another object has taken since.
  */
 
 /**
@@ -120,6 +141,9 @@ struct hc_chunk_loc {
 #define HC_LOCATE_PENDING	3 /* INGESTING or STAGED: not yet valid */
 #define HC_LOCATE_NOT_ADMITTED	4 /* not admitted: read the backend directly */
 
+/* A file's holds on one object are bounded: LOCATE|HOLD beyond is EOVERFLOW. */
+#define HC_HOLD_MAX		65535
+
 /**
  * struct hc_locate - HC_IOC_LOCATE: find an object
  * @size: sizeof(struct hc_locate), in
@@ -143,8 +167,9 @@ struct hc_chunk_loc {
  * @reserved0: zero
  * @reserved: zero
  *
- * A hold is counted per open file and object; an object with a hold is
- * never evicted.  Extents and layout are filled for every status but a miss.
+ * A hold is counted per open file and object (at most HC_HOLD_MAX, then
+ * EOVERFLOW and no hold is taken); an object with a hold is never evicted.
+ * Extents and layout are filled for every status but a miss.
  */
 struct hc_locate {
 	__u32 size;
@@ -192,7 +217,10 @@ struct hc_obj_ref {
 
 #define HC_STAGE_F_REPLACE	(1U << 0) /* evict an existing idle object first */
 #define HC_STAGE_F_NOWAIT	(1U << 1) /* over the dirty limit: EAGAIN, do not wait */
-#define HC_STAGE_F_ALL		(HC_STAGE_F_REPLACE | HC_STAGE_F_NOWAIT)
+/* any writer may write the extents, not only the stager (CAP_SYS_ADMIN) */
+#define HC_STAGE_F_ANY_WRITER	(1U << 2)
+#define HC_STAGE_F_ALL		(HC_STAGE_F_REPLACE | HC_STAGE_F_NOWAIT | \
+				 HC_STAGE_F_ANY_WRITER)
 
 /**
  * struct hc_stage - HC_IOC_STAGE: allocate a new object for writing
@@ -211,9 +239,11 @@ struct hc_obj_ref {
  * @reserved: zero
  *
  * The extents become writable through /dev/hypercacheN (the write fence
- * opens) for this object until COMMIT or ABORT.  EEXIST if the URI is
- * cached and HC_STAGE_F_REPLACE is not given; EBUSY if it cannot be
- * replaced now.
+ * opens) for this object until COMMIT or ABORT, by the calling thread group
+ * (every writer with HC_STAGE_F_ANY_WRITER; EPERM without CAP_SYS_ADMIN).
+ * EFBIG if @obj_size is larger than the pool (nothing changes); EEXIST if
+ * the URI is cached and HC_STAGE_F_REPLACE is not given; EBUSY if it cannot
+ * be replaced now.
  *
  * Dirty limit: while the bytes of DIRTY and SYNCING objects plus @obj_size
  * would pass the limit (module parameter dirty_limit_mb, 0 = none), STAGE
@@ -250,9 +280,15 @@ struct hc_stage {
  * @generation: out
  * @reserved: zero
  *
- * When COMMIT returns, the object is DIRTY (or READY with
- * HC_COMMIT_F_CLEAN), its data and its journal record are durable, and the
- * write fence has closed over it.
+ * COMMIT first writes back and waits for the stage's range of the page
+ * cache of /dev/hypercacheN (buffered writes need no fsync() before it),
+ * closes the write fence and waits for the writes already admitted, then
+ * flushes the members and journals the object.  When COMMIT returns, the
+ * object is DIRTY (or READY with HC_COMMIT_F_CLEAN), its data and its
+ * journal record are durable, and the write fence has closed over it.
+ * EIO if a write-back of the device's page cache failed since the STAGE
+ * (a buffered write may be lost: rewrite and COMMIT again), or if a member
+ * flush failed; the object then stays STAGED and writable.
  */
 struct hc_commit {
 	__u32 size;
@@ -297,6 +333,16 @@ struct hc_stats {
 	__aligned_u64 held;
 	__aligned_u64 reserved[4];
 };
+
+/*
+ * Version-1 sizes: the kernel accepts any @size from these up (the minimum it
+ * passes to copy_struct_from_user()); never change them.
+ */
+#define HC_LOCATE_SIZE_VER1	104	/* sizeof(struct hc_locate), version 1 */
+#define HC_OBJ_REF_SIZE_VER1	40	/* sizeof(struct hc_obj_ref), version 1 */
+#define HC_STAGE_SIZE_VER1	72	/* sizeof(struct hc_stage), version 1 */
+#define HC_COMMIT_SIZE_VER1	48	/* sizeof(struct hc_commit), version 1 */
+#define HC_STATS_SIZE_VER1	184	/* sizeof(struct hc_stats), version 1 */
 
 #define HC_IOC_LOCATE	_IO(HC_IOCTL_MAGIC, 0x10)
 #define HC_IOC_RELEASE	_IO(HC_IOCTL_MAGIC, 0x11)

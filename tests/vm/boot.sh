@@ -2,6 +2,7 @@
 # Usage: tests/vm/boot.sh --stage NAME --drives IMG[,IMG...] [--kver K]
 #            [--args A,B] [--timeout SECONDS] [--log FILE] [--mem MB]
 #            [--kill-on MARKER] [--keep] [--noload] [--verbose] [--net] [--s3]
+#            [--kargs 'K=V ...']
 #
 # Boots the test guest once under QEMU/TCG and runs /hc/tests/stage-NAME.sh.
 #   --drives    raw images, one emulated NVMe controller each (serial hc0, hc1,
@@ -11,6 +12,7 @@
 #   --timeout   seconds before QEMU is killed (default 300)
 #   --log       serial log (default build/vm/logs/NAME-<timestamp>.log)
 #   --mem       guest memory in MiB (default 2048)
+#   --kargs     extra guest kernel parameters (e.g. init_on_free=1)
 #   --kill-on   SIGKILL QEMU as soon as MARKER appears on the console (power
 #               loss); the boot is then judged only by the output before it
 #   --keep      do not rmmod hypercache after the stage (hc.keep=1)
@@ -31,6 +33,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
+kargs=""
 stage="" drives="" args="" timeout=300 log="" mem=2048 kill_on="" keep=0 noload=0 verbose=0
 net=0 s3=""
 while [ $# -gt 0 ]; do
@@ -42,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
+	--kargs) kargs=$2; shift 2 ;;
 	--kill-on) kill_on=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--noload) noload=1; shift ;;
@@ -93,6 +97,7 @@ for img in "${imgs[@]}"; do
 done
 cmdline="console=ttyS0 panic=-1 loglevel=4 hc.stage=$stage hc.drives=$n"
 [ -n "$args" ] && cmdline+=" hc.args=$args"
+[ -n "$kargs" ] && cmdline+=" $kargs"
 [ $keep = 1 ] && cmdline+=" hc.keep=1"
 [ $noload = 1 ] && cmdline+=" hc.noload=1"
 [ $verbose = 1 ] && cmdline+=" hc.verbose=1"

@@ -218,6 +218,12 @@ static const char *ctl_reason(const char *op, int err)
 		return "the object is busy (held, staged, ingesting, pinned or being synced)";
 	case ENOSPC:
 		return "no room in the cache, even after evicting every evictable object";
+	case EFBIG:
+		return "larger than the pool";
+	case EOVERFLOW:
+		return "this process holds the object too many times (HC_HOLD_MAX)";
+	case EOPNOTSUPP:
+		return "the hypercache module does not know a flag (older module?)";
 	case E2BIG:
 		return stage ? "the object needs more extents than the kernel may return, or its URI is too long" :
 			       "URI too long or argument struct too large for the kernel";
@@ -228,7 +234,7 @@ static const char *ctl_reason(const char *op, int err)
 	case ETIMEDOUT:
 		return "timed out waiting for the object";
 	case EINVAL:
-		return "the kernel refused the request (empty URI, unknown flag or reserved field)";
+		return "the kernel refused the request (empty URI or reserved field)";
 	}
 	return NULL;
 }

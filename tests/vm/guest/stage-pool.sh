@@ -77,6 +77,7 @@ t_queue_limits() {
 
 t_ioctl_abi() {
 	hc_ioctl_abi $DEV
+	hc_ioctl_abi_grown $DEV
 	hcctl geometry --json | grep -q "\"member_count\":$drives" || hc_fail "geometry"
 }
 
@@ -89,10 +90,11 @@ t_fence_closed() {
 	dd if=$DEV of=/dev/null bs=1M count=8 iflag=direct 2>/dev/null
 }
 
-# The raw-device tests below write anywhere: stage one object covering the
-# whole pool for them (it is aborted afterwards).
+# The raw-device tests below write anywhere, from other processes and from
+# kernel write-back (mmap, ext4): stage one object covering the whole pool
+# for any writer (it is aborted afterwards).
 t_stage_whole() {
-	hc_stage_hold test/whole "$(blockdev --getsize64 $DEV)"
+	hc_stage_hold --any-writer test/whole "$(blockdev --getsize64 $DEV)"
 	cat /tmp/stage.out
 	[ "$(sed -n 1p /tmp/stage.out)" = "0 $(blockdev --getsize64 $DEV)" ] ||
 		hc_fail "the whole-pool stage is not one extent from 0"

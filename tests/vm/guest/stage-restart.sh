@@ -48,8 +48,9 @@ data_sha() {
 
 t_phase1() {
 	hcctl pool create $D0 $D1 $D2
-	# the write fence admits raw writes only to a staged object
-	hc_stage_hold test/whole "$(blockdev --getsize64 $DEV)"
+	# the write fence admits raw writes only to a staged object (from
+	# another process than the stager: --any-writer)
+	hc_stage_hold --any-writer test/whole "$(blockdev --getsize64 $DEV)"
 	dd if=/dev/urandom of=$DEV bs=4M count=10 oflag=direct conv=fsync 2>/dev/null
 	hc_stage_release
 	# straight to the console: hc_test keeps a passing test's output

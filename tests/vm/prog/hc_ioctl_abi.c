@@ -2,17 +2,31 @@
 /*
  * hc_ioctl_abi DEV: the size/flags/reserved contract of every ioctl of
  * /dev/hypercacheN (uapi/hypercache.h), as the iommufd selftest checks it:
- * size - 1 → EINVAL; size + 1 with a junk byte → E2BIG; size + 1 with a
- * zero byte → success; an unknown flag or a non-zero reserved field →
- * EINVAL; an unknown ioctl number → ENOTTY; a bad pointer → EFAULT.
+ * the version-1 size (HC_*_SIZE_VER1) → success; one byte less → EINVAL;
+ * size + 1 with a junk byte → E2BIG; size + 1 with a zero byte → success;
+ * an unknown flag → EOPNOTSUPP; a non-zero reserved field → EINVAL; an
+ * unknown ioctl number → ENOTTY; a bad pointer → EFAULT.
+ *
+ * Built twice: hc_ioctl_abi against uapi/hypercache.h, and
+ * hc_ioctl_abi_grown against a copy of it in which every ioctl struct has
+ * one more field appended (tests/vm/prog/Makefile), as a binary built for
+ * a later version would be: the same checks hold for it, its appended
+ * field (zero) is accepted and never written, and its version-1 calls keep
+ * working.
  *
  * hc_ioctl_abi --ctl [CTLDEV]: the same contract for every object ioctl of
  * /dev/hypercache-ctl (LOCATE, RELEASE, STAGE, COMMIT, ABORT, PIN, UNPIN,
  * EVICT, STAT), plus the URI rules (empty or with a NUL → EINVAL, longer
  * than HC_URI_MAX → E2BIG, a bad URI pointer → EFAULT) and the open-mode
  * rule (STAGE, COMMIT, ABORT on a read-only open → EBADF; LOCATE, RELEASE,
- * STAT work read-only).  Needs a running pool and CAP_SYS_ADMIN; it makes
- * and removes its own 0-byte objects "abi/...".
+ * STAT work read-only), and the size bound of STAGE (larger than the
+ * pool, or 2^64 - 1 bytes → EFBIG, nothing staged).  Needs a running pool
+ * and CAP_SYS_ADMIN; it makes and removes its own 0-byte objects "abi/...".
+ *
+ * hc_ioctl_abi --holds URI: LOCATE|HOLD of the READY object URI on one
+ * read-only file HC_HOLD_MAX times succeeds without the kernel's memory
+ * growing per call, once more is EOVERFLOW; the object is unevictable
+ * (EBUSY) until the file is closed, then EVICT works.
  *
  * Prints one line per check and exits 1 if any failed.
  */
@@ -23,9 +37,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "hypercache.h"
+
+#ifdef HC_ABI_GROWN
+_Static_assert(sizeof(struct hc_locate) == HC_LOCATE_SIZE_VER1 + 8,
+	       "the grown header appends one __u64");
+#endif
 
 static int failures;
 static char failed[4096];	/* the failed checks, repeated at the end */
@@ -76,6 +96,18 @@ static int summary(void)
 }
 
 static int ctl_main(const char *path);
+static int holds_main(const char *uri);
+
+/* Bytes [from, to) of @p are all zero. */
+static int zero_range(const void *p, size_t from, size_t to)
+{
+	const unsigned char *b = p;
+
+	for (; from < to; from++)
+		if (b[from])
+			return 0;
+	return 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -87,6 +119,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "--ctl"))
 		return ctl_main(argc > 2 ? argv[2] : "/dev/" HC_CTL_NAME);
+	if (argc == 3 && !strcmp(argv[1], "--holds"))
+		return holds_main(argv[2]);
 	if (argc != 2) {
 		fprintf(stderr, "usage: hc_ioctl_abi DEV | --ctl [CTLDEV]\n");
 		return 2;
@@ -106,9 +140,19 @@ int main(int argc, char **argv)
 		      buf.g.chunk_size, buf.g.member_count);
 	}
 
+	if (!zero_range(&buf, HC_GEOMETRY_SIZE_VER1, sizeof(buf)))
+		failf("geometry: wrote past the kernel's struct");
+
 	memset(&buf, 0, sizeof(buf));
-	buf.g.size = sizeof(buf.g) - 1;
-	expect("geometry: size - 1", ioctl(fd, HC_IOC_GEOMETRY, &buf), EINVAL);
+	buf.g.size = HC_GEOMETRY_SIZE_VER1;
+	expect("geometry: version-1 size", ioctl(fd, HC_IOC_GEOMETRY, &buf), 0);
+	if (buf.g.chunk_size != 4u << 20)
+		failf("geometry: version-1 size: no answer");
+
+	memset(&buf, 0, sizeof(buf));
+	buf.g.size = HC_GEOMETRY_SIZE_VER1 - 1;
+	expect("geometry: version-1 size - 1", ioctl(fd, HC_IOC_GEOMETRY, &buf),
+	       EINVAL);
 
 	memset(&buf, 0, sizeof(buf));
 	buf.g.size = 0;
@@ -131,7 +175,7 @@ int main(int argc, char **argv)
 	buf.g.size = sizeof(buf.g);
 	buf.g.flags = 1;
 	expect("geometry: unknown flag", ioctl(fd, HC_IOC_GEOMETRY, &buf),
-	       EINVAL);
+	       EOPNOTSUPP);
 
 	memset(&buf, 0, sizeof(buf));
 	buf.g.size = sizeof(buf.g);
@@ -160,6 +204,7 @@ static const struct ctl_op {
 	const char *name;
 	unsigned long cmd;
 	size_t size;
+	size_t ver1;		/* HC_*_SIZE_VER1 */
 	size_t uri, uri_len;	/* NONE: no URI (STAT) */
 	size_t reserved;	/* offset of the last reserved __u64 */
 	size_t reserved0;	/* offset of a __u32 reserved0, or NONE */
@@ -167,11 +212,12 @@ static const struct ctl_op {
 	int writes;		/* writes results back: check the tail */
 	int needs_write;	/* EBADF on a read-only open */
 } ops[NR_OPS] = {
-#define REF(op, c) { #op, c, sizeof(struct hc_obj_ref), \
+#define REF(op, c) { #op, c, sizeof(struct hc_obj_ref), HC_OBJ_REF_SIZE_VER1, \
 	offsetof(struct hc_obj_ref, uri), offsetof(struct hc_obj_ref, uri_len), \
 	offsetof(struct hc_obj_ref, reserved[1]), \
 	offsetof(struct hc_obj_ref, reserved0), 1, 0, 0 }
 	[OP_LOCATE] = { "locate", HC_IOC_LOCATE, sizeof(struct hc_locate),
+		HC_LOCATE_SIZE_VER1,
 		offsetof(struct hc_locate, uri),
 		offsetof(struct hc_locate, uri_len),
 		offsetof(struct hc_locate, reserved[1]),
@@ -179,12 +225,14 @@ static const struct ctl_op {
 		HC_LOCATE_F_ALL + 1, 1, 0 },
 	[OP_RELEASE] = REF(release, HC_IOC_RELEASE),
 	[OP_STAGE] = { "stage", HC_IOC_STAGE, sizeof(struct hc_stage),
+		HC_STAGE_SIZE_VER1,
 		offsetof(struct hc_stage, uri),
 		offsetof(struct hc_stage, uri_len),
 		offsetof(struct hc_stage, reserved[1]),
 		offsetof(struct hc_stage, reserved0),
 		HC_STAGE_F_ALL + 1, 1, 1 },
 	[OP_COMMIT] = { "commit", HC_IOC_COMMIT, sizeof(struct hc_commit),
+		HC_COMMIT_SIZE_VER1,
 		offsetof(struct hc_commit, uri),
 		offsetof(struct hc_commit, uri_len),
 		offsetof(struct hc_commit, reserved[1]), NONE,
@@ -193,7 +241,8 @@ static const struct ctl_op {
 	[OP_PIN] = REF(pin, HC_IOC_PIN),
 	[OP_UNPIN] = REF(unpin, HC_IOC_UNPIN),
 	[OP_EVICT] = REF(evict, HC_IOC_EVICT),
-	[OP_STAT] = { "stat", HC_IOC_STAT, sizeof(struct hc_stats), NONE, NONE,
+	[OP_STAT] = { "stat", HC_IOC_STAT, sizeof(struct hc_stats),
+		HC_STATS_SIZE_VER1, NONE, NONE,
 		offsetof(struct hc_stats, reserved[3]), NONE, 1, 1, 0 },
 #undef REF
 };
@@ -371,10 +420,16 @@ static void ctl_matrix(int op)
 	setup(op);
 	fill(op, o->size, uri, len);
 	check(op, "exact size", ctl_rw, 0);
+	if (!zero_range(arg.b, o->ver1, sizeof(arg.b)))
+		failf("%s: wrote past the kernel's struct (exact size)", o->name);
 
 	setup(op);
-	fill(op, o->size - 1, uri, len);
-	check(op, "size - 1", ctl_rw, EINVAL);
+	fill(op, o->ver1, uri, len);
+	check(op, "version-1 size", ctl_rw, 0);
+
+	setup(op);
+	fill(op, o->ver1 - 1, uri, len);
+	check(op, "version-1 size - 1", ctl_rw, EINVAL);
 
 	setup(op);
 	fill(op, 0, uri, len);
@@ -405,13 +460,13 @@ static void ctl_matrix(int op)
 	setup(op);
 	fill(op, o->size, uri, len);
 	memcpy(arg.b + 4, &o->bad_flag, sizeof(o->bad_flag));
-	check(op, "unknown flag", ctl_rw, EINVAL);
+	check(op, "unknown flag", ctl_rw, EOPNOTSUPP);
 
 	setup(op);
 	fill(op, o->size, uri, len);
 	v = 0x80000000U;
 	memcpy(arg.b + 4, &v, sizeof(v));
-	check(op, "flag bit 31", ctl_rw, EINVAL);
+	check(op, "flag bit 31", ctl_rw, EOPNOTSUPP);
 
 	setup(op);
 	fill(op, o->size, uri, len);
@@ -525,6 +580,45 @@ static int ctl_main(const char *path)
 	fill(OP_STAGE, sizeof(struct hc_stage), U_OBJ, strlen(U_OBJ));
 	expect("stage: cached, no REPLACE", ioctl(ctl_rw, HC_IOC_STAGE, &arg), EEXIST);
 
+	/* STAGE larger than the pool: EFBIG, nothing changes */
+	{
+		struct hc_stats before = { .size = sizeof(before) };
+		struct hc_stats after = { .size = sizeof(after) };
+		/* the first two wrap DIV_ROUND_UP to a handful of chunks */
+		uint64_t sizes[4] = { UINT64_MAX, UINT64_MAX - 4095 };
+		struct hc_stage st;
+		int i;
+
+		if (ioctl(ctl_rw, HC_IOC_STAT, &before))
+			failf("stat: %s", strerror(errno));
+		sizes[2] = before.capacity + 1;
+		sizes[3] = before.capacity + (4 << 20);
+		for (i = 0; i < 4; i++) {
+			char what[96];
+
+			fill(OP_STAGE, sizeof(struct hc_stage), U_STAGE,
+			     strlen(U_STAGE));
+			memcpy(&st, arg.b, sizeof(st));
+			st.obj_size = sizes[i];
+			memcpy(arg.b, &st, sizeof(st));
+			snprintf(what, sizeof(what), "stage: %llu bytes (pool %llu)",
+				 (unsigned long long)sizes[i],
+				 (unsigned long long)before.capacity);
+			expect(what, ioctl(ctl_rw, HC_IOC_STAGE, &arg), EFBIG);
+			ref(ctl_rw, HC_IOC_ABORT, U_STAGE);
+		}
+		if (ioctl(ctl_rw, HC_IOC_STAT, &after))
+			failf("stat: %s", strerror(errno));
+		if (after.objects != before.objects ||
+		    after.bytes_used != before.bytes_used ||
+		    after.by_state[HC_OBJ_STAGED] != before.by_state[HC_OBJ_STAGED])
+			failf("stage: EFBIG changed the cache: objects %llu -> %llu, used %llu -> %llu",
+			      (unsigned long long)before.objects,
+			      (unsigned long long)after.objects,
+			      (unsigned long long)before.bytes_used,
+			      (unsigned long long)after.bytes_used);
+	}
+
 	/* numbers the device does not know */
 	memset(&arg, 0, sizeof(arg));
 	expect("ctl: unknown ioctl 0x19", ioctl(ctl_rw, _IO(HC_IOCTL_MAGIC, 0x19), &arg), ENOTTY);
@@ -541,5 +635,63 @@ static int ctl_main(const char *path)
 		failf("cleanup: evict %s: %s", U_OBJ, strerror(errno));
 	close(ctl_ro);
 	close(ctl_rw);
+	return summary();
+}
+
+/* --- holds ---------------------------------------------------------------- */
+
+/* Slab memory of the kernel in KiB (/proc/meminfo). */
+static long slab_kib(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %ld kB", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static int holds_main(const char *uri)
+{
+	struct hc_stats st = { .size = sizeof(st) };
+	long slab0, slab1;
+	int ro, rw, i;
+
+	ro = open("/dev/" HC_CTL_NAME, O_RDONLY);
+	rw = open("/dev/" HC_CTL_NAME, O_RDWR);
+	if (ro < 0 || rw < 0) {
+		perror("/dev/" HC_CTL_NAME);
+		return 2;
+	}
+	if (hold(ro, uri)) {
+		failf("the first LOCATE|HOLD of %s: %s", uri, strerror(errno));
+		return summary();
+	}
+	slab0 = slab_kib();
+	for (i = 1; i < HC_HOLD_MAX; i++)
+		if (hold(ro, uri)) {
+			failf("LOCATE|HOLD number %d: %s", i + 1, strerror(errno));
+			return summary();
+		}
+	slab1 = slab_kib();
+	printf("%d holds; slab %ld -> %ld KiB\n", HC_HOLD_MAX, slab0, slab1);
+	/* one 32-byte entry per call would be 2 MiB */
+	if (slab1 - slab0 > 1024)
+		failf("the kernel's slab grew by %ld KiB over %d holds",
+		      slab1 - slab0, HC_HOLD_MAX);
+	expect("LOCATE|HOLD beyond HC_HOLD_MAX", hold(ro, uri), EOVERFLOW);
+	expect("EVICT of the held object", ref(rw, HC_IOC_EVICT, uri), EBUSY);
+	if (ioctl(rw, HC_IOC_STAT, &st) || st.held != 1)
+		failf("STAT: held %llu, want 1", (unsigned long long)st.held);
+	expect("RELEASE of one hold", ref(ro, HC_IOC_RELEASE, uri), 0);
+	expect("LOCATE|HOLD again after a RELEASE", hold(ro, uri), 0);
+	expect("EVICT while held", ref(rw, HC_IOC_EVICT, uri), EBUSY);
+	close(ro);
+	expect("EVICT after the holder closed", ref(rw, HC_IOC_EVICT, uri), 0);
+	close(rw);
 	return summary();
 }
