@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "hypercache" generic netlink family: pool administration and events.
+ * The "hypercache" generic netlink family: its policies and operation
+ * table, pool administration and events, objects and statistics.  The
+ * helper channels are in ingest.c and egress.c.
  * Documentation/netlink/specs/hypercache.yaml describes it.
  *
  * Requests are validated strictly against the policies below (unknown
@@ -15,9 +17,6 @@
 #include <linux/kdev_t.h>
 #include <linux/blkdev.h>
 #include <linux/err.h>
-#include <linux/jiffies.h>
-#include <linux/moduleparam.h>
-#include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include "hypercache.h"
 #include "../uapi/hypercache_netlink.h"
@@ -62,22 +61,6 @@ static const struct nla_policy hc_nl_ing_policy[HC_A_ING_MAX + 1] = {
 	[HC_A_ING_ERRNO]	= NLA_POLICY_RANGE(NLA_U32, 1, MAX_ERRNO),
 	[HC_A_ING_RETRY_MS]	= { .type = NLA_U32 },
 };
-
-/* The registered helper's netlink port, 0 if none; under the pool lock. */
-static u32 hc_nl_helper;
-
-/* The registered egress helper's netlink port, 0 if none; pool lock. */
-static u32 hc_nl_egress;
-
-static unsigned int hc_egress_window = 8;
-module_param_named(egress_window, hc_egress_window, uint, 0644);
-MODULE_PARM_DESC(egress_window,
-		 "uploads outstanding at the egress helper at most (1..1024, default 8)");
-
-static void hc_nl_egress_work(struct work_struct *work);
-static DECLARE_DELAYED_WORK(hc_nl_egress_dwork, hc_nl_egress_work);
-
-static struct genl_family hc_nl_family;
 
 enum hc_nl_mcgrp {
 	HC_NL_MCGRP_EVENTS,
@@ -322,8 +305,8 @@ static int hc_nl_pool_get(struct sk_buff *skb, struct genl_info *info)
 /* ---- objects and statistics ------------------------------------------ */
 
 /* @obj's extents, in bytes of the device, as nests of type @attr. */
-static int hc_nl_put_extents(struct sk_buff *msg, const struct hc_pool *pool,
-			     const struct hc_obj *obj, int attr)
+int hc_nl_put_extents(struct sk_buff *msg, const struct hc_pool *pool,
+		      const struct hc_obj *obj, int attr)
 {
 	struct nlattr *nest;
 	u32 i;
@@ -571,421 +554,6 @@ static int hc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-/* ---- the helper channel ----------------------------------------------- */
-
-/*
- * Ask the registered helper to fetch @obj (INGESTING); with the pool lock
- * held.  Without a helper, or if the message cannot be sent, the request
- * stays queued for the next helper that registers.
- */
-void hc_nl_ingest_request(struct hc_pool *pool, struct hc_obj *obj)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	if (!hc_nl_helper)
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &hc_nl_family, 0, HC_CMD_INGEST);
-	if (!hdr ||
-	    nla_put_u64_64bit(msg, HC_A_ING_ID, obj->generation, HC_A_ING_PAD) ||
-	    nla_put(msg, HC_A_ING_URI, obj->uri_len, obj->uri) ||
-	    (obj->allocated &&
-	     (nla_put_u64_64bit(msg, HC_A_ING_SIZE, obj->size, HC_A_ING_PAD) ||
-	      hc_nl_put_extents(msg, pool, obj, HC_A_ING_EXTENT)))) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	genlmsg_unicast(&init_net, msg, hc_nl_helper);
-}
-
-static int hc_nl_helper_register(struct sk_buff *skb, struct genl_info *info)
-{
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-	int err = 0;
-
-	hc_pool_lock();
-	if (hc_nl_helper && hc_nl_helper != info->snd_portid) {
-		NL_SET_ERR_MSG(info->extack, "another helper is registered");
-		err = -EBUSY;
-		goto out;
-	}
-	hc_nl_helper = info->snd_portid;
-	pool = hc_pool_current();
-	if (pool)
-		list_for_each_entry(obj, &pool->cache->ingests, queue_node)
-			hc_nl_ingest_request(pool, obj);
-	pr_info("helper registered (port %u)\n", hc_nl_helper);
-out:
-	hc_pool_unlock();
-	return err;
-}
-
-/*
- * The request named by HC_A_ING_ID, for the registered helper only, with
- * the pool lock held on success.
- */
-static struct hc_obj *hc_nl_ing_lookup(struct genl_info *info,
-				       struct hc_pool **poolp)
-{
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-
-	if (!info->attrs[HC_A_ING_ID]) {
-		NL_SET_ERR_MSG(info->extack, "the request id is needed");
-		return ERR_PTR(-EINVAL);
-	}
-	hc_pool_lock();
-	if (!hc_nl_helper || info->snd_portid != hc_nl_helper) {
-		hc_pool_unlock();
-		NL_SET_ERR_MSG(info->extack, "not the registered helper");
-		return ERR_PTR(-EPERM);
-	}
-	pool = hc_pool_current();
-	obj = pool ? hc_cache_ingest_find(pool->cache,
-				nla_get_u64(info->attrs[HC_A_ING_ID])) : NULL;
-	if (!obj) {
-		hc_pool_unlock();
-		NL_SET_ERR_MSG(info->extack, "no such ingest request");
-		return ERR_PTR(-ENOENT);
-	}
-	*poolp = pool;
-	return obj;
-}
-
-static int hc_nl_ingest_alloc(struct sk_buff *skb, struct genl_info *info)
-{
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-	struct sk_buff *msg;
-	bool admitted;
-	void *hdr;
-	int err;
-
-	if (!info->attrs[HC_A_ING_SIZE]) {
-		NL_SET_ERR_MSG(info->extack, "the object's size is needed");
-		return -EINVAL;
-	}
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	obj = hc_nl_ing_lookup(info, &pool);
-	if (IS_ERR(obj)) {
-		nlmsg_free(msg);
-		return PTR_ERR(obj);
-	}
-	err = hc_cache_ingest_alloc(pool->cache, obj,
-				    nla_get_u64(info->attrs[HC_A_ING_SIZE]),
-				    &admitted);
-	if (err == -EINVAL) {
-		NL_SET_ERR_MSG(info->extack, "another size than reported before");
-		goto out_unlock;
-	}
-	if (err || !admitted) {
-		hc_cache_ingest_end(pool->cache, obj,
-				    err ? err : HC_INGEST_NOT_ADMITTED);
-		obj = NULL;
-		if (err)
-			goto out_unlock;
-	}
-	hdr = genlmsg_put_reply(msg, info, &hc_nl_family, 0,
-				HC_CMD_INGEST_ALLOC);
-	if (!hdr ||
-	    nla_put_u64_64bit(msg, HC_A_ING_ID,
-			      nla_get_u64(info->attrs[HC_A_ING_ID]),
-			      HC_A_ING_PAD) ||
-	    nla_put_u8(msg, HC_A_ING_ADMITTED, admitted) ||
-	    (obj && (nla_put_u64_64bit(msg, HC_A_ING_SIZE, obj->size,
-				       HC_A_ING_PAD) ||
-		     hc_nl_put_extents(msg, pool, obj, HC_A_ING_EXTENT)))) {
-		err = -EMSGSIZE;
-		goto out_unlock;
-	}
-	hc_pool_unlock();
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-
-out_unlock:
-	hc_pool_unlock();
-	nlmsg_free(msg);
-	return err;
-}
-
-static int hc_nl_ingest_done(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *crc = info->attrs[HC_A_ING_CRC32C];
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-	u32 i;
-	int err = 0;
-
-	obj = hc_nl_ing_lookup(info, &pool);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	/* The helper made its writes durable; make sure of every member. */
-	for (i = 0; i < pool->nr_members && !err; i++)
-		err = blkdev_issue_flush(pool->members[i].dev.bdev);
-	if (!err)
-		err = hc_cache_ingest_done(pool->cache, obj, crc,
-					   crc ? nla_get_u32(crc) : 0);
-	if (err == -EINVAL)
-		NL_SET_ERR_MSG(info->extack, "the request has no allocation yet");
-	hc_pool_unlock();
-	return err;
-}
-
-static int hc_nl_ingest_fail(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *e = info->attrs[HC_A_ING_ERRNO];
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-
-	if (!e) {
-		NL_SET_ERR_MSG(info->extack, "the errno is needed");
-		return -EINVAL;
-	}
-	obj = hc_nl_ing_lookup(info, &pool);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	hc_cache_ingest_end(pool->cache, obj, -(int)nla_get_u32(e));
-	hc_pool_unlock();
-	return 0;
-}
-
-/* ---- the egress (write-back) channel ---------------------------------- */
-
-/* Look at the egress queue soon (from process context, no lock needed). */
-void hc_nl_egress_kick(void)
-{
-	mod_delayed_work(system_wq, &hc_nl_egress_dwork, 0);
-}
-
-static struct sk_buff *hc_nl_egress_msg(const struct hc_pool *pool,
-					const struct hc_obj *obj)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return NULL;
-	hdr = genlmsg_put(msg, 0, 0, &hc_nl_family, 0, HC_CMD_EGRESS);
-	if (!hdr ||
-	    nla_put_u64_64bit(msg, HC_A_ING_ID, obj->generation, HC_A_ING_PAD) ||
-	    nla_put(msg, HC_A_ING_URI, obj->uri_len, obj->uri) ||
-	    nla_put_u64_64bit(msg, HC_A_ING_SIZE, obj->size, HC_A_ING_PAD) ||
-	    hc_nl_put_extents(msg, pool, obj, HC_A_ING_EXTENT) ||
-	    ((obj->flags & HC_OBJ_F_DATA_CRC) &&
-	     nla_put_u32(msg, HC_A_ING_CRC32C, obj->data_crc))) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	genlmsg_end(msg, hdr);
-	return msg;
-}
-
-/*
- * A request could not be delivered (the helper's receive queue is full, or
- * it is closing): put the object of generation @gen back to DIRTY, to be
- * tried again in a second, unless its helper is already gone (then the
- * release notifier did that).
- */
-static void hc_nl_egress_undo(u32 port, u64 gen)
-{
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-
-	hc_pool_lock();
-	pool = hc_pool_current();
-	if (pool && hc_nl_egress == port)
-		list_for_each_entry(obj, &pool->cache->egress, queue_node)
-			if (obj->generation == gen &&
-			    obj->state == HC_OBJ_SYNCING) {
-				hc_cache_egress_requeue(pool->cache, obj,
-							MSEC_PER_SEC);
-				break;
-			}
-	hc_pool_unlock();
-}
-
-#define HC_NL_EGRESS_BATCH	16
-
-/*
- * Send the egress helper the oldest eligible DIRTY objects (commit order;
- * one whose retry delay has not passed is skipped, not waited for) until
- * egress_window are SYNCING.  A batch of messages is built and its objects
- * made SYNCING under the pool lock; the batch is sent after the lock is
- * dropped.  If some object waits for its retry delay, come back then.
- */
-static void hc_nl_egress_work(struct work_struct *work)
-{
-	struct sk_buff *msgs[HC_NL_EGRESS_BATCH];
-	u64 gens[HC_NL_EGRESS_BATCH];
-	unsigned long now, next;
-	struct hc_pool *pool;
-	struct hc_cache *c;
-	struct hc_obj *obj;
-	bool wait;
-	u32 window, port, n, i;
-
-again:
-	window = clamp_t(u32, READ_ONCE(hc_egress_window), 1, 1024);
-	now = jiffies;
-	next = 0;
-	wait = false;
-	n = 0;
-	hc_pool_lock();
-	pool = hc_pool_current();
-	port = hc_nl_egress;
-	if (!pool || !port) {
-		hc_pool_unlock();
-		return;
-	}
-	c = pool->cache;
-	list_for_each_entry(obj, &c->egress, queue_node) {
-		if (n == HC_NL_EGRESS_BATCH ||
-		    c->stats.by_state[HC_OBJ_SYNCING] >= window)
-			break;
-		if (obj->state != HC_OBJ_DIRTY)
-			continue;
-		if (obj->egress_defer && time_before(now, obj->egress_at)) {
-			if (!wait || time_before(obj->egress_at, next))
-				next = obj->egress_at;
-			wait = true;
-			continue;
-		}
-		msgs[n] = hc_nl_egress_msg(pool, obj);
-		if (!msgs[n]) {
-			next = now + HZ;	/* out of memory: later */
-			wait = true;
-			break;
-		}
-		gens[n++] = obj->generation;
-		hc_cache_egress_start(c, obj);
-	}
-	hc_pool_unlock();
-
-	for (i = 0; i < n; i++)
-		if (genlmsg_unicast(&init_net, msgs[i], port))
-			hc_nl_egress_undo(port, gens[i]);
-	if (n == HC_NL_EGRESS_BATCH)
-		goto again;
-	if (wait)
-		queue_delayed_work(system_wq, &hc_nl_egress_dwork,
-				   time_after(next, now) ? next - now : 0);
-}
-
-static int hc_nl_egress_register(struct sk_buff *skb, struct genl_info *info)
-{
-	int err = 0;
-
-	hc_pool_lock();
-	if (hc_nl_egress && hc_nl_egress != info->snd_portid) {
-		NL_SET_ERR_MSG(info->extack, "another egress helper is registered");
-		err = -EBUSY;
-	} else {
-		hc_nl_egress = info->snd_portid;
-		pr_info("egress helper registered (port %u)\n",
-			hc_nl_egress);
-	}
-	hc_pool_unlock();
-	if (!err)
-		hc_nl_egress_kick();
-	return err;
-}
-
-/*
- * The object named by HC_A_ING_URI and HC_A_ING_ID, for the registered
- * egress helper only, with the pool lock held on success.  -ENOENT if the
- * URI is not cached, -ESTALE if it has another generation.
- */
-static struct hc_obj *hc_nl_egress_lookup(struct genl_info *info,
-					  struct hc_pool **poolp)
-{
-	struct nlattr *uri = info->attrs[HC_A_ING_URI];
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-
-	if (!info->attrs[HC_A_ING_ID] || !uri || !nla_len(uri)) {
-		NL_SET_ERR_MSG(info->extack, "the URI and generation are needed");
-		return ERR_PTR(-EINVAL);
-	}
-	hc_pool_lock();
-	if (!hc_nl_egress || info->snd_portid != hc_nl_egress) {
-		hc_pool_unlock();
-		NL_SET_ERR_MSG(info->extack, "not the registered egress helper");
-		return ERR_PTR(-EPERM);
-	}
-	pool = hc_pool_current();
-	obj = pool ? hc_cache_lookup(pool->cache, nla_data(uri),
-				     nla_len(uri)) : NULL;
-	if (!obj) {
-		hc_pool_unlock();
-		NL_SET_ERR_MSG_ATTR(info->extack, uri, "no such object");
-		return ERR_PTR(-ENOENT);
-	}
-	if (obj->generation != nla_get_u64(info->attrs[HC_A_ING_ID])) {
-		hc_pool_unlock();
-		NL_SET_ERR_MSG(info->extack, "the object has another generation");
-		return ERR_PTR(-ESTALE);
-	}
-	*poolp = pool;
-	return obj;
-}
-
-static int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info)
-{
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-	int err = 0;
-
-	obj = hc_nl_egress_lookup(info, &pool);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	/* READY: a repeated DONE.  DIRTY: uploaded, then its helper died. */
-	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
-		err = hc_cache_egress_done(pool->cache, obj);
-	else if (obj->state != HC_OBJ_READY)
-		err = -EINVAL;
-	hc_pool_unlock();
-	if (err == -EINVAL)
-		NL_SET_ERR_MSG(info->extack, "the object is not complete");
-	if (!err)
-		hc_nl_egress_kick();
-	return err;
-}
-
-static int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *retry = info->attrs[HC_A_ING_RETRY_MS];
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-	int err = 0;
-
-	if (!info->attrs[HC_A_ING_ERRNO]) {
-		NL_SET_ERR_MSG(info->extack, "the errno is needed");
-		return -EINVAL;
-	}
-	obj = hc_nl_egress_lookup(info, &pool);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	if (obj->state == HC_OBJ_SYNCING)
-		hc_cache_egress_fail(pool->cache, obj, retry,
-				     retry ? nla_get_u32(retry) : 0);
-	else
-		err = -EINVAL;
-	hc_pool_unlock();
-	if (err)
-		NL_SET_ERR_MSG(info->extack, "the object is not being uploaded");
-	else
-		hc_nl_egress_kick();
-	return err;
-}
-
 /*
  * A helper's socket closed: the ingest requests wait for the next helper;
  * the egress helper's SYNCING objects become DIRTY again for the next one.
@@ -1117,7 +685,7 @@ static const struct genl_ops hc_nl_ops[] = {
 	},
 };
 
-static struct genl_family hc_nl_family __ro_after_init = {
+struct genl_family hc_nl_family __ro_after_init = {
 	.name		= HC_GENL_NAME,
 	.version	= HC_GENL_VERSION,
 	.maxattr	= HC_A_POOL_MAX,
@@ -1147,11 +715,5 @@ void hc_nl_unregister(void)
 {
 	genl_unregister_family(&hc_nl_family);
 	netlink_unregister_notifier(&hc_nl_notifier);
-	cancel_delayed_work_sync(&hc_nl_egress_dwork);
-}
-
-/* Module exit, after the pool stopped: nothing may be left to send. */
-void hc_nl_egress_stop(void)
-{
-	cancel_delayed_work_sync(&hc_nl_egress_dwork);
+	hc_nl_egress_stop();
 }
