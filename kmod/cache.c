@@ -925,6 +925,15 @@ int hc_cache_for_each(struct hc_cache *c, u64 *pos,
 	return 0;
 }
 
+/*
+ * Generations, which are also the ingest request ids, are never reused
+ * while the module is loaded (uapi/hypercache_netlink.h promises it): a
+ * new cache starts past every generation an earlier one handed out, so a
+ * helper that survives a pool stop and create cannot complete a request
+ * of the new pool with an id of the old one.  Under the pool lock.
+ */
+static u64 hc_cache_generation_floor = 1;
+
 /* Whether open control files hold or stage anything in this cache. */
 bool hc_cache_busy(const struct hc_cache *c)
 {
@@ -950,7 +959,7 @@ int hc_cache_create(struct hc_pool *pool)
 	c->nr_chunks = chunks;
 	c->members = pool->nr_members;
 	c->chunk_size = pool->chunk_size;
-	c->next_generation = 1;
+	c->next_generation = hc_cache_generation_floor;
 	INIT_LIST_HEAD(&c->ingests);
 	INIT_LIST_HEAD(&c->egress);
 	c->hash_bits = clamp_t(u32, ilog2(chunks) + 2, 10, 20);
@@ -993,6 +1002,8 @@ void hc_cache_destroy(struct hc_pool *pool)
 
 	if (!c)
 		return;
+	hc_cache_generation_floor = max(hc_cache_generation_floor,
+					c->next_generation);
 	for (b = 0; b < (1U << c->hash_bits); b++)
 		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
 			hc_cache_remove(c, obj);

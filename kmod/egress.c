@@ -45,12 +45,16 @@ static struct sk_buff *hc_nl_egress_msg(const struct hc_pool *pool,
 		return NULL;
 	hdr = genlmsg_put(msg, 0, 0, &hc_nl_family, 0, HC_CMD_EGRESS);
 	if (!hdr ||
-	    nla_put_u64_64bit(msg, HC_A_ING_ID, obj->generation, HC_A_ING_PAD) ||
-	    nla_put(msg, HC_A_ING_URI, obj->uri_len, obj->uri) ||
-	    nla_put_u64_64bit(msg, HC_A_ING_SIZE, obj->size, HC_A_ING_PAD) ||
-	    hc_nl_put_extents(msg, pool, obj, HC_A_ING_EXTENT) ||
+	    nla_put_u64_64bit(msg, HC_A_EGRESS_GENERATION, obj->generation,
+			      HC_A_EGRESS_PAD) ||
+	    nla_put(msg, HC_A_EGRESS_URI, obj->uri_len, obj->uri) ||
+	    nla_put(msg, HC_A_EGRESS_POOL_UUID, sizeof(pool->uuid),
+		    pool->uuid) ||
+	    nla_put_u64_64bit(msg, HC_A_EGRESS_SIZE, obj->size,
+			      HC_A_EGRESS_PAD) ||
+	    hc_nl_put_extents(msg, pool, obj, HC_A_EGRESS_EXTENT) ||
 	    ((obj->flags & HC_OBJ_F_DATA_CRC) &&
-	     nla_put_u32(msg, HC_A_ING_CRC32C, obj->data_crc))) {
+	     nla_put_u32(msg, HC_A_EGRESS_CRC32C, obj->data_crc))) {
 		nlmsg_free(msg);
 		return NULL;
 	}
@@ -169,18 +173,21 @@ int hc_nl_egress_register(struct sk_buff *skb, struct genl_info *info)
 }
 
 /*
- * The object named by HC_A_ING_URI and HC_A_ING_ID, for the registered
- * egress helper only, with the pool lock held on success.  -ENOENT if the
- * URI is not cached, -ESTALE if it has another generation.
+ * The object named by HC_A_EGRESS_URI and HC_A_EGRESS_GENERATION (of the
+ * pool HC_A_EGRESS_POOL_UUID if given), for the registered egress helper
+ * only, with the pool lock held on success.  -ENOENT if the URI is not
+ * cached, -ESTALE if it has another generation or belongs to another pool.
  */
 static struct hc_obj *hc_nl_egress_lookup(struct genl_info *info,
 					  struct hc_pool **poolp)
 {
-	struct nlattr *uri = info->attrs[HC_A_ING_URI];
+	struct nlattr *uuid = info->attrs[HC_A_EGRESS_POOL_UUID];
+	struct nlattr *gen = info->attrs[HC_A_EGRESS_GENERATION];
+	struct nlattr *uri = info->attrs[HC_A_EGRESS_URI];
 	struct hc_pool *pool;
 	struct hc_obj *obj;
 
-	if (!info->attrs[HC_A_ING_ID] || !uri || !nla_len(uri)) {
+	if (!gen || !uri || !nla_len(uri)) {
 		NL_SET_ERR_MSG(info->extack, "the URI and generation are needed");
 		return ERR_PTR(-EINVAL);
 	}
@@ -191,6 +198,13 @@ static struct hc_obj *hc_nl_egress_lookup(struct genl_info *info,
 		return ERR_PTR(-EPERM);
 	}
 	pool = hc_pool_current();
+	if (pool && uuid && memcmp(nla_data(uuid), pool->uuid,
+				   sizeof(pool->uuid))) {
+		hc_pool_unlock();
+		NL_SET_ERR_MSG_ATTR(info->extack, uuid,
+				    "the object belongs to another pool");
+		return ERR_PTR(-ESTALE);
+	}
 	obj = pool ? hc_cache_lookup(pool->cache, nla_data(uri),
 				     nla_len(uri)) : NULL;
 	if (!obj) {
@@ -198,7 +212,7 @@ static struct hc_obj *hc_nl_egress_lookup(struct genl_info *info,
 		NL_SET_ERR_MSG_ATTR(info->extack, uri, "no such object");
 		return ERR_PTR(-ENOENT);
 	}
-	if (obj->generation != nla_get_u64(info->attrs[HC_A_ING_ID])) {
+	if (obj->generation != nla_get_u64(gen)) {
 		hc_pool_unlock();
 		NL_SET_ERR_MSG(info->extack, "the object has another generation");
 		return ERR_PTR(-ESTALE);
@@ -231,12 +245,12 @@ int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info)
 
 int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *retry = info->attrs[HC_A_ING_RETRY_MS];
+	struct nlattr *retry = info->attrs[HC_A_EGRESS_RETRY_MS];
 	struct hc_pool *pool;
 	struct hc_obj *obj;
 	int err = 0;
 
-	if (!info->attrs[HC_A_ING_ERRNO]) {
+	if (!info->attrs[HC_A_EGRESS_ERRNO]) {
 		NL_SET_ERR_MSG(info->extack, "the errno is needed");
 		return -EINVAL;
 	}

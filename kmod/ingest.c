@@ -37,6 +37,7 @@ void hc_nl_ingest_request(struct hc_pool *pool, struct hc_obj *obj)
 	if (!hdr ||
 	    nla_put_u64_64bit(msg, HC_A_ING_ID, obj->generation, HC_A_ING_PAD) ||
 	    nla_put(msg, HC_A_ING_URI, obj->uri_len, obj->uri) ||
+	    nla_put(msg, HC_A_ING_POOL_UUID, sizeof(pool->uuid), pool->uuid) ||
 	    (obj->allocated &&
 	     (nla_put_u64_64bit(msg, HC_A_ING_SIZE, obj->size, HC_A_ING_PAD) ||
 	      hc_nl_put_extents(msg, pool, obj, HC_A_ING_EXTENT)))) {
@@ -71,12 +72,14 @@ out:
 }
 
 /*
- * The request named by HC_A_ING_ID, for the registered helper only, with
- * the pool lock held on success.
+ * The request named by HC_A_ING_ID (and HC_A_ING_POOL_UUID if given), for
+ * the registered helper only, with the pool lock held on success.
+ * -ESTALE: a request of another pool.
  */
 static struct hc_obj *hc_nl_ing_lookup(struct genl_info *info,
 				       struct hc_pool **poolp)
 {
+	struct nlattr *uuid = info->attrs[HC_A_ING_POOL_UUID];
 	struct hc_pool *pool;
 	struct hc_obj *obj;
 
@@ -91,6 +94,13 @@ static struct hc_obj *hc_nl_ing_lookup(struct genl_info *info,
 		return ERR_PTR(-EPERM);
 	}
 	pool = hc_pool_current();
+	if (pool && uuid && memcmp(nla_data(uuid), pool->uuid,
+				   sizeof(pool->uuid))) {
+		hc_pool_unlock();
+		NL_SET_ERR_MSG_ATTR(info->extack, uuid,
+				    "the request belongs to another pool");
+		return ERR_PTR(-ESTALE);
+	}
 	obj = pool ? hc_cache_ingest_find(pool->cache,
 				nla_get_u64(info->attrs[HC_A_ING_ID])) : NULL;
 	if (!obj) {
@@ -144,6 +154,7 @@ int hc_nl_ingest_alloc(struct sk_buff *skb, struct genl_info *info)
 			      nla_get_u64(info->attrs[HC_A_ING_ID]),
 			      HC_A_ING_PAD) ||
 	    nla_put_u8(msg, HC_A_ING_ADMITTED, admitted) ||
+	    nla_put(msg, HC_A_ING_POOL_UUID, sizeof(pool->uuid), pool->uuid) ||
 	    (obj && (nla_put_u64_64bit(msg, HC_A_ING_SIZE, obj->size,
 				       HC_A_ING_PAD) ||
 		     hc_nl_put_extents(msg, pool, obj, HC_A_ING_EXTENT)))) {

@@ -21,45 +21,74 @@
 #include "hypercache.h"
 #include "../uapi/hypercache_netlink.h"
 
-static const struct nla_policy hc_nl_member_policy[HC_A_MEMBER_MAX + 1] = {
-	[HC_A_MEMBER_PATH]	= { .type = NLA_NUL_STRING, .len = PATH_MAX - 1 },
-	[HC_A_MEMBER_INDEX]	= { .type = NLA_U32 },
-	[HC_A_MEMBER_DEV]	= { .type = NLA_U32 },
-	[HC_A_MEMBER_NAME]	= { .type = NLA_NUL_STRING, .len = DISK_NAME_LEN - 1 },
-	[HC_A_MEMBER_UUID]	= NLA_POLICY_EXACT_LEN(16),
-	[HC_A_MEMBER_BYTES]	= { .type = NLA_U64 },
-	[HC_A_MEMBER_CHUNKS]	= { .type = NLA_U64 },
+/*
+ * One policy per operation, each accepting exactly the request attributes
+ * of the spec: with strict validation an attribute without an entry (type
+ * 0) or past the policy's end is refused, so a request cannot carry
+ * reply-only attributes.  Each operation's maxattr is its policy's last
+ * entry.
+ */
+
+/* Operations without request attributes: 1 is refused, any other too. */
+static const struct nla_policy hc_nl_empty_policy[2] = {
+	[1]			= { .type = NLA_REJECT },
 };
 
-static const struct nla_policy hc_nl_pool_policy[HC_A_POOL_MAX + 1] = {
-	[HC_A_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
-	[HC_A_POOL_STATE]	= { .type = NLA_U32 },
-	[HC_A_POOL_DISK]	= { .type = NLA_NUL_STRING, .len = DISK_NAME_LEN - 1 },
-	[HC_A_POOL_DISK_DEV]	= { .type = NLA_U32 },
-	[HC_A_POOL_FORMAT_VERSION] = { .type = NLA_U32 },
-	[HC_A_POOL_CHUNK_SIZE]	= { .type = NLA_U32 },
-	[HC_A_POOL_MEMBER_COUNT] = { .type = NLA_U32 },
-	[HC_A_POOL_CHUNKS]	= { .type = NLA_U64 },
-	[HC_A_POOL_CAPACITY]	= { .type = NLA_U64 },
+static const struct nla_policy hc_nl_member_policy[HC_A_MEMBER_PATH + 1] = {
+	[HC_A_MEMBER_PATH]	= { .type = NLA_NUL_STRING, .len = PATH_MAX - 1 },
+};
+
+static const struct nla_policy hc_nl_create_policy[HC_A_POOL_MAX + 1] = {
 	[HC_A_POOL_DATA_OFFSET]	= { .type = NLA_U64 },
 	[HC_A_POOL_FLAGS]	= NLA_POLICY_MASK(NLA_U32, HC_POOL_F_ALL),
 	[HC_A_POOL_MEMBER]	= NLA_POLICY_NESTED(hc_nl_member_policy),
 };
 
-static const struct nla_policy hc_nl_obj_policy[HC_A_OBJ_MAX + 1] = {
+static const struct nla_policy hc_nl_assemble_policy[HC_A_POOL_MAX + 1] = {
+	[HC_A_POOL_MEMBER]	= NLA_POLICY_NESTED(hc_nl_member_policy),
+};
+
+static const struct nla_policy hc_nl_obj_policy[HC_A_OBJ_URI + 1] = {
+	[HC_A_OBJ_URI]		= { .type = NLA_BINARY, .len = HC_URI_MAX },
+};
+
+static const struct nla_policy hc_nl_pin_policy[HC_A_OBJ_PINNED + 1] = {
 	[HC_A_OBJ_URI]		= { .type = NLA_BINARY, .len = HC_URI_MAX },
 	[HC_A_OBJ_PINNED]	= NLA_POLICY_MAX(NLA_U8, 1),
 };
 
-static const struct nla_policy hc_nl_ing_policy[HC_A_ING_MAX + 1] = {
+static const struct nla_policy hc_nl_ing_alloc_policy[HC_A_ING_MAX + 1] = {
 	[HC_A_ING_ID]		= { .type = NLA_U64 },
-	[HC_A_ING_URI]		= { .type = NLA_BINARY, .len = HC_URI_MAX },
 	[HC_A_ING_SIZE]		= { .type = NLA_U64 },
 	[HC_A_ING_ETAG]		= { .type = NLA_NUL_STRING, .len = 127 },
-	[HC_A_ING_ADMITTED]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[HC_A_ING_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
+};
+
+static const struct nla_policy hc_nl_ing_done_policy[HC_A_ING_MAX + 1] = {
+	[HC_A_ING_ID]		= { .type = NLA_U64 },
 	[HC_A_ING_CRC32C]	= { .type = NLA_U32 },
+	[HC_A_ING_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
+};
+
+static const struct nla_policy hc_nl_ing_fail_policy[HC_A_ING_MAX + 1] = {
+	[HC_A_ING_ID]		= { .type = NLA_U64 },
 	[HC_A_ING_ERRNO]	= NLA_POLICY_RANGE(NLA_U32, 1, MAX_ERRNO),
-	[HC_A_ING_RETRY_MS]	= { .type = NLA_U32 },
+	[HC_A_ING_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
+};
+
+static const struct nla_policy hc_nl_egr_done_policy[HC_A_EGRESS_MAX + 1] = {
+	[HC_A_EGRESS_GENERATION] = { .type = NLA_U64 },
+	[HC_A_EGRESS_URI]	= { .type = NLA_BINARY, .len = HC_URI_MAX },
+	[HC_A_EGRESS_ETAG]	= { .type = NLA_NUL_STRING, .len = 127 },
+	[HC_A_EGRESS_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
+};
+
+static const struct nla_policy hc_nl_egr_fail_policy[HC_A_EGRESS_MAX + 1] = {
+	[HC_A_EGRESS_GENERATION] = { .type = NLA_U64 },
+	[HC_A_EGRESS_URI]	= { .type = NLA_BINARY, .len = HC_URI_MAX },
+	[HC_A_EGRESS_ERRNO]	= NLA_POLICY_RANGE(NLA_U32, 1, MAX_ERRNO),
+	[HC_A_EGRESS_RETRY_MS]	= { .type = NLA_U32 },
+	[HC_A_EGRESS_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
 };
 
 enum hc_nl_mcgrp {
@@ -194,7 +223,7 @@ void hc_nl_notify(struct hc_pool *pool, u32 state)
 static int hc_nl_parse_req(struct genl_info *info, struct hc_pool_req *req,
 			   const struct nlattr **nests)
 {
-	struct nlattr *tb[HC_A_MEMBER_MAX + 1];
+	struct nlattr *tb[HC_A_MEMBER_PATH + 1];
 	const struct nlattr *attr;
 	int rem, err;
 
@@ -207,7 +236,7 @@ static int hc_nl_parse_req(struct genl_info *info, struct hc_pool_req *req,
 					    "more than 64 members");
 			return -EINVAL;
 		}
-		err = nla_parse_nested(tb, HC_A_MEMBER_MAX, attr,
+		err = nla_parse_nested(tb, HC_A_MEMBER_PATH, attr,
 				       hc_nl_member_policy, info->extack);
 		if (err)
 			return err;
@@ -591,96 +620,104 @@ static const struct genl_ops hc_nl_ops[] = {
 	{
 		.cmd	= HC_CMD_POOL_CREATE,
 		.doit	= hc_nl_pool_create,
+		.policy	= hc_nl_create_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_create_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_POOL_ASSEMBLE,
 		.doit	= hc_nl_pool_assemble,
+		.policy	= hc_nl_assemble_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_assemble_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_POOL_STOP,
 		.doit	= hc_nl_pool_stop,
+		.policy	= hc_nl_empty_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_POOL_GET,
 		.doit	= hc_nl_pool_get,
+		.policy	= hc_nl_empty_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
 	},
 	{
 		.cmd	= HC_CMD_OBJ_GET,
 		.doit	= hc_nl_obj_get,
 		.dumpit	= hc_nl_obj_dump,
 		.policy	= hc_nl_obj_policy,
-		.maxattr = HC_A_OBJ_MAX,
+		.maxattr = ARRAY_SIZE(hc_nl_obj_policy) - 1,
 	},
 	{
 		.cmd	= HC_CMD_OBJ_EVICT,
 		.doit	= hc_nl_obj_evict,
 		.policy	= hc_nl_obj_policy,
-		.maxattr = HC_A_OBJ_MAX,
+		.maxattr = ARRAY_SIZE(hc_nl_obj_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_OBJ_PIN,
 		.doit	= hc_nl_obj_pin,
-		.policy	= hc_nl_obj_policy,
-		.maxattr = HC_A_OBJ_MAX,
+		.policy	= hc_nl_pin_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_pin_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_STATS_GET,
 		.doit	= hc_nl_stats_get,
-		.policy	= hc_nl_obj_policy,
-		.maxattr = HC_A_OBJ_MAX,
+		.policy	= hc_nl_empty_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
 	},
 	{
 		.cmd	= HC_CMD_HELPER_REGISTER,
 		.doit	= hc_nl_helper_register,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_empty_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_INGEST_ALLOC,
 		.doit	= hc_nl_ingest_alloc,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_ing_alloc_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_ing_alloc_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_INGEST_DONE,
 		.doit	= hc_nl_ingest_done,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_ing_done_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_ing_done_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_INGEST_FAIL,
 		.doit	= hc_nl_ingest_fail,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_ing_fail_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_ing_fail_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_EGRESS_REGISTER,
 		.doit	= hc_nl_egress_register,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_empty_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_EGRESS_DONE,
 		.doit	= hc_nl_egress_done,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_egr_done_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_egr_done_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_EGRESS_FAIL,
 		.doit	= hc_nl_egress_fail,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_egr_fail_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_egr_fail_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 };
@@ -688,8 +725,7 @@ static const struct genl_ops hc_nl_ops[] = {
 struct genl_family hc_nl_family __ro_after_init = {
 	.name		= HC_GENL_NAME,
 	.version	= HC_GENL_VERSION,
-	.maxattr	= HC_A_POOL_MAX,
-	.policy		= hc_nl_pool_policy,
+	.maxattr	= HC_A_POOL_MAX,	/* >= every operation's maxattr */
 	.module		= THIS_MODULE,
 	.ops		= hc_nl_ops,
 	.n_ops		= ARRAY_SIZE(hc_nl_ops),
