@@ -63,6 +63,19 @@ static const struct req_attrs egress_attrs = {
 	HC_A_EGRESS_EXTENT, HC_A_EGRESS_CRC32C, HC_A_EGRESS_POOL_UUID,
 };
 
+/*
+ * Receive what is there.  ENOBUFS (libnl: NLE_NOMEM) says the kernel could
+ * not queue a request for us; it sends such a request again by itself
+ * (architecture.md, "The helper channel"), so while waiting for requests
+ * that is not an error.  (An ack lost that way still is: call() fails.)
+ */
+static int recv_some(struct hc_channel *ch)
+{
+	int ret = nl_recvmsgs_default(ch->sk);
+
+	return ret == -NLE_NOMEM ? 0 : ret;
+}
+
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -353,7 +366,7 @@ int hc_channel_next(struct hc_channel *ch, struct hc_ingest_req *r,
 			return -EINTR;
 		if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL))
 			return -EIO;
-		if (nl_recvmsgs_default(ch->sk) < 0 && !ch->q_len)
+		if (recv_some(ch) < 0 && !ch->q_len)
 			return -EIO;
 	}
 	*r = ch->q[ch->q_head];

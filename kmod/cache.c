@@ -364,6 +364,10 @@ out:
  * The new object is unevictable while staged, so the policy admits it if
  * evicting evictable objects makes room.  May sleep.
  *
+ * With @replace, a pending ingest of the URI that has no allocation yet
+ * (the helper is not writing) is taken over: it ends, and readers waiting
+ * for it wait for this stage instead.
+ *
  * Return: 0; -EEXIST (URI cached, no @replace); -EBUSY (it cannot be
  * replaced now); -ENOSPC; -E2BIG; -ENOMEM.
  */
@@ -372,13 +376,16 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 {
 	u64 chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
 	struct hc_obj *obj;
-	int err;
+	int err = 0;
 
 	obj = hc_cache_lookup(c, uri, len);
 	if (obj) {
 		if (!replace)
 			return -EEXIST;
-		err = hc_cache_evict(c, obj);
+		if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
+			hc_cache_ingest_end(c, obj, 0);	/* outcome: unknown */
+		else
+			err = hc_cache_evict(c, obj);
 		if (err)
 			return err;
 	}
@@ -469,17 +476,23 @@ void hc_cache_abort(struct hc_cache *c, struct hc_obj *obj)
  * @objp: set to the new object
  *
  * The object has no size and no chunks until the helper reports them (it
- * is not in the policy until then).  Return: 0 or -ENOMEM.
+ * is not in the policy until then).  At most hc_nl_ingest_limit() objects
+ * of a cache are INGESTING at once.  Return: 0; -EAGAIN (that many are);
+ * -ENOMEM.
  */
 int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
 		    struct hc_obj **objp)
 {
-	struct hc_obj *obj = hc_cache_obj_alloc(uri, len);
+	struct hc_obj *obj;
 
+	if (c->stats.by_state[HC_OBJ_INGESTING] >= hc_nl_ingest_limit())
+		return -EAGAIN;
+	obj = hc_cache_obj_alloc(uri, len);
 	if (!obj)
 		return -ENOMEM;
 	hc_policy_entry_init(&obj->pe, obj->hash, 1);
 	obj->generation = c->next_generation++;
+	obj->ingest_since = jiffies;
 	hc_cache_insert(c, obj, HC_OBJ_INGESTING);
 	list_add_tail(&obj->queue_node, &c->ingests);
 	*objp = obj;

@@ -15,11 +15,31 @@
 #include "hypercache.h"
 #include "../uapi/hypercache_netlink.h"
 
-/* The registered egress helper's netlink port, 0 if none; pool lock. */
-u32 hc_nl_egress;
+/*
+ * The registered egress helper: port (0 if none) and network namespace,
+ * as for the ingest helper (ingest.c).  Under the pool lock.
+ */
+static u32 hc_nl_egress;
+static struct net *hc_nl_egress_net;
+
+#define HC_EGRESS_WINDOW_MAX	1024	/* egress_window */
+#define HC_EGRESS_RESEND_MS	MSEC_PER_SEC	/* undelivered: try again */
 
 static unsigned int hc_egress_window = 8;
-module_param_named(egress_window, hc_egress_window, uint, 0644);
+
+/* Refuse a window outside 1..HC_EGRESS_WINDOW_MAX when it is set. */
+static int hc_egress_window_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, HC_EGRESS_WINDOW_MAX);
+}
+
+static const struct kernel_param_ops hc_egress_window_ops = {
+	.set	= hc_egress_window_set,
+	.get	= param_get_uint,
+};
+
+module_param_cb(egress_window, &hc_egress_window_ops, &hc_egress_window,
+		0644);
 MODULE_PARM_DESC(egress_window,
 		 "uploads outstanding at the egress helper at most (1..1024, default 8)");
 
@@ -65,8 +85,8 @@ static struct sk_buff *hc_nl_egress_msg(const struct hc_pool *pool,
 /*
  * A request could not be delivered (the helper's receive queue is full, or
  * it is closing): put the object of generation @gen back to DIRTY, to be
- * tried again in a second, unless its helper is already gone (then the
- * release notifier did that).
+ * tried again in a second (the caller comes back then), unless its helper
+ * is already gone (then the release notifier did that).
  */
 static void hc_nl_egress_undo(u32 port, u64 gen)
 {
@@ -80,7 +100,7 @@ static void hc_nl_egress_undo(u32 port, u64 gen)
 			if (obj->generation == gen &&
 			    obj->state == HC_OBJ_SYNCING) {
 				hc_cache_egress_requeue(pool->cache, obj,
-							MSEC_PER_SEC);
+							HC_EGRESS_RESEND_MS);
 				break;
 			}
 	hc_pool_unlock();
@@ -93,7 +113,9 @@ static void hc_nl_egress_undo(u32 port, u64 gen)
  * one whose retry delay has not passed is skipped, not waited for) until
  * egress_window are SYNCING.  A batch of messages is built and its objects
  * made SYNCING under the pool lock; the batch is sent after the lock is
- * dropped.  If some object waits for its retry delay, come back then.
+ * dropped.  If some object waits for its retry delay, come back then; if
+ * a request could not be delivered, come back when it is due again
+ * (nothing else would: no COMMIT, DONE or FAIL need follow).
  */
 static void hc_nl_egress_work(struct work_struct *work)
 {
@@ -103,11 +125,11 @@ static void hc_nl_egress_work(struct work_struct *work)
 	struct hc_pool *pool;
 	struct hc_cache *c;
 	struct hc_obj *obj;
-	bool wait;
+	bool wait, undelivered = false;
 	u32 window, port, n, i;
 
 again:
-	window = clamp_t(u32, READ_ONCE(hc_egress_window), 1, 1024);
+	window = READ_ONCE(hc_egress_window);	/* validated when set */
 	now = jiffies;
 	next = 0;
 	wait = false;
@@ -144,10 +166,19 @@ again:
 	hc_pool_unlock();
 
 	for (i = 0; i < n; i++)
-		if (genlmsg_unicast(&init_net, msgs[i], port))
+		if (genlmsg_unicast(&init_net, msgs[i], port)) {
 			hc_nl_egress_undo(port, gens[i]);
+			undelivered = true;
+		}
 	if (n == HC_NL_EGRESS_BATCH)
 		goto again;
+	if (undelivered) {
+		unsigned long due = now + msecs_to_jiffies(HC_EGRESS_RESEND_MS);
+
+		if (!wait || time_before(due, next))
+			next = due;
+		wait = true;
+	}
 	if (wait)
 		queue_delayed_work(system_wq, &hc_nl_egress_dwork,
 				   time_after(next, now) ? next - now : 0);
@@ -163,6 +194,7 @@ int hc_nl_egress_register(struct sk_buff *skb, struct genl_info *info)
 		err = -EBUSY;
 	} else {
 		hc_nl_egress = info->snd_portid;
+		hc_nl_egress_net = genl_info_net(info);
 		pr_info("egress helper registered (port %u)\n",
 			hc_nl_egress);
 	}
@@ -192,7 +224,8 @@ static struct hc_obj *hc_nl_egress_lookup(struct genl_info *info,
 		return ERR_PTR(-EINVAL);
 	}
 	hc_pool_lock();
-	if (!hc_nl_egress || info->snd_portid != hc_nl_egress) {
+	if (!hc_nl_egress || info->snd_portid != hc_nl_egress ||
+	    !net_eq(genl_info_net(info), hc_nl_egress_net)) {
 		hc_pool_unlock();
 		NL_SET_ERR_MSG(info->extack, "not the registered egress helper");
 		return ERR_PTR(-EPERM);
@@ -268,6 +301,26 @@ int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info)
 	else
 		hc_nl_egress_kick();
 	return err;
+}
+
+/*
+ * A netlink socket @portid of namespace @net closed (the release
+ * notifier, with the pool lock held): if it was the egress helper's, its
+ * SYNCING objects become DIRTY again for the next egress helper.
+ */
+void hc_nl_egress_release(struct net *net, u32 portid)
+{
+	struct hc_pool *pool;
+
+	if (!hc_nl_egress || portid != hc_nl_egress ||
+	    !net_eq(net, hc_nl_egress_net))
+		return;
+	pr_info("egress helper (port %u) went away\n", portid);
+	hc_nl_egress = 0;
+	hc_nl_egress_net = NULL;
+	pool = hc_pool_current();
+	if (pool)
+		hc_cache_egress_reset(pool->cache);
 }
 
 /* Module exit, after the pool stopped: nothing may be left to send. */

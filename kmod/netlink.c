@@ -6,7 +6,9 @@
  * Documentation/netlink/specs/hypercache.yaml describes it.
  *
  * Requests are validated strictly against the policies below (unknown
- * attributes are refused); state-changing operations need CAP_NET_ADMIN.
+ * attributes are refused); state-changing operations need CAP_NET_ADMIN,
+ * and reads of the index and its counters follow the control device's
+ * rule (hc_nl_may_read()).
  * Failures carry an extended-ack message and, when one member is at fault,
  * point at that member's HC_A_POOL_MEMBER nest.
  */
@@ -17,6 +19,7 @@
 #include <linux/kdev_t.h>
 #include <linux/blkdev.h>
 #include <linux/err.h>
+#include <linux/file.h>
 #include <net/genetlink.h>
 #include "hypercache.h"
 #include "../uapi/hypercache_netlink.h"
@@ -50,6 +53,15 @@ static const struct nla_policy hc_nl_assemble_policy[HC_A_POOL_MAX + 1] = {
 
 static const struct nla_policy hc_nl_obj_policy[HC_A_OBJ_URI + 1] = {
 	[HC_A_OBJ_URI]		= { .type = NLA_BINARY, .len = HC_URI_MAX },
+};
+
+static const struct nla_policy hc_nl_obj_get_policy[HC_A_OBJ_MAX + 1] = {
+	[HC_A_OBJ_URI]		= { .type = NLA_BINARY, .len = HC_URI_MAX },
+	[HC_A_OBJ_CTL_FD]	= { .type = NLA_U32 },
+};
+
+static const struct nla_policy hc_nl_stats_policy[HC_A_STATS_MAX + 1] = {
+	[HC_A_STATS_CTL_FD]	= { .type = NLA_U32 },
 };
 
 static const struct nla_policy hc_nl_pin_policy[HC_A_OBJ_PINNED + 1] = {
@@ -333,6 +345,37 @@ static int hc_nl_pool_get(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- objects and statistics ------------------------------------------ */
 
+/*
+ * Who may read the index and its counters: the control device's rule.
+ * CAP_NET_ADMIN, or @fd naming an open /dev/hypercache-ctl in the caller's
+ * file table (whoever may open the device may LOCATE and STAT through it;
+ * its mode and group decide who that is).  Called in the sender's context,
+ * as every doit and a dump's start are.  Return: 0 or -EPERM.
+ */
+static int hc_nl_may_read(struct sk_buff *skb, const struct nlattr *fd,
+			  struct netlink_ext_ack *extack)
+{
+	struct file *file;
+	bool ok;
+
+	if (netlink_capable(skb, CAP_NET_ADMIN))
+		return 0;
+	if (!fd) {
+		NL_SET_ERR_MSG(extack,
+			       "needs CAP_NET_ADMIN or an open /dev/hypercache-ctl (ctl-fd)");
+		return -EPERM;
+	}
+	file = fget(nla_get_u32(fd));
+	ok = file && hc_ctl_is_ctl_file(file);
+	if (file)
+		fput(file);
+	if (!ok) {
+		NL_SET_ERR_MSG_ATTR(extack, fd, "not an open /dev/hypercache-ctl");
+		return -EPERM;
+	}
+	return 0;
+}
+
 /* @obj's extents, in bytes of the device, as nests of type @attr. */
 int hc_nl_put_extents(struct sk_buff *msg, const struct hc_pool *pool,
 		      const struct hc_obj *obj, int attr)
@@ -411,6 +454,9 @@ static int hc_nl_obj_get(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
+	err = hc_nl_may_read(skb, info->attrs[HC_A_OBJ_CTL_FD], info->extack);
+	if (err)
+		return err;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -452,6 +498,13 @@ static int hc_nl_obj_dump_one(void *arg, struct hc_obj *obj)
 	}
 	genlmsg_end(d->skb, hdr);
 	return 0;
+}
+
+/* A dump starts in the sender's context: check it there, once. */
+static int hc_nl_obj_dump_start(struct netlink_callback *cb)
+{
+	return hc_nl_may_read(cb->skb, hc_genl_dump_attrs(cb)[HC_A_OBJ_CTL_FD],
+			      cb->extack);
 }
 
 /*
@@ -558,6 +611,9 @@ static int hc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
+	err = hc_nl_may_read(skb, info->attrs[HC_A_STATS_CTL_FD], info->extack);
+	if (err)
+		return err;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -584,30 +640,20 @@ static int hc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 }
 
 /*
- * A helper's socket closed: the ingest requests wait for the next helper;
- * the egress helper's SYNCING objects become DIRTY again for the next one.
+ * A netlink socket closed: if it was a helper's (same namespace and port),
+ * that registration ends.  An unprivileged user can bind any port number
+ * in a network namespace of its own, so the port alone proves nothing.
  */
 static int hc_nl_release(struct notifier_block *nb, unsigned long event,
 			 void *ptr)
 {
 	struct netlink_notify *n = ptr;
-	struct hc_pool *pool;
 
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
 		return NOTIFY_DONE;
 	hc_pool_lock();
-	if (hc_nl_helper && n->portid == hc_nl_helper) {
-		pr_info("helper (port %u) went away\n", n->portid);
-		hc_nl_helper = 0;
-	}
-	if (hc_nl_egress && n->portid == hc_nl_egress) {
-		pr_info("egress helper (port %u) went away\n",
-			n->portid);
-		hc_nl_egress = 0;
-		pool = hc_pool_current();
-		if (pool)
-			hc_cache_egress_reset(pool->cache);
-	}
+	hc_nl_ingest_release(n->net, n->portid);
+	hc_nl_egress_release(n->net, n->portid);
 	hc_pool_unlock();
 	return NOTIFY_DONE;
 }
@@ -647,9 +693,10 @@ static const struct genl_ops hc_nl_ops[] = {
 	{
 		.cmd	= HC_CMD_OBJ_GET,
 		.doit	= hc_nl_obj_get,
+		.start	= hc_nl_obj_dump_start,
 		.dumpit	= hc_nl_obj_dump,
-		.policy	= hc_nl_obj_policy,
-		.maxattr = ARRAY_SIZE(hc_nl_obj_policy) - 1,
+		.policy	= hc_nl_obj_get_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_obj_get_policy) - 1,
 	},
 	{
 		.cmd	= HC_CMD_OBJ_EVICT,
@@ -668,8 +715,8 @@ static const struct genl_ops hc_nl_ops[] = {
 	{
 		.cmd	= HC_CMD_STATS_GET,
 		.doit	= hc_nl_stats_get,
-		.policy	= hc_nl_empty_policy,
-		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
+		.policy	= hc_nl_stats_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_stats_policy) - 1,
 	},
 	{
 		.cmd	= HC_CMD_HELPER_REGISTER,
@@ -725,7 +772,6 @@ static const struct genl_ops hc_nl_ops[] = {
 struct genl_family hc_nl_family __ro_after_init = {
 	.name		= HC_GENL_NAME,
 	.version	= HC_GENL_VERSION,
-	.maxattr	= HC_A_POOL_MAX,	/* >= every operation's maxattr */
 	.module		= THIS_MODULE,
 	.ops		= hc_nl_ops,
 	.n_ops		= ARRAY_SIZE(hc_nl_ops),
@@ -752,4 +798,5 @@ void hc_nl_unregister(void)
 	genl_unregister_family(&hc_nl_family);
 	netlink_unregister_notifier(&hc_nl_notifier);
 	hc_nl_egress_stop();
+	hc_nl_ingest_stop();
 }

@@ -10,8 +10,11 @@
  * Commands, attributes and enum values are only ever appended.  The kernel
  * validates every request strictly: an attribute it does not know is refused
  * with -EINVAL and an extended-ack pointing at it.  Every operation that
- * changes state needs CAP_NET_ADMIN in the caller's user namespace (the
- * generic-netlink admin permission); HC_CMD_POOL_GET is open to everybody.
+ * changes state needs CAP_NET_ADMIN (the generic-netlink admin
+ * permission); HC_CMD_POOL_GET is open to everybody; HC_CMD_OBJ_GET and
+ * HC_CMD_STATS_GET need CAP_NET_ADMIN or a descriptor of an open
+ * /dev/hypercache-ctl in the request (HC_A_OBJ_CTL_FD, HC_A_STATS_CTL_FD),
+ * the same rule as the control device's ioctls.
  *
  * Errors carry an extended-ack message, and where one member caused the
  * failure the ack's offset points at that member's HC_A_POOL_MEMBER nest, so
@@ -214,6 +217,10 @@ enum hc_member_attr {
  * @HC_A_OBJ_HOLDS: u32, holds by all open files
  * @HC_A_OBJ_EXTENT: nest, enum hc_ext_attr; repeated once per extent
  * @HC_A_OBJ_PINNED: u8, the pin to set (HC_CMD_OBJ_PIN requests)
+ * @HC_A_OBJ_CTL_FD: u32, HC_CMD_OBJ_GET requests: a file descriptor of
+ *	/dev/hypercache-ctl that the caller has open.  Without CAP_NET_ADMIN,
+ *	reading the index needs it: whoever may open the control device may
+ *	read it, over netlink as over the ioctls (-EPERM otherwise)
  */
 enum hc_obj_attr {
 	HC_A_OBJ_UNSPEC,
@@ -227,6 +234,7 @@ enum hc_obj_attr {
 	HC_A_OBJ_HOLDS,
 	HC_A_OBJ_EXTENT,
 	HC_A_OBJ_PINNED,
+	HC_A_OBJ_CTL_FD,
 
 	__HC_A_OBJ_MAX,
 	HC_A_OBJ_MAX = __HC_A_OBJ_MAX - 1
@@ -255,6 +263,7 @@ enum hc_ext_attr {
  * @HC_A_STATS_DIRTY_LIMIT: the dirty-bytes limit (0 = none), see STAGE
  * @HC_A_STATS_EGRESS_DONE: uploads acknowledged (EGRESS_DONE)
  * @HC_A_STATS_EGRESS_FAILED: upload attempts that failed (EGRESS_FAIL)
+ * @HC_A_STATS_CTL_FD: u32, requests only: as HC_A_OBJ_CTL_FD
  */
 enum hc_stats_attr {
 	HC_A_STATS_UNSPEC,
@@ -278,6 +287,7 @@ enum hc_stats_attr {
 	HC_A_STATS_DIRTY_LIMIT,
 	HC_A_STATS_EGRESS_DONE,
 	HC_A_STATS_EGRESS_FAILED,
+	HC_A_STATS_CTL_FD,
 
 	__HC_A_STATS_MAX,
 	HC_A_STATS_MAX = __HC_A_STATS_MAX - 1

@@ -272,6 +272,10 @@ int hc_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 	if (hc_nl_open(&nl, cmd->name) < 0)
 		return HC_EXIT_FAIL;
 	msg = hc_nl_request(&nl, HC_CMD_OBJ_GET, 0);
+	if (msg && hc_nl_put_ctl_fd(msg, HC_A_OBJ_CTL_FD) < 0) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
 	if (!msg) {
 		hc_err(cmd->name, "cannot build netlink request", ENOMEM);
 		goto out;
@@ -499,6 +503,10 @@ int hc_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv)
 	if (hc_nl_open(&nl, cmd->name) < 0)
 		return HC_EXIT_FAIL;
 	msg = hc_nl_request(&nl, HC_CMD_STATS_GET, 0);
+	if (msg && hc_nl_put_ctl_fd(msg, HC_A_STATS_CTL_FD) < 0) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
 	if (!msg) {
 		hc_err(cmd->name, "cannot build netlink request", ENOMEM);
 		hc_nl_close(&nl);

@@ -820,7 +820,8 @@ EXIT_STATUS_TEXT
 "    -h, --help\n"
 "        Show this help.\n"
 "\n"
-"    Does not need privileges.\n"
+"    Needs read access to /dev/hypercache-ctl (hcctl passes it open to\n"
+"    the kernel) or CAP_NET_ADMIN.\n"
 "\n"
 EXIT_STATUS_TEXT,
 },
@@ -920,7 +921,8 @@ EXIT_STATUS_TEXT,
 "    -h, --help\n"
 "        Show this help.\n"
 "\n"
-"    Does not need privileges.\n"
+"    Needs read access to /dev/hypercache-ctl (hcctl passes it open to\n"
+"    the kernel) or CAP_NET_ADMIN.\n"
 "\n"
 EXIT_STATUS_TEXT,
 },
