@@ -769,9 +769,18 @@ static const struct genl_ops hc_nl_ops[] = {
 	},
 };
 
+/*
+ * parallel_ops: the handlers do not need genl_mutex.  Every piece of state
+ * they share (the pool, its cache, the helpers' registrations, the egress
+ * scheduler) is under the pool lock, which each of them takes itself, and
+ * the dump keeps its position in cb->args.  Without it, a handler waiting
+ * for the pool lock (a COMMIT's member flushes, a pool create's I/O) would
+ * hold genl_mutex and stall every generic netlink family on the host.
+ */
 struct genl_family hc_nl_family __ro_after_init = {
 	.name		= HC_GENL_NAME,
 	.version	= HC_GENL_VERSION,
+	.parallel_ops	= true,
 	.module		= THIS_MODULE,
 	.ops		= hc_nl_ops,
 	.n_ops		= ARRAY_SIZE(hc_nl_ops),
