@@ -92,10 +92,20 @@ t_helper_killed() {
 	hcctl pool stop
 }
 
+# fresh_pool: a new pool, whatever an earlier failed test left behind (a
+# pool, a registered stand-in helper), so that one failure does not hide
+# the next test's result
+fresh_pool() {
+	killall -9 hc_nlpoke hc_fakehelper hc_fakeegress 2>/dev/null || true
+	sleep 0.3
+	hcctl pool stop >/dev/null 2>&1 || true
+	hcctl pool create --force $M >/dev/null
+}
+
 # Each operation accepts its own request attributes only (one policy per
 # operation): reply-only attributes are refused before the handler runs.
 t_request_attrs() {
-	hcctl pool create --force $M >/dev/null
+	fresh_pool
 	# INGEST_DONE (13) with ADMITTED (6, reply-only): EINVAL, not the
 	# handler's "not the registered helper"
 	hc_expect_errno -m "Invalid argument" hc_nlpoke send 13 u64:2=1 u8:6=1
@@ -119,7 +129,7 @@ t_request_attrs() {
 # survives a pool stop and create cannot answer the new pool's request
 # with the old pool's id (ids used to restart at 1 with every pool).
 t_stale_id() {
-	hcctl pool create --force $M >/dev/null
+	fresh_pool
 	fifo_start /tmp/stale.out hc_nlpoke stale-helper
 	hc_obj ingest 1 file:/tmp/stale.a >/dev/null 2>&1 || true
 	i=0
@@ -149,7 +159,7 @@ t_stale_id() {
 # unprivileged user that binds the same port numbers in a user and network
 # namespace of its own and closes them changes nothing.
 t_helper_netns() {
-	hcctl pool create --force $M >/dev/null
+	fresh_pool
 	start_helper
 	hc_fakeegress --out /tmp >/tmp/egress.out 2>&1 &
 	epid=$!
@@ -202,7 +212,7 @@ fifo_start() {
 # pool (validated when set), EAGAIN past it; and a writer's STAGE with
 # REPLACE takes over a pending ingest (it used to be EBUSY forever).
 t_bound() {
-	hcctl pool create --force $M >/dev/null
+	fresh_pool
 	[ "$(cat $P/max_ingests)" = 1024 ] || hc_fail "default max_ingests $(cat $P/max_ingests)"
 	for v in 0 65537 x; do
 		if echo $v >$P/max_ingests 2>/dev/null; then
@@ -239,7 +249,7 @@ t_bound() {
 # Without a helper a request ends after ingest_timeout_ms (EHOSTDOWN for
 # its readers) instead of blocking its URI forever.
 t_expire() {
-	hcctl pool create --force $M >/dev/null
+	fresh_pool
 	[ "$(cat $P/ingest_timeout_ms)" = 60000 ] || hc_fail "default ingest_timeout_ms"
 	for v in 0 x; do
 		if echo $v >$P/ingest_timeout_ms 2>/dev/null; then
@@ -261,7 +271,7 @@ t_expire() {
 # again (the result of the unicast used to be ignored: lost until the
 # next registration).
 t_resend() {
-	hcctl pool create --force $M >/dev/null
+	fresh_pool
 	fifo_start /tmp/slow.out hc_nlpoke slow 10 8
 	for n in 1 2 3 4 5 6 7 8 9 10 11 12; do
 		hc_obj --ro ingest 1 file:/tmp/resend.$n >/dev/null 2>&1 || true
@@ -278,7 +288,7 @@ t_resend() {
 # INGEST_ALLOC of more than the pool holds, or near 2^64 (the chunk count
 # wrapped to 0), is EFBIG and leaves the request as it was.
 t_alloc_efbig() {
-	hcctl pool create --force $M >/dev/null
+	fresh_pool
 	cap=$(hcctl stats --json | sed -n 's/.*"capacity":\([0-9]*\).*/\1/p')
 	[ -n "$cap" ] || hc_fail "no capacity"
 	hc_nlpoke alloc-helper 18446744073709551615 $((cap + 1)) 4096 >/tmp/alloc.out 2>&1 &
