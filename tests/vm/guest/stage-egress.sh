@@ -255,31 +255,31 @@ t_window_param() {
 }
 
 # A request the helper could not take (its receive queue full) is sent
-# again by itself, without waiting for another COMMIT, DONE or FAIL.
+# again by itself, without waiting for another COMMIT, DONE or FAIL.  One
+# socket registers as both helpers and reads nothing: ingest requests fill
+# its queue, then the one DIRTY object's request cannot be delivered.
 t_resend() {
-	W=/sys/module/hypercache/parameters/egress_window
-	echo 16 >$W
 	rm -f /tmp/go
 	mkfifo /tmp/go
-	hc_nlpoke slow 15 8 </tmp/go >/tmp/slow.out 2>&1 &
+	hc_nlpoke slow 10+15 6 </tmp/go >/tmp/slow.out 2>&1 &
 	pid=$!
 	exec 3>/tmp/go
-	wait_line /tmp/slow.out '^register: ok' 1 10
-	for n in 1 2 3 4 5 6 7 8 9 10; do
-		put_dirty wb/r$n $((60 + n)) 1000
+	wait_line /tmp/slow.out '^register: ok' 2 10
+	for n in 1 2 3 4 5 6 7 8; do
+		hc_obj --ro ingest 1 file:/tmp/fill.$n >/dev/null 2>&1 || true
 	done
-	sleep 2				# every pass finds the queue full
+	put_dirty wb/r1 61 1000
+	sleep 2				# nothing else happens meanwhile
 	echo go >&3
 	exec 3>&-
 	wait $pid || true
 	cat /tmp/slow.out
-	grep -q '^received 10$' /tmp/slow.out ||
-		hc_fail "undelivered requests were not sent again: $(cat /tmp/slow.out)"
-	echo 8 >$W
-	# the slow helper answered nothing: its objects are DIRTY again
+	grep -q '^egress 1$' /tmp/slow.out ||
+		hc_fail "the undelivered upload request was not sent again: $(cat /tmp/slow.out)"
+	# the slow helper answered nothing: wb/r1 is DIRTY again
 	start_egress /tmp/eg12.log
 	wait_clean 60
-	check_copy wb/r10 70 1000
+	check_copy wb/r1 61 1000
 	stop_egress
 }
 

@@ -16,12 +16,13 @@
  *	next one; then answer it with the *first* request's id: INGEST_ALLOC
  *	with the first pool's UUID ("stale-uuid: ..."), then without a UUID
  *	("stale-id: ..."), each "ok" or "error: strerror"
- *   hc_nlpoke slow REGISTER-CMD SECONDS
- *	register (10: as the ingest helper, 15: as the egress helper) with
- *	the smallest receive buffer and print "registered"; read nothing
+ *   hc_nlpoke slow REGISTER-CMD[+REGISTER-CMD] SECONDS
+ *	register (10: as the ingest helper, 15: as the egress helper, 10+15:
+ *	one socket as both) with the smallest receive buffer; read nothing
  *	until a line arrives on stdin; then read for SECONDS and print
  *	"received N" (N: the distinct request ids, attribute 2, of the
- *	INGEST or EGRESS requests that arrived)
+ *	INGEST and EGRESS requests that arrived) and "egress M" (those of
+ *	EGRESS requests only)
  *   hc_nlpoke alloc-helper SIZE...
  *	register as the ingest helper, wait for one INGEST request and
  *	answer INGEST_ALLOC with each SIZE in turn: "alloc SIZE: ok" or
@@ -55,19 +56,23 @@ struct ing {
 
 static struct ing last;
 
-/* slow: the distinct request ids seen */
-static uint64_t seen[4096];
-static int nseen;
+/* slow: the distinct request ids seen, of any request and of EGRESS */
+struct idset {
+	uint64_t id[4096];
+	int n;
+};
 
-static void note_id(uint64_t id)
+static struct idset seen, seen_egress;
+
+static void note_id(struct idset *s, uint64_t id)
 {
 	int i;
 
-	for (i = 0; i < nseen; i++)
-		if (seen[i] == id)
+	for (i = 0; i < s->n; i++)
+		if (s->id[i] == id)
 			return;
-	if (nseen < (int)(sizeof(seen) / sizeof(seen[0])))
-		seen[nseen++] = id;
+	if (s->n < (int)(sizeof(s->id) / sizeof(s->id[0])))
+		s->id[s->n++] = id;
 }
 
 static int on_valid(struct nl_msg *msg, void *arg)
@@ -78,15 +83,17 @@ static int on_valid(struct nl_msg *msg, void *arg)
 
 	(void)arg;
 	if (g->cmd == HC_CMD_EGRESS &&
-	    !genlmsg_parse(nlh, 0, tb, HC_A_ING_MAX, NULL) && tb[2])
-		note_id(nla_get_u64(tb[2]));
+	    !genlmsg_parse(nlh, 0, tb, HC_A_ING_MAX, NULL) && tb[2]) {
+		note_id(&seen, nla_get_u64(tb[2]));
+		note_id(&seen_egress, nla_get_u64(tb[2]));
+	}
 	if (g->cmd != HC_CMD_INGEST ||
 	    genlmsg_parse(nlh, 0, tb, HC_A_ING_MAX, NULL) || !tb[HC_A_ING_ID])
 		return NL_OK;
 	memset(&last, 0, sizeof(last));
 	last.got = true;
 	last.id = nla_get_u64(tb[HC_A_ING_ID]);
-	note_id(last.id);
+	note_id(&seen, last.id);
 	if (tb[HC_A_ING_POOL_UUID] && nla_len(tb[HC_A_ING_POOL_UUID]) == 16) {
 		last.has_pool = true;
 		memcpy(last.pool, nla_data(tb[HC_A_ING_POOL_UUID]), 16);
@@ -302,7 +309,7 @@ static int cmd_slow(const char *reg, const char *secs)
 {
 	double end;
 	struct nl_sock *sk;
-	char line[64];
+	char line[64], *end_reg;
 	int family;
 
 	sk = connect_family(&family);
@@ -311,7 +318,10 @@ static int cmd_slow(const char *reg, const char *secs)
 		fprintf(stderr, "hc_nlpoke: cannot shrink the receive buffer\n");
 		return 2;
 	}
-	if (register_as(sk, family, (uint8_t)strtoul(reg, NULL, 0)))
+	if (register_as(sk, family, (uint8_t)strtoul(reg, &end_reg, 0)))
+		return 1;
+	if (*end_reg == '+' &&
+	    register_as(sk, family, (uint8_t)strtoul(end_reg + 1, NULL, 0)))
 		return 1;
 	if (!fgets(line, sizeof(line), stdin))
 		return 2;
@@ -322,7 +332,7 @@ static int cmd_slow(const char *reg, const char *secs)
 		if (poll(&p, 1, 100) > 0)
 			nl_recvmsgs_default(sk);	/* ENOBUFS: go on */
 	}
-	printf("received %d\n", nseen);
+	printf("received %d\negress %d\n", seen.n, seen_egress.n);
 	return 0;
 }
 
