@@ -33,12 +33,52 @@ static struct nla_policy ing_policy[HC_A_ING_MAX + 1] = {
 	[HC_A_ING_SIZE] = { .type = NLA_U64 },
 	[HC_A_ING_ADMITTED] = { .type = NLA_U8 },
 	[HC_A_ING_EXTENT] = { .type = NLA_NESTED },
-	[HC_A_ING_CRC32C] = { .type = NLA_U32 },
+	[HC_A_ING_POOL_UUID] = { .type = NLA_UNSPEC },
 };
+
+static struct nla_policy egress_policy[HC_A_EGRESS_MAX + 1] = {
+	[HC_A_EGRESS_GENERATION] = { .type = NLA_U64 },
+	[HC_A_EGRESS_URI] = { .type = NLA_UNSPEC },
+	[HC_A_EGRESS_SIZE] = { .type = NLA_U64 },
+	[HC_A_EGRESS_EXTENT] = { .type = NLA_NESTED },
+	[HC_A_EGRESS_CRC32C] = { .type = NLA_U32 },
+	[HC_A_EGRESS_POOL_UUID] = { .type = NLA_UNSPEC },
+};
+
+/*
+ * A request's attributes, in the set of its channel: ingest (HC_A_ING_*)
+ * or egress (HC_A_EGRESS_*).
+ */
+struct req_attrs {
+	int id, uri, size, extent, crc32c, pool_uuid;
+};
+
+static const struct req_attrs ing_attrs = {
+	HC_A_ING_ID, HC_A_ING_URI, HC_A_ING_SIZE, HC_A_ING_EXTENT, 0,
+	HC_A_ING_POOL_UUID,
+};
+
+static const struct req_attrs egress_attrs = {
+	HC_A_EGRESS_GENERATION, HC_A_EGRESS_URI, HC_A_EGRESS_SIZE,
+	HC_A_EGRESS_EXTENT, HC_A_EGRESS_CRC32C, HC_A_EGRESS_POOL_UUID,
+};
+
+/*
+ * Receive what is there.  ENOBUFS (libnl: NLE_NOMEM) says the kernel could
+ * not queue a request for us; it sends such a request again by itself
+ * (architecture.md, "The helper channel"), so while waiting for requests
+ * that is not an error.  (An ack lost that way still is: call() fails.)
+ */
+static int recv_some(struct hc_channel *ch)
+{
+	int ret = nl_recvmsgs_default(ch->sk);
+
+	return ret == -NLE_NOMEM ? 0 : ret;
+}
 
 /* The size and extents of a message (INGEST re-sent, or ALLOC reply). */
 static void parse_extents(struct nlattr **tb, struct nlmsghdr *nlh,
-			  struct hc_ingest_req *r)
+			  const struct req_attrs *at, struct hc_ingest_req *r)
 {
 	struct genlmsghdr *g = nlmsg_data(nlh);
 	struct nlattr *a;
@@ -46,14 +86,18 @@ static void parse_extents(struct nlattr **tb, struct nlmsghdr *nlh,
 
 	r->nr_ext = 0;
 	r->allocated = false;
-	if (tb[HC_A_ING_SIZE]) {
+	if (tb[at->size]) {
 		r->allocated = true;
-		r->size = nla_get_u64(tb[HC_A_ING_SIZE]);
+		r->size = nla_get_u64(tb[at->size]);
+	}
+	if (tb[at->pool_uuid] && nla_len(tb[at->pool_uuid]) == 16) {
+		r->has_pool = true;
+		memcpy(r->pool_uuid, nla_data(tb[at->pool_uuid]), 16);
 	}
 	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
 		struct nlattr *e[HC_A_EXT_MAX + 1];
 
-		if (nla_type(a) != HC_A_ING_EXTENT || r->nr_ext == HC_MAX_EXTENTS)
+		if (nla_type(a) != at->extent || r->nr_ext == HC_MAX_EXTENTS)
 			continue;
 		if (nla_parse_nested(e, HC_A_EXT_MAX, a, NULL) ||
 		    !e[HC_A_EXT_OFFSET] || !e[HC_A_EXT_LENGTH])
@@ -65,14 +109,14 @@ static void parse_extents(struct nlattr **tb, struct nlmsghdr *nlh,
 }
 
 static int enqueue(struct hc_channel *ch, struct nlattr **tb,
-		   struct nlmsghdr *nlh)
+		   struct nlmsghdr *nlh, const struct req_attrs *at)
 {
 	struct hc_ingest_req *r;
 	size_t len;
 
-	if (!tb[HC_A_ING_ID] || !tb[HC_A_ING_URI])
+	if (!tb[at->id] || !tb[at->uri])
 		return NL_SKIP;
-	len = nla_len(tb[HC_A_ING_URI]);
+	len = nla_len(tb[at->uri]);
 	if (len == 0 || len > HC_URI_MAX)
 		return NL_SKIP;
 	if (ch->q_head + ch->q_len == ch->q_cap) {
@@ -92,14 +136,14 @@ static int enqueue(struct hc_channel *ch, struct nlattr **tb,
 	}
 	r = &ch->q[ch->q_head + ch->q_len];
 	memset(r, 0, sizeof(*r));
-	r->id = nla_get_u64(tb[HC_A_ING_ID]);
-	memcpy(r->uri, nla_data(tb[HC_A_ING_URI]), len);
+	r->id = nla_get_u64(tb[at->id]);
+	memcpy(r->uri, nla_data(tb[at->uri]), len);
 	r->uri[len] = '\0';
 	r->uri_len = len;
-	parse_extents(tb, nlh, r);
-	if (tb[HC_A_ING_CRC32C]) {
+	parse_extents(tb, nlh, at, r);
+	if (at->crc32c && tb[at->crc32c]) {
 		r->has_crc = true;
-		r->crc32c = nla_get_u32(tb[HC_A_ING_CRC32C]);
+		r->crc32c = nla_get_u32(tb[at->crc32c]);
 	}
 	ch->q_len++;
 	return NL_OK;
@@ -110,14 +154,22 @@ static int on_valid(struct nl_msg *msg, void *arg)
 	struct hc_channel *ch = arg;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct nlattr *tb[HC_A_ING_MAX + 1];
+	/* one array for both sets: the larger of the two */
+	struct nlattr *tb[(int)HC_A_EGRESS_MAX > (int)HC_A_ING_MAX ?
+			  HC_A_EGRESS_MAX + 1 : HC_A_ING_MAX + 1];
 
+	if (g->cmd == HC_CMD_EGRESS) {
+		if (genlmsg_parse(nlh, 0, tb, HC_A_EGRESS_MAX, egress_policy))
+			return NL_SKIP;
+		return g->cmd == ch->req_cmd ? enqueue(ch, tb, nlh, &egress_attrs)
+					     : NL_OK;
+	}
 	if (genlmsg_parse(nlh, 0, tb, HC_A_ING_MAX, ing_policy))
 		return NL_SKIP;
 	if (g->cmd == ch->req_cmd)
-		return enqueue(ch, tb, nlh);
+		return enqueue(ch, tb, nlh, &ing_attrs);
 	if (g->cmd == HC_CMD_INGEST_ALLOC && ch->reply) {
-		parse_extents(tb, nlh, ch->reply);
+		parse_extents(tb, nlh, &ing_attrs, ch->reply);
 		ch->reply_admitted = tb[HC_A_ING_ADMITTED] &&
 				     nla_get_u8(tb[HC_A_ING_ADMITTED]);
 		ch->got_reply = true;
@@ -144,36 +196,58 @@ static int on_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
-/* The optional attributes of a call. */
-struct call_extra {
-	const char *uri;	/* HC_A_ING_URI (egress) */
-	size_t uri_len;
+/* What a call carries besides its command; NULL/0: left out. */
+struct call_args {
+	const struct hc_ingest_req *r;	/* id (or generation), pool UUID */
+	bool uri;			/* egress: @r's URI too */
+	const uint64_t *size;
+	int err_no;
+	const char *etag;
+	const uint32_t *crc;
 	const uint32_t *retry_ms;
 };
 
+/* Put @a into @m in the attribute set of @cmd's channel. */
+static int put_args(struct nl_msg *m, uint8_t cmd, const struct call_args *a)
+{
+	bool eg = cmd == HC_CMD_EGRESS_DONE || cmd == HC_CMD_EGRESS_FAIL;
+	const struct hc_ingest_req *r = a->r;
+
+	if (!r)
+		return 0;	/* a registration */
+	if (eg)
+		return (a->uri && nla_put(m, HC_A_EGRESS_URI, (int)r->uri_len,
+					  r->uri)) ||
+		       nla_put_u64(m, HC_A_EGRESS_GENERATION, r->id) ||
+		       (r->has_pool && nla_put(m, HC_A_EGRESS_POOL_UUID, 16,
+					       r->pool_uuid)) ||
+		       (a->retry_ms && nla_put_u32(m, HC_A_EGRESS_RETRY_MS,
+						   *a->retry_ms)) ||
+		       (a->err_no && nla_put_u32(m, HC_A_EGRESS_ERRNO,
+						 a->err_no)) ||
+		       (a->etag && *a->etag &&
+			nla_put_string(m, HC_A_EGRESS_ETAG, a->etag));
+	return nla_put_u64(m, HC_A_ING_ID, r->id) ||
+	       (r->has_pool && nla_put(m, HC_A_ING_POOL_UUID, 16,
+				       r->pool_uuid)) ||
+	       (a->size && nla_put_u64(m, HC_A_ING_SIZE, *a->size)) ||
+	       (a->err_no && nla_put_u32(m, HC_A_ING_ERRNO, a->err_no)) ||
+	       (a->etag && *a->etag &&
+		nla_put_string(m, HC_A_ING_ETAG, a->etag)) ||
+	       (a->crc && nla_put_u32(m, HC_A_ING_CRC32C, *a->crc));
+}
+
 /* Send @cmd and wait for its ack (and, for ALLOC, its reply). */
-static int call_x(struct hc_channel *ch, uint8_t cmd, uint64_t id,
-		  const uint64_t *size, int err_no, const char *etag,
-		  const uint32_t *crc, const struct call_extra *x)
+static int call(struct hc_channel *ch, uint8_t cmd, const struct call_args *a)
 {
 	struct nl_msg *m = nlmsg_alloc();
-	bool reg = cmd == HC_CMD_HELPER_REGISTER ||
-		   cmd == HC_CMD_EGRESS_REGISTER;
 	int ret;
 
 	if (!m)
 		return -ENOMEM;
 	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, ch->family, 0,
 			 NLM_F_ACK, cmd, HC_GENL_VERSION) ||
-	    (x && x->uri &&
-	     nla_put(m, HC_A_ING_URI, (int)x->uri_len, x->uri)) ||
-	    (!reg && nla_put_u64(m, HC_A_ING_ID, id)) ||
-	    (x && x->retry_ms &&
-	     nla_put_u32(m, HC_A_ING_RETRY_MS, *x->retry_ms)) ||
-	    (size && nla_put_u64(m, HC_A_ING_SIZE, *size)) ||
-	    (err_no && nla_put_u32(m, HC_A_ING_ERRNO, err_no)) ||
-	    (etag && *etag && nla_put_string(m, HC_A_ING_ETAG, etag)) ||
-	    (crc && nla_put_u32(m, HC_A_ING_CRC32C, *crc))) {
+	    put_args(m, cmd, a)) {
 		nlmsg_free(m);
 		return -EMSGSIZE;
 	}
@@ -188,13 +262,6 @@ static int call_x(struct hc_channel *ch, uint8_t cmd, uint64_t id,
 		if (nl_recvmsgs_default(ch->sk) < 0 && !ch->acked)
 			return -EIO;
 	return ch->ack_err;
-}
-
-static int call(struct hc_channel *ch, uint8_t cmd, uint64_t id,
-		const uint64_t *size, int err_no, const char *etag,
-		const uint32_t *crc)
-{
-	return call_x(ch, cmd, id, size, err_no, etag, crc, NULL);
 }
 
 static int channel_open(struct hc_channel **out, uint8_t reg_cmd,
@@ -231,7 +298,7 @@ static int channel_open(struct hc_channel **out, uint8_t reg_cmd,
 	nl_socket_modify_cb(ch->sk, NL_CB_ACK, NL_CB_CUSTOM, on_ack, ch);
 	nl_socket_modify_err_cb(ch->sk, NL_CB_CUSTOM, on_err, ch);
 	ch->req_cmd = req_cmd;
-	ret = call(ch, reg_cmd, 0, NULL, 0, NULL, NULL);
+	ret = call(ch, reg_cmd, &(struct call_args){ 0 });
 	if (ret) {
 		bool eg = reg_cmd == HC_CMD_EGRESS_REGISTER;
 
@@ -288,7 +355,7 @@ int hc_channel_next(struct hc_channel *ch, struct hc_ingest_req *r,
 			return -EINTR;
 		if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL))
 			return -EIO;
-		if (nl_recvmsgs_default(ch->sk) < 0 && !ch->q_len)
+		if (recv_some(ch) < 0 && !ch->q_len)
 			return -EIO;
 	}
 	*r = ch->q[ch->q_head];
@@ -305,7 +372,8 @@ int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
 
 	*admitted = false;
 	ch->reply = r;
-	ret = call(ch, HC_CMD_INGEST_ALLOC, r->id, &size, 0, etag, NULL);
+	ret = call(ch, HC_CMD_INGEST_ALLOC,
+		   &(struct call_args){ .r = r, .size = &size, .etag = etag });
 	ch->reply = NULL;
 	if (ret)
 		return ret;
@@ -318,31 +386,31 @@ int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
 	return 0;
 }
 
-int hc_channel_done(struct hc_channel *ch, uint64_t id, const uint32_t *crc)
+int hc_channel_done(struct hc_channel *ch, const struct hc_ingest_req *r,
+		    const uint32_t *crc)
 {
-	return call(ch, HC_CMD_INGEST_DONE, id, NULL, 0, NULL, crc);
+	return call(ch, HC_CMD_INGEST_DONE,
+		    &(struct call_args){ .r = r, .crc = crc });
 }
 
-int hc_channel_fail(struct hc_channel *ch, uint64_t id, int err_no)
+int hc_channel_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
+		    int err_no)
 {
-	return call(ch, HC_CMD_INGEST_FAIL, id, NULL, err_no > 0 ? err_no : EIO,
-		    NULL, NULL);
+	return call(ch, HC_CMD_INGEST_FAIL, &(struct call_args){
+		.r = r, .err_no = err_no > 0 ? err_no : EIO });
 }
 
 int hc_channel_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
 		   const char *etag)
 {
-	struct call_extra x = { .uri = r->uri, .uri_len = r->uri_len };
-
-	return call_x(ch, HC_CMD_EGRESS_DONE, r->id, NULL, 0, etag, NULL, &x);
+	return call(ch, HC_CMD_EGRESS_DONE,
+		    &(struct call_args){ .r = r, .uri = true, .etag = etag });
 }
 
 int hc_channel_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
 		   int err_no, uint32_t retry_ms)
 {
-	struct call_extra x = { .uri = r->uri, .uri_len = r->uri_len,
-				.retry_ms = retry_ms ? &retry_ms : NULL };
-
-	return call_x(ch, HC_CMD_EGRESS_FAIL, r->id, NULL,
-		      err_no > 0 ? err_no : EIO, NULL, NULL, &x);
+	return call(ch, HC_CMD_EGRESS_FAIL, &(struct call_args){
+		.r = r, .uri = true, .err_no = err_no > 0 ? err_no : EIO,
+		.retry_ms = retry_ms ? &retry_ms : NULL });
 }

@@ -16,9 +16,13 @@
  *   hc_channel_egress_open()    connect, resolve, HC_CMD_EGRESS_REGISTER
  *   hc_channel_next()   the next HC_CMD_EGRESS request (URI, ID = the
  *                       generation, SIZE, EXTENTs, CRC32C if the writer
- *                       gave one), in arrival order = commit order
+ *                       gave one, the pool's UUID), in arrival order =
+ *                       commit order
  *   hc_channel_egress_done()    HC_CMD_EGRESS_DONE with the backend's ETag
  *   hc_channel_egress_fail()    HC_CMD_EGRESS_FAIL with an errno and a RETRY_MS
+ *
+ * Every answer echoes the pool UUID that came with its request, so the
+ * kernel refuses it (-ESTALE) once another pool runs.
  *
  * One thread uses a channel at a time.  Functions return 0 or a negative
  * errno (the kernel's ack error, or -EIO for a broken socket).
@@ -43,6 +47,8 @@ struct hc_ingest_req {
 	struct hc_extent ext[HC_MAX_EXTENTS];
 	bool has_crc;			/* @crc32c came with the request */
 	uint32_t crc32c;
+	bool has_pool;			/* @pool_uuid came with the request */
+	uint8_t pool_uuid[16];
 };
 
 struct hc_channel;
@@ -73,9 +79,11 @@ int hc_channel_next(struct hc_channel *ch, struct hc_ingest_req *r,
 int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
 		     uint64_t size, const char *etag, bool *admitted);
 
-/* hc_channel_done() - the data is durable; its CRC-32C if @crc. */
-int hc_channel_done(struct hc_channel *ch, uint64_t id, const uint32_t *crc);
-int hc_channel_fail(struct hc_channel *ch, uint64_t id, int err_no);
+/* hc_channel_done() - the data of @r is durable; its CRC-32C if @crc. */
+int hc_channel_done(struct hc_channel *ch, const struct hc_ingest_req *r,
+		    const uint32_t *crc);
+int hc_channel_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
+		    int err_no);
 
 /* hc_channel_egress_done() - request @r is in the backend, which answered @etag. */
 int hc_channel_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,

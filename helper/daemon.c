@@ -99,7 +99,7 @@ static void usage(FILE *f)
 /* End request @r with errno @e (positive). */
 static void fail(struct hc_channel *ch, const struct hc_ingest_req *r, int e)
 {
-	int ret = hc_channel_fail(ch, r->id, e);
+	int ret = hc_channel_fail(ch, r, e);
 
 	if (ret)
 		hc_log(HC_LOG_WARN, "%s: FAIL %s: %s", r->uri, strerror(e),
@@ -179,7 +179,7 @@ again:
 		fail(ch, r, -ret);
 		return;
 	}
-	ret = hc_channel_done(ch, r->id, &res.crc32c);
+	ret = hc_channel_done(ch, r, &res.crc32c);
 	if (ret)
 		hc_log(HC_LOG_WARN, "%s: DONE: %s", r->uri, strerror(-ret));
 	else

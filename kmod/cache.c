@@ -525,6 +525,10 @@ out:
  * evicting evictable objects makes room.  Its write fence opens for the
  * calling task's thread group.  May sleep.
  *
+ * With @replace, a pending ingest of the URI that has no allocation yet
+ * (the helper is not writing) is taken over: it ends, and readers waiting
+ * for it wait for this stage instead.
+ *
  * Return: 0; -EFBIG (larger than the pool; nothing changed); -EEXIST (URI
  * cached, no @replace); -EBUSY (it cannot be replaced now); -ENOSPC;
  * -E2BIG; -ENOMEM.
@@ -545,7 +549,10 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	if (obj) {
 		if (!replace)
 			return -EEXIST;
-		err = hc_cache_evict(c, obj);
+		if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
+			hc_cache_ingest_end(c, obj, 0);	/* outcome: unknown */
+		else
+			err = hc_cache_evict(c, obj);
 		if (err)
 			return err;
 	}
@@ -643,17 +650,23 @@ void hc_cache_abort(struct hc_cache *c, struct hc_obj *obj)
  * @objp: set to the new object
  *
  * The object has no size and no chunks until the helper reports them (it
- * is not in the policy until then).  Return: 0 or -ENOMEM.
+ * is not in the policy until then).  At most hc_nl_ingest_limit() objects
+ * of a cache are INGESTING at once.  Return: 0; -EAGAIN (that many are);
+ * -ENOMEM.
  */
 int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
 		    struct hc_obj **objp)
 {
-	struct hc_obj *obj = hc_cache_obj_alloc(uri, len);
+	struct hc_obj *obj;
 
+	if (c->stats.by_state[HC_OBJ_INGESTING] >= hc_nl_ingest_limit())
+		return -EAGAIN;
+	obj = hc_cache_obj_alloc(uri, len);
 	if (!obj)
 		return -ENOMEM;
 	hc_policy_entry_init(&obj->pe, obj->hash, 1);
 	obj->generation = c->next_generation++;
+	obj->ingest_since = jiffies;
 	hc_cache_insert(c, obj, HC_OBJ_INGESTING);
 	list_add_tail(&obj->queue_node, &c->ingests);
 	*objp = obj;
@@ -1239,6 +1252,15 @@ int hc_cache_for_each(struct hc_cache *c, u64 *pos,
 	return 0;
 }
 
+/*
+ * Generations, which are also the ingest request ids, are never reused
+ * while the module is loaded (uapi/hypercache_netlink.h promises it): a
+ * new cache starts past every generation an earlier one handed out, so a
+ * helper that survives a pool stop and create cannot complete a request
+ * of the new pool with an id of the old one.  Under the pool lock.
+ */
+static u64 hc_cache_generation_floor = 1;
+
 /* Whether open control files hold or stage anything in this cache. */
 bool hc_cache_busy(const struct hc_cache *c)
 {
@@ -1264,7 +1286,7 @@ int hc_cache_create(struct hc_pool *pool)
 	c->nr_chunks = chunks;
 	c->members = pool->nr_members;
 	c->chunk_size = pool->chunk_size;
-	c->next_generation = 1;
+	c->next_generation = hc_cache_generation_floor;
 	INIT_LIST_HEAD(&c->ingests);
 	INIT_LIST_HEAD(&c->egress);
 	c->hash_bits = clamp_t(u32, ilog2(chunks) + 2, 10, 20);
@@ -1307,6 +1329,8 @@ void hc_cache_destroy(struct hc_pool *pool)
 
 	if (!c)
 		return;
+	hc_cache_generation_floor = max(hc_cache_generation_floor,
+					c->next_generation);
 	for (b = 0; b < (1U << c->hash_bits); b++)
 		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
 			hc_cache_remove(c, obj);

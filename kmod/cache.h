@@ -64,11 +64,16 @@ struct hc_fence {
  *	its egress queue (DIRTY and SYNCING, in commit order)
  * @allocated: INGESTING: the helper reported the size and the chunks are
  *	allocated (the helper is filling them)
+ * @ingest_resend: INGESTING: the request could not be delivered to the
+ *	helper; ingest.c sends it again
  * @egress_defer: DIRTY: an upload failed; not re-sent before @egress_at
  * @egress_backoff: DIRTY: failed uploads so far, for the default retry
  *	delay (1 s doubling up to 60 s), capped
  * @stager: the open control file that stages it (STAGED only)
  * @egress_at: DIRTY with @egress_defer: jiffies of the next attempt
+ * @ingest_since: INGESTING: jiffies since when it waits for a helper (its
+ *	creation, or the last helper's departure); it expires after the
+ *	module parameter ingest_timeout_ms without one
  * @hash: 64-bit hash of the URI (also the policy's key)
  * @size: bytes
  * @generation: changes whenever the URI's content changes
@@ -93,11 +98,13 @@ struct hc_obj {
 	struct list_head stage_node;
 	struct list_head queue_node;
 	bool allocated;
+	bool ingest_resend;
 	bool egress_defer;
 	u8 egress_backoff;
 	union {
 		struct hc_ctl *stager;
 		unsigned long egress_at;
+		unsigned long ingest_since;
 	};
 	u64 hash;
 	u64 size;

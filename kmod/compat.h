@@ -209,4 +209,21 @@ static inline struct address_space *hc_bdev_mapping(struct block_device *bdev)
 #endif
 }
 
+/* ---- generic netlink ------------------------------------------------ */
+
+#include <net/genetlink.h>
+
+/*
+ * The parsed request attributes of a dump, in its .start callback.  6.2
+ * put a struct genl_info into struct genl_dumpit_info.
+ */
+static inline struct nlattr **hc_genl_dump_attrs(struct netlink_callback *cb)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return genl_dumpit_info(cb)->info.attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
 #endif /* HC_COMPAT_H */

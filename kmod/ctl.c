@@ -735,6 +735,12 @@ static struct miscdevice hc_ctl_misc = {
 	.mode	= 0660,
 };
 
+/* Whether @file is an open /dev/hypercache-ctl (netlink reads, netlink.c). */
+bool hc_ctl_is_ctl_file(const struct file *file)
+{
+	return file->f_op == &hc_ctl_fops;
+}
+
 int hc_ctl_register(void)
 {
 	return misc_register(&hc_ctl_misc);

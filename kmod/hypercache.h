@@ -133,13 +133,35 @@ void hc_ctl_unregister(void);
 long hc_copy_struct_in(void *k, size_t ksize, size_t ver1, void __user *u);
 int hc_copy_struct_out(void __user *u, const void *k, size_t ksize,
 		       u32 usize);
+bool hc_ctl_is_ctl_file(const struct file *file);
 
-/* netlink.c */
+/* netlink.c: the family, pool administration, objects and statistics */
+struct sk_buff;
+struct genl_info;
+struct net;
+extern struct genl_family hc_nl_family;
 int hc_nl_register(void);
 void hc_nl_unregister(void);
 void hc_nl_notify(struct hc_pool *pool, u32 state);
+int hc_nl_put_extents(struct sk_buff *msg, const struct hc_pool *pool,
+		      const struct hc_obj *obj, int attr);
+
+/* ingest.c: the ingest helper channel (HC_CMD_INGEST*) */
 void hc_nl_ingest_request(struct hc_pool *pool, struct hc_obj *obj);
+void hc_nl_ingest_release(struct net *net, u32 portid);
+u32 hc_nl_ingest_limit(void);
+void hc_nl_ingest_stop(void);
+int hc_nl_helper_register(struct sk_buff *skb, struct genl_info *info);
+int hc_nl_ingest_alloc(struct sk_buff *skb, struct genl_info *info);
+int hc_nl_ingest_done(struct sk_buff *skb, struct genl_info *info);
+int hc_nl_ingest_fail(struct sk_buff *skb, struct genl_info *info);
+
+/* egress.c: the egress channel and its scheduler (HC_CMD_EGRESS*) */
 void hc_nl_egress_kick(void);
+void hc_nl_egress_release(struct net *net, u32 portid);
 void hc_nl_egress_stop(void);
+int hc_nl_egress_register(struct sk_buff *skb, struct genl_info *info);
+int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info);
+int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info);
 
 #endif /* HC_HYPERCACHE_H */

@@ -45,6 +45,7 @@ static void __exit hc_exit(void)
 	hc_nl_unregister();
 	hc_pool_stop(true, &fail);	/* -ENODEV when none runs: fine */
 	hc_nl_egress_stop();
+	hc_nl_ingest_stop();
 	hc_ctl_unregister();
 	hc_disk_unregister();
 }

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "hypercache" generic netlink family: pool administration and events.
+ * The "hypercache" generic netlink family: its policies and operation
+ * table, pool administration and events, objects and statistics.  The
+ * helper channels are in ingest.c and egress.c.
  * Documentation/netlink/specs/hypercache.yaml describes it.
  *
  * Requests are validated strictly against the policies below (unknown
- * attributes are refused); state-changing operations need CAP_NET_ADMIN.
+ * attributes are refused); state-changing operations need CAP_NET_ADMIN,
+ * and reads of the index and its counters follow the control device's
+ * rule (hc_nl_may_read()).
  * Failures carry an extended-ack message and, when one member is at fault,
  * point at that member's HC_A_POOL_MEMBER nest.
  */
@@ -15,69 +19,89 @@
 #include <linux/kdev_t.h>
 #include <linux/blkdev.h>
 #include <linux/err.h>
-#include <linux/jiffies.h>
-#include <linux/moduleparam.h>
-#include <linux/workqueue.h>
+#include <linux/file.h>
 #include <net/genetlink.h>
 #include "hypercache.h"
 #include "../uapi/hypercache_netlink.h"
 
-static const struct nla_policy hc_nl_member_policy[HC_A_MEMBER_MAX + 1] = {
-	[HC_A_MEMBER_PATH]	= { .type = NLA_NUL_STRING, .len = PATH_MAX - 1 },
-	[HC_A_MEMBER_INDEX]	= { .type = NLA_U32 },
-	[HC_A_MEMBER_DEV]	= { .type = NLA_U32 },
-	[HC_A_MEMBER_NAME]	= { .type = NLA_NUL_STRING, .len = DISK_NAME_LEN - 1 },
-	[HC_A_MEMBER_UUID]	= NLA_POLICY_EXACT_LEN(16),
-	[HC_A_MEMBER_BYTES]	= { .type = NLA_U64 },
-	[HC_A_MEMBER_CHUNKS]	= { .type = NLA_U64 },
+/*
+ * One policy per operation, each accepting exactly the request attributes
+ * of the spec: with strict validation an attribute without an entry (type
+ * 0) or past the policy's end is refused, so a request cannot carry
+ * reply-only attributes.  Each operation's maxattr is its policy's last
+ * entry.
+ */
+
+/* Operations without request attributes: 1 is refused, any other too. */
+static const struct nla_policy hc_nl_empty_policy[2] = {
+	[1]			= { .type = NLA_REJECT },
 };
 
-static const struct nla_policy hc_nl_pool_policy[HC_A_POOL_MAX + 1] = {
-	[HC_A_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
-	[HC_A_POOL_STATE]	= { .type = NLA_U32 },
-	[HC_A_POOL_DISK]	= { .type = NLA_NUL_STRING, .len = DISK_NAME_LEN - 1 },
-	[HC_A_POOL_DISK_DEV]	= { .type = NLA_U32 },
-	[HC_A_POOL_FORMAT_VERSION] = { .type = NLA_U32 },
-	[HC_A_POOL_CHUNK_SIZE]	= { .type = NLA_U32 },
-	[HC_A_POOL_MEMBER_COUNT] = { .type = NLA_U32 },
-	[HC_A_POOL_CHUNKS]	= { .type = NLA_U64 },
-	[HC_A_POOL_CAPACITY]	= { .type = NLA_U64 },
+static const struct nla_policy hc_nl_member_policy[HC_A_MEMBER_PATH + 1] = {
+	[HC_A_MEMBER_PATH]	= { .type = NLA_NUL_STRING, .len = PATH_MAX - 1 },
+};
+
+static const struct nla_policy hc_nl_create_policy[HC_A_POOL_MAX + 1] = {
 	[HC_A_POOL_DATA_OFFSET]	= { .type = NLA_U64 },
 	[HC_A_POOL_FLAGS]	= NLA_POLICY_MASK(NLA_U32, HC_POOL_F_ALL),
 	[HC_A_POOL_MEMBER]	= NLA_POLICY_NESTED(hc_nl_member_policy),
 };
 
-static const struct nla_policy hc_nl_obj_policy[HC_A_OBJ_MAX + 1] = {
+static const struct nla_policy hc_nl_assemble_policy[HC_A_POOL_MAX + 1] = {
+	[HC_A_POOL_MEMBER]	= NLA_POLICY_NESTED(hc_nl_member_policy),
+};
+
+static const struct nla_policy hc_nl_obj_policy[HC_A_OBJ_URI + 1] = {
+	[HC_A_OBJ_URI]		= { .type = NLA_BINARY, .len = HC_URI_MAX },
+};
+
+static const struct nla_policy hc_nl_obj_get_policy[HC_A_OBJ_MAX + 1] = {
+	[HC_A_OBJ_URI]		= { .type = NLA_BINARY, .len = HC_URI_MAX },
+	[HC_A_OBJ_CTL_FD]	= { .type = NLA_U32 },
+};
+
+static const struct nla_policy hc_nl_stats_policy[HC_A_STATS_MAX + 1] = {
+	[HC_A_STATS_CTL_FD]	= { .type = NLA_U32 },
+};
+
+static const struct nla_policy hc_nl_pin_policy[HC_A_OBJ_PINNED + 1] = {
 	[HC_A_OBJ_URI]		= { .type = NLA_BINARY, .len = HC_URI_MAX },
 	[HC_A_OBJ_PINNED]	= NLA_POLICY_MAX(NLA_U8, 1),
 };
 
-static const struct nla_policy hc_nl_ing_policy[HC_A_ING_MAX + 1] = {
+static const struct nla_policy hc_nl_ing_alloc_policy[HC_A_ING_MAX + 1] = {
 	[HC_A_ING_ID]		= { .type = NLA_U64 },
-	[HC_A_ING_URI]		= { .type = NLA_BINARY, .len = HC_URI_MAX },
 	[HC_A_ING_SIZE]		= { .type = NLA_U64 },
 	[HC_A_ING_ETAG]		= { .type = NLA_NUL_STRING, .len = 127 },
-	[HC_A_ING_ADMITTED]	= NLA_POLICY_MAX(NLA_U8, 1),
-	[HC_A_ING_CRC32C]	= { .type = NLA_U32 },
-	[HC_A_ING_ERRNO]	= NLA_POLICY_RANGE(NLA_U32, 1, MAX_ERRNO),
-	[HC_A_ING_RETRY_MS]	= { .type = NLA_U32 },
+	[HC_A_ING_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
 };
 
-/* The registered helper's netlink port, 0 if none; under the pool lock. */
-static u32 hc_nl_helper;
+static const struct nla_policy hc_nl_ing_done_policy[HC_A_ING_MAX + 1] = {
+	[HC_A_ING_ID]		= { .type = NLA_U64 },
+	[HC_A_ING_CRC32C]	= { .type = NLA_U32 },
+	[HC_A_ING_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
+};
 
-/* The registered egress helper's netlink port, 0 if none; pool lock. */
-static u32 hc_nl_egress;
+static const struct nla_policy hc_nl_ing_fail_policy[HC_A_ING_MAX + 1] = {
+	[HC_A_ING_ID]		= { .type = NLA_U64 },
+	[HC_A_ING_ERRNO]	= NLA_POLICY_RANGE(NLA_U32, 1, MAX_ERRNO),
+	[HC_A_ING_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
+};
 
-static unsigned int hc_egress_window = 8;
-module_param_named(egress_window, hc_egress_window, uint, 0644);
-MODULE_PARM_DESC(egress_window,
-		 "uploads outstanding at the egress helper at most (1..1024, default 8)");
+static const struct nla_policy hc_nl_egr_done_policy[HC_A_EGRESS_MAX + 1] = {
+	[HC_A_EGRESS_GENERATION] = { .type = NLA_U64 },
+	[HC_A_EGRESS_URI]	= { .type = NLA_BINARY, .len = HC_URI_MAX },
+	[HC_A_EGRESS_ETAG]	= { .type = NLA_NUL_STRING, .len = 127 },
+	[HC_A_EGRESS_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
+};
 
-static void hc_nl_egress_work(struct work_struct *work);
-static DECLARE_DELAYED_WORK(hc_nl_egress_dwork, hc_nl_egress_work);
-
-static struct genl_family hc_nl_family;
+static const struct nla_policy hc_nl_egr_fail_policy[HC_A_EGRESS_MAX + 1] = {
+	[HC_A_EGRESS_GENERATION] = { .type = NLA_U64 },
+	[HC_A_EGRESS_URI]	= { .type = NLA_BINARY, .len = HC_URI_MAX },
+	[HC_A_EGRESS_ERRNO]	= NLA_POLICY_RANGE(NLA_U32, 1, MAX_ERRNO),
+	[HC_A_EGRESS_RETRY_MS]	= { .type = NLA_U32 },
+	[HC_A_EGRESS_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
+};
 
 enum hc_nl_mcgrp {
 	HC_NL_MCGRP_EVENTS,
@@ -218,7 +242,7 @@ void hc_nl_notify(struct hc_pool *pool, u32 state)
 static int hc_nl_parse_req(struct genl_info *info, struct hc_pool_req *req,
 			   const struct nlattr **nests)
 {
-	struct nlattr *tb[HC_A_MEMBER_MAX + 1];
+	struct nlattr *tb[HC_A_MEMBER_PATH + 1];
 	const struct nlattr *attr;
 	int rem, err;
 
@@ -231,7 +255,7 @@ static int hc_nl_parse_req(struct genl_info *info, struct hc_pool_req *req,
 					    "more than 64 members");
 			return -EINVAL;
 		}
-		err = nla_parse_nested(tb, HC_A_MEMBER_MAX, attr,
+		err = nla_parse_nested(tb, HC_A_MEMBER_PATH, attr,
 				       hc_nl_member_policy, info->extack);
 		if (err)
 			return err;
@@ -328,9 +352,40 @@ static int hc_nl_pool_get(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- objects and statistics ------------------------------------------ */
 
+/*
+ * Who may read the index and its counters: the control device's rule.
+ * CAP_NET_ADMIN, or @fd naming an open /dev/hypercache-ctl in the caller's
+ * file table (whoever may open the device may LOCATE and STAT through it;
+ * its mode and group decide who that is).  Called in the sender's context,
+ * as every doit and a dump's start are.  Return: 0 or -EPERM.
+ */
+static int hc_nl_may_read(struct sk_buff *skb, const struct nlattr *fd,
+			  struct netlink_ext_ack *extack)
+{
+	struct file *file;
+	bool ok;
+
+	if (netlink_capable(skb, CAP_NET_ADMIN))
+		return 0;
+	if (!fd) {
+		NL_SET_ERR_MSG(extack,
+			       "needs CAP_NET_ADMIN or an open /dev/hypercache-ctl (ctl-fd)");
+		return -EPERM;
+	}
+	file = fget(nla_get_u32(fd));
+	ok = file && hc_ctl_is_ctl_file(file);
+	if (file)
+		fput(file);
+	if (!ok) {
+		NL_SET_ERR_MSG_ATTR(extack, fd, "not an open /dev/hypercache-ctl");
+		return -EPERM;
+	}
+	return 0;
+}
+
 /* @obj's extents, in bytes of the device, as nests of type @attr. */
-static int hc_nl_put_extents(struct sk_buff *msg, const struct hc_pool *pool,
-			     const struct hc_obj *obj, int attr)
+int hc_nl_put_extents(struct sk_buff *msg, const struct hc_pool *pool,
+		      const struct hc_obj *obj, int attr)
 {
 	struct nlattr *nest;
 	u32 i;
@@ -406,6 +461,9 @@ static int hc_nl_obj_get(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
+	err = hc_nl_may_read(skb, info->attrs[HC_A_OBJ_CTL_FD], info->extack);
+	if (err)
+		return err;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -447,6 +505,13 @@ static int hc_nl_obj_dump_one(void *arg, struct hc_obj *obj)
 	}
 	genlmsg_end(d->skb, hdr);
 	return 0;
+}
+
+/* A dump starts in the sender's context: check it there, once. */
+static int hc_nl_obj_dump_start(struct netlink_callback *cb)
+{
+	return hc_nl_may_read(cb->skb, hc_genl_dump_attrs(cb)[HC_A_OBJ_CTL_FD],
+			      cb->extack);
 }
 
 /*
@@ -553,6 +618,9 @@ static int hc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
+	err = hc_nl_may_read(skb, info->attrs[HC_A_STATS_CTL_FD], info->extack);
+	if (err)
+		return err;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -578,449 +646,21 @@ static int hc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-/* ---- the helper channel ----------------------------------------------- */
-
 /*
- * Ask the registered helper to fetch @obj (INGESTING); with the pool lock
- * held.  Without a helper, or if the message cannot be sent, the request
- * stays queued for the next helper that registers.
- */
-void hc_nl_ingest_request(struct hc_pool *pool, struct hc_obj *obj)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	if (!hc_nl_helper)
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &hc_nl_family, 0, HC_CMD_INGEST);
-	if (!hdr ||
-	    nla_put_u64_64bit(msg, HC_A_ING_ID, obj->generation, HC_A_ING_PAD) ||
-	    nla_put(msg, HC_A_ING_URI, obj->uri_len, obj->uri) ||
-	    (obj->allocated &&
-	     (nla_put_u64_64bit(msg, HC_A_ING_SIZE, obj->size, HC_A_ING_PAD) ||
-	      hc_nl_put_extents(msg, pool, obj, HC_A_ING_EXTENT)))) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	genlmsg_unicast(&init_net, msg, hc_nl_helper);
-}
-
-static int hc_nl_helper_register(struct sk_buff *skb, struct genl_info *info)
-{
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-	int err = 0;
-
-	hc_pool_lock();
-	if (hc_nl_helper && hc_nl_helper != info->snd_portid) {
-		NL_SET_ERR_MSG(info->extack, "another helper is registered");
-		err = -EBUSY;
-		goto out;
-	}
-	hc_nl_helper = info->snd_portid;
-	pool = hc_pool_current();
-	if (pool) {
-		/* this helper now writes the ingests already allocated */
-		hc_cache_ingest_adopt(pool->cache);
-		list_for_each_entry(obj, &pool->cache->ingests, queue_node)
-			hc_nl_ingest_request(pool, obj);
-	}
-	pr_info("helper registered (port %u)\n", hc_nl_helper);
-out:
-	hc_pool_unlock();
-	return err;
-}
-
-/*
- * The request named by HC_A_ING_ID, for the registered helper only, with
- * the pool lock held on success.
- */
-static struct hc_obj *hc_nl_ing_lookup(struct genl_info *info,
-				       struct hc_pool **poolp)
-{
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-
-	if (!info->attrs[HC_A_ING_ID]) {
-		NL_SET_ERR_MSG(info->extack, "the request id is needed");
-		return ERR_PTR(-EINVAL);
-	}
-	hc_pool_lock();
-	if (!hc_nl_helper || info->snd_portid != hc_nl_helper) {
-		hc_pool_unlock();
-		NL_SET_ERR_MSG(info->extack, "not the registered helper");
-		return ERR_PTR(-EPERM);
-	}
-	pool = hc_pool_current();
-	obj = pool ? hc_cache_ingest_find(pool->cache,
-				nla_get_u64(info->attrs[HC_A_ING_ID])) : NULL;
-	if (!obj) {
-		hc_pool_unlock();
-		NL_SET_ERR_MSG(info->extack, "no such ingest request");
-		return ERR_PTR(-ENOENT);
-	}
-	*poolp = pool;
-	return obj;
-}
-
-static int hc_nl_ingest_alloc(struct sk_buff *skb, struct genl_info *info)
-{
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-	struct sk_buff *msg;
-	bool admitted;
-	void *hdr;
-	int err;
-
-	if (!info->attrs[HC_A_ING_SIZE]) {
-		NL_SET_ERR_MSG(info->extack, "the object's size is needed");
-		return -EINVAL;
-	}
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	obj = hc_nl_ing_lookup(info, &pool);
-	if (IS_ERR(obj)) {
-		nlmsg_free(msg);
-		return PTR_ERR(obj);
-	}
-	err = hc_cache_ingest_alloc(pool->cache, obj,
-				    nla_get_u64(info->attrs[HC_A_ING_SIZE]),
-				    &admitted);
-	if (err == -EINVAL) {
-		NL_SET_ERR_MSG(info->extack, "another size than reported before");
-		goto out_unlock;
-	}
-	if (err || !admitted) {
-		hc_cache_ingest_end(pool->cache, obj,
-				    err ? err : HC_INGEST_NOT_ADMITTED);
-		obj = NULL;
-		if (err)
-			goto out_unlock;
-	}
-	hdr = genlmsg_put_reply(msg, info, &hc_nl_family, 0,
-				HC_CMD_INGEST_ALLOC);
-	if (!hdr ||
-	    nla_put_u64_64bit(msg, HC_A_ING_ID,
-			      nla_get_u64(info->attrs[HC_A_ING_ID]),
-			      HC_A_ING_PAD) ||
-	    nla_put_u8(msg, HC_A_ING_ADMITTED, admitted) ||
-	    (obj && (nla_put_u64_64bit(msg, HC_A_ING_SIZE, obj->size,
-				       HC_A_ING_PAD) ||
-		     hc_nl_put_extents(msg, pool, obj, HC_A_ING_EXTENT)))) {
-		err = -EMSGSIZE;
-		goto out_unlock;
-	}
-	hc_pool_unlock();
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-
-out_unlock:
-	hc_pool_unlock();
-	nlmsg_free(msg);
-	return err;
-}
-
-static int hc_nl_ingest_done(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *crc = info->attrs[HC_A_ING_CRC32C];
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-	u32 i;
-	int err = 0;
-
-	obj = hc_nl_ing_lookup(info, &pool);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	/* The helper made its writes durable; make sure of every member. */
-	for (i = 0; i < pool->nr_members && !err; i++)
-		err = blkdev_issue_flush(pool->members[i].dev.bdev);
-	if (!err)
-		err = hc_cache_ingest_done(pool->cache, obj, crc,
-					   crc ? nla_get_u32(crc) : 0);
-	if (err == -EINVAL)
-		NL_SET_ERR_MSG(info->extack, "the request has no allocation yet");
-	hc_pool_unlock();
-	return err;
-}
-
-static int hc_nl_ingest_fail(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *e = info->attrs[HC_A_ING_ERRNO];
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-
-	if (!e) {
-		NL_SET_ERR_MSG(info->extack, "the errno is needed");
-		return -EINVAL;
-	}
-	obj = hc_nl_ing_lookup(info, &pool);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	hc_cache_ingest_end(pool->cache, obj, -(int)nla_get_u32(e));
-	hc_pool_unlock();
-	return 0;
-}
-
-/* ---- the egress (write-back) channel ---------------------------------- */
-
-/* Look at the egress queue soon (from process context, no lock needed). */
-void hc_nl_egress_kick(void)
-{
-	mod_delayed_work(system_wq, &hc_nl_egress_dwork, 0);
-}
-
-static struct sk_buff *hc_nl_egress_msg(const struct hc_pool *pool,
-					const struct hc_obj *obj)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return NULL;
-	hdr = genlmsg_put(msg, 0, 0, &hc_nl_family, 0, HC_CMD_EGRESS);
-	if (!hdr ||
-	    nla_put_u64_64bit(msg, HC_A_ING_ID, obj->generation, HC_A_ING_PAD) ||
-	    nla_put(msg, HC_A_ING_URI, obj->uri_len, obj->uri) ||
-	    nla_put_u64_64bit(msg, HC_A_ING_SIZE, obj->size, HC_A_ING_PAD) ||
-	    hc_nl_put_extents(msg, pool, obj, HC_A_ING_EXTENT) ||
-	    ((obj->flags & HC_OBJ_F_DATA_CRC) &&
-	     nla_put_u32(msg, HC_A_ING_CRC32C, obj->data_crc))) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	genlmsg_end(msg, hdr);
-	return msg;
-}
-
-/*
- * A request could not be delivered (the helper's receive queue is full, or
- * it is closing): put the object of generation @gen back to DIRTY, to be
- * tried again in a second, unless its helper is already gone (then the
- * release notifier did that).
- */
-static void hc_nl_egress_undo(u32 port, u64 gen)
-{
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-
-	hc_pool_lock();
-	pool = hc_pool_current();
-	if (pool && hc_nl_egress == port)
-		list_for_each_entry(obj, &pool->cache->egress, queue_node)
-			if (obj->generation == gen &&
-			    obj->state == HC_OBJ_SYNCING) {
-				hc_cache_egress_requeue(pool->cache, obj,
-							MSEC_PER_SEC);
-				break;
-			}
-	hc_pool_unlock();
-}
-
-#define HC_NL_EGRESS_BATCH	16
-
-/*
- * Send the egress helper the oldest eligible DIRTY objects (commit order;
- * one whose retry delay has not passed is skipped, not waited for) until
- * egress_window are SYNCING.  A batch of messages is built and its objects
- * made SYNCING under the pool lock; the batch is sent after the lock is
- * dropped.  If some object waits for its retry delay, come back then.
- */
-static void hc_nl_egress_work(struct work_struct *work)
-{
-	struct sk_buff *msgs[HC_NL_EGRESS_BATCH];
-	u64 gens[HC_NL_EGRESS_BATCH];
-	unsigned long now, next;
-	struct hc_pool *pool;
-	struct hc_cache *c;
-	struct hc_obj *obj;
-	bool wait;
-	u32 window, port, n, i;
-
-again:
-	window = clamp_t(u32, READ_ONCE(hc_egress_window), 1, 1024);
-	now = jiffies;
-	next = 0;
-	wait = false;
-	n = 0;
-	hc_pool_lock();
-	pool = hc_pool_current();
-	port = hc_nl_egress;
-	if (!pool || !port) {
-		hc_pool_unlock();
-		return;
-	}
-	c = pool->cache;
-	list_for_each_entry(obj, &c->egress, queue_node) {
-		if (n == HC_NL_EGRESS_BATCH ||
-		    c->stats.by_state[HC_OBJ_SYNCING] >= window)
-			break;
-		if (obj->state != HC_OBJ_DIRTY)
-			continue;
-		if (obj->egress_defer && time_before(now, obj->egress_at)) {
-			if (!wait || time_before(obj->egress_at, next))
-				next = obj->egress_at;
-			wait = true;
-			continue;
-		}
-		msgs[n] = hc_nl_egress_msg(pool, obj);
-		if (!msgs[n]) {
-			next = now + HZ;	/* out of memory: later */
-			wait = true;
-			break;
-		}
-		gens[n++] = obj->generation;
-		hc_cache_egress_start(c, obj);
-	}
-	hc_pool_unlock();
-
-	for (i = 0; i < n; i++)
-		if (genlmsg_unicast(&init_net, msgs[i], port))
-			hc_nl_egress_undo(port, gens[i]);
-	if (n == HC_NL_EGRESS_BATCH)
-		goto again;
-	if (wait)
-		queue_delayed_work(system_wq, &hc_nl_egress_dwork,
-				   time_after(next, now) ? next - now : 0);
-}
-
-static int hc_nl_egress_register(struct sk_buff *skb, struct genl_info *info)
-{
-	int err = 0;
-
-	hc_pool_lock();
-	if (hc_nl_egress && hc_nl_egress != info->snd_portid) {
-		NL_SET_ERR_MSG(info->extack, "another egress helper is registered");
-		err = -EBUSY;
-	} else {
-		hc_nl_egress = info->snd_portid;
-		pr_info("egress helper registered (port %u)\n",
-			hc_nl_egress);
-	}
-	hc_pool_unlock();
-	if (!err)
-		hc_nl_egress_kick();
-	return err;
-}
-
-/*
- * The object named by HC_A_ING_URI and HC_A_ING_ID, for the registered
- * egress helper only, with the pool lock held on success.  -ENOENT if the
- * URI is not cached, -ESTALE if it has another generation.
- */
-static struct hc_obj *hc_nl_egress_lookup(struct genl_info *info,
-					  struct hc_pool **poolp)
-{
-	struct nlattr *uri = info->attrs[HC_A_ING_URI];
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-
-	if (!info->attrs[HC_A_ING_ID] || !uri || !nla_len(uri)) {
-		NL_SET_ERR_MSG(info->extack, "the URI and generation are needed");
-		return ERR_PTR(-EINVAL);
-	}
-	hc_pool_lock();
-	if (!hc_nl_egress || info->snd_portid != hc_nl_egress) {
-		hc_pool_unlock();
-		NL_SET_ERR_MSG(info->extack, "not the registered egress helper");
-		return ERR_PTR(-EPERM);
-	}
-	pool = hc_pool_current();
-	obj = pool ? hc_cache_lookup(pool->cache, nla_data(uri),
-				     nla_len(uri)) : NULL;
-	if (!obj) {
-		hc_pool_unlock();
-		NL_SET_ERR_MSG_ATTR(info->extack, uri, "no such object");
-		return ERR_PTR(-ENOENT);
-	}
-	if (obj->generation != nla_get_u64(info->attrs[HC_A_ING_ID])) {
-		hc_pool_unlock();
-		NL_SET_ERR_MSG(info->extack, "the object has another generation");
-		return ERR_PTR(-ESTALE);
-	}
-	*poolp = pool;
-	return obj;
-}
-
-static int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info)
-{
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-	int err = 0;
-
-	obj = hc_nl_egress_lookup(info, &pool);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	/* READY: a repeated DONE.  DIRTY: uploaded, then its helper died. */
-	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
-		err = hc_cache_egress_done(pool->cache, obj);
-	else if (obj->state != HC_OBJ_READY)
-		err = -EINVAL;
-	hc_pool_unlock();
-	if (err == -EINVAL)
-		NL_SET_ERR_MSG(info->extack, "the object is not complete");
-	if (!err)
-		hc_nl_egress_kick();
-	return err;
-}
-
-static int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *retry = info->attrs[HC_A_ING_RETRY_MS];
-	struct hc_pool *pool;
-	struct hc_obj *obj;
-	int err = 0;
-
-	if (!info->attrs[HC_A_ING_ERRNO]) {
-		NL_SET_ERR_MSG(info->extack, "the errno is needed");
-		return -EINVAL;
-	}
-	obj = hc_nl_egress_lookup(info, &pool);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	if (obj->state == HC_OBJ_SYNCING)
-		hc_cache_egress_fail(pool->cache, obj, retry,
-				     retry ? nla_get_u32(retry) : 0);
-	else
-		err = -EINVAL;
-	hc_pool_unlock();
-	if (err)
-		NL_SET_ERR_MSG(info->extack, "the object is not being uploaded");
-	else
-		hc_nl_egress_kick();
-	return err;
-}
-
-/*
- * A helper's socket closed: the ingest requests wait for the next helper;
- * the egress helper's SYNCING objects become DIRTY again for the next one.
+ * A netlink socket closed: if it was a helper's (same namespace and port),
+ * that registration ends.  An unprivileged user can bind any port number
+ * in a network namespace of its own, so the port alone proves nothing.
  */
 static int hc_nl_release(struct notifier_block *nb, unsigned long event,
 			 void *ptr)
 {
 	struct netlink_notify *n = ptr;
-	struct hc_pool *pool;
 
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
 		return NOTIFY_DONE;
 	hc_pool_lock();
-	if (hc_nl_helper && n->portid == hc_nl_helper) {
-		pr_info("helper (port %u) went away\n", n->portid);
-		hc_nl_helper = 0;
-	}
-	if (hc_nl_egress && n->portid == hc_nl_egress) {
-		pr_info("egress helper (port %u) went away\n",
-			n->portid);
-		hc_nl_egress = 0;
-		pool = hc_pool_current();
-		if (pool)
-			hc_cache_egress_reset(pool->cache);
-	}
+	hc_nl_ingest_release(n->net, n->portid);
+	hc_nl_egress_release(n->net, n->portid);
 	hc_pool_unlock();
 	return NOTIFY_DONE;
 }
@@ -1033,105 +673,121 @@ static const struct genl_ops hc_nl_ops[] = {
 	{
 		.cmd	= HC_CMD_POOL_CREATE,
 		.doit	= hc_nl_pool_create,
+		.policy	= hc_nl_create_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_create_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_POOL_ASSEMBLE,
 		.doit	= hc_nl_pool_assemble,
+		.policy	= hc_nl_assemble_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_assemble_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_POOL_STOP,
 		.doit	= hc_nl_pool_stop,
+		.policy	= hc_nl_empty_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_POOL_GET,
 		.doit	= hc_nl_pool_get,
+		.policy	= hc_nl_empty_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
 	},
 	{
 		.cmd	= HC_CMD_OBJ_GET,
 		.doit	= hc_nl_obj_get,
+		.start	= hc_nl_obj_dump_start,
 		.dumpit	= hc_nl_obj_dump,
-		.policy	= hc_nl_obj_policy,
-		.maxattr = HC_A_OBJ_MAX,
+		.policy	= hc_nl_obj_get_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_obj_get_policy) - 1,
 	},
 	{
 		.cmd	= HC_CMD_OBJ_EVICT,
 		.doit	= hc_nl_obj_evict,
 		.policy	= hc_nl_obj_policy,
-		.maxattr = HC_A_OBJ_MAX,
+		.maxattr = ARRAY_SIZE(hc_nl_obj_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_OBJ_PIN,
 		.doit	= hc_nl_obj_pin,
-		.policy	= hc_nl_obj_policy,
-		.maxattr = HC_A_OBJ_MAX,
+		.policy	= hc_nl_pin_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_pin_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_STATS_GET,
 		.doit	= hc_nl_stats_get,
-		.policy	= hc_nl_obj_policy,
-		.maxattr = HC_A_OBJ_MAX,
+		.policy	= hc_nl_stats_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_stats_policy) - 1,
 	},
 	{
 		.cmd	= HC_CMD_HELPER_REGISTER,
 		.doit	= hc_nl_helper_register,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_empty_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_INGEST_ALLOC,
 		.doit	= hc_nl_ingest_alloc,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_ing_alloc_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_ing_alloc_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_INGEST_DONE,
 		.doit	= hc_nl_ingest_done,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_ing_done_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_ing_done_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_INGEST_FAIL,
 		.doit	= hc_nl_ingest_fail,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_ing_fail_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_ing_fail_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_EGRESS_REGISTER,
 		.doit	= hc_nl_egress_register,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_empty_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_EGRESS_DONE,
 		.doit	= hc_nl_egress_done,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_egr_done_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_egr_done_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= HC_CMD_EGRESS_FAIL,
 		.doit	= hc_nl_egress_fail,
-		.policy	= hc_nl_ing_policy,
-		.maxattr = HC_A_ING_MAX,
+		.policy	= hc_nl_egr_fail_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_egr_fail_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 };
 
-static struct genl_family hc_nl_family __ro_after_init = {
+/*
+ * parallel_ops: the handlers do not need genl_mutex.  Every piece of state
+ * they share (the pool, its cache, the helpers' registrations, the egress
+ * scheduler) is under the pool lock, which each of them takes itself, and
+ * the dump keeps its position in cb->args.  Without it, a handler waiting
+ * for the pool lock (a COMMIT's member flushes, a pool create's I/O) would
+ * hold genl_mutex and stall every generic netlink family on the host.
+ */
+struct genl_family hc_nl_family __ro_after_init = {
 	.name		= HC_GENL_NAME,
 	.version	= HC_GENL_VERSION,
-	.maxattr	= HC_A_POOL_MAX,
-	.policy		= hc_nl_pool_policy,
+	.parallel_ops	= true,
 	.module		= THIS_MODULE,
 	.ops		= hc_nl_ops,
 	.n_ops		= ARRAY_SIZE(hc_nl_ops),
@@ -1157,11 +813,6 @@ void hc_nl_unregister(void)
 {
 	genl_unregister_family(&hc_nl_family);
 	netlink_unregister_notifier(&hc_nl_notifier);
-	cancel_delayed_work_sync(&hc_nl_egress_dwork);
-}
-
-/* Module exit, after the pool stopped: nothing may be left to send. */
-void hc_nl_egress_stop(void)
-{
-	cancel_delayed_work_sync(&hc_nl_egress_dwork);
+	hc_nl_egress_stop();
+	hc_nl_ingest_stop();
 }

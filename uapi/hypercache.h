@@ -75,7 +75,10 @@ struct hc_geometry {
  * Permissions: anyone who can open the device may LOCATE, RELEASE and read
  * STAT; STAGE, COMMIT and ABORT need the device open for writing (else
  * EBADF); PIN, UNPIN and EVICT need CAP_SYS_ADMIN (else EPERM).  Reading
- * and writing the data itself needs access to /dev/hypercacheN.
+ * and writing the data itself needs access to /dev/hypercacheN.  The same
+ * rule covers the netlink reads of the index (HC_CMD_OBJ_GET,
+ * HC_CMD_STATS_GET): without CAP_NET_ADMIN they need a descriptor of this
+ * device that the caller has open (uapi/hypercache_netlink.h).
  *
  * A URI is 1..HC_URI_MAX opaque bytes without NUL, passed by pointer and
  * length: EINVAL for an empty one or one with a NUL, E2BIG for a longer one.
@@ -170,6 +173,11 @@ struct hc_chunk_loc {
  * A hold is counted per open file and object (at most HC_HOLD_MAX, then
  * EOVERFLOW and no hold is taken); an object with a hold is never evicted.
  * Extents and layout are filled for every status but a miss.
+ *
+ * HC_LOCATE_F_AUTO_INGEST on a miss: EAGAIN when the pool already has
+ * max_ingests (module parameter, default 1024) objects waiting to be
+ * ingested; a request that no helper takes within ingest_timeout_ms
+ * (default 60 s) ends, and readers waiting for it get EHOSTDOWN.
  */
 struct hc_locate {
 	__u32 size;
@@ -243,7 +251,9 @@ struct hc_obj_ref {
  * (every writer with HC_STAGE_F_ANY_WRITER; EPERM without CAP_SYS_ADMIN).
  * EFBIG if @obj_size is larger than the pool (nothing changes); EEXIST if
  * the URI is cached and HC_STAGE_F_REPLACE is not given; EBUSY if it cannot
- * be replaced now.
+ * be replaced now.  HC_STAGE_F_REPLACE takes over a pending ingest of
+ * the URI that the helper has not started to write (no size reported yet):
+ * the ingest ends and readers waiting for it wait for this stage.
  *
  * Dirty limit: while the bytes of DIRTY and SYNCING objects plus @obj_size
  * would pass the limit (module parameter dirty_limit_mb, 0 = none), STAGE

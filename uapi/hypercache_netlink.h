@@ -10,8 +10,11 @@
  * Commands, attributes and enum values are only ever appended.  The kernel
  * validates every request strictly: an attribute it does not know is refused
  * with -EINVAL and an extended-ack pointing at it.  Every operation that
- * changes state needs CAP_NET_ADMIN in the caller's user namespace (the
- * generic-netlink admin permission); HC_CMD_POOL_GET is open to everybody.
+ * changes state needs CAP_NET_ADMIN (the generic-netlink admin
+ * permission); HC_CMD_POOL_GET is open to everybody; HC_CMD_OBJ_GET and
+ * HC_CMD_STATS_GET need CAP_NET_ADMIN or a descriptor of an open
+ * /dev/hypercache-ctl in the request (HC_A_OBJ_CTL_FD, HC_A_STATS_CTL_FD),
+ * the same rule as the control device's ioctls.
  *
  * Errors carry an extended-ack message, and where one member caused the
  * failure the ack's offset points at that member's HC_A_POOL_MEMBER nest, so
@@ -48,9 +51,10 @@
  *	those a previous helper left unfinished.  The registration ends when
  *	the socket closes.
  * @HC_CMD_INGEST: kernel -> helper (unicast): fetch the object
- *	HC_A_ING_URI, request HC_A_ING_ID.  When the request was already
- *	allocated (re-sent after a helper died), HC_A_ING_SIZE and the
- *	HC_A_ING_EXTENT list come with it: fill them, then send DONE.
+ *	HC_A_ING_URI, request HC_A_ING_ID, of pool HC_A_ING_POOL_UUID.  When
+ *	the request was already allocated (re-sent after a helper died),
+ *	HC_A_ING_SIZE and the HC_A_ING_EXTENT list come with it: fill them,
+ *	then send DONE.
  * @HC_CMD_INGEST_ALLOC: helper -> kernel: the object's size (HC_A_ING_SIZE)
  *	and HC_A_ING_ETAG.  The kernel runs admission and allocates; the reply
  *	(same command) carries HC_A_ING_ADMITTED and, when admitted, the
@@ -71,20 +75,23 @@
  *	registration ends when the socket closes: its SYNCING objects become
  *	DIRTY again and are re-sent to the next egress helper.
  * @HC_CMD_EGRESS: kernel -> egress helper (unicast): upload the object
- *	HC_A_ING_URI; HC_A_ING_ID is its generation, HC_A_ING_SIZE its size,
- *	HC_A_ING_EXTENT its extents, HC_A_ING_CRC32C its CRC-32C when the
- *	writer gave one.  The object is now SYNCING: it cannot be evicted or
+ *	HC_A_EGRESS_URI of generation HC_A_EGRESS_GENERATION and pool
+ *	HC_A_EGRESS_POOL_UUID; HC_A_EGRESS_SIZE is its size,
+ *	HC_A_EGRESS_EXTENT its extents, HC_A_EGRESS_CRC32C its CRC-32C when
+ *	the writer gave one.  The object is now SYNCING: it cannot be evicted or
  *	replaced (STAGE with HC_STAGE_F_REPLACE is -EBUSY while the URI is
  *	DIRTY or SYNCING), and its extents stay readable and unchanged.
- * @HC_CMD_EGRESS_DONE: egress helper -> kernel: HC_A_ING_URI, HC_A_ING_ID
- *	(the generation uploaded) and the backend's HC_A_ING_ETAG.  The
+ * @HC_CMD_EGRESS_DONE: egress helper -> kernel: HC_A_EGRESS_URI,
+ *	HC_A_EGRESS_GENERATION (the generation uploaded), HC_A_EGRESS_POOL_UUID
+ *	and the backend's HC_A_EGRESS_ETAG.  The
  *	object becomes READY (clean, evictable), journaled durably before the
  *	reply.  -ESTALE if the URI now has another generation (nothing
  *	changes), -ENOENT if it is gone.
- * @HC_CMD_EGRESS_FAIL: egress helper -> kernel: HC_A_ING_URI, HC_A_ING_ID,
- *	HC_A_ING_ERRNO and optional HC_A_ING_RETRY_MS.  The object becomes
- *	DIRTY again, keeps its place in commit order and is re-sent after
- *	HC_A_ING_RETRY_MS (default: doubling from 1 s up to 60 s per object).
+ * @HC_CMD_EGRESS_FAIL: egress helper -> kernel: HC_A_EGRESS_URI,
+ *	HC_A_EGRESS_GENERATION, HC_A_EGRESS_POOL_UUID, HC_A_EGRESS_ERRNO and
+ *	optional HC_A_EGRESS_RETRY_MS.  The object becomes DIRTY again, keeps
+ *	its place in commit order and is re-sent after HC_A_EGRESS_RETRY_MS
+ *	(default: doubling from 1 s up to 60 s per object).
  *	EGRESS_DONE and EGRESS_FAIL are accepted only from the registered
  *	egress helper.
  * @HC_CMD_POOL_NTF: multicast on HC_GENL_MCGRP_EVENTS whenever a pool starts
@@ -250,6 +257,10 @@ enum hc_member_attr {
  * @HC_A_OBJ_HOLDS: u32, holds by all open files
  * @HC_A_OBJ_EXTENT: nest, enum hc_ext_attr; repeated once per extent
  * @HC_A_OBJ_PINNED: u8, the pin to set (HC_CMD_OBJ_PIN requests)
+ * @HC_A_OBJ_CTL_FD: u32, HC_CMD_OBJ_GET requests: a file descriptor of
+ *	/dev/hypercache-ctl that the caller has open.  Without CAP_NET_ADMIN,
+ *	reading the index needs it: whoever may open the control device may
+ *	read it, over netlink as over the ioctls (-EPERM otherwise)
  */
 enum hc_obj_attr {
 	HC_A_OBJ_UNSPEC,
@@ -263,6 +274,7 @@ enum hc_obj_attr {
 	HC_A_OBJ_HOLDS,
 	HC_A_OBJ_EXTENT,
 	HC_A_OBJ_PINNED,
+	HC_A_OBJ_CTL_FD,
 
 	__HC_A_OBJ_MAX,
 	HC_A_OBJ_MAX = __HC_A_OBJ_MAX - 1
@@ -291,6 +303,7 @@ enum hc_ext_attr {
  * @HC_A_STATS_DIRTY_LIMIT: the dirty-bytes limit (0 = none), see STAGE
  * @HC_A_STATS_EGRESS_DONE: uploads acknowledged (EGRESS_DONE)
  * @HC_A_STATS_EGRESS_FAILED: upload attempts that failed (EGRESS_FAIL)
+ * @HC_A_STATS_CTL_FD: u32, requests only: as HC_A_OBJ_CTL_FD
  */
 enum hc_stats_attr {
 	HC_A_STATS_UNSPEC,
@@ -314,6 +327,7 @@ enum hc_stats_attr {
 	HC_A_STATS_DIRTY_LIMIT,
 	HC_A_STATS_EGRESS_DONE,
 	HC_A_STATS_EGRESS_FAILED,
+	HC_A_STATS_CTL_FD,
 
 	__HC_A_STATS_MAX,
 	HC_A_STATS_MAX = __HC_A_STATS_MAX - 1
@@ -330,10 +344,15 @@ enum hc_stats_attr {
  * @HC_A_ING_EXTENT: nest, enum hc_ext_attr; repeated once per extent
  * @HC_A_ING_CRC32C: u32, CRC-32C of the object's bytes
  * @HC_A_ING_ERRNO: u32, positive errno of a failed fetch or upload
- * @HC_A_ING_RETRY_MS: u32, EGRESS_FAIL: re-send the request after this
- *	many milliseconds
+ * @HC_A_ING_RETRY_MS: u32, unused since the egress commands have their
+ *	own attributes (enum hc_egress_attr); refused in requests
+ * @HC_A_ING_POOL_UUID: binary, 16 bytes: the pool the request belongs to.
+ *	Sent with HC_CMD_INGEST and the ALLOC reply; a helper echoes it in
+ *	ALLOC, DONE and FAIL, and a request of another pool than the running
+ *	one is -ESTALE (without it, only the id is checked)
  *
- * The egress commands (HC_CMD_EGRESS*) use the same attributes.
+ * Each operation accepts only its own request attributes (see the spec);
+ * any other is refused with -EINVAL.
  */
 enum hc_ing_attr {
 	HC_A_ING_UNSPEC,
@@ -347,9 +366,52 @@ enum hc_ing_attr {
 	HC_A_ING_CRC32C,
 	HC_A_ING_ERRNO,
 	HC_A_ING_RETRY_MS,
+	HC_A_ING_POOL_UUID,
 
 	__HC_A_ING_MAX,
 	HC_A_ING_MAX = __HC_A_ING_MAX - 1
+};
+
+/**
+ * enum hc_egress_attr - attributes of the egress channel (HC_CMD_EGRESS*)
+ *
+ * Numbered as the HC_A_ING_* attributes that the egress commands carried
+ * before they had their own set, so that an egress helper built against
+ * that still works unchanged.
+ *
+ * @HC_A_EGRESS_PAD: padding for 64-bit attributes
+ * @HC_A_EGRESS_GENERATION: u64, the object's generation: the content the
+ *	request is about (unique while the module is loaded)
+ * @HC_A_EGRESS_URI: binary, the object's URI
+ * @HC_A_EGRESS_SIZE: u64, bytes
+ * @HC_A_EGRESS_ETAG: string, the backend's ETag (at most 127 bytes)
+ * @HC_A_EGRESS_UNUSED: never sent, refused
+ * @HC_A_EGRESS_EXTENT: nest, enum hc_ext_attr; repeated once per extent
+ * @HC_A_EGRESS_CRC32C: u32, CRC-32C of the object's bytes (the writer's)
+ * @HC_A_EGRESS_ERRNO: u32, positive errno of a failed upload
+ * @HC_A_EGRESS_RETRY_MS: u32, EGRESS_FAIL: re-send the request after this
+ *	many milliseconds
+ * @HC_A_EGRESS_POOL_UUID: binary, 16 bytes: the pool of the object; sent
+ *	with HC_CMD_EGRESS, echoed by the helper in DONE and FAIL; another
+ *	pool than the running one is -ESTALE (without it, only the URI and
+ *	generation are checked)
+ */
+enum hc_egress_attr {
+	HC_A_EGRESS_UNSPEC,
+	HC_A_EGRESS_PAD,
+	HC_A_EGRESS_GENERATION,
+	HC_A_EGRESS_URI,
+	HC_A_EGRESS_SIZE,
+	HC_A_EGRESS_ETAG,
+	HC_A_EGRESS_UNUSED,
+	HC_A_EGRESS_EXTENT,
+	HC_A_EGRESS_CRC32C,
+	HC_A_EGRESS_ERRNO,
+	HC_A_EGRESS_RETRY_MS,
+	HC_A_EGRESS_POOL_UUID,
+
+	__HC_A_EGRESS_MAX,
+	HC_A_EGRESS_MAX = __HC_A_EGRESS_MAX - 1
 };
 
 #endif /* _UAPI_HYPERCACHE_NETLINK_H */

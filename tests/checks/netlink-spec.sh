@@ -43,6 +43,7 @@ compare "object attributes" "$(yaml_list attribute-sets obj)" "$(hdr_enum hc_obj
 compare "extent attributes" "$(yaml_list attribute-sets ext)" "$(hdr_enum hc_ext_attr HC_A_EXT_)"
 compare "stats attributes" "$(yaml_list attribute-sets stats)" "$(hdr_enum hc_stats_attr HC_A_STATS_)"
 compare "ingest attributes" "$(yaml_list attribute-sets ing)" "$(hdr_enum hc_ing_attr HC_A_ING_)"
+compare "egress attributes" "$(yaml_list attribute-sets egress)" "$(hdr_enum hc_egress_attr HC_A_EGRESS_)"
 compare "commands" "$(yaml_list operations '')" "$(hdr_enum hc_cmd HC_CMD_)"
 compare "family name" "$(sed -n 's/^name: //p' $spec)" \
 	"$(sed -n 's/^#define HC_GENL_NAME[[:space:]]*"\(.*\)"/\1/p' $hdr)"

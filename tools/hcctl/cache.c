@@ -259,6 +259,10 @@ int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 	if (hcctl_nl_open(&nl, cmd->name) < 0)
 		return HC_EXIT_FAIL;
 	msg = hcctl_nl_request(&nl, HC_CMD_OBJ_GET, 0);
+	if (msg && hcctl_nl_put_ctl_fd(msg, HC_A_OBJ_CTL_FD) < 0) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
 	if (!msg) {
 		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
 		goto out;
@@ -486,6 +490,10 @@ int hcctl_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv)
 	if (hcctl_nl_open(&nl, cmd->name) < 0)
 		return HC_EXIT_FAIL;
 	msg = hcctl_nl_request(&nl, HC_CMD_STATS_GET, 0);
+	if (msg && hcctl_nl_put_ctl_fd(msg, HC_A_STATS_CTL_FD) < 0) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
 	if (!msg) {
 		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
 		hcctl_nl_close(&nl);
@@ -540,7 +548,8 @@ const struct hcctl_cmd hcctl_cache_cmds[] = {
 "\n"
 HCCTL_HELP_OPT_TEXT
 "\n"
-"    Does not need privileges.\n"
+"    Needs read access to /dev/hypercache-ctl (hcctl passes it open to\n"
+"    the kernel) or CAP_NET_ADMIN.\n"
 "\n"
 HCCTL_EXIT_STATUS_TEXT,
 },
@@ -582,7 +591,8 @@ HCCTL_EXIT_STATUS_TEXT,
 "\n"
 HCCTL_HELP_OPT_TEXT
 "\n"
-"    Does not need privileges.\n"
+"    Needs read access to /dev/hypercache-ctl (hcctl passes it open to\n"
+"    the kernel) or CAP_NET_ADMIN.\n"
 "\n"
 HCCTL_EXIT_STATUS_TEXT,
 },

@@ -565,6 +565,10 @@ int ds_cache_list(const char *object, const char *prefix, struct ds_obj **out,
 	if (hcctl_nl_open(&nl, object) < 0)
 		return -1;
 	msg = hcctl_nl_request(&nl, HC_CMD_OBJ_GET, 0);
+	if (msg && hcctl_nl_put_ctl_fd(msg, HC_A_OBJ_CTL_FD) < 0) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
 	if (!msg) {
 		hcctl_err(object, "cannot build netlink request", ENOMEM);
 		goto out;

@@ -7,8 +7,10 @@
  * the socket ourselves and parse the ack's TLVs with nla_parse().
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 #include <linux/netlink.h>
@@ -22,6 +24,7 @@
 
 #include "hypercache_netlink.h"
 #include "hcctl.h"
+#include "ctl.h"
 #include "nl.h"
 
 #ifndef SOL_NETLINK
@@ -92,6 +95,19 @@ struct nl_msg *hcctl_nl_request(struct hcctl_nl *nl, uint8_t cmd, size_t payload
 		return NULL;
 	}
 	return msg;
+}
+
+int hcctl_nl_put_ctl_fd(struct nl_msg *msg, int attr)
+{
+	static int fd = -2;
+
+	if (geteuid() == 0)
+		return 0;	/* CAP_NET_ADMIN: needs none (older kernels know none) */
+	if (fd == -2)
+		fd = open(HC_CTL_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* CAP_NET_ADMIN may still do */
+	return nla_put_u32(msg, attr, (uint32_t)fd);
 }
 
 uint32_t hcctl_nl_offset(struct nl_msg *msg, const void *attr)

@@ -48,6 +48,17 @@ void hcctl_nl_close(struct hcctl_nl *nl);
 /* A new request for @cmd with room for about @payload bytes of attributes. */
 struct nl_msg *hcctl_nl_request(struct hcctl_nl *nl, uint8_t cmd, size_t payload);
 
+/*
+ * Attach (as u32 attribute @attr) a descriptor of /dev/hypercache-ctl,
+ * opened read-only once and kept open: without CAP_NET_ADMIN the kernel
+ * lets only a caller that can open the control device read the index and
+ * its counters (HC_A_OBJ_CTL_FD, HC_A_STATS_CTL_FD).  Attaches nothing for
+ * root (CAP_NET_ADMIN suffices, and kernels before the attribute refuse
+ * it) or if the device cannot be opened.  Returns 0 or a negative libnl
+ * error.
+ */
+int hcctl_nl_put_ctl_fd(struct nl_msg *msg, int attr);
+
 /* Offset of @attr from the start of @msg's nlmsghdr. */
 uint32_t hcctl_nl_offset(struct nl_msg *msg, const void *attr);
 

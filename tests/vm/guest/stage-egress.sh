@@ -238,6 +238,51 @@ t_dirty_limit() {
 	stop_egress
 }
 
+# egress_window is validated when set (it was clamped silently when used)
+t_window_param() {
+	W=/sys/module/hypercache/parameters/egress_window
+	[ "$(cat $W)" = 8 ] || hc_fail "default egress_window $(cat $W)"
+	for v in 0 1025 -1 x; do
+		if echo $v >$W 2>/dev/null; then
+			echo 8 >$W
+			hc_fail "egress_window=$v accepted"
+		fi
+	done
+	[ "$(cat $W)" = 8 ] || hc_fail "egress_window changed to $(cat $W)"
+	echo 1024 >$W || hc_fail "egress_window=1024 refused"
+	echo 1 >$W || hc_fail "egress_window=1 refused"
+	echo 8 >$W
+}
+
+# A request the helper could not take (its receive queue full) is sent
+# again by itself, without waiting for another COMMIT, DONE or FAIL.  One
+# socket registers as both helpers and reads nothing: ingest requests fill
+# its queue, then the one DIRTY object's request cannot be delivered.
+t_resend() {
+	rm -f /tmp/go
+	mkfifo /tmp/go
+	hc_nlpoke slow 10+15 6 </tmp/go >/tmp/slow.out 2>&1 &
+	pid=$!
+	exec 3>/tmp/go
+	wait_line /tmp/slow.out '^register: ok' 2 10
+	for n in 1 2 3 4 5 6 7 8; do
+		hc_obj --ro ingest 1 file:/tmp/fill.$n >/dev/null 2>&1 || true
+	done
+	put_dirty wb/r1 61 1000
+	sleep 2				# nothing else happens meanwhile
+	echo go >&3
+	exec 3>&-
+	wait $pid || true
+	cat /tmp/slow.out
+	grep -q '^egress 1$' /tmp/slow.out ||
+		hc_fail "the undelivered upload request was not sent again: $(cat /tmp/slow.out)"
+	# the slow helper answered nothing: wb/r1 is DIRTY again
+	start_egress /tmp/eg12.log
+	wait_clean 60
+	check_copy wb/r1 61 1000
+	stop_egress
+}
+
 t_stop_outstanding() {
 	start_egress /tmp/eg9.log --delay 4000
 	put_dirty wb/f1 41 2000000
@@ -315,6 +360,8 @@ case "$phase" in
 	hc_test egress-helper-killed t_killed
 	hc_test egress-one-helper t_one_egress
 	hc_test egress-dirty-limit t_dirty_limit
+	hc_test egress-window-param t_window_param
+	hc_test egress-resend t_resend
 	hc_test egress-stop-outstanding t_stop_outstanding
 	;;
 2) hc_test egress-crash-put t_crash_put ;;

@@ -92,7 +92,233 @@ t_helper_killed() {
 	hcctl pool stop
 }
 
+# fresh_pool: a new pool, whatever an earlier failed test left behind (a
+# pool, a registered stand-in helper), so that one failure does not hide
+# the next test's result
+fresh_pool() {
+	killall -9 hc_nlpoke hc_fakehelper hc_fakeegress 2>/dev/null || true
+	sleep 0.3
+	hcctl pool stop >/dev/null 2>&1 || true
+	hcctl pool create --force $M >/dev/null
+}
+
+# Each operation accepts its own request attributes only (one policy per
+# operation): reply-only attributes are refused before the handler runs.
+t_request_attrs() {
+	fresh_pool
+	# INGEST_DONE (13) with ADMITTED (6, reply-only): EINVAL, not the
+	# handler's "not the registered helper"
+	hc_expect_errno -m "Invalid argument" hc_nlpoke send 13 u64:2=1 u8:6=1
+	hc_expect_errno -m "not permitted" hc_nlpoke send 13 u64:2=1
+	# POOL_GET (4) with STATE (3), STATS_GET (9) with HITS (3)
+	hc_expect_errno -m "Invalid argument" hc_nlpoke send 4 u32:3=1
+	hc_nlpoke send 4 >/dev/null || hc_fail "a plain POOL_GET failed"
+	hc_expect_errno -m "Invalid argument" hc_nlpoke send 9 u64:3=1
+	# EGRESS_DONE (17) with SIZE (4) and ADMITTED (6)
+	hc_expect_errno -m "Invalid argument" \
+		hc_nlpoke send 17 u64:2=1 hex:3=6161 u64:4=1
+	hc_expect_errno -m "Invalid argument" \
+		hc_nlpoke send 17 u64:2=1 hex:3=6161 u8:6=1
+	hc_expect_errno -m "not permitted" hc_nlpoke send 17 u64:2=1 hex:3=6161
+	# HELPER_REGISTER (10) with anything
+	hc_expect_errno -m "Invalid argument" hc_nlpoke send 10 u64:2=1
+	hcctl pool stop
+}
+
+# Request ids are unique while the module is loaded: a helper that
+# survives a pool stop and create cannot answer the new pool's request
+# with the old pool's id (ids used to restart at 1 with every pool).
+t_stale_id() {
+	fresh_pool
+	fifo_start /tmp/stale.out hc_nlpoke stale-helper
+	hc_obj ingest 1 file:/tmp/stale.a >/dev/null 2>&1 || true
+	i=0
+	while ! grep -q "^first " /tmp/stale.out; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || { cat /tmp/stale.out; hc_fail "no first request"; }
+		sleep 0.1
+	done
+	hcctl pool stop
+	hcctl pool create --force $M >/dev/null
+	hc_obj ingest 1 file:/tmp/stale.b >/dev/null 2>&1 || true
+	echo go >&3
+	exec 3>&-
+	wait $pid || hc_fail "stale-helper: $(cat /tmp/stale.out)"
+	cat /tmp/stale.out
+	grep -q "^stale-id: error: No such file" /tmp/stale.out ||
+		hc_fail "the old pool's id was accepted: $(cat /tmp/stale.out)"
+	grep -q "^first .* pool=1" /tmp/stale.out || hc_fail "no pool UUID in INGEST"
+	grep -q "^stale-uuid: error: Stale" /tmp/stale.out ||
+		hc_fail "another pool's UUID was accepted: $(cat /tmp/stale.out)"
+	hcctl locate --json file:/tmp/stale.b | grep -q '"state":"ingesting"' ||
+		hc_fail "file:/tmp/stale.b changed: $(hcctl locate --json file:/tmp/stale.b)"
+	hcctl pool stop
+}
+
+# The helpers' registrations end only when *their* sockets close: an
+# unprivileged user that binds the same port numbers in a user and network
+# namespace of its own and closes them changes nothing.
+t_helper_netns() {
+	fresh_pool
+	start_helper
+	hc_fakeegress --out /tmp >/tmp/egress.out 2>&1 &
+	epid=$!
+	i=0
+	while ! grep -q registered /tmp/egress.out; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || { cat /tmp/egress.out; hc_fail "egress helper did not register"; }
+		sleep 0.1
+	done
+	port=$(dmesg | sed -n 's/.*hypercache: helper registered (port \([0-9]*\)).*/\1/p' | tail -n 1)
+	eport=$(dmesg | sed -n 's/.*hypercache: egress helper registered (port \([0-9]*\)).*/\1/p' | tail -n 1)
+	[ -n "$port" ] && [ -n "$eport" ] || hc_fail "no ports in dmesg"
+	gone=$(dmesg | grep -c "went away" || true)
+	hc_runas 65534 hc_nlpoke bind "$port" || hc_fail "cannot bind $port in a new namespace"
+	hc_runas 65534 hc_nlpoke bind "$eport" || hc_fail "cannot bind $eport in a new namespace"
+	sleep 0.3
+	[ "$(dmesg | grep -c "went away" || true)" = "$gone" ] ||
+		hc_fail "another namespace's socket ended a registration: $(dmesg | grep 'went away' | tail -n 2)"
+	hc_expect_errno -m "busy" hc_fakehelper --once
+	hc_expect_errno -m "busy" hc_fakeegress --out /tmp
+	hc_pattern 11 5000 >/tmp/src.ns
+	hc_obj ingest 20000 file:/tmp/src.ns | grep -q '^status=hit' ||
+		hc_fail "the helper no longer serves"
+	kill -9 $epid
+	stop_helper
+	hcctl pool stop
+}
+
+P=/sys/module/hypercache/parameters
+
+# fifo_start LOG CMD...: run CMD with its stdin on the fifo /tmp/go (fd 3
+# here) until LOG says "register: ok"; its pid is in $pid
+fifo_start() {
+	_log=$1
+	shift
+	rm -f /tmp/go
+	mkfifo /tmp/go
+	"$@" </tmp/go >"$_log" 2>&1 &
+	pid=$!
+	exec 3>/tmp/go
+	_i=0
+	while ! grep -q "register: ok" "$_log"; do
+		_i=$((_i + 1))
+		[ $_i -lt 50 ] || { cat "$_log"; hc_fail "$_log: no registration"; }
+		sleep 0.1
+	done
+}
+
+# A read-only opener cannot pile up INGESTING objects: max_ingests per
+# pool (validated when set), EAGAIN past it; and a writer's STAGE with
+# REPLACE takes over a pending ingest (it used to be EBUSY forever).
+t_bound() {
+	fresh_pool
+	[ "$(cat $P/max_ingests)" = 1024 ] || hc_fail "default max_ingests $(cat $P/max_ingests)"
+	for v in 0 65537 x; do
+		if echo $v >$P/max_ingests 2>/dev/null; then
+			hc_fail "max_ingests=$v accepted"
+		fi
+	done
+	echo 4 >$P/max_ingests
+	for n in 1 2 3 4; do
+		out=$(hc_obj --ro ingest 1 file:/tmp/bound.$n) && hc_fail "bound.$n: $out"
+		echo "$out" | grep -q ETIMEDOUT || hc_fail "bound.$n: $out"
+	done
+	out=$(hc_obj --ro ingest 1 file:/tmp/bound.5) && hc_fail "the 5th ingest: $out"
+	echo "$out" | grep -q "Resource temporarily unavailable" || hc_fail "the 5th ingest: $out"
+	hc_obj locate file:/tmp/bound.5 | grep -q '^status=miss' || hc_fail "bound.5 indexed"
+	hc_obj locate file:/tmp/bound.4 | grep -q '^status=pending' || hc_fail "bound.4 not pending"
+	hc_pattern 3 5000 >/tmp/bound.w
+	hc_expect_errno -m "exists" hcctl put --clean --no-progress /tmp/bound.w file:/tmp/bound.1
+	hc_obj wait 20000 file:/tmp/bound.1 >/tmp/bwait.out 2>&1 &
+	wpid=$!
+	sleep 0.5
+	hcctl put --clean --replace --no-progress /tmp/bound.w file:/tmp/bound.1 >/dev/null ||
+		hc_fail "REPLACE of a pending ingest failed"
+	wait $wpid || true
+	grep -q '^status=hit' /tmp/bwait.out || hc_fail "the waiting reader: $(cat /tmp/bwait.out)"
+	hcctl get --no-progress -o /tmp/got file:/tmp/bound.1
+	cmp /tmp/bound.w /tmp/got || hc_fail "the writer's data differs"
+	# room again below the bound
+	out=$(hc_obj --ro ingest 1 file:/tmp/bound.5) || true
+	echo "$out" | grep -q ETIMEDOUT || hc_fail "bound.5 after the takeover: $out"
+	echo 1024 >$P/max_ingests
+	hcctl pool stop
+}
+
+# Without a helper a request ends after ingest_timeout_ms (EHOSTDOWN for
+# its readers) instead of blocking its URI forever.
+t_expire() {
+	fresh_pool
+	[ "$(cat $P/ingest_timeout_ms)" = 60000 ] || hc_fail "default ingest_timeout_ms"
+	for v in 0 x; do
+		if echo $v >$P/ingest_timeout_ms 2>/dev/null; then
+			hc_fail "ingest_timeout_ms=$v accepted"
+		fi
+	done
+	echo 1500 >$P/ingest_timeout_ms
+	out=$(hc_obj --ro ingest 10000 file:/tmp/expire.a) && hc_fail "no error: $out"
+	echo "$out"
+	echo "$out" | grep -q "Host is down" || hc_fail "not EHOSTDOWN: $out"
+	ms=${out##*elapsed_ms=}
+	[ "$ms" -ge 1400 ] && [ "$ms" -lt 8000 ] || hc_fail "ended after $ms ms"
+	hc_obj locate file:/tmp/expire.a | grep -q '^status=miss' || hc_fail "still indexed"
+	echo 60000 >$P/ingest_timeout_ms
+	hcctl pool stop
+}
+
+# A request the helper could not take (its receive queue full) is sent
+# again (the result of the unicast used to be ignored: lost until the
+# next registration).
+t_resend() {
+	fresh_pool
+	fifo_start /tmp/slow.out hc_nlpoke slow 10 8
+	for n in 1 2 3 4 5 6 7 8 9 10 11 12; do
+		hc_obj --ro ingest 1 file:/tmp/resend.$n >/dev/null 2>&1 || true
+	done
+	echo go >&3
+	exec 3>&-
+	wait $pid || true
+	cat /tmp/slow.out
+	grep -q '^received 12$' /tmp/slow.out ||
+		hc_fail "undelivered requests were not sent again: $(cat /tmp/slow.out)"
+	hcctl pool stop
+}
+
+# INGEST_ALLOC of more than the pool holds, or near 2^64 (the chunk count
+# wrapped to 0), is EFBIG and leaves the request as it was.
+t_alloc_efbig() {
+	fresh_pool
+	cap=$(hcctl stats --json | sed -n 's/.*"capacity":\([0-9]*\).*/\1/p')
+	[ -n "$cap" ] || hc_fail "no capacity"
+	hc_nlpoke alloc-helper 18446744073709551615 $((cap + 1)) 4096 >/tmp/alloc.out 2>&1 &
+	pid=$!
+	i=0
+	while ! grep -q "register: ok" /tmp/alloc.out; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || { cat /tmp/alloc.out; hc_fail "no registration"; }
+		sleep 0.1
+	done
+	hc_obj --ro ingest 1 file:/tmp/efbig >/dev/null 2>&1 || true
+	wait $pid || true
+	cat /tmp/alloc.out
+	grep -q "^alloc 18446744073709551615: error: File too large" /tmp/alloc.out ||
+		hc_fail "2^64 - 1 bytes: $(cat /tmp/alloc.out)"
+	grep -q "^alloc $((cap + 1)): error: File too large" /tmp/alloc.out ||
+		hc_fail "capacity + 1 bytes: $(cat /tmp/alloc.out)"
+	grep -q "^alloc 4096: ok" /tmp/alloc.out ||
+		hc_fail "the request did not survive: $(cat /tmp/alloc.out)"
+	hcctl pool stop
+}
+
 hc_test ingest-miss-then-hit t_miss_ingest_hit
 hc_test ingest-missing-key t_missing_key
 hc_test ingest-one-helper t_one_helper
 hc_test ingest-helper-killed t_helper_killed
+hc_test ingest-request-attrs t_request_attrs
+hc_test ingest-stale-id t_stale_id
+hc_test ingest-helper-netns t_helper_netns
+hc_test ingest-bound t_bound
+hc_test ingest-expire t_expire
+hc_test ingest-resend t_resend
+hc_test ingest-alloc-efbig t_alloc_efbig

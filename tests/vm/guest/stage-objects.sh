@@ -325,6 +325,27 @@ t_perm() {
 		hc_fail "an unprivileged read-only LOCATE failed"
 	hc_runas 65534 hc_obj --ro stat | grep -q '^objects [1-9]' ||
 		hc_fail "an unprivileged STAT failed"
+	# Who may see what: netlink reads follow the control device's rule.
+	# Not without a descriptor of it, nor with a descriptor of another file
+	uri=6f626a2f7065726d2f78	# obj/perm/x
+	hc_expect_errno -m "not permitted" hc_runas 65534 hc_nlpoke send 6 hex:2=$uri
+	hc_expect_errno -m "not permitted" hc_runas 65534 hc_nlpoke send 9 u32:21=0
+	hc_expect_errno -m "not permitted" hc_runas 65534 hc_nlpoke send 6 hex:2=$uri u32:11=0
+	# nor when the device is not the user's (0660, root's group)
+	chmod 660 $CTL
+	hc_expect_errno -m "Operation not permitted" hc_runas 65534 hcctl ls
+	hc_expect_errno -m "Operation not permitted" hc_runas 65534 hcctl stats
+	hc_expect_errno -m "Permission denied" hc_runas 65534 hc_obj --ro stat
+	# the device's group may, through the ioctls and netlink alike
+	chgrp 65534 $CTL
+	hc_runas 65534 hcctl ls --json | grep -q '"uri":"obj/perm/x"' ||
+		hc_fail "the control device's group cannot list"
+	hc_runas 65534 hcctl stats --json | grep -q '"objects":' ||
+		hc_fail "the control device's group cannot read the counters"
+	hc_runas 65534 hc_obj --ro stat | grep -q '^objects [1-9]' ||
+		hc_fail "the control device's group cannot STAT"
+	chgrp 0 $CTL
+	chmod 666 $CTL
 	hc_runas 65534 hcctl stats --json | grep -q '"objects":' ||
 		hc_fail "unprivileged hcctl stats failed"
 	hc_runas 65534 hcctl ls --json | grep -q '"uri":"obj/perm/x"' ||

@@ -11,7 +11,7 @@
  *
  *   --fail K        answer the first K requests EGRESS_FAIL instead
  *   --errno E       the errno of those failures (default EIO)
- *   --retry-ms MS   send HC_A_ING_RETRY_MS = MS with them
+ *   --retry-ms MS   send HC_A_EGRESS_RETRY_MS = MS with them
  *   --delay MS      sleep MS milliseconds before each upload
  *   --exit-after N  exit 0 after answering N requests
  *
@@ -43,6 +43,8 @@ struct req {
 	uint64_t size;
 	uint32_t nr_ext;
 	struct hc_extent ext[HC_MAX_EXTENTS];
+	bool has_pool;
+	uint8_t pool_uuid[16];
 };
 
 static struct req *queue;
@@ -50,12 +52,13 @@ static int nq;
 static bool acked;
 static int ack_err;
 
-static struct nla_policy ing_policy[HC_A_ING_MAX + 1] = {
-	[HC_A_ING_ID] = { .type = NLA_U64 },
-	[HC_A_ING_URI] = { .type = NLA_UNSPEC },
-	[HC_A_ING_SIZE] = { .type = NLA_U64 },
-	[HC_A_ING_EXTENT] = { .type = NLA_NESTED },
-	[HC_A_ING_CRC32C] = { .type = NLA_U32 },
+static struct nla_policy egress_policy[HC_A_EGRESS_MAX + 1] = {
+	[HC_A_EGRESS_GENERATION] = { .type = NLA_U64 },
+	[HC_A_EGRESS_URI] = { .type = NLA_UNSPEC },
+	[HC_A_EGRESS_SIZE] = { .type = NLA_U64 },
+	[HC_A_EGRESS_EXTENT] = { .type = NLA_NESTED },
+	[HC_A_EGRESS_CRC32C] = { .type = NLA_U32 },
+	[HC_A_EGRESS_POOL_UUID] = { .type = NLA_UNSPEC },
 };
 
 static void parse_req(struct nlattr **tb, struct nlmsghdr *nlh, struct req *r)
@@ -65,20 +68,25 @@ static void parse_req(struct nlattr **tb, struct nlmsghdr *nlh, struct req *r)
 	int rem;
 
 	memset(r, 0, sizeof(*r));
-	if (tb[HC_A_ING_ID])
-		r->gen = nla_get_u64(tb[HC_A_ING_ID]);
-	if (tb[HC_A_ING_URI]) {
-		r->uri_len = nla_len(tb[HC_A_ING_URI]);
+	if (tb[HC_A_EGRESS_GENERATION])
+		r->gen = nla_get_u64(tb[HC_A_EGRESS_GENERATION]);
+	if (tb[HC_A_EGRESS_URI]) {
+		r->uri_len = nla_len(tb[HC_A_EGRESS_URI]);
 		if (r->uri_len > HC_URI_MAX)
 			r->uri_len = HC_URI_MAX;
-		memcpy(r->uri, nla_data(tb[HC_A_ING_URI]), r->uri_len);
+		memcpy(r->uri, nla_data(tb[HC_A_EGRESS_URI]), r->uri_len);
 	}
-	if (tb[HC_A_ING_SIZE])
-		r->size = nla_get_u64(tb[HC_A_ING_SIZE]);
+	if (tb[HC_A_EGRESS_SIZE])
+		r->size = nla_get_u64(tb[HC_A_EGRESS_SIZE]);
+	if (tb[HC_A_EGRESS_POOL_UUID] &&
+	    nla_len(tb[HC_A_EGRESS_POOL_UUID]) == 16) {
+		r->has_pool = true;
+		memcpy(r->pool_uuid, nla_data(tb[HC_A_EGRESS_POOL_UUID]), 16);
+	}
 	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
 		struct nlattr *e[HC_A_EXT_MAX + 1];
 
-		if (nla_type(a) != HC_A_ING_EXTENT || r->nr_ext == HC_MAX_EXTENTS)
+		if (nla_type(a) != HC_A_EGRESS_EXTENT || r->nr_ext == HC_MAX_EXTENTS)
 			continue;
 		if (nla_parse_nested(e, HC_A_EXT_MAX, a, NULL) ||
 		    !e[HC_A_EXT_OFFSET] || !e[HC_A_EXT_LENGTH])
@@ -93,10 +101,10 @@ static int on_valid(struct nl_msg *msg, void *arg)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct nlattr *tb[HC_A_ING_MAX + 1];
+	struct nlattr *tb[HC_A_EGRESS_MAX + 1];
 
 	(void)arg;
-	if (genlmsg_parse(nlh, 0, tb, HC_A_ING_MAX, ing_policy))
+	if (genlmsg_parse(nlh, 0, tb, HC_A_EGRESS_MAX, egress_policy))
 		return NL_SKIP;
 	if (g->cmd == HC_CMD_EGRESS && nq < MAX_REQ)
 		parse_req(tb, nlh, &queue[nq++]);
@@ -130,18 +138,20 @@ static int call(struct nl_sock *sk, int family, uint8_t cmd,
 	genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_ACK, cmd,
 		    HC_GENL_VERSION);
 	if (r) {
-		nla_put_u64(m, HC_A_ING_ID, r->gen);
-		nla_put(m, HC_A_ING_URI, r->uri_len, r->uri);
+		nla_put_u64(m, HC_A_EGRESS_GENERATION, r->gen);
+		nla_put(m, HC_A_EGRESS_URI, r->uri_len, r->uri);
+		if (r->has_pool)
+			nla_put(m, HC_A_EGRESS_POOL_UUID, 16, r->pool_uuid);
 	}
 	if (cmd == HC_CMD_EGRESS_DONE) {
 		snprintf(etag, sizeof(etag), "fake-%llu",
 			 (unsigned long long)r->gen);
-		nla_put_string(m, HC_A_ING_ETAG, etag);
+		nla_put_string(m, HC_A_EGRESS_ETAG, etag);
 	}
 	if (err_no)
-		nla_put_u32(m, HC_A_ING_ERRNO, err_no);
+		nla_put_u32(m, HC_A_EGRESS_ERRNO, err_no);
 	if (retry_ms >= 0)
-		nla_put_u32(m, HC_A_ING_RETRY_MS, retry_ms);
+		nla_put_u32(m, HC_A_EGRESS_RETRY_MS, retry_ms);
 	acked = false;
 	ack_err = 0;
 	if (nl_send_auto(sk, m) < 0) {
