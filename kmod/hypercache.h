@@ -125,6 +125,10 @@ bool hc_disk_busy(struct hc_pool *pool);
 int hc_ctl_register(void);
 void hc_ctl_unregister(void);
 
+/* debugfs.c: /sys/kernel/debug/hypercache/check (tests only); never fails. */
+void hc_debugfs_init(void);
+void hc_debugfs_exit(void);
+
 /* netlink.c */
 int hc_nl_register(void);
 void hc_nl_unregister(void);
