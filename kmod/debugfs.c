@@ -29,6 +29,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/debugfs.h>
+#include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/xxhash.h>
@@ -129,7 +130,8 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 	if (sum != obj->chunks)
 		hc_dbg_problem(k, "%*pE: extents hold %llu chunks, object says %llu",
 			       obj->uri_len, obj->uri, sum, obj->chunks);
-	want = DIV_ROUND_UP_ULL(obj->size, c->chunk_size);
+	/* not DIV_ROUND_UP_ULL(): it wraps for sizes near 2^64 */
+	want = div_u64(obj->size, c->chunk_size) + !!(obj->size % c->chunk_size);
 	if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
 		want = 0;
 	if (obj->chunks != want)

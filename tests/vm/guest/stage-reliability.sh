@@ -26,9 +26,10 @@
 #     write errors during COMMIT, a member that disappears.
 . /hc/tests/lib.sh
 
-parts=logwrites+fuzz+faults every=1 fuzz_secs=60 seed=
+parts=logwrites+fuzz+faults every=1 fuzz_secs=60 seed= fuzz_trace=0
 for a in "$@"; do
 	case "$a" in
+	fuzz_trace=*) fuzz_trace=${a#fuzz_trace=} ;;
 	parts=*) parts=${a#parts=} ;;
 	every=*) every=${a#every=} ;;
 	fuzz_secs=*) fuzz_secs=${a#fuzz_secs=} ;;
@@ -203,14 +204,18 @@ t_fuzz() {
 	chmod 0666 /dev/hypercache-ctl /dev/hypercache0
 	s=${seed:-$(date +%s)}
 	hc_log "fuzz: seed=$s secs=$fuzz_secs (replay: seed=$s)"
-	hc_fuzz --seed "$s" --secs "$fuzz_secs" --unpriv 65534 --check-every 200 \
-		--members "$(echo $M | tr ' ' ,)" >/tmp/fuzz.out 2>&1 &
+	if [ "$fuzz_trace" = 1 ]; then
+		hc_fuzz --seed "$s" --secs "$fuzz_secs" --unpriv 65534 --check-every 200 \
+			--members "$(echo $M | tr ' ' ,)" --trace >/tmp/fuzz.out 2>/dev/console &
+	else
+		hc_fuzz --seed "$s" --secs "$fuzz_secs" --unpriv 65534 --check-every 200 \
+			--members "$(echo $M | tr ' ' ,)" >/tmp/fuzz.out 2>&1 &
+	fi
 	fpid=$!
 	# a process stuck in the kernel is a failure: show where it is stuck
-	i=0
-	while kill -0 $fpid 2>/dev/null && [ $i -lt $(((fuzz_secs + 60) * 10)) ]; do
-		sleep 0.1
-		i=$((i + 1))
+	end=$(($(date +%s) + fuzz_secs + 60))
+	while kill -0 $fpid 2>/dev/null && [ "$(date +%s)" -lt $end ]; do
+		sleep 0.5
 	done
 	if kill -0 $fpid 2>/dev/null; then
 		# straight to the console: the pool lock may be held for good,
@@ -224,6 +229,7 @@ t_fuzz() {
 			dmesg | grep -v 'Buffer I/O error' | tail -n 80
 			cat /tmp/fuzz.out
 		} 2>&1 | sed 's/^/fuzz-stuck: /' >/dev/console
+		kill -9 $(pidof hc_fuzz) 2>/dev/null
 		hc_fail "hc_fuzz did not end $fuzz_secs s + 60 s after it started (seed $s)"
 	fi
 	rc=0
@@ -251,6 +257,7 @@ fi
 # be swapped under the running pool
 
 FSZ=262144			# 128 MiB in sectors
+FM="/dev/mapper/fm0 /dev/mapper/fm1 /dev/mapper/fm2"
 
 f_table() {	# f_table M TABLE: load TABLE into member M, live
 	dmsetup suspend fm$1
@@ -263,10 +270,10 @@ f_linear() {
 }
 
 f_setup() {
+	hcctl pool stop >/dev/null 2>&1 || true
 	for m in 0 1 2; do
 		dmsetup create fm$m --table "0 $FSZ linear $(hc_drive $((3 + m))) 0"
 	done
-	FM="/dev/mapper/fm0 /dev/mapper/fm1 /dev/mapper/fm2"
 	hcctl pool create --force $FM >/dev/null
 	for n in 1 2 3; do
 		hc_pattern $((40 + n)) $((n * 3000000)) >/tmp/f$n

@@ -25,8 +25,15 @@
  * (/sys/kernel/debug/hypercache/check) and stops at the first one that is
  * not "ok" or "no pool".
  *
+ * --trace: one line per call on stderr (unbuffered), to see the last
+ * call before a hang.
+ *
+ * Every call gets 3 s (an alarm without SA_RESTART: a call still blocked
+ * then fails with EINTR and is counted as cut; LOCATE with WAIT and
+ * timeout 0 waits until the object is resolved, which may be never).
+ *
  * Prints "hc_fuzz: seed=N" first and, per process, "hc_fuzz: ROLE:
- * seed=N ops=O sequences=Q secs=T" at the end (ROLE priv or unpriv).
+ * seed=N ops=O sequences=Q cut=C secs=T" at the end (ROLE priv or unpriv).
  * Exit status 0, or 1 if a consistency check failed (the verdict is
  * printed), 2 on a usage error.
  */
@@ -62,7 +69,8 @@ static bool priv = true;
 static char *members[MAX_MEMBERS];
 static int nr_members;
 static unsigned long check_every;
-static unsigned long ops, seqs;
+static unsigned long ops, seqs, cut;
+static volatile sig_atomic_t alarmed;
 static int ctl_fd = -1, disk_fd = -1;
 static struct nl_sock *sk;
 static int family;
@@ -70,6 +78,9 @@ static uint64_t seen_ids[16];
 static unsigned int nr_seen;
 static uint64_t capacity;
 static char *bad_page;		/* PROT_NONE: a pointer the kernel must not follow */
+static bool trace;		/* --trace: one line per call on stderr, unbuffered */
+
+#define TRACE(...) do { if (trace) dprintf(2, __VA_ARGS__); } while (0)
 
 static uint64_t rnd(void)
 {
@@ -248,7 +259,8 @@ static void do_ioctl_ctl(void)
 		arg.loc.flags = flags(HC_LOCATE_F_ALL);
 		arg.loc.uri_len = uri(&p);
 		arg.loc.uri = p;
-		arg.loc.timeout_ms = (uint32_t)below(30);
+		/* 0 waits until the object is resolved: the alarm cuts it */
+		arg.loc.timeout_ms = chance(98) ? 1 + (uint32_t)below(30) : 0;
 		arg.loc.max_extents = chance(70) ? (uint32_t)below(HC_MAX_EXTENTS + 2) : val32();
 		arg.loc.extents = extptr(ext);
 		arg.loc.max_layout = chance(70) ? (uint32_t)below(HC_MAX_EXTENTS + 2) : val32();
@@ -274,6 +286,9 @@ static void do_ioctl_ctl(void)
 		if (chance(10))
 			arg.st.reserved[below(2)] = rnd();
 		tail(sizeof(arg.st));
+		TRACE("%s %lu: STAGE size %u flags %#x obj_size %llu max_ext %u\n", role, ops,
+		      arg.st.size, arg.st.flags, (unsigned long long)arg.st.obj_size,
+		      arg.st.max_extents);
 		if (ioctl(ctl_fd, HC_IOC_STAGE, &arg) == 0 && p == (uintptr_t)uribuf &&
 		    arg.st.uri_len < sizeof(stage.uri) && arg.st.extents == (uintptr_t)ext &&
 		    arg.st.nr_extents <= HC_MAX_EXTENTS) {
@@ -341,6 +356,7 @@ static void do_ioctl_ctl(void)
 			else
 				off = below(capacity ? capacity / 4096 : 1) * 4096;
 			memset(buf, (int)rnd(), sizeof(buf));
+			TRACE("%s %lu: pwrite at %llu\n", role, ops, (unsigned long long)off);
 			if (pwrite(disk_fd, buf, 4096 * (1 + below(16)), (off_t)off) < 0 && chance(10))
 				(void)fdatasync(disk_fd);
 		}
@@ -348,6 +364,7 @@ static void do_ioctl_ctl(void)
 	case 9:
 		/* a pointer the kernel must not follow as the argument */
 		nr = HC_IOC_LOCATE + below(10);
+		TRACE("%s %lu: ctl ioctl %#lx bad arg\n", role, ops, nr);
 		(void)ioctl(ctl_fd, nr, chance(50) ? (void *)bad_page : NULL);
 		return;
 	default:
@@ -359,6 +376,7 @@ static void do_ioctl_ctl(void)
 			nr = _IOWR(HC_IOCTL_MAGIC, below(0x30), struct hc_locate);
 		break;
 	}
+	TRACE("%s %lu: ctl ioctl %#lx size %u\n", role, ops, nr, arg.ref.size);
 	if (ioctl(ctl_fd, nr, &arg) == 0 && nr == HC_IOC_COMMIT &&
 	    arg.cm.uri == (uintptr_t)stage.uri)
 		stage.live = false;
@@ -371,6 +389,7 @@ static void do_ioctl_disk(void)
 	if (disk_fd < 0)
 		return;
 	memset(&arg, 0, sizeof(arg));
+	TRACE("%s %lu: disk op\n", role, ops);
 	switch (below(4)) {
 	case 0:
 		arg.geo.size = ssize(sizeof(arg.geo));
@@ -566,6 +585,7 @@ static void do_netlink(void)
 	if (chance(5))
 		nla_put_u64(m, (int)below(20), rnd());	/* an unknown attribute */
 	nl_done = 0;
+	TRACE("%s %lu: netlink cmd %d\n", role, ops, cmd);
 	if (nl_send_auto(sk, m) >= 0)
 		for (i = 0; i < 64 && !nl_done; i++)
 			if (nl_recvmsgs_default(sk) < 0)
@@ -618,6 +638,12 @@ static int check(void)
 	return 1;
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarmed = 1;
+}
+
 static int run(uint64_t seed, unsigned int secs)
 {
 	time_t end = time(NULL) + secs, start = time(NULL);
@@ -635,6 +661,9 @@ static int run(uint64_t seed, unsigned int secs)
 		}
 		left--;
 		ops++;
+		/* a call that blocks for 3 s is cut short (EINTR) and counted */
+		alarmed = 0;
+		alarm(3);
 		switch (below(10)) {
 		case 0: case 1: case 2: case 3: case 4:
 			if (ctl_fd >= 0)
@@ -647,6 +676,11 @@ static int run(uint64_t seed, unsigned int secs)
 			do_netlink();
 			break;
 		}
+		alarm(0);
+		if (alarmed) {
+			cut++;
+			TRACE("%s %lu: cut by the alarm\n", role, ops);
+		}
 		if (priv && check_every && ops % check_every == 0 && check()) {
 			bad = 1;
 			break;
@@ -656,8 +690,8 @@ static int run(uint64_t seed, unsigned int secs)
 	nl_socket_free(sk);
 	if (priv && !bad)
 		bad = check();
-	printf("hc_fuzz: %s: seed=%llu ops=%lu sequences=%lu secs=%ld%s\n", role,
-	       (unsigned long long)seed, ops, seqs, (long)(time(NULL) - start),
+	printf("hc_fuzz: %s: seed=%llu ops=%lu sequences=%lu cut=%lu secs=%ld%s\n", role,
+	       (unsigned long long)seed, ops, seqs, cut, (long)(time(NULL) - start),
 	       bad ? " FAILED" : "");
 	fflush(stdout);
 	return bad;
@@ -678,6 +712,8 @@ int main(int argc, char **argv)
 			secs = (unsigned int)strtoul(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--unpriv") && i + 1 < argc) {
 			unpriv = strtol(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--trace")) {
+			trace = true;
 		} else if (!strcmp(argv[i], "--check-every") && i + 1 < argc) {
 			check_every = strtoul(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--members") && i + 1 < argc) {
@@ -687,7 +723,7 @@ int main(int argc, char **argv)
 				if (*t)
 					members[nr_members++] = t;
 		} else {
-			fprintf(stderr, "usage: hc_fuzz --seed N --secs S [--unpriv UID] [--members DEV,...] [--check-every K]\n");
+			fprintf(stderr, "usage: hc_fuzz --seed N --secs S [--unpriv UID] [--members DEV,...] [--check-every K] [--trace]\n");
 			return 2;
 		}
 	}
@@ -703,6 +739,11 @@ int main(int argc, char **argv)
 	if (bad_page == MAP_FAILED)
 		return 2;
 	signal(SIGPIPE, SIG_IGN);
+	{
+		struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+
+		sigaction(SIGALRM, &sa, NULL);
+	}
 	if (unpriv >= 0) {
 		child = fork();
 		if (child == 0) {
