@@ -66,6 +66,12 @@ static __printf(2, 3) void hc_dbg_problem(struct hc_dbg_check *k,
 	seq_putc(k->m, '\n');
 }
 
+/* How much of a URI a message shows (%*pEhp: non-printable bytes in hex). */
+static int hc_dbg_ulen(const struct hc_obj *obj)
+{
+	return min_t(u32, obj->uri_len, 64);
+}
+
 /* Whether @obj's chunks must be open in the fence. */
 static bool hc_dbg_fenced(const struct hc_obj *obj)
 {
@@ -81,13 +87,13 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 
 	k->objects++;
 	if (obj->hash != xxh64(obj->uri, obj->uri_len, 0))
-		hc_dbg_problem(k, "%*pE: hash %llx is not its URI's",
-			       obj->uri_len, obj->uri, obj->hash);
+		hc_dbg_problem(k, "%*pEhp: hash %llx is not its URI's",
+			       hc_dbg_ulen(obj), obj->uri, obj->hash);
 	if (obj->hash >> (64 - c->hash_bits) != bucket)
-		hc_dbg_problem(k, "%*pE: in bucket %u, not its hash's",
-			       obj->uri_len, obj->uri, bucket);
+		hc_dbg_problem(k, "%*pEhp: in bucket %u, not its hash's",
+			       hc_dbg_ulen(obj), obj->uri, bucket);
 	if (obj->state < HC_OBJ_INGESTING || obj->state > HC_OBJ_SYNCING) {
-		hc_dbg_problem(k, "%*pE: state %u", obj->uri_len, obj->uri,
+		hc_dbg_problem(k, "%*pEhp: state %u", hc_dbg_ulen(obj), obj->uri,
 			       obj->state);
 		return;
 	}
@@ -97,7 +103,7 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
 		k->dirty_bytes += obj->size;
 	if (obj->nr_ext > HC_MAX_EXTENTS) {
-		hc_dbg_problem(k, "%*pE: %u extents", obj->uri_len, obj->uri,
+		hc_dbg_problem(k, "%*pEhp: %u extents", hc_dbg_ulen(obj), obj->uri,
 			       obj->nr_ext);
 		return;
 	}
@@ -107,36 +113,36 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 
 		if (!e->count || e->start >= c->nr_chunks ||
 		    e->count > c->nr_chunks - e->start) {
-			hc_dbg_problem(k, "%*pE: extent %u [%llu, +%llu) outside the %llu chunks",
-				       obj->uri_len, obj->uri, i, e->start,
+			hc_dbg_problem(k, "%*pEhp: extent %u [%llu, +%llu) outside the %llu chunks",
+				       hc_dbg_ulen(obj), obj->uri, i, e->start,
 				       e->count, c->nr_chunks);
 			continue;
 		}
 		sum += e->count;
 		for (v = e->start; v < e->start + e->count; v++) {
 			if (test_and_set_bit(v, k->owned))
-				hc_dbg_problem(k, "%*pE: chunk %llu also belongs to another object",
-					       obj->uri_len, obj->uri, v);
+				hc_dbg_problem(k, "%*pEhp: chunk %llu is another object's too",
+					       hc_dbg_ulen(obj), obj->uri, v);
 			if (!hc_alloc_used(&c->alloc, v))
-				hc_dbg_problem(k, "%*pE: chunk %llu is free in the allocator",
-					       obj->uri_len, obj->uri, v);
+				hc_dbg_problem(k, "%*pEhp: chunk %llu is free in the allocator",
+					       hc_dbg_ulen(obj), obj->uri, v);
 			if (test_bit(v, c->fence) != hc_dbg_fenced(obj))
-				hc_dbg_problem(k, "%*pE (state %u): chunk %llu fence bit %d",
-					       obj->uri_len, obj->uri,
+				hc_dbg_problem(k, "%*pEhp (state %u): chunk %llu fence bit %d",
+					       hc_dbg_ulen(obj), obj->uri,
 					       obj->state, v,
 					       test_bit(v, c->fence));
 		}
 	}
 	if (sum != obj->chunks)
-		hc_dbg_problem(k, "%*pE: extents hold %llu chunks, object says %llu",
-			       obj->uri_len, obj->uri, sum, obj->chunks);
+		hc_dbg_problem(k, "%*pEhp: extents hold %llu chunks, object says %llu",
+			       hc_dbg_ulen(obj), obj->uri, sum, obj->chunks);
 	/* not DIV_ROUND_UP_ULL(): it wraps for sizes near 2^64 */
 	want = div_u64(obj->size, c->chunk_size) + !!(obj->size % c->chunk_size);
 	if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
 		want = 0;
 	if (obj->chunks != want)
-		hc_dbg_problem(k, "%*pE: %llu bytes in %llu chunks, need %llu",
-			       obj->uri_len, obj->uri, obj->size, obj->chunks,
+		hc_dbg_problem(k, "%*pEhp: %llu bytes in %llu chunks, need %llu",
+			       hc_dbg_ulen(obj), obj->uri, obj->size, obj->chunks,
 			       want);
 }
 
@@ -187,8 +193,8 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 	list_for_each_entry(obj, &c->egress, queue_node) {
 		n++;
 		if (obj->state != HC_OBJ_DIRTY && obj->state != HC_OBJ_SYNCING)
-			hc_dbg_problem(k, "%*pE: in the egress queue in state %u",
-				       obj->uri_len, obj->uri, obj->state);
+			hc_dbg_problem(k, "%*pEhp: in the egress queue in state %u",
+				       hc_dbg_ulen(obj), obj->uri, obj->state);
 	}
 	if (n != k->by_state[HC_OBJ_DIRTY] + k->by_state[HC_OBJ_SYNCING])
 		hc_dbg_problem(k, "egress queue: %llu objects, %llu are dirty or syncing",
@@ -198,8 +204,8 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 	list_for_each_entry(obj, &c->ingests, queue_node) {
 		n++;
 		if (obj->state != HC_OBJ_INGESTING)
-			hc_dbg_problem(k, "%*pE: in the ingest list in state %u",
-				       obj->uri_len, obj->uri, obj->state);
+			hc_dbg_problem(k, "%*pEhp: in the ingest list in state %u",
+				       hc_dbg_ulen(obj), obj->uri, obj->state);
 	}
 	if (n != k->by_state[HC_OBJ_INGESTING])
 		hc_dbg_problem(k, "ingest list: %llu objects, %llu are ingesting",

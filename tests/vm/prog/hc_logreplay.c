@@ -2,7 +2,7 @@
 /*
  * hc_logreplay --log LOGDEV [--list]
  * hc_logreplay --log LOGDEV --replay DEV [--every K] [--after-mark NAME]
- *              [--exec CMD]
+ *              [--stop-mark NAME] [--skip N] [--exec CMD]
  *
  * Reads a dm-log-writes log (the format of the kernel's drivers/md/
  * dm-log-writes.c, described in Documentation/admin-guide/device-mapper/
@@ -29,6 +29,9 @@
  * durable (fsync) and CMD is run with sh -c and the environment
  * HC_LW_ENTRY (the entry's index), HC_LW_MARK (the name of the last mark
  * before it, "" if none) and HC_LW_FLAGS; its output is passed through.
+ * --stop-mark NAME: the mark NAME is the last entry replayed, and a check
+ * point.  --skip N: entry N is not applied (a write that was acknowledged
+ * and then lost on its device: what mirrors are for).
  * The last line is "logreplay: P points checked, F failed (E entries)";
  * the exit status is 0 if every CMD exited 0, 1 if one failed, 2 on a
  * usage or I/O error.
@@ -72,7 +75,8 @@ struct lw_entry {
 static void usage(void)
 {
 	fprintf(stderr, "usage: hc_logreplay --log LOGDEV [--list]\n"
-		"       hc_logreplay --log LOGDEV --replay DEV [--every K] [--after-mark NAME] [--exec CMD]\n");
+		"       hc_logreplay --log LOGDEV --replay DEV [--every K] [--after-mark NAME]\n"
+		"                    [--stop-mark NAME] [--skip N] [--exec CMD]\n");
 	exit(2);
 }
 
@@ -154,9 +158,13 @@ int main(int argc, char **argv)
 		{ "every", required_argument, NULL, 'e' },
 		{ "after-mark", required_argument, NULL, 'a' },
 		{ "exec", required_argument, NULL, 'x' },
+		{ "stop-mark", required_argument, NULL, 's' },
+		{ "skip", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *logpath = NULL, *devpath = NULL, *cmd = NULL, *after = NULL;
+	const char *stop = NULL;
+	long long skip = -1;
 	bool list = false, armed;
 	unsigned long every = 1, nth = 0, checked = 0, failed = 0;
 	char mark[4096] = "", fl[8];
@@ -176,6 +184,8 @@ int main(int argc, char **argv)
 		case 'e': every = strtoul(optarg, NULL, 0); break;
 		case 'a': after = optarg; break;
 		case 'x': cmd = optarg; break;
+		case 's': stop = optarg; break;
+		case 'k': skip = strtoll(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
@@ -216,7 +226,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		struct lw_entry e;
 		uint64_t sector, nr, flags, dlen;
-		bool point;
+		bool point, last = i + 1 == n, apply = (long long)i != skip;
 
 		if (read_full(lfd, blk, ss, pos)) {
 			fprintf(stderr, "logreplay: entry %llu at byte %lld: read error\n",
@@ -236,6 +246,8 @@ int main(int argc, char **argv)
 			mark[ml] = 0;
 			if (after && !strcmp(mark, after))
 				armed = true;
+			if (stop && !strcmp(mark, stop))
+				last = true;
 		}
 		if (list) {
 			flag_str(flags, fl);
@@ -261,13 +273,13 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			pos += len;
-			if (dfd >= 0 && write_full(dfd, data, len, sector * ss)) {
+			if (dfd >= 0 && apply && write_full(dfd, data, len, sector * ss)) {
 				fprintf(stderr, "logreplay: entry %llu: write of %zu bytes at sector %llu: %s\n",
 					(unsigned long long)i, len, (unsigned long long)sector,
 					strerror(errno));
 				return 2;
 			}
-		} else if ((flags & LW_DISCARD) && dfd >= 0 && nr) {
+		} else if ((flags & LW_DISCARD) && dfd >= 0 && nr && apply) {
 			uint64_t r[2] = { sector * ss, nr * ss };
 
 			if (ioctl(dfd, BLKZEROOUT, r)) {
@@ -277,11 +289,11 @@ int main(int argc, char **argv)
 		}
 		if (dfd < 0)
 			continue;
-		point = (flags & (LW_FLUSH | LW_FUA)) || i + 1 == n;
+		point = (flags & (LW_FLUSH | LW_FUA)) || last;
 		if (!point || !armed)
 			continue;
 		nth++;
-		if ((nth - 1) % every && i + 1 != n)
+		if ((nth - 1) % every && !last)
 			continue;
 		if (fsync(dfd)) {
 			perror("logreplay: fsync");
@@ -294,6 +306,8 @@ int main(int argc, char **argv)
 			printf("logreplay: check at entry %llu (%s, after mark '%s') FAILED\n",
 			       (unsigned long long)i, fl, mark);
 		}
+		if (last)
+			break;
 	}
 	if (dfd >= 0)
 		printf("logreplay: %lu points checked, %lu failed (%llu entries)\n",
