@@ -157,7 +157,7 @@ for f in $mod_files; do
 	install -D -m 0644 "$f" "$R${f#"$MODROOT"}"
 done
 for f in modules.order modules.builtin modules.builtin.modinfo; do
-	[ -f "$MODDIR/$f" ] && cp "$MODDIR/$f" "$R$MODDIR/"
+	[ -f "$MODDIR/$f" ] && cp "$MODDIR/$f" "$R/lib/modules/$KVER/"
 done
 depmod -b "$R" "$KVER"
 

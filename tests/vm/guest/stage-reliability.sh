@@ -42,6 +42,14 @@ has_part() {
 	return 1
 }
 modprobe -a dm_log_writes dm_snapshot dm_flakey 2>&1
+[ -d /sys/kernel/debug/hypercache ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+
+# fresh: no pool and no stager left by an earlier test that failed
+hc_fresh() {
+	kill -9 $(pidof hc_stage hc_fuzz hc_fakehelper hc_fakeegress) 2>/dev/null || true
+	sleep 0.2
+	hcctl pool stop >/dev/null 2>&1 || true
+}
 
 LW=/tmp/lw
 MSZ=49152			# member size in sectors (24 MiB)
@@ -92,6 +100,7 @@ lw_egress() {
 }
 
 t_logwrites() {
+	hc_fresh
 	rm -rf $LW
 	mkdir -p $LW/egress
 	: >$LW/content
@@ -222,10 +231,9 @@ fi
 # fuzz
 
 t_fuzz() {
+	hc_fresh
 	M="$(hc_drive 3) $(hc_drive 4) $(hc_drive 5)"
 	hcctl pool create --force $M >/dev/null
-	[ -r /sys/kernel/debug/hypercache/check ] ||
-		mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
 	cat /sys/kernel/debug/hypercache/check
 	grep -q '^ok ' /sys/kernel/debug/hypercache/check ||
 		hc_fail "no consistency verdict on an empty pool"
@@ -283,6 +291,7 @@ t_fuzz() {
 # STAGE accepts it, the verdict must say FAIL naming it (else the checker
 # is broken), and the test fails for the kernel's acceptance.
 t_stage_huge() {
+	hc_fresh
 	M="$(hc_drive 3) $(hc_drive 4) $(hc_drive 5)"
 	hcctl pool create --force $M >/dev/null
 	rm -f /tmp/stage.out
@@ -299,7 +308,7 @@ t_stage_huge() {
 		hcctl pool stop
 		return 0
 	fi
-	v=$(cat /sys/kernel/debug/hypercache/check)
+	v=$(cat /sys/kernel/debug/hypercache/check 2>&1) || true
 	kill -TERM $pid
 	wait $pid || true
 	hcctl pool stop
@@ -332,7 +341,7 @@ f_linear() {
 }
 
 f_setup() {
-	hcctl pool stop >/dev/null 2>&1 || true
+	hc_fresh
 	for m in 0 1 2; do
 		dmsetup create fm$m --table "0 $FSZ linear $(hc_drive $((3 + m))) 0"
 	done
