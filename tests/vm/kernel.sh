@@ -103,11 +103,9 @@ hc_extract_vmlinux() {
 hc_kernel_image() {
 	local kver=$1
 	if [ -n "${HC_KERNEL_DIR:-}" ]; then
-		if _hc_is_elf "$HC_KERNEL_DIR/vmlinux"; then
-			echo "$HC_KERNEL_DIR/vmlinux"
-		else
-			echo "$HC_KERNEL_DIR/vmlinuz"
-		fi
+		# the bzImage: the KASAN build's vmlinux resets at once under
+		# PVH boot (QEMU exits after "Booting from ROM"), the bzImage boots
+		echo "$HC_KERNEL_DIR/vmlinuz"
 		return 0
 	fi
 	local bz=/boot/vmlinuz-$kver
