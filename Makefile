@@ -9,7 +9,9 @@
 #   make demo            install what it needs, then run the demo in a VM
 #   make unit            user-space unit tests only (fast)
 #   make vm              VM tests only (on every supported installed kernel)
-#   make check-reliability  the long fault matrices (RELIABILITY), both kernels
+#   make check-reliability  the long fault matrices (r-* scenarios), both kernels
+#   make check-kasan     build a KASAN + lockdep 6.1 kernel once, run the VM
+#                        suite and the fuzzer on it (long; not in make check)
 #   make modules-all     hypercache.ko for each kernel in scripts/kernels.sh
 #   make KVER=6.12.…     build for another installed kernel (or KDIR=path)
 #
@@ -21,7 +23,8 @@ KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 	cut -d/ -f4; fi)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module modules-all tools helper test-progs check demo unit vm clean deps dkms-check check-reliability
+.PHONY: all module modules-all tools helper test-progs check demo unit vm clean deps dkms-check \
+	check-reliability check-kasan kasan-kernel
 
 all: module tools helper
 
@@ -32,14 +35,17 @@ module:
 # hypercache.ko for every supported installed kernel (scripts/kernels.sh),
 # each built in its own copy of the sources under build/kmod/KVER/src (so
 # that builds for different kernels never share objects) and left as
-# build/kmod/KVER/hypercache.ko for the VM tests of that kernel.
+# build/kmod/KVER/hypercache.ko for the VM tests of that kernel.  With
+# HC_KERNEL_DIR (a kernel built here, see check-kasan) the module is built
+# against HC_KERNEL_DIR/build for the kernels of HC_KVERS.
 modules-all:
 	@set -e; for k in $$(scripts/kernels.sh); do \
 		d=build/kmod/$$k; mkdir -p $$d/src; \
 		cp -pu Kbuild $$d/src/; mkdir -p $$d/src/kmod/core $$d/src/uapi; \
 		cp -pu kmod/*.c kmod/*.h $$d/src/kmod/; cp -pu kmod/core/*.c kmod/core/*.h $$d/src/kmod/core/; cp -pu uapi/*.h $$d/src/uapi/; \
+		kd=/lib/modules/$$k/build; [ -z "$$HC_KERNEL_DIR" ] || kd=$$HC_KERNEL_DIR/build; \
 		echo "  MODULE  $$k"; \
-		$(MAKE) --no-print-directory -s -C /lib/modules/$$k/build M=$(CURDIR)/$$d/src W=1 modules; \
+		$(MAKE) --no-print-directory -s -C $$kd M=$(CURDIR)/$$d/src W=1 modules; \
 		cp $$d/src/hypercache.ko $$d/; \
 	done
 
@@ -62,6 +68,32 @@ check: deps
 	$(MAKE) modules-all tools test-progs
 	tests/run-all.sh
 
+# The reliability suite's long matrices (Documentation/testing.md), on
+# every supported kernel; make check runs a slice of each (96-reliability,
+# 62-jmirror).
+RELIABILITY_SCENARIOS ?= r-logwrites r-fuzz r-faults r-jmirror-full
+check-reliability: deps
+	$(MAKE) modules-all tools test-progs
+	@set -e; rc=0; for k in $$(scripts/kernels.sh); do \
+		series=$$(echo $$k | cut -d. -f1,2); \
+		KVER=$$k VM_LABEL=$$series tests/vm/run.sh $(RELIABILITY_SCENARIOS) || rc=1; \
+	done; exit $$rc
+
+# A KASAN + lockdep 6.1 guest kernel, built once into build/kasan/kernel
+# (scripts/kasan-kernel.sh, a long build at nice 19), then the VM suite and
+# the fuzzer's long run on it, with every timeout stretched.  Not in make
+# check.  The scenarios that need the S3 gateway (--s3) are left out.
+KASAN_DIR := $(CURDIR)/build/kasan/kernel
+KASAN_SCENARIOS ?=
+kasan-kernel:
+	scripts/kasan-kernel.sh
+
+check-kasan: kasan-kernel tools test-progs
+	HC_KERNEL_DIR=$(KASAN_DIR) HC_KVERS=$$(cat $(KASAN_DIR)/kver) $(MAKE) modules-all
+	HC_KERNEL_DIR=$(KASAN_DIR) HC_TIMEOUT_SCALE=$${HC_TIMEOUT_SCALE:-4} \
+		KVER=$$(cat $(KASAN_DIR)/kver) VM_LABEL=kasan \
+		tests/vm/run.sh $(KASAN_SCENARIOS) $(if $(KASAN_SCENARIOS),,$$(cd tests/vm/scenarios && grep -L -e --s3 [0-9]*.sh) r-fuzz)
+
 # The main job: a pool on emulated NVMe drives in a QEMU guest.
 demo: deps
 	$(MAKE) modules-all all test-progs
@@ -72,14 +104,6 @@ unit:
 
 vm: modules-all tools test-progs
 	tests/run-all.sh --vm-only
-
-# Scenarios too long for make check (tests/vm/scenarios/r-*.sh), run on
-# every supported kernel; make check runs a slice of each.
-RELIABILITY ?= r-jmirror-full
-check-reliability: modules-all tools test-progs
-	@rc=0; for k in $$(scripts/kernels.sh); do \
-		KVER=$$k VM_LABEL=$$k tests/vm/run.sh $(RELIABILITY) || rc=1; \
-	done; exit $$rc
 
 dkms-check:
 	scripts/dkms-check.sh $(KVER)

@@ -135,6 +135,10 @@ int hc_copy_struct_out(void __user *u, const void *k, size_t ksize,
 		       u32 usize);
 bool hc_ctl_is_ctl_file(const struct file *file);
 
+/* debugfs.c: /sys/kernel/debug/hypercache/check (tests only); never fails. */
+void hc_debugfs_init(void);
+void hc_debugfs_exit(void);
+
 /* netlink.c: the family, pool administration, objects and statistics */
 struct sk_buff;
 struct genl_info;

@@ -27,6 +27,7 @@ static int __init hc_init(void)
 	err = hc_nl_register();
 	if (err)
 		goto out_ctl;
+	hc_debugfs_init();
 	pr_info("loaded (format v%u, netlink family \"%s\" v%u)\n",
 		HC_SB_VERSION, HC_GENL_NAME, HC_GENL_VERSION);
 	return 0;
@@ -42,6 +43,7 @@ static void __exit hc_exit(void)
 {
 	struct hc_pool_fail fail;
 
+	hc_debugfs_exit();
 	hc_nl_unregister();
 	hc_pool_stop(true, &fail);	/* -ENODEV when none runs: fine */
 	hc_nl_egress_stop();

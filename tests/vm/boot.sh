@@ -127,6 +127,9 @@ exec 3<"$tmp/serial"
 
 # Read the console line by line: log it, echo result lines, watch for the
 # kill marker and the deadline.
+# HC_TIMEOUT_SCALE (an integer, default 1) stretches every timeout, for
+# slow guest kernels (make check-kasan)
+timeout=$((timeout * ${HC_TIMEOUT_SCALE:-1}))
 deadline=$((SECONDS + timeout))
 partial="" killed_on_marker=0 timed_out=0
 while :; do

@@ -5,7 +5,11 @@
 #
 # Chooses the guest kernel and prepares the image QEMU boots.
 #  - hc_kernel_select: $KVER if set, else the newest 6.1 kernel that has both
-#    /boot/vmlinuz-$KVER and /lib/modules/$KVER/build.
+#    /boot/vmlinuz-$KVER and /lib/modules/$KVER/build.  With HC_KERNEL_DIR
+#    (a kernel built here, e.g. build/kasan/kernel from
+#    scripts/kasan-kernel.sh: kver, vmlinuz, vmlinux, lib/modules/KVER) the
+#    kernel is that one, and HC_MODROOT (mkinitramfs.sh's modules tree) is
+#    that directory.
 #  - hc_kernel_image: extracts the uncompressed ELF vmlinux from the bzImage
 #    (PVH boot is ~3 s faster under TCG) into build/vm/$KVER/vmlinux, cached;
 #    prints the bzImage path instead if extraction fails.
@@ -16,6 +20,16 @@
 HC_ROOT=${HC_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
 hc_kernel_select() {
+	if [ -n "${HC_KERNEL_DIR:-}" ]; then
+		if [ ! -s "$HC_KERNEL_DIR/kver" ] || [ ! -s "$HC_KERNEL_DIR/vmlinuz" ]; then
+			echo "kernel.sh: HC_KERNEL_DIR=$HC_KERNEL_DIR has no kver and vmlinuz" >&2
+			return 1
+		fi
+		HC_KVER=$(cat "$HC_KERNEL_DIR/kver")
+		HC_MODROOT=$HC_KERNEL_DIR
+		export HC_KVER HC_MODROOT
+		return 0
+	fi
 	if [ -n "${KVER:-}" ]; then
 		HC_KVER=$KVER
 	else
@@ -88,6 +102,12 @@ hc_extract_vmlinux() {
 # hc_kernel_image KVER: prints the path of the image to pass to -kernel.
 hc_kernel_image() {
 	local kver=$1
+	if [ -n "${HC_KERNEL_DIR:-}" ]; then
+		# the bzImage: the KASAN build's vmlinux resets at once under
+		# PVH boot (QEMU exits after "Booting from ROM"), the bzImage boots
+		echo "$HC_KERNEL_DIR/vmlinuz"
+		return 0
+	fi
 	local bz=/boot/vmlinuz-$kver
 	local dir=$HC_ROOT/build/vm/$kver
 	local vml=$dir/vmlinux

@@ -5,7 +5,8 @@
 # are relative to the repository root):
 #   /init                 tests/vm/guest/init
 #   /bin, /sbin, ...      busybox-static + applet symlinks
-#   /lib/modules/KVER     nvme md_mod raid0 dm_mod dm_flakey dm_log_writes loop
+#   /lib/modules/KVER     nvme md_mod raid0 dm_mod dm_flakey dm_log_writes
+#                         dm_snapshot loop
 #                         virtio_pci virtio_net (+ $HC_EXTRA_MODULES, + the
 #                         dependencies of hypercache.ko) with their deps, depmod'ed
 #   /usr/{s,}bin          real fio mdadm dmsetup blockdev losetup mke2fs mkfs.xfs
@@ -17,6 +18,8 @@
 #   /hc/bin/              every executable in $HC_BIN_DIRS (files or directories;
 #                         default: tools/hcctl/hcctl build/guest-bin)
 #   /hc/tests/            tests/vm/guest/*
+# HC_MODROOT: the modules come from HC_MODROOT/lib/modules/KVER instead of
+# /lib/modules/KVER (a kernel built here; tests/vm/kernel.sh sets it).
 # Cached: OUT is rebuilt only if an input is newer than it or the set of
 # inputs changed (recorded in OUT.inputs). HC_FORCE=1 forces a rebuild.
 set -euo pipefail
@@ -31,7 +34,7 @@ OUT=$2
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
 
-REQUIRED_MODULES=(nvme md_mod raid0 dm_mod dm_flakey dm_log_writes loop virtio_pci virtio_net)
+REQUIRED_MODULES=(nvme md_mod raid0 dm_mod dm_flakey dm_log_writes dm_snapshot loop virtio_pci virtio_net)
 # optional extras (skipped silently if the kernel lacks them)
 # shellcheck disable=SC2206
 EXTRA_MODULES=(${HC_EXTRA_MODULES-configfs libcrc32c crc32c_generic crc32c_intel null_blk brd ext4})
@@ -50,7 +53,8 @@ if [ -f "$HC_KO" ]; then
 		{ echo "mkinitramfs: $HC_KO is built for '$ko_ver', not $KVER (make modules-all)" >&2; exit 1; }
 fi
 HC_BIN_DIRS=${HC_BIN_DIRS:-$ROOT/tools/hcctl/hcctl $ROOT/build/guest-bin}
-MODDIR=/lib/modules/$KVER
+MODROOT=${HC_MODROOT:-}
+MODDIR=$MODROOT/lib/modules/$KVER
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 
@@ -66,11 +70,12 @@ fi
 
 mod_files=$(for m in "${REQUIRED_MODULES[@]}" "${EXTRA_MODULES[@]}" "${ko_deps[@]}"; do
 	[ -n "$m" ] || continue
-	modprobe -S "$KVER" --show-depends "$m" 2>/dev/null |
+	modprobe -d "${MODROOT:-/}" -S "$KVER" --show-depends "$m" 2>/dev/null |
 		awk '$1 == "insmod" { print $2 }' || true
 done | sort -u)
 for m in "${REQUIRED_MODULES[@]}"; do
-	modprobe -S "$KVER" --show-depends "$m" >/dev/null 2>&1 || die "module $m not found for $KVER"
+	modprobe -d "${MODROOT:-/}" -S "$KVER" --show-depends "$m" >/dev/null 2>&1 ||
+		die "module $m not found for $KVER"
 done
 
 bin_files=()
@@ -149,10 +154,10 @@ for applet in $("$BUSYBOX" --list-full); do
 done
 
 for f in $mod_files; do
-	install -D -m 0644 "$f" "$R$f"
+	install -D -m 0644 "$f" "$R${f#"$MODROOT"}"
 done
 for f in modules.order modules.builtin modules.builtin.modinfo; do
-	[ -f "$MODDIR/$f" ] && cp "$MODDIR/$f" "$R$MODDIR/"
+	[ -f "$MODDIR/$f" ] && cp "$MODDIR/$f" "$R/lib/modules/$KVER/"
 done
 depmod -b "$R" "$KVER"
 

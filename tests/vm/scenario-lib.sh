@@ -3,6 +3,7 @@
 #   vm_images COUNT SIZE_MB      fresh raw images (rm + truncate) in this
 #                                scenario's work dir; paths in VM_IMAGES[],
 #                                comma-joined in VM_DRIVES
+#   vm_images_sized SIZE_MB...   the same, one image per size given
 #   vm_boot STAGE [boot.sh options...]
 #                                boot the guest with stage STAGE (--drives
 #                                defaults to $VM_DRIVES, --log to
@@ -44,6 +45,20 @@ vm_images() {
 		rm -f "$img"
 		truncate -s "${size}M" "$img"
 		VM_IMAGES+=("$img")
+	done
+	VM_DRIVES=$(IFS=,; echo "${VM_IMAGES[*]}")
+}
+
+vm_images_sized() {
+	local i=0 img size
+	mkdir -p "$VM_WORK"
+	VM_IMAGES=()
+	for size in "$@"; do
+		img=$VM_WORK/nvme$i.img
+		rm -f "$img"
+		truncate -s "${size}M" "$img"
+		VM_IMAGES+=("$img")
+		i=$((i + 1))
 	done
 	VM_DRIVES=$(IFS=,; echo "${VM_IMAGES[*]}")
 }

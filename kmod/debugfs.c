@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/debug/hypercache/check: a consistency verdict on the running
+ * pool's cache, computed in the kernel under the pool lock, for the tests
+ * (the control-surface fuzzer reads it after every run).
+ *
+ * Reading it walks the index, the allocator bitmap and the write fence and
+ * prints one line, "ok objects=N used=U free=F fenced=X dirty_bytes=D", or
+ * "no pool", or "FAIL" followed by up to HC_DBG_MAX_PROBLEMS lines naming
+ * what disagrees.  What must agree:
+ *
+ *  - every object is in the bucket of its URI's hash, in a valid state,
+ *    with extents inside the pool that add up to its chunks, and as many
+ *    chunks as its size needs (an INGESTING object before its allocation
+ *    has none);
+ *  - no chunk belongs to two objects; every chunk of an object is used in
+ *    the allocator and every used chunk belongs to an object; the
+ *    allocator's free count is the number of unused chunks;
+ *  - the fence bit of a chunk is set exactly when it belongs to a STAGED
+ *    object or to an INGESTING one with its allocation;
+ *  - the object and per-state counters, the pinned count and the dirty
+ *    bytes match the objects; the egress queue holds exactly the DIRTY and
+ *    SYNCING objects, the ingest list exactly the INGESTING ones.
+ *
+ * The directory is created at module load and removed at unload; a kernel
+ * without debugfs gets no file and loses nothing else.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/debugfs.h>
+#include <linux/math64.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/xxhash.h>
+#include "hypercache.h"
+
+#define HC_DBG_MAX_PROBLEMS	16
+
+static struct dentry *hc_dbg_dir;
+
+struct hc_dbg_check {
+	struct seq_file *m;
+	unsigned int problems;
+	unsigned long *owned;	/* chunks seen in some object */
+	u64 objects;
+	u64 by_state[8];
+	u64 pinned;
+	u64 used;
+	u64 fenced;
+	u64 dirty_bytes;
+};
+
+static __printf(2, 3) void hc_dbg_problem(struct hc_dbg_check *k,
+					  const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!k->problems)
+		seq_puts(k->m, "FAIL\n");
+	if (++k->problems > HC_DBG_MAX_PROBLEMS)
+		return;
+	va_start(ap, fmt);
+	seq_vprintf(k->m, fmt, ap);
+	va_end(ap);
+	seq_putc(k->m, '\n');
+}
+
+/* How much of a URI a message shows (%*pEhp: non-printable bytes in hex). */
+static int hc_dbg_ulen(const struct hc_obj *obj)
+{
+	return min_t(u32, obj->uri_len, 64);
+}
+
+/* Whether @obj's chunks must be open in the fence. */
+static bool hc_dbg_fenced(const struct hc_obj *obj)
+{
+	return obj->state == HC_OBJ_STAGED ||
+	       (obj->state == HC_OBJ_INGESTING && obj->allocated);
+}
+
+static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
+			     struct hc_obj *obj, u32 bucket)
+{
+	u64 sum = 0, want;
+	u32 i;
+
+	k->objects++;
+	if (obj->hash != xxh64(obj->uri, obj->uri_len, 0))
+		hc_dbg_problem(k, "%*pEhp: hash %llx is not its URI's",
+			       hc_dbg_ulen(obj), obj->uri, obj->hash);
+	if (obj->hash >> (64 - c->hash_bits) != bucket)
+		hc_dbg_problem(k, "%*pEhp: in bucket %u, not its hash's",
+			       hc_dbg_ulen(obj), obj->uri, bucket);
+	if (obj->state < HC_OBJ_INGESTING || obj->state > HC_OBJ_SYNCING) {
+		hc_dbg_problem(k, "%*pEhp: state %u", hc_dbg_ulen(obj), obj->uri,
+			       obj->state);
+		return;
+	}
+	k->by_state[obj->state]++;
+	if (obj->flags & HC_OBJ_F_PINNED)
+		k->pinned++;
+	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
+		k->dirty_bytes += obj->size;
+	if (obj->nr_ext > HC_MAX_EXTENTS) {
+		hc_dbg_problem(k, "%*pEhp: %u extents", hc_dbg_ulen(obj), obj->uri,
+			       obj->nr_ext);
+		return;
+	}
+	for (i = 0; i < obj->nr_ext; i++) {
+		const struct hc_ext *e = &obj->ext[i];
+		u64 v;
+
+		if (!e->count || e->start >= c->nr_chunks ||
+		    e->count > c->nr_chunks - e->start) {
+			hc_dbg_problem(k, "%*pEhp: extent %u [%llu, +%llu) outside the %llu chunks",
+				       hc_dbg_ulen(obj), obj->uri, i, e->start,
+				       e->count, c->nr_chunks);
+			continue;
+		}
+		sum += e->count;
+		for (v = e->start; v < e->start + e->count; v++) {
+			if (test_and_set_bit(v, k->owned))
+				hc_dbg_problem(k, "%*pEhp: chunk %llu is another object's too",
+					       hc_dbg_ulen(obj), obj->uri, v);
+			if (!hc_alloc_used(&c->alloc, v))
+				hc_dbg_problem(k, "%*pEhp: chunk %llu is free in the allocator",
+					       hc_dbg_ulen(obj), obj->uri, v);
+			if (test_bit(v, c->fence) != hc_dbg_fenced(obj))
+				hc_dbg_problem(k, "%*pEhp (state %u): chunk %llu fence bit %d",
+					       hc_dbg_ulen(obj), obj->uri,
+					       obj->state, v,
+					       test_bit(v, c->fence));
+		}
+	}
+	if (sum != obj->chunks)
+		hc_dbg_problem(k, "%*pEhp: extents hold %llu chunks, object says %llu",
+			       hc_dbg_ulen(obj), obj->uri, sum, obj->chunks);
+	/* not DIV_ROUND_UP_ULL(): it wraps for sizes near 2^64 */
+	want = div_u64(obj->size, c->chunk_size) + !!(obj->size % c->chunk_size);
+	if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
+		want = 0;
+	if (obj->chunks != want)
+		hc_dbg_problem(k, "%*pEhp: %llu bytes in %llu chunks, need %llu",
+			       hc_dbg_ulen(obj), obj->uri, obj->size, obj->chunks,
+			       want);
+}
+
+static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
+{
+	struct hc_obj *obj;
+	u64 v, n;
+	u32 b, s;
+
+	for (b = 0; b < (1U << c->hash_bits); b++)
+		hlist_for_each_entry(obj, &c->buckets[b], hnode)
+			hc_dbg_check_obj(k, c, obj, b);
+
+	for (v = 0; v < c->nr_chunks; v++) {
+		bool used = hc_alloc_used(&c->alloc, v);
+
+		k->used += used;
+		if (used && !test_bit(v, k->owned))
+			hc_dbg_problem(k, "chunk %llu is used by no object (leak)", v);
+		if (test_bit(v, c->fence)) {
+			k->fenced++;
+			if (!test_bit(v, k->owned))
+				hc_dbg_problem(k, "chunk %llu is fenced open for no object",
+					       v);
+		}
+	}
+	if (hc_alloc_free(&c->alloc) != c->nr_chunks - k->used)
+		hc_dbg_problem(k, "allocator: %llu free, bitmap has %llu of %llu used",
+			       hc_alloc_free(&c->alloc), k->used, c->nr_chunks);
+	if (c->alloc.bad_puts)
+		hc_dbg_problem(k, "allocator: %llu refused puts", c->alloc.bad_puts);
+
+	if (c->stats.objects != k->objects)
+		hc_dbg_problem(k, "stats: %llu objects, index has %llu",
+			       c->stats.objects, k->objects);
+	for (s = HC_OBJ_INGESTING; s <= HC_OBJ_SYNCING; s++)
+		if (c->stats.by_state[s] != k->by_state[s])
+			hc_dbg_problem(k, "stats: %llu objects in state %u, index has %llu",
+				       c->stats.by_state[s], s, k->by_state[s]);
+	if (c->stats.pinned != k->pinned)
+		hc_dbg_problem(k, "stats: %llu pinned, index has %llu",
+			       c->stats.pinned, k->pinned);
+	if (c->dirty_bytes != k->dirty_bytes)
+		hc_dbg_problem(k, "dirty_bytes %llu, the dirty objects hold %llu",
+			       c->dirty_bytes, k->dirty_bytes);
+
+	n = 0;
+	list_for_each_entry(obj, &c->egress, queue_node) {
+		n++;
+		if (obj->state != HC_OBJ_DIRTY && obj->state != HC_OBJ_SYNCING)
+			hc_dbg_problem(k, "%*pEhp: in the egress queue in state %u",
+				       hc_dbg_ulen(obj), obj->uri, obj->state);
+	}
+	if (n != k->by_state[HC_OBJ_DIRTY] + k->by_state[HC_OBJ_SYNCING])
+		hc_dbg_problem(k, "egress queue: %llu objects, %llu are dirty or syncing",
+			       n, k->by_state[HC_OBJ_DIRTY] +
+			       k->by_state[HC_OBJ_SYNCING]);
+	n = 0;
+	list_for_each_entry(obj, &c->ingests, queue_node) {
+		n++;
+		if (obj->state != HC_OBJ_INGESTING)
+			hc_dbg_problem(k, "%*pEhp: in the ingest list in state %u",
+				       hc_dbg_ulen(obj), obj->uri, obj->state);
+	}
+	if (n != k->by_state[HC_OBJ_INGESTING])
+		hc_dbg_problem(k, "ingest list: %llu objects, %llu are ingesting",
+			       n, k->by_state[HC_OBJ_INGESTING]);
+}
+
+static int hc_dbg_check_show(struct seq_file *m, void *unused)
+{
+	struct hc_dbg_check k = { .m = m };
+	struct hc_pool *pool;
+	struct hc_cache *c;
+
+	hc_pool_lock();
+	pool = hc_pool_current();
+	c = pool ? pool->cache : NULL;
+	if (!c) {
+		hc_pool_unlock();
+		seq_puts(m, "no pool\n");
+		return 0;
+	}
+	k.owned = bitmap_zalloc(c->nr_chunks, GFP_KERNEL);
+	if (!k.owned) {
+		hc_pool_unlock();
+		return -ENOMEM;
+	}
+	hc_dbg_check_cache(&k, c);
+	if (!k.problems)
+		seq_printf(m, "ok objects=%llu used=%llu free=%llu fenced=%llu dirty_bytes=%llu\n",
+			   k.objects, k.used, c->nr_chunks - k.used, k.fenced,
+			   k.dirty_bytes);
+	else if (k.problems > HC_DBG_MAX_PROBLEMS)
+		seq_printf(m, "(%u more)\n", k.problems - HC_DBG_MAX_PROBLEMS);
+	hc_pool_unlock();
+	bitmap_free(k.owned);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hc_dbg_check);
+
+/* Create /sys/kernel/debug/hypercache/check (failures are not fatal). */
+void hc_debugfs_init(void)
+{
+	hc_dbg_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("check", 0400, hc_dbg_dir, NULL, &hc_dbg_check_fops);
+}
+
+void hc_debugfs_exit(void)
+{
+	debugfs_remove_recursive(hc_dbg_dir);
+	hc_dbg_dir = NULL;
+}
