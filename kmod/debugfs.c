@@ -16,8 +16,10 @@
  *  - no chunk belongs to two objects; every chunk of an object is used in
  *    the allocator and every used chunk belongs to an object; the
  *    allocator's free count is the number of unused chunks;
- *  - the fence bit of a chunk is set exactly when it belongs to a STAGED
- *    object or to an INGESTING one with its allocation;
+ *  - a chunk is open in the write fence only for the fence of the STAGED
+ *    object (or INGESTING one with its allocation) that owns it; a
+ *    closed fence (COMMIT and the helper hand-over close it for a moment,
+ *    under the pool lock) is not a problem;
  *  - the object and per-state counters, the pinned count and the dirty
  *    bytes match the objects; the egress queue holds exactly the DIRTY and
  *    SYNCING objects, the ingest list exactly the INGESTING ones.
@@ -109,6 +111,7 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 	}
 	for (i = 0; i < obj->nr_ext; i++) {
 		const struct hc_ext *e = &obj->ext[i];
+		struct hc_fence *f;
 		u64 v;
 
 		if (!e->count || e->start >= c->nr_chunks ||
@@ -126,11 +129,11 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 			if (!hc_alloc_used(&c->alloc, v))
 				hc_dbg_problem(k, "%*pEhp: chunk %llu is free in the allocator",
 					       hc_dbg_ulen(obj), obj->uri, v);
-			if (test_bit(v, c->fence) != hc_dbg_fenced(obj))
-				hc_dbg_problem(k, "%*pEhp (state %u): chunk %llu fence bit %d",
+			f = rcu_access_pointer(c->fence[v]);
+			if (f && (!hc_dbg_fenced(obj) || f != obj->fence))
+				hc_dbg_problem(k, "%*pEhp (state %u): chunk %llu fenced for another",
 					       hc_dbg_ulen(obj), obj->uri,
-					       obj->state, v,
-					       test_bit(v, c->fence));
+					       obj->state, v);
 		}
 	}
 	if (sum != obj->chunks)
@@ -162,7 +165,7 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 		k->used += used;
 		if (used && !test_bit(v, k->owned))
 			hc_dbg_problem(k, "chunk %llu is used by no object (leak)", v);
-		if (test_bit(v, c->fence)) {
+		if (rcu_access_pointer(c->fence[v])) {
 			k->fenced++;
 			if (!test_bit(v, k->owned))
 				hc_dbg_problem(k, "chunk %llu is fenced open for no object",
