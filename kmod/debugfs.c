@@ -131,9 +131,9 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 					       hc_dbg_ulen(obj), obj->uri, v);
 			f = rcu_access_pointer(c->fence[v]);
 			if (f && (!hc_dbg_fenced(obj) || f != obj->fence))
-				hc_dbg_problem(k, "%*pEhp (state %u): chunk %llu fenced for another",
-					       hc_dbg_ulen(obj), obj->uri,
-					       obj->state, v);
+				hc_dbg_problem(k, "%*pEhp (state %u): chunk %llu misfenced",
+					       hc_dbg_ulen(obj), obj->uri, obj->state,
+					       v);
 		}
 	}
 	if (sum != obj->chunks)
