@@ -143,8 +143,12 @@ void hc_debugfs_exit(void);
 struct sk_buff;
 struct genl_info;
 struct net;
+struct nlattr;
 extern struct genl_family hc_nl_family;
 int hc_nl_register(void);
+struct hc_pool *hc_nl_peer_begin(struct genl_info *info, const u32 *port,
+				 struct net *const *net,
+				 const struct nlattr *uuid);
 void hc_nl_unregister(void);
 void hc_nl_notify(struct hc_pool *pool, u32 state);
 int hc_nl_put_extents(struct sk_buff *msg, const struct hc_pool *pool,

@@ -224,21 +224,14 @@ static struct hc_obj *hc_nl_ing_lookup(struct genl_info *info,
 		NL_SET_ERR_MSG(info->extack, "the request id is needed");
 		return ERR_PTR(-EINVAL);
 	}
-	hc_pool_lock();
-	if (!hc_nl_helper || info->snd_portid != hc_nl_helper ||
-	    !net_eq(genl_info_net(info), hc_nl_helper_net)) {
-		hc_pool_unlock();
+	pool = hc_nl_peer_begin(info, &hc_nl_helper, &hc_nl_helper_net, uuid);
+	if (PTR_ERR_OR_ZERO(pool) == -EPERM)
 		NL_SET_ERR_MSG(info->extack, "not the registered helper");
-		return ERR_PTR(-EPERM);
-	}
-	pool = hc_pool_current();
-	if (pool && uuid && memcmp(nla_data(uuid), pool->uuid,
-				   sizeof(pool->uuid))) {
-		hc_pool_unlock();
+	else if (IS_ERR(pool))
 		NL_SET_ERR_MSG_ATTR(info->extack, uuid,
 				    "the request belongs to another pool");
-		return ERR_PTR(-ESTALE);
-	}
+	if (IS_ERR(pool))
+		return ERR_CAST(pool);
 	obj = pool ? hc_cache_ingest_find(pool->cache,
 				nla_get_u64(info->attrs[HC_A_ING_ID])) : NULL;
 	if (!obj) {

@@ -796,6 +796,44 @@ struct genl_family hc_nl_family __ro_after_init = {
 	.n_mcgrps	= ARRAY_SIZE(hc_nl_mcgrps),
 };
 
+/**
+ * hc_nl_peer_begin - start a request of one of the helper channels
+ * @info: the request
+ * @port: the port of the registration it must come from (read under the
+ *	pool lock: a registration changes only under it)
+ * @net: and its network namespace (a port alone proves nothing: anybody
+ *	can bind any port number in a namespace of its own)
+ * @uuid: the request's pool UUID attribute, or NULL (an older helper)
+ *
+ * The one check of both channels (ingest.c, egress.c).  The caller sets
+ * the extack message of a refusal.
+ *
+ * Return: with the pool lock held, the running pool (NULL if none); or,
+ * with the lock dropped, ERR_PTR(-EPERM) (not from that registration) or
+ * ERR_PTR(-ESTALE) (@uuid names another pool).
+ */
+struct hc_pool *hc_nl_peer_begin(struct genl_info *info, const u32 *port,
+				 struct net *const *net,
+				 const struct nlattr *uuid)
+{
+	struct hc_pool *pool;
+
+	hc_pool_lock();
+	if (!*port || info->snd_portid != *port ||
+	    !net_eq(genl_info_net(info), *net)) {
+		hc_pool_unlock();
+		return ERR_PTR(-EPERM);
+	}
+	pool = hc_pool_current();
+	if (pool && uuid && (nla_len(uuid) != sizeof(pool->uuid) ||
+			     memcmp(nla_data(uuid), pool->uuid,
+				    sizeof(pool->uuid)))) {
+		hc_pool_unlock();
+		return ERR_PTR(-ESTALE);
+	}
+	return pool;
+}
+
 int hc_nl_register(void)
 {
 	int err;
