@@ -48,6 +48,7 @@ static const struct nla_policy hc_nl_create_policy[HC_A_POOL_MAX + 1] = {
 };
 
 static const struct nla_policy hc_nl_assemble_policy[HC_A_POOL_MAX + 1] = {
+	[HC_A_POOL_FLAGS]	= NLA_POLICY_MASK(NLA_U32, HC_POOL_F_ALL),
 	[HC_A_POOL_MEMBER]	= NLA_POLICY_NESTED(hc_nl_member_policy),
 };
 

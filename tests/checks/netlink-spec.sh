@@ -51,4 +51,53 @@ compare "version" "$(sed -n 's/^version: //p' $spec)" \
 	"$(sed -n 's/^#define HC_GENL_VERSION[[:space:]]*//p' $hdr)"
 compare "multicast group" "$(awk '/^mcast-groups:/ { on = 1 } on && /name:/ { print $2 }' $spec)" \
 	"$(sed -n 's/^#define HC_GENL_MCGRP_EVENTS[[:space:]]*"\(.*\)"/\1/p' $hdr)"
+# Each operation's request attributes (the union of its do and dump
+# requests in the spec) are exactly the attributes of the policy the kernel
+# gives that operation (kmod/netlink.c's hc_nl_ops): a request cannot carry
+# a reply-only attribute, and no attribute the spec promises is refused.
+spec_requests() {
+	awk '
+		/^operations:/ { on = 1; next }
+		/^[a-z-]+:/ { on = 0 }
+		on && /^      name: / { op = $2 }
+		on && /^        request:/ { req = 1; next }
+		on && req && /^          attributes:/ {
+			line = $0; sub(/.*\[/, "", line); sub(/\].*/, "", line)
+			gsub(/[ ,]+/, " ", line); n = split(line, a, " ")
+			for (i = 1; i <= n; i++) if (a[i] != "") print op, a[i]
+			seen[op] = 1
+		}
+		on && !/^          attributes:/ { req = 0 }
+		END { for (o in seen) print o, "-" }
+	' "$spec" | sort -u
+}
+kernel_requests() {
+	awk '
+		/^static const struct nla_policy [a-z_]+\[/ {
+			pol = $5; sub(/\[.*/, "", pol); inpol = 1; next
+		}
+		inpol && /^};/ { inpol = 0 }
+		inpol && match($0, /^\t\[HC_A_[A-Z]+_[A-Z0-9_]+\]/) {
+			at = substr($0, RSTART + 2, RLENGTH - 3)
+			sub(/^HC_A_[A-Z]+_/, "", at); attrs[pol] = attrs[pol] " " at
+		}
+		/^static const struct genl_ops hc_nl_ops\[\]/ { ops = 1 }
+		ops && /\.cmd[[:space:]]*=/ { cmd = $3; sub(/,$/, "", cmd) }
+		ops && /\.policy[[:space:]]*=/ { p = $3; sub(/,$/, "", p); pol_of[cmd] = p }
+		ops && /^};/ { ops = 0 }
+		END {
+			for (c in pol_of) {
+				op = c; sub(/^HC_CMD_/, "", op); op = tolower(op); gsub(/_/, "-", op)
+				print op, "-"
+				n = split(attrs[pol_of[c]], a, " ")
+				for (i = 1; i <= n; i++) {
+					x = tolower(a[i]); gsub(/_/, "-", x); print op, x
+				}
+			}
+		}
+	' kmod/netlink.c | sort -u
+}
+kops=$(kernel_requests | awk '{ print $1 }' | sort -u)
+compare "request attributes per operation (header: the kernel's policies)" \
+	"$(spec_requests | grep -F -w -f <(echo "$kops") )" "$(kernel_requests)"
 exit $rc
