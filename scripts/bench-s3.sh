@@ -58,7 +58,8 @@ eval "$(scripts/rgw.sh env)"
 out=$ROOT/build/bench-s3$smoke
 mkdir -p "$out"
 bucket=hcbench
-key=obj-${size_mb}m
+# A key of this run's own: two runs on one machine share the gateway.
+key=obj-${size_mb}m-$$-$RANDOM
 scripts/rgw.sh mb "$bucket" >/dev/null 2>&1 || true
 head -c "$((size_mb << 20))" /dev/urandom >"$out/obj"
 sha=$(sha256sum "$out/obj" | cut -d' ' -f1)
