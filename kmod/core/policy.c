@@ -17,6 +17,15 @@
 #define HC_POLICY_STEP_SHIFT	3
 /* Fixed-point log2: 16 fractional bits. */
 #define HC_POLICY_FP_SHIFT	16
+/*
+ * A candidate must earn more than this many hits per chunk above the
+ * victims' average to displace them: with equal frequencies the residents
+ * stay.  Without it a loop over more objects than the cache (a dataset
+ * epoch read in a fresh order) churns: the shard just read (k sightings)
+ * beats the resident one not yet read this epoch (k - 1), so every epoch
+ * replaces the cache and hits nothing.
+ */
+#define HC_POLICY_MARGIN	1
 /* A losing candidate this frequent still wins 1 duel in 128 (anti-flood). */
 #define HC_POLICY_WARM_FREQ	6
 
@@ -342,8 +351,9 @@ void hc_policy_access(struct hc_policy *p, struct hc_policy_entry *e)
  * The TinyLFU duel, size-aware: @c (out of the window, not in any region)
  * against the LRU end of main, enough evictable weight to bring @used back
  * to capacity.  @c wins if its frequency beats the victims' frequency
- * averaged by weight, i.e. if keeping it yields more hits per unit.  On a
- * win the victims are dropped and appended to @victims.
+ * averaged by weight by more than HC_POLICY_MARGIN, i.e. if keeping it
+ * yields clearly more hits per unit.  On a win the victims are dropped and
+ * appended to @victims.
  */
 static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
 			   struct hc_policy_entry **victims, u32 *nr)
@@ -362,7 +372,7 @@ static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
 		return false;
 
 	cfreq = hc_sketch_frequency(&p->sketch, c->key);
-	if (cfreq * got <= vfreq) {
+	if (cfreq * got <= vfreq + HC_POLICY_MARGIN * got) {
 		/* xorshift64: a warm candidate sometimes wins (anti-flood). */
 		p->rng ^= p->rng << 13;
 		p->rng ^= p->rng >> 7;
