@@ -26,6 +26,11 @@
  * replaces the cache and hits nothing.
  */
 #define HC_POLICY_MARGIN	1
+/*
+ * ... once the victims were seen this often on average: a candidate seen
+ * twice still displaces one-hit wonders (a scan that filled a cold cache).
+ */
+#define HC_POLICY_MARGIN_FROM	2
 /* A losing candidate this frequent still wins 1 duel in 128 (anti-flood). */
 #define HC_POLICY_WARM_FREQ	6
 /* An explicit admission evicts entries this cold (seen once) first. */
@@ -353,8 +358,9 @@ void hc_policy_access(struct hc_policy *p, struct hc_policy_entry *e)
  * The TinyLFU duel, size-aware: @c (out of the window, not in any region)
  * against the LRU end of main, enough evictable weight to bring @used back
  * to capacity.  @c wins if its frequency beats the victims' frequency
- * averaged by weight by more than HC_POLICY_MARGIN, i.e. if keeping it
- * yields clearly more hits per unit.  On a win the victims are dropped and
+ * averaged by weight, by more than HC_POLICY_MARGIN once that average
+ * reaches HC_POLICY_MARGIN_FROM, i.e. if keeping it yields clearly more
+ * hits per unit.  On a win the victims are dropped and
  * appended to @victims.
  */
 static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
@@ -374,7 +380,8 @@ static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
 		return false;
 
 	cfreq = hc_sketch_frequency(&p->sketch, c->key);
-	if (cfreq * got <= vfreq + HC_POLICY_MARGIN * got) {
+	if (cfreq * got <= vfreq +
+	    (vfreq >= HC_POLICY_MARGIN_FROM * got ? HC_POLICY_MARGIN * got : 0)) {
 		/* xorshift64: a warm candidate sometimes wins (anti-flood). */
 		p->rng ^= p->rng << 13;
 		p->rng ^= p->rng >> 7;

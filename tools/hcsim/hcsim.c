@@ -15,7 +15,9 @@
  * weight = ceil(size / unit) (default unit 4 MiB, one chunk), "w" marks a
  * write (a STAGE: not a request, the object enters the cache); a key that is
  * not a decimal number is hashed, and its first path component classes it
- * (model/, data/, ckpt/, other) for --classes.  A capacity with a suffix is
+ * (model/, data/, ckpt/, other) for --classes, which prints the byte hit
+ * ratio of each class and of the hot models (model objects read more often
+ * than any data object).  A capacity with a suffix is
  * bytes, without one units; --fraction is a share of the distinct units the
  * trace reads.  TRACE "-" reads stdin.  See Documentation/policy.md.
  */
@@ -93,7 +95,7 @@ static void trace_push(struct sim_trace *t, u64 *cap, u32 id, bool write,
 		if (!t->reqs)
 			die("out of memory");
 	}
-	t->reqs[t->nr_reqs++] = (struct sim_req){ id, write, class };
+	t->reqs[t->nr_reqs++] = (struct sim_req){ id, write, class, 0 };
 }
 
 /* A decimal key as is; anything else through FNV-1a. */
@@ -127,8 +129,8 @@ static void trace_load(struct sim_trace *t, const char *path, bool arc,
 		       u64 unit)
 {
 	struct intern h = { .mask = 1023 };
-	u64 ocap = 0, rcap = 0, lineno = 0, i;
-	bool *read;
+	u64 ocap = 0, rcap = 0, lineno = 0, i, data_max = 0;
+	u64 *reads;
 	char line[4096];
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 
@@ -170,13 +172,21 @@ static void trace_load(struct sim_trace *t, const char *path, bool arc,
 	if (f != stdin)
 		fclose(f);
 	free(h.slot);
-	read = sim_xcalloc(t->nr_objs, sizeof(*read));
+	reads = sim_xcalloc(t->nr_objs, sizeof(*reads));
+	for (i = 0; i < t->nr_reqs; i++) {
+		const struct sim_req *q = &t->reqs[i];
+
+		if (q->write)
+			continue;
+		if (!reads[q->id]++)
+			t->distinct_units += t->objs[q->id].weight;
+		if (q->class == 1 && reads[q->id] > data_max)
+			data_max = reads[q->id];
+	}
 	for (i = 0; i < t->nr_reqs; i++)
-		if (!t->reqs[i].write && !read[t->reqs[i].id]) {
-			read[t->reqs[i].id] = true;
-			t->distinct_units += t->objs[t->reqs[i].id].weight;
-		}
-	free(read);
+		t->reqs[i].hot = t->reqs[i].class == 0 &&
+				 reads[t->reqs[i].id] > data_max;
+	free(reads);
 }
 
 /* ---- simulation --------------------------------------------------------- */
@@ -184,6 +194,7 @@ static void trace_load(struct sim_trace *t, const char *path, bool arc,
 struct result {
 	u64 reqs, hits, bytes, bytes_hit;
 	u64 cbytes[SIM_CLASSES], cbytes_hit[SIM_CLASSES];
+	u64 hot_bytes, hot_bytes_hit;
 };
 
 static void run(const struct sim_ops *ops, const struct sim_trace *t,
@@ -204,10 +215,12 @@ static void run(const struct sim_ops *ops, const struct sim_trace *t,
 		r->reqs++;
 		r->bytes += size;
 		r->cbytes[q->class] += size;
+		r->hot_bytes += q->hot ? size : 0;
 		if (ops->read(st, q->id)) {
 			r->hits++;
 			r->bytes_hit += size;
 			r->cbytes_hit[q->class] += size;
+			r->hot_bytes_hit += q->hot ? size : 0;
 		}
 	}
 	ops->destroy(st);
@@ -239,9 +252,11 @@ static int simulate(const char *trace, bool arc, u64 unit, u64 capacity,
 	       t.distinct_units ? (double)capacity / t.distinct_units : 0.0);
 	printf("%-8s %12s %12s %8s %8s", "policy", "requests", "hits", "hit%",
 	       "bytes%");
-	if (classes)
+	if (classes) {
 		for (c = 0; c < SIM_CLASSES; c++)
 			printf(" %7s%%", sim_class_names[c]);
+		printf(" %7s%%", "hot");
+	}
 	printf("\n");
 	for (i = 0; i < SIM_NR_POLICIES; i++) {
 		const struct sim_ops *ops = sim_policies[i];
@@ -252,9 +267,11 @@ static int simulate(const char *trace, bool arc, u64 unit, u64 capacity,
 		printf("%-8s %12llu %12llu %8.2f %8.2f", ops->name,
 		       (unsigned long long)r.reqs, (unsigned long long)r.hits,
 		       pct(r.hits, r.reqs), pct(r.bytes_hit, r.bytes));
-		if (classes)
+		if (classes) {
 			for (c = 0; c < SIM_CLASSES; c++)
 				printf(" %8.2f", pct(r.cbytes_hit[c], r.cbytes[c]));
+			printf(" %8.2f", pct(r.hot_bytes_hit, r.hot_bytes));
+		}
 		printf("\n");
 	}
 	free(t.reqs);

@@ -17,10 +17,15 @@
 
 #define SIM_CLASSES	4	/* request classes: see sim_class_names */
 
+/*
+ * @hot: a model read more often than any dataset object (more bytes per
+ * chunk than every shard: what a scan must not displace)
+ */
 struct sim_req {
 	u32 id;
 	u8 write;
 	u8 class;
+	u8 hot;
 };
 
 struct sim_objinfo {
