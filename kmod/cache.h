@@ -72,6 +72,9 @@ struct hc_fence {
  *	only: a new assembly forgets it
  * @egress_backoff: DIRTY: failed uploads so far, for the default retry
  *	delay (1 s doubling up to 60 s), capped
+ * @growable: STAGED with HC_STAGE_F_GROW: @size is what @ext holds (whole
+ *	chunks) until COMMIT gives the final size (hc_cache_grow(),
+ *	hc_cache_trim())
  * @stager: the open control file that stages it (STAGED only)
  * @egress_at: DIRTY with @egress_defer: jiffies of the next attempt
  * @ingest_since: INGESTING: jiffies since when it waits for a helper (its
@@ -105,6 +108,7 @@ struct hc_obj {
 	bool egress_defer;
 	bool bad;
 	u8 egress_backoff;
+	bool growable;
 	union {
 		struct hc_ctl *stager;
 		unsigned long egress_at;
@@ -247,6 +251,10 @@ struct hc_obj *hc_cache_lookup(struct hc_cache *c, const u8 *uri, u32 len);
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		   bool replace, bool any_writer, struct hc_ctl *stager,
 		   struct hc_obj **objp);
+/* Growable stages (HC_STAGE_F_GROW): see cache.c. */
+void hc_cache_stage_growable(struct hc_cache *c, struct hc_obj *obj);
+int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size);
+int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size);
 int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
 		    bool has_crc, u32 crc);
 void hc_cache_abort(struct hc_cache *c, struct hc_obj *obj);

@@ -504,6 +504,8 @@ static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 			     st.flags & HC_STAGE_F_ANY_WRITER, ctl, &obj);
 	if (err)
 		goto out;
+	if (st.flags & HC_STAGE_F_GROW)
+		hc_cache_stage_growable(c, obj);
 	obj->fence->wb_since = READ_ONCE(hc_ctl_mapping(pool)->wb_err);
 	if (obj->nr_ext > st.max_extents) {
 		hc_cache_abort(c, obj);
@@ -575,6 +577,10 @@ static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 		return -EOPNOTSUPP;
 	if (!hc_ctl_reserved_zero(cm.reserved, ARRAY_SIZE(cm.reserved)))
 		return -EINVAL;
+	/* @obj_size is read only with the flag, from a struct that has it. */
+	if ((cm.flags & HC_COMMIT_F_SIZE) ? usize < HC_COMMIT_SIZE_VER2 :
+					    cm.obj_size != 0)
+		return -EINVAL;
 	err = hc_ctl_uri(cm.uri, cm.uri_len, uri);
 	if (err)
 		return err;
@@ -590,15 +596,27 @@ static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 		err = -ENOENT;
 		goto out;
 	}
+	/* A growable stage needs its final size, and only it takes one. */
+	if (obj->growable != !!(cm.flags & HC_COMMIT_F_SIZE)) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (obj->growable && cm.obj_size > obj->size) {
+		err = -EFBIG;
+		goto out;
+	}
 	/*
 	 * The data first: buffered writes to the device, then no write in
-	 * flight any more, then every member's volatile cache to stable
+	 * flight any more (a growable stage then gives back the chunks past
+	 * its final size), then every member's volatile cache to stable
 	 * media; only then the journal record.
 	 */
 	err = hc_ctl_writeback(pool, obj);
 	if (err)
 		goto out;
 	hc_cache_seal(c, obj);
+	if (obj->growable)
+		err = hc_cache_trim(c, obj, cm.obj_size);
 	for (i = 0; i < pool->nr_members && !err; i++)
 		err = blkdev_issue_flush(pool->members[i].dev.bdev);
 	if (!err)
@@ -614,6 +632,60 @@ out:
 	hc_pool_unlock();
 	if (!err && !(cm.flags & HC_COMMIT_F_CLEAN))
 		hc_nl_egress_kick();
+	return err;
+}
+
+static long hc_ctl_grow(struct hc_ctl *ctl, void __user *arg)
+{
+	struct hc_grow gr;
+	struct hc_pool *pool;
+	struct hc_cache *c;
+	struct hc_obj *obj;
+	u8 uri[HC_URI_MAX];
+	long usize;
+	int err;
+
+	BUILD_BUG_ON(sizeof(gr) < HC_GROW_SIZE_VER1);
+	usize = hc_copy_struct_in(&gr, sizeof(gr), HC_GROW_SIZE_VER1, arg);
+	if (usize < 0)
+		return usize;
+	if (gr.flags & ~HC_GROW_F_ALL)
+		return -EOPNOTSUPP;
+	if (gr.reserved0 ||
+	    !hc_ctl_reserved_zero(gr.reserved, ARRAY_SIZE(gr.reserved)))
+		return -EINVAL;
+	err = hc_ctl_uri(gr.uri, gr.uri_len, uri);
+	if (err)
+		return err;
+
+	hc_pool_lock();
+	/* The stage is looked up after the wait: it may have ended. */
+	c = hc_ctl_dirty_wait(gr.obj_size, gr.flags & HC_GROW_F_NOWAIT, &pool);
+	if (c == ERR_PTR(-EINTR))
+		return -EINTR;
+	if (IS_ERR(c)) {
+		err = PTR_ERR(c);
+		goto out;
+	}
+	obj = hc_ctl_find_stage(ctl, uri, gr.uri_len);
+	if (!obj) {
+		err = -ENOENT;
+		goto out;
+	}
+	err = hc_cache_grow(c, obj, gr.obj_size);
+	if (err)
+		goto out;
+	if (gr.extents) {
+		err = hc_ctl_put_extents(pool, obj, gr.extents,
+					 gr.max_extents);
+		if (err)
+			goto out;
+	}
+	gr.nr_extents = obj->nr_ext;
+	gr.capacity = obj->size;
+	err = hc_copy_struct_out(arg, &gr, sizeof(gr), usize);
+out:
+	hc_pool_unlock();
 	return err;
 }
 
@@ -672,6 +744,8 @@ static long hc_ctl_ioctl(struct file *file, unsigned int cmd,
 		return writer ? hc_ctl_stage(ctl, argp) : -EBADF;
 	case HC_IOC_COMMIT:
 		return writer ? hc_ctl_commit(ctl, argp) : -EBADF;
+	case HC_IOC_GROW:
+		return writer ? hc_ctl_grow(ctl, argp) : -EBADF;
 	case HC_IOC_ABORT:
 		if (!writer)
 			return -EBADF;
