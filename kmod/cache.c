@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/crc32.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
@@ -275,6 +276,77 @@ void hc_cache_fence_put(struct hc_fence *f)
 }
 
 /**
+ * hc_cache_read_error - a read of @chunk failed on its member
+ * @c: the cache
+ * @chunk: pool chunk
+ *
+ * Any context, no lock: called by the read's completion before the reader
+ * sees the error, so that a LOCATE after the reader's EIO finds the object
+ * bad (hc_cache_bad_settle()).  The mark stays on the chunk until it is
+ * placed in an object again; a read still in flight from an object that
+ * was evicted meanwhile may mark the chunk's next object (readers hold the
+ * objects they read).
+ */
+void hc_cache_read_error(struct hc_cache *c, u64 chunk)
+{
+	if (chunk >= c->nr_chunks)
+		return;
+	set_bit(chunk, c->bad_chunks);
+	smp_mb__before_atomic();	/* pairs with hc_cache_bad_settle() */
+	atomic_inc(&c->bad_pending);
+}
+
+/* Whether a read of one of @obj's chunks failed. */
+static bool hc_obj_has_bad_chunk(const struct hc_cache *c,
+				 const struct hc_obj *obj)
+{
+	u64 end;
+	u32 i;
+
+	for (i = 0; i < obj->nr_ext; i++) {
+		end = obj->ext[i].start + obj->ext[i].count;
+		if (find_next_bit(c->bad_chunks, end, obj->ext[i].start) < end)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * hc_cache_bad_settle - mark the objects whose reads failed as bad
+ * @c: the cache
+ *
+ * Called by the readers of the index (LOCATE, OBJ_GET and its dump) before
+ * they look; costs one atomic read when no read failed.  The objects stay
+ * where they are, with their data and state: a DIRTY one may still be
+ * uploaded if the error was transient, a READY one may be evicted.
+ */
+void hc_cache_bad_settle(struct hc_cache *c)
+{
+	struct hc_obj *obj;
+	u32 b;
+
+	if (likely(!atomic_read(&c->bad_pending)))
+		return;
+	atomic_set(&c->bad_pending, 0);
+	smp_mb__after_atomic();	/* pairs with hc_cache_read_error() */
+	for (b = 0; b < (1U << c->hash_bits); b++)
+		hlist_for_each_entry(obj, &c->buckets[b], hnode) {
+			if (obj->bad || !hc_obj_has_bad_chunk(c, obj))
+				continue;
+			obj->bad = true;
+			pr_warn("object '%.*s' (generation %llu): a read of its data failed on a member: marked bad\n",
+				obj->uri_len, obj->uri, obj->generation);
+			hc_cache_event();
+		}
+}
+
+/* @obj's flags as LOCATE and OBJ_GET report them (HC_OBJ_F_BAD included). */
+u32 hc_obj_flags(const struct hc_obj *obj)
+{
+	return obj->flags | (obj->bad ? HC_OBJ_F_BAD : 0);
+}
+
+/**
  * hc_cache_seal - close the write fence over a STAGED object and wait for
  * the writes it admitted (COMMIT, before the members are flushed)
  * @c: the cache
@@ -515,6 +587,9 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 			err = -ENOMEM;
 			goto out;
 		}
+		/* new data will be written: forget old read errors */
+		for (i = 0; i < nr_ext; i++)
+			bitmap_clear(c->bad_chunks, ext[i].start, ext[i].count);
 	}
 	obj->nr_ext = nr_ext;
 	obj->chunks = chunks;
@@ -1527,7 +1602,10 @@ int hc_cache_create(struct hc_pool *pool)
 	c->alloc_words = kvcalloc(hc_alloc_words(chunks), sizeof(u64),
 				  GFP_KERNEL);
 	c->fence = kvcalloc(chunks, sizeof(*c->fence), GFP_KERNEL);
-	if (!c->buckets || !c->sketch || !c->alloc_words || !c->fence)
+	c->bad_chunks = kvcalloc(BITS_TO_LONGS(chunks), sizeof(long),
+				 GFP_KERNEL);
+	if (!c->buckets || !c->sketch || !c->alloc_words || !c->fence ||
+	    !c->bad_chunks)
 		goto out_free;
 
 	err = hc_policy_init(&c->policy, chunks, c->sketch, sketch_bytes);
@@ -1541,6 +1619,7 @@ int hc_cache_create(struct hc_pool *pool)
 	return 0;
 
 out_free:
+	kvfree(c->bad_chunks);
 	kvfree(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);
@@ -1565,6 +1644,7 @@ void hc_cache_destroy(struct hc_pool *pool)
 		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
 			hc_cache_remove(c, obj);
 	hc_cache_dirty_event();		/* STAGEs waiting for room: ENODEV */
+	kvfree(c->bad_chunks);
 	kvfree(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);
