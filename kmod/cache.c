@@ -388,9 +388,68 @@ static void hc_cache_obj_free(struct hc_obj *obj)
 	kfree(obj);
 }
 
+/* URI order: bytes compared as unsigned, a prefix before what extends it. */
+static int hc_cache_uri_cmp(const u8 *a, u32 alen, const u8 *b, u32 blen)
+{
+	int r = memcmp(a, b, min(alen, blen));
+
+	if (r)
+		return r;
+	return alen < blen ? -1 : alen > blen;
+}
+
+static void hc_cache_ordered_add(struct hc_cache *c, struct hc_obj *obj)
+{
+	struct rb_node **link = &c->ordered.rb_node, *parent = NULL;
+
+	while (*link) {
+		struct hc_obj *o = rb_entry(*link, struct hc_obj, onode);
+
+		parent = *link;
+		if (hc_cache_uri_cmp(obj->uri, obj->uri_len, o->uri,
+				     o->uri_len) < 0)
+			link = &parent->rb_left;
+		else
+			link = &parent->rb_right;
+	}
+	rb_link_node(&obj->onode, parent, link);
+	rb_insert_color(&obj->onode, &c->ordered);
+}
+
+/**
+ * hc_cache_ordered_ceil - a step of an ordered walk of the index
+ * @c: the cache
+ * @key: URI bytes to start from
+ * @len: their number
+ * @strict: skip an object whose URI is @key
+ *
+ * O(log n).  Return: the first object in URI order whose URI is >= @key
+ * (> @key if @strict), or NULL.
+ */
+struct hc_obj *hc_cache_ordered_ceil(struct hc_cache *c, const u8 *key,
+				     u32 len, bool strict)
+{
+	struct rb_node *n = c->ordered.rb_node;
+	struct hc_obj *best = NULL;
+
+	while (n) {
+		struct hc_obj *o = rb_entry(n, struct hc_obj, onode);
+		int r = hc_cache_uri_cmp(o->uri, o->uri_len, key, len);
+
+		if (r > 0 || (r == 0 && !strict)) {
+			best = o;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	return best;
+}
+
 static void hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 {
 	hlist_add_head(&obj->hnode, hc_cache_bucket(c, obj->hash));
+	hc_cache_ordered_add(c, obj);
 	c->stats.objects++;
 	hc_cache_set_state(c, obj, state);
 }
@@ -424,6 +483,7 @@ static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
 	c->stats.by_state[obj->state]--;
 	c->stats.objects--;
 	hlist_del(&obj->hnode);
+	rb_erase(&obj->onode, &c->ordered);
 	list_del(&obj->stage_node);
 	list_del(&obj->queue_node);
 	hc_cache_event();
@@ -1594,6 +1654,7 @@ int hc_cache_create(struct hc_pool *pool)
 	c->next_generation = hc_cache_generation_floor;
 	INIT_LIST_HEAD(&c->ingests);
 	INIT_LIST_HEAD(&c->egress);
+	c->ordered = RB_ROOT;
 	c->hash_bits = clamp_t(u32, ilog2(chunks) + 2, 10, 20);
 	c->buckets = kvcalloc(1U << c->hash_bits, sizeof(*c->buckets),
 			      GFP_KERNEL);

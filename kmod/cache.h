@@ -15,6 +15,7 @@
 #include <linux/errseq.h>
 #include <linux/list.h>
 #include <linux/pid.h>
+#include <linux/rbtree.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -97,9 +98,11 @@ struct hc_fence {
  * @uri_len: bytes in @uri
  * @ext: extents in chunks, in object order (allocated once placed)
  * @uri: the URI (in the same allocation as the object)
+ * @onode: in the index's ordered view (hc_cache.ordered), by URI bytes
  */
 struct hc_obj {
 	struct hlist_node hnode;
+	struct rb_node onode;
 	struct hc_policy_entry pe;
 	struct list_head stage_node;
 	struct list_head queue_node;
@@ -183,9 +186,12 @@ struct hc_cache_stats {
  * @bad_pending: read errors not yet applied to the objects
  *	(hc_cache_bad_settle())
  * @stats: counters
+ * @ordered: every object of the index, ordered by URI (memcmp, then
+ *	length): the file system view's directory listings
  */
 struct hc_cache {
 	struct hlist_head *buckets;
+	struct rb_root ordered;
 	u32 hash_bits;
 	struct hc_policy policy;
 	void *sketch;
@@ -292,6 +298,10 @@ typedef int (*hc_cache_journal_fn)(void *arg, const struct hc_obj *obj,
 				   u32 state);
 int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 			    void *arg);
+
+/* The ordered view: the first object whose URI is >= (> if @strict) @key. */
+struct hc_obj *hc_cache_ordered_ceil(struct hc_cache *c, const u8 *key,
+				     u32 len, bool strict);
 
 /* Visit every object (netlink dump); stops when @fn returns non-zero. */
 int hc_cache_for_each(struct hc_cache *c, u64 *pos,

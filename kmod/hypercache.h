@@ -51,6 +51,8 @@ struct hc_member {
  * @cache: the object cache (index, policy, allocator, write fence)
  * @journal: the object journal on the members' metadata areas
  * @nr_members: number of members
+ * @fs_sb: the super block of the file system view while it is mounted
+ *	(pool lock): the pool cannot stop then (fs_super.c)
  * @members: the members, in index (stripe) order
  */
 struct hc_pool {
@@ -76,6 +78,7 @@ struct hc_pool {
 	struct hc_cache *cache;
 	struct hc_journal *journal;
 	u32 nr_members;
+	struct super_block *fs_sb;
 	struct hc_member members[];
 };
 
@@ -171,5 +174,9 @@ void hc_nl_egress_stop(void);
 int hc_nl_egress_register(struct sk_buff *skb, struct genl_info *info);
 int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info);
 int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info);
+
+/* fs_super.c: the file system type "hypercache" (the view of the cache) */
+int hc_fs_register(void);
+void hc_fs_unregister(void);
 
 #endif /* HC_HYPERCACHE_H */
