@@ -197,6 +197,7 @@ struct hc_cache {
 	} outcomes[32];
 	u32 outcome_next;
 	struct hc_cache_stats stats;
+	u64 hit_bytes;		/* HC_A_STATS_HIT_BYTES, under the pool lock */
 };
 
 /* hc_cache_outcome(): the ingest ended because the policy did not admit it. */
