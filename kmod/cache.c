@@ -1224,6 +1224,7 @@ void hc_cache_hit(struct hc_cache *c, struct hc_obj *obj)
 {
 	if (hc_obj_valid(obj)) {
 		c->stats.hits++;
+		c->hit_bytes += obj->size;
 		if (hc_policy_resident(&obj->pe))
 			hc_policy_access(&c->policy, &obj->pe);
 	} else {

@@ -217,6 +217,7 @@ struct hc_cache {
 	unsigned long *bad_chunks;
 	atomic_t bad_pending;
 	struct hc_cache_stats stats;
+	u64 hit_bytes;		/* HC_A_STATS_HIT_BYTES, under the pool lock */
 };
 
 /* hc_cache_outcome(): the ingest ended because the policy did not admit it. */

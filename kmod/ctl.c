@@ -738,8 +738,13 @@ static long hc_ctl_ioctl(struct file *file, unsigned int cmd,
 	bool writer = file->f_mode & FMODE_WRITE;
 
 	switch (cmd) {
-	case HC_IOC_LOCATE:
-		return hc_ctl_locate(ctl, argp);
+	case HC_IOC_LOCATE: {
+		u64 t0 = ktime_get_ns();
+		long ret = hc_ctl_locate(ctl, argp);
+
+		hc_stats_locate_done(ktime_get_ns() - t0);
+		return ret;
+	}
 	case HC_IOC_STAGE:
 		return writer ? hc_ctl_stage(ctl, argp) : -EBADF;
 	case HC_IOC_COMMIT:

@@ -41,6 +41,9 @@ struct hc_io {
 	struct hc_fence *fence;	/* a write the fence admitted, or NULL */
 	u64 chunk;		/* the pool chunk it lies in */
 	unsigned long start;
+	u64 t0;			/* ktime_get_ns() at submission */
+	u32 bytes;		/* the clone's size (its iter is consumed) */
+	u32 member;
 	struct bio clone;	/* last: allocated with front_pad */
 };
 
@@ -66,6 +69,8 @@ static void hc_disk_io_endio(struct bio *clone)
 
 	if (io->fence)
 		hc_cache_fence_put(io->fence);
+	hc_stats_member_io(&pool->members[io->member], bio_op(clone),
+			   io->bytes, clone->bi_status, ktime_get_ns() - io->t0);
 	/* before the reader sees the error: its next LOCATE says BAD */
 	if (unlikely(clone->bi_status) && bio_op(clone) == REQ_OP_READ)
 		hc_cache_read_error(pool->cache, io->chunk);
@@ -101,6 +106,9 @@ static void hc_disk_remap(struct hc_pool *pool, struct bio *bio,
 		    bio_start_io_acct(bio) : 0;
 	clone->bi_iter.bi_sector = loc->sector;
 	clone->bi_end_io = hc_disk_io_endio;
+	io->member = loc->member;
+	io->bytes = clone->bi_iter.bi_size;
+	io->t0 = ktime_get_ns();
 	percpu_ref_get(&pool->io_ref);
 	if (unlikely(clone->bi_opf & REQ_PREFLUSH)) {
 		hc_disk_preflush(pool, clone, true);

@@ -639,6 +639,8 @@ static int hc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 		err = -ENODEV;
 	} else {
 		err = hc_nl_fill_stats(msg, pool->cache);
+		if (!err)
+			err = hc_stats_fill(msg, pool);
 	}
 	hc_pool_unlock();
 	if (err) {
