@@ -9,7 +9,7 @@
 # to another object, COMMIT writes a buffered stage back (or fails with EIO
 # when flusher write-back was refused), STAGE larger than the pool is EFBIG,
 # a file's holds are bounded, and a pool stop races with openers of the
-# device.
+# device; libhypercache's C API (hc_libtest).
 . /hc/tests/lib.sh
 
 MiB=1048576
@@ -189,6 +189,11 @@ t_grow() {
 	rm -f /tmp/growb
 }
 
+# libhypercache's C API and its errors (hc_libtest, which says what).
+t_capi() {
+	hc_libtest || hc_fail "hc_libtest failed"
+}
+
 hc_test fence-create t_create
 hc_test fence-owner t_owner
 hc_test fence-uring-abort t_uring_abort
@@ -198,3 +203,4 @@ hc_test fence-efbig t_efbig
 hc_test fence-holds t_holds
 hc_test fence-stop-race t_stop_race
 hc_test fence-grow t_grow
+hc_test client-capi t_capi
