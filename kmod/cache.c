@@ -620,7 +620,7 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 {
 	struct hc_policy_entry **victims;
 	struct hc_ext *ext;
-	u32 nr_ext = 0;
+	u32 nr_ext = 0, i;
 	int err;
 
 	ext = kmalloc_array(HC_MAX_EXTENTS, sizeof(*ext), GFP_KERNEL);
