@@ -26,7 +26,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 .PHONY: all module modules-all tools helper test-progs check demo unit vm clean deps dkms-check \
 	check-reliability check-kasan kasan-kernel
 
-all: module tools helper
+all: module tools helper lib
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)' (set KVER= or KDIR=)"; exit 1; }
@@ -52,6 +52,11 @@ modules-all:
 tools:
 	$(MAKE) -C tools/hcctl
 	$(MAKE) -C tools/hcsim
+
+# libhypercache (build/lib/): the C client library; `make -C lib install`.
+.PHONY: lib
+lib:
+	$(MAKE) -C lib
 
 # helper/lib/libhc.a (shared with hcctl), then hypercached and hcfetch.
 helper:
@@ -115,6 +120,7 @@ clean:
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm/prog clean
 	$(MAKE) -C helper clean
+	$(MAKE) -C lib clean
 
 # --- installation ---------------------------------------------------------
 # `make install` / `make uninstall` for hosts without the Debian packages

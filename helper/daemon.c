@@ -34,6 +34,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,11 +50,13 @@
 #include "config.h"
 #include "egress.h"
 #include "fill.h"
+#include "metrics.h"
 #include "log.h"
 #include "posix.h"
 #include "resolve.h"
 #include "s3.h"
 #include "uri.h"
+#include "util.h"
 
 #ifndef HYPERCACHED_VERSION
 #define HYPERCACHED_VERSION "0.1.0"
@@ -106,9 +109,37 @@ static void usage(FILE *f)
 }
 
 /* End request @r with errno @e (positive). */
+/*
+ * The request being ingested, for the exporter (metrics.h): its backend
+ * (NULL until resolved) and when it arrived.  The ingest thread's.
+ */
+static const char *metrics_backend;
+static double metrics_t0;
+
+/* Fetch through, noting the time of the first part that arrives. */
+struct ttfb_src {
+	hc_fill_fetch_fn fetch;
+	void *src;
+	atomic_bool seen;
+};
+
+static int ttfb_fetch(void *src, unsigned int worker, uint64_t off,
+		      size_t len, void *buf, char *err, size_t errlen)
+{
+	struct ttfb_src *t = src;
+	int ret = t->fetch(t->src, worker, off, len, buf, err, errlen);
+
+	if (!ret && metrics_backend && !atomic_exchange(&t->seen, true))
+		hc_metrics_note_ttfb(metrics_backend, hc_now() - metrics_t0);
+	return ret;
+}
+
 static void fail(struct hc_channel *ch, const struct hc_ingest_req *r, int e)
 {
 	int ret = hc_channel_fail(ch, r, e);
+
+	if (metrics_backend)
+		hc_metrics_note_ingest(metrics_backend, false, 0, 0, false);
 
 	if (ret)
 		hc_log(HC_LOG_WARN, "%s: FAIL %s: %s", r->uri, strerror(e),
@@ -129,6 +160,7 @@ static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
 			const char *what, int (*refetch)(void *src,
 							 uint64_t size))
 {
+	struct ttfb_src ttfb = { .fetch = fetch, .src = src };
 	struct hc_fill_result res;
 	struct hc_fill f;
 	char err[768];
@@ -165,8 +197,8 @@ static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
 		.dev = HC_DEV_PATH,
 		.part_size = cfg->part_size,
 		.workers = cfg->ingest_concurrency,
-		.fetch = fetch,
-		.src = src,
+		.fetch = ttfb_fetch,
+		.src = &ttfb,
 	};
 again:
 	ret = hc_fill_run(&f, &res, err, sizeof(err));
@@ -189,6 +221,8 @@ again:
 		return;
 	}
 	ret = hc_channel_done(ch, r, &res.crc32c);
+	hc_metrics_note_ingest(metrics_backend, !ret, r->size,
+			       hc_now() - metrics_t0, tries > 0);
 	if (ret)
 		hc_log(HC_LOG_WARN, "%s: DONE: %s", r->uri, strerror(-ret));
 	else
@@ -209,8 +243,12 @@ static void ingest_posix(struct hc_channel *ch, const struct hc_config *cfg,
 
 	ret = hc_posix_path(b, u->key, u->key_len, path, sizeof(path),
 			    err, sizeof(err));
-	if (!ret)
+	if (!ret) {
+		double t = hc_now();
+
 		ret = hc_posix_open(path, &fd, &size, err, sizeof(err));
+		hc_metrics_note_head(b->name, hc_now() - t);
+	}
 	if (ret) {
 		hc_log(HC_LOG_WARN, "%s: %s", r->uri, err);
 		fail(ch, r, -ret);
@@ -331,6 +369,7 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 {
 	struct s3_src src = { .bucket = bucket, .key = key };
 	char err[768], what[HC_URL_MAX + HC_NAME_MAX + HCS3_ETAG_MAX + 32];
+	double t;
 	int ret;
 
 	src.s = s3_clients(s3_backends, cfg, b, err, sizeof(err));
@@ -340,7 +379,9 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 		fail(ch, r, EACCES);
 		return;
 	}
+	t = hc_now();
 	ret = hcs3_head(src.s->c[0], bucket, key, &src.obj, err, sizeof(err));
+	hc_metrics_note_head(b->name, hc_now() - t);
 	if (ret == -ENOENT || ret == -EACCES) {
 		/*
 		 * A HEAD answer has no body, so no S3 error code: ask for one
@@ -389,15 +430,19 @@ static void handle(struct hc_channel *ch, const struct hc_config *cfg,
 
 	hc_log(HC_LOG_DEBUG, "request %llu: %s%s", (unsigned long long)r->id,
 	       r->uri, r->allocated ? " (allocated)" : "");
+	metrics_backend = NULL;
+	metrics_t0 = hc_now();
 	e = resolve(cfg, r, &t);
 	if (e) {
 		fail(ch, r, e);
 		return;
 	}
+	metrics_backend = t.b->name;
 	if (t.b->type == HC_BACKEND_POSIX)
 		ingest_posix(ch, cfg, r, t.b, &t.u);
 	else
 		ingest_s3(ch, cfg, r, t.b, t.bucket, t.key);
+	metrics_backend = NULL;
 }
 
 /* --- write-back -------------------------------------------------------- */
@@ -534,6 +579,7 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 		.progress = egress_progress,
 		.progress_arg = x,
 	};
+	double t0 = hc_now();
 	int ret;
 
 	x->cur = r;
@@ -582,6 +628,7 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 		return;
 	}
 	if (ret) {
+		hc_metrics_note_egress(t.b->name, false, 0, 0);
 		egress_failed(x, r, -ret, err);
 		return;
 	}
@@ -597,6 +644,7 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 	else if (ret)
 		hc_log(HC_LOG_WARN, "%s: EGRESS_DONE: %s", r->uri,
 		       strerror(-ret));
+	hc_metrics_note_egress(t.b->name, !ret, r->size, hc_now() - t0);
 	hc_log(HC_LOG_INFO, "%s: uploaded %llu bytes in %.3f s (%.1f MB/s, "
 	       "%llu part%s, ETag %s)", r->uri, (unsigned long long)r->size,
 	       res.seconds, res.seconds > 0 ? r->size / res.seconds / 1e6 : 0.0,
@@ -741,6 +789,12 @@ int main(int argc, char **argv)
 	}
 	hc_log(HC_LOG_INFO, "registered as the helper (config %s, %u backends)",
 	       cfg_path, cfg.nr_backends);
+	/* Metrics are not worth refusing to fill the cache for: log, go on. */
+	if (hc_metrics_start(&cfg, err, sizeof(err)))
+		hc_log(HC_LOG_ERROR, "no metrics: %s", err);
+	else
+		hc_log(HC_LOG_INFO, "metrics on http://%s/metrics",
+		       cfg.metrics_listen);
 
 	/* The egress thread: its own socket, its own S3 clients. */
 	eg.cfg = &cfg;
@@ -797,6 +851,7 @@ int main(int argc, char **argv)
 	}
 	if (eg.wake_fd >= 0)
 		close(eg.wake_fd);
+	hc_metrics_stop();
 	hc_channel_close(ch);
 	return eg.error ? 1 : 0;
 }
