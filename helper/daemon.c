@@ -20,15 +20,21 @@
  * URI names the backend as above.  A failed upload is EGRESS_FAIL with a
  * RETRY_MS growing per object (Documentation/writeback.md).
  *
- * Runs in the foreground, logs to stderr; SIGTERM or SIGINT stop both
+ * Runs in the foreground, logs to stderr (log.h: "<N>" priorities when
+ * stderr is the journal, timestamps otherwise); SIGTERM or SIGINT stop both
  * threads (exit 0): an upload in progress is abandoned (a multipart upload
- * aborted) and the kernel gives it to the next egress helper.
+ * aborted) and the kernel gives it to the next egress helper.  Under
+ * systemd (Type=notify) it sends READY=1 once both channels are registered
+ * (or the helper channel alone, on a module without write-back) and
+ * STOPPING=1 when it stops.  --check-config loads the configuration, says
+ * what is wrong with it (exit 2) or that it is fine (exit 0), and exits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,40 +42,45 @@
 #include <string.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
 #include <unistd.h>
 #include "channel.h"
 #include "config.h"
 #include "egress.h"
 #include "fill.h"
+#include "metrics.h"
+#include "log.h"
 #include "posix.h"
 #include "resolve.h"
 #include "s3.h"
 #include "uri.h"
+#include "util.h"
 
 #ifndef HYPERCACHED_VERSION
 #define HYPERCACHED_VERSION "0.1.0"
-#define HC_DEV_PATH	"/dev/hypercache0"
 #endif
+#define HC_DEV_PATH	"/dev/hypercache0"
 
 static enum hc_log_level log_level = HC_LOG_INFO;
+static bool log_journal;	/* stderr is the journal: "<N>" prefixes */
 static volatile sig_atomic_t stop_signal;
-
-static const char *const level_names[] = {
-	[HC_LOG_ERROR] = "error",
-	[HC_LOG_WARN] = "warn",
-	[HC_LOG_INFO] = "info",
-	[HC_LOG_DEBUG] = "debug",
-};
 
 __attribute__((format(printf, 2, 3)))
 static void hc_log(enum hc_log_level lvl, const char *fmt, ...)
 {
+	struct timespec now;
+	char prefix[96];
 	va_list ap;
 
 	if (lvl > log_level)
 		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	hc_log_prefix(prefix, sizeof(prefix), log_journal, "hypercached", lvl,
+		      &now);
 	flockfile(stderr);	/* the ingest and egress threads both log */
-	fprintf(stderr, "hypercached: %s: ", level_names[lvl]);
+	fputs(prefix, stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -85,21 +96,50 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: hypercached [-f] [-c CONFIG]\n"
+"Usage: hypercached [-f] [-c CONFIG] [--check-config]\n"
 "\n"
 "The HyperCache helper daemon: serves the kernel's ingest requests.\n"
 "\n"
 "Options:\n"
 "  -c, --config CONFIG  configuration file (default " HC_CONFIG_PATH ")\n"
+"      --check-config   load the configuration, report, and exit (0: valid)\n"
 "  -f, --foreground     run in the foreground (the only mode)\n"
 "  -h, --help           show this help\n"
 "  -V, --version        show the version\n");
 }
 
 /* End request @r with errno @e (positive). */
+/*
+ * The request being ingested, for the exporter (metrics.h): its backend
+ * (NULL until resolved) and when it arrived.  The ingest thread's.
+ */
+static const char *metrics_backend;
+static double metrics_t0;
+
+/* Fetch through, noting the time of the first part that arrives. */
+struct ttfb_src {
+	hc_fill_fetch_fn fetch;
+	void *src;
+	atomic_bool seen;
+};
+
+static int ttfb_fetch(void *src, unsigned int worker, uint64_t off,
+		      size_t len, void *buf, char *err, size_t errlen)
+{
+	struct ttfb_src *t = src;
+	int ret = t->fetch(t->src, worker, off, len, buf, err, errlen);
+
+	if (!ret && metrics_backend && !atomic_exchange(&t->seen, true))
+		hc_metrics_note_ttfb(metrics_backend, hc_now() - metrics_t0);
+	return ret;
+}
+
 static void fail(struct hc_channel *ch, const struct hc_ingest_req *r, int e)
 {
 	int ret = hc_channel_fail(ch, r, e);
+
+	if (metrics_backend)
+		hc_metrics_note_ingest(metrics_backend, false, 0, 0, false);
 
 	if (ret)
 		hc_log(HC_LOG_WARN, "%s: FAIL %s: %s", r->uri, strerror(e),
@@ -120,6 +160,7 @@ static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
 			const char *what, int (*refetch)(void *src,
 							 uint64_t size))
 {
+	struct ttfb_src ttfb = { .fetch = fetch, .src = src };
 	struct hc_fill_result res;
 	struct hc_fill f;
 	char err[768];
@@ -156,8 +197,8 @@ static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
 		.dev = HC_DEV_PATH,
 		.part_size = cfg->part_size,
 		.workers = cfg->ingest_concurrency,
-		.fetch = fetch,
-		.src = src,
+		.fetch = ttfb_fetch,
+		.src = &ttfb,
 	};
 again:
 	ret = hc_fill_run(&f, &res, err, sizeof(err));
@@ -180,6 +221,8 @@ again:
 		return;
 	}
 	ret = hc_channel_done(ch, r, &res.crc32c);
+	hc_metrics_note_ingest(metrics_backend, !ret, r->size,
+			       hc_now() - metrics_t0, tries > 0);
 	if (ret)
 		hc_log(HC_LOG_WARN, "%s: DONE: %s", r->uri, strerror(-ret));
 	else
@@ -200,8 +243,12 @@ static void ingest_posix(struct hc_channel *ch, const struct hc_config *cfg,
 
 	ret = hc_posix_path(b, u->key, u->key_len, path, sizeof(path),
 			    err, sizeof(err));
-	if (!ret)
+	if (!ret) {
+		double t = hc_now();
+
 		ret = hc_posix_open(path, &fd, &size, err, sizeof(err));
+		hc_metrics_note_head(b->name, hc_now() - t);
+	}
 	if (ret) {
 		hc_log(HC_LOG_WARN, "%s: %s", r->uri, err);
 		fail(ch, r, -ret);
@@ -322,6 +369,7 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 {
 	struct s3_src src = { .bucket = bucket, .key = key };
 	char err[768], what[HC_URL_MAX + HC_NAME_MAX + HCS3_ETAG_MAX + 32];
+	double t;
 	int ret;
 
 	src.s = s3_clients(s3_backends, cfg, b, err, sizeof(err));
@@ -331,7 +379,9 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 		fail(ch, r, EACCES);
 		return;
 	}
+	t = hc_now();
 	ret = hcs3_head(src.s->c[0], bucket, key, &src.obj, err, sizeof(err));
+	hc_metrics_note_head(b->name, hc_now() - t);
 	if (ret == -ENOENT || ret == -EACCES) {
 		/*
 		 * A HEAD answer has no body, so no S3 error code: ask for one
@@ -380,15 +430,19 @@ static void handle(struct hc_channel *ch, const struct hc_config *cfg,
 
 	hc_log(HC_LOG_DEBUG, "request %llu: %s%s", (unsigned long long)r->id,
 	       r->uri, r->allocated ? " (allocated)" : "");
+	metrics_backend = NULL;
+	metrics_t0 = hc_now();
 	e = resolve(cfg, r, &t);
 	if (e) {
 		fail(ch, r, e);
 		return;
 	}
+	metrics_backend = t.b->name;
 	if (t.b->type == HC_BACKEND_POSIX)
 		ingest_posix(ch, cfg, r, t.b, &t.u);
 	else
 		ingest_s3(ch, cfg, r, t.b, t.bucket, t.key);
+	metrics_backend = NULL;
 }
 
 /* --- write-back -------------------------------------------------------- */
@@ -525,6 +579,7 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 		.progress = egress_progress,
 		.progress_arg = x,
 	};
+	double t0 = hc_now();
 	int ret;
 
 	x->cur = r;
@@ -573,6 +628,7 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 		return;
 	}
 	if (ret) {
+		hc_metrics_note_egress(t.b->name, false, 0, 0);
 		egress_failed(x, r, -ret, err);
 		return;
 	}
@@ -588,6 +644,7 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 	else if (ret)
 		hc_log(HC_LOG_WARN, "%s: EGRESS_DONE: %s", r->uri,
 		       strerror(-ret));
+	hc_metrics_note_egress(t.b->name, !ret, r->size, hc_now() - t0);
 	hc_log(HC_LOG_INFO, "%s: uploaded %llu bytes in %.3f s (%.1f MB/s, "
 	       "%llu part%s, ETag %s)", r->uri, (unsigned long long)r->size,
 	       res.seconds, res.seconds > 0 ? r->size / res.seconds / 1e6 : 0.0,
@@ -624,10 +681,32 @@ static void *egress_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * A configuration that holds secret keys must not be readable by every
+ * user: warn when @path is (the group may read it: the packages install
+ * it 0640 root:hypercache, so hcctl can check URIs against it).
+ */
+static void warn_exposed_secrets(const char *path, const struct hc_config *cfg)
+{
+	unsigned int i, n = 0;
+	struct stat st;
+
+	for (i = 0; i < cfg->nr_backends; i++)
+		if (cfg->backends[i].secret_key[0])
+			n++;
+	if (!n || stat(path, &st) || !(st.st_mode & S_IROTH))
+		return;
+	hc_log(HC_LOG_WARN,
+	       "%s holds %u secret key%s and is readable by every user (mode %04o): chmod o-r it, or move the keys to a credentials file",
+	       path, n, n == 1 ? "" : "s", st.st_mode & 07777);
+}
+
 int main(int argc, char **argv)
 {
+	enum { OPT_CHECK_CONFIG = 256 };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -637,7 +716,7 @@ int main(int argc, char **argv)
 	static struct hc_config cfg;
 	static struct hc_ingest_req req;
 	static struct egress_ctx eg;
-	bool egress_on = false;
+	bool egress_on = false, check_only = false;
 	pthread_t egress_tid;
 	struct hc_channel *ch;
 	struct sigaction sa;
@@ -651,6 +730,9 @@ int main(int argc, char **argv)
 			cfg_path = optarg;
 			break;
 		case 'f':
+			break;
+		case OPT_CHECK_CONFIG:
+			check_only = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -669,10 +751,17 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	log_journal = hc_log_detect(STDERR_FILENO, getenv("JOURNAL_STREAM"));
 	ret = hc_config_load(cfg_path, &cfg, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "hypercached: %s\n", err);
+		hc_log(HC_LOG_ERROR, "%s", err);
 		return 2;
+	}
+	warn_exposed_secrets(cfg_path, &cfg);
+	if (check_only) {
+		printf("%s: valid (%u backend%s)\n", cfg_path, cfg.nr_backends,
+		       cfg.nr_backends == 1 ? "" : "s");
+		return 0;
 	}
 	log_level = cfg.log_level;
 	if (getenv("HC_TEST_FETCH_DELAY_MS"))
@@ -700,6 +789,12 @@ int main(int argc, char **argv)
 	}
 	hc_log(HC_LOG_INFO, "registered as the helper (config %s, %u backends)",
 	       cfg_path, cfg.nr_backends);
+	/* Metrics are not worth refusing to fill the cache for: log, go on. */
+	if (hc_metrics_start(&cfg, err, sizeof(err)))
+		hc_log(HC_LOG_ERROR, "no metrics: %s", err);
+	else
+		hc_log(HC_LOG_INFO, "metrics on http://%s/metrics",
+		       cfg.metrics_listen);
 
 	/* The egress thread: its own socket, its own S3 clients. */
 	eg.cfg = &cfg;
@@ -725,6 +820,10 @@ int main(int argc, char **argv)
 		       "(%u parts in flight per upload)",
 		       cfg.ingest_concurrency);
 	}
+	/* NOTIFY_SOCKET unset (not under systemd): does nothing */
+	sd_notifyf(0, "READY=1\nSTATUS=serving ingest%s\nMAINPID=%ld",
+		   egress_on ? " and write-back" : " (write-back disabled)",
+		   (long)getpid());
 
 	while (!stop_signal) {
 		ret = hc_channel_next(ch, &req, &orig, -1);
@@ -740,6 +839,7 @@ int main(int argc, char **argv)
 		handle(ch, &cfg, &req);
 	}
 	hc_log(HC_LOG_INFO, "%s: stopping", strsignal(stop_signal));
+	sd_notify(0, "STOPPING=1");
 	if (egress_on) {
 		uint64_t one = 1;
 
@@ -751,6 +851,7 @@ int main(int argc, char **argv)
 	}
 	if (eg.wake_fd >= 0)
 		close(eg.wake_fd);
+	hc_metrics_stop();
 	hc_channel_close(ch);
 	return eg.error ? 1 : 0;
 }

@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/crc32.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
@@ -275,6 +276,77 @@ void hc_cache_fence_put(struct hc_fence *f)
 }
 
 /**
+ * hc_cache_read_error - a read of @chunk failed on its member
+ * @c: the cache
+ * @chunk: pool chunk
+ *
+ * Any context, no lock: called by the read's completion before the reader
+ * sees the error, so that a LOCATE after the reader's EIO finds the object
+ * bad (hc_cache_bad_settle()).  The mark stays on the chunk until it is
+ * placed in an object again; a read still in flight from an object that
+ * was evicted meanwhile may mark the chunk's next object (readers hold the
+ * objects they read).
+ */
+void hc_cache_read_error(struct hc_cache *c, u64 chunk)
+{
+	if (chunk >= c->nr_chunks)
+		return;
+	set_bit(chunk, c->bad_chunks);
+	smp_mb__before_atomic();	/* pairs with hc_cache_bad_settle() */
+	atomic_inc(&c->bad_pending);
+}
+
+/* Whether a read of one of @obj's chunks failed. */
+static bool hc_obj_has_bad_chunk(const struct hc_cache *c,
+				 const struct hc_obj *obj)
+{
+	u64 end;
+	u32 i;
+
+	for (i = 0; i < obj->nr_ext; i++) {
+		end = obj->ext[i].start + obj->ext[i].count;
+		if (find_next_bit(c->bad_chunks, end, obj->ext[i].start) < end)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * hc_cache_bad_settle - mark the objects whose reads failed as bad
+ * @c: the cache
+ *
+ * Called by the readers of the index (LOCATE, OBJ_GET and its dump) before
+ * they look; costs one atomic read when no read failed.  The objects stay
+ * where they are, with their data and state: a DIRTY one may still be
+ * uploaded if the error was transient, a READY one may be evicted.
+ */
+void hc_cache_bad_settle(struct hc_cache *c)
+{
+	struct hc_obj *obj;
+	u32 b;
+
+	if (likely(!atomic_read(&c->bad_pending)))
+		return;
+	atomic_set(&c->bad_pending, 0);
+	smp_mb__after_atomic();	/* pairs with hc_cache_read_error() */
+	for (b = 0; b < (1U << c->hash_bits); b++)
+		hlist_for_each_entry(obj, &c->buckets[b], hnode) {
+			if (obj->bad || !hc_obj_has_bad_chunk(c, obj))
+				continue;
+			obj->bad = true;
+			pr_warn("object '%.*s' (generation %llu): a read of its data failed on a member: marked bad\n",
+				obj->uri_len, obj->uri, obj->generation);
+			hc_cache_event();
+		}
+}
+
+/* @obj's flags as LOCATE and OBJ_GET report them (HC_OBJ_F_BAD included). */
+u32 hc_obj_flags(const struct hc_obj *obj)
+{
+	return obj->flags | (obj->bad ? HC_OBJ_F_BAD : 0);
+}
+
+/**
  * hc_cache_seal - close the write fence over a STAGED object and wait for
  * the writes it admitted (COMMIT, before the members are flushed)
  * @c: the cache
@@ -316,9 +388,68 @@ static void hc_cache_obj_free(struct hc_obj *obj)
 	kfree(obj);
 }
 
+/* URI order: bytes compared as unsigned, a prefix before what extends it. */
+static int hc_cache_uri_cmp(const u8 *a, u32 alen, const u8 *b, u32 blen)
+{
+	int r = memcmp(a, b, min(alen, blen));
+
+	if (r)
+		return r;
+	return alen < blen ? -1 : alen > blen;
+}
+
+static void hc_cache_ordered_add(struct hc_cache *c, struct hc_obj *obj)
+{
+	struct rb_node **link = &c->ordered.rb_node, *parent = NULL;
+
+	while (*link) {
+		struct hc_obj *o = rb_entry(*link, struct hc_obj, onode);
+
+		parent = *link;
+		if (hc_cache_uri_cmp(obj->uri, obj->uri_len, o->uri,
+				     o->uri_len) < 0)
+			link = &parent->rb_left;
+		else
+			link = &parent->rb_right;
+	}
+	rb_link_node(&obj->onode, parent, link);
+	rb_insert_color(&obj->onode, &c->ordered);
+}
+
+/**
+ * hc_cache_ordered_ceil - a step of an ordered walk of the index
+ * @c: the cache
+ * @key: URI bytes to start from
+ * @len: their number
+ * @strict: skip an object whose URI is @key
+ *
+ * O(log n).  Return: the first object in URI order whose URI is >= @key
+ * (> @key if @strict), or NULL.
+ */
+struct hc_obj *hc_cache_ordered_ceil(struct hc_cache *c, const u8 *key,
+				     u32 len, bool strict)
+{
+	struct rb_node *n = c->ordered.rb_node;
+	struct hc_obj *best = NULL;
+
+	while (n) {
+		struct hc_obj *o = rb_entry(n, struct hc_obj, onode);
+		int r = hc_cache_uri_cmp(o->uri, o->uri_len, key, len);
+
+		if (r > 0 || (r == 0 && !strict)) {
+			best = o;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	return best;
+}
+
 static void hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 {
 	hlist_add_head(&obj->hnode, hc_cache_bucket(c, obj->hash));
+	hc_cache_ordered_add(c, obj);
 	c->stats.objects++;
 	hc_cache_set_state(c, obj, state);
 }
@@ -352,6 +483,7 @@ static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
 	c->stats.by_state[obj->state]--;
 	c->stats.objects--;
 	hlist_del(&obj->hnode);
+	rb_erase(&obj->onode, &c->ordered);
 	list_del(&obj->stage_node);
 	list_del(&obj->queue_node);
 	hc_cache_event();
@@ -488,7 +620,7 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 {
 	struct hc_policy_entry **victims;
 	struct hc_ext *ext;
-	u32 nr_ext = 0;
+	u32 nr_ext = 0, i;
 	int err;
 
 	ext = kmalloc_array(HC_MAX_EXTENTS, sizeof(*ext), GFP_KERNEL);
@@ -515,6 +647,9 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 			err = -ENOMEM;
 			goto out;
 		}
+		/* new data will be written: forget old read errors */
+		for (i = 0; i < nr_ext; i++)
+			bitmap_clear(c->bad_chunks, ext[i].start, ext[i].count);
 	}
 	obj->nr_ext = nr_ext;
 	obj->chunks = chunks;
@@ -1089,6 +1224,7 @@ void hc_cache_hit(struct hc_cache *c, struct hc_obj *obj)
 {
 	if (hc_obj_valid(obj)) {
 		c->stats.hits++;
+		c->hit_bytes += obj->size;
 		if (hc_policy_resident(&obj->pe))
 			hc_policy_access(&c->policy, &obj->pe);
 	} else {
@@ -1519,6 +1655,7 @@ int hc_cache_create(struct hc_pool *pool)
 	c->next_generation = hc_cache_generation_floor;
 	INIT_LIST_HEAD(&c->ingests);
 	INIT_LIST_HEAD(&c->egress);
+	c->ordered = RB_ROOT;
 	c->hash_bits = clamp_t(u32, ilog2(chunks) + 2, 10, 20);
 	c->buckets = kvcalloc(1U << c->hash_bits, sizeof(*c->buckets),
 			      GFP_KERNEL);
@@ -1527,7 +1664,10 @@ int hc_cache_create(struct hc_pool *pool)
 	c->alloc_words = kvcalloc(hc_alloc_words(chunks), sizeof(u64),
 				  GFP_KERNEL);
 	c->fence = kvcalloc(chunks, sizeof(*c->fence), GFP_KERNEL);
-	if (!c->buckets || !c->sketch || !c->alloc_words || !c->fence)
+	c->bad_chunks = kvcalloc(BITS_TO_LONGS(chunks), sizeof(long),
+				 GFP_KERNEL);
+	if (!c->buckets || !c->sketch || !c->alloc_words || !c->fence ||
+	    !c->bad_chunks)
 		goto out_free;
 
 	err = hc_policy_init(&c->policy, chunks, c->sketch, sketch_bytes);
@@ -1541,6 +1681,7 @@ int hc_cache_create(struct hc_pool *pool)
 	return 0;
 
 out_free:
+	kvfree(c->bad_chunks);
 	kvfree(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);
@@ -1565,6 +1706,7 @@ void hc_cache_destroy(struct hc_pool *pool)
 		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
 			hc_cache_remove(c, obj);
 	hc_cache_dirty_event();		/* STAGEs waiting for room: ENODEV */
+	kvfree(c->bad_chunks);
 	kvfree(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);

@@ -235,6 +235,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 			err = PTR_ERR(c);
 			goto out_unlock;
 		}
+		hc_cache_bad_settle(c);
 		obj = hc_cache_lookup(c, uri, loc.uri_len);
 		/* The ingest we waited for ended without data: say how. */
 		if (waited && (!obj || obj->generation != waited)) {
@@ -271,10 +272,15 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 		if (err)
 			goto out_unlock;
 	}
-	if (!(loc.flags & HC_LOCATE_F_PEEK) && !counted)
+	if (obj->bad)
+		loc.status = HC_LOCATE_BAD;	/* neither a hit nor held */
+	else if (hc_obj_valid(obj))
+		loc.status = HC_LOCATE_HIT;
+	else
+		loc.status = HC_LOCATE_PENDING;
+	if (!(loc.flags & HC_LOCATE_F_PEEK) && !counted && !obj->bad)
 		hc_cache_hit(c, obj);
 
-	loc.status = hc_obj_valid(obj) ? HC_LOCATE_HIT : HC_LOCATE_PENDING;
 	/*
 	 * A hold reuses the file's entry for the object; a new entry is
 	 * allocated only for the first hold.  Both are settled before
@@ -297,7 +303,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	loc.state = obj->state;
 	loc.obj_size = obj->size;
 	loc.generation = obj->generation;
-	loc.obj_flags = obj->flags;
+	loc.obj_flags = hc_obj_flags(obj);
 	loc.nr_extents = obj->nr_ext;
 	loc.nr_layout = obj->chunks;
 	if (loc.extents) {
@@ -732,8 +738,13 @@ static long hc_ctl_ioctl(struct file *file, unsigned int cmd,
 	bool writer = file->f_mode & FMODE_WRITE;
 
 	switch (cmd) {
-	case HC_IOC_LOCATE:
-		return hc_ctl_locate(ctl, argp);
+	case HC_IOC_LOCATE: {
+		u64 t0 = ktime_get_ns();
+		long ret = hc_ctl_locate(ctl, argp);
+
+		hc_stats_locate_done(ktime_get_ns() - t0);
+		return ret;
+	}
 	case HC_IOC_STAGE:
 		return writer ? hc_ctl_stage(ctl, argp) : -EBADF;
 	case HC_IOC_COMMIT:

@@ -143,6 +143,17 @@ struct hc_chunk_loc {
 #define HC_LOCATE_MISS		2 /* not cached */
 #define HC_LOCATE_PENDING	3 /* INGESTING or STAGED: not yet valid */
 #define HC_LOCATE_NOT_ADMITTED	4 /* not admitted: read the backend directly */
+/*
+ * a read of its data failed on a member (EIO to that reader): not valid,
+ * never held; evict it (READY) or stage a replacement
+ */
+#define HC_LOCATE_BAD		5
+
+/*
+ * struct hc_locate.obj_flags and HC_A_OBJ_FLAGS only, never in the journal:
+ * a read of the object's data failed on a member since the pool assembled
+ */
+#define HC_OBJ_F_BAD		(1U << 31)
 
 /* A file's holds on one object are bounded: LOCATE|HOLD beyond is EOVERFLOW. */
 #define HC_HOLD_MAX		65535
