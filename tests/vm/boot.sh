@@ -24,6 +24,10 @@
 #   --s3        --net, and the S3 gateway of scripts/rgw.sh for the guest
 #               (hc.s3=$HC_S3_GUEST_ENDPOINT, default http://10.0.2.2:7480;
 #               the guest's lib.sh exports HC_S3_ENDPOINT and the credentials)
+#   --hostfs    the host's root file system, read-only over virtio-9p
+#               (mount_tag hchost), mounted by the guest at /host
+#               (hc.hostfs=1): the guest runs the host's /usr/bin/python3
+#               and its Debian packages chrooted there (lib.sh hc_host_run)
 # Environment: HC_KO, HC_BIN_DIRS (see mkinitramfs.sh), HC_QEMU_EXTRA (extra
 # QEMU arguments, word-split), HC_S3_GUEST_ENDPOINT (with --s3).
 # HCTEST/HCVM lines are echoed to stdout. Exit 0 only if QEMU exited with 1
@@ -35,7 +39,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 kargs=""
 stage="" drives="" args="" timeout=300 log="" mem=2048 kill_on="" keep=0 noload=0 verbose=0
-net=0 s3=""
+net=0 s3="" hostfs=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--stage) stage=$2; shift 2 ;;
@@ -51,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--noload) noload=1; shift ;;
 	--verbose) verbose=1; shift ;;
 	--net) net=1; shift ;;
+	--hostfs) hostfs=1; shift ;;
 	--s3) net=1; s3=${HC_S3_GUEST_ENDPOINT:-http://10.0.2.2:7480}; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
@@ -105,6 +110,10 @@ cmdline="console=ttyS0 panic=-1 loglevel=4 no_timer_check hc.stage=$stage hc.dri
 [ $noload = 1 ] && cmdline+=" hc.noload=1"
 [ $verbose = 1 ] && cmdline+=" hc.verbose=1"
 [ $net = 1 ] && cmdline+=" hc.net=1"
+if [ $hostfs = 1 ]; then
+	qemu+=(-virtfs local,path=/,mount_tag=hchost,security_model=none,readonly=on,multidevs=remap)
+	cmdline+=" hc.hostfs=1 hc.tree=$ROOT"
+fi
 [ -n "$s3" ] && cmdline+=" hc.s3=$s3"
 qemu+=(-append "$cmdline")
 # shellcheck disable=SC2206

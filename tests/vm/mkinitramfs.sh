@@ -7,7 +7,8 @@
 #   /bin, /sbin, ...      busybox-static + applet symlinks
 #   /lib/modules/KVER     nvme md_mod raid0 dm_mod dm_flakey dm_log_writes
 #                         dm_snapshot loop
-#                         virtio_pci virtio_net (+ $HC_EXTRA_MODULES, + the
+#                         virtio_pci virtio_net 9p 9pnet_virtio (boot.sh --hostfs)
+#                         (+ $HC_EXTRA_MODULES, + the
 #                         dependencies of hypercache.ko) with their deps, depmod'ed
 #   /usr/{s,}bin          real fio mdadm dmsetup blockdev losetup mke2fs mkfs.xfs
 #                         curl (+ $HC_EXTRA_BINS)
@@ -37,7 +38,7 @@ cd "$ROOT"
 REQUIRED_MODULES=(nvme md_mod raid0 dm_mod dm_flakey dm_log_writes dm_snapshot loop virtio_pci virtio_net)
 # optional extras (skipped silently if the kernel lacks them)
 # shellcheck disable=SC2206
-EXTRA_MODULES=(${HC_EXTRA_MODULES-configfs libcrc32c crc32c_generic crc32c_intel null_blk brd ext4})
+EXTRA_MODULES=(${HC_EXTRA_MODULES-configfs libcrc32c crc32c_generic crc32c_intel null_blk brd ext4 9p 9pnet_virtio})
 # curl: the guest's S3 client (plain http to the host's gateway, no CA store)
 BINS=(fio mdadm dmsetup blockdev losetup mke2fs mkfs.xfs curl)
 # shellcheck disable=SC2206

@@ -145,3 +145,23 @@ hc_stage_release() {
 	while kill -0 "$_hc_pid" 2>/dev/null; do sleep 0.1; done
 	rm -f /tmp/stage.pid
 }
+
+# hc_host_run CMD...: run CMD chrooted in the host's root (boot.sh --hostfs,
+# read-only at /host), with the guest's /dev (a tmpfs on /dev/shm), /proc,
+# /sys and /tmp, and
+# $HC_HOST_TREE (the checkout's path on the host, from hc.tree=) as the
+# working directory: the host's /usr/bin/python3 and Debian packages run
+# against the guest's kernel.  The bind mounts are made once.
+hc_host_run() {
+	[ -d /host/usr ] || { echo "hc_host_run: no /host (boot.sh --hostfs)" >&2; return 1; }
+	if [ ! -e /run/hc/hostbound ]; then
+		# POSIX semaphores and shared memory (multiprocessing) need it
+		mkdir -p /dev/shm
+		mountpoint -q /dev/shm || mount -t tmpfs -o mode=1777 shm /dev/shm || return 1
+		for d in dev proc sys tmp; do
+			mount --bind "/$d" "/host/$d" || return 1
+		done
+		: >/run/hc/hostbound
+	fi
+	chroot /host /bin/sh -c 'cd "$0" && exec "$@"' "${HC_HOST_TREE:-/}" "$@"
+}
