@@ -71,7 +71,7 @@ check: deps
 # The reliability suite's long matrices (Documentation/testing.md), on
 # every supported kernel; make check runs a slice of each (96-reliability,
 # 62-jmirror).
-RELIABILITY_SCENARIOS ?= r-logwrites r-fuzz r-faults r-jmirror-full
+RELIABILITY_SCENARIOS ?= r-logwrites r-fuzz r-faults r-jmirror-full r-sched
 check-reliability: deps
 	$(MAKE) modules-all tools test-progs
 	@set -e; rc=0; for k in $$(scripts/kernels.sh); do \

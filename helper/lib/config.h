@@ -89,6 +89,7 @@ struct hc_config {
 	char default_backend[HC_NAME_MAX + 1];	/* "s3": serves s3:// URIs */
 	unsigned int nr_backends;
 	struct hc_backend backends[HC_BACKENDS_MAX];
+	uint64_t buffer_budget;			/* 256 MiB, 1M..64G: part buffers in flight */
 };
 
 /* hc_config_defaults() - every setting at its default, no backends. */
