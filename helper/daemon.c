@@ -22,15 +22,21 @@
  * URI names the backend as above.  A failed upload is EGRESS_FAIL with a
  * RETRY_MS growing per object (Documentation/writeback.md).
  *
- * Runs in the foreground, logs to stderr; SIGTERM or SIGINT stop both
+ * Runs in the foreground, logs to stderr (log.h: "<N>" priorities when
+ * stderr is the journal, timestamps otherwise); SIGTERM or SIGINT stop both
  * threads (exit 0): an upload in progress is abandoned (a multipart upload
- * aborted) and the kernel gives it to the next egress helper.
+ * aborted) and the kernel gives it to the next egress helper.  Under
+ * systemd (Type=notify) it sends READY=1 once both channels are registered
+ * (or the helper channel alone, on a module without write-back) and
+ * STOPPING=1 when it stops.  --check-config loads the configuration, says
+ * what is wrong with it (exit 2) or that it is fine (exit 0), and exits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +44,9 @@
 #include <string.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include <time.h>
@@ -46,6 +55,8 @@
 #include "crc.h"
 #include "egress.h"
 #include "fill.h"
+#include "metrics.h"
+#include "log.h"
 #include "posix.h"
 #include "resolve.h"
 #include "s3.h"
@@ -55,28 +66,27 @@
 
 #ifndef HYPERCACHED_VERSION
 #define HYPERCACHED_VERSION "0.1.0"
-#define HC_DEV_PATH	"/dev/hypercache0"
 #endif
+#define HC_DEV_PATH	"/dev/hypercache0"
 
 static enum hc_log_level log_level = HC_LOG_INFO;
+static bool log_journal;	/* stderr is the journal: "<N>" prefixes */
 static volatile sig_atomic_t stop_signal;
-
-static const char *const level_names[] = {
-	[HC_LOG_ERROR] = "error",
-	[HC_LOG_WARN] = "warn",
-	[HC_LOG_INFO] = "info",
-	[HC_LOG_DEBUG] = "debug",
-};
 
 __attribute__((format(printf, 2, 3)))
 static void hc_log(enum hc_log_level lvl, const char *fmt, ...)
 {
+	struct timespec now;
+	char prefix[96];
 	va_list ap;
 
 	if (lvl > log_level)
 		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	hc_log_prefix(prefix, sizeof(prefix), log_journal, "hypercached", lvl,
+		      &now);
 	flockfile(stderr);	/* the ingest and egress threads both log */
-	fprintf(stderr, "hypercached: %s: ", level_names[lvl]);
+	fputs(prefix, stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -92,21 +102,31 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: hypercached [-f] [-c CONFIG]\n"
+"Usage: hypercached [-f] [-c CONFIG] [--check-config]\n"
 "\n"
 "The HyperCache helper daemon: serves the kernel's ingest requests.\n"
 "\n"
 "Options:\n"
 "  -c, --config CONFIG  configuration file (default " HC_CONFIG_PATH ")\n"
+"      --check-config   load the configuration, report, and exit (0: valid)\n"
 "  -f, --foreground     run in the foreground (the only mode)\n"
 "  -h, --help           show this help\n"
 "  -V, --version        show the version\n");
 }
 
 /* End request @r with errno @e (positive). */
+/*
+ * The request the dispatcher is handling, for the exporter (metrics.h): its
+ * backend (NULL until resolved), for fail().  The dispatcher's.
+ */
+static const char *metrics_backend;
+
 static void fail(struct hc_channel *ch, const struct hc_ingest_req *r, int e)
 {
 	int ret = hc_channel_fail(ch, r, e);
+
+	if (metrics_backend)
+		hc_metrics_note_ingest(metrics_backend, false, 0, 0, false);
 
 	if (ret)
 		hc_log(HC_LOG_WARN, "%s: FAIL %s: %s", r->uri, strerror(e),
@@ -159,6 +179,9 @@ struct ingest_obj {
 	int (*refetch)(void *src, uint64_t size);
 	bool restarted;			/* once, after a change mid-ingest */
 	unsigned int slowdowns;		/* parts moved again after SlowDown */
+	int dev_fd;			/* HC_DEV_PATH, O_DIRECT */
+	double m_t0;			/* arrival, for the metrics */
+	bool ttfb_seen;			/* its first part arrived */
 	uint32_t *crc;			/* per part */
 	char err[768];			/* the first part failure */
 	double t0;
@@ -170,7 +193,6 @@ struct ingest_eng {
 	pthread_cond_t cv;		/* a part ended, an object came, stop */
 	struct hc_xsched s;
 	const struct hc_config *cfg;
-	int fd;				/* HC_DEV_PATH, O_DIRECT */
 	int done_fd;			/* eventfd: @done is not empty */
 	struct ingest_obj *done;
 	struct ingest_obj *pending, *pending_tail;	/* not yet started */
@@ -183,7 +205,6 @@ struct ingest_eng {
 
 static struct ingest_eng ing = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.fd = -1,
 	.done_fd = -1,
 };
 
@@ -191,6 +212,8 @@ static void ingest_obj_free(struct ingest_obj *o)
 {
 	if (o->posix_fd >= 0)
 		close(o->posix_fd);
+	if (o->dev_fd >= 0)
+		close(o->dev_fd);
 	free(o->crc);
 	free(o);
 }
@@ -254,12 +277,15 @@ static void *part_worker(void *arg)
 		}
 		if (!ret) {
 			memset((char *)buf + p.len, 0, p.buf_len - p.len);
-			ret = hc_fill_write(e->fd, HC_DEV_PATH, o->r.ext,
+			ret = hc_fill_write(o->dev_fd, HC_DEV_PATH, o->r.ext,
 					    o->r.nr_ext, buf, p.off, p.buf_len,
 					    msg, sizeof(msg));
 		}
 		if (!ret)
 			o->crc[p.no] = hc_crc32c(buf, p.len);
+		if (!ret && !__atomic_exchange_n(&o->ttfb_seen, true,
+						 __ATOMIC_RELAXED))
+			hc_metrics_note_ttfb(o->t.b->name, hc_now() - o->m_t0);
 		free(buf);
 		if (ret && slowdown_errno(ret) &&
 		    __atomic_add_fetch(&o->slowdowns, 1, __ATOMIC_RELAXED) <=
@@ -283,7 +309,7 @@ static void *part_worker(void *arg)
 		if (!fin)
 			continue;
 		pthread_mutex_unlock(&e->lock);
-		if (!o->so.error && fdatasync(e->fd)) {
+		if (!o->so.error && fdatasync(o->dev_fd)) {
 			snprintf(o->err, sizeof(o->err), "%s: fdatasync: %s",
 				 HC_DEV_PATH, strerror(errno));
 			o->so.error = -EIO;
@@ -370,6 +396,14 @@ static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
 		fail(ch, r, -ret);
 		goto out_free;
 	}
+	o->dev_fd = open(HC_DEV_PATH, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (o->dev_fd < 0) {
+		ret = -errno;
+		hc_log(HC_LOG_ERROR, "%s: %s: %s", r->uri, HC_DEV_PATH,
+		       strerror(-ret));
+		fail(ch, r, -ret);
+		goto out_free;
+	}
 	nr_parts = (r->size + cfg->part_size - 1) / cfg->part_size;
 	o->crc = calloc(nr_parts ? nr_parts : 1, sizeof(*o->crc));
 	if (!o->crc) {
@@ -393,9 +427,13 @@ static void ingest_posix(struct hc_channel *ch, const struct hc_config *cfg,
 
 	ret = hc_posix_path(o->t.b, o->t.u.key, o->t.u.key_len, path,
 			    sizeof(path), err, sizeof(err));
-	if (!ret)
+	if (!ret) {
+		double t = hc_now();
+
 		ret = hc_posix_open(path, &o->posix_fd, &size, err,
 				    sizeof(err));
+		hc_metrics_note_head(o->t.b->name, hc_now() - t);
+	}
 	if (ret) {
 		hc_log(HC_LOG_WARN, "%s: %s", r->uri, err);
 		fail(ch, r, -ret);
@@ -511,6 +549,7 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 	struct hc_ingest_req *r = &o->r;
 	struct s3_src *src = &o->s3;
 	char err[768], what[HC_URL_MAX + HC_NAME_MAX + HCS3_ETAG_MAX + 32];
+	double t;
 	int ret;
 
 	src->bucket = o->t.bucket;
@@ -523,8 +562,10 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 		ingest_obj_free(o);
 		return;
 	}
+	t = hc_now();
 	ret = hcs3_head(src->s->ctl, src->bucket, src->key, &src->obj, err,
 			sizeof(err));
+	hc_metrics_note_head(o->t.b->name, hc_now() - t);
 	if (ret == -ENOENT || ret == -EACCES) {
 		/*
 		 * A HEAD answer has no body, so no S3 error code: ask for one
@@ -577,16 +618,19 @@ static void handle(struct hc_channel *ch, const struct hc_config *cfg,
 
 	hc_log(HC_LOG_DEBUG, "request %llu: %s%s", (unsigned long long)r->id,
 	       r->uri, r->allocated ? " (allocated)" : "");
+	metrics_backend = NULL;
 	e = resolve(cfg, r, &o->t);
 	if (e) {
 		fail(ch, r, e);
 		ingest_obj_free(o);
 		return;
 	}
+	metrics_backend = o->t.b->name;
 	if (o->t.b->type == HC_BACKEND_POSIX)
 		ingest_posix(ch, cfg, o);
 	else
 		ingest_s3(ch, cfg, o);
+	metrics_backend = NULL;
 }
 
 /*
@@ -621,7 +665,9 @@ static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
 	e->in_flight--;
 	if (ret) {
 		hc_log(HC_LOG_ERROR, "%s: %s", r->uri, o->err);
+		metrics_backend = o->t.b->name;
 		fail(ch, r, -ret);
+		metrics_backend = NULL;
 		ingest_obj_free(o);
 		return;
 	}
@@ -633,6 +679,8 @@ static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
 		crc = off ? hc_crc32c_combine(crc, c, len) : c;
 	}
 	ret = hc_channel_done(ch, r, &crc);
+	hc_metrics_note_ingest(o->t.b->name, !ret, r->size,
+			       hc_now() - o->m_t0, o->restarted);
 	if (ret) {
 		hc_log(HC_LOG_WARN, "%s: DONE: %s", r->uri, strerror(-ret));
 	} else {
@@ -727,23 +775,15 @@ static int ingest_open(struct ingest_eng *e, const struct hc_config *cfg,
 	if (e->done_fd < 0)
 		return hc_seterr(err, errlen, -errno, "eventfd: %s",
 				 strerror(errno));
-	e->fd = open(HC_DEV_PATH, O_WRONLY | O_DIRECT | O_CLOEXEC);
-	if (e->fd < 0) {
-		ret = hc_seterr(err, errlen, -errno, "%s: %s", HC_DEV_PATH,
-				strerror(errno));
-		goto out_eventfd;
-	}
 	for (*nr = 0; *nr < n; (*nr)++)
 		if (pthread_create(&tid[*nr], NULL, part_worker, e))
 			break;
 	if (!*nr) {
 		ret = hc_seterr(err, errlen, -EAGAIN,
 				"cannot start the part workers");
-		goto out_fd;
+		goto out_eventfd;
 	}
 	return 0;
-out_fd:
-	close(e->fd);
 out_eventfd:
 	close(e->done_fd);
 	return ret;
@@ -765,7 +805,6 @@ static void ingest_close(struct ingest_eng *e, pthread_t *tid,
 		e->pending = o->next;
 		ingest_obj_free(o);
 	}
-	close(e->fd);
 	close(e->done_fd);
 }
 
@@ -903,6 +942,7 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 		.progress = egress_progress,
 		.progress_arg = x,
 	};
+	double t0 = hc_now();
 	int ret;
 
 	x->cur = r;
@@ -951,6 +991,7 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 		return;
 	}
 	if (ret) {
+		hc_metrics_note_egress(t.b->name, false, 0, 0);
 		egress_failed(x, r, -ret, err);
 		return;
 	}
@@ -966,6 +1007,7 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 	else if (ret)
 		hc_log(HC_LOG_WARN, "%s: EGRESS_DONE: %s", r->uri,
 		       strerror(-ret));
+	hc_metrics_note_egress(t.b->name, !ret, r->size, hc_now() - t0);
 	hc_log(HC_LOG_INFO, "%s: uploaded %llu bytes in %.3f s (%.1f MB/s, "
 	       "%llu part%s, ETag %s)", r->uri, (unsigned long long)r->size,
 	       res.seconds, res.seconds > 0 ? r->size / res.seconds / 1e6 : 0.0,
@@ -1002,10 +1044,32 @@ static void *egress_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * A configuration that holds secret keys must not be readable by every
+ * user: warn when @path is (the group may read it: the packages install
+ * it 0640 root:hypercache, so hcctl can check URIs against it).
+ */
+static void warn_exposed_secrets(const char *path, const struct hc_config *cfg)
+{
+	unsigned int i, n = 0;
+	struct stat st;
+
+	for (i = 0; i < cfg->nr_backends; i++)
+		if (cfg->backends[i].secret_key[0])
+			n++;
+	if (!n || stat(path, &st) || !(st.st_mode & S_IROTH))
+		return;
+	hc_log(HC_LOG_WARN,
+	       "%s holds %u secret key%s and is readable by every user (mode %04o): chmod o-r it, or move the keys to a credentials file",
+	       path, n, n == 1 ? "" : "s", st.st_mode & 07777);
+}
+
 int main(int argc, char **argv)
 {
+	enum { OPT_CHECK_CONFIG = 256 };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -1017,7 +1081,7 @@ int main(int argc, char **argv)
 	static struct egress_ctx eg;
 	static pthread_t part_tid[PART_WORKERS_MAX];
 	unsigned int nr_part = 0;
-	bool egress_on = false;
+	bool egress_on = false, check_only = false;
 	pthread_t egress_tid;
 	struct hc_channel *ch;
 	struct sigaction sa;
@@ -1031,6 +1095,9 @@ int main(int argc, char **argv)
 			cfg_path = optarg;
 			break;
 		case 'f':
+			break;
+		case OPT_CHECK_CONFIG:
+			check_only = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1049,10 +1116,17 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	log_journal = hc_log_detect(STDERR_FILENO, getenv("JOURNAL_STREAM"));
 	ret = hc_config_load(cfg_path, &cfg, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "hypercached: %s\n", err);
+		hc_log(HC_LOG_ERROR, "%s", err);
 		return 2;
+	}
+	warn_exposed_secrets(cfg_path, &cfg);
+	if (check_only) {
+		printf("%s: valid (%u backend%s)\n", cfg_path, cfg.nr_backends,
+		       cfg.nr_backends == 1 ? "" : "s");
+		return 0;
 	}
 	log_level = cfg.log_level;
 	if (getenv("HC_TEST_FETCH_DELAY_MS"))
@@ -1086,6 +1160,12 @@ int main(int argc, char **argv)
 	}
 	hc_log(HC_LOG_INFO, "registered as the helper (config %s, %u backends)",
 	       cfg_path, cfg.nr_backends);
+	/* Metrics are not worth refusing to fill the cache for: log, go on. */
+	if (hc_metrics_start(&cfg, err, sizeof(err)))
+		hc_log(HC_LOG_ERROR, "no metrics: %s", err);
+	else
+		hc_log(HC_LOG_INFO, "metrics on http://%s/metrics",
+		       cfg.metrics_listen);
 
 	/* The egress thread: its own socket, its own S3 clients. */
 	eg.cfg = &cfg;
@@ -1111,6 +1191,10 @@ int main(int argc, char **argv)
 		       "(%u parts in flight per upload)",
 		       cfg.ingest_concurrency);
 	}
+	/* NOTIFY_SOCKET unset (not under systemd): does nothing */
+	sd_notifyf(0, "READY=1\nSTATUS=serving ingest%s\nMAINPID=%ld",
+		   egress_on ? " and write-back" : " (write-back disabled)",
+		   (long)getpid());
 
 	while (!stop_signal) {
 		struct ingest_obj *o;
@@ -1135,6 +1219,8 @@ int main(int argc, char **argv)
 		}
 		o->r = req;
 		o->posix_fd = -1;
+		o->dev_fd = -1;
+		o->m_t0 = hc_now();
 		if (ing.pending_tail)
 			ing.pending_tail->next = o;
 		else
@@ -1143,6 +1229,7 @@ int main(int argc, char **argv)
 	}
 	ingest_close(&ing, part_tid, nr_part);
 	hc_log(HC_LOG_INFO, "%s: stopping", strsignal(stop_signal));
+	sd_notify(0, "STOPPING=1");
 	if (egress_on) {
 		uint64_t one = 1;
 
@@ -1154,6 +1241,7 @@ int main(int argc, char **argv)
 	}
 	if (eg.wake_fd >= 0)
 		close(eg.wake_fd);
+	hc_metrics_stop();
 	hc_channel_close(ch);
 	return eg.error ? 1 : 0;
 }

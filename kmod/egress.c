@@ -27,6 +27,12 @@ static struct net *hc_nl_egress_net;
 
 static unsigned int hc_egress_window = 8;
 
+/* Is an egress helper registered?  With the pool lock held. */
+bool hc_nl_egress_registered(void)
+{
+	return hc_nl_egress != 0;
+}
+
 /* Refuse a window outside 1..HC_EGRESS_WINDOW_MAX when it is set. */
 static int hc_egress_window_set(const char *val, const struct kernel_param *kp)
 {

@@ -16,15 +16,37 @@
 #include "core/sb.h"
 #include "cache.h"
 #include "journal.h"
+#include "../uapi/hypercache_netlink.h"
 
 /**
  * struct hc_member - one member of a pool
  * @dev: the exclusively opened block device
  * @sb: its decoded superblock
  */
+/*
+ * struct hc_hist - a latency histogram (stats.c): counts per bucket
+ * (HC_STATS_HIST_BUCKETS, core/hist.h) and the sum in nanoseconds
+ */
+struct hc_hist {
+	atomic64_t b[HC_STATS_HIST_BUCKETS];
+	atomic64_t ns;
+};
+
+/*
+ * struct hc_member_io - the I/O /dev/hypercacheN sent to one member
+ * (stats.c): [0] reads, [1] writes
+ */
+struct hc_member_io {
+	atomic64_t ops[2];
+	atomic64_t bytes[2];
+	atomic64_t errors;
+	struct hc_hist lat[2];
+};
+
 struct hc_member {
 	struct hc_bdev dev;
 	struct hc_sb sb;
+	struct hc_member_io io;
 };
 
 /**
@@ -51,6 +73,8 @@ struct hc_member {
  * @cache: the object cache (index, policy, allocator, write fence)
  * @journal: the object journal on the members' metadata areas
  * @nr_members: number of members
+ * @fs_sb: the super block of the file system view while it is mounted
+ *	(pool lock): the pool cannot stop then (fs_super.c)
  * @members: the members, in index (stripe) order
  */
 struct hc_pool {
@@ -76,6 +100,7 @@ struct hc_pool {
 	struct hc_cache *cache;
 	struct hc_journal *journal;
 	u32 nr_members;
+	struct super_block *fs_sb;
 	struct hc_member members[];
 };
 
@@ -171,5 +196,18 @@ void hc_nl_egress_stop(void);
 int hc_nl_egress_register(struct sk_buff *skb, struct genl_info *info);
 int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info);
 int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info);
+
+/* stats.c: LOCATE latency, member I/O, the rest of HC_CMD_STATS_GET */
+void hc_hist_add(struct hc_hist *h, u64 ns);		/* any context */
+void hc_stats_locate_done(u64 ns);			/* any context */
+void hc_stats_member_io(struct hc_member *m, enum req_op op, u32 bytes,
+			blk_status_t status, u64 ns);	/* any context */
+int hc_stats_fill(struct sk_buff *msg, struct hc_pool *pool);
+bool hc_nl_ingest_registered(void);	/* ingest.c, with the pool lock */
+bool hc_nl_egress_registered(void);	/* egress.c, with the pool lock */
+
+/* fs_super.c: the file system type "hypercache" (the view of the cache) */
+int hc_fs_register(void);
+void hc_fs_unregister(void);
 
 #endif /* HC_HYPERCACHE_H */

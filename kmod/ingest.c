@@ -65,6 +65,12 @@ static struct net *hc_nl_helper_net;
 
 /* ---- the helper channel ----------------------------------------------- */
 
+/* Is an ingest helper registered?  With the pool lock held. */
+bool hc_nl_ingest_registered(void)
+{
+	return hc_nl_helper != 0;
+}
+
 /* How many objects of a pool may be INGESTING at once (cache.c). */
 u32 hc_nl_ingest_limit(void)
 {

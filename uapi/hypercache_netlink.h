@@ -304,6 +304,24 @@ enum hc_ext_attr {
  * @HC_A_STATS_EGRESS_DONE: uploads acknowledged (EGRESS_DONE)
  * @HC_A_STATS_EGRESS_FAILED: upload attempts that failed (EGRESS_FAIL)
  * @HC_A_STATS_CTL_FD: u32, requests only: as HC_A_OBJ_CTL_FD
+ *
+ * Appended in v1 for the exporter (Documentation/metrics.md), all in one
+ * reply so that a scrape reads the kernel once:
+ * @HC_A_STATS_HIT_BYTES: u64, the sizes of the objects LOCATE found READY
+ *	(or DIRTY/SYNCING/STAGED): bytes readers did not fetch from a backend
+ * @HC_A_STATS_INGEST_HELPER: u64, 1 while an ingest helper is registered
+ * @HC_A_STATS_EGRESS_HELPER: u64, 1 while an egress helper is registered
+ * @HC_A_STATS_LOCATE_HIST: binary, __u64[HC_STATS_HIST_BUCKETS]: LOCATE
+ *	ioctls by latency (the whole ioctl, a WAIT included), see
+ *	HC_STATS_HIST_BUCKETS; counts since the module was loaded
+ * @HC_A_STATS_LOCATE_NS: u64, the sum of those latencies in nanoseconds
+ * @HC_A_STATS_JOURNAL_USED: u64, bytes of journal records the live
+ *	objects take (what a compaction keeps)
+ * @HC_A_STATS_JOURNAL_CAPACITY: u64, the most they may take
+ * @HC_A_STATS_JOURNAL_RECORDS: u64, records appended since assembly
+ * @HC_A_STATS_JOURNAL_COMPACTIONS: u64, compactions since assembly
+ * @HC_A_STATS_MEMBER: nested, repeated once per member in index order:
+ *	enum hc_stats_member_attr, the I/O /dev/hypercacheN sent to it
  */
 enum hc_stats_attr {
 	HC_A_STATS_UNSPEC,
@@ -328,9 +346,61 @@ enum hc_stats_attr {
 	HC_A_STATS_EGRESS_DONE,
 	HC_A_STATS_EGRESS_FAILED,
 	HC_A_STATS_CTL_FD,
+	HC_A_STATS_HIT_BYTES,
+	HC_A_STATS_INGEST_HELPER,
+	HC_A_STATS_EGRESS_HELPER,
+	HC_A_STATS_LOCATE_HIST,
+	HC_A_STATS_LOCATE_NS,
+	HC_A_STATS_JOURNAL_USED,
+	HC_A_STATS_JOURNAL_CAPACITY,
+	HC_A_STATS_JOURNAL_RECORDS,
+	HC_A_STATS_JOURNAL_COMPACTIONS,
+	HC_A_STATS_MEMBER,
 
 	__HC_A_STATS_MAX,
 	HC_A_STATS_MAX = __HC_A_STATS_MAX - 1
+};
+
+/*
+ * HC_STATS_HIST_BUCKETS - the buckets of a latency histogram: bucket i
+ * (i < HC_STATS_HIST_BUCKETS - 1) counts latencies of at most 2^i
+ * microseconds (and more than 2^(i-1), bucket 0: at most 1 us); the last
+ * bucket counts the longer ones (over 2^22 us, about 4.2 s).
+ */
+#define HC_STATS_HIST_BUCKETS	24
+
+/**
+ * enum hc_stats_member_attr - one member's I/O (in HC_A_STATS_MEMBER):
+ *	the bios /dev/hypercacheN sent to the member's data area since the
+ *	pool started (not the journal's or the superblock's I/O)
+ * @HC_A_STATS_MEMBER_INDEX: u32, the member's index
+ * @HC_A_STATS_MEMBER_READS: u64, read bios completed
+ * @HC_A_STATS_MEMBER_WRITES: u64, write bios completed (flushes excluded)
+ * @HC_A_STATS_MEMBER_READ_BYTES: u64
+ * @HC_A_STATS_MEMBER_WRITE_BYTES: u64
+ * @HC_A_STATS_MEMBER_ERRORS: u64, bios that completed with an error
+ * @HC_A_STATS_MEMBER_READ_HIST: binary, __u64[HC_STATS_HIST_BUCKETS]: reads
+ *	by latency (submission to completion)
+ * @HC_A_STATS_MEMBER_READ_NS: u64, the sum of those latencies
+ * @HC_A_STATS_MEMBER_WRITE_HIST: binary, as READ_HIST for writes
+ * @HC_A_STATS_MEMBER_WRITE_NS: u64
+ */
+enum hc_stats_member_attr {
+	HC_A_STATS_MEMBER_UNSPEC,
+	HC_A_STATS_MEMBER_PAD,
+	HC_A_STATS_MEMBER_INDEX,
+	HC_A_STATS_MEMBER_READS,
+	HC_A_STATS_MEMBER_WRITES,
+	HC_A_STATS_MEMBER_READ_BYTES,
+	HC_A_STATS_MEMBER_WRITE_BYTES,
+	HC_A_STATS_MEMBER_ERRORS,
+	HC_A_STATS_MEMBER_READ_HIST,
+	HC_A_STATS_MEMBER_READ_NS,
+	HC_A_STATS_MEMBER_WRITE_HIST,
+	HC_A_STATS_MEMBER_WRITE_NS,
+
+	__HC_A_STATS_MEMBER_MAX,
+	HC_A_STATS_MEMBER_MAX = __HC_A_STATS_MEMBER_MAX - 1
 };
 
 /**

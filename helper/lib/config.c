@@ -135,6 +135,7 @@ enum hc_main_key {
 	HC_K_METRICS_LISTEN,
 	HC_K_DEFAULT_BACKEND,
 	HC_K_BUFFER_BUDGET,
+	HC_K_EGRESS_PRICE,
 	HC_K_MAIN_NR,
 };
 
@@ -375,6 +376,26 @@ static bool hc_host_char(char c)
 	       (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
 }
 
+/* A price in dollars: a decimal number, 0..1000000 (no sign, no exponent). */
+static int hc_price(struct hc_parse *p, const char *v, double *out)
+{
+	const char *s = v;
+	char *end;
+	double d;
+
+	for (; *s; s++)
+		if ((*s < '0' || *s > '9') && *s != '.')
+			goto bad;
+	errno = 0;
+	d = strtod(v, &end);
+	if (!*v || *end || errno || d > 1e6)
+		goto bad;
+	*out = d;
+	return 0;
+bad:
+	return hc_kfail(p, "expected a price in dollars per GB (0..1000000, e.g. 0.09), got \"%s\"", v);
+}
+
 /* HOST:PORT with HOST a name or IPv4 address, or [IPV6]:PORT. */
 static int hc_listen(struct hc_parse *p, const char *v)
 {
@@ -460,6 +481,7 @@ static const char *const hc_main_keys[HC_K_MAIN_NR] = {
 	[HC_K_METRICS_LISTEN]		= "metrics_listen",
 	[HC_K_DEFAULT_BACKEND]		= "default_backend",
 	[HC_K_BUFFER_BUDGET]		= "buffer_budget",
+	[HC_K_EGRESS_PRICE]		= "egress_price_per_gb",
 };
 
 static const char *const hc_log_words[] = {
@@ -502,6 +524,8 @@ static int hc_main_set(struct hc_parse *p, int k, const char *v)
 	case HC_K_BUFFER_BUDGET:
 		return hc_size(p, v, HC_MIB, 64 * HC_GIB, 4096, "1M..64G",
 			       &cfg->buffer_budget);
+	case HC_K_EGRESS_PRICE:
+		return hc_price(p, v, &cfg->egress_price_per_gb);
 	}
 	return -EINVAL;
 }
@@ -791,6 +815,7 @@ void hc_config_defaults(struct hc_config *cfg)
 	cfg->timeout_request = 300;
 	cfg->retry_attempts = 5;
 	strcpy(cfg->metrics_listen, "127.0.0.1:9110");
+	cfg->egress_price_per_gb = 0.09;
 	strcpy(cfg->metrics_host, "127.0.0.1");
 	cfg->metrics_port = 9110;
 	strcpy(cfg->default_backend, "s3");

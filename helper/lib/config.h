@@ -87,6 +87,7 @@ struct hc_config {
 	char metrics_host[HC_HOST_MAX + 1];	/* "127.0.0.1"; IPv6 without [] */
 	uint16_t metrics_port;			/* 9110 */
 	char default_backend[HC_NAME_MAX + 1];	/* "s3": serves s3:// URIs */
+	double egress_price_per_gb;		/* 0.09 dollars per 1e9 bytes */
 	unsigned int nr_backends;
 	struct hc_backend backends[HC_BACKENDS_MAX];
 	uint64_t buffer_budget;			/* 256 MiB, 1M..64G: part buffers in flight */

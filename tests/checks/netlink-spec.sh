@@ -42,6 +42,7 @@ compare "member attributes" "$(yaml_list attribute-sets member)" "$(hdr_enum hc_
 compare "object attributes" "$(yaml_list attribute-sets obj)" "$(hdr_enum hc_obj_attr HC_A_OBJ_)"
 compare "extent attributes" "$(yaml_list attribute-sets ext)" "$(hdr_enum hc_ext_attr HC_A_EXT_)"
 compare "stats attributes" "$(yaml_list attribute-sets stats)" "$(hdr_enum hc_stats_attr HC_A_STATS_)"
+compare "stats member attributes" "$(yaml_list attribute-sets stats-member)" "$(hdr_enum hc_stats_member_attr HC_A_STATS_MEMBER_)"
 compare "ingest attributes" "$(yaml_list attribute-sets ing)" "$(hdr_enum hc_ing_attr HC_A_ING_)"
 compare "egress attributes" "$(yaml_list attribute-sets egress)" "$(hdr_enum hc_egress_attr HC_A_EGRESS_)"
 compare "commands" "$(yaml_list operations '')" "$(hdr_enum hc_cmd HC_CMD_)"

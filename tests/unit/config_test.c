@@ -273,6 +273,22 @@ static const struct {
 	  "hypercache.conf:3: [backend b] endpoint: expected an http:// or https:// URL, got \"\"" },
 };
 
+/* The exporter's egress price (Documentation/metrics.md). */
+TEST(egress_price)
+{
+	ASSERT_EQ(0, parse("")) TH_LOG("%s", err);
+	EXPECT_EQ(0.09, cfg.egress_price_per_gb);
+	ASSERT_EQ(0, parse("[hypercached]\negress_price_per_gb = 0.05\n")) TH_LOG("%s", err);
+	EXPECT_EQ(0.05, cfg.egress_price_per_gb);
+	ASSERT_EQ(0, parse("[hypercached]\negress_price_per_gb = 0\n")) TH_LOG("%s", err);
+	EXPECT_EQ(0, cfg.egress_price_per_gb);
+	EXPECT_EQ(-EINVAL, parse("[hypercached]\negress_price_per_gb = -1\n"));
+	EXPECT_STREQ("hypercache.conf:2: [hypercached] egress_price_per_gb: expected a price in dollars per GB (0..1000000, e.g. 0.09), got \"-1\"", err);
+	EXPECT_EQ(-EINVAL, parse("[hypercached]\negress_price_per_gb = 1e3\n"));
+	EXPECT_EQ(-EINVAL, parse("[hypercached]\negress_price_per_gb = 2000000\n"));
+	EXPECT_EQ(-EINVAL, parse("[hypercached]\negress_price_per_gb = .\n"));
+}
+
 TEST(every_error_is_named)
 {
 	size_t i;

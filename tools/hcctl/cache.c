@@ -21,6 +21,7 @@
 #include "opt.h"
 #include "ctl.h"
 #include "nl.h"
+#include "scrape.h"
 
 /* --- ls -------------------------------------------------------------------- */
 
@@ -206,7 +207,7 @@ static void ls_print_text(const struct obj_list *l)
 	       "SIZE", "GENERATION", "HOLDS", "EXTENTS", "URI");
 	for (i = 0; i < l->n; i++) {
 		const struct obj_info *o = &l->v[i];
-		char flags[3] = "--";
+		char flags[4] = "--";
 
 		state = o->has_state ?
 			hcctl_obj_state_name(o->state, sbuf, sizeof(sbuf)) : "-";
@@ -215,6 +216,8 @@ static void ls_print_text(const struct obj_list *l)
 				flags[0] = 'P';
 			if (o->flags & HC_OBJ_F_DATA_CRC)
 				flags[1] = 'C';
+			if (o->flags & HC_OBJ_F_BAD)
+				flags[2] = 'B';
 		}
 		if (o->has_size)
 			hcctl_fmt_size(size, sizeof(size), o->size);
@@ -327,6 +330,12 @@ static const struct {
 	{ HC_A_STATS_DIRTY_LIMIT, "dirty_limit" },
 	{ HC_A_STATS_EGRESS_DONE, "egress_done" },
 	{ HC_A_STATS_EGRESS_FAILED, "egress_failed" },
+	{ HC_A_STATS_HIT_BYTES, "hit_bytes" },
+	{ HC_A_STATS_LOCATE_NS, "locate_ns" },
+	{ HC_A_STATS_JOURNAL_USED, "journal_used" },
+	{ HC_A_STATS_JOURNAL_CAPACITY, "journal_capacity" },
+	{ HC_A_STATS_JOURNAL_RECORDS, "journal_records" },
+	{ HC_A_STATS_JOURNAL_COMPACTIONS, "journal_compactions" },
 };
 
 /* Objects by state: attribute and HC_OBJ_* state. */
@@ -344,29 +353,65 @@ static const struct {
 #define NSTATS_KEYS	(sizeof(stats_keys) / sizeof(stats_keys[0]))
 #define NSTATS_STATES	(sizeof(stats_states) / sizeof(stats_states[0]))
 
-struct stats {
-	uint64_t v[HC_A_STATS_MAX + 1];
-	bool has[HC_A_STATS_MAX + 1];
-};
+/* The reply, parsed by the exporter's parser (helper/lib/scrape.c). */
+#define stats hc_scrape_kernel
 
 static int stats_reply(struct nl_msg *msg, void *arg)
 {
-	static struct nla_policy policy[HC_A_STATS_MAX + 1];
-	struct nlattr *tb[HC_A_STATS_MAX + 1];
-	struct stats *s = arg;
-	int i;
+	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
 
-	for (i = HC_A_STATS_HITS; i <= HC_A_STATS_MAX; i++)
-		policy[i].type = NLA_U64;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, HC_A_STATS_MAX, policy) < 0)
+	if (hc_scrape_parse(genlmsg_attrdata(g, 0),
+			    (size_t)genlmsg_attrlen(g, 0), arg))
 		return -EPROTO;
-	for (i = HC_A_STATS_HITS; i <= HC_A_STATS_MAX; i++) {
-		if (tb[i]) {
-			s->v[i] = nla_get_u64(tb[i]);
-			s->has[i] = true;
-		}
-	}
 	return 0;
+}
+
+static json_object *json_hist(const uint64_t *h)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned int i = 0; i < HC_STATS_HIST_BUCKETS; i++)
+		json_object_array_add(a, json_object_new_uint64(h[i]));
+	return a;
+}
+
+/* "helpers" and "members", when the kernel sent them. */
+static void stats_json_ext(json_object *st, const struct stats *s)
+{
+	json_object *h, *arr, *mo;
+	unsigned int i;
+
+	if (s->has[HC_A_STATS_INGEST_HELPER]) {
+		h = json_object_new_object();
+		json_object_object_add(h, "ingest", json_object_new_boolean(
+			s->v[HC_A_STATS_INGEST_HELPER] != 0));
+		json_object_object_add(h, "egress", json_object_new_boolean(
+			s->v[HC_A_STATS_EGRESS_HELPER] != 0));
+		json_object_object_add(st, "helpers", h);
+	}
+	if (s->has[HC_A_STATS_LOCATE_NS])
+		json_object_object_add(st, "locate_hist",
+				       json_hist(s->locate_hist));
+	if (!s->nr_members)
+		return;
+	arr = json_object_new_array();
+	for (i = 0; i < s->nr_members; i++) {
+		const struct hc_scrape_member *m = &s->m[i];
+
+		mo = json_object_new_object();
+		json_object_object_add(mo, "index", json_object_new_uint64(i));
+		json_object_object_add(mo, "reads", json_object_new_uint64(m->reads));
+		json_object_object_add(mo, "writes", json_object_new_uint64(m->writes));
+		json_object_object_add(mo, "read_bytes", json_object_new_uint64(m->read_bytes));
+		json_object_object_add(mo, "write_bytes", json_object_new_uint64(m->write_bytes));
+		json_object_object_add(mo, "errors", json_object_new_uint64(m->errors));
+		json_object_object_add(mo, "read_ns", json_object_new_uint64(m->read_ns));
+		json_object_object_add(mo, "write_ns", json_object_new_uint64(m->write_ns));
+		json_object_object_add(mo, "read_hist", json_hist(m->read_hist));
+		json_object_object_add(mo, "write_hist", json_hist(m->write_hist));
+		json_object_array_add(arr, mo);
+	}
+	json_object_object_add(st, "members", arr);
 }
 
 static void stats_print_json(const struct stats *s)
@@ -387,6 +432,7 @@ static void stats_print_json(const struct stats *s)
 				stats_states[i].state, buf, sizeof(buf)),
 				json_object_new_uint64(s->v[stats_states[i].attr]));
 	json_object_object_add(st, "by_state", by);
+	stats_json_ext(st, s);
 	json_object_object_add(o, "stats", st);
 	hcctl_json_print(o, false);
 	json_object_put(o);
@@ -398,6 +444,64 @@ static void print_counter(const struct stats *s, const char *label, int attr)
 		printf("%-12s%" PRIu64 "\n", label, s->v[attr]);
 	else
 		printf("%-12s-\n", label);
+}
+
+static const char *registered(const struct stats *s, int attr)
+{
+	if (!s->has[attr])
+		return "-";
+	return s->v[attr] ? "registered" : "not registered";
+}
+
+/* What kernels since the exporter send: helpers, served, journal, members. */
+static void stats_print_ext(const struct stats *s)
+{
+	char a[32], b[32], c[32];
+	uint64_t n = 0;
+	unsigned int i;
+
+	printf("%-12singest %s, egress %s\n", "helpers",
+	       registered(s, HC_A_STATS_INGEST_HELPER),
+	       registered(s, HC_A_STATS_EGRESS_HELPER));
+	printf("%-12s", "served");
+	if (s->has[HC_A_STATS_HIT_BYTES]) {
+		hcctl_fmt_size(a, sizeof(a), s->v[HC_A_STATS_HIT_BYTES]);
+		fputs(a, stdout);
+	} else {
+		fputc('-', stdout);
+	}
+	fputc('\n', stdout);
+	for (i = 0; i < HC_STATS_HIST_BUCKETS; i++)
+		n += s->locate_hist[i];
+	printf("%-12s", "locate");
+	if (s->has[HC_A_STATS_LOCATE_NS] && n)
+		printf("%" PRIu64 " calls, mean %.1f us\n", n,
+		       (double)s->v[HC_A_STATS_LOCATE_NS] / (double)n / 1e3);
+	else
+		printf("-\n");
+	printf("%-12s", "journal");
+	if (s->has[HC_A_STATS_JOURNAL_USED]) {
+		hcctl_fmt_size(a, sizeof(a), s->v[HC_A_STATS_JOURNAL_USED]);
+		hcctl_fmt_size(b, sizeof(b), s->v[HC_A_STATS_JOURNAL_CAPACITY]);
+		printf("%s of %s, %" PRIu64 " records, %" PRIu64
+		       " compactions\n", a, b, s->v[HC_A_STATS_JOURNAL_RECORDS],
+		       s->v[HC_A_STATS_JOURNAL_COMPACTIONS]);
+	} else {
+		printf("-\n");
+	}
+	for (i = 0; i < s->nr_members; i++) {
+		const struct hc_scrape_member *m = &s->m[i];
+
+		hcctl_fmt_size(a, sizeof(a), m->read_bytes);
+		hcctl_fmt_size(b, sizeof(b), m->write_bytes);
+		snprintf(c, sizeof(c), "member %u", i);
+		printf("%-12sread %" PRIu64 " (%s, mean %.0f us), write %"
+		       PRIu64 " (%s, mean %.0f us), errors %" PRIu64 "\n", c,
+		       m->reads, a, m->reads ? (double)m->read_ns /
+		       (double)m->reads / 1e3 : 0.0, m->writes, b,
+		       m->writes ? (double)m->write_ns / (double)m->writes /
+		       1e3 : 0.0, m->errors);
+	}
 }
 
 static void stats_print_text(const struct stats *s)
@@ -468,14 +572,49 @@ static void stats_print_text(const struct stats *s)
 	fputc('\n', stdout);
 	print_counter(s, "uploaded", HC_A_STATS_EGRESS_DONE);
 	print_counter(s, "upload fail", HC_A_STATS_EGRESS_FAILED);
+	stats_print_ext(s);
+}
+
+int hcctl_stats_get(const char *who, struct hc_scrape_kernel *s, bool quiet)
+{
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
+	struct nl_msg *msg;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (hcctl_nl_open(&nl, who) < 0)
+		return -EIO;
+	msg = hcctl_nl_request(&nl, HC_CMD_STATS_GET, 0);
+	if (msg && hcctl_nl_put_ctl_fd(msg, HC_A_STATS_CTL_FD) < 0) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	if (!msg) {
+		hcctl_err(who, "cannot build netlink request", ENOMEM);
+		hcctl_nl_close(&nl);
+		return -ENOMEM;
+	}
+	ret = hcctl_nl_transact(&nl, msg, stats_reply, s, &err);
+	hcctl_nl_close(&nl);
+	if (ret < 0) {
+		if (err.kernel && err.error == ENODEV && !err.msg[0])
+			snprintf(err.msg, sizeof(err.msg), "no pool is running");
+		if (!quiet)
+			hcctl_nl_report(who, &err, NULL, NULL, 0);
+		return ret;
+	}
+	return 0;
+}
+
+const char *hcctl_stats_registered(const struct hc_scrape_kernel *s, int attr)
+{
+	return registered(s, attr);
 }
 
 int hcctl_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	struct stats s;
-	struct hcctl_nl nl = { 0 };
-	struct hcctl_nl_err err;
-	struct nl_msg *msg;
 	bool json;
 	int ret;
 
@@ -485,28 +624,8 @@ int hcctl_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv)
 	if (optind < argc)
 		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
-
-	memset(&s, 0, sizeof(s));
-	if (hcctl_nl_open(&nl, cmd->name) < 0)
+	if (hcctl_stats_get(cmd->name, &s, false) < 0)
 		return HC_EXIT_FAIL;
-	msg = hcctl_nl_request(&nl, HC_CMD_STATS_GET, 0);
-	if (msg && hcctl_nl_put_ctl_fd(msg, HC_A_STATS_CTL_FD) < 0) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	if (!msg) {
-		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
-		hcctl_nl_close(&nl);
-		return HC_EXIT_FAIL;
-	}
-	ret = hcctl_nl_transact(&nl, msg, stats_reply, &s, &err);
-	hcctl_nl_close(&nl);
-	if (ret < 0) {
-		if (err.kernel && err.error == ENODEV && !err.msg[0])
-			snprintf(err.msg, sizeof(err.msg), "no pool is running");
-		hcctl_nl_report(cmd->name, &err, NULL, NULL, 0);
-		return HC_EXIT_FAIL;
-	}
 	if (json)
 		stats_print_json(&s);
 	else
@@ -530,7 +649,8 @@ const struct hcctl_cmd hcctl_cache_cmds[] = {
 "      STATE      FLAGS        SIZE  GENERATION  HOLDS  EXTENTS  URI\n"
 "      ready      P-       1.0 GiB           7      0        2  s3://m/a\n"
 "\n"
-"    FLAGS: P pinned, C the data's CRC-32C is recorded, - not set.  SIZE is\n"
+"    FLAGS: P pinned, C the data's CRC-32C is recorded, B bad (a read of\n"
+"    its data failed on a member), - not set.  SIZE is\n"
 "    in B/KiB/MiB/GiB/TiB; HOLDS counts the holds of all processes.  URIs\n"
 "    are printed with bytes outside printable ASCII, and the backslash,\n"
 "    escaped as \\xNN.  A value the kernel did not send prints as -.\n"

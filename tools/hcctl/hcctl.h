@@ -172,6 +172,10 @@ int hcctl_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv);
+/* cache.c: one HC_CMD_STATS_GET (reported unless @quiet); 0 or -errno */
+struct hc_scrape_kernel;
+int hcctl_stats_get(const char *who, struct hc_scrape_kernel *s, bool quiet);
+const char *hcctl_stats_registered(const struct hc_scrape_kernel *s, int attr);
 int hcctl_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv);

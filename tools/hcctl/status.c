@@ -25,6 +25,7 @@
 #include "hcctl.h"
 #include "opt.h"
 #include "nl.h"
+#include "scrape.h"
 
 /* --- formatting ------------------------------------------------------------ */
 
@@ -513,7 +514,8 @@ int hcctl_pool_get(const char *object, struct hcctl_pool_info *pool)
 int hcctl_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	struct hcctl_pool_info pool = { 0 };
-	bool json;
+	static struct hc_scrape_kernel st;
+	bool json, have_stats;
 	int ret;
 
 	ret = hcctl_parse_json_only(cmd, argc, argv, &json);
@@ -534,7 +536,31 @@ int hcctl_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv)
 	}
 	if (ret < 0)
 		return HC_EXIT_FAIL;
-	hcctl_pool_output(&pool, json);
+	/* The helpers, if we may read the statistics (ctl device or admin). */
+	have_stats = hcctl_stats_get(cmd->name, &st, true) == 0 &&
+		     st.has[HC_A_STATS_INGEST_HELPER];
+	if (json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "pool", hcctl_pool_json(&pool));
+		if (have_stats) {
+			json_object *h = json_object_new_object();
+
+			json_object_object_add(h, "ingest", json_object_new_boolean(
+				st.v[HC_A_STATS_INGEST_HELPER] != 0));
+			json_object_object_add(h, "egress", json_object_new_boolean(
+				st.v[HC_A_STATS_EGRESS_HELPER] != 0));
+			json_object_object_add(o, "helpers", h);
+		}
+		hcctl_json_print(o, false);
+		json_object_put(o);
+	} else {
+		hcctl_pool_print(&pool, stdout);
+		if (have_stats)
+			printf("  helpers: ingest %s, egress %s\n",
+			       hcctl_stats_registered(&st, HC_A_STATS_INGEST_HELPER),
+			       hcctl_stats_registered(&st, HC_A_STATS_EGRESS_HELPER));
+	}
 	hcctl_pool_free(&pool);
 	return HC_EXIT_OK;
 }

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The exporter's page from a kernel statistics reply and the daemon's
+ * counters (scrape.h; every family is described in Documentation/metrics.md).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "scrape.h"
+
+const double hc_scrape_sec_bounds[HC_SCRAPE_SEC_BUCKETS] = {
+	0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
+};
+
+void hc_scrape_sec_observe(struct hc_scrape_sec_hist *h, double seconds)
+{
+	unsigned int i = 0;
+
+	if (seconds < 0)
+		seconds = 0;
+	while (i < HC_SCRAPE_SEC_BUCKETS && seconds > hc_scrape_sec_bounds[i])
+		i++;
+	h->counts[i]++;
+	h->sum += seconds;
+}
+
+/* --- parsing ----------------------------------------------------------- */
+
+#define NLA_HDR		4
+#define NLA_ALIGNED(n)	(((n) + 3) & ~(size_t)3)
+#define NLA_TYPEMASK	0x3fff
+
+/*
+ * Walk the attributes in @buf: for each, @fn(arg, type, payload, len);
+ * -EPROTO if one overruns the buffer or @fn says so.
+ */
+static int scrape_walk(const unsigned char *buf, size_t len,
+		       int (*fn)(void *arg, unsigned int type,
+				 const unsigned char *p, size_t n),
+		       void *arg)
+{
+	while (len >= NLA_HDR) {
+		uint16_t alen, type;
+		int ret;
+
+		memcpy(&alen, buf, 2);
+		memcpy(&type, buf + 2, 2);
+		if (alen < NLA_HDR || alen > len)
+			return -EPROTO;
+		ret = fn(arg, type & NLA_TYPEMASK, buf + NLA_HDR, alen - NLA_HDR);
+		if (ret)
+			return ret;
+		if (NLA_ALIGNED(alen) >= len)
+			break;
+		buf += NLA_ALIGNED(alen);
+		len -= NLA_ALIGNED(alen);
+	}
+	return 0;
+}
+
+static int scrape_u64(const unsigned char *p, size_t n, uint64_t *v)
+{
+	if (n != sizeof(*v))
+		return -EPROTO;
+	memcpy(v, p, sizeof(*v));
+	return 0;
+}
+
+/* A histogram attribute: a newer kernel may append buckets; ignore them. */
+static int scrape_hist(const unsigned char *p, size_t n, uint64_t *h)
+{
+	if (n < HC_STATS_HIST_BUCKETS * sizeof(uint64_t))
+		return -EPROTO;
+	memcpy(h, p, HC_STATS_HIST_BUCKETS * sizeof(uint64_t));
+	return 0;
+}
+
+static int scrape_member_attr(void *arg, unsigned int type,
+			      const unsigned char *p, size_t n)
+{
+	struct hc_scrape_member *m = arg;
+	uint64_t *u64s[] = {
+		[HC_A_STATS_MEMBER_READS] = &m->reads,
+		[HC_A_STATS_MEMBER_WRITES] = &m->writes,
+		[HC_A_STATS_MEMBER_READ_BYTES] = &m->read_bytes,
+		[HC_A_STATS_MEMBER_WRITE_BYTES] = &m->write_bytes,
+		[HC_A_STATS_MEMBER_ERRORS] = &m->errors,
+		[HC_A_STATS_MEMBER_READ_NS] = &m->read_ns,
+		[HC_A_STATS_MEMBER_WRITE_NS] = &m->write_ns,
+	};
+
+	if (type == HC_A_STATS_MEMBER_READ_HIST)
+		return scrape_hist(p, n, m->read_hist);
+	if (type == HC_A_STATS_MEMBER_WRITE_HIST)
+		return scrape_hist(p, n, m->write_hist);
+	if (type < sizeof(u64s) / sizeof(u64s[0]) && u64s[type])
+		return scrape_u64(p, n, u64s[type]);
+	return 0;	/* INDEX (the nests come in order), PAD, newer ones */
+}
+
+static int scrape_attr(void *arg, unsigned int type, const unsigned char *p,
+		       size_t n)
+{
+	struct hc_scrape_kernel *k = arg;
+
+	switch (type) {
+	case HC_A_STATS_UNSPEC:
+	case HC_A_STATS_PAD:
+	case HC_A_STATS_CTL_FD:
+		return 0;
+	case HC_A_STATS_LOCATE_HIST:
+		return scrape_hist(p, n, k->locate_hist);
+	case HC_A_STATS_MEMBER:
+		if (k->nr_members >= HC_SCRAPE_MEMBERS_MAX)
+			return -EPROTO;
+		return scrape_walk(p, n, scrape_member_attr,
+				   &k->m[k->nr_members++]);
+	default:
+		if (type > HC_A_STATS_MAX)
+			return 0;	/* appended by a newer kernel */
+		k->has[type] = true;
+		return scrape_u64(p, n, &k->v[type]);
+	}
+}
+
+int hc_scrape_parse(const void *attrs, size_t len, struct hc_scrape_kernel *k)
+{
+	memset(k, 0, sizeof(*k));
+	return scrape_walk(attrs, len, scrape_attr, k);
+}
+
+/* --- rendering --------------------------------------------------------- */
+
+/* The kernel's counter @attr, kept monotonic across a pool restart. */
+static uint64_t kc(const struct hc_scrape_in *in, struct hc_scrape_state *st,
+		   int attr)
+{
+	return hc_prom_counter_update(&st->k[attr], in->k.v[attr]);
+}
+
+static void family_u64(struct hc_prom *p, const char *name,
+		       enum hc_prom_type t, const char *help, uint64_t v)
+{
+	hc_prom_family(p, name, t, help);
+	hc_prom_u64(p, name, NULL, 0, v);
+}
+
+static void family_f64(struct hc_prom *p, const char *name, const char *help,
+		       double v)
+{
+	hc_prom_family(p, name, HC_PROM_GAUGE, help);
+	hc_prom_f64(p, name, NULL, 0, v);
+}
+
+/* The mean of what was added to (sum, n) since (*ls, *ln); else overall. */
+static double mean_since(uint64_t sum, uint64_t n, uint64_t ls, uint64_t ln)
+{
+	if (n > ln && sum >= ls)
+		return (double)(sum - ls) / (double)(n - ln);
+	return n ? (double)sum / (double)n : 0;
+}
+
+static uint64_t hist_total(const uint64_t *h)
+{
+	uint64_t t = 0;
+
+	for (unsigned int i = 0; i < HC_STATS_HIST_BUCKETS; i++)
+		t += h[i];
+	return t;
+}
+
+/* A kernel histogram (log2 us buckets) as seconds, counters monotonic. */
+static void kernel_hist(struct hc_prom *p, const char *name,
+			const struct hc_prom_label *l, unsigned int nl,
+			const uint64_t *raw, uint64_t ns,
+			struct hc_prom_counter *mono, struct hc_prom_counter *mns)
+{
+	double bounds[HC_STATS_HIST_BUCKETS - 1];
+	uint64_t counts[HC_STATS_HIST_BUCKETS];
+	struct hc_prom_hist h = {
+		.bounds = bounds,
+		.counts = counts,
+		.nr = HC_STATS_HIST_BUCKETS - 1,
+	};
+	unsigned int i;
+
+	for (i = 0; i < HC_STATS_HIST_BUCKETS; i++) {
+		if (i < HC_STATS_HIST_BUCKETS - 1)
+			bounds[i] = (double)(1ULL << i) * 1e-6;
+		counts[i] = mono ? hc_prom_counter_update(&mono[i], raw[i]) :
+				   raw[i];
+	}
+	h.sum = (double)(mns ? hc_prom_counter_update(mns, ns) : ns) * 1e-9;
+	hc_prom_histogram(p, name, l, nl, &h);
+}
+
+static void render_seed(struct hc_prom *p, const struct hc_scrape_in *in,
+			struct hc_scrape_state *st)
+{
+	const struct hc_scrape_kernel *k = &in->k;
+	uint64_t reads = 0, read_bytes = 0, read_ns = 0, locate_n, head_n = 0;
+	uint64_t hits = k->v[HC_A_STATS_HITS], misses = k->v[HC_A_STATS_MISSES];
+	uint64_t saved = k->v[HC_A_STATS_HIT_BYTES], fetched = 0;
+	uint64_t cap = k->v[HC_A_STATS_CAPACITY];
+	uint64_t used = k->v[HC_A_STATS_BYTES_USED];
+	double head_s = 0, busy = 0, mbps = 0, dt;
+	unsigned int i;
+
+	for (i = 0; i < k->nr_members; i++) {
+		reads += k->m[i].reads;
+		read_bytes += k->m[i].read_bytes;
+		read_ns += k->m[i].read_ns;
+	}
+	for (i = 0; i < in->nr_backends; i++) {
+		head_n += in->b[i].head_count;
+		head_s += in->b[i].head_seconds;
+		fetched += in->b[i].fetched_bytes;
+		busy += in->b[i].ingest_busy_seconds;
+	}
+	locate_n = hist_total(k->locate_hist);
+	dt = in->now - st->last_now;
+	if (st->primed && dt > 0 && read_bytes >= st->last_read_bytes)
+		mbps = (double)(read_bytes - st->last_read_bytes) / dt / 1e6;
+
+	family_f64(p, "hypercache_bandwidth_mbps",
+		   "Bytes read from the members per second since the previous scrape, in MB/s (1e6 bytes)",
+		   mbps);
+	family_f64(p, "hypercache_local_metadata_latency_us",
+		   "Mean LOCATE latency since the previous scrape (the whole ioctl, a wait included), in microseconds",
+		   mean_since(k->v[HC_A_STATS_LOCATE_NS], locate_n,
+			      st->last_locate_ns, st->last_locate_n) / 1e3);
+	family_f64(p, "hypercache_remote_metadata_latency_us",
+		   "Mean latency of the backends' metadata requests (S3 HEAD, POSIX stat) since the previous scrape, in microseconds",
+		   (head_n > st->last_head_n ?
+		    (head_s - st->last_head_s) / (double)(head_n - st->last_head_n) :
+		    head_n ? head_s / (double)head_n : 0) * 1e6);
+	family_f64(p, "hypercache_local_ttfb_us",
+		   "Mean latency of a member read (submission to completion) since the previous scrape, in microseconds",
+		   mean_since(read_ns, reads, st->last_mread_ns,
+			      st->last_mread_n) / 1e3);
+	family_f64(p, "hypercache_hit_ratio_percent",
+		   "LOCATE hits per LOCATE since the pool started, in percent",
+		   hits + misses ? 100.0 * (double)hits / (double)(hits + misses) : 0);
+	saved = kc(in, st, HC_A_STATS_HIT_BYTES);
+	family_u64(p, "hypercache_s3_egress_bytes_saved_total", HC_PROM_COUNTER,
+		   "Bytes of objects LOCATE found in the cache: bytes not fetched from a backend (S3 or POSIX)",
+		   saved);
+	family_f64(p, "hypercache_estimated_cost_savings_dollars",
+		   "hypercache_s3_egress_bytes_saved_total at the configured egress price per GB (1e9 bytes), in dollars",
+		   (double)saved / 1e9 * in->price_per_gb);
+	family_f64(p, "hypercache_gpu_idle_time_saved_seconds",
+		   "hypercache_s3_egress_bytes_saved_total at the backends' measured ingest throughput: the time readers did not wait for downloads, in seconds",
+		   fetched && busy > 0 ? (double)saved / ((double)fetched / busy) : 0);
+	family_u64(p, "hypercache_storage_capacity_bytes", HC_PROM_GAUGE,
+		   "Data capacity of the pool, in bytes", cap);
+	family_u64(p, "hypercache_storage_used_bytes", HC_PROM_GAUGE,
+		   "Bytes of the pool's chunks allocated to objects", used);
+	family_f64(p, "hypercache_storage_utilization_percent",
+		   "hypercache_storage_used_bytes per hypercache_storage_capacity_bytes, in percent",
+		   cap ? 100.0 * (double)used / (double)cap : 0);
+	family_u64(p, "hypercache_active_devices_count", HC_PROM_GAUGE,
+		   "Members of the running pool", k->nr_members);
+	family_u64(p, "hypercache_cached_objects_count", HC_PROM_GAUGE,
+		   "Objects in the index (every state)", k->v[HC_A_STATS_OBJECTS]);
+	family_u64(p, "hypercache_evictions_total", HC_PROM_COUNTER,
+		   "Objects the policy evicted", kc(in, st, HC_A_STATS_EVICTIONS));
+
+	st->last_read_bytes = read_bytes;
+	st->last_locate_ns = k->v[HC_A_STATS_LOCATE_NS];
+	st->last_locate_n = locate_n;
+	st->last_mread_ns = read_ns;
+	st->last_mread_n = reads;
+	st->last_head_n = head_n;
+	st->last_head_s = head_s;
+}
+
+static void render_cache(struct hc_prom *p, const struct hc_scrape_in *in,
+			 struct hc_scrape_state *st)
+{
+	static const struct {
+		int attr;
+		const char *name, *help;
+	} counters[] = {
+		{ HC_A_STATS_HITS, "hypercache_hits_total",
+		  "LOCATEs that found the object with its data" },
+		{ HC_A_STATS_MISSES, "hypercache_misses_total",
+		  "LOCATEs that did not" },
+		{ HC_A_STATS_ADMISSIONS, "hypercache_admissions_total",
+		  "Objects the policy admitted" },
+		{ HC_A_STATS_REJECTIONS, "hypercache_rejections_total",
+		  "Objects the policy did not admit" },
+		{ HC_A_STATS_HIT_BYTES, "hypercache_served_bytes_total",
+		  "Bytes of the objects LOCATE found with their data (what readers were handed from the cache)" },
+		{ HC_A_STATS_EGRESS_DONE, "hypercache_writeback_done_total",
+		  "Uploads of DIRTY objects the egress helper acknowledged" },
+		{ HC_A_STATS_EGRESS_FAILED, "hypercache_writeback_failed_total",
+		  "Upload attempts the egress helper reported failed (each is re-sent)" },
+		{ HC_A_STATS_JOURNAL_RECORDS, "hypercache_journal_records_total",
+		  "Journal records appended since the pool was assembled" },
+		{ HC_A_STATS_JOURNAL_COMPACTIONS, "hypercache_journal_compactions_total",
+		  "Journal compactions since the pool was assembled" },
+	};
+	static const struct {
+		int attr;
+		const char *state;
+	} states[] = {
+		{ HC_A_STATS_INGESTING, "ingesting" },
+		{ HC_A_STATS_READY, "ready" },
+		{ HC_A_STATS_STAGED, "staged" },
+		{ HC_A_STATS_DIRTY, "dirty" },
+		{ HC_A_STATS_SYNCING, "syncing" },
+	};
+	const struct hc_scrape_kernel *k = &in->k;
+	struct hc_prom_label l;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		family_u64(p, counters[i].name, HC_PROM_COUNTER,
+			   counters[i].help, kc(in, st, counters[i].attr));
+	hc_prom_family(p, "hypercache_objects", HC_PROM_GAUGE,
+		       "Objects in the index by state");
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		l = (struct hc_prom_label){ "state", states[i].state };
+		hc_prom_u64(p, "hypercache_objects", &l, 1,
+			    k->v[states[i].attr]);
+	}
+	family_u64(p, "hypercache_pinned_objects", HC_PROM_GAUGE,
+		   "Pinned objects", k->v[HC_A_STATS_PINNED]);
+	family_u64(p, "hypercache_held_objects", HC_PROM_GAUGE,
+		   "Objects an open file holds", k->v[HC_A_STATS_HELD]);
+	family_u64(p, "hypercache_dirty_bytes", HC_PROM_GAUGE,
+		   "Bytes of DIRTY and SYNCING objects (not yet in their backend)",
+		   k->v[HC_A_STATS_DIRTY_BYTES]);
+	family_u64(p, "hypercache_dirty_limit_bytes", HC_PROM_GAUGE,
+		   "The dirty-bytes limit (0: none)",
+		   k->v[HC_A_STATS_DIRTY_LIMIT]);
+	family_u64(p, "hypercache_journal_used_bytes", HC_PROM_GAUGE,
+		   "Bytes of journal records the live objects take",
+		   k->v[HC_A_STATS_JOURNAL_USED]);
+	family_u64(p, "hypercache_journal_capacity_bytes", HC_PROM_GAUGE,
+		   "The most journal bytes the live objects may take",
+		   k->v[HC_A_STATS_JOURNAL_CAPACITY]);
+	hc_prom_family(p, "hypercache_helper_registered", HC_PROM_GAUGE,
+		       "1 while a helper of the channel is registered with the kernel");
+	l = (struct hc_prom_label){ "channel", "ingest" };
+	hc_prom_u64(p, "hypercache_helper_registered", &l, 1,
+		    k->v[HC_A_STATS_INGEST_HELPER]);
+	l = (struct hc_prom_label){ "channel", "egress" };
+	hc_prom_u64(p, "hypercache_helper_registered", &l, 1,
+		    k->v[HC_A_STATS_EGRESS_HELPER]);
+	hc_prom_family(p, "hypercache_locate_latency_seconds",
+		       HC_PROM_HISTOGRAM,
+		       "LOCATE ioctls by latency (a wait included), since the module was loaded");
+	kernel_hist(p, "hypercache_locate_latency_seconds", NULL, 0,
+		    k->locate_hist, k->v[HC_A_STATS_LOCATE_NS], st->locate,
+		    &st->k[HC_A_STATS_LOCATE_NS]);
+}
+
+static void render_members(struct hc_prom *p, const struct hc_scrape_in *in,
+			   struct hc_scrape_state *st)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} f[] = {
+		{ "hypercache_member_reads_total", "Read bios of /dev/hypercache0 completed by the member",
+		  offsetof(struct hc_scrape_member, reads) },
+		{ "hypercache_member_writes_total", "Write bios completed by the member",
+		  offsetof(struct hc_scrape_member, writes) },
+		{ "hypercache_member_read_bytes_total", "Bytes read from the member's data area",
+		  offsetof(struct hc_scrape_member, read_bytes) },
+		{ "hypercache_member_written_bytes_total", "Bytes written to the member's data area",
+		  offsetof(struct hc_scrape_member, write_bytes) },
+		{ "hypercache_member_errors_total", "Bios the member completed with an error",
+		  offsetof(struct hc_scrape_member, errors) },
+	};
+	const struct hc_scrape_kernel *k = &in->k;
+	unsigned int i, j, n = k->nr_members;
+	char idx[HC_SCRAPE_MEMBERS_MAX][12];
+	struct hc_prom_label l;
+
+	for (j = 0; j < n; j++)
+		snprintf(idx[j], sizeof(idx[j]), "%u", j);
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		hc_prom_family(p, f[i].name, HC_PROM_COUNTER, f[i].help);
+		for (j = 0; j < n; j++) {
+			uint64_t raw;
+
+			memcpy(&raw, (const char *)&k->m[j] + f[i].off,
+			       sizeof(raw));
+			l = (struct hc_prom_label){ "member", idx[j] };
+			hc_prom_u64(p, f[i].name, &l, 1,
+				    hc_prom_counter_update(&st->m[j][i], raw));
+		}
+	}
+	hc_prom_family(p, "hypercache_member_read_latency_seconds",
+		       HC_PROM_HISTOGRAM, "Member reads by latency (submission to completion)");
+	for (j = 0; j < n; j++) {
+		l = (struct hc_prom_label){ "member", idx[j] };
+		kernel_hist(p, "hypercache_member_read_latency_seconds", &l, 1,
+			    k->m[j].read_hist, k->m[j].read_ns, st->mh[j][0],
+			    &st->m[j][5]);
+	}
+	hc_prom_family(p, "hypercache_member_write_latency_seconds",
+		       HC_PROM_HISTOGRAM, "Member writes by latency (submission to completion)");
+	for (j = 0; j < n; j++) {
+		l = (struct hc_prom_label){ "member", idx[j] };
+		kernel_hist(p, "hypercache_member_write_latency_seconds", &l, 1,
+			    k->m[j].write_hist, k->m[j].write_ns, st->mh[j][1],
+			    &st->m[j][6]);
+	}
+}
+
+static void sec_hist(struct hc_prom *p, const char *name,
+		     const struct hc_prom_label *l,
+		     const struct hc_scrape_sec_hist *s)
+{
+	struct hc_prom_hist h = {
+		.bounds = hc_scrape_sec_bounds,
+		.counts = s->counts,
+		.nr = HC_SCRAPE_SEC_BUCKETS,
+		.sum = s->sum,
+	};
+
+	hc_prom_histogram(p, name, l, 2, &h);
+}
+
+static void render_backends(struct hc_prom *p, const struct hc_scrape_in *in)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} f[] = {
+		{ "hypercache_backend_fetched_bytes_total", "Bytes ingests read from the backend",
+		  offsetof(struct hc_scrape_backend, fetched_bytes) },
+		{ "hypercache_ingest_objects_total", "Objects ingested from the backend (DONE)",
+		  offsetof(struct hc_scrape_backend, ingest_objects) },
+		{ "hypercache_ingest_failures_total", "Ingests from the backend that failed (FAIL)",
+		  offsetof(struct hc_scrape_backend, ingest_failures) },
+		{ "hypercache_ingest_retries_total", "Ingests started over because the object changed in the backend",
+		  offsetof(struct hc_scrape_backend, ingest_retries) },
+		{ "hypercache_egress_bytes_total", "Bytes uploaded to the backend",
+		  offsetof(struct hc_scrape_backend, egress_bytes) },
+		{ "hypercache_egress_objects_total", "Objects uploaded to the backend (EGRESS_DONE)",
+		  offsetof(struct hc_scrape_backend, egress_objects) },
+		{ "hypercache_egress_failures_total", "Uploads to the backend that failed (each is retried)",
+		  offsetof(struct hc_scrape_backend, egress_failures) },
+	};
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} h[] = {
+		{ "hypercache_ingest_ttfb_seconds", "Time from an ingest request to the first byte from the backend",
+		  offsetof(struct hc_scrape_backend, ttfb) },
+		{ "hypercache_ingest_duration_seconds", "Time from an ingest request to its DONE",
+		  offsetof(struct hc_scrape_backend, ingest) },
+		{ "hypercache_egress_duration_seconds", "Time from an egress request to its EGRESS_DONE",
+		  offsetof(struct hc_scrape_backend, egress) },
+	};
+	struct hc_prom_label l[2];
+	unsigned int i, j;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		hc_prom_family(p, f[i].name, HC_PROM_COUNTER, f[i].help);
+		for (j = 0; j < in->nr_backends; j++) {
+			uint64_t v;
+
+			memcpy(&v, (const char *)&in->b[j] + f[i].off, sizeof(v));
+			l[0] = (struct hc_prom_label){ "backend", in->b[j].name };
+			l[1] = (struct hc_prom_label){ "type", in->b[j].type };
+			hc_prom_u64(p, f[i].name, l, 2, v);
+		}
+	}
+	for (i = 0; i < sizeof(h) / sizeof(h[0]); i++) {
+		hc_prom_family(p, h[i].name, HC_PROM_HISTOGRAM, h[i].help);
+		for (j = 0; j < in->nr_backends; j++) {
+			l[0] = (struct hc_prom_label){ "backend", in->b[j].name };
+			l[1] = (struct hc_prom_label){ "type", in->b[j].type };
+			sec_hist(p, h[i].name, l, (const void *)
+				 ((const char *)&in->b[j] + h[i].off));
+		}
+	}
+}
+
+int hc_scrape_render(struct hc_prom *p, const struct hc_scrape_in *in,
+		     struct hc_scrape_state *st)
+{
+	family_u64(p, "hypercache_pool_up", HC_PROM_GAUGE,
+		   "1 when a pool runs and the kernel answered the statistics request",
+		   in->kernel_ok);
+	if (in->kernel_ok) {
+		render_seed(p, in, st);
+		render_cache(p, in, st);
+		render_members(p, in, st);
+		st->primed = true;
+	}
+	st->last_now = in->now;
+	render_backends(p, in);
+	return hc_prom_finish(p);
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scrape: the exporter's page (Documentation/metrics.md) computed from one
+ * HC_CMD_STATS_GET reply of the kernel and the daemon's own counters.
+ *
+ *   hc_scrape_parse()   the reply's attributes (the generic netlink
+ *                       payload after the genlmsghdr) -> struct hc_scrape_kernel
+ *   hc_scrape_render()  every metric family into a prom page
+ *
+ * Pure: no I/O, no locks, no clock (the caller passes the time of the
+ * scrape).  struct hc_scrape_state carries what a scrape needs from the
+ * previous one (the rates' start, the counters' epochs); one per exporter.
+ */
+#ifndef HC_SCRAPE_H
+#define HC_SCRAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "hypercache_netlink.h"
+#include "prom.h"
+
+#define HC_SCRAPE_MEMBERS_MAX	64
+#define HC_SCRAPE_BACKENDS_MAX	16
+
+/* The daemon's own histograms (seconds): the finite upper bounds. */
+#define HC_SCRAPE_SEC_BUCKETS	14
+extern const double hc_scrape_sec_bounds[HC_SCRAPE_SEC_BUCKETS];
+
+struct hc_scrape_sec_hist {
+	uint64_t counts[HC_SCRAPE_SEC_BUCKETS + 1];
+	double sum;
+};
+
+void hc_scrape_sec_observe(struct hc_scrape_sec_hist *h, double seconds);
+
+struct hc_scrape_member {
+	uint64_t reads, writes, read_bytes, write_bytes, errors;
+	uint64_t read_ns, write_ns;
+	uint64_t read_hist[HC_STATS_HIST_BUCKETS];
+	uint64_t write_hist[HC_STATS_HIST_BUCKETS];
+};
+
+/* One HC_CMD_STATS_GET reply. */
+struct hc_scrape_kernel {
+	uint64_t v[HC_A_STATS_MAX + 1];		/* the u64 attributes */
+	bool has[HC_A_STATS_MAX + 1];
+	uint64_t locate_hist[HC_STATS_HIST_BUCKETS];
+	unsigned int nr_members;
+	struct hc_scrape_member m[HC_SCRAPE_MEMBERS_MAX];
+};
+
+/* The daemon's counters of one backend (by its configured name). */
+struct hc_scrape_backend {
+	char name[64];
+	const char *type;			/* "s3" or "posix" */
+	uint64_t fetched_bytes;			/* bytes read from it by ingests */
+	uint64_t ingest_objects, ingest_failures, ingest_retries;
+	uint64_t egress_bytes, egress_objects, egress_failures;
+	uint64_t head_count;			/* metadata requests (HEAD/stat) */
+	double head_seconds;
+	double ingest_busy_seconds;		/* wall time of successful ingests */
+	struct hc_scrape_sec_hist ttfb;		/* request -> first byte written */
+	struct hc_scrape_sec_hist ingest;	/* request -> DONE */
+	struct hc_scrape_sec_hist egress;	/* EGRESS request -> DONE */
+};
+
+struct hc_scrape_in {
+	bool kernel_ok;			/* @k is a reply (a pool runs) */
+	struct hc_scrape_kernel k;
+	unsigned int nr_backends;
+	struct hc_scrape_backend b[HC_SCRAPE_BACKENDS_MAX];
+	double price_per_gb;		/* egress price, dollars per 1e9 bytes */
+	double now;			/* monotonic seconds of this scrape */
+};
+
+struct hc_scrape_state {
+	bool primed;
+	double last_now;
+	uint64_t last_read_bytes;
+	uint64_t last_locate_ns, last_locate_n;
+	uint64_t last_mread_ns, last_mread_n;
+	uint64_t last_head_n;
+	double last_head_s;
+	struct hc_prom_counter k[HC_A_STATS_MAX + 1];
+	struct hc_prom_counter locate[HC_STATS_HIST_BUCKETS];
+	struct hc_prom_counter m[HC_SCRAPE_MEMBERS_MAX][7];
+	struct hc_prom_counter mh[HC_SCRAPE_MEMBERS_MAX][2][HC_STATS_HIST_BUCKETS];
+};
+
+/* 0, or -EPROTO for a malformed reply (@k is then incomplete). */
+int hc_scrape_parse(const void *attrs, size_t len, struct hc_scrape_kernel *k);
+
+/* Render every family; returns hc_prom_finish()'s result. */
+int hc_scrape_render(struct hc_prom *p, const struct hc_scrape_in *in,
+		     struct hc_scrape_state *st);
+
+#endif /* HC_SCRAPE_H */

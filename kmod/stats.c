@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The statistics the cache's counters do not hold: LOCATE latency, each
+ * member's I/O (counts, bytes, errors, latency), helper registration and
+ * the journal's use, and their part of the HC_CMD_STATS_GET reply
+ * (uapi/hypercache_netlink.h, appended after the cache's counters).
+ *
+ * The counters are atomic64_t, updated from any context (the members'
+ * completions run in interrupt context) without a lock; a reader sees each
+ * counter exactly, not a snapshot of all of them at one instant.
+ */
+#include <linux/atomic.h>
+#include <linux/bio.h>
+#include <net/genetlink.h>
+#include "hypercache.h"
+#include "core/hist.h"
+#include "../uapi/hypercache_netlink.h"
+
+/* LOCATE ioctls since the module was loaded (any pool). */
+static struct hc_hist hc_stats_locate;
+
+void hc_hist_add(struct hc_hist *h, u64 ns)
+{
+	atomic64_inc(&h->b[hc_hist_bucket(ns)]);
+	atomic64_add(ns, &h->ns);
+}
+
+void hc_stats_locate_done(u64 ns)
+{
+	hc_hist_add(&hc_stats_locate, ns);
+}
+
+/*
+ * A clone of @bytes sent to member @m completed with @status after @ns.
+ * Flushes and discards are not counted; a failed bio of any kind is.
+ */
+void hc_stats_member_io(struct hc_member *m, enum req_op op, u32 bytes,
+			blk_status_t status, u64 ns)
+{
+	struct hc_member_io *io = &m->io;
+	int dir;
+
+	if (unlikely(status))
+		atomic64_inc(&io->errors);
+	if (op == REQ_OP_READ)
+		dir = 0;
+	else if (op == REQ_OP_WRITE)
+		dir = 1;
+	else
+		return;
+	atomic64_inc(&io->ops[dir]);
+	atomic64_add(bytes, &io->bytes[dir]);
+	hc_hist_add(&io->lat[dir], ns);
+}
+
+static int hc_stats_put_hist(struct sk_buff *msg, int attr,
+			     const struct hc_hist *h)
+{
+	u64 b[HC_STATS_HIST_BUCKETS];
+	u32 i;
+
+	for (i = 0; i < HC_STATS_HIST_BUCKETS; i++)
+		b[i] = atomic64_read(&h->b[i]);
+	return nla_put(msg, attr, sizeof(b), b);
+}
+
+static int hc_stats_put_member(struct sk_buff *msg, u32 idx,
+			       struct hc_member_io *io)
+{
+	const struct {
+		int attr;
+		atomic64_t *val;
+	} v[] = {
+		{ HC_A_STATS_MEMBER_READS, &io->ops[0] },
+		{ HC_A_STATS_MEMBER_WRITES, &io->ops[1] },
+		{ HC_A_STATS_MEMBER_READ_BYTES, &io->bytes[0] },
+		{ HC_A_STATS_MEMBER_WRITE_BYTES, &io->bytes[1] },
+		{ HC_A_STATS_MEMBER_ERRORS, &io->errors },
+		{ HC_A_STATS_MEMBER_READ_NS, &io->lat[0].ns },
+		{ HC_A_STATS_MEMBER_WRITE_NS, &io->lat[1].ns },
+	};
+	struct nlattr *nest;
+	u32 i;
+
+	nest = nla_nest_start(msg, HC_A_STATS_MEMBER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, HC_A_STATS_MEMBER_INDEX, idx))
+		goto cancel;
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		if (nla_put_u64_64bit(msg, v[i].attr, atomic64_read(v[i].val),
+				      HC_A_STATS_MEMBER_PAD))
+			goto cancel;
+	if (hc_stats_put_hist(msg, HC_A_STATS_MEMBER_READ_HIST, &io->lat[0]) ||
+	    hc_stats_put_hist(msg, HC_A_STATS_MEMBER_WRITE_HIST, &io->lat[1]))
+		goto cancel;
+	nla_nest_end(msg, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
+
+/*
+ * hc_stats_fill() - append the attributes from HC_A_STATS_HIT_BYTES on to
+ * a HC_CMD_STATS_GET reply of @pool.  With the pool lock held; does not
+ * sleep.  Returns 0 or -EMSGSIZE.
+ */
+int hc_stats_fill(struct sk_buff *msg, struct hc_pool *pool)
+{
+	const struct hc_cache *c = pool->cache;
+	const struct hc_journal *j = pool->journal;
+	const struct {
+		int attr;
+		u64 val;
+	} v[] = {
+		{ HC_A_STATS_HIT_BYTES, c->hit_bytes },
+		{ HC_A_STATS_INGEST_HELPER, hc_nl_ingest_registered() },
+		{ HC_A_STATS_EGRESS_HELPER, hc_nl_egress_registered() },
+		{ HC_A_STATS_LOCATE_NS, atomic64_read(&hc_stats_locate.ns) },
+		{ HC_A_STATS_JOURNAL_USED, c->jbytes },
+		{ HC_A_STATS_JOURNAL_CAPACITY, j ? hc_journal_capacity(j) : 0 },
+		{ HC_A_STATS_JOURNAL_RECORDS, j ? j->records : 0 },
+		{ HC_A_STATS_JOURNAL_COMPACTIONS, j ? j->compactions : 0 },
+	};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		if (nla_put_u64_64bit(msg, v[i].attr, v[i].val,
+				      HC_A_STATS_PAD))
+			return -EMSGSIZE;
+	if (hc_stats_put_hist(msg, HC_A_STATS_LOCATE_HIST, &hc_stats_locate))
+		return -EMSGSIZE;
+	for (i = 0; i < pool->nr_members; i++)
+		if (hc_stats_put_member(msg, i, &pool->members[i].io))
+			return -EMSGSIZE;
+	return 0;
+}

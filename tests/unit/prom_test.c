@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The exporter's text writer (helper/lib/prom.c) and its page computed from
+ * a canned HC_CMD_STATS_GET reply (helper/lib/scrape.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kselftest_harness.h"
+#include "prom.h"
+#include "scrape.h"
+
+TEST(label_and_help_escaping)
+{
+	struct hc_prom_label l = { "backend", "a\"b\\c\nd" };
+	struct hc_prom p;
+
+	hc_prom_init(&p, false);
+	hc_prom_family(&p, "x_total", HC_PROM_COUNTER, "line\\one\ntwo \"q\"");
+	hc_prom_u64(&p, "x_total", &l, 1, 18446744073709551615ULL);
+	ASSERT_EQ(0, hc_prom_finish(&p));
+	EXPECT_STREQ("# HELP x_total line\\\\one\\ntwo \"q\"\n"
+		     "# TYPE x_total counter\n"
+		     "x_total{backend=\"a\\\"b\\\\c\\nd\"} 18446744073709551615\n",
+		     p.buf);
+	hc_prom_free(&p);
+}
+
+TEST(bad_names_fail_the_page)
+{
+	struct hc_prom_label l = { "0bad", "v" };
+	struct hc_prom p;
+
+	hc_prom_init(&p, false);
+	hc_prom_u64(&p, "ok_name", &l, 1, 1);
+	EXPECT_EQ(-EINVAL, hc_prom_finish(&p));
+	hc_prom_free(&p);
+	hc_prom_init(&p, false);
+	hc_prom_family(&p, "bad-name", HC_PROM_GAUGE, "h");
+	EXPECT_EQ(-EINVAL, hc_prom_finish(&p));
+	hc_prom_free(&p);
+}
+
+TEST(histogram_buckets_are_cumulative)
+{
+	static const double b[] = { 0.001, 0.01, 1 };
+	static const uint64_t c[] = { 2, 0, 3, 1 };
+	struct hc_prom_hist h = { b, c, 3, 2.5 };
+	struct hc_prom_label l = { "member", "1" };
+	struct hc_prom p;
+
+	hc_prom_init(&p, false);
+	hc_prom_histogram(&p, "lat_seconds", &l, 1, &h);
+	ASSERT_EQ(0, hc_prom_finish(&p));
+	EXPECT_STREQ("lat_seconds_bucket{member=\"1\",le=\"0.001\"} 2\n"
+		     "lat_seconds_bucket{member=\"1\",le=\"0.01\"} 2\n"
+		     "lat_seconds_bucket{member=\"1\",le=\"1\"} 5\n"
+		     "lat_seconds_bucket{member=\"1\",le=\"+Inf\"} 6\n"
+		     "lat_seconds_sum{member=\"1\"} 2.5\n"
+		     "lat_seconds_count{member=\"1\"} 6\n", p.buf);
+	hc_prom_free(&p);
+}
+
+TEST(histogram_bounds_must_ascend)
+{
+	static const double b[] = { 1, 1 };
+	static const uint64_t c[] = { 0, 0, 0 };
+	struct hc_prom_hist h = { b, c, 2, 0 };
+	struct hc_prom p;
+
+	hc_prom_init(&p, false);
+	hc_prom_histogram(&p, "h", NULL, 0, &h);
+	EXPECT_EQ(-EINVAL, hc_prom_finish(&p));
+	hc_prom_free(&p);
+}
+
+TEST(openmetrics_drops_total_from_the_family_and_ends_with_eof)
+{
+	struct hc_prom p;
+
+	hc_prom_init(&p, true);
+	hc_prom_family(&p, "hits_total", HC_PROM_COUNTER, "h");
+	hc_prom_u64(&p, "hits_total", NULL, 0, 3);
+	ASSERT_EQ(0, hc_prom_finish(&p));
+	EXPECT_STREQ("# HELP hits h\n# TYPE hits counter\nhits_total 3\n# EOF\n",
+		     p.buf);
+	EXPECT_TRUE(hc_prom_wants_openmetrics("application/openmetrics-text; version=1.0.0,text/plain;q=0.5"));
+	EXPECT_FALSE(hc_prom_wants_openmetrics("text/plain"));
+	EXPECT_FALSE(hc_prom_wants_openmetrics(NULL));
+	hc_prom_free(&p);
+}
+
+TEST(counters_stay_monotonic_across_a_reset)
+{
+	struct hc_prom_counter c = { 0 };
+
+	EXPECT_EQ(5, hc_prom_counter_update(&c, 5));
+	EXPECT_EQ(9, hc_prom_counter_update(&c, 9));
+	EXPECT_EQ(9, hc_prom_counter_update(&c, 9));
+	EXPECT_EQ(11, hc_prom_counter_update(&c, 2));	/* the source restarted */
+	EXPECT_EQ(12, hc_prom_counter_update(&c, 3));
+}
+
+TEST(the_page_grows_past_its_first_buffer)
+{
+	struct hc_prom p;
+	char name[32];
+
+	hc_prom_init(&p, false);
+	for (int i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		hc_prom_u64(&p, name, NULL, 0, (uint64_t)i);
+	}
+	ASSERT_EQ(0, hc_prom_finish(&p));
+	EXPECT_NE(NULL, strstr(p.buf, "\nm1999 1999\n"));
+	hc_prom_free(&p);
+}
+
+/* --- a canned statistics reply ----------------------------------------- */
+
+struct msgbuf {
+	unsigned char b[8192];
+	size_t len;
+};
+
+static size_t put(struct msgbuf *m, uint16_t type, const void *v, size_t n)
+{
+	uint16_t len = (uint16_t)(4 + n);
+	size_t at = m->len;
+
+	memcpy(m->b + at, &len, 2);
+	memcpy(m->b + at + 2, &type, 2);
+	memcpy(m->b + at + 4, v, n);
+	m->len = at + ((4 + n + 3) & ~(size_t)3);
+	return at;
+}
+
+static void put64(struct msgbuf *m, uint16_t type, uint64_t v)
+{
+	put(m, type, &v, 8);
+}
+
+/* A member nest: @reads reads of 4 KiB each at 100 us. */
+static void put_member(struct msgbuf *m, uint32_t idx, uint64_t reads)
+{
+	struct msgbuf in = { .len = 0 };
+	uint64_t hist[HC_STATS_HIST_BUCKETS] = { 0 };
+
+	put(&in, HC_A_STATS_MEMBER_INDEX, &idx, 4);
+	put64(&in, HC_A_STATS_MEMBER_READS, reads);
+	put64(&in, HC_A_STATS_MEMBER_READ_BYTES, reads * 4096);
+	put64(&in, HC_A_STATS_MEMBER_READ_NS, reads * 100000);
+	hist[7] = reads;	/* <= 128 us */
+	put(&in, HC_A_STATS_MEMBER_READ_HIST, hist, sizeof(hist));
+	put(m, HC_A_STATS_MEMBER | 0x8000, in.b, in.len);
+}
+
+static void canned(struct msgbuf *m, uint64_t hits, uint64_t reads)
+{
+	uint64_t lh[HC_STATS_HIST_BUCKETS] = { 0 };
+
+	m->len = 0;
+	put64(m, HC_A_STATS_HITS, hits);
+	put64(m, HC_A_STATS_MISSES, 1);
+	put64(m, HC_A_STATS_EVICTIONS, 2);
+	put64(m, HC_A_STATS_OBJECTS, 4);
+	put64(m, HC_A_STATS_READY, 3);
+	put64(m, HC_A_STATS_DIRTY, 1);
+	put64(m, HC_A_STATS_CAPACITY, 1000ULL << 20);
+	put64(m, HC_A_STATS_BYTES_USED, 250ULL << 20);
+	put64(m, HC_A_STATS_HIT_BYTES, hits * 1000000000ULL);
+	put64(m, HC_A_STATS_INGEST_HELPER, 1);
+	put64(m, HC_A_STATS_EGRESS_HELPER, 0);
+	lh[2] = hits + 1;	/* <= 4 us */
+	put(m, HC_A_STATS_LOCATE_HIST, lh, sizeof(lh));
+	put64(m, HC_A_STATS_LOCATE_NS, (hits + 1) * 3000);
+	put64(m, 200, 7);	/* an attribute of a newer kernel */
+	put_member(m, 0, reads);
+	put_member(m, 1, reads * 2);
+}
+
+static const char *value(const char *page, const char *series, char *out)
+{
+	const char *s = page;
+	size_t n = strlen(series);
+
+	while ((s = strstr(s, series))) {
+		if ((s == page || s[-1] == '\n') && s[n] == ' ') {
+			sscanf(s + n + 1, "%63s", out);
+			return out;
+		}
+		s += n;
+	}
+	return "(none)";
+}
+
+FIXTURE(scrape) {
+	struct msgbuf m;
+	struct hc_scrape_in in;
+	struct hc_scrape_state st;
+	struct hc_prom p;
+	char v[64];
+};
+
+FIXTURE_SETUP(scrape)
+{
+	memset(&self->in, 0, sizeof(self->in));
+	memset(&self->st, 0, sizeof(self->st));
+	canned(&self->m, 3, 10);
+	ASSERT_EQ(0, hc_scrape_parse(self->m.b, self->m.len, &self->in.k));
+	self->in.kernel_ok = true;
+	self->in.price_per_gb = 0.09;
+	self->in.now = 100;
+	self->in.nr_backends = 1;
+	strcpy(self->in.b[0].name, "s3");
+	self->in.b[0].type = "s3";
+	self->in.b[0].fetched_bytes = 2000000000ULL;
+	self->in.b[0].ingest_busy_seconds = 4;	/* 500 MB/s */
+	hc_prom_init(&self->p, false);
+}
+
+FIXTURE_TEARDOWN(scrape)
+{
+	hc_prom_free(&self->p);
+}
+
+TEST_F(scrape, parse_reads_counters_members_and_histograms)
+{
+	const struct hc_scrape_kernel *k = &self->in.k;
+
+	EXPECT_EQ(3, k->v[HC_A_STATS_HITS]);
+	EXPECT_TRUE(k->has[HC_A_STATS_HITS]);
+	EXPECT_FALSE(k->has[HC_A_STATS_ADMISSIONS]);
+	EXPECT_EQ(2, k->nr_members);
+	EXPECT_EQ(20, k->m[1].reads);
+	EXPECT_EQ(20 * 4096, k->m[1].read_bytes);
+	EXPECT_EQ(20, k->m[1].read_hist[7]);
+	EXPECT_EQ(4, k->locate_hist[2]);
+}
+
+TEST_F(scrape, parse_refuses_an_overrun_and_a_short_u64)
+{
+	struct hc_scrape_kernel k;
+	unsigned char bad[8] = { 12, 0, HC_A_STATS_HITS, 0 };	/* len 12 > 8 */
+	unsigned char shrt[8] = { 8, 0, HC_A_STATS_HITS, 0 };	/* 4-byte u64 */
+
+	EXPECT_EQ(-EPROTO, hc_scrape_parse(bad, sizeof(bad), &k));
+	EXPECT_EQ(-EPROTO, hc_scrape_parse(shrt, sizeof(shrt), &k));
+}
+
+TEST_F(scrape, seed_metrics_from_the_canned_reply)
+{
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	const char *pg = self->p.buf;
+
+	EXPECT_STREQ("75", value(pg, "hypercache_hit_ratio_percent", self->v));
+	EXPECT_STREQ("3000000000", value(pg, "hypercache_s3_egress_bytes_saved_total", self->v));
+	EXPECT_STREQ("0.27", value(pg, "hypercache_estimated_cost_savings_dollars", self->v));
+	/* 3 GB at 500 MB/s */
+	EXPECT_STREQ("6", value(pg, "hypercache_gpu_idle_time_saved_seconds", self->v));
+	EXPECT_STREQ("25", value(pg, "hypercache_storage_utilization_percent", self->v));
+	EXPECT_STREQ("2", value(pg, "hypercache_active_devices_count", self->v));
+	EXPECT_STREQ("4", value(pg, "hypercache_cached_objects_count", self->v));
+	EXPECT_STREQ("2", value(pg, "hypercache_evictions_total", self->v));
+	EXPECT_STREQ("3", value(pg, "hypercache_local_metadata_latency_us", self->v));
+	EXPECT_STREQ("100", value(pg, "hypercache_local_ttfb_us", self->v));
+	EXPECT_STREQ("0", value(pg, "hypercache_bandwidth_mbps", self->v));
+	EXPECT_STREQ("1", value(pg, "hypercache_helper_registered{channel=\"ingest\"}", self->v));
+	EXPECT_STREQ("0", value(pg, "hypercache_helper_registered{channel=\"egress\"}", self->v));
+	EXPECT_STREQ("3", value(pg, "hypercache_objects{state=\"ready\"}", self->v));
+	EXPECT_STREQ("20", value(pg, "hypercache_member_reads_total{member=\"1\"}", self->v));
+	EXPECT_STREQ("20", value(pg, "hypercache_member_read_latency_seconds_bucket{member=\"1\",le=\"0.000128\"}", self->v));
+	EXPECT_STREQ("0", value(pg, "hypercache_member_read_latency_seconds_bucket{member=\"1\",le=\"6.4e-05\"}", self->v));
+	EXPECT_STREQ("4", value(pg, "hypercache_locate_latency_seconds_count", self->v));
+}
+
+/* The second scrape: rates over the interval; a pool restart keeps counters rising. */
+TEST_F(scrape, rates_and_a_pool_restart)
+{
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	hc_prom_free(&self->p);
+	/* 2 s later members read 30 + 60 more 4 KiB reads */
+	canned(&self->m, 5, 40);
+	ASSERT_EQ(0, hc_scrape_parse(self->m.b, self->m.len, &self->in.k));
+	self->in.now = 102;
+	hc_prom_init(&self->p, false);
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_STREQ("0.18432", value(self->p.buf, "hypercache_bandwidth_mbps", self->v));
+	EXPECT_STREQ("5", value(self->p.buf, "hypercache_hits_total", self->v));
+	hc_prom_free(&self->p);
+	/* the pool was re-assembled: the kernel's counters start again */
+	canned(&self->m, 1, 1);
+	ASSERT_EQ(0, hc_scrape_parse(self->m.b, self->m.len, &self->in.k));
+	self->in.now = 103;
+	hc_prom_init(&self->p, false);
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_STREQ("6", value(self->p.buf, "hypercache_hits_total", self->v));
+	EXPECT_STREQ("82", value(self->p.buf, "hypercache_member_reads_total{member=\"1\"}", self->v));
+	EXPECT_STREQ("0", value(self->p.buf, "hypercache_bandwidth_mbps", self->v));
+}
+
+TEST_F(scrape, no_pool_is_pool_up_0_and_backends_only)
+{
+	self->in.kernel_ok = false;
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_STREQ("0", value(self->p.buf, "hypercache_pool_up", self->v));
+	EXPECT_EQ(NULL, strstr(self->p.buf, "hypercache_hits_total"));
+	EXPECT_STREQ("2000000000", value(self->p.buf,
+		"hypercache_backend_fetched_bytes_total{backend=\"s3\",type=\"s3\"}", self->v));
+}
+
+TEST_HARNESS_MAIN
