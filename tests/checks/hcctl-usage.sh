@@ -350,6 +350,18 @@ if [ ! -e /dev/hypercache-ctl ]; then
 	fi
 fi
 
+# put checks the URI against the configuration's backends before staging
+# (without --clean), so these fail before the control device is opened
+printf '[backend store]\ntype = posix\nroot = /tmp\n' >"$tmp/put.conf"
+expect 1 err "hypercache://nfs2/a: no [backend nfs2] in the configuration ($tmp/put.conf): its upload could never succeed" -- \
+	put --config "$tmp/put.conf" /etc/hostname hypercache://nfs2/a
+expect 1 err "s3://bkt/a: no [backend s3] in the configuration" -- put --config "$tmp/put.conf" /etc/hostname s3://bkt/a
+expect 1 err "put: $tmp/none.conf: No such file or directory" -- put --config "$tmp/none.conf" /etc/hostname hypercache://store/a
+expect 1 err "hypercache-ctl" -- put --config "$tmp/put.conf" /etc/hostname hypercache://store/a
+lacks err "backend"
+expect 1 err "hypercache-ctl" -- put --clean --config "$tmp/put.conf" /etc/hostname hypercache://nfs2/a
+lacks err "backend"
+
 # "did you mean": a command or a noun's command one typo away, nothing for
 # a word far from every command (tools/hcctl/suggest.c, suggest_test)
 expect 2 err "unknown command 'lcoate' (did you mean 'locate'?)" -- lcoate

@@ -30,6 +30,8 @@
 #include "util.h"
 #include "opt.h"
 #include "extent.h"
+#include "config.h"
+#include "resolve.h"
 
 #define IO_BUF_SIZE	(4U << 20)	/* bytes per O_DIRECT transfer */
 
@@ -491,10 +493,60 @@ out:
 	return rc;
 }
 
+/*
+ * A DIRTY object is uploaded to the backend its URI names: check, before
+ * anything is staged, that the configuration @path has such a backend, so
+ * a typo is refused now instead of becoming an upload that fails for
+ * ever.  @explicit: given with --config, so it must exist and load; the
+ * default file may be absent (no helper configured on this host: nothing
+ * to check against) or unreadable (a user outside the hypercache group),
+ * which is said and skipped.  Returns 0 to go on, HC_EXIT_FAIL after
+ * printing why not.
+ */
+static int put_check_backend(const struct hcctl_uri *uri, const char *path,
+			     bool explicit)
+{
+	struct hc_target t;
+	struct hc_config *cfg;
+	char err[512];
+	int ret;
+
+	cfg = calloc(1, sizeof(*cfg));
+	if (!cfg) {
+		hcctl_err("put", "out of memory", ENOMEM);
+		return HC_EXIT_FAIL;
+	}
+	ret = hc_config_load(path, cfg, err, sizeof(err));
+	if (ret && !explicit && (ret == -ENOENT || ret == -EACCES)) {
+		if (ret == -EACCES)
+			fprintf(stderr,
+				"hcctl: put: %s: not readable, the URI's backend is not checked\n",
+				path);
+		free(cfg);
+		return 0;
+	}
+	if (ret) {
+		hcctl_errf("put", 0, "%s (the URI's backend cannot be checked; --clean stores it without an upload)",
+			   err);
+		free(cfg);
+		return HC_EXIT_FAIL;
+	}
+	ret = hc_resolve(cfg, uri->bytes, uri->len, 0, &t, err, sizeof(err));
+	free(cfg);
+	if (ret) {
+		hcctl_errf(uri->shown, 0,
+			   "%s (%s): its upload could never succeed (--clean stores it without one)",
+			   err, path);
+		return HC_EXIT_FAIL;
+	}
+	return 0;
+}
+
 int hcctl_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	struct put_args a = { .progress = true, .timeout = 300 };
 	bool clean = false, replace = false, crc = false;
+	const char *cfg_path = NULL;
 	const struct hcctl_opt opts[] = {
 		HCCTL_FLAG("clean", 0, &clean),
 		HCCTL_FLAG("replace", 0, &replace),
@@ -502,6 +554,7 @@ int hcctl_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 		HCCTL_NOFLAG("no-progress", 0, &a.progress),
 		HCCTL_FLAG("sync", 0, &a.sync),
 		HCCTL_ULONG("timeout", 0, &a.timeout, 0, 86400, "seconds"),
+		HCCTL_STRING("config", 0, &cfg_path, "FILE"),
 		HCCTL_OPT_END
 	};
 	int ret, optind;
@@ -523,6 +576,14 @@ int hcctl_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 	ret = hcctl_uri_arg(cmd, argv[optind + 1], &a.uri);
 	if (ret >= 0)
 		return ret;
+	if (!clean) {
+		ret = put_check_backend(&a.uri, cfg_path ? cfg_path : HC_CONFIG_PATH,
+					cfg_path != NULL);
+		if (ret) {
+			hcctl_uri_free(&a.uri);
+			return ret;
+		}
+	}
 	ret = put_run(cmd, &a);
 	hcctl_uri_free(&a.uri);
 	return ret;
@@ -1055,7 +1116,7 @@ const struct hcctl_cmd hcctl_object_cmds[] = {
 	.name = "put",
 	.summary = "write a file into the cache as an object",
 	.synopsis = "[--clean] [--replace] [--crc] [--sync [--timeout S]]\n"
-		    "          [--no-progress] [--json] FILE URI",
+		    "          [--no-progress] [--config FILE] [--json] FILE URI",
 	.handler = hcctl_cmd_put,
 	.help =
 "DESCRIPTION\n"
@@ -1122,6 +1183,17 @@ const struct hcctl_cmd hcctl_object_cmds[] = {
 "    --no-progress\n"
 "        No progress bar.  The bar (bytes, percent, MiB/s) is drawn on\n"
 "        stderr only when stderr is a terminal.\n"
+"\n"
+"    --config FILE\n"
+"        hypercached's configuration (default /etc/hypercache/hypercache.conf).\n"
+"        Without --clean the object will be uploaded, so before staging the\n"
+"        URI must name a backend of it (s3:// the default backend,\n"
+"        hypercache://NAME/... backend NAME), e.g.\n"
+"        hcctl: hypercache://nfs2/a: no [backend nfs2] in the configuration\n"
+"        (/etc/hypercache/hypercache.conf): its upload could never succeed\n"
+"        (--clean stores it without one)\n"
+"        The default file may be missing (nothing is checked) or unreadable\n"
+"        (said, and not checked); a FILE given must load.\n"
 "\n"
 "    -j, --json\n"
 "        Print one JSON object.\n"
