@@ -5,8 +5,10 @@
  *   hypercached [-f] [-c CONFIG]
  *
  * Loads the configuration (exit 2 on error), registers as the helper over
- * generic netlink and serves the kernel's INGEST requests one object at a
- * time, each with ingest_concurrency parallel parts (fill.h):
+ * generic netlink and serves the kernel's INGEST requests, up to
+ * max_objects_in_flight objects at once, their parts sharing the
+ * ingest_concurrency transfer slots of each backend and buffer_budget
+ * bytes of buffers (xsched.h; "ingest" below):
  *   s3://BUCKET/KEY                 the default S3 backend
  *   hypercache://NAME/BUCKET/KEY    S3 backend NAME
  *   hypercache://NAME/KEY           posix backend NAME: ROOT/KEY
@@ -46,8 +48,11 @@
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <time.h>
 #include "channel.h"
 #include "config.h"
+#include "crc.h"
 #include "egress.h"
 #include "fill.h"
 #include "metrics.h"
@@ -57,6 +62,7 @@
 #include "s3.h"
 #include "uri.h"
 #include "util.h"
+#include "xsched.h"
 
 #ifndef HYPERCACHED_VERSION
 #define HYPERCACHED_VERSION "0.1.0"
@@ -110,29 +116,10 @@ static void usage(FILE *f)
 
 /* End request @r with errno @e (positive). */
 /*
- * The request being ingested, for the exporter (metrics.h): its backend
- * (NULL until resolved) and when it arrived.  The ingest thread's.
+ * The request the dispatcher is handling, for the exporter (metrics.h): its
+ * backend (NULL until resolved), for fail().  The dispatcher's.
  */
 static const char *metrics_backend;
-static double metrics_t0;
-
-/* Fetch through, noting the time of the first part that arrives. */
-struct ttfb_src {
-	hc_fill_fetch_fn fetch;
-	void *src;
-	atomic_bool seen;
-};
-
-static int ttfb_fetch(void *src, unsigned int worker, uint64_t off,
-		      size_t len, void *buf, char *err, size_t errlen)
-{
-	struct ttfb_src *t = src;
-	int ret = t->fetch(t->src, worker, off, len, buf, err, errlen);
-
-	if (!ret && metrics_backend && !atomic_exchange(&t->seen, true))
-		hc_metrics_note_ttfb(metrics_backend, hc_now() - metrics_t0);
-	return ret;
-}
 
 static void fail(struct hc_channel *ch, const struct hc_ingest_req *r, int e)
 {
@@ -148,24 +135,236 @@ static void fail(struct hc_channel *ch, const struct hc_ingest_req *r, int e)
 		hc_log(HC_LOG_INFO, "%s: failed: %s", r->uri, strerror(e));
 }
 
+/* --- ingest: the dispatcher and the part workers ------------------------ */
+
+/*
+ * The main thread is the dispatcher: it alone uses the helper channel.  It
+ * reads the kernel's requests while transfers run (into @pending), and
+ * while fewer than max_objects_in_flight objects are in flight it resolves
+ * the next one, asks its backend for the size (HEAD), ALLOCs it and hands
+ * it to the scheduler (xsched.h).  The part workers take parts from the
+ * scheduler (any object's: a worker is a transfer slot of a backend, with
+ * that slot's S3 client), fetch each into a buffer of its own length,
+ * write it O_DIRECT into the extents, note its CRC-32C and end it; the
+ * worker that ends an object's last part runs fdatasync() and queues the
+ * object on @done, waking the dispatcher, which reports DONE with the
+ * object's CRC (the parts' CRCs combined, crc.h) or FAIL.
+ */
+/*
+ * The clients of one S3 backend: one per transfer slot, kept between
+ * objects (their connections are reused), and @ctl for the dispatcher's
+ * HEADs.
+ */
+struct s3_backend {
+	const struct hc_backend *b;
+	struct hcs3 *c[HC_FILL_WORKERS_MAX];
+	struct hcs3 *ctl;
+};
+
+struct s3_src {
+	struct s3_backend *s;
+	const char *bucket;
+	const char *key;
+	struct hcs3_object obj;		/* size and ETag every part must match */
+};
+
+struct ingest_obj {
+	struct hc_xsched_obj so;
+	struct hc_ingest_req r;
+	struct hc_target t;		/* where r.uri lives */
+	hc_fill_fetch_fn fetch;
+	void *src;
+	struct s3_src s3;
+	int posix_fd;
+	int (*refetch)(void *src, uint64_t size);
+	bool restarted;			/* once, after a change mid-ingest */
+	unsigned int slowdowns;		/* parts moved again after SlowDown */
+	int dev_fd;			/* HC_DEV_PATH, O_DIRECT */
+	double m_t0;			/* arrival, for the metrics */
+	bool ttfb_seen;			/* its first part arrived */
+	uint32_t *crc;			/* per part */
+	char err[768];			/* the first part failure */
+	double t0;
+	struct ingest_obj *next;	/* in @pending or @done */
+};
+
+struct ingest_eng {
+	pthread_mutex_t lock;		/* @s, @done, @stop */
+	pthread_cond_t cv;		/* a part ended, an object came, stop */
+	struct hc_xsched s;
+	const struct hc_config *cfg;
+	int done_fd;			/* eventfd: @done is not empty */
+	struct ingest_obj *done;
+	struct ingest_obj *pending, *pending_tail;	/* not yet started */
+	unsigned int in_flight;		/* handed to the scheduler */
+	bool stop;
+	/* the dispatcher's: the figures of the current busy period */
+	double busy_since;
+	uint64_t busy_bytes, busy_objects;
+};
+
+static struct ingest_eng ing = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.done_fd = -1,
+};
+
+static void ingest_obj_free(struct ingest_obj *o)
+{
+	if (o->posix_fd >= 0)
+		close(o->posix_fd);
+	if (o->dev_fd >= 0)
+		close(o->dev_fd);
+	free(o->crc);
+	free(o);
+}
+
+/*
+ * A part that still got SlowDown (or 429) after the client's retries is
+ * moved again later, its backend paused (xsched.h), up to this many times
+ * per object; then the object fails.
+ */
+#define INGEST_SLOWDOWNS_MAX	16
+
+/* A transfer that has to wait for the backend: the part is moved later. */
+static bool slowdown_errno(int ret)
+{
+	return ret == -EAGAIN;
+}
+
+static void *part_worker(void *arg)
+{
+	struct ingest_eng *e = arg;
+	char msg[768];
+
+	(void)arg;
+	pthread_mutex_lock(&e->lock);
+	while (!e->stop) {
+		struct hc_xsched_part p;
+		enum hc_xsched_outcome out = HC_XSCHED_OK;
+		struct ingest_obj *o;
+		uint64_t wake, now = hc_now_ms(), one = 1, retry_after = 0;
+		void *buf = NULL;
+		bool fin;
+		int ret;
+
+		ret = hc_xsched_next(&e->s, now, &p, &wake);
+		if (ret) {
+			if (ret == -EAGAIN && wake != UINT64_MAX) {
+				struct timespec ts;
+
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				wake -= now;
+				ts.tv_sec += wake / 1000;
+				ts.tv_nsec += (long)(wake % 1000) * 1000000L;
+				if (ts.tv_nsec >= 1000000000L) {
+					ts.tv_sec++;
+					ts.tv_nsec -= 1000000000L;
+				}
+				pthread_cond_timedwait(&e->cv, &e->lock, &ts);
+			} else {
+				pthread_cond_wait(&e->cv, &e->lock);
+			}
+			continue;
+		}
+		pthread_mutex_unlock(&e->lock);
+		o = p.obj->arg;
+		if (posix_memalign(&buf, HC_FILL_BLOCK, p.buf_len)) {
+			ret = -ENOMEM;
+			snprintf(msg, sizeof(msg), "out of memory for a part");
+		} else {
+			ret = o->fetch(o->src, p.slot, p.off, p.len, buf, msg,
+				       sizeof(msg));
+		}
+		if (!ret) {
+			memset((char *)buf + p.len, 0, p.buf_len - p.len);
+			ret = hc_fill_write(o->dev_fd, HC_DEV_PATH, o->r.ext,
+					    o->r.nr_ext, buf, p.off, p.buf_len,
+					    msg, sizeof(msg));
+		}
+		if (!ret)
+			o->crc[p.no] = hc_crc32c(buf, p.len);
+		if (!ret && !__atomic_exchange_n(&o->ttfb_seen, true,
+						 __ATOMIC_RELAXED))
+			hc_metrics_note_ttfb(o->t.b->name, hc_now() - o->m_t0);
+		free(buf);
+		if (ret && slowdown_errno(ret) &&
+		    __atomic_add_fetch(&o->slowdowns, 1, __ATOMIC_RELAXED) <=
+		    INGEST_SLOWDOWNS_MAX) {
+			out = HC_XSCHED_SLOWDOWN;
+			if (o->t.b->type == HC_BACKEND_S3)
+				retry_after = hcs3_retry_after_ms(o->s3.s->c[p.slot]);
+			hc_log(HC_LOG_WARN, "%s: part %llu: %s; backend %s "
+			       "backs off%s", o->r.uri, (unsigned long long)p.no,
+			       msg, o->t.b->name,
+			       retry_after ? " as its Retry-After says" : "");
+		} else if (ret) {
+			out = HC_XSCHED_FAIL;
+		}
+		pthread_mutex_lock(&e->lock);
+		if (out == HC_XSCHED_FAIL && !o->so.error)
+			memcpy(o->err, msg, sizeof(o->err));
+		fin = hc_xsched_end(&e->s, &p, out, ret, retry_after,
+				    hc_now_ms());
+		pthread_cond_broadcast(&e->cv);
+		if (!fin)
+			continue;
+		pthread_mutex_unlock(&e->lock);
+		if (!o->so.error && fdatasync(o->dev_fd)) {
+			snprintf(o->err, sizeof(o->err), "%s: fdatasync: %s",
+				 HC_DEV_PATH, strerror(errno));
+			o->so.error = -EIO;
+		}
+		pthread_mutex_lock(&e->lock);
+		o->next = e->done;
+		e->done = o;
+		if (write(e->done_fd, &one, sizeof(one)) != sizeof(one))
+			hc_log(HC_LOG_WARN, "cannot wake the dispatcher");
+	}
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+/* Hand @o (allocated, extents checked) to the scheduler. */
+static void ingest_start(struct ingest_eng *e, struct ingest_obj *o)
+{
+	uint64_t one = 1;
+	int ret;
+
+	o->t0 = hc_now();
+	o->so.size = o->r.size;
+	o->so.backend = (unsigned int)(o->t.b - e->cfg->backends);
+	o->so.arg = o;
+	pthread_mutex_lock(&e->lock);
+	ret = hc_xsched_add(&e->s, &o->so);
+	if (ret == 1) {			/* nothing to move */
+		o->next = e->done;
+		e->done = o;
+		if (write(e->done_fd, &one, sizeof(one)) != sizeof(one))
+			hc_log(HC_LOG_WARN, "cannot wake the dispatcher");
+	}
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->lock);
+	if (!e->in_flight++ && !e->busy_objects)
+		e->busy_since = o->t0;
+	hc_log(HC_LOG_DEBUG, "%s: started, %u object%s in flight", o->r.uri,
+	       e->in_flight, e->in_flight == 1 ? "" : "s");
+}
+
 /*
  * Report @size/@etag (unless the kernel allocated the request already, as it
  * does for a request re-sent after a helper died: then the size must not
- * have changed), fill the extents from @fetch/@src and report DONE with the
- * CRC-32C, or FAIL.  @what names the source in the log.
+ * have changed), check the extents and start the transfer; or FAIL.
+ * @what names the source in the log.  Frees @o unless started.
  */
 static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
-			struct hc_ingest_req *r, uint64_t size,
-			const char *etag, hc_fill_fetch_fn fetch, void *src,
-			const char *what, int (*refetch)(void *src,
-							 uint64_t size))
+			struct ingest_obj *o, uint64_t size,
+			const char *etag, const char *what)
 {
-	struct ttfb_src ttfb = { .fetch = fetch, .src = src };
-	struct hc_fill_result res;
-	struct hc_fill f;
+	struct hc_ingest_req *r = &o->r;
+	uint64_t nr_parts;
 	char err[768];
 	bool admitted;
-	int ret, tries = 0;
+	int ret;
 
 	if (r->allocated) {
 		if (r->size != size) {
@@ -173,7 +372,7 @@ static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
 			       r->uri, (unsigned long long)r->size,
 			       (unsigned long long)size);
 			fail(ch, r, ESTALE);
-			return;
+			goto out_free;
 		}
 	} else {
 		ret = hc_channel_alloc(ch, r, size, etag, &admitted);
@@ -181,89 +380,71 @@ static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
 			hc_log(HC_LOG_WARN, "%s: ALLOC of %llu bytes: %s",
 			       r->uri, (unsigned long long)size,
 			       strerror(-ret));
-			return;
+			goto out_free;
 		}
 		if (!admitted) {
 			hc_log(HC_LOG_INFO, "%s: not admitted", r->uri);
-			return;
+			goto out_free;
 		}
 	}
 	hc_log(HC_LOG_DEBUG, "%s: %llu bytes in %u extents from %s", r->uri,
 	       (unsigned long long)r->size, r->nr_ext, what);
-	f = (struct hc_fill){
-		.size = r->size,
-		.ext = r->ext,
-		.nr_ext = r->nr_ext,
-		.dev = HC_DEV_PATH,
-		.part_size = cfg->part_size,
-		.workers = cfg->ingest_concurrency,
-		.fetch = ttfb_fetch,
-		.src = &ttfb,
-	};
-again:
-	ret = hc_fill_run(&f, &res, err, sizeof(err));
-	/*
-	 * The object changed in the backend while we copied it: what is in
-	 * the extents may be half old, half new.  Start over once from the
-	 * new version if it has the same size; never report it done.
-	 */
-	if (ret == -ESTALE && refetch && !tries++) {
-		hc_log(HC_LOG_WARN, "%s: changed during the ingest (%s); "
-		       "starting over", r->uri, err);
-		ret = refetch(src, r->size);
-		if (!ret)
-			goto again;
-		snprintf(err, sizeof(err), "changed during the ingest");
-	}
+	ret = hc_extents_check(r->ext, r->nr_ext, r->size, HC_FILL_BLOCK, err,
+			       sizeof(err));
 	if (ret) {
 		hc_log(HC_LOG_ERROR, "%s: %s", r->uri, err);
 		fail(ch, r, -ret);
-		return;
+		goto out_free;
 	}
-	ret = hc_channel_done(ch, r, &res.crc32c);
-	hc_metrics_note_ingest(metrics_backend, !ret, r->size,
-			       hc_now() - metrics_t0, tries > 0);
-	if (ret)
-		hc_log(HC_LOG_WARN, "%s: DONE: %s", r->uri, strerror(-ret));
-	else
-		hc_log(HC_LOG_INFO, "%s: ingested %llu bytes in %.3f s "
-		       "(%.1f MB/s, %llu parts, crc32c %08x)", r->uri,
-		       (unsigned long long)r->size, res.seconds,
-		       res.seconds > 0 ? r->size / res.seconds / 1e6 : 0.0,
-		       (unsigned long long)res.parts, res.crc32c);
+	o->dev_fd = open(HC_DEV_PATH, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (o->dev_fd < 0) {
+		ret = -errno;
+		hc_log(HC_LOG_ERROR, "%s: %s: %s", r->uri, HC_DEV_PATH,
+		       strerror(-ret));
+		fail(ch, r, -ret);
+		goto out_free;
+	}
+	nr_parts = (r->size + cfg->part_size - 1) / cfg->part_size;
+	o->crc = calloc(nr_parts ? nr_parts : 1, sizeof(*o->crc));
+	if (!o->crc) {
+		hc_log(HC_LOG_ERROR, "%s: out of memory", r->uri);
+		fail(ch, r, ENOMEM);
+		goto out_free;
+	}
+	ingest_start(&ing, o);
+	return;
+out_free:
+	ingest_obj_free(o);
 }
 
 static void ingest_posix(struct hc_channel *ch, const struct hc_config *cfg,
-			 struct hc_ingest_req *r, const struct hc_backend *b,
-			 const struct uri *u)
+			 struct ingest_obj *o)
 {
 	char path[HC_PATH_MAX + URI_KEY_MAX + 2], err[512];
+	struct hc_ingest_req *r = &o->r;
 	uint64_t size;
-	int fd, ret;
+	int ret;
 
-	ret = hc_posix_path(b, u->key, u->key_len, path, sizeof(path),
-			    err, sizeof(err));
+	ret = hc_posix_path(o->t.b, o->t.u.key, o->t.u.key_len, path,
+			    sizeof(path), err, sizeof(err));
 	if (!ret) {
 		double t = hc_now();
 
-		ret = hc_posix_open(path, &fd, &size, err, sizeof(err));
-		hc_metrics_note_head(b->name, hc_now() - t);
+		ret = hc_posix_open(path, &o->posix_fd, &size, err,
+				    sizeof(err));
+		hc_metrics_note_head(o->t.b->name, hc_now() - t);
 	}
 	if (ret) {
 		hc_log(HC_LOG_WARN, "%s: %s", r->uri, err);
 		fail(ch, r, -ret);
+		ingest_obj_free(o);
 		return;
 	}
-	ingest_fill(ch, cfg, r, size, NULL, hc_posix_fetch,
-		    (void *)(intptr_t)fd, path, NULL);
-	close(fd);
+	o->fetch = hc_posix_fetch;
+	o->src = (void *)(intptr_t)o->posix_fd;
+	ingest_fill(ch, cfg, o, size, NULL, path);
 }
 
-/* The clients of one S3 backend: one per worker, kept between objects. */
-struct s3_backend {
-	const struct hc_backend *b;
-	struct hcs3 *c[HC_FILL_WORKERS_MAX];
-};
 
 /* The ingest thread's; the egress thread has its own. */
 static struct s3_backend s3_backends[HC_BACKENDS_MAX];
@@ -306,11 +487,17 @@ static struct s3_backend *s3_clients(struct s3_backend *tab,
 		.timeout_request = cfg->timeout_request,
 		.retry = pol,
 	};
+	ret = hcs3_new(b, &creds, &opts, &s->ctl, err, errlen);
+	if (ret) {
+		free(pol);
+		return NULL;
+	}
 	for (i = 0; i < cfg->ingest_concurrency; i++) {
 		ret = hcs3_new(b, &creds, &opts, &s->c[i], err, errlen);
 		if (ret) {
 			while (i--)
 				hcs3_free(s->c[i]);
+			hcs3_free(s->ctl);
 			free(pol);
 			return NULL;
 		}
@@ -323,13 +510,6 @@ static struct s3_backend *s3_clients(struct s3_backend *tab,
 	       "the shared credentials file");
 	return s;
 }
-
-struct s3_src {
-	struct s3_backend *s;
-	const char *bucket;
-	const char *key;
-	struct hcs3_object obj;		/* size and ETag every part must match */
-};
 
 /*
  * Tests only: HC_TEST_FETCH_DELAY_MS in the environment makes every S3 part
@@ -356,7 +536,7 @@ static int s3_refetch(void *src, uint64_t size)
 	char err[512];
 	int ret;
 
-	ret = hcs3_head(s->s->c[0], s->bucket, s->key, &s->obj, err,
+	ret = hcs3_head(s->s->ctl, s->bucket, s->key, &s->obj, err,
 			sizeof(err));
 	if (ret)
 		return ret;
@@ -364,24 +544,28 @@ static int s3_refetch(void *src, uint64_t size)
 }
 
 static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
-		      struct hc_ingest_req *r, const struct hc_backend *b,
-		      const char *bucket, const char *key)
+		      struct ingest_obj *o)
 {
-	struct s3_src src = { .bucket = bucket, .key = key };
+	struct hc_ingest_req *r = &o->r;
+	struct s3_src *src = &o->s3;
 	char err[768], what[HC_URL_MAX + HC_NAME_MAX + HCS3_ETAG_MAX + 32];
 	double t;
 	int ret;
 
-	src.s = s3_clients(s3_backends, cfg, b, err, sizeof(err));
-	if (!src.s) {
-		hc_log(HC_LOG_ERROR, "%s: backend %s: %s", r->uri, b->name,
-		       err);
+	src->bucket = o->t.bucket;
+	src->key = o->t.key;
+	src->s = s3_clients(s3_backends, cfg, o->t.b, err, sizeof(err));
+	if (!src->s) {
+		hc_log(HC_LOG_ERROR, "%s: backend %s: %s", r->uri,
+		       o->t.b->name, err);
 		fail(ch, r, EACCES);
+		ingest_obj_free(o);
 		return;
 	}
 	t = hc_now();
-	ret = hcs3_head(src.s->c[0], bucket, key, &src.obj, err, sizeof(err));
-	hc_metrics_note_head(b->name, hc_now() - t);
+	ret = hcs3_head(src->s->ctl, src->bucket, src->key, &src->obj, err,
+			sizeof(err));
+	hc_metrics_note_head(o->t.b->name, hc_now() - t);
 	if (ret == -ENOENT || ret == -EACCES) {
 		/*
 		 * A HEAD answer has no body, so no S3 error code: ask for one
@@ -390,20 +574,23 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 		 */
 		char one[1], why[768];
 
-		if (hcs3_get_range(src.s->c[0], bucket, key, 0, 1, NULL, one,
-				   why, sizeof(why)) == ret)
+		if (hcs3_get_range(src->s->ctl, src->bucket, src->key, 0, 1,
+				   NULL, one, why, sizeof(why)) == ret)
 			memcpy(err, why, sizeof(err));
 	}
 	if (ret) {
 		hc_log(ret == -ENOENT ? HC_LOG_INFO : HC_LOG_WARN, "%s: %s",
 		       r->uri, err);
 		fail(ch, r, -ret);
+		ingest_obj_free(o);
 		return;
 	}
-	snprintf(what, sizeof(what), "%s (backend %s, ETag %s)", b->endpoint,
-		 b->name, src.obj.etag);
-	ingest_fill(ch, cfg, r, src.obj.size, src.obj.etag, s3_fetch, &src,
-		    what, s3_refetch);
+	snprintf(what, sizeof(what), "%s (backend %s, ETag %s)",
+		 o->t.b->endpoint, o->t.b->name, src->obj.etag);
+	o->fetch = s3_fetch;
+	o->src = src;
+	o->refetch = s3_refetch;
+	ingest_fill(ch, cfg, o, src->obj.size, src->obj.etag, what);
 }
 
 /*
@@ -422,27 +609,203 @@ static int resolve(const struct hc_config *cfg, const struct hc_ingest_req *r,
 	return -ret;
 }
 
+/* Start @o: resolve, then the backend's size and the kernel's ALLOC. */
 static void handle(struct hc_channel *ch, const struct hc_config *cfg,
-		   struct hc_ingest_req *r)
+		   struct ingest_obj *o)
 {
-	static struct hc_target t;
+	struct hc_ingest_req *r = &o->r;
 	int e;
 
 	hc_log(HC_LOG_DEBUG, "request %llu: %s%s", (unsigned long long)r->id,
 	       r->uri, r->allocated ? " (allocated)" : "");
 	metrics_backend = NULL;
-	metrics_t0 = hc_now();
-	e = resolve(cfg, r, &t);
+	e = resolve(cfg, r, &o->t);
 	if (e) {
 		fail(ch, r, e);
+		ingest_obj_free(o);
 		return;
 	}
-	metrics_backend = t.b->name;
-	if (t.b->type == HC_BACKEND_POSIX)
-		ingest_posix(ch, cfg, r, t.b, &t.u);
+	metrics_backend = o->t.b->name;
+	if (o->t.b->type == HC_BACKEND_POSIX)
+		ingest_posix(ch, cfg, o);
 	else
-		ingest_s3(ch, cfg, r, t.b, t.bucket, t.key);
+		ingest_s3(ch, cfg, o);
 	metrics_backend = NULL;
+}
+
+/*
+ * An object's transfer ended: DONE with the CRC of its parts, FAIL, or (the
+ * object changed in the backend while we copied it: what is in the extents
+ * may be half old, half new) start over once from the new version if it
+ * has the same size; never report it done.
+ */
+static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
+			    struct ingest_obj *o)
+{
+	const struct hc_config *cfg = e->cfg;
+	struct hc_ingest_req *r = &o->r;
+	double secs = hc_now() - o->t0;
+	uint64_t off;
+	uint32_t crc = 0;
+	int ret = o->so.error;
+
+	if (ret == -ESTALE && o->refetch && !o->restarted) {
+		hc_log(HC_LOG_WARN, "%s: changed during the ingest (%s); "
+		       "starting over", r->uri, o->err);
+		o->restarted = true;
+		ret = o->refetch(o->src, r->size);
+		if (!ret) {
+			e->in_flight--;
+			o->err[0] = '\0';
+			ingest_start(e, o);
+			return;
+		}
+		snprintf(o->err, sizeof(o->err), "changed during the ingest");
+	}
+	e->in_flight--;
+	if (ret) {
+		hc_log(HC_LOG_ERROR, "%s: %s", r->uri, o->err);
+		metrics_backend = o->t.b->name;
+		fail(ch, r, -ret);
+		metrics_backend = NULL;
+		ingest_obj_free(o);
+		return;
+	}
+	for (off = 0; off < r->size; off += cfg->part_size) {
+		uint64_t len = r->size - off < cfg->part_size ?
+			       r->size - off : cfg->part_size;
+		uint32_t c = o->crc[off / cfg->part_size];
+
+		crc = off ? hc_crc32c_combine(crc, c, len) : c;
+	}
+	ret = hc_channel_done(ch, r, &crc);
+	hc_metrics_note_ingest(o->t.b->name, !ret, r->size,
+			       hc_now() - o->m_t0, o->restarted);
+	if (ret) {
+		hc_log(HC_LOG_WARN, "%s: DONE: %s", r->uri, strerror(-ret));
+	} else {
+		hc_log(HC_LOG_INFO, "%s: ingested %llu bytes in %.3f s "
+		       "(%.1f MB/s, %llu parts, crc32c %08x)", r->uri,
+		       (unsigned long long)r->size, secs,
+		       secs > 0 ? r->size / secs / 1e6 : 0.0,
+		       (unsigned long long)o->so.nr_parts, crc);
+		e->busy_bytes += r->size;
+		e->busy_objects++;
+	}
+	ingest_obj_free(o);
+}
+
+/* Report what finished; log the aggregate when the last one did. */
+static void ingest_reap(struct hc_channel *ch, struct ingest_eng *e)
+{
+	struct ingest_obj *list, *o;
+	uint64_t n;
+
+	if (read(e->done_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		hc_log(HC_LOG_WARN, "done queue: %s", strerror(errno));
+	pthread_mutex_lock(&e->lock);
+	list = e->done;
+	e->done = NULL;
+	pthread_mutex_unlock(&e->lock);
+	while (list) {
+		o = list;
+		list = o->next;
+		ingest_finished(ch, e, o);
+	}
+	if (!e->in_flight && !e->pending && e->busy_objects) {
+		double secs = hc_now() - e->busy_since;
+
+		hc_log(HC_LOG_INFO, "ingest: %llu objects, %llu bytes in %.3f s "
+		       "(%.3f GB/s, %.1f objects/s)",
+		       (unsigned long long)e->busy_objects,
+		       (unsigned long long)e->busy_bytes, secs,
+		       secs > 0 ? e->busy_bytes / secs / 1e9 : 0.0,
+		       secs > 0 ? e->busy_objects / secs : 0.0);
+		e->busy_objects = 0;
+		e->busy_bytes = 0;
+	}
+}
+
+/* Start pending requests while fewer than max_objects_in_flight run. */
+static void ingest_admit(struct hc_channel *ch, struct ingest_eng *e)
+{
+	while (e->pending && e->in_flight < e->cfg->max_objects_in_flight) {
+		struct ingest_obj *o = e->pending;
+
+		e->pending = o->next;
+		if (!e->pending)
+			e->pending_tail = NULL;
+		o->next = NULL;
+		handle(ch, e->cfg, o);
+	}
+}
+
+/* The part workers: ingest_concurrency per backend, at most this many. */
+#define PART_WORKERS_MAX	256
+
+static int ingest_open(struct ingest_eng *e, const struct hc_config *cfg,
+		       pthread_t *tid, unsigned int *nr, char *err,
+		       size_t errlen)
+{
+	struct hc_xsched_cfg sc = {
+		.max_objects = cfg->max_objects_in_flight,
+		.slots = cfg->ingest_concurrency,
+		.part_size = cfg->part_size,
+		.budget = cfg->buffer_budget,
+	};
+	unsigned int n = cfg->ingest_concurrency *
+			 (cfg->nr_backends ? cfg->nr_backends : 1);
+	pthread_condattr_t ca;
+	int ret;
+
+	if (n > PART_WORKERS_MAX)
+		n = PART_WORKERS_MAX;
+	e->cfg = cfg;
+	ret = hc_xsched_init(&e->s, &sc, err, errlen);
+	if (ret)
+		return ret;
+	/* the workers' timed waits (a paused backend) count CLOCK_MONOTONIC */
+	if (pthread_condattr_init(&ca) ||
+	    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&e->cv, &ca))
+		return hc_seterr(err, errlen, -ENOMEM,
+				 "cannot make a condition variable");
+	pthread_condattr_destroy(&ca);
+	e->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (e->done_fd < 0)
+		return hc_seterr(err, errlen, -errno, "eventfd: %s",
+				 strerror(errno));
+	for (*nr = 0; *nr < n; (*nr)++)
+		if (pthread_create(&tid[*nr], NULL, part_worker, e))
+			break;
+	if (!*nr) {
+		ret = hc_seterr(err, errlen, -EAGAIN,
+				"cannot start the part workers");
+		goto out_eventfd;
+	}
+	return 0;
+out_eventfd:
+	close(e->done_fd);
+	return ret;
+}
+
+/* Stop the workers (parts in flight are abandoned: the kernel re-sends). */
+static void ingest_close(struct ingest_eng *e, pthread_t *tid,
+			 unsigned int nr)
+{
+	struct ingest_obj *o;
+
+	pthread_mutex_lock(&e->lock);
+	e->stop = true;
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->lock);
+	while (nr--)
+		pthread_join(tid[nr], NULL);
+	while ((o = e->pending)) {
+		e->pending = o->next;
+		ingest_obj_free(o);
+	}
+	close(e->done_fd);
 }
 
 /* --- write-back -------------------------------------------------------- */
@@ -716,6 +1079,8 @@ int main(int argc, char **argv)
 	static struct hc_config cfg;
 	static struct hc_ingest_req req;
 	static struct egress_ctx eg;
+	static pthread_t part_tid[PART_WORKERS_MAX];
+	unsigned int nr_part = 0;
 	bool egress_on = false, check_only = false;
 	pthread_t egress_tid;
 	struct hc_channel *ch;
@@ -782,9 +1147,15 @@ int main(int argc, char **argv)
 	sigdelset(&orig, SIGTERM);
 	sigdelset(&orig, SIGINT);
 
+	ret = ingest_open(&ing, &cfg, part_tid, &nr_part, err, sizeof(err));
+	if (ret) {
+		hc_log(HC_LOG_ERROR, "%s", err);
+		return 1;
+	}
 	ret = hc_channel_open(&ch, err, sizeof(err));
 	if (ret) {
 		hc_log(HC_LOG_ERROR, "%s", err);
+		ingest_close(&ing, part_tid, nr_part);
 		return 1;
 	}
 	hc_log(HC_LOG_INFO, "registered as the helper (config %s, %u backends)",
@@ -826,7 +1197,11 @@ int main(int argc, char **argv)
 		   (long)getpid());
 
 	while (!stop_signal) {
-		ret = hc_channel_next(ch, &req, &orig, -1);
+		struct ingest_obj *o;
+
+		ingest_reap(ch, &ing);
+		ingest_admit(ch, &ing);
+		ret = hc_channel_next(ch, &req, &orig, ing.done_fd);
 		if (ret == -EINTR)
 			continue;
 		if (ret) {
@@ -836,8 +1211,23 @@ int main(int argc, char **argv)
 			eg.error = 1;
 			break;
 		}
-		handle(ch, &cfg, &req);
+		o = calloc(1, sizeof(*o));
+		if (!o) {
+			hc_log(HC_LOG_ERROR, "%s: out of memory", req.uri);
+			fail(ch, &req, ENOMEM);
+			continue;
+		}
+		o->r = req;
+		o->posix_fd = -1;
+		o->dev_fd = -1;
+		o->m_t0 = hc_now();
+		if (ing.pending_tail)
+			ing.pending_tail->next = o;
+		else
+			ing.pending = o;
+		ing.pending_tail = o;
 	}
+	ingest_close(&ing, part_tid, nr_part);
 	hc_log(HC_LOG_INFO, "%s: stopping", strsignal(stop_signal));
 	sd_notify(0, "STOPPING=1");
 	if (egress_on) {

@@ -44,17 +44,16 @@ int hc_fill_check(const struct hc_fill *f, char *err, size_t errlen)
 				errlen);
 }
 
-/* Write @len bytes (block multiple) of @buf at object offset @off. */
-static int write_part(struct fill_run *r, const char *buf, uint64_t off,
-		      uint64_t len, char *err, size_t errlen)
+int hc_fill_write(int fd, const char *dev, const struct hc_extent *ext,
+		  uint32_t nr_ext, const char *buf, uint64_t off, uint64_t len,
+		  char *err, size_t errlen)
 {
-	const struct hc_fill *f = r->f;
 	uint64_t base = 0;
 	uint32_t i;
 	int ret;
 
-	for (i = 0; i < f->nr_ext && len; i++) {
-		uint64_t elen = f->ext[i].length, in, n;
+	for (i = 0; i < nr_ext && len; i++) {
+		uint64_t elen = ext[i].length, in, n;
 
 		if (off >= base + elen) {
 			base += elen;
@@ -62,11 +61,11 @@ static int write_part(struct fill_run *r, const char *buf, uint64_t off,
 		}
 		in = off - base;
 		n = elen - in < len ? elen - in : len;
-		ret = hc_pwrite_full(r->fd, buf, n, f->ext[i].offset + in);
+		ret = hc_pwrite_full(fd, buf, n, ext[i].offset + in);
 		if (ret)
 			return hc_seterr(err, errlen, ret,
-					 "%s: write at %llu: %s", f->dev,
-					 (unsigned long long)(f->ext[i].offset + in),
+					 "%s: write at %llu: %s", dev,
+					 (unsigned long long)(ext[i].offset + in),
 					 strerror(-ret));
 		buf += n;
 		off += n;
@@ -74,6 +73,14 @@ static int write_part(struct fill_run *r, const char *buf, uint64_t off,
 		base += elen;
 	}
 	return len ? hc_seterr(err, errlen, -EIO, "past the last extent") : 0;
+}
+
+/* Write @len bytes (block multiple) of @buf at object offset @off. */
+static int write_part(struct fill_run *r, const char *buf, uint64_t off,
+		      uint64_t len, char *err, size_t errlen)
+{
+	return hc_fill_write(r->fd, r->f->dev, r->f->ext, r->f->nr_ext, buf,
+			     off, len, err, errlen);
 }
 
 struct fill_worker {

@@ -62,4 +62,14 @@ int hc_fill_check(const struct hc_fill *f, char *err, size_t errlen);
 int hc_fill_run(const struct hc_fill *f, struct hc_fill_result *res,
 		char *err, size_t errlen);
 
+/*
+ * hc_fill_write() - write @len bytes (a HC_FILL_BLOCK multiple) of @buf at
+ * object offset @off into the extents @ext of @fd (@dev names it in the
+ * message): one part, as a worker of hc_fill_run() or of hypercached's
+ * scheduler (xsched.h) writes it.
+ */
+int hc_fill_write(int fd, const char *dev, const struct hc_extent *ext,
+		  uint32_t nr_ext, const char *buf, uint64_t off, uint64_t len,
+		  char *err, size_t errlen);
+
 #endif /* HC_FILL_H */

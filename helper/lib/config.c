@@ -134,6 +134,7 @@ enum hc_main_key {
 	HC_K_RETRY_ATTEMPTS,
 	HC_K_METRICS_LISTEN,
 	HC_K_DEFAULT_BACKEND,
+	HC_K_BUFFER_BUDGET,
 	HC_K_EGRESS_PRICE,
 	HC_K_MAIN_NR,
 };
@@ -479,6 +480,7 @@ static const char *const hc_main_keys[HC_K_MAIN_NR] = {
 	[HC_K_RETRY_ATTEMPTS]		= "retry_attempts",
 	[HC_K_METRICS_LISTEN]		= "metrics_listen",
 	[HC_K_DEFAULT_BACKEND]		= "default_backend",
+	[HC_K_BUFFER_BUDGET]		= "buffer_budget",
 	[HC_K_EGRESS_PRICE]		= "egress_price_per_gb",
 };
 
@@ -519,6 +521,9 @@ static int hc_main_set(struct hc_parse *p, int k, const char *v)
 			return hc_kfail(p, "backend name \"%s\": %s", v, why);
 		return hc_copy(p, cfg->default_backend,
 			       sizeof(cfg->default_backend), v);
+	case HC_K_BUFFER_BUDGET:
+		return hc_size(p, v, HC_MIB, 64 * HC_GIB, 4096, "1M..64G",
+			       &cfg->buffer_budget);
 	case HC_K_EGRESS_PRICE:
 		return hc_price(p, v, &cfg->egress_price_per_gb);
 	}
@@ -767,6 +772,21 @@ static int hc_config_check(struct hc_parse *p)
 	const struct hc_backend *b;
 	int line = p->main_line[HC_K_DEFAULT_BACKEND];
 
+	/* the default budget grows to one part; a budget given must hold one */
+	if (!p->main_line[HC_K_BUFFER_BUDGET] &&
+	    cfg->buffer_budget < cfg->part_size)
+		cfg->buffer_budget = cfg->part_size;
+	if (cfg->buffer_budget < cfg->part_size) {
+		int at = p->main_line[HC_K_BUFFER_BUDGET];
+
+		p->sec = HC_SEC_MAIN;
+		strcpy(p->sec_name, HC_MAIN_SECTION);
+		return hc_sfail(p, at, hc_main_keys[HC_K_BUFFER_BUDGET],
+				"%llu bytes is less than part_size (%llu): "
+				"not one part would fit",
+				(unsigned long long)cfg->buffer_budget,
+				(unsigned long long)cfg->part_size);
+	}
 	if (!line)
 		return 0;	/* implicit "s3": s3:// works iff [backend s3] */
 	p->sec = HC_SEC_MAIN;
@@ -799,6 +819,7 @@ void hc_config_defaults(struct hc_config *cfg)
 	strcpy(cfg->metrics_host, "127.0.0.1");
 	cfg->metrics_port = 9110;
 	strcpy(cfg->default_backend, "s3");
+	cfg->buffer_budget = 256 * HC_MIB;
 }
 
 /* @len bytes at @text; a NUL among them is an error naming its line. */

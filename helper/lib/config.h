@@ -90,6 +90,7 @@ struct hc_config {
 	double egress_price_per_gb;		/* 0.09 dollars per 1e9 bytes */
 	unsigned int nr_backends;
 	struct hc_backend backends[HC_BACKENDS_MAX];
+	uint64_t buffer_budget;			/* 256 MiB, 1M..64G: part buffers in flight */
 };
 
 /* hc_config_defaults() - every setting at its default, no backends. */

@@ -38,6 +38,7 @@ struct hcs3 {
 	char *base;		/* endpoint path without trailing '/', raw */
 	struct curl_slist *resolve;
 	struct hcs3_stats stats;
+	uint64_t retry_after_ms;	/* of the last response, 0: none */
 };
 
 /* ------------------------------------------------------------ the client */
@@ -171,6 +172,11 @@ int hcs3_new(const struct hc_backend *b, const struct hc_creds *creds,
 fail:
 	hcs3_free(c);
 	return rc;
+}
+
+uint64_t hcs3_retry_after_ms(const struct hcs3 *c)
+{
+	return c->retry_after_ms;
 }
 
 void hcs3_get_stats(const struct hcs3 *c, struct hcs3_stats *out)
@@ -331,6 +337,7 @@ struct hcs3_req {
 	bool etag_bad;			/* too long */
 	curl_off_t content_length;	/* -1 unknown */
 	char content_range[128];
+	uint64_t retry_after_ms;	/* Retry-After: N seconds, 0: none */
 	char *url;
 	unsigned int attempts;
 	enum retry_outcome outcome;
@@ -541,6 +548,18 @@ static void hcs3_response_headers(struct hcs3 *c, struct hcs3_req *r)
 			     &h) == CURLHE_OK)
 		snprintf(r->content_range, sizeof(r->content_range), "%s",
 			 h->value);
+	/* delta-seconds only (an HTTP-date is ignored), at most the cap */
+	r->retry_after_ms = 0;
+	if (curl_easy_header(c->curl, "Retry-After", 0, CURLH_HEADER, -1,
+			     &h) == CURLHE_OK) {
+		char *end;
+		unsigned long v = strtoul(h->value, &end, 10);
+
+		if (end != h->value && !*end)
+			r->retry_after_ms = v > HCS3_RETRY_AFTER_MAX_S ?
+				HCS3_RETRY_AFTER_MAX_S * 1000ULL : v * 1000ULL;
+	}
+	c->retry_after_ms = r->retry_after_ms;
 	if (curl_easy_getinfo(c->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
 			      &r->content_length))
 		r->content_length = -1;
@@ -634,6 +653,8 @@ static int hcs3_perform(struct hcs3 *c, struct hcs3_req *r,
 			break;
 		}
 		c->stats.retries++;
+		if (r->retry_after_ms > delay)
+			delay = r->retry_after_ms;	/* the server said when */
 		hc_sleep_ms(delay);
 	}
 	free(host);
@@ -672,7 +693,8 @@ static int hcs3_http_error(struct hcs3_req *r, char *err, size_t errlen)
 		}
 	}
 	if (transient) {
-		rc = EIO;
+		/* 503 (SlowDown) and 429: the backend asks us to slow down */
+		rc = r->status == 503 || r->status == 429 ? EAGAIN : EIO;
 		snprintf(after, sizeof(after), " after %u attempts",
 			 r->attempts);
 	}

@@ -71,6 +71,16 @@ void hcs3_free(struct hcs3 *c);
 void hcs3_get_stats(const struct hcs3 *c, struct hcs3_stats *out);
 
 /*
+ * hcs3_retry_after_ms() - the Retry-After of the client's last response in
+ * ms (delta-seconds, at most HCS3_RETRY_AFTER_MAX_S; 0: none).  Between
+ * retries the client waits at least that long; a request that still got
+ * 503 (SlowDown) or 429 after its retries fails with -EAGAIN, so that the
+ * caller can back off the whole backend (xsched.h).
+ */
+#define HCS3_RETRY_AFTER_MAX_S	60
+uint64_t hcs3_retry_after_ms(const struct hcs3 *c);
+
+/*
  * hcs3_url() - the URL of @bucket/@key (key may be NULL: the bucket
  * itself) under the backend's addressing style, the key URI-encoded with
  * '/' kept.  Returns a malloc'd string or NULL (out of memory, or a

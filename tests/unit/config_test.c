@@ -36,6 +36,7 @@ TEST(defaults)
 	EXPECT_STREQ("127.0.0.1", cfg.metrics_host);
 	EXPECT_EQ(9110, cfg.metrics_port);
 	EXPECT_STREQ("s3", cfg.default_backend);
+	EXPECT_EQ(256ULL << 20, cfg.buffer_budget);
 	EXPECT_EQ(0, cfg.nr_backends);
 	EXPECT_EQ(NULL, hc_config_backend(&cfg, "s3"));
 
@@ -76,6 +77,21 @@ static const char full[] =
 	"[backend nfs]\n"
 	"type = posix\n"
 	"root = /mnt/datasets\n";
+
+/* buffer_budget: at least one part; the default grows to one part. */
+TEST(buffer_budget)
+{
+	ASSERT_EQ(0, parse("[hypercached]\nbuffer_budget = 64G\n")) TH_LOG("%s", err);
+	EXPECT_EQ(64ULL << 30, cfg.buffer_budget);
+	ASSERT_EQ(0, parse("[hypercached]\npart_size = 1G\n")) TH_LOG("%s", err);
+	EXPECT_EQ(1ULL << 30, cfg.buffer_budget);
+	EXPECT_EQ(-EINVAL, parse("[hypercached]\nbuffer_budget = 4M\npart_size = 8M\n"));
+	EXPECT_STREQ("hypercache.conf:2: [hypercached] buffer_budget: 4194304 bytes "
+		     "is less than part_size (8388608): not one part would fit", err);
+	EXPECT_EQ(-EINVAL, parse("[hypercached]\nbuffer_budget = 65G\n"));
+	EXPECT_STREQ("hypercache.conf:2: [hypercached] buffer_budget: 65G out of "
+		     "range 1M..64G", err);
+}
 
 TEST(full_file)
 {

@@ -51,6 +51,7 @@ struct fake {
 	int nobj;
 	/* script */
 	int fail_503, fail_429, reset_body;	/* next N requests */
+	unsigned int retry_after;		/* seconds, on a 503; 0: none */
 	bool ignore_range, ignore_if_match, complete_error, complete_no_etag;
 	unsigned int sleep_ms;
 	/* seen */
@@ -499,6 +500,18 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 	}
 	if (F.fail_503) {
 		F.fail_503--;
+		if (F.retry_after) {
+			struct MHD_Response *rs;
+			char ra[16];
+
+			snprintf(ra, sizeof(ra), "%u", F.retry_after);
+			rs = MHD_create_response_from_buffer(0, (void *)"",
+							     MHD_RESPMEM_PERSISTENT);
+			MHD_add_response_header(rs, "Retry-After", ra);
+			ret = MHD_queue_response(c, 503, rs);
+			MHD_destroy_response(rs);
+			goto out;
+		}
 		ret = s3err(c, 503, "SlowDown", "Please reduce your request rate.");
 		goto out;
 	}
@@ -774,6 +787,25 @@ TEST_F(s3, retries_503_429_reset)
 	EXPECT_EQ(2, F.connections);
 }
 
+/* A 503 with Retry-After: 1 is retried no sooner than a second later. */
+TEST_F(s3, retry_after_honoured)
+{
+	struct timespec t0, t1;
+	struct hcs3_object o;
+	double secs;
+
+	F.retry_after = 1;
+	F.fail_503 = 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, hcs3_head(self->c, BKT, "dir/obj one+x", &o, self->err,
+			       sizeof(self->err))) TH_LOG("%s", self->err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	F.retry_after = 0;
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	EXPECT_GE(secs, 0.99);
+	EXPECT_EQ(0, hcs3_retry_after_ms(self->c));	/* the 200 had none */
+}
+
 TEST_F(s3, retry_budget)
 {
 	struct timespec t0, t1;
@@ -788,9 +820,11 @@ TEST_F(s3, retry_budget)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	F.fail_503 = 100;
-	EXPECT_EQ(-EIO, hcs3_head(self->c, BKT, "dir/obj one+x", &o, self->err,
-				  sizeof(self->err)));
+	/* still SlowDown after the retries: -EAGAIN, the caller backs off */
+	EXPECT_EQ(-EAGAIN, hcs3_head(self->c, BKT, "dir/obj one+x", &o, self->err,
+				     sizeof(self->err)));
 	EXPECT_NE(NULL, strstr(self->err, "after 4 attempts")) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, hcs3_retry_after_ms(self->c));
 	hcs3_get_stats(self->c, &st);
 	EXPECT_EQ(4, st.requests);
 	EXPECT_EQ(3, st.retries);

@@ -138,7 +138,8 @@ static void bar_draw(struct pl_run *r, double t)
 {
 	char done[32], total[32];
 	double el = t - r->start;
-	double rate = el > 0 ? (double)r->bytes / el / (1024.0 * 1024.0) : 0.0;
+	double gbs = el > 0 ? (double)r->bytes / el / 1e9 : 0.0;
+	double ops = el > 0 ? (double)r->done / el : 0.0;
 
 	hcctl_fmt_size(done, sizeof(done), r->bytes);
 	fprintf(stderr, "\r%zu/%zu objects  %s", r->done, r->n, done);
@@ -146,7 +147,7 @@ static void bar_draw(struct pl_run *r, double t)
 		hcctl_fmt_size(total, sizeof(total), r->total_bytes);
 		fprintf(stderr, " / %s", total);
 	}
-	fprintf(stderr, "  %.1f MiB/s", rate);
+	fprintf(stderr, "  %.2f GB/s  %.1f objects/s", gbs, ops);
 	if (r->failed)
 		fprintf(stderr, "  %zu failed", r->failed);
 	fputs("\033[K", stderr);
