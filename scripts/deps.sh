@@ -24,6 +24,8 @@ PACKAGES=(
 	radosgw ceph-mon ceph-osd ceph-common curl awscli
 	# the guest's XFS for the discovery tests
 	xfsprogs
+	# the exporter's VM test (prometheus, promtool) and hctrace (libbpf)
+	prometheus clang llvm bpftool libbpf-dev libelf-dev
 )
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
