@@ -90,6 +90,7 @@ int on_locate(struct bpf_raw_tracepoint_args *ctx)
 	struct hct_locate_ev *e;
 	struct hct_locate *v;
 	__u32 s = slot_of(ns);
+	__u64 n;
 
 	v = bpf_map_lookup_elem(&locate, &key);
 	if (v) {
@@ -105,10 +106,10 @@ int on_locate(struct bpf_raw_tracepoint_args *ctx)
 	e->size = ctx->args[3];
 	e->status = status;
 	e->uri_len = len;
-	if (len > HCT_URI)
-		len = HCT_URI;
-	len &= 2 * HCT_URI - 1;		/* a bound the verifier sees */
-	if (len && bpf_probe_read_kernel(e->uri, len, uri))
+	n = len < HCT_URI ? len : HCT_URI;
+	barrier_var(n);
+	n &= 2 * HCT_URI - 1;	/* a bound the verifier sees: within e->uri */
+	if (n && bpf_probe_read_kernel(e->uri, n, uri))
 		e->uri_len = 0;
 	bpf_ringbuf_submit(e, 0);
 	return 0;

@@ -39,7 +39,7 @@ struct hct_locate_ev {
 	unsigned long long size;
 	unsigned int status;
 	unsigned int uri_len;
-	unsigned char uri[HCT_URI];
+	unsigned char uri[2 * HCT_URI];	/* HCT_URI used; room for the verifier's bound */
 };
 
 #endif /* HCTRACE_H */

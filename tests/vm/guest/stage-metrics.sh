@@ -28,7 +28,9 @@
 #   bench-corrupt       a chunk of the bench object overwritten on its member
 #                       behind the pool's back (the test hook): bench fails
 #                       loudly, naming the mismatch and the first bad byte
-#   bench-parity-1      hcctl bench on a 1-member pool
+#   bench-parity-1      hcctl bench on a 1-member pool (after hypercached
+#                       stopped: hcctl stats and status say no helper is
+#                       registered; while it ran they said both were)
 . /hc/tests/lib.sh
 
 M="$(hc_drive 0) $(hc_drive 1) $(hc_drive 2)"
@@ -141,6 +143,14 @@ t_page() {
 	[ "$(series 'hypercache_helper_registered{channel="egress"}')" = 1 ] ||
 		hc_fail "the egress helper is not registered on the page"
 	[ "$(series hypercache_active_devices_count)" = 3 ] || hc_fail "not 3 devices"
+	# hcctl status and stats say the same about the helpers
+	hcctl status | grep -qx '  helpers: ingest registered, egress registered' ||
+		hc_fail "hcctl status: $(hcctl status | tail -n 1)"
+	hcctl status --json | grep -q '"helpers":{"ingest":true,"egress":true}' ||
+		hc_fail "hcctl status --json: $(hcctl status --json)"
+	hcctl stats | grep -qx 'helpers     ingest registered, egress registered' ||
+		hc_fail "hcctl stats: $(hcctl stats | grep helpers)"
+	hcctl stats | grep -q '^member 2    read [0-9]* (' || hc_fail "no member 2 line in hcctl stats"
 	agree hypercache_hits_total hits
 	agree hypercache_misses_total misses
 	agree hypercache_admissions_total admissions
@@ -373,6 +383,10 @@ t_corrupt() {
 t_bench1() {
 	kill -TERM "$(cat /tmp/hcd.pid)"
 	while kill -0 "$(cat /tmp/hcd.pid)" 2>/dev/null; do sleep 0.1; done
+	hcctl stats --json | grep -q '"helpers":{"ingest":false,"egress":false}' ||
+		hc_fail "helpers still registered after hypercached stopped: $(hcctl stats --json | head -c 300)"
+	hcctl status | grep -qx '  helpers: ingest not registered, egress not registered' ||
+		hc_fail "hcctl status: $(hcctl status | tail -n 1)"
 	hcctl pool stop >/dev/null || hc_fail "pool stop failed"
 	hcctl pool create --force "$(hc_drive 0)" >/dev/null || hc_fail "1-member pool create failed"
 	hcctl bench --size-mb 16 --iterations 2 --workers 4 --json >/tmp/bench.json ||
