@@ -26,7 +26,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 .PHONY: all module modules-all tools helper test-progs check demo unit vm clean deps dkms-check \
 	check-reliability check-kasan kasan-kernel
 
-all: module tools helper
+all: module tools helper lib
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)' (set KVER= or KDIR=)"; exit 1; }
@@ -53,6 +53,11 @@ tools:
 	$(MAKE) -C tools/hcctl
 	$(MAKE) -C tools/hcsim
 	$(MAKE) -C tools/hctrace
+
+# libhypercache (build/lib/): the C client library; `make -C lib install`.
+.PHONY: lib
+lib:
+	$(MAKE) -C lib
 
 # helper/lib/libhc.a (shared with hcctl), then hypercached and hcfetch.
 helper:
@@ -117,3 +122,95 @@ clean:
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm/prog clean
 	$(MAKE) -C helper clean
+	$(MAKE) -C lib clean
+
+# --- installation ---------------------------------------------------------
+# `make install` / `make uninstall` for hosts without the Debian packages
+# (the packages, `make deb`, run the same install into their trees):
+# hcctl and hypercached, the man pages hcctl(8), hypercached(8) and
+# hypercache.conf(5) (each generated from its one page in Documentation/),
+# hypercached.service, the udev rule, the sysusers.d entry of the
+# `hypercache` group, bash completion, and /etc/hypercache/hypercache.conf
+# (0640 root:hypercache, never overwritten).  Without DESTDIR, as root, it
+# also creates the group and reloads udev and systemd.  `make install-dkms`
+# installs the module's sources under /usr/src for DKMS (and, without
+# DESTDIR, runs dkms install) plus the modules-load.d entry.
+# PREFIX=/usr/local by default; every directory below can be overridden.
+HC_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DKMSSRCDIR ?= /usr/src/hypercache-$(HC_VERSION)
+MAN_PAGES := build/man/hcctl.8 build/man/hypercached.8 build/man/hypercache.conf.5
+HC_CONF := $(DESTDIR)$(SYSCONFDIR)/hypercache/hypercache.conf
+
+.PHONY: man install uninstall install-dkms uninstall-dkms deb
+man: $(MAN_PAGES)
+build/man/%.8: Documentation/%.rst scripts/rst2man.sh dkms.conf
+	@mkdir -p build/man
+	scripts/rst2man.sh 8 $(HC_VERSION) < $< > $@.tmp && mv $@.tmp $@
+build/man/hypercache.conf.5: Documentation/hypercached.conf.md scripts/md2man.py dkms.conf
+	@mkdir -p build/man
+	scripts/md2man.py hypercache.conf 5 $(HC_VERSION) < $< > $@.tmp && mv $@.tmp $@
+
+install: tools helper man
+	install -D -m 0755 tools/hcctl/hcctl $(DESTDIR)$(SBINDIR)/hcctl
+	install -D -m 0755 helper/hypercached $(DESTDIR)$(SBINDIR)/hypercached
+	install -D -m 0644 build/man/hcctl.8 $(DESTDIR)$(MANDIR)/man8/hcctl.8
+	install -D -m 0644 build/man/hypercached.8 $(DESTDIR)$(MANDIR)/man8/hypercached.8
+	install -D -m 0644 build/man/hypercache.conf.5 $(DESTDIR)$(MANDIR)/man5/hypercache.conf.5
+	mkdir -p $(DESTDIR)$(UNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/systemd/hypercached.service.in > $(DESTDIR)$(UNITDIR)/hypercached.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/hypercached.service
+	install -D -m 0644 dist/udev/60-hypercache.rules $(DESTDIR)$(UDEVRULESDIR)/60-hypercache.rules
+	install -D -m 0644 dist/sysusers.d/hypercache.conf $(DESTDIR)$(SYSUSERSDIR)/hypercache.conf
+	install -D -m 0644 dist/bash-completion/hcctl $(DESTDIR)$(BASHCOMPDIR)/hcctl
+	@if [ -e $(HC_CONF) ]; then echo "  KEEP    $(HC_CONF) (not overwritten)"; \
+	else install -D -m 0640 helper/hypercache.conf $(HC_CONF); fi
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+		getent group hypercache >/dev/null || groupadd --system hypercache; \
+		chgrp hypercache $(HC_CONF); \
+		udevadm control --reload 2>/dev/null || true; \
+		udevadm trigger --subsystem-match=misc --sysname-match=hypercache-ctl 2>/dev/null || true; \
+		[ -d /run/systemd/system ] && systemctl daemon-reload || true; \
+	fi
+
+# The configuration stays unless it is the one installed (unchanged); the
+# group stays (files may belong to it), as with Debian's packages.
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/hcctl $(DESTDIR)$(SBINDIR)/hypercached
+	rm -f $(DESTDIR)$(MANDIR)/man8/hcctl.8 $(DESTDIR)$(MANDIR)/man8/hypercached.8
+	rm -f $(DESTDIR)$(MANDIR)/man5/hypercache.conf.5
+	rm -f $(DESTDIR)$(UNITDIR)/hypercached.service $(DESTDIR)$(UDEVRULESDIR)/60-hypercache.rules
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/hypercache.conf $(DESTDIR)$(BASHCOMPDIR)/hcctl
+	@if cmp -s helper/hypercache.conf $(HC_CONF); then rm -f $(HC_CONF); \
+		rmdir $(DESTDIR)$(SYSCONFDIR)/hypercache 2>/dev/null || true; \
+	elif [ -e $(HC_CONF) ]; then echo "  KEEP    $(HC_CONF) (changed since installed)"; fi
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
+
+install-dkms:
+	mkdir -p $(DESTDIR)$(DKMSSRCDIR)/kmod/core $(DESTDIR)$(DKMSSRCDIR)/uapi
+	install -m 0644 Kbuild dkms.conf $(DESTDIR)$(DKMSSRCDIR)/
+	install -m 0644 kmod/*.c kmod/*.h $(DESTDIR)$(DKMSSRCDIR)/kmod/
+	install -m 0644 kmod/core/*.c kmod/core/*.h $(DESTDIR)$(DKMSSRCDIR)/kmod/core/
+	install -m 0644 uapi/*.h $(DESTDIR)$(DKMSSRCDIR)/uapi/
+	install -D -m 0644 dist/modules-load.d/hypercache.conf $(DESTDIR)$(MODULESLOADDIR)/hypercache.conf
+	@if [ -z "$(DESTDIR)" ]; then dkms install hypercache/$(HC_VERSION); fi
+
+uninstall-dkms:
+	@if [ -z "$(DESTDIR)" ] && dkms status hypercache/$(HC_VERSION) 2>/dev/null | grep -q .; then \
+		dkms remove hypercache/$(HC_VERSION) --all; fi
+	rm -rf $(DESTDIR)$(DKMSSRCDIR)
+	rm -f $(DESTDIR)$(MODULESLOADDIR)/hypercache.conf
+
+# The Debian packages hypercache and hypercache-dkms (debian/), built with
+# dpkg-buildpackage from a copy of the tree's files (tracked and new, not
+# ignored) into build/deb/.
+deb:
+	scripts/deb.sh

@@ -20,9 +20,14 @@
  * URI names the backend as above.  A failed upload is EGRESS_FAIL with a
  * RETRY_MS growing per object (Documentation/writeback.md).
  *
- * Runs in the foreground, logs to stderr; SIGTERM or SIGINT stop both
+ * Runs in the foreground, logs to stderr (log.h: "<N>" priorities when
+ * stderr is the journal, timestamps otherwise); SIGTERM or SIGINT stop both
  * threads (exit 0): an upload in progress is abandoned (a multipart upload
- * aborted) and the kernel gives it to the next egress helper.
+ * aborted) and the kernel gives it to the next egress helper.  Under
+ * systemd (Type=notify) it sends READY=1 once both channels are registered
+ * (or the helper channel alone, on a module without write-back) and
+ * STOPPING=1 when it stops.  --check-config loads the configuration, says
+ * what is wrong with it (exit 2) or that it is fine (exit 0), and exits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,12 +42,16 @@
 #include <string.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
 #include <unistd.h>
 #include "channel.h"
 #include "config.h"
 #include "egress.h"
 #include "fill.h"
 #include "metrics.h"
+#include "log.h"
 #include "posix.h"
 #include "resolve.h"
 #include "s3.h"
@@ -51,28 +60,27 @@
 
 #ifndef HYPERCACHED_VERSION
 #define HYPERCACHED_VERSION "0.1.0"
-#define HC_DEV_PATH	"/dev/hypercache0"
 #endif
+#define HC_DEV_PATH	"/dev/hypercache0"
 
 static enum hc_log_level log_level = HC_LOG_INFO;
+static bool log_journal;	/* stderr is the journal: "<N>" prefixes */
 static volatile sig_atomic_t stop_signal;
-
-static const char *const level_names[] = {
-	[HC_LOG_ERROR] = "error",
-	[HC_LOG_WARN] = "warn",
-	[HC_LOG_INFO] = "info",
-	[HC_LOG_DEBUG] = "debug",
-};
 
 __attribute__((format(printf, 2, 3)))
 static void hc_log(enum hc_log_level lvl, const char *fmt, ...)
 {
+	struct timespec now;
+	char prefix[96];
 	va_list ap;
 
 	if (lvl > log_level)
 		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	hc_log_prefix(prefix, sizeof(prefix), log_journal, "hypercached", lvl,
+		      &now);
 	flockfile(stderr);	/* the ingest and egress threads both log */
-	fprintf(stderr, "hypercached: %s: ", level_names[lvl]);
+	fputs(prefix, stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -88,12 +96,13 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: hypercached [-f] [-c CONFIG]\n"
+"Usage: hypercached [-f] [-c CONFIG] [--check-config]\n"
 "\n"
 "The HyperCache helper daemon: serves the kernel's ingest requests.\n"
 "\n"
 "Options:\n"
 "  -c, --config CONFIG  configuration file (default " HC_CONFIG_PATH ")\n"
+"      --check-config   load the configuration, report, and exit (0: valid)\n"
 "  -f, --foreground     run in the foreground (the only mode)\n"
 "  -h, --help           show this help\n"
 "  -V, --version        show the version\n");
@@ -672,10 +681,32 @@ static void *egress_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * A configuration that holds secret keys must not be readable by every
+ * user: warn when @path is (the group may read it: the packages install
+ * it 0640 root:hypercache, so hcctl can check URIs against it).
+ */
+static void warn_exposed_secrets(const char *path, const struct hc_config *cfg)
+{
+	unsigned int i, n = 0;
+	struct stat st;
+
+	for (i = 0; i < cfg->nr_backends; i++)
+		if (cfg->backends[i].secret_key[0])
+			n++;
+	if (!n || stat(path, &st) || !(st.st_mode & S_IROTH))
+		return;
+	hc_log(HC_LOG_WARN,
+	       "%s holds %u secret key%s and is readable by every user (mode %04o): chmod o-r it, or move the keys to a credentials file",
+	       path, n, n == 1 ? "" : "s", st.st_mode & 07777);
+}
+
 int main(int argc, char **argv)
 {
+	enum { OPT_CHECK_CONFIG = 256 };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -685,7 +716,7 @@ int main(int argc, char **argv)
 	static struct hc_config cfg;
 	static struct hc_ingest_req req;
 	static struct egress_ctx eg;
-	bool egress_on = false;
+	bool egress_on = false, check_only = false;
 	pthread_t egress_tid;
 	struct hc_channel *ch;
 	struct sigaction sa;
@@ -699,6 +730,9 @@ int main(int argc, char **argv)
 			cfg_path = optarg;
 			break;
 		case 'f':
+			break;
+		case OPT_CHECK_CONFIG:
+			check_only = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -717,10 +751,17 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	log_journal = hc_log_detect(STDERR_FILENO, getenv("JOURNAL_STREAM"));
 	ret = hc_config_load(cfg_path, &cfg, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "hypercached: %s\n", err);
+		hc_log(HC_LOG_ERROR, "%s", err);
 		return 2;
+	}
+	warn_exposed_secrets(cfg_path, &cfg);
+	if (check_only) {
+		printf("%s: valid (%u backend%s)\n", cfg_path, cfg.nr_backends,
+		       cfg.nr_backends == 1 ? "" : "s");
+		return 0;
 	}
 	log_level = cfg.log_level;
 	if (getenv("HC_TEST_FETCH_DELAY_MS"))
@@ -779,6 +820,10 @@ int main(int argc, char **argv)
 		       "(%u parts in flight per upload)",
 		       cfg.ingest_concurrency);
 	}
+	/* NOTIFY_SOCKET unset (not under systemd): does nothing */
+	sd_notifyf(0, "READY=1\nSTATUS=serving ingest%s\nMAINPID=%ld",
+		   egress_on ? " and write-back" : " (write-back disabled)",
+		   (long)getpid());
 
 	while (!stop_signal) {
 		ret = hc_channel_next(ch, &req, &orig, -1);
@@ -794,6 +839,7 @@ int main(int argc, char **argv)
 		handle(ch, &cfg, &req);
 	}
 	hc_log(HC_LOG_INFO, "%s: stopping", strsignal(stop_signal));
+	sd_notify(0, "STOPPING=1");
 	if (egress_on) {
 		uint64_t one = 1;
 

@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/crc32.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
@@ -276,6 +277,77 @@ void hc_cache_fence_put(struct hc_fence *f)
 }
 
 /**
+ * hc_cache_read_error - a read of @chunk failed on its member
+ * @c: the cache
+ * @chunk: pool chunk
+ *
+ * Any context, no lock: called by the read's completion before the reader
+ * sees the error, so that a LOCATE after the reader's EIO finds the object
+ * bad (hc_cache_bad_settle()).  The mark stays on the chunk until it is
+ * placed in an object again; a read still in flight from an object that
+ * was evicted meanwhile may mark the chunk's next object (readers hold the
+ * objects they read).
+ */
+void hc_cache_read_error(struct hc_cache *c, u64 chunk)
+{
+	if (chunk >= c->nr_chunks)
+		return;
+	set_bit(chunk, c->bad_chunks);
+	smp_mb__before_atomic();	/* pairs with hc_cache_bad_settle() */
+	atomic_inc(&c->bad_pending);
+}
+
+/* Whether a read of one of @obj's chunks failed. */
+static bool hc_obj_has_bad_chunk(const struct hc_cache *c,
+				 const struct hc_obj *obj)
+{
+	u64 end;
+	u32 i;
+
+	for (i = 0; i < obj->nr_ext; i++) {
+		end = obj->ext[i].start + obj->ext[i].count;
+		if (find_next_bit(c->bad_chunks, end, obj->ext[i].start) < end)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * hc_cache_bad_settle - mark the objects whose reads failed as bad
+ * @c: the cache
+ *
+ * Called by the readers of the index (LOCATE, OBJ_GET and its dump) before
+ * they look; costs one atomic read when no read failed.  The objects stay
+ * where they are, with their data and state: a DIRTY one may still be
+ * uploaded if the error was transient, a READY one may be evicted.
+ */
+void hc_cache_bad_settle(struct hc_cache *c)
+{
+	struct hc_obj *obj;
+	u32 b;
+
+	if (likely(!atomic_read(&c->bad_pending)))
+		return;
+	atomic_set(&c->bad_pending, 0);
+	smp_mb__after_atomic();	/* pairs with hc_cache_read_error() */
+	for (b = 0; b < (1U << c->hash_bits); b++)
+		hlist_for_each_entry(obj, &c->buckets[b], hnode) {
+			if (obj->bad || !hc_obj_has_bad_chunk(c, obj))
+				continue;
+			obj->bad = true;
+			pr_warn("object '%.*s' (generation %llu): a read of its data failed on a member: marked bad\n",
+				obj->uri_len, obj->uri, obj->generation);
+			hc_cache_event();
+		}
+}
+
+/* @obj's flags as LOCATE and OBJ_GET report them (HC_OBJ_F_BAD included). */
+u32 hc_obj_flags(const struct hc_obj *obj)
+{
+	return obj->flags | (obj->bad ? HC_OBJ_F_BAD : 0);
+}
+
+/**
  * hc_cache_seal - close the write fence over a STAGED object and wait for
  * the writes it admitted (COMMIT, before the members are flushed)
  * @c: the cache
@@ -317,9 +389,68 @@ static void hc_cache_obj_free(struct hc_obj *obj)
 	kfree(obj);
 }
 
+/* URI order: bytes compared as unsigned, a prefix before what extends it. */
+static int hc_cache_uri_cmp(const u8 *a, u32 alen, const u8 *b, u32 blen)
+{
+	int r = memcmp(a, b, min(alen, blen));
+
+	if (r)
+		return r;
+	return alen < blen ? -1 : alen > blen;
+}
+
+static void hc_cache_ordered_add(struct hc_cache *c, struct hc_obj *obj)
+{
+	struct rb_node **link = &c->ordered.rb_node, *parent = NULL;
+
+	while (*link) {
+		struct hc_obj *o = rb_entry(*link, struct hc_obj, onode);
+
+		parent = *link;
+		if (hc_cache_uri_cmp(obj->uri, obj->uri_len, o->uri,
+				     o->uri_len) < 0)
+			link = &parent->rb_left;
+		else
+			link = &parent->rb_right;
+	}
+	rb_link_node(&obj->onode, parent, link);
+	rb_insert_color(&obj->onode, &c->ordered);
+}
+
+/**
+ * hc_cache_ordered_ceil - a step of an ordered walk of the index
+ * @c: the cache
+ * @key: URI bytes to start from
+ * @len: their number
+ * @strict: skip an object whose URI is @key
+ *
+ * O(log n).  Return: the first object in URI order whose URI is >= @key
+ * (> @key if @strict), or NULL.
+ */
+struct hc_obj *hc_cache_ordered_ceil(struct hc_cache *c, const u8 *key,
+				     u32 len, bool strict)
+{
+	struct rb_node *n = c->ordered.rb_node;
+	struct hc_obj *best = NULL;
+
+	while (n) {
+		struct hc_obj *o = rb_entry(n, struct hc_obj, onode);
+		int r = hc_cache_uri_cmp(o->uri, o->uri_len, key, len);
+
+		if (r > 0 || (r == 0 && !strict)) {
+			best = o;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	return best;
+}
+
 static void hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 {
 	hlist_add_head(&obj->hnode, hc_cache_bucket(c, obj->hash));
+	hc_cache_ordered_add(c, obj);
 	c->stats.objects++;
 	hc_cache_set_state(c, obj, state);
 }
@@ -353,6 +484,7 @@ static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
 	c->stats.by_state[obj->state]--;
 	c->stats.objects--;
 	hlist_del(&obj->hnode);
+	rb_erase(&obj->onode, &c->ordered);
 	list_del(&obj->stage_node);
 	list_del(&obj->queue_node);
 	hc_cache_event();
@@ -411,18 +543,19 @@ static u32 hc_cache_start_member(const struct hc_cache *c,
 }
 
 /*
- * Would a new object with a @uri_len-byte URI and at most @nr_ext extents
- * still fit in the journal?  Return: 0 or -ENOSPC.
+ * Would an object with a @uri_len-byte URI and at most @nr_ext extents
+ * still fit in the journal, in place of the @charged bytes it is charged
+ * now (0 for a new one)?  Return: 0 or -ENOSPC.
  */
 static int hc_cache_journal_room(const struct hc_cache *c, u32 uri_len,
-				 u64 nr_ext)
+				 u64 nr_ext, u32 charged)
 {
 	const struct hc_journal *j = c->journal;
 
 	if (!j)
 		return 0;
 	nr_ext = min_t(u64, nr_ext, HC_MAX_EXTENTS);
-	if (c->jbytes + hc_journal_obj_bytes(j, uri_len, nr_ext) >
+	if (c->jbytes - charged + hc_journal_obj_bytes(j, uri_len, nr_ext) >
 	    hc_journal_capacity(j))
 		return -ENOSPC;
 	return 0;
@@ -439,30 +572,22 @@ static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
 }
 
 /*
- * Make room for @obj (weight set, flags set) through the policy and
- * allocate its chunks.  @force: @obj is unevictable, so the policy cannot
- * refuse it, only fail for want of room.  May sleep (GFP_KERNEL).
- * Return: 0; HC_INGEST_NOT_ADMITTED (an evictable object lost its duel);
- * -ENOSPC (no room); -E2BIG (room, but too fragmented for HC_MAX_EXTENTS
- * extents); -ENOMEM.
+ * Admit @obj (weight set, flags set, not resident) into the policy and
+ * evict the objects it names to make room; @victims has room for
+ * @obj->pe.weight entries.  An unevictable @obj cannot be refused, only
+ * fail for want of room.  May sleep.  Return: 0 (resident);
+ * HC_INGEST_NOT_ADMITTED (an evictable object lost its duel); -ENOSPC (no
+ * room); -EIO (a victim's journal DELETE failed); not resident on error.
  */
-static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
+static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
+			  struct hc_policy_entry **victims)
 {
-	struct hc_policy_entry **victims;
-	struct hc_ext *ext;
-	u32 nr = 0, nr_ext = 0, i;
-	int ret, err;
-
-	ext = kmalloc_array(HC_MAX_EXTENTS, sizeof(*ext), GFP_KERNEL);
-	victims = kvmalloc_array(obj->pe.weight, sizeof(*victims), GFP_KERNEL);
-	if (!ext || !victims) {
-		err = -ENOMEM;
-		goto out;
-	}
+	u32 nr = 0, i;
+	int ret, err = 0;
 
 	ret = hc_policy_admit(&c->policy, &obj->pe, victims, obj->pe.weight,
 			      &nr);
-	for (i = 0, err = 0; i < nr; i++) {
+	for (i = 0; i < nr; i++) {
 		struct hc_obj *v = container_of(victims[i], struct hc_obj, pe);
 
 		c->stats.evictions++;
@@ -474,17 +599,41 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 	}
 	if (err) {
 		hc_policy_remove(&c->policy, &obj->pe);
-		goto out;
+		return err;
 	}
-	if (ret < 0) {
-		err = ret;
-		goto out;
-	}
+	if (ret < 0)
+		return ret;
 	if (ret == HC_POLICY_REJECTED) {
 		c->stats.rejections++;
-		err = HC_INGEST_NOT_ADMITTED;
+		return HC_INGEST_NOT_ADMITTED;
+	}
+	return 0;
+}
+
+/*
+ * Make room for @obj (weight set, flags set) through the policy and
+ * allocate its chunks.  @force: @obj is unevictable, so the policy cannot
+ * refuse it, only fail for want of room.  May sleep (GFP_KERNEL).
+ * Return: 0; HC_INGEST_NOT_ADMITTED (an evictable object lost its duel);
+ * -ENOSPC (no room); -E2BIG (room, but too fragmented for HC_MAX_EXTENTS
+ * extents); -ENOMEM.
+ */
+static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
+{
+	struct hc_policy_entry **victims;
+	struct hc_ext *ext;
+	u32 nr_ext = 0, i;
+	int err;
+
+	ext = kmalloc_array(HC_MAX_EXTENTS, sizeof(*ext), GFP_KERNEL);
+	victims = kvmalloc_array(obj->pe.weight, sizeof(*victims), GFP_KERNEL);
+	if (!ext || !victims) {
+		err = -ENOMEM;
 		goto out;
 	}
+	err = hc_cache_admit(c, obj, victims);
+	if (err)
+		goto out;
 
 	if (chunks) {
 		err = hc_alloc_get(&c->alloc, chunks, hc_cache_start_member(c, obj),
@@ -500,6 +649,9 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 			err = -ENOMEM;
 			goto out;
 		}
+		/* new data will be written: forget old read errors */
+		for (i = 0; i < nr_ext; i++)
+			bitmap_clear(c->bad_chunks, ext[i].start, ext[i].count);
 	}
 	obj->nr_ext = nr_ext;
 	obj->chunks = chunks;
@@ -558,7 +710,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		if (err)
 			return err;
 	}
-	err = hc_cache_journal_room(c, len, chunks);
+	err = hc_cache_journal_room(c, len, chunks, 0);
 	if (err)
 		return err;
 
@@ -593,6 +745,219 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	hc_cache_fence_open(c, obj);
 	*objp = obj;
 	return 0;
+}
+
+/**
+ * hc_cache_stage_growable - make a new stage growable (HC_STAGE_F_GROW)
+ * @c: the cache
+ * @obj: the object hc_cache_stage() just staged, with its size hint
+ *
+ * Its size becomes what its chunks hold, whole chunks; hc_cache_grow()
+ * extends it and hc_cache_trim() cuts it to the final size at COMMIT.
+ */
+void hc_cache_stage_growable(struct hc_cache *c, struct hc_obj *obj)
+{
+	obj->growable = true;
+	obj->size = obj->chunks * c->chunk_size;
+}
+
+/*
+ * Give @obj, STAGED, the policy weight @chunks (0: out of the policy, as
+ * an empty object is): it leaves the policy and is admitted again,
+ * unevictable, evicting what the policy names.  @victims has room for
+ * @chunks entries.  May sleep.  Return: 0; -ENOSPC; -EIO (a victim's
+ * journal DELETE failed).
+ */
+static int hc_cache_reweigh(struct hc_cache *c, struct hc_obj *obj,
+			    u64 chunks, struct hc_policy_entry **victims)
+{
+	int err;
+
+	hc_policy_remove(&c->policy, &obj->pe);
+	hc_policy_entry_init(&obj->pe, obj->hash, max_t(u64, chunks, 1));
+	if (!chunks)
+		return 0;
+	hc_cache_sync_policy(c, obj);	/* STAGED: unevictable */
+	err = hc_cache_admit(c, obj, victims);
+	return err > 0 ? -ENOSPC : err;
+}
+
+/**
+ * hc_cache_grow - extend a growable stage by whole chunks (HC_IOC_GROW)
+ * @c: the cache
+ * @obj: the object, STAGED with HC_STAGE_F_GROW, its fence open
+ * @size: bytes the stage must hold: it grows to DIV_ROUND_UP(@size, chunk
+ *	size) chunks, and does nothing if it holds that many already
+ *
+ * The new chunks continue the last extent when the chunks after it are
+ * free (chunk i of the object stays on member (start + i) mod N), else
+ * hc_alloc_get() places them from the member after the last chunk's.  The
+ * policy weighs the whole stage (evicting evictable objects for room) and
+ * the journal must have room for its record with the new extents, as for
+ * STAGE.  The fence opens over the new chunks before this returns.  May
+ * sleep.
+ *
+ * Return: 0; -EINVAL (not a growable stage with an open fence); -EFBIG
+ * (larger than the pool); -ENOSPC (no room, or no journal room); -E2BIG
+ * (more than HC_MAX_EXTENTS extents); -ENOMEM; -EIO (a journal DELETE of
+ * an evicted object failed).  On error the stage is as it was (objects
+ * evicted for room stay evicted).
+ */
+int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
+{
+	struct hc_policy_entry **victims = NULL;
+	struct hc_ext *ext = NULL, *all = NULL, *last = NULL;
+	u64 chunks, add, old = obj->chunks, end = 0, k;
+	u32 nr = 0, merge, n, i;
+	int err;
+
+	if (!obj->growable || obj->state != HC_OBJ_STAGED || !obj->fence ||
+	    obj->fence->closed)
+		return -EINVAL;
+	err = hc_cache_size_check(c, size);
+	if (err)
+		return err;
+	chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
+	if (chunks <= old)
+		return 0;
+	add = chunks - old;
+	err = hc_cache_journal_room(c, obj->uri_len, (u64)obj->nr_ext + add,
+				    obj->jbytes);
+	if (err)
+		return err;
+	ext = kmalloc_array(HC_MAX_EXTENTS, sizeof(*ext), GFP_KERNEL);
+	all = kmalloc_array(HC_MAX_EXTENTS, sizeof(*all), GFP_KERNEL);
+	victims = kvmalloc_array(chunks, sizeof(*victims), GFP_KERNEL);
+	if (!ext || !all || !victims) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	err = hc_cache_reweigh(c, obj, chunks, victims);
+	if (err)
+		goto restore;
+	if (obj->nr_ext) {
+		last = &obj->ext[obj->nr_ext - 1];
+		end = last->start + last->count;
+		ext[0].start = end;
+		ext[0].count = add;
+		if (!hc_alloc_claim(&c->alloc, ext, 1))
+			nr = 1;
+	}
+	if (!nr) {
+		err = hc_alloc_get(&c->alloc, add,
+				   last ? end % c->members :
+					  hc_cache_start_member(c, obj),
+				   ext, HC_MAX_EXTENTS, &nr);
+		if (err)
+			goto restore;
+	}
+	merge = last && ext[0].start == end;
+	n = obj->nr_ext + nr - merge;
+	if (n > HC_MAX_EXTENTS) {
+		WARN_ON_ONCE(hc_alloc_put(&c->alloc, ext, nr));
+		err = -E2BIG;
+		goto restore;
+	}
+	if (obj->nr_ext)
+		memcpy(all, obj->ext, obj->nr_ext * sizeof(*all));
+	if (merge)
+		all[obj->nr_ext - 1].count += ext[0].count;
+	memcpy(all + obj->nr_ext, ext + merge, (nr - merge) * sizeof(*all));
+	last = kmemdup(all, n * sizeof(*all), GFP_KERNEL);
+	if (!last) {
+		WARN_ON_ONCE(hc_alloc_put(&c->alloc, ext, nr));
+		err = -ENOMEM;
+		goto restore;
+	}
+
+	/* The fence covers exactly the stage's chunks: the new ones too. */
+	for (i = 0; i < nr; i++)
+		for (k = 0; k < ext[i].count; k++)
+			rcu_assign_pointer(c->fence[ext[i].start + k],
+					   obj->fence);
+	kfree(obj->ext);
+	obj->ext = last;
+	obj->nr_ext = n;
+	obj->chunks = chunks;
+	obj->size = chunks * c->chunk_size;
+	c->jbytes -= obj->jbytes;
+	hc_cache_journal_charge(c, obj);
+	goto out;
+
+restore:
+	/* The old weight fits: the stage held it before (victims: >= old). */
+	hc_cache_reweigh(c, obj, old, victims);
+out:
+	kvfree(victims);
+	kfree(all);
+	kfree(ext);
+	return err;
+}
+
+/**
+ * hc_cache_trim - cut a sealed growable stage to its final size (COMMIT)
+ * @c: the cache
+ * @obj: the object, STAGED with HC_STAGE_F_GROW, sealed (hc_cache_seal())
+ * @size: the final size in bytes, at most what the stage holds
+ *
+ * Frees the chunks past @size (the fence over them is closed and drained),
+ * gives the policy the smaller weight and sets the object's size.  May
+ * sleep.  Return: 0; -EINVAL (not a sealed growable stage); -EFBIG (@size
+ * more than the stage holds); -ENOMEM; nothing changes on these.  -EIO: a
+ * journal DELETE of an object the policy evicted failed (the stage is cut).
+ */
+int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size)
+{
+	struct hc_policy_entry **victims = NULL;
+	struct hc_ext *tail = NULL;
+	u64 chunks, keep = 0, take;
+	u32 i, nr_keep = 0, nr_tail = 0;
+	int err;
+
+	if (!obj->growable || obj->state != HC_OBJ_STAGED ||
+	    (obj->fence && !obj->fence->closed))
+		return -EINVAL;
+	if (size > obj->chunks * c->chunk_size)
+		return -EFBIG;
+	chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
+	if (chunks == obj->chunks) {
+		obj->size = size;
+		return 0;
+	}
+	tail = kmalloc_array(obj->nr_ext, sizeof(*tail), GFP_KERNEL);
+	victims = kvmalloc_array(max_t(u64, chunks, 1), sizeof(*victims),
+				 GFP_KERNEL);
+	if (!tail || !victims) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < obj->nr_ext; i++) {
+		struct hc_ext *e = &obj->ext[i];
+
+		take = min_t(u64, e->count, chunks - keep);
+		if (take < e->count) {
+			tail[nr_tail].start = e->start + take;
+			tail[nr_tail].count = e->count - take;
+			nr_tail++;
+		}
+		if (take) {
+			e->count = take;
+			nr_keep = i + 1;
+		}
+		keep += take;
+	}
+	WARN_ON_ONCE(hc_alloc_put(&c->alloc, tail, nr_tail));
+	obj->nr_ext = nr_keep;
+	obj->chunks = chunks;
+	obj->size = size;
+	c->jbytes -= obj->jbytes;
+	hc_cache_journal_charge(c, obj);
+	err = hc_cache_reweigh(c, obj, chunks, victims);
+out:
+	kvfree(victims);
+	kfree(tail);
+	return err;
 }
 
 /**
@@ -753,7 +1118,7 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 	if (err)
 		return err;
 	chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
-	err = hc_cache_journal_room(c, obj->uri_len, chunks);
+	err = hc_cache_journal_room(c, obj->uri_len, chunks, 0);
 	if (err)
 		return err;
 	obj->fence = hc_cache_fence_alloc(false);
@@ -1294,6 +1659,7 @@ int hc_cache_create(struct hc_pool *pool)
 	c->next_generation = hc_cache_generation_floor;
 	INIT_LIST_HEAD(&c->ingests);
 	INIT_LIST_HEAD(&c->egress);
+	c->ordered = RB_ROOT;
 	c->hash_bits = clamp_t(u32, ilog2(chunks) + 2, 10, 20);
 	c->buckets = kvcalloc(1U << c->hash_bits, sizeof(*c->buckets),
 			      GFP_KERNEL);
@@ -1302,7 +1668,10 @@ int hc_cache_create(struct hc_pool *pool)
 	c->alloc_words = kvcalloc(hc_alloc_words(chunks), sizeof(u64),
 				  GFP_KERNEL);
 	c->fence = kvcalloc(chunks, sizeof(*c->fence), GFP_KERNEL);
-	if (!c->buckets || !c->sketch || !c->alloc_words || !c->fence)
+	c->bad_chunks = kvcalloc(BITS_TO_LONGS(chunks), sizeof(long),
+				 GFP_KERNEL);
+	if (!c->buckets || !c->sketch || !c->alloc_words || !c->fence ||
+	    !c->bad_chunks)
 		goto out_free;
 
 	err = hc_policy_init(&c->policy, chunks, c->sketch, sketch_bytes);
@@ -1316,6 +1685,7 @@ int hc_cache_create(struct hc_pool *pool)
 	return 0;
 
 out_free:
+	kvfree(c->bad_chunks);
 	kvfree(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);
@@ -1340,6 +1710,7 @@ void hc_cache_destroy(struct hc_pool *pool)
 		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
 			hc_cache_remove(c, obj);
 	hc_cache_dirty_event();		/* STAGEs waiting for room: ENODEV */
+	kvfree(c->bad_chunks);
 	kvfree(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);

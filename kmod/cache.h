@@ -3,8 +3,8 @@
  * The object cache of a pool: the index (URI -> object), the policy
  * (W-TinyLFU), the chunk allocator and the write fence.
  *
- * Locking: every function here except hc_cache_fence_get() and
- * hc_cache_fence_put() is called with the pool lock held (pool.c), which
+ * Locking: every function here except hc_cache_fence_get(),
+ * hc_cache_fence_put() and hc_cache_read_error() is called with the pool lock held (pool.c), which
  * serialises the whole cache; none of them sleeps except where it says so.
  * The fence is read by the data path under RCU, without the pool lock.
  */
@@ -15,6 +15,7 @@
 #include <linux/errseq.h>
 #include <linux/list.h>
 #include <linux/pid.h>
+#include <linux/rbtree.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -67,8 +68,14 @@ struct hc_fence {
  * @ingest_resend: INGESTING: the request could not be delivered to the
  *	helper; ingest.c sends it again
  * @egress_defer: DIRTY: an upload failed; not re-sent before @egress_at
+ * @bad: a read of one of its chunks failed on a member
+ *	(hc_cache_read_error()); LOCATE answers HC_LOCATE_BAD.  In memory
+ *	only: a new assembly forgets it
  * @egress_backoff: DIRTY: failed uploads so far, for the default retry
  *	delay (1 s doubling up to 60 s), capped
+ * @growable: STAGED with HC_STAGE_F_GROW: @size is what @ext holds (whole
+ *	chunks) until COMMIT gives the final size (hc_cache_grow(),
+ *	hc_cache_trim())
  * @stager: the open control file that stages it (STAGED only)
  * @egress_at: DIRTY with @egress_defer: jiffies of the next attempt
  * @ingest_since: INGESTING: jiffies since when it waits for a helper (its
@@ -91,16 +98,20 @@ struct hc_fence {
  * @uri_len: bytes in @uri
  * @ext: extents in chunks, in object order (allocated once placed)
  * @uri: the URI (in the same allocation as the object)
+ * @onode: in the index's ordered view (hc_cache.ordered), by URI bytes
  */
 struct hc_obj {
 	struct hlist_node hnode;
+	struct rb_node onode;
 	struct hc_policy_entry pe;
 	struct list_head stage_node;
 	struct list_head queue_node;
 	bool allocated;
 	bool ingest_resend;
 	bool egress_defer;
+	bool bad;
 	u8 egress_backoff;
+	bool growable;
 	union {
 		struct hc_ctl *stager;
 		unsigned long egress_at;
@@ -170,10 +181,17 @@ struct hc_cache_stats {
  * @outcomes: how recent ingests that did not complete ended, for the
  *	readers that waited for them (a small ring)
  * @outcome_next: next slot of @outcomes
+ * @bad_chunks: per chunk, a read failed on its member since the chunk was
+ *	last placed (set by I/O completion, any context)
+ * @bad_pending: read errors not yet applied to the objects
+ *	(hc_cache_bad_settle())
  * @stats: counters
+ * @ordered: every object of the index, ordered by URI (memcmp, then
+ *	length): the file system view's directory listings
  */
 struct hc_cache {
 	struct hlist_head *buckets;
+	struct rb_root ordered;
 	u32 hash_bits;
 	struct hc_policy policy;
 	void *sketch;
@@ -196,6 +214,8 @@ struct hc_cache {
 		int outcome;
 	} outcomes[32];
 	u32 outcome_next;
+	unsigned long *bad_chunks;
+	atomic_t bad_pending;
 	struct hc_cache_stats stats;
 	u64 hit_bytes;		/* HC_A_STATS_HIT_BYTES, under the pool lock */
 };
@@ -226,6 +246,10 @@ int hc_cache_size_check(const struct hc_cache *c, u64 size);
 /* The data path's side of the write fence (any context, no lock). */
 struct hc_fence *hc_cache_fence_get(struct hc_cache *c, u64 chunk);
 void hc_cache_fence_put(struct hc_fence *f);
+/* The data path: a read of @chunk failed (any context, no lock). */
+void hc_cache_read_error(struct hc_cache *c, u64 chunk);
+void hc_cache_bad_settle(struct hc_cache *c);
+u32 hc_obj_flags(const struct hc_obj *obj);
 /* COMMIT: close the fence and drain its writes, or open it again. */
 void hc_cache_seal(struct hc_cache *c, struct hc_obj *obj);	/* sleeps */
 void hc_cache_unseal(struct hc_cache *c, struct hc_obj *obj);
@@ -234,6 +258,10 @@ struct hc_obj *hc_cache_lookup(struct hc_cache *c, const u8 *uri, u32 len);
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		   bool replace, bool any_writer, struct hc_ctl *stager,
 		   struct hc_obj **objp);
+/* Growable stages (HC_STAGE_F_GROW): see cache.c. */
+void hc_cache_stage_growable(struct hc_cache *c, struct hc_obj *obj);
+int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size);
+int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size);
 int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
 		    bool has_crc, u32 crc);
 void hc_cache_abort(struct hc_cache *c, struct hc_obj *obj);
@@ -271,6 +299,10 @@ typedef int (*hc_cache_journal_fn)(void *arg, const struct hc_obj *obj,
 				   u32 state);
 int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 			    void *arg);
+
+/* The ordered view: the first object whose URI is >= (> if @strict) @key. */
+struct hc_obj *hc_cache_ordered_ceil(struct hc_cache *c, const u8 *key,
+				     u32 len, bool strict);
 
 /* Visit every object (netlink dump); stops when @fn returns non-zero. */
 int hc_cache_for_each(struct hc_cache *c, u64 *pos,

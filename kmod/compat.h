@@ -226,4 +226,63 @@ static inline struct nlattr **hc_genl_dump_attrs(struct netlink_callback *cb)
 #endif
 }
 
+/* ---- the file system view (fs_*.c) --------------------------------- */
+
+#include <linux/pagemap.h>
+#include <linux/splice.h>
+#include <linux/bio.h>
+
+/* An inode's mtime, ctime and atime (6.6: accessors; 6.7: i_mtime gone). */
+static inline void hc_inode_set_times(struct inode *inode,
+				      struct timespec64 ts)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	inode_set_mtime_to_ts(inode, ts);
+	inode_set_atime_to_ts(inode, ts);
+	inode_set_ctime_to_ts(inode, ts);
+#else
+	inode->i_mtime = ts;
+	inode->i_atime = ts;
+	inode->i_ctime = ts;
+#endif
+}
+
+/* splice_read of a page-cache file (6.5: filemap_splice_read). */
+static inline ssize_t hc_splice_read(struct file *in, loff_t *ppos,
+				     struct pipe_inode_info *pipe, size_t len,
+				     unsigned int flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	return filemap_splice_read(in, ppos, pipe, len, flags);
+#else
+	return generic_file_splice_read(in, ppos, pipe, len, flags);
+#endif
+}
+
+/*
+ * Large folios in a file's page cache: on 6.12 (readahead then allocates
+ * folios up to the readahead size, so an mmap loader faults in large
+ * pieces); not on 6.1, whose large-folio readahead of non-XFS files is
+ * untested upstream.
+ */
+static inline void hc_mapping_large_folios(struct address_space *mapping)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	mapping_set_large_folios(mapping);
+#endif
+}
+
+/* bio_add_folio() (exported from 6.2 on; 6.1 inlines it the same way). */
+static inline bool hc_bio_add_folio(struct bio *bio, struct folio *folio,
+				    size_t len, size_t off)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return bio_add_folio(bio, folio, len, off);
+#else
+	if (len > UINT_MAX || off > UINT_MAX)
+		return false;
+	return bio_add_page(bio, &folio->page, len, off) > 0;
+#endif
+}
+
 #endif /* HC_COMPAT_H */

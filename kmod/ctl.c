@@ -236,6 +236,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 			err = PTR_ERR(c);
 			goto out_unlock;
 		}
+		hc_cache_bad_settle(c);
 		obj = hc_cache_lookup(c, uri, loc.uri_len);
 		/* The ingest we waited for ended without data: say how. */
 		if (waited && (!obj || obj->generation != waited)) {
@@ -272,10 +273,15 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 		if (err)
 			goto out_unlock;
 	}
-	if (!(loc.flags & HC_LOCATE_F_PEEK) && !counted)
+	if (obj->bad)
+		loc.status = HC_LOCATE_BAD;	/* neither a hit nor held */
+	else if (hc_obj_valid(obj))
+		loc.status = HC_LOCATE_HIT;
+	else
+		loc.status = HC_LOCATE_PENDING;
+	if (!(loc.flags & HC_LOCATE_F_PEEK) && !counted && !obj->bad)
 		hc_cache_hit(c, obj);
 
-	loc.status = hc_obj_valid(obj) ? HC_LOCATE_HIT : HC_LOCATE_PENDING;
 	/*
 	 * A hold reuses the file's entry for the object; a new entry is
 	 * allocated only for the first hold.  Both are settled before
@@ -298,7 +304,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	loc.state = obj->state;
 	loc.obj_size = obj->size;
 	loc.generation = obj->generation;
-	loc.obj_flags = obj->flags;
+	loc.obj_flags = hc_obj_flags(obj);
 	loc.nr_extents = obj->nr_ext;
 	loc.nr_layout = obj->chunks;
 	if (loc.extents) {
@@ -502,6 +508,8 @@ static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 			     st.flags & HC_STAGE_F_ANY_WRITER, ctl, &obj);
 	if (err)
 		goto out;
+	if (st.flags & HC_STAGE_F_GROW)
+		hc_cache_stage_growable(c, obj);
 	obj->fence->wb_since = READ_ONCE(hc_ctl_mapping(pool)->wb_err);
 	if (obj->nr_ext > st.max_extents) {
 		hc_cache_abort(c, obj);
@@ -574,6 +582,10 @@ static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 		return -EOPNOTSUPP;
 	if (!hc_ctl_reserved_zero(cm.reserved, ARRAY_SIZE(cm.reserved)))
 		return -EINVAL;
+	/* @obj_size is read only with the flag, from a struct that has it. */
+	if ((cm.flags & HC_COMMIT_F_SIZE) ? usize < HC_COMMIT_SIZE_VER2 :
+					    cm.obj_size != 0)
+		return -EINVAL;
 	err = hc_ctl_uri(cm.uri, cm.uri_len, uri);
 	if (err)
 		return err;
@@ -589,15 +601,27 @@ static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 		err = -ENOENT;
 		goto out;
 	}
+	/* A growable stage needs its final size, and only it takes one. */
+	if (obj->growable != !!(cm.flags & HC_COMMIT_F_SIZE)) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (obj->growable && cm.obj_size > obj->size) {
+		err = -EFBIG;
+		goto out;
+	}
 	/*
 	 * The data first: buffered writes to the device, then no write in
-	 * flight any more, then every member's volatile cache to stable
+	 * flight any more (a growable stage then gives back the chunks past
+	 * its final size), then every member's volatile cache to stable
 	 * media; only then the journal record.
 	 */
 	err = hc_ctl_writeback(pool, obj);
 	if (err)
 		goto out;
 	hc_cache_seal(c, obj);
+	if (obj->growable)
+		err = hc_cache_trim(c, obj, cm.obj_size);
 	for (i = 0; i < pool->nr_members && !err; i++)
 		err = blkdev_issue_flush(pool->members[i].dev.bdev);
 	if (!err)
@@ -614,6 +638,60 @@ out:
 	hc_pool_unlock();
 	if (!err && !(cm.flags & HC_COMMIT_F_CLEAN))
 		hc_nl_egress_kick();
+	return err;
+}
+
+static long hc_ctl_grow(struct hc_ctl *ctl, void __user *arg)
+{
+	struct hc_grow gr;
+	struct hc_pool *pool;
+	struct hc_cache *c;
+	struct hc_obj *obj;
+	u8 uri[HC_URI_MAX];
+	long usize;
+	int err;
+
+	BUILD_BUG_ON(sizeof(gr) < HC_GROW_SIZE_VER1);
+	usize = hc_copy_struct_in(&gr, sizeof(gr), HC_GROW_SIZE_VER1, arg);
+	if (usize < 0)
+		return usize;
+	if (gr.flags & ~HC_GROW_F_ALL)
+		return -EOPNOTSUPP;
+	if (gr.reserved0 ||
+	    !hc_ctl_reserved_zero(gr.reserved, ARRAY_SIZE(gr.reserved)))
+		return -EINVAL;
+	err = hc_ctl_uri(gr.uri, gr.uri_len, uri);
+	if (err)
+		return err;
+
+	hc_pool_lock();
+	/* The stage is looked up after the wait: it may have ended. */
+	c = hc_ctl_dirty_wait(gr.obj_size, gr.flags & HC_GROW_F_NOWAIT, &pool);
+	if (c == ERR_PTR(-EINTR))
+		return -EINTR;
+	if (IS_ERR(c)) {
+		err = PTR_ERR(c);
+		goto out;
+	}
+	obj = hc_ctl_find_stage(ctl, uri, gr.uri_len);
+	if (!obj) {
+		err = -ENOENT;
+		goto out;
+	}
+	err = hc_cache_grow(c, obj, gr.obj_size);
+	if (err)
+		goto out;
+	if (gr.extents) {
+		err = hc_ctl_put_extents(pool, obj, gr.extents,
+					 gr.max_extents);
+		if (err)
+			goto out;
+	}
+	gr.nr_extents = obj->nr_ext;
+	gr.capacity = obj->size;
+	err = hc_copy_struct_out(arg, &gr, sizeof(gr), usize);
+out:
+	hc_pool_unlock();
 	return err;
 }
 
@@ -672,6 +750,8 @@ static long hc_ctl_ioctl(struct file *file, unsigned int cmd,
 		return writer ? hc_ctl_stage(ctl, argp) : -EBADF;
 	case HC_IOC_COMMIT:
 		return writer ? hc_ctl_commit(ctl, argp) : -EBADF;
+	case HC_IOC_GROW:
+		return writer ? hc_ctl_grow(ctl, argp) : -EBADF;
 	case HC_IOC_ABORT:
 		if (!writer)
 			return -EBADF;

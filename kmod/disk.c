@@ -17,6 +17,9 @@
  * fence can tell the writer; each admitted piece counts in its fence until
  * it completes on the member.
  *
+ * A read that fails on its member marks its chunk (hc_cache_read_error())
+ * before the caller sees the error, so the object is reported bad.
+ *
  * Every bio in flight on a member holds pool->io_ref, so stopping the pool
  * can wait for all of them after the disk is deleted.  Opens are counted
  * under pool->open_lock, so that a stop that found the disk closed refuses
@@ -37,6 +40,7 @@ struct hc_io {
 	struct hc_pool *pool;
 	struct bio *orig;
 	struct hc_fence *fence;	/* a write the fence admitted, or NULL */
+	u64 chunk;		/* the pool chunk it lies in */
 	unsigned long start;
 	u64 t0;			/* ktime_get_ns() at submission */
 	u32 bytes;		/* the clone's size (its iter is consumed) */
@@ -76,6 +80,9 @@ static void hc_disk_io_endio(struct bio *clone)
 	if (unlikely(clone->bi_status))
 		trace_hc_member_error(io->member, bio_op(clone), io->sector,
 				      blk_status_to_errno(clone->bi_status));
+	/* before the reader sees the error: its next LOCATE says BAD */
+	if (unlikely(clone->bi_status) && bio_op(clone) == REQ_OP_READ)
+		hc_cache_read_error(pool->cache, io->chunk);
 	if (unlikely(clone->bi_status) && !orig->bi_status)
 		orig->bi_status = clone->bi_status;
 	if (io->start)
@@ -103,6 +110,7 @@ static void hc_disk_remap(struct hc_pool *pool, struct bio *bio,
 	io->pool = pool;
 	io->orig = bio;
 	io->fence = fence;
+	io->chunk = bio->bi_iter.bi_sector >> pool->stripe.chunk_shift;
 	io->start = blk_queue_io_stat(pool->disk->queue) ?
 		    bio_start_io_acct(bio) : 0;
 	clone->bi_iter.bi_sector = loc->sector;

@@ -73,6 +73,8 @@ struct hc_member {
  * @cache: the object cache (index, policy, allocator, write fence)
  * @journal: the object journal on the members' metadata areas
  * @nr_members: number of members
+ * @fs_sb: the super block of the file system view while it is mounted
+ *	(pool lock): the pool cannot stop then (fs_super.c)
  * @members: the members, in index (stripe) order
  */
 struct hc_pool {
@@ -98,6 +100,7 @@ struct hc_pool {
 	struct hc_cache *cache;
 	struct hc_journal *journal;
 	u32 nr_members;
+	struct super_block *fs_sb;
 	struct hc_member members[];
 };
 
@@ -203,5 +206,9 @@ size_t hc_stats_msg_size(void);
 int hc_stats_fill(struct sk_buff *msg, struct hc_pool *pool);
 bool hc_nl_ingest_registered(void);	/* ingest.c, with the pool lock */
 bool hc_nl_egress_registered(void);	/* egress.c, with the pool lock */
+
+/* fs_super.c: the file system type "hypercache" (the view of the cache) */
+int hc_fs_register(void);
+void hc_fs_unregister(void);
 
 #endif /* HC_HYPERCACHE_H */

@@ -27,11 +27,16 @@ static int __init hc_init(void)
 	err = hc_nl_register();
 	if (err)
 		goto out_ctl;
+	err = hc_fs_register();
+	if (err)
+		goto out_nl;
 	hc_debugfs_init();
 	pr_info("loaded (format v%u, netlink family \"%s\" v%u)\n",
 		HC_SB_VERSION, HC_GENL_NAME, HC_GENL_VERSION);
 	return 0;
 
+out_nl:
+	hc_nl_unregister();
 out_ctl:
 	hc_ctl_unregister();
 out_disk:
@@ -44,6 +49,7 @@ static void __exit hc_exit(void)
 	struct hc_pool_fail fail;
 
 	hc_debugfs_exit();
+	hc_fs_unregister();
 	hc_nl_unregister();
 	hc_pool_stop(true, &fail);	/* -ENODEV when none runs: fine */
 	hc_nl_egress_stop();

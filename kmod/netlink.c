@@ -411,7 +411,7 @@ static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 {
 	if (nla_put(msg, HC_A_OBJ_URI, obj->uri_len, obj->uri) ||
 	    nla_put_u32(msg, HC_A_OBJ_STATE, obj->state) ||
-	    nla_put_u32(msg, HC_A_OBJ_FLAGS, obj->flags) ||
+	    nla_put_u32(msg, HC_A_OBJ_FLAGS, hc_obj_flags(obj)) ||
 	    nla_put_u64_64bit(msg, HC_A_OBJ_SIZE, obj->size, HC_A_OBJ_PAD) ||
 	    nla_put_u64_64bit(msg, HC_A_OBJ_GENERATION, obj->generation,
 			      HC_A_OBJ_PAD) ||
@@ -444,6 +444,7 @@ static struct hc_obj *hc_nl_obj_lookup(struct genl_info *info,
 		NL_SET_ERR_MSG(info->extack, "no pool is running");
 		return ERR_PTR(-ENODEV);
 	}
+	hc_cache_bad_settle(pool->cache);
 	obj = hc_cache_lookup(pool->cache, nla_data(a), nla_len(a));
 	if (!obj) {
 		hc_pool_unlock();
@@ -531,6 +532,7 @@ static int hc_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		hc_pool_unlock();
 		return skb->len ? skb->len : -ENODEV;
 	}
+	hc_cache_bad_settle(d.pool->cache);
 	err = hc_cache_for_each(d.pool->cache, &pos, hc_nl_obj_dump_one, &d);
 	hc_pool_unlock();
 	cb->args[0] = pos;

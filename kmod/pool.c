@@ -526,8 +526,9 @@ out_free:
  *
  * Waits for every bio in flight on the members, then closes them.
  *
- * Return: 0; -ENODEV if no pool runs; -EBUSY if the device is open or an
- * open control file holds or stages objects.
+ * Return: 0; -ENODEV if no pool runs; -EBUSY if the device is open, an
+ * open control file holds or stages objects, or the pool is mounted (even
+ * with @force: the module cannot be unloaded while it is mounted).
  */
 int hc_pool_stop(bool force, struct hc_pool_fail *fail)
 {
@@ -541,6 +542,11 @@ int hc_pool_stop(bool force, struct hc_pool_fail *fail)
 		mutex_unlock(&hc_pool_mutex);
 		hc_pool_fail_set(fail, -1, "no pool is running");
 		return -ENODEV;
+	}
+	if (pool->fs_sb) {
+		mutex_unlock(&hc_pool_mutex);
+		hc_pool_fail_set(fail, -1, "the pool is mounted (umount it first)");
+		return -EBUSY;
 	}
 	if (!force && hc_cache_busy(pool->cache)) {
 		mutex_unlock(&hc_pool_mutex);

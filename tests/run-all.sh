@@ -6,9 +6,12 @@
 #       line counts as a pass, "ok N ... # SKIP" as a skip, "not ok N ..." as
 #       a failure; a failing make with no "not ok" line counts one failure.
 #       Skipped with a message if tests/unit/Makefile does not exist yet.
-#   (b) the VM suite, tests/vm/run.sh (its build/vm/summary "P F"), once per
+#   (b) the VM suite, tests/vm/run.sh (its summary "P F"), once per
 #       kernel that scripts/kernels.sh lists (6.1 and 6.12 when installed),
-#       test names prefixed with the kernel series.  Before it, the S3
+#       test names prefixed with the kernel series; up to HC_VM_JOBS
+#       (default: the number of cores) kernels at once, each in its own
+#       build/vm/run-SERIES, each log printed whole when its suite ends.
+#       HC_VM_SCENARIOS (names, as tests/vm/run.sh takes them) runs only those.  Before it, the S3
 #       gateway (scripts/rgw.sh start, once for all kernels; its exports,
 #       HC_S3_ENDPOINT etc., are in the suites' environment); stopped at the
 #       end unless it was already up.  A gateway that cannot start is the
@@ -74,7 +77,7 @@ stop_rgw() {
 	fi
 }
 trap stop_rgw EXIT
-trap 'exit 130' INT TERM
+trap 'kill $(jobs -p) 2>/dev/null; exit 130' INT TERM
 if [ $do_vm = 1 ] && [ "${HC_RGW:-1}" != 0 ]; then
 	if "$ROOT/scripts/rgw.sh" status >/dev/null 2>&1; then
 		echo "# rgw: the S3 gateway is already up; using it (and leaving it up)"
@@ -95,20 +98,45 @@ fi
 if [ $do_vm = 1 ]; then
 	kvers=$("$ROOT/scripts/kernels.sh")
 	[ -n "$kvers" ] || { echo "not ok vm:kernels: no supported kernel installed"; fail=$((fail + 1)); }
+	# Each guest is single-threaded TCG: one core per kernel's suite.  With
+	# two or more cores the kernels' suites run at the same time, each with
+	# its own VM_OUT (results, work trees); its log is printed when it ends.
+	jobs=${HC_VM_JOBS:-$(nproc)}
+	running=0
 	for k in $kvers; do
 		series=$(echo "$k" | cut -d. -f1,2)
-		echo "# vm: tests/vm/run.sh on $k"
-		rm -f "$ROOT/build/vm/summary"
-		rc=0
-		start=$SECONDS
-		KVER=$k VM_LABEL=$series "$ROOT/tests/vm/run.sh" 2>&1 | tee "$LOGS/vm-$series.log" || rc=$?
-		if [ -s "$ROOT/build/vm/summary" ]; then
-			read -r v_pass v_fail <"$ROOT/build/vm/summary"
+		out=$ROOT/build/vm/run-$series
+		rm -rf "$out"
+		mkdir -p "$out"
+		echo "# vm: tests/vm/run.sh on $k (log: build/test-logs/vm-$series.log)"
+		(
+			start=$SECONDS
+			rc=0
+			# shellcheck disable=SC2086 # a list of scenario names
+			KVER=$k VM_LABEL=$series VM_OUT=$out "$ROOT/tests/vm/run.sh" ${HC_VM_SCENARIOS:-} \
+				>"$LOGS/vm-$series.log" 2>&1 || rc=$?
+			echo "$rc $((SECONDS - start))" >"$out/exit"
+		) &
+		running=$((running + 1))
+		if [ "$running" -ge "$jobs" ]; then
+			wait -n || true
+			running=$((running - 1))
+		fi
+	done
+	wait || true
+	for k in $kvers; do
+		series=$(echo "$k" | cut -d. -f1,2)
+		out=$ROOT/build/vm/run-$series
+		cat "$LOGS/vm-$series.log"
+		rc=1 secs=0
+		[ -s "$out/exit" ] && read -r rc secs <"$out/exit"
+		if [ -s "$out/summary" ]; then
+			read -r v_pass v_fail <"$out/summary"
 		else
 			echo "not ok $series/vm:run.sh: exited $rc without a summary"
 			v_pass=0 v_fail=1
 		fi
-		echo "# vm $k: $v_pass passed, $v_fail failed in $((SECONDS - start)) s"
+		echo "# vm $k: $v_pass passed, $v_fail failed in $secs s"
 		pass=$((pass + v_pass)) fail=$((fail + v_fail))
 	done
 fi

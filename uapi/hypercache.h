@@ -143,6 +143,17 @@ struct hc_chunk_loc {
 #define HC_LOCATE_MISS		2 /* not cached */
 #define HC_LOCATE_PENDING	3 /* INGESTING or STAGED: not yet valid */
 #define HC_LOCATE_NOT_ADMITTED	4 /* not admitted: read the backend directly */
+/*
+ * a read of its data failed on a member (EIO to that reader): not valid,
+ * never held; evict it (READY) or stage a replacement
+ */
+#define HC_LOCATE_BAD		5
+
+/*
+ * struct hc_locate.obj_flags and HC_A_OBJ_FLAGS only, never in the journal:
+ * a read of the object's data failed on a member since the pool assembled
+ */
+#define HC_OBJ_F_BAD		(1U << 31)
 
 /* A file's holds on one object are bounded: LOCATE|HOLD beyond is EOVERFLOW. */
 #define HC_HOLD_MAX		65535
@@ -227,8 +238,10 @@ struct hc_obj_ref {
 #define HC_STAGE_F_NOWAIT	(1U << 1) /* over the dirty limit: EAGAIN, do not wait */
 /* any writer may write the extents, not only the stager (CAP_SYS_ADMIN) */
 #define HC_STAGE_F_ANY_WRITER	(1U << 2)
+/* growable: @obj_size is a hint, HC_IOC_GROW extends it (see below) */
+#define HC_STAGE_F_GROW		(1U << 3)
 #define HC_STAGE_F_ALL		(HC_STAGE_F_REPLACE | HC_STAGE_F_NOWAIT | \
-				 HC_STAGE_F_ANY_WRITER)
+				 HC_STAGE_F_ANY_WRITER | HC_STAGE_F_GROW)
 
 /**
  * struct hc_stage - HC_IOC_STAGE: allocate a new object for writing
@@ -260,6 +273,14 @@ struct hc_obj_ref {
  * waits for uploads to finish (interruptible: EINTR on a signal), or fails
  * with EAGAIN at once with HC_STAGE_F_NOWAIT.  An object larger than the
  * limit waits until nothing is dirty.
+ *
+ * HC_STAGE_F_GROW makes a growable stage, for a writer that does not know
+ * the final size (a stream): @obj_size is only a hint, the stage gets
+ * DIV_ROUND_UP(@obj_size, chunk size) chunks (none for 0), and its size
+ * while staged is what it holds, whole chunks.  HC_IOC_GROW extends it by
+ * whole chunks; COMMIT must then give the final size (HC_COMMIT_F_SIZE),
+ * which frees the chunks past it.  The write fence covers exactly the
+ * chunks the stage holds at any time.
  */
 struct hc_stage {
 	__u32 size;
@@ -277,7 +298,10 @@ struct hc_stage {
 
 #define HC_COMMIT_F_CRC		(1U << 0) /* @crc32c is the data's CRC-32C */
 #define HC_COMMIT_F_CLEAN	(1U << 1) /* the backend has this data: READY, not DIRTY */
-#define HC_COMMIT_F_ALL		(HC_COMMIT_F_CRC | HC_COMMIT_F_CLEAN)
+/* @obj_size is the final size of a growable stage (size >= VER2) */
+#define HC_COMMIT_F_SIZE	(1U << 2)
+#define HC_COMMIT_F_ALL		(HC_COMMIT_F_CRC | HC_COMMIT_F_CLEAN | \
+				 HC_COMMIT_F_SIZE)
 
 /**
  * struct hc_commit - HC_IOC_COMMIT: make this file's stage durable
@@ -289,6 +313,8 @@ struct hc_stage {
  *	with the object for the upload to check), in
  * @generation: out
  * @reserved: zero
+ * @obj_size: with HC_COMMIT_F_SIZE, the object's final size, in; zero
+ *	without it (version 2)
  *
  * COMMIT first writes back and waits for the stage's range of the page
  * cache of /dev/hypercacheN (buffered writes need no fsync() before it),
@@ -299,6 +325,14 @@ struct hc_stage {
  * EIO if a write-back of the device's page cache failed since the STAGE
  * (a buffered write may be lost: rewrite and COMMIT again), or if a member
  * flush failed; the object then stays STAGED and writable.
+ *
+ * A growable stage (HC_STAGE_F_GROW) commits only with HC_COMMIT_F_SIZE
+ * (else EINVAL), and HC_COMMIT_F_SIZE is only for one (else EINVAL; with
+ * a @size shorter than HC_COMMIT_SIZE_VER2 too).  EFBIG if @obj_size is
+ * more than the stage holds (nothing changes).  The fence closes over all
+ * the stage's chunks, then the chunks past @obj_size are freed; a COMMIT
+ * that fails after that leaves the stage STAGED, writable, and holding
+ * only the chunks up to @obj_size.
  */
 struct hc_commit {
 	__u32 size;
@@ -307,6 +341,54 @@ struct hc_commit {
 	__u32 uri_len;
 	__u32 crc32c;
 	__aligned_u64 generation;
+	__aligned_u64 reserved[2];
+	__aligned_u64 obj_size;
+};
+
+#define HC_GROW_F_NOWAIT	(1U << 0) /* over the dirty limit: EAGAIN, do not wait */
+#define HC_GROW_F_ALL		HC_GROW_F_NOWAIT
+
+/**
+ * struct hc_grow - HC_IOC_GROW: extend this file's growable stage
+ * @size: sizeof(struct hc_grow), in
+ * @flags: HC_GROW_F_*, in
+ * @uri: user pointer to the URI bytes, in
+ * @uri_len: in
+ * @max_extents: in
+ * @obj_size: bytes the stage must hold, in; it grows to
+ *	DIV_ROUND_UP(@obj_size, chunk size) chunks (nothing changes if it
+ *	holds that many already: GROW never shrinks)
+ * @extents: user pointer to @max_extents struct hc_extent, or 0, in; the
+ *	stage's extents (all of them, in object order), out
+ * @nr_extents: extents of the stage (all, even beyond @max_extents:
+ *	compare, and LOCATE the stage for the rest), out
+ * @reserved0: zero
+ * @capacity: bytes the stage holds now (whole chunks), out
+ * @reserved: zero
+ *
+ * Needs the device open for writing (EBADF).  New chunks continue the
+ * last extent where the chunks after it are free (the stripe goes on),
+ * else they are placed as a STAGE places them, starting on the member
+ * after the last chunk's.  The write fence opens over them for the
+ * stage's writers as soon as GROW returns.  Errors: ENOENT this file has
+ * no stage of that URI; EINVAL the stage is not growable; EFBIG
+ * @obj_size larger than the pool; ENOSPC no room even after evicting
+ * every evictable object, or no room for the object's record in the
+ * journal; E2BIG the stage would need more than HC_MAX_EXTENTS extents;
+ * EAGAIN with HC_GROW_F_NOWAIT, or a wait as for STAGE, while the dirty
+ * limit would be passed by @obj_size.  On an error the stage is as it was.
+ */
+struct hc_grow {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 uri;
+	__u32 uri_len;
+	__u32 max_extents;
+	__aligned_u64 obj_size;
+	__aligned_u64 extents;
+	__u32 nr_extents;
+	__u32 reserved0;
+	__aligned_u64 capacity;
 	__aligned_u64 reserved[2];
 };
 
@@ -353,6 +435,8 @@ struct hc_stats {
 #define HC_STAGE_SIZE_VER1	72	/* sizeof(struct hc_stage), version 1 */
 #define HC_COMMIT_SIZE_VER1	48	/* sizeof(struct hc_commit), version 1 */
 #define HC_STATS_SIZE_VER1	184	/* sizeof(struct hc_stats), version 1 */
+#define HC_COMMIT_SIZE_VER2	56	/* struct hc_commit with @obj_size */
+#define HC_GROW_SIZE_VER1	72	/* sizeof(struct hc_grow), version 1 */
 
 #define HC_IOC_LOCATE	_IO(HC_IOCTL_MAGIC, 0x10)
 #define HC_IOC_RELEASE	_IO(HC_IOCTL_MAGIC, 0x11)
@@ -363,6 +447,7 @@ struct hc_stats {
 #define HC_IOC_UNPIN	_IO(HC_IOCTL_MAGIC, 0x16)
 #define HC_IOC_EVICT	_IO(HC_IOCTL_MAGIC, 0x17)
 #define HC_IOC_STAT	_IO(HC_IOCTL_MAGIC, 0x18)
+#define HC_IOC_GROW	_IO(HC_IOCTL_MAGIC, 0x19)
 
 #define HC_CTL_NAME	"hypercache-ctl"	/* /dev/hypercache-ctl */
 

@@ -849,6 +849,23 @@ const char *hc_discover_verdict_name(enum hc_verdict v)
 	return "?";
 }
 
+bool hc_discover_forcible(const struct hc_drive *d)
+{
+	switch (d->reason) {
+	case HC_REASON_NONE:
+	case HC_REASON_SIGNATURE:
+	case HC_REASON_PROBE:
+		return true;
+	case HC_REASON_ROOT:
+	case HC_REASON_SWAP:
+	case HC_REASON_MOUNTED:
+	case HC_REASON_HOLDERS:
+	case HC_REASON_EMPTY:
+		break;
+	}
+	return false;
+}
+
 const char *hc_discover_reason_name(enum hc_reason r)
 {
 	switch (r) {

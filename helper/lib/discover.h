@@ -27,6 +27,7 @@
 #ifndef HC_DISCOVER_H
 #define HC_DISCOVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -94,6 +95,16 @@ void hc_discover_free(struct hc_drive *drives);
  */
 int hc_discover_check(const char *root, const char *devpath,
 		      struct hc_drive *out);
+
+/*
+ * hc_discover_forcible() - whether an operator's --force may override the
+ * verdict @d on a device: a file-system, RAID or partition signature (the
+ * data is declared expendable) or a failed probe, yes.  The disk of the
+ * root file system, a mounted device, active swap, a device with holders
+ * and an empty device: never; such a device is refused with or without
+ * --force, and --force is not suggested.  A SAFE device: true.
+ */
+bool hc_discover_forcible(const struct hc_drive *d);
 
 const char *hc_discover_verdict_name(enum hc_verdict v);	/* "safe", "excluded", ... */
 const char *hc_discover_reason_name(enum hc_reason r);	/* "root", "swap", ... */

@@ -17,8 +17,24 @@
 #define HC_POLICY_STEP_SHIFT	3
 /* Fixed-point log2: 16 fractional bits. */
 #define HC_POLICY_FP_SHIFT	16
+/*
+ * A candidate must earn more than this many hits per chunk above the
+ * victims' average to displace them: with equal frequencies the residents
+ * stay.  Without it a loop over more objects than the cache (a dataset
+ * epoch read in a fresh order) churns: the shard just read (k sightings)
+ * beats the resident one not yet read this epoch (k - 1), so every epoch
+ * replaces the cache and hits nothing.
+ */
+#define HC_POLICY_MARGIN	1
+/*
+ * ... once the victims were seen this often on average: a candidate seen
+ * twice still displaces one-hit wonders (a scan that filled a cold cache).
+ */
+#define HC_POLICY_MARGIN_FROM	2
 /* A losing candidate this frequent still wins 1 duel in 128 (anti-flood). */
 #define HC_POLICY_WARM_FREQ	6
+/* An explicit admission evicts entries this cold (seen once) first. */
+#define HC_POLICY_COLD_FREQ	1
 
 /* ---- intrusive list ---------------------------------------------------- */
 
@@ -342,8 +358,10 @@ void hc_policy_access(struct hc_policy *p, struct hc_policy_entry *e)
  * The TinyLFU duel, size-aware: @c (out of the window, not in any region)
  * against the LRU end of main, enough evictable weight to bring @used back
  * to capacity.  @c wins if its frequency beats the victims' frequency
- * averaged by weight, i.e. if keeping it yields more hits per unit.  On a
- * win the victims are dropped and appended to @victims.
+ * averaged by weight, by more than HC_POLICY_MARGIN once that average
+ * reaches HC_POLICY_MARGIN_FROM, i.e. if keeping it yields clearly more
+ * hits per unit.  On a win the victims are dropped and
+ * appended to @victims.
  */
 static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
 			   struct hc_policy_entry **victims, u32 *nr)
@@ -362,7 +380,8 @@ static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
 		return false;
 
 	cfreq = hc_sketch_frequency(&p->sketch, c->key);
-	if (cfreq * got <= vfreq) {
+	if (cfreq * got <= vfreq +
+	    (vfreq >= HC_POLICY_MARGIN_FROM * got ? HC_POLICY_MARGIN * got : 0)) {
 		/* xorshift64: a warm candidate sometimes wins (anti-flood). */
 		p->rng ^= p->rng << 13;
 		p->rng ^= p->rng >> 7;
@@ -455,6 +474,64 @@ int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
 		hc_policy_drop(p, e);
 
 	return hc_policy_resident(e) ? HC_POLICY_ADMITTED : HC_POLICY_REJECTED;
+}
+
+/**
+ * hc_policy_admit_explicit - admit an object the operator asked for (preload)
+ * @p: policy
+ * @e: the object's entry, as for hc_policy_admit()
+ * @victims: filled with the entries the caller must evict (already dropped)
+ * @max: room in @victims, at least @e->weight
+ * @nr: set to the number of victims
+ *
+ * No duel: @e goes to the MRU end of probation (main), and room is made
+ * from the least valuable evictable entries: first the cold ones (sketch
+ * frequency <= HC_POLICY_COLD_FREQ: seen once since the sketch aged), then
+ * any, each pass from the window's LRU end (candidates not yet screened),
+ * then probation's, then protected's.  Unevictable entries are never
+ * victims.  The request is counted in the sketch as for a miss.  Not for
+ * the fast path: O(resident entries) in the worst case.
+ *
+ * Return: HC_POLICY_ADMITTED; -EINVAL as hc_policy_admit() (and for an
+ * object larger than the cache); -ENOSPC if evictable entries cannot make
+ * room (nothing changed but the sketch).  On errors *@nr is 0.
+ */
+int hc_policy_admit_explicit(struct hc_policy *p, struct hc_policy_entry *e,
+			     struct hc_policy_entry **victims, u32 max,
+			     u32 *nr)
+{
+	static const u8 order[] = {
+		HC_POLICY_WINDOW, HC_POLICY_PROBATION, HC_POLICY_PROTECTED,
+	};
+	struct hc_policy_cursor cur;
+	struct hc_policy_entry *c;
+	int pass;
+
+	*nr = 0;
+	if (hc_policy_resident(e) || e->weight < 1 || e->weight > p->capacity ||
+	    max < e->weight)
+		return -EINVAL;
+	hc_policy_record(p, e->key);
+	if (p->capacity - p->used + (p->used - p->unevictable) < e->weight)
+		return -ENOSPC;
+
+	/* cold entries first (seen once since the sketch aged), then any */
+	for (pass = 0; pass < 2; pass++) {
+		hc_policy_cursor_init(&cur, order, sizeof(order), NULL);
+		while (p->used + e->weight > p->capacity &&
+		       (c = hc_policy_cursor_next(p, &cur))) {
+			if (!pass && hc_sketch_frequency(&p->sketch, c->key) >
+				     HC_POLICY_COLD_FREQ)
+				continue;
+			hc_policy_drop(p, c);
+			victims[(*nr)++] = c;
+		}
+	}
+	hc_policy_insert(p, e, HC_POLICY_PROBATION);
+	p->used += e->weight;
+	if (!hc_policy_evictable(e))
+		p->unevictable += e->weight;
+	return HC_POLICY_ADMITTED;
 }
 
 /**

@@ -113,6 +113,9 @@ void hc_policy_entry_init(struct hc_policy_entry *e, u64 key, u32 weight);
 void hc_policy_access(struct hc_policy *p, struct hc_policy_entry *e);
 int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
 		    struct hc_policy_entry **victims, u32 max, u32 *nr);
+int hc_policy_admit_explicit(struct hc_policy *p, struct hc_policy_entry *e,
+			     struct hc_policy_entry **victims, u32 max,
+			     u32 *nr);
 void hc_policy_record(struct hc_policy *p, u64 key);
 void hc_policy_remove(struct hc_policy *p, struct hc_policy_entry *e);
 void hc_policy_set_flags(struct hc_policy *p, struct hc_policy_entry *e,

@@ -350,5 +350,14 @@ if [ ! -e /dev/hypercache-ctl ]; then
 	fi
 fi
 
+# "did you mean": a command or a noun's command one typo away, nothing for
+# a word far from every command (tools/hcctl/suggest.c, suggest_test)
+expect 2 err "unknown command 'lcoate' (did you mean 'locate'?)" -- lcoate
+expect 2 err "unknown command 'pol' (did you mean 'pool'?)" -- pol create
+expect 2 err "pool: unknown command 'craete' (did you mean 'create'?)" -- pool craete /dev/null
+expect 2 err "pool: unknown command 'asemble' (did you mean 'assemble'?)" -- pool asemble
+expect 2 err "unknown command 'frob'" -- frob
+lacks err "did you mean"
+
 echo "hcctl-usage: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

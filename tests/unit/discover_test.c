@@ -701,6 +701,46 @@ TEST_F(disc, swap_whole_disk)
 	EXPECT_STREQ("is used as swap", d.detail);
 }
 
+/*
+ * What --force may override: the root disk (also through a partition or
+ * LVM), a mounted device, swap and holders never, judged on real verdicts.
+ */
+TEST_F(disc, force_never_overrides_root_mounted_swap_holders)
+{
+	struct hc_drive d;
+
+	ASSERT_EQ(0, put_file(self->root, "proc/self/mountinfo",
+		"27 1 259:2 / / rw,relatime - ext4 /dev/nvme0n1p2 rw\n"
+		"30 27 259:7 / /scratch rw - xfs /dev/nvme3n1 rw\n"));
+	ASSERT_EQ(0, put_file(self->root, "proc/swaps",
+		"Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+		"/dev/nvme2n1p1                          partition\t1024\t\t0\t\t-2\n"));
+	ASSERT_EQ(0, add_holder(self->root, "nvme1n1", "bcache0"));
+	d = CHECK("nvme0n1");
+	EXPECT_EQ(HC_REASON_ROOT, d.reason);
+	EXPECT_FALSE(hc_discover_forcible(&d));
+	d = CHECK("nvme0n1p1");		/* a sibling of the root partition */
+	EXPECT_EQ(HC_REASON_ROOT, d.reason);
+	EXPECT_FALSE(hc_discover_forcible(&d));
+	d = CHECK("nvme3n1");
+	EXPECT_EQ(HC_REASON_MOUNTED, d.reason);
+	EXPECT_FALSE(hc_discover_forcible(&d));
+	d = CHECK("nvme2n1");
+	EXPECT_EQ(HC_REASON_SWAP, d.reason);
+	EXPECT_FALSE(hc_discover_forcible(&d));
+	d = CHECK("nvme1n1");
+	EXPECT_EQ(HC_REASON_HOLDERS, d.reason);
+	EXPECT_FALSE(hc_discover_forcible(&d));
+	d.reason = HC_REASON_EMPTY;
+	EXPECT_FALSE(hc_discover_forcible(&d));
+	d.reason = HC_REASON_SIGNATURE;
+	EXPECT_TRUE(hc_discover_forcible(&d));
+	d.reason = HC_REASON_PROBE;
+	EXPECT_TRUE(hc_discover_forcible(&d));
+	d.reason = HC_REASON_NONE;
+	EXPECT_TRUE(hc_discover_forcible(&d));
+}
+
 /* --- signatures (libblkid must agree with the bytes written) ------------------ */
 
 FIXTURE(sig) {

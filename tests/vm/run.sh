@@ -6,15 +6,20 @@
 # its own subshell together with tests/vm/scenario-lib.sh. Prints one line
 # per test ("ok scenario/test", "not ok scenario/test: why"), then
 #   vm: P passed, F failed
-# and writes "P F" to build/vm/summary. Skipped tests ("# SKIP") are listed
+# and writes "P F" to $VM_OUT/summary. Skipped tests ("# SKIP") are listed
 # but counted in neither. Exit status 0 only if F = 0 and P > 0.
 # Environment: KVER (guest kernel), VM_LABEL (prefix of test names), HC_KO,
-# HC_BIN_DIRS (see boot.sh / mkinitramfs.sh).
+# HC_BIN_DIRS (see boot.sh / mkinitramfs.sh), VM_OUT (the directory of this
+# run's results, summary, boot-times and scenario work trees; default
+# build/vm — two runs at once need two, as tests/run-all.sh gives them).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SCEN_DIR=$ROOT/tests/vm/scenarios
 mkdir -p "$ROOT/build/vm/logs"
+VM_OUT=${VM_OUT:-$ROOT/build/vm}
+mkdir -p "$VM_OUT"
+export VM_OUT
 
 scenarios=()
 if [ $# -eq 0 ]; then
@@ -35,15 +40,15 @@ else
 	done
 fi
 
-export VM_RESULTS=$ROOT/build/vm/results
+export VM_RESULTS=$VM_OUT/results
 : >"$VM_RESULTS"
-: >"$ROOT/build/vm/boot-times"
+: >"$VM_OUT/boot-times"
 
 for f in "${scenarios[@]}"; do
 	name=$(basename "$f" .sh)
 	echo "# scenario $name"
 	before=$(wc -l <"$VM_RESULTS")
-	work=$ROOT/build/vm/work/$name
+	work=$VM_OUT/work/$name
 	rm -rf "$work"
 	set +e
 	(
@@ -68,6 +73,6 @@ pass=$(grep -c '^ok|' "$VM_RESULTS" || true)
 fail=$(grep -c '^not ok|' "$VM_RESULTS" || true)
 skip=$(grep -c '^skip|' "$VM_RESULTS" || true)
 [ "$skip" -gt 0 ] && echo "# vm: $skip skipped"
-echo "$pass $fail" >"$ROOT/build/vm/summary"
+echo "$pass $fail" >"$VM_OUT/summary"
 echo "vm: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

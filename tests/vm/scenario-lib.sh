@@ -21,7 +21,7 @@
 HC_ROOT=${HC_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 VM_RESULTS=${VM_RESULTS:?run through tests/vm/run.sh}
 VM_SCENARIO=${VM_SCENARIO:?run through tests/vm/run.sh}
-VM_WORK=${VM_WORK:-$HC_ROOT/build/vm/work/$VM_SCENARIO}
+VM_WORK=${VM_WORK:-${VM_OUT:-$HC_ROOT/build/vm}/work/$VM_SCENARIO}
 VM_IMAGES=()
 VM_DRIVES=""
 _vm_boot_n=0
@@ -110,7 +110,7 @@ vm_boot() {
 			explained=1 ;;
 		"boot.sh: stage="*"time="*)
 			echo "# $VM_SCENARIO: $line"
-			echo "$VM_SCENARIO $stage ${line##*time=}" >>"$HC_ROOT/build/vm/boot-times" ;;
+			echo "$VM_SCENARIO $stage ${line##*time=}" >>"${VM_OUT:-$HC_ROOT/build/vm}/boot-times" ;;
 		esac
 	done < <(tail -n +1 -s 0.2 --pid=$bpid -f "$out" 2>/dev/null)
 	local rc=0

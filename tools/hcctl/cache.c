@@ -207,7 +207,7 @@ static void ls_print_text(const struct obj_list *l)
 	       "SIZE", "GENERATION", "HOLDS", "EXTENTS", "URI");
 	for (i = 0; i < l->n; i++) {
 		const struct obj_info *o = &l->v[i];
-		char flags[3] = "--";
+		char flags[4] = "--";
 
 		state = o->has_state ?
 			hcctl_obj_state_name(o->state, sbuf, sizeof(sbuf)) : "-";
@@ -216,6 +216,8 @@ static void ls_print_text(const struct obj_list *l)
 				flags[0] = 'P';
 			if (o->flags & HC_OBJ_F_DATA_CRC)
 				flags[1] = 'C';
+			if (o->flags & HC_OBJ_F_BAD)
+				flags[2] = 'B';
 		}
 		if (o->has_size)
 			hcctl_fmt_size(size, sizeof(size), o->size);
@@ -647,7 +649,8 @@ const struct hcctl_cmd hcctl_cache_cmds[] = {
 "      STATE      FLAGS        SIZE  GENERATION  HOLDS  EXTENTS  URI\n"
 "      ready      P-       1.0 GiB           7      0        2  s3://m/a\n"
 "\n"
-"    FLAGS: P pinned, C the data's CRC-32C is recorded, - not set.  SIZE is\n"
+"    FLAGS: P pinned, C the data's CRC-32C is recorded, B bad (a read of\n"
+"    its data failed on a member), - not set.  SIZE is\n"
 "    in B/KiB/MiB/GiB/TiB; HOLDS counts the holds of all processes.  URIs\n"
 "    are printed with bytes outside printable ASCII, and the backslash,\n"
 "    escaped as \\xNN.  A value the kernel did not send prints as -.\n"

@@ -12,6 +12,7 @@
 #include "hypercache_netlink.h"
 #include "hcctl.h"
 #include "opt.h"
+#include "suggest.h"
 
 bool hcctl_opt_json;
 
@@ -235,6 +236,50 @@ static bool is_noun(const char *word)
 }
 
 /*
+ * " (did you mean 'WORD'?)" for the mistyped @word into @buf (@len bytes),
+ * or "": the candidates are the commands' first words or, after @noun, the
+ * second words of that noun's commands.
+ */
+static const char *did_you_mean(const char *noun, const char *word,
+				char *buf, size_t len)
+{
+	char nouns[8][HCCTL_SUGGEST_MAX + 1];
+	const char *cands[64], *s;
+	const struct hcctl_cmd *c;
+	size_t g, n = 0, nn = 0, wl, i;
+
+	for (c = first_cmd(&g); c && n < 64; c = next_cmd(&g, c)) {
+		const char *sp = strchr(c->name, ' ');
+
+		wl = sp ? (size_t)(sp - c->name) : strlen(c->name);
+		if (noun) {
+			if (sp && wl == strlen(noun) && !strncmp(c->name, noun, wl))
+				cands[n++] = sp + 1;
+			continue;
+		}
+		if (!sp) {
+			cands[n++] = c->name;
+			continue;
+		}
+		/* a noun ("pool"): its first word, once */
+		for (i = 0; i < nn; i++)
+			if (strlen(nouns[i]) == wl && !strncmp(nouns[i], c->name, wl))
+				break;
+		if (i < nn || nn == 8 || wl > HCCTL_SUGGEST_MAX)
+			continue;
+		memcpy(nouns[nn], c->name, wl);
+		nouns[nn][wl] = '\0';
+		cands[n++] = nouns[nn++];
+	}
+	s = hcctl_suggest(word, cands, n);
+	if (!s)
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, " (did you mean '%s'?)", s);
+	return buf;
+}
+
+/*
  * Find the command named by the first one or two words of argv.  Sets
  * *nwords to the number of words used.
  */
@@ -333,6 +378,7 @@ int main(int argc, char **argv)
 	};
 	const struct hcctl_cmd *cmd;
 	int c, nwords, ret;
+	char hint[96];
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:jhV", opts, NULL)) != -1) {
@@ -371,11 +417,13 @@ int main(int argc, char **argv)
 				print_noun_help(stdout, argv[0]);
 				return HC_EXIT_OK;
 			}
-			hcctl_errf(argv[0], 0, "unknown command '%s'", argv[1]);
+			hcctl_errf(argv[0], 0, "unknown command '%s'%s", argv[1],
+				   did_you_mean(argv[0], argv[1], hint, sizeof(hint)));
 			print_noun_help(stderr, argv[0]);
 			return HC_EXIT_USAGE;
 		}
-		hcctl_errf(NULL, 0, "unknown command '%s'", argv[0]);
+		hcctl_errf(NULL, 0, "unknown command '%s'%s", argv[0],
+			   did_you_mean(NULL, argv[0], hint, sizeof(hint)));
 		print_try(NULL);
 		return HC_EXIT_USAGE;
 	}

@@ -63,9 +63,11 @@ void hcctl_obj_flags_str(uint32_t flags, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, "pinned");
 	if ((flags & HC_OBJ_F_DATA_CRC) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%sdata-crc", n ? "," : "");
-	if ((flags & ~HC_OBJ_F_ALL) && n < len)
+	if ((flags & HC_OBJ_F_BAD) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%sbad", n ? "," : "");
+	if ((flags & ~(HC_OBJ_F_ALL | HC_OBJ_F_BAD)) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%s0x%x", n ? "," : "",
-				      flags & ~HC_OBJ_F_ALL);
+				      flags & ~(HC_OBJ_F_ALL | HC_OBJ_F_BAD));
 	if (!n)
 		snprintf(buf, len, "-");
 }
@@ -81,6 +83,8 @@ static const char *locate_status_name(uint32_t status, char *buf, size_t len)
 		return "pending";
 	case HC_LOCATE_NOT_ADMITTED:
 		return "not-admitted";
+	case HC_LOCATE_BAD:
+		return "bad";
 	}
 	snprintf(buf, len, "status-%u", status);
 	return buf;
@@ -544,6 +548,10 @@ static void not_hit_reason(const struct hc_locate *l, struct hcctl_fetch_err *e)
 		snprintf(e->reason, sizeof(e->reason),
 			 "not cached (not admitted: read the backend directly)");
 		break;
+	case HC_LOCATE_BAD:
+		snprintf(e->reason, sizeof(e->reason),
+			 "bad: a read of its data failed on a member (evict or replace it)");
+		break;
 	default:
 		snprintf(e->reason, sizeof(e->reason),
 			 "unknown LOCATE status %u", l->status);
@@ -803,6 +811,8 @@ static void locate_print_json(const struct hcctl_uri *uri, const struct hc_locat
 	json_object_object_add(o, "flags", json_object_new_uint64(l->obj_flags));
 	json_object_object_add(o, "pinned", json_object_new_boolean(
 		!!(l->obj_flags & HC_OBJ_F_PINNED)));
+	json_object_object_add(o, "bad", json_object_new_boolean(
+		!!(l->obj_flags & HC_OBJ_F_BAD)));
 	n = l->nr_extents < HC_MAX_EXTENTS ? l->nr_extents : HC_MAX_EXTENTS;
 	json_object_object_add(o, "extents", hcctl_extents_json(ext, n));
 	if (lay) {

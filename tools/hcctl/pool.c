@@ -119,22 +119,36 @@ fail:
 
 /*
  * Refuse a device that is in use or carries data (see 'hcctl inspect'),
- * before the kernel writes anything.  --force skips this.  A HyperCache
- * superblock is not a libblkid signature: the kernel judges that one.
+ * before the kernel writes anything.  @force overrides only what
+ * hc_discover_forcible() allows (a signature, a failed probe, a device the
+ * check cannot judge): never the root file system's disk, a mounted
+ * device, swap or a device with holders, which are EBUSY with or without
+ * it.  A HyperCache superblock is not a libblkid signature: the kernel
+ * judges that one.
  */
-static int check_members_safe(const struct member_arg *m, int n)
+static int check_members_safe(const struct member_arg *m, int n, bool force)
 {
 	struct hc_drive d;
 	int i, err;
 
 	for (i = 0; i < n; i++) {
 		err = hc_discover_check("/", m[i].path, &d);
+		if (err && force)
+			continue;
 		if (err) {
 			hcctl_errf(m[i].arg, -err,
 				"cannot check whether the device is in use (use --force to skip the check)");
 			return -1;
 		}
 		if (d.verdict == HC_VERDICT_SAFE)
+			continue;
+		if (!hc_discover_forcible(&d)) {
+			hcctl_errf(m[i].arg, EBUSY,
+				   "device is in use: %s (--force does not override this)",
+				   d.detail);
+			return -1;
+		}
+		if (force)
 			continue;
 		hcctl_errf(m[i].arg, 0, "%s: %s (use --force to overwrite)",
 			d.verdict == HC_VERDICT_UNKNOWN ? "cannot check" : "unsafe",
@@ -171,8 +185,8 @@ static int pool_start(const struct hcctl_cmd *cmd, uint8_t nlcmd, int ndev,
 	m = resolve_members(ndev, devs);
 	if (!m)
 		return HC_EXIT_FAIL;
-	if (nlcmd == HC_CMD_POOL_CREATE && !(flags & HC_POOL_F_FORCE) &&
-	    check_members_safe(m, ndev) < 0) {
+	if (nlcmd == HC_CMD_POOL_CREATE &&
+	    check_members_safe(m, ndev, flags & HC_POOL_F_FORCE) < 0) {
 		free_members(m, ndev);
 		return HC_EXIT_FAIL;
 	}
@@ -367,10 +381,14 @@ const struct hcctl_cmd hcctl_pool_cmds[] = {
 "\n"
 "OPTIONS\n"
 "    -f, --force\n"
-"        Skip the safety checks above, and overwrite the superblock of a\n"
-"        device that already belongs to a pool (without it the kernel\n"
-"        refuses such a device).  The kernel still refuses a device that\n"
-"        is open exclusively (mounted, swap, dm, md).\n"
+"        Overwrite a device that carries a signature (or that the check\n"
+"        cannot probe), and the superblock of a device that already\n"
+"        belongs to a pool (without it the kernel refuses such a device).\n"
+"        Never a device that holds the root file system (or is a partition\n"
+"        or a member of its disk), is mounted, used as swap or has holders:\n"
+"        those are refused with or without --force, e.g.\n"
+"        hcctl: /dev/nvme0n1: device is in use: is mounted on /srv (--force\n"
+"        does not override this): Device or resource busy\n"
 "\n"
 "    --data-offset BYTES\n"
 "        Byte offset of the data area on every member.  A decimal number,\n"

@@ -1,49 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hcsim - run the object cache's W-TinyLFU policy (kmod/core/policy.c, the same
- * core code as the module) and a size-aware LRU side by side on a trace,
- * and print request and byte hit ratios; or generate a synthetic trace.
+ * hcsim - run the object cache's policy (kmod/core/policy.c, the same core
+ * code as the module) beside reference policies on a trace and print
+ * request and byte hit ratios; or generate a synthetic trace.
  *
- *   hcsim [--format arc|kv] [--unit BYTES] --capacity N[K|M|G|T] TRACE
+ *   hcsim [--format arc|kv] [--unit BYTES] [--policies LIST] [--classes]
+ *	   (--capacity N[K|M|G|T] | --fraction F) TRACE
  *   hcsim --gen zipf --objects N --requests M [--alpha A] [--scan K]
  *	   [--seed S] [--max-chunks C] [--unit BYTES]
+ *   hcsim --gen ai|inference|training [--seed S] [--set NAME=VALUE]...
  *
  * Formats: arc is "start_block count ignored request_no", each block a key
- * of one unit (default unit 512 bytes); kv is "key size_in_bytes", weight
- * = ceil(size / unit) (default unit 4 MiB, one chunk); a key that is not a
- * decimal number is hashed.  A capacity with a suffix is bytes, without one
- * it is units.  TRACE "-" reads stdin.
+ * of one unit (default unit 512 bytes); kv is "key size_in_bytes [w]",
+ * weight = ceil(size / unit) (default unit 4 MiB, one chunk), "w" marks a
+ * write (a STAGE: not a request, the object enters the cache); a key that is
+ * not a decimal number is hashed, and its first path component classes it
+ * (model/, data/, ckpt/, other) for --classes, which prints the byte hit
+ * ratio of each class and of the hot models (model objects read more often
+ * than any data object).  A capacity with a suffix is
+ * bytes, without one units; --fraction is a share of the distinct units the
+ * trace reads.  TRACE "-" reads stdin.  See Documentation/policy.md.
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "policy.h"
-#include "lru.h"
+#include "gen.h"
+#include "sim.h"
 
-struct obj {
-	struct hc_policy_entry pe;	/* first: lru.c casts links to it */
-	u64 size;
-	struct obj *hnext;
+static const char *const sim_class_names[SIM_CLASSES] = {
+	"model", "data", "ckpt", "other",
 };
 
-struct map {
-	struct obj **b;
-	u64 mask;
+static const struct sim_ops *const sim_policies[] = {
+	&sim_tinylfu_ops, &sim_lru_ops, &sim_arc_ops, &sim_gdsf_ops,
+	&sim_gdsfb_ops, &sim_oracle_ops,
 };
 
-struct cache {
-	const char *name;
-	bool tinylfu;
-	struct hc_policy pol;
-	struct lru lru;
-	struct map map;
-	u64 reqs, hits, bytes, bytes_hit;
-};
-
-static struct hc_policy_entry **victims;
-static u32 victims_max;
+#define SIM_NR_POLICIES	(sizeof(sim_policies) / sizeof(sim_policies[0]))
 
 static void die(const char *msg)
 {
@@ -51,111 +45,57 @@ static void die(const char *msg)
 	exit(1);
 }
 
-static void *xcalloc(size_t n, size_t sz)
+/* ---- trace loading ------------------------------------------------------ */
+
+struct intern {
+	u32 *slot;		/* id + 1, 0 = empty */
+	u64 mask;
+};
+
+static u32 trace_intern(struct sim_trace *t, struct intern *h, u64 *cap,
+			u64 key, u64 size, u32 weight)
 {
-	void *p = calloc(n, sz);
+	u64 i;
 
-	if (!p)
-		die("out of memory");
-	return p;
-}
+	if (2 * (u64)t->nr_objs >= h->mask) {
+		struct intern n = { .mask = 2 * h->mask + 1 };
+		u32 j;
 
-static u64 map_slot(const struct map *m, u64 key)
-{
-	return hc_sketch_mix(key, 0x5bd1e995) & m->mask;
-}
-
-static struct obj *map_find(struct map *m, u64 key)
-{
-	struct obj *o;
-
-	for (o = m->b[map_slot(m, key)]; o; o = o->hnext)
-		if (o->pe.key == key)
-			return o;
-	return NULL;
-}
-
-static void map_add(struct map *m, struct obj *o)
-{
-	u64 s = map_slot(m, o->pe.key);
-
-	o->hnext = m->b[s];
-	m->b[s] = o;
-}
-
-static void map_del(struct map *m, struct obj *o)
-{
-	struct obj **pp = &m->b[map_slot(m, o->pe.key)];
-
-	while (*pp != o)
-		pp = &(*pp)->hnext;
-	*pp = o->hnext;
-}
-
-static void cache_init(struct cache *c, const char *name, bool tinylfu,
-		       u64 capacity)
-{
-	u64 buckets = 1024;
-
-	c->name = name;
-	c->tinylfu = tinylfu;
-	while (buckets < 2 * capacity && buckets < (1ULL << 26))
-		buckets <<= 1;
-	c->map.b = xcalloc(buckets, sizeof(*c->map.b));
-	c->map.mask = buckets - 1;
-	if (tinylfu) {
-		size_t bytes = hc_sketch_bytes(capacity);
-		void *table = bytes ? aligned_alloc(8, bytes) : NULL;
-
-		if (!table || hc_policy_init(&c->pol, capacity, table, bytes))
-			die("cannot set up the policy (capacity too large?)");
-	} else {
-		lru_init(&c->lru, capacity);
+		n.slot = sim_xcalloc(n.mask + 1, sizeof(*n.slot));
+		for (j = 0; j < t->nr_objs; j++) {
+			i = hc_sketch_mix(t->objs[j].key, 0x5bd1e995) & n.mask;
+			while (n.slot[i])
+				i = (i + 1) & n.mask;
+			n.slot[i] = j + 1;
+		}
+		free(h->slot);
+		*h = n;
 	}
-}
-
-static void cache_request(struct cache *c, u64 key, u64 size, u32 weight)
-{
-	struct obj *o = map_find(&c->map, key);
-	u32 i, nr;
-	int ret;
-
-	c->reqs++;
-	c->bytes += size;
-	if (o) {
-		c->hits++;
-		c->bytes_hit += size;
-		if (c->tinylfu)
-			hc_policy_access(&c->pol, &o->pe);
-		else
-			lru_access(&c->lru, &o->pe);
-		return;
-	}
-	if (weight > victims_max) {
-		victims_max = weight;
-		victims = realloc(victims, victims_max * sizeof(*victims));
-		if (!victims)
+	i = hc_sketch_mix(key, 0x5bd1e995) & h->mask;
+	for (; h->slot[i]; i = (i + 1) & h->mask)
+		if (t->objs[h->slot[i] - 1].key == key)
+			return h->slot[i] - 1;
+	if (t->nr_objs == *cap) {
+		*cap = *cap ? 2 * *cap : 1024;
+		t->objs = realloc(t->objs, *cap * sizeof(*t->objs));
+		if (!t->objs)
 			die("out of memory");
 	}
-	o = xcalloc(1, sizeof(*o));
-	hc_policy_entry_init(&o->pe, key, weight);
-	o->size = size;
-	if (c->tinylfu)
-		ret = hc_policy_admit(&c->pol, &o->pe, victims, victims_max, &nr);
-	else
-		ret = lru_admit(&c->lru, &o->pe, victims, victims_max, &nr);
-	if (ret < 0)
-		die("admission failed");
-	for (i = 0; i < nr; i++) {
-		struct obj *v = (struct obj *)victims[i];
+	t->objs[t->nr_objs] = (struct sim_objinfo){ key, size, weight };
+	h->slot[i] = ++t->nr_objs;
+	return t->nr_objs - 1;
+}
 
-		map_del(&c->map, v);
-		free(v);
+static void trace_push(struct sim_trace *t, u64 *cap, u32 id, bool write,
+		       u8 class)
+{
+	if (t->nr_reqs == *cap) {
+		*cap = *cap ? 2 * *cap : 4096;
+		t->reqs = realloc(t->reqs, *cap * sizeof(*t->reqs));
+		if (!t->reqs)
+			die("out of memory");
 	}
-	if (ret == HC_POLICY_ADMITTED)
-		map_add(&c->map, o);
-	else
-		free(o);
+	t->reqs[t->nr_reqs++] = (struct sim_req){ id, write, class, 0 };
 }
 
 /* A decimal key as is; anything else through FNV-1a. */
@@ -172,6 +112,175 @@ static u64 parse_key(const char *s)
 	return k;
 }
 
+static u8 key_class(const char *k)
+{
+	u8 c;
+
+	for (c = 0; c < SIM_CLASSES - 1; c++) {
+		size_t n = strlen(sim_class_names[c]);
+
+		if (!strncmp(k, sim_class_names[c], n) && k[n] == '/')
+			return c;
+	}
+	return SIM_CLASSES - 1;
+}
+
+static void trace_load(struct sim_trace *t, const char *path, bool arc,
+		       u64 unit)
+{
+	struct intern h = { .mask = 1023 };
+	u64 ocap = 0, rcap = 0, lineno = 0, i, data_max = 0;
+	u64 *reads;
+	char line[4096];
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	h.slot = sim_xcalloc(h.mask + 1, sizeof(*h.slot));
+	memset(t, 0, sizeof(*t));
+	while (fgets(line, sizeof(line), f)) {
+		char k[4096], op[8];
+		unsigned long long a, b;
+		int n;
+
+		lineno++;
+		if (arc) {
+			if (sscanf(line, "%llu %llu", &a, &b) != 2)
+				continue;
+			for (u64 j = 0; j < b; j++)
+				trace_push(t, &rcap, trace_intern(t, &h, &ocap,
+					   a + j, unit, 1), false,
+					   SIM_CLASSES - 1);
+			continue;
+		}
+		n = sscanf(line, "%4095s %llu %7s", k, &b, op);
+		if (n < 2 || k[0] == '#')
+			continue;
+		if (n == 3 && strcmp(op, "w")) {
+			fprintf(stderr, "hcsim: %s:%llu: third field is \"w\" or nothing\n",
+				path, (unsigned long long)lineno);
+			exit(1);
+		}
+		a = (b + unit - 1) / unit;
+		if (a > UINT32_MAX)
+			die("object too large");
+		trace_push(t, &rcap, trace_intern(t, &h, &ocap, parse_key(k), b,
+			   a ? (u32)a : 1), n == 3, key_class(k));
+	}
+	if (f != stdin)
+		fclose(f);
+	free(h.slot);
+	reads = sim_xcalloc(t->nr_objs, sizeof(*reads));
+	for (i = 0; i < t->nr_reqs; i++) {
+		const struct sim_req *q = &t->reqs[i];
+
+		if (q->write)
+			continue;
+		if (!reads[q->id]++)
+			t->distinct_units += t->objs[q->id].weight;
+		if (q->class == 1 && reads[q->id] > data_max)
+			data_max = reads[q->id];
+	}
+	for (i = 0; i < t->nr_reqs; i++)
+		t->reqs[i].hot = t->reqs[i].class == 0 &&
+				 reads[t->reqs[i].id] > data_max;
+	free(reads);
+}
+
+/* ---- simulation --------------------------------------------------------- */
+
+struct result {
+	u64 reqs, hits, bytes, bytes_hit;
+	u64 cbytes[SIM_CLASSES], cbytes_hit[SIM_CLASSES];
+	u64 hot_bytes, hot_bytes_hit;
+};
+
+static void run(const struct sim_ops *ops, const struct sim_trace *t,
+		u64 capacity, struct result *r)
+{
+	void *st = ops->create(t, capacity);
+	u64 i;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < t->nr_reqs; i++) {
+		const struct sim_req *q = &t->reqs[i];
+		u64 size = t->objs[q->id].size;
+
+		if (q->write) {
+			ops->write(st, q->id);
+			continue;
+		}
+		r->reqs++;
+		r->bytes += size;
+		r->cbytes[q->class] += size;
+		r->hot_bytes += q->hot ? size : 0;
+		if (ops->read(st, q->id)) {
+			r->hits++;
+			r->bytes_hit += size;
+			r->cbytes_hit[q->class] += size;
+			r->hot_bytes_hit += q->hot ? size : 0;
+		}
+	}
+	ops->destroy(st);
+}
+
+static double pct(u64 a, u64 b)
+{
+	return b ? 100.0 * a / b : 0.0;
+}
+
+static int simulate(const char *trace, bool arc, u64 unit, u64 capacity,
+		    double fraction, const char *policies, bool classes)
+{
+	struct sim_trace t;
+	struct result r;
+	size_t i;
+	int c;
+
+	trace_load(&t, trace, arc, unit);
+	if (fraction > 0)
+		capacity = (u64)(fraction * t.distinct_units);
+	if (!capacity)
+		die("capacity is less than one unit");
+	printf("# trace %s: %llu requests, %u objects, %llu distinct units read; unit %llu bytes\n",
+	       trace, (unsigned long long)t.nr_reqs, t.nr_objs,
+	       (unsigned long long)t.distinct_units, (unsigned long long)unit);
+	printf("# capacity %llu units (%.1f MiB, %.3f of distinct)\n",
+	       (unsigned long long)capacity, capacity * (double)unit / (1 << 20),
+	       t.distinct_units ? (double)capacity / t.distinct_units : 0.0);
+	printf("%-8s %12s %12s %8s %8s", "policy", "requests", "hits", "hit%",
+	       "bytes%");
+	if (classes) {
+		for (c = 0; c < SIM_CLASSES; c++)
+			printf(" %7s%%", sim_class_names[c]);
+		printf(" %7s%%", "hot");
+	}
+	printf("\n");
+	for (i = 0; i < SIM_NR_POLICIES; i++) {
+		const struct sim_ops *ops = sim_policies[i];
+
+		if (policies && !strstr(policies, ops->name))
+			continue;
+		run(ops, &t, capacity, &r);
+		printf("%-8s %12llu %12llu %8.2f %8.2f", ops->name,
+		       (unsigned long long)r.reqs, (unsigned long long)r.hits,
+		       pct(r.hits, r.reqs), pct(r.bytes_hit, r.bytes));
+		if (classes) {
+			for (c = 0; c < SIM_CLASSES; c++)
+				printf(" %8.2f", pct(r.cbytes_hit[c], r.cbytes[c]));
+			printf(" %8.2f", pct(r.hot_bytes_hit, r.hot_bytes));
+		}
+		printf("\n");
+	}
+	free(t.reqs);
+	free(t.objs);
+	return 0;
+}
+
+/* ---- command line ------------------------------------------------------- */
+
 static u64 parse_size(const char *s, bool *bytes)
 {
 	char *end;
@@ -187,126 +296,52 @@ static u64 parse_size(const char *s, bool *bytes)
 	default: die("bad size (N, or N with K, M, G or T)");
 	}
 	if (bytes)
-		*bytes = shift || end[0];
+		*bytes = shift;
 	return v << shift;
 }
 
-static void report(struct cache *c, int n, const char *trace,
-		   const char *format, u64 unit, u64 capacity)
+/* --set NAME=VALUE for the AI generator's parameters (gen.h). */
+static void gen_set(struct gen_ai *g, const char *kv)
 {
-	int i;
+	static const struct {
+		const char *name;
+		size_t off;
+		bool wide;
+	} keys[] = {
+#define K32(n)	{ #n, offsetof(struct gen_ai, n), false }
+#define K64(n)	{ #n, offsetof(struct gen_ai, n), true }
+		K64(steps), K32(models), K64(model_min_mib), K64(model_max_mib),
+		K32(alpha_x100), K32(jobs_per_kstep), K32(shards),
+		K64(shard_mib), K32(shards_per_step), K32(ckpt_every),
+		K64(ckpt_mib), K32(restores_per_kstep), K32(drift_every),
+#undef K32
+#undef K64
+	};
+	const char *eq = strchr(kv, '=');
+	size_t i;
 
-	printf("# trace %s, format %s, unit %llu bytes, capacity %llu units (%.1f MiB)\n",
-	       trace, format, (unsigned long long)unit,
-	       (unsigned long long)capacity, capacity * (double)unit / (1 << 20));
-	printf("%-10s %12s %12s %9s %9s\n", "policy", "requests", "hits",
-	       "hit%", "bytes%");
-	for (i = 0; i < n; i++)
-		printf("%-10s %12llu %12llu %9.2f %9.2f\n", c[i].name,
-		       (unsigned long long)c[i].reqs,
-		       (unsigned long long)c[i].hits,
-		       c[i].reqs ? 100.0 * c[i].hits / c[i].reqs : 0.0,
-		       c[i].bytes ? 100.0 * c[i].bytes_hit / c[i].bytes : 0.0);
-	printf("# W-TinyLFU window at the end: %llu of %llu units, %llu moves\n",
-	       (unsigned long long)c[0].pol.window_max,
-	       (unsigned long long)capacity,
-	       (unsigned long long)c[0].pol.adjustments);
-}
-
-static int simulate(const char *trace, const char *format, u64 unit,
-		    u64 capacity)
-{
-	struct cache c[2] = { 0 };
-	bool arc = !strcmp(format, "arc");
-	char line[4096];
-	FILE *f;
-	int i;
-
-	if (!arc && strcmp(format, "kv"))
-		die("--format is arc or kv");
-	f = strcmp(trace, "-") ? fopen(trace, "r") : stdin;
-	if (!f) {
-		perror(trace);
-		return 1;
+	for (i = 0; eq && i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strlen(keys[i].name) != (size_t)(eq - kv) ||
+		    strncmp(keys[i].name, kv, eq - kv))
+			continue;
+		if (keys[i].wide)
+			*(u64 *)((char *)g + keys[i].off) = strtoull(eq + 1, NULL, 0);
+		else
+			*(u32 *)((char *)g + keys[i].off) = strtoul(eq + 1, NULL, 0);
+		return;
 	}
-	cache_init(&c[0], "W-TinyLFU", true, capacity);
-	cache_init(&c[1], "LRU", false, capacity);
-
-	while (fgets(line, sizeof(line), f)) {
-		char k[4096];
-		unsigned long long a, b;
-
-		if (arc) {
-			if (sscanf(line, "%llu %llu", &a, &b) != 2)
-				continue;
-			for (u64 j = 0; j < b; j++)
-				for (i = 0; i < 2; i++)
-					cache_request(&c[i], a + j, unit, 1);
-		} else {
-			u64 w;
-
-			if (sscanf(line, "%4095s %llu", k, &b) != 2)
-				continue;
-			w = (b + unit - 1) / unit;
-			if (!w)
-				w = 1;
-			if (w > UINT32_MAX)
-				die("object too large");
-			a = parse_key(k);
-			for (i = 0; i < 2; i++)
-				cache_request(&c[i], a, b, (u32)w);
-		}
-	}
-	if (f != stdin)
-		fclose(f);
-	report(c, 2, trace, format, unit, capacity);
-	return 0;
-}
-
-/* Zipf(alpha) over @objects ranks, a one-pass scan of @scan new keys after
- * half the requests; "key size" lines on stdout. */
-static int gen_zipf(u64 objects, u64 requests, double alpha, u64 scan,
-		    u64 seed, u64 max_chunks, u64 unit)
-{
-	double *cdf = xcalloc(objects, sizeof(*cdf)), sum = 0;
-	u64 i, r, rng = seed ? seed : 1;
-
-	for (i = 0; i < objects; i++)
-		cdf[i] = sum += 1.0 / pow((double)(i + 1), alpha);
-	for (r = 0; r < requests; r++) {
-		u64 lo = 0, hi = objects - 1, key;
-		double u;
-
-		if (r == requests / 2)
-			for (i = 0; i < scan; i++) {
-				key = objects + 1 + i;
-				printf("%llu %llu\n", (unsigned long long)key,
-				       (unsigned long long)((1 + hc_sketch_mix(key, 3) % max_chunks) * unit));
-			}
-		rng = hc_sketch_mix(rng, 0x9e3779b97f4a7c15ULL);
-		u = (double)(rng >> 11) / (double)(1ULL << 53) * sum;
-		while (lo < hi) {
-			u64 mid = (lo + hi) / 2;
-
-			if (cdf[mid] < u)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		key = lo + 1;
-		printf("%llu %llu\n", (unsigned long long)key,
-		       (unsigned long long)((1 + hc_sketch_mix(key, 3) % max_chunks) * unit));
-	}
-	free(cdf);
-	return 0;
+	fprintf(stderr, "hcsim: --set %s: unknown parameter (see gen.h)\n", kv);
+	exit(2);
 }
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: hcsim [--format arc|kv] [--unit BYTES] --capacity N[K|M|G|T] TRACE\n"
+		"usage: hcsim [--format arc|kv] [--unit BYTES] [--policies LIST] [--classes]\n"
+		"             (--capacity N[K|M|G|T] | --fraction F) TRACE\n"
 		"       hcsim --gen zipf --objects N --requests M [--alpha A] [--scan K]\n"
 		"             [--seed S] [--max-chunks C] [--unit BYTES]\n"
+		"       hcsim --gen ai|inference|training [--seed S] [--set NAME=VALUE]...\n"
 		"A capacity with a suffix is bytes, without one units; TRACE - is stdin.\n");
 	exit(2);
 }
@@ -317,53 +352,90 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "unit", required_argument, NULL, 'u' },
 		{ "capacity", required_argument, NULL, 'c' },
+		{ "fraction", required_argument, NULL, 'F' },
+		{ "policies", required_argument, NULL, 'P' },
+		{ "classes", no_argument, NULL, 'C' },
 		{ "gen", required_argument, NULL, 'g' },
 		{ "objects", required_argument, NULL, 'o' },
 		{ "requests", required_argument, NULL, 'r' },
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "scan", required_argument, NULL, 's' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "set", required_argument, NULL, 'x' },
 		{ "max-chunks", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *format = "kv", *gen = NULL, *cap_arg = NULL;
+	const char *format = "kv", *gen = NULL, *cap_arg = NULL, *policies = NULL;
 	u64 unit = 0, objects = 0, requests = 0, scan = 0, seed = 1, chunks = 1;
-	u64 capacity;
-	double alpha = 0.9;
-	bool cap_bytes;
-	int o;
+	u64 capacity = 0;
+	double alpha = 0.9, fraction = 0;
+	struct gen_ai g = { 0 };
+	const char *sets[32];
+	bool cap_bytes, classes = false;
+	int o, nsets = 0;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'f': format = optarg; break;
 		case 'u': unit = parse_size(optarg, NULL); break;
 		case 'c': cap_arg = optarg; break;
+		case 'F': fraction = atof(optarg); break;
+		case 'P': policies = optarg; break;
+		case 'C': classes = true; break;
 		case 'g': gen = optarg; break;
 		case 'o': objects = parse_size(optarg, NULL); break;
 		case 'r': requests = parse_size(optarg, NULL); break;
 		case 'a': alpha = atof(optarg); break;
 		case 's': scan = parse_size(optarg, NULL); break;
 		case 'S': seed = strtoull(optarg, NULL, 0); break;
+		case 'x':
+			if (nsets == 32)
+				die("at most 32 --set");
+			sets[nsets++] = optarg;
+			break;
 		case 'm': chunks = strtoull(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
+	if (strcmp(format, "arc") && strcmp(format, "kv"))
+		usage();
 	if (!unit)
 		unit = !strcmp(format, "arc") ? 512 : 4ULL << 20;
 	if (gen) {
-		if (strcmp(gen, "zipf") || !objects || !requests || !chunks ||
-		    optind != argc)
+		if (optind != argc)
 			usage();
-		return gen_zipf(objects, requests, alpha, scan, seed, chunks,
-				unit);
+		if (!strcmp(gen, "zipf")) {
+			if (!objects || !requests || !chunks)
+				usage();
+			return gen_zipf(stdout, objects, requests, alpha, scan,
+					seed, chunks, unit) ? 1 : 0;
+		}
+		if (!strcmp(gen, "ai"))
+			g.node = GEN_NODE_MIXED;
+		else if (!strcmp(gen, "inference"))
+			g.node = GEN_NODE_INFERENCE;
+		else if (!strcmp(gen, "training"))
+			g.node = GEN_NODE_TRAINING;
+		else
+			usage();
+		gen_ai_defaults(&g);
+		g.seed = seed;
+		for (o = 0; o < nsets; o++)
+			gen_set(&g, sets[o]);
+		if (gen_ai(stdout, &g)) {
+			fprintf(stderr, "hcsim: --gen %s: parameters out of range\n", gen);
+			return 2;
+		}
+		return 0;
 	}
-	if (!cap_arg || optind != argc - 1)
+	if ((!cap_arg == !(fraction > 0)) || optind != argc - 1)
 		usage();
-	capacity = parse_size(cap_arg, &cap_bytes);
-	if (cap_bytes)
-		capacity /= unit;
-	if (!capacity)
-		die("capacity is less than one unit");
-	return simulate(argv[optind], format, unit, capacity);
+	if (cap_arg) {
+		capacity = parse_size(cap_arg, &cap_bytes);
+		if (cap_bytes)
+			capacity /= unit;
+	}
+	return simulate(argv[optind], !strcmp(format, "arc"), unit, capacity,
+			fraction, policies, classes);
 }

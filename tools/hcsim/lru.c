@@ -1,58 +1,78 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Size-aware LRU (see lru.h). */
-#include "lru.h"
-
-static void lru_del(struct hc_policy_link *l)
-{
-	l->prev->next = l->next;
-	l->next->prev = l->prev;
-}
-
-static void lru_add(struct lru *l, struct hc_policy_link *n)
-{
-	n->next = l->head.next;
-	n->prev = &l->head;
-	l->head.next->prev = n;
-	l->head.next = n;
-}
-
-void lru_init(struct lru *l, u64 capacity)
-{
-	l->head.next = l->head.prev = &l->head;
-	l->capacity = capacity;
-	l->used = 0;
-}
-
-/* A hit: move to the MRU end. */
-void lru_access(struct lru *l, struct hc_policy_entry *e)
-{
-	lru_del(&e->link);
-	lru_add(l, &e->link);
-}
-
 /*
- * A miss: admit @e unless it is bigger than the cache, evicting from the LRU
- * end until it fits.  Returns HC_POLICY_ADMITTED or HC_POLICY_REJECTED, or
- * -EINVAL if @max is below @e->weight.
+ * Size-aware LRU: every miss is admitted (unless larger than the cache) and
+ * the least recently used objects go until it fits.
  */
-int lru_admit(struct lru *l, struct hc_policy_entry *e,
-	      struct hc_policy_entry **victims, u32 max, u32 *nr)
-{
-	*nr = 0;
-	if (e->weight > l->capacity)
-		return HC_POLICY_REJECTED;
-	if (max < e->weight)
-		return -EINVAL;
-	while (l->used + e->weight > l->capacity) {
-		struct hc_policy_link *t = l->head.prev;
-		struct hc_policy_entry *v = (struct hc_policy_entry *)t;
+#include <stdlib.h>
+#include "sim.h"
 
-		lru_del(t);
-		l->used -= v->weight;
-		victims[(*nr)++] = v;
-	}
-	lru_add(l, &e->link);
-	e->region = HC_POLICY_WINDOW;
-	l->used += e->weight;
-	return HC_POLICY_ADMITTED;
+struct lru {
+	const struct sim_trace *t;
+	struct sim_node *nodes;
+	struct sim_list l;
+	u64 capacity;
+};
+
+static void *lru_create(const struct sim_trace *t, u64 capacity)
+{
+	struct lru *s = sim_xcalloc(1, sizeof(*s));
+
+	s->t = t;
+	s->nodes = sim_xcalloc(t->nr_objs, sizeof(*s->nodes));
+	sim_list_init(&s->l);
+	s->capacity = capacity;
+	return s;
 }
+
+static void lru_insert(struct lru *s, u32 id)
+{
+	u32 w = s->t->objs[id].weight;
+
+	if (w > s->capacity)
+		return;
+	while (s->l.weight + w > s->capacity) {
+		u32 v = s->l.tail;
+
+		sim_list_del(&s->l, s->nodes, v, s->t->objs[v].weight);
+	}
+	sim_list_push(&s->l, s->nodes, id, w, 1);
+}
+
+static bool lru_read(void *st, u32 id)
+{
+	struct lru *s = st;
+	u32 w = s->t->objs[id].weight;
+
+	if (s->nodes[id].list) {
+		sim_list_del(&s->l, s->nodes, id, w);
+		sim_list_push(&s->l, s->nodes, id, w, 1);
+		return true;
+	}
+	lru_insert(s, id);
+	return false;
+}
+
+static void lru_write(void *st, u32 id)
+{
+	struct lru *s = st;
+
+	if (s->nodes[id].list)
+		sim_list_del(&s->l, s->nodes, id, s->t->objs[id].weight);
+	lru_insert(s, id);
+}
+
+static void lru_destroy(void *st)
+{
+	struct lru *s = st;
+
+	free(s->nodes);
+	free(s);
+}
+
+const struct sim_ops sim_lru_ops = {
+	.name = "LRU",
+	.create = lru_create,
+	.read = lru_read,
+	.write = lru_write,
+	.destroy = lru_destroy,
+};

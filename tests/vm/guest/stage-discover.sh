@@ -19,6 +19,10 @@
 #                           unchanged (SHA-256)
 #   discover-create-force   with --force the XFS drive becomes a member; it is
 #                           then excluded as held by hypercache0
+#   discover-force-refused  --force never overrides a mounted drive (nor the
+#                           root disk, swap or holders: discover_test): EBUSY,
+#                           --force not suggested, alone or after a blank
+#                           drive, which stays unchanged; no pool, still mounted
 . /hc/tests/lib.sh
 
 D0=$(hc_drive 0) D1=$(hc_drive 1) D2=$(hc_drive 2) D3=$(hc_drive 3) D4=$(hc_drive 4)
@@ -105,7 +109,7 @@ refused() {
 
 t_create_refused() {
 	refused "^hcctl: $D1: unsafe: carries an XFS file system \(use --force to overwrite\)$" "$D1"
-	refused "^hcctl: $D2: unsafe: is mounted on /mnt/d2 \(use --force to overwrite\)$" "$D2"
+	refused "^hcctl: $D2: device is in use: is mounted on /mnt/d2 \(--force does not override this\): Device or resource busy$" "$D2"
 	refused "^hcctl: $D1: unsafe: carries an XFS file system" "$D3" "$D1"
 	[ ! -e /dev/hypercache0 ] || hc_fail "a pool exists"
 	[ "$(head_sha "$D1")" = "$(cat /tmp/d1.sha)" ] || hc_fail "the XFS drive's first MiB changed"
@@ -133,4 +137,15 @@ hc_test discover-inspect-json t_inspect_json
 hc_test discover-inspect-dev t_inspect_dev
 hc_test discover-create-refused t_create_refused
 hc_test discover-create-force t_create_force
+t_force_refused() {
+	head_sha "$D4" >/tmp/d4.sha
+	re="^hcctl: $D2: device is in use: is mounted on /mnt/d2 \(--force does not override this\): Device or resource busy$"
+	refused "$re" --force "$D2"
+	refused "$re" --force "$D4" "$D2"
+	! grep -q "use --force" /tmp/create.out || hc_fail "--force is suggested for a mounted drive"
+	[ ! -e /dev/hypercache0 ] || hc_fail "a pool exists"
+	grep -q " /mnt/d2 " /proc/mounts || hc_fail "/mnt/d2 is no longer mounted"
+	[ "$(head_sha "$D4")" = "$(cat /tmp/d4.sha)" ] || hc_fail "the blank drive's first MiB changed"
+}
+hc_test discover-force-refused t_force_refused
 hc_test discover-cleanup t_cleanup

@@ -9,7 +9,7 @@
 # to another object, COMMIT writes a buffered stage back (or fails with EIO
 # when flusher write-back was refused), STAGE larger than the pool is EFBIG,
 # a file's holds are bounded, and a pool stop races with openers of the
-# device.
+# device; libhypercache's C API (hc_libtest).
 . /hc/tests/lib.sh
 
 MiB=1048576
@@ -172,6 +172,28 @@ t_stop_race() {
 	rm -f /tmp/race /tmp/race.out
 }
 
+# The growable stage (hc_grow: GROW under the fence, its errors, COMMIT
+# with the final size freeing the tail); the trimmed object it leaves comes
+# back from the journal after a stop with its size and bytes.
+t_grow() {
+	hc_grow || hc_fail "hc_grow failed"
+	[ "$(hcctl locate --json grow/b | jnum size)" -eq $((2 * CHUNK + 7)) ] ||
+		hc_fail "grow/b: not 2 chunks + 7 bytes"
+	hcctl get --no-progress -o /tmp/growb grow/b || hc_fail "get grow/b"
+	hcctl pool stop >/dev/null || hc_fail "stop"
+	hcctl pool assemble $members >/dev/null || hc_fail "assemble"
+	[ "$(hcctl locate --json grow/b | jnum size)" -eq $((2 * CHUNK + 7)) ] ||
+		hc_fail "grow/b after the restart: not 2 chunks + 7 bytes"
+	get_same grow/b /tmp/growb
+	hcctl evict grow/b >/dev/null || hc_fail "evict grow/b"
+	rm -f /tmp/growb
+}
+
+# libhypercache's C API and its errors (hc_libtest, which says what).
+t_capi() {
+	hc_libtest || hc_fail "hc_libtest failed"
+}
+
 hc_test fence-create t_create
 hc_test fence-owner t_owner
 hc_test fence-uring-abort t_uring_abort
@@ -180,3 +202,5 @@ hc_test fence-commit-lost t_commit_lost
 hc_test fence-efbig t_efbig
 hc_test fence-holds t_holds
 hc_test fence-stop-race t_stop_race
+hc_test fence-grow t_grow
+hc_test client-capi t_capi

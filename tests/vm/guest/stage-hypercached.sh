@@ -115,3 +115,35 @@ hc_test hypercached-posix-get t_get
 hc_test hypercached-errors t_errors
 hc_test hypercached-bad-config t_bad_config
 hc_test hypercached-sigterm t_sigterm
+
+# Type=notify: READY=1 comes once both channels are registered (both log
+# lines are written before it), from the main process, with its MAINPID and
+# a STATUS; STOPPING=1 on SIGTERM.  hc_notify plays systemd's part.
+t_notify() {
+	hcctl pool create --force $M >/dev/null
+	write_conf
+	hc_notify /tmp/notify.sock hypercached -c /tmp/hc.conf >/tmp/notify.out 2>/tmp/hcd.out &
+	np=$!
+	i=0
+	while ! grep -q '^notify: READY=1$' /tmp/notify.out; do
+		i=$((i + 1))
+		kill -0 $np 2>/dev/null || { cat /tmp/notify.out /tmp/hcd.out; hc_fail "hypercached exited before READY=1"; }
+		[ $i -lt 100 ] || { cat /tmp/notify.out /tmp/hcd.out; hc_fail "no READY=1 in 10 s"; }
+		sleep 0.1
+	done
+	grep -q "registered as the helper" /tmp/hcd.out &&
+		grep -q "registered as the egress helper" /tmp/hcd.out ||
+		{ cat /tmp/hcd.out; hc_fail "READY=1 before both registrations"; }
+	pid=$(sed -n 's/^pid: //p' /tmp/notify.out)
+	grep -qx "notify: MAINPID=$pid" /tmp/notify.out || { cat /tmp/notify.out; hc_fail "no MAINPID=$pid"; }
+	grep -qx "notify: STATUS=serving ingest and write-back" /tmp/notify.out ||
+		{ cat /tmp/notify.out; hc_fail "no STATUS"; }
+	grep -q '^notify(other' /tmp/notify.out && { cat /tmp/notify.out; hc_fail "a notification from another process"; }
+	kill -TERM "$pid"
+	rc=0
+	wait $np || rc=$?
+	[ $rc -eq 0 ] || { cat /tmp/notify.out /tmp/hcd.out; hc_fail "exit $rc after SIGTERM"; }
+	grep -qx 'notify: STOPPING=1' /tmp/notify.out || { cat /tmp/notify.out; hc_fail "no STOPPING=1"; }
+	hcctl pool stop
+}
+hc_test hypercached-notify t_notify

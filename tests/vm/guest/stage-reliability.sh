@@ -25,9 +25,7 @@
 # faults: dm-error and dm-flakey under members: read errors per object,
 #     write errors during COMMIT, a member that disappears.
 # known_bugs=1 also runs the tests of defects not fixed yet (make
-#     check-reliability only, so that make check stays a gate): today
-#     faults-read-error-marks-object (a read error does not mark the
-#     object bad: LOCATE still says READY).
+#     check-reliability only, so that make check stays a gate): none today.
 . /hc/tests/lib.sh
 
 parts=logwrites+fuzz+faults every=1 fuzz_secs=60 seed= fuzz_trace=0 known_bugs=0
@@ -398,20 +396,39 @@ $((s + 8192)) $((FSZ - s - 8192)) linear $(hc_drive $((3 + m))) $((s + 8192))"
 
 t_read_error_marks_object() {
 	[ -s /tmp/f-errmember ] || hc_fail "needs read-error-per-object"
-	# the object that could not be read is dropped or marked bad: a reader
-	# is not sent to the bad chunk again as if it held valid data
+	# the object that could not be read is marked bad (HC_LOCATE_BAD,
+	# HC_OBJ_F_BAD): a reader is not sent to the bad chunk again as if it
+	# held valid data, and no hold is taken on it
 	out=$(hcctl locate --json f/3 2>&1) || true
 	echo "$out"
 	case "$out" in
-	*'"status":"miss"'*|*'"state":"bad"'*|*'"bad":true'*) ;;
+	*'"status":"bad"'*'"bad":true'*) ;;
 	*) hc_fail "after EIO the object is still offered as valid: $out" ;;
 	esac
+	hcctl ls | grep ' f/3$' | grep -q ' --B ' || hc_fail "ls does not flag f/3 bad"
+	dmesg | grep -q "object 'f/3' .*marked bad" || hc_fail "no warning naming f/3"
+	hc_expect_errno -m "f/3.*bad: a read of its data failed" \
+		hcctl get --no-ingest --no-progress -o /tmp/got f/3
+	# every other object is unaffected
+	for n in 1 2; do
+		hcctl locate --json f/$n | grep -q '"status":"hit".*"bad":false' ||
+			hc_fail "f/$n is not a plain hit"
+	done
+	f_consistent
 }
 
 t_read_error_end() {
 	m=$(cat /tmp/f-errmember)
 	f_linear "$m"
 	f_check 1 2
+	f_consistent
+	# a bad READY object is evicted and cached again like any other; the
+	# new copy's chunks forget the old read error
+	hcctl evict f/3 >/dev/null
+	hcctl put --clean --no-progress /tmp/f3 f/3 >/dev/null
+	hcctl locate --json f/3 | grep -q '"status":"hit".*"bad":false' ||
+		hc_fail "f/3 put again is not a plain hit"
+	f_check 1 2 3
 	f_consistent
 	hcctl pool stop
 }
@@ -475,8 +492,7 @@ t_member_gone() {
 
 if has_part faults; then
 	hc_test faults-read-error-per-object t_read_error
-	[ "$known_bugs" = 1 ] &&
-		hc_test faults-read-error-marks-object t_read_error_marks_object
+	hc_test faults-read-error-marks-object t_read_error_marks_object
 	hc_test faults-read-error-end t_read_error_end
 	hc_test faults-commit-write-error t_commit_write_error
 	hc_test faults-member-gone t_member_gone

@@ -64,6 +64,8 @@ static const char *status_name(uint32_t s)
 		return "pending";
 	case HC_LOCATE_NOT_ADMITTED:
 		return "not-admitted";
+	case HC_LOCATE_BAD:
+		return "bad";
 	}
 	return "unknown";
 }

@@ -1,0 +1,304 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+"""Zero-copy .safetensors objects.
+
+The format: 8 bytes of little-endian header length N, N bytes of a UTF-8
+JSON object (tensor name -> {"dtype", "shape", "data_offsets": [begin,
+end]}, and an optional "__metadata__" of strings), then the raw data; the
+offsets count from the data's start.  :func:`parse_header` checks every
+rule before anything is mapped: the header fits in the object (and in 100
+MB), is a JSON object, every entry has exactly those keys with a known
+dtype, a shape of non-negative integers and offsets whose span is the
+shape's bytes, and the tensors tile the data exactly (sorted by offset,
+no overlap, no hole, ending at the object's end), as the reference
+implementation requires, so that no byte of the object means two things.
+
+:func:`load_file` maps the whole object once (libhypercache's multi-extent
+mmap) and builds torch tensors (or numpy arrays) that view the mapping: no
+byte is copied, the tensors are read-only in effect, and the mapping (with
+its hold on the object) lives as long as any of them.
+"""
+import ctypes
+import errno
+import json
+import struct
+import warnings
+
+from . import _lib
+from .errors import error
+from .uri import to_cache_uri
+
+__all__ = ["parse_header", "load_file", "load", "safe_open", "save_file",
+           "save", "DTYPES", "HEADER_MAX"]
+
+HEADER_MAX = 100 * 1000 * 1000
+
+# dtype -> (bytes per element, numpy dtype name or None, torch dtype name)
+DTYPES = {
+    "BOOL": (1, "bool", "bool"),
+    "U8": (1, "uint8", "uint8"),
+    "I8": (1, "int8", "int8"),
+    "F8_E5M2": (1, None, "float8_e5m2"),
+    "F8_E4M3": (1, None, "float8_e4m3fn"),
+    "I16": (2, "int16", "int16"),
+    "U16": (2, "uint16", None),
+    "F16": (2, "float16", "float16"),
+    "BF16": (2, None, "bfloat16"),
+    "I32": (4, "int32", "int32"),
+    "U32": (4, "uint32", None),
+    "F32": (4, "float32", "float32"),
+    "F64": (8, "float64", "float64"),
+    "I64": (8, "int64", "int64"),
+    "U64": (8, "uint64", None),
+}
+
+
+def _bad(name, why):
+    return error(errno.EBADMSG, name, "not a valid safetensors object: " + why)
+
+
+def parse_header(head, size, name=None):
+    """Parse and check the header of a ``size``-byte object.
+
+    ``head``: at least the object's first ``8 + N`` bytes (or all of them).
+    Returns ``(data_start, tensors, metadata)`` with ``tensors`` a dict
+    name -> (dtype, shape tuple, begin, end) in absolute object offsets.
+    Raises OSError(EBADMSG) naming the object and the rule broken.
+    """
+    if size < 8 or len(head) < 8:
+        raise _bad(name, "%d bytes: shorter than the 8-byte header length"
+                   % size)
+    (n,) = struct.unpack_from("<Q", head, 0)
+    if n > size - 8:
+        raise _bad(name, "header length %d larger than the object's %d "
+                   "bytes after it" % (n, size - 8))
+    if n > HEADER_MAX:
+        raise _bad(name, "header length %d over %d" % (n, HEADER_MAX))
+    if len(head) < 8 + n:
+        raise ValueError("parse_header needs the first %d bytes" % (8 + n))
+    raw = bytes(head[8:8 + n])
+    try:
+        hdr = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise _bad(name, "header is not JSON (%s)" % e) from None
+    if not isinstance(hdr, dict):
+        raise _bad(name, "header is JSON but not an object")
+    meta = hdr.pop("__metadata__", None)
+    if meta is not None and (not isinstance(meta, dict) or not all(
+            isinstance(k, str) and isinstance(v, str)
+            for k, v in meta.items())):
+        raise _bad(name, "__metadata__ is not an object of strings")
+    data_start = 8 + n
+    data_len = size - data_start
+    tensors = {}
+    for key, t in hdr.items():
+        if not isinstance(t, dict) or set(t) != {"dtype", "shape",
+                                                 "data_offsets"}:
+            raise _bad(name, "tensor %r: not {dtype, shape, data_offsets}"
+                       % key)
+        dt, shape, offs = t["dtype"], t["shape"], t["data_offsets"]
+        if dt not in DTYPES:
+            raise _bad(name, "tensor %r: unknown dtype %r" % (key, dt))
+        if not isinstance(shape, list) or not all(
+                type(d) is int and d >= 0 for d in shape):
+            raise _bad(name, "tensor %r: shape %r" % (key, shape))
+        if not isinstance(offs, list) or len(offs) != 2 or not all(
+                type(o) is int for o in offs):
+            raise _bad(name, "tensor %r: data_offsets %r" % (key, offs))
+        begin, end = offs
+        if not 0 <= begin <= end <= data_len:
+            raise _bad(name, "tensor %r: data_offsets [%d, %d] outside the "
+                       "%d data bytes" % (key, begin, end, data_len))
+        numel = 1
+        for d in shape:
+            numel *= d
+        if numel * DTYPES[dt][0] != end - begin:
+            raise _bad(name, "tensor %r: %d bytes for shape %r of %s"
+                       % (key, end - begin, shape, dt))
+        tensors[key] = (dt, tuple(shape), data_start + begin,
+                        data_start + end)
+    pos = data_start
+    for key, (_, _, begin, end) in sorted(tensors.items(),
+                                          key=lambda kv: (kv[1][2],
+                                                          kv[1][3])):
+        if begin != pos:
+            raise _bad(name, "tensor %r: %s at data offset %d (the tensors "
+                       "must tile the data: no overlap, no hole)"
+                       % (key, "overlaps" if begin < pos else "a hole",
+                          begin - data_start))
+        pos = end
+    if pos != size:
+        raise _bad(name, "%d bytes after the last tensor" % (size - pos))
+    return data_start, tensors, (meta or {})
+
+
+class _Mapping:
+    """A held object mapped whole; unmapped when the last view goes."""
+
+    def __init__(self, lib, uri):
+        self.reader = lib.open(uri, _lib.OPEN_AUTO_INGEST, 600 * 1000)
+        self.size = self.reader.size
+        self.addr = 0
+        if self.size:
+            self.addr, _ = self.reader.mmap()
+            self.array = (ctypes.c_char * self.size).from_address(self.addr)
+            self.array.owner = self	# views keep the mapping alive
+            self.view = memoryview(self.array).cast("B")
+        else:
+            self.view = memoryview(b"")
+
+    def __del__(self):
+        if getattr(self, "reader", None) is not None:
+            if self.addr:
+                self.reader.munmap(self.addr)
+            self.reader.close()
+            self.reader = None
+
+
+class SafeOpen:
+    """Lazy access by tensor name (``safe_open``-style)."""
+
+    def __init__(self, path, framework="pt", lib=None):
+        if framework not in ("pt", "torch", "np", "numpy"):
+            raise ValueError("framework %r: pt or np" % framework)
+        self.framework = "np" if framework in ("np", "numpy") else "pt"
+        self.path = path
+        uri = to_cache_uri(path)
+        self._map = _Mapping(lib or _lib.get(), uri)
+        name = uri.decode(errors="replace")
+        self.data_start, self._tensors, self._meta = parse_header(
+            self._map.view, self._map.size, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._map = None
+        return False
+
+    def keys(self):
+        return sorted(self._tensors)
+
+    def metadata(self):
+        return dict(self._meta)
+
+    def get_tensor(self, key):
+        dt, shape, begin, end = self._tensors[key]
+        if self.framework == "np":
+            return _numpy_view(self._map, dt, shape, begin, end, key)
+        return _torch_view(self._map, dt, shape, begin, end, key)
+
+
+def _numpy_view(m, dt, shape, begin, end, key):
+    import numpy as np
+
+    np_name = DTYPES[dt][1]
+    if np_name is None:
+        raise error(errno.EOPNOTSUPP, key,
+                    "dtype %s has no numpy type (load with torch)" % dt)
+    count = (end - begin) // DTYPES[dt][0]
+    a = np.frombuffer(m.array if m.size else b"", dtype=np_name,
+                      count=count, offset=begin if count else 0)
+    return a.reshape(shape)
+
+
+def _torch_view(m, dt, shape, begin, end, key):
+    import torch
+
+    t_name = DTYPES[dt][2]
+    t_dtype = getattr(torch, t_name, None) if t_name else None
+    if t_dtype is None:
+        raise error(errno.EOPNOTSUPP, key,
+                    "dtype %s has no type in this torch" % dt)
+    count = (end - begin) // DTYPES[dt][0]
+    if not count:
+        return torch.empty(shape, dtype=t_dtype)
+    with warnings.catch_warnings():
+        # The mapping is read-only; torch warns that it cannot enforce it.
+        warnings.simplefilter("ignore", UserWarning)
+        t = torch.frombuffer(m.array, dtype=t_dtype, count=count,
+                             offset=begin)
+    return t.reshape(shape)
+
+
+def safe_open(path, framework="pt", lib=None):
+    """A :class:`SafeOpen` over the object at ``path``."""
+    return SafeOpen(path, framework, lib)
+
+
+def load_file(path, framework="pt", lib=None):
+    """Every tensor of the object, as views of one mapping (no copy)."""
+    f = SafeOpen(path, framework, lib)
+    return {k: f.get_tensor(k) for k in f.keys()}
+
+
+load = load_file
+
+
+def _as_bytes(t):
+    """(dtype name, shape, a contiguous buffer) of a torch tensor or array."""
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None and isinstance(t, torch.Tensor):
+        t = t.detach().to("cpu").contiguous()
+        rev = {v[2]: k for k, v in DTYPES.items() if v[2]}
+        name = str(t.dtype).replace("torch.", "")
+        if name not in rev:
+            raise error(errno.EOPNOTSUPP, None, "torch dtype %s" % name)
+        if t.dtype == torch.bool:
+            raw = t.view(torch.uint8)
+        elif DTYPES[rev[name]][1] is None:
+            raw = t.view(torch.uint8 if DTYPES[rev[name]][0] == 1 else
+                         torch.int16)
+        else:
+            raw = t
+        return rev[name], list(t.shape), memoryview(
+            raw.numpy().reshape(-1)).cast("B")
+    import numpy as np
+
+    a = np.ascontiguousarray(t)
+    rev = {v[1]: k for k, v in DTYPES.items() if v[1]}
+    if a.dtype.name not in rev:
+        raise error(errno.EOPNOTSUPP, None, "numpy dtype %s" % a.dtype)
+    return rev[a.dtype.name], list(a.shape), memoryview(
+        a.reshape(-1).view(np.uint8))
+
+
+def serialize(tensors, metadata=None):
+    """(header bytes, [buffers]) of a safetensors object."""
+    hdr = {}
+    bufs = []
+    pos = 0
+    for key in sorted(tensors):
+        dt, shape, buf = _as_bytes(tensors[key])
+        hdr[key] = {"dtype": dt, "shape": shape,
+                    "data_offsets": [pos, pos + buf.nbytes]}
+        pos += buf.nbytes
+        bufs.append(buf)
+    if metadata:
+        hdr["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
+    raw = json.dumps(hdr, separators=(",", ":")).encode()
+    raw += b" " * (-len(raw) % 8)	# the data starts 8-byte aligned
+    return struct.pack("<Q", len(raw)) + raw, bufs
+
+
+def save_file(tensors, path, metadata=None, lib=None, clean=False):
+    """Write a .safetensors object through one stage (durable on return)."""
+    head, bufs = serialize(tensors, metadata)
+    size = len(head) + sum(b.nbytes for b in bufs)
+    w = (lib or _lib.get()).create(to_cache_uri(path), size=size)
+    try:
+        w.pwrite(head, 0)
+        off = len(head)
+        for b in bufs:
+            if b.nbytes:
+                w.pwrite(b, off)
+            off += b.nbytes
+        return w.commit(clean=clean)
+    except BaseException:
+        w.abort()
+        raise
+
+
+save = save_file

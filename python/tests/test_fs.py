@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+"""The fsspec layer against the fake library."""
+import errno
+import io
+import os
+
+import fsspec
+import pytest
+
+import hypercache
+from hypercache import _lib
+from hypercache.fs import DEFAULT_BLOCK, HyperCacheFileSystem
+
+
+def test_registered_on_import():
+    assert fsspec.get_filesystem_class("hypercache") is HyperCacheFileSystem
+
+
+def test_read_seek_readinto(fake):
+    data = os.urandom(3 * DEFAULT_BLOCK + 12345)
+    fake.add(b"hypercache://m/w.pt", data)
+    with fsspec.open("hypercache://m/w.pt", "rb") as f:
+        assert f.seekable()
+        assert f.read(10) == data[:10]
+        f.seek(DEFAULT_BLOCK - 5)
+        assert f.tell() == DEFAULT_BLOCK - 5
+        assert f.read(10) == data[DEFAULT_BLOCK - 5:DEFAULT_BLOCK + 5]
+        buf = bytearray(DEFAULT_BLOCK)	# large: straight into buf
+        f.seek(7)
+        assert f.readinto(buf) == DEFAULT_BLOCK
+        assert bytes(buf) == data[7:7 + DEFAULT_BLOCK]
+        small = bytearray(100)
+        assert f.readinto(small) == 100
+        assert bytes(small) == data[7 + DEFAULT_BLOCK:107 + DEFAULT_BLOCK]
+        f.seek(-3, 2)
+        assert f.read() == data[-3:]
+        assert f.read() == b""
+        assert f.tell() == len(data)
+    # the hold is released on close
+    assert fake.objects[b"hypercache://m/w.pt"]["holds"] == 0
+
+
+def test_sequential_reads_are_large(fake):
+    data = os.urandom(2 * DEFAULT_BLOCK)
+    fake.add(b"s3://bkt/seq", data)
+    fs = HyperCacheFileSystem()
+    with fs.open("s3/bkt/seq", "rb") as f:
+        got = b"".join(iter(lambda: f.read(4096), b""))
+        reads = f.reader.reads
+    assert got == data
+    # read-ahead: 4 KiB reads cost a handful of block-sized library reads
+    assert len(reads) <= 4
+    assert all(n >= DEFAULT_BLOCK or off + n == len(data) for off, n in reads)
+
+
+def test_open_miss_ingests_or_not(fake):
+    fs = HyperCacheFileSystem(timeout=5)
+    with pytest.raises(FileNotFoundError) as e:
+        fs.open("m/none", "rb")
+    assert e.value.filename == "hypercache://m/none"
+    assert fake.opens[-1][1] & _lib.OPEN_AUTO_INGEST
+    assert fake.opens[-1][2] == 5000
+    fs = HyperCacheFileSystem(ingest=False)
+    with pytest.raises(FileNotFoundError):
+        fs.open("m/none", "rb")
+    assert not fake.opens[-1][1] & _lib.OPEN_AUTO_INGEST
+
+
+def test_write_streams_and_commits_on_close(fake):
+    data = os.urandom(2 * DEFAULT_BLOCK + 999)
+    with fsspec.open("hypercache://s3/bkt/ckpt/epoch_1.pt", "wb") as f:
+        for i in range(0, len(data), 1 << 20):
+            f.write(data[i:i + (1 << 20)])
+        assert b"s3://bkt/ckpt/epoch_1.pt" not in fake.objects	# not yet
+    obj = fake.objects[b"s3://bkt/ckpt/epoch_1.pt"]
+    assert obj["data"] == data and obj["state"] == "dirty"
+    assert f.generation == obj["generation"]
+
+
+def test_write_sync_and_clean(fake):
+    fs = HyperCacheFileSystem(sync=True)
+    with fs.open("m/s", "wb") as f:
+        f.write(b"x")
+    assert fake.objects[b"hypercache://m/s"]["state"] == "ready"
+    fs = HyperCacheFileSystem(clean=True)
+    with fs.open("m/c", "wb") as f:
+        f.write(b"y")
+    assert fake.objects[b"hypercache://m/c"]["state"] == "ready"
+
+
+def test_empty_file_is_an_empty_object(fake):
+    with fsspec.open("hypercache://m/empty", "wb"):
+        pass
+    assert fake.objects[b"hypercache://m/empty"]["data"] == b""
+
+
+def test_failed_write_leaves_nothing(fake):
+    fake.fail["commit"] = errno.EIO
+    with pytest.raises(OSError) as e:
+        with fsspec.open("hypercache://m/bad", "wb") as f:
+            f.write(b"z" * 100)
+    assert e.value.errno == errno.EIO
+    assert b"hypercache://m/bad" not in fake.objects
+    assert not fake.staged
+    del fake.fail["commit"]
+
+
+def test_append_refused(fake):
+    with pytest.raises(OSError) as e:
+        HyperCacheFileSystem().open("m/a", "ab")
+    assert e.value.errno == errno.EOPNOTSUPP
+
+
+def test_info_ls_find_exists(fake):
+    fake.add(b"hypercache://m/a/1", b"1")
+    fake.add(b"hypercache://m/a/2", b"22")
+    fake.add(b"hypercache://m/a/sub/3", b"333")
+    fake.add(b"s3://bkt/x", b"4444")
+    fs = HyperCacheFileSystem()
+    i = fs.info("hypercache://m/a/2")
+    assert i["type"] == "file" and i["size"] == 2 and i["name"] == "m/a/2"
+    assert fs.info("m/a")["type"] == "directory"
+    assert fs.info("")["type"] == "directory"
+    with pytest.raises(FileNotFoundError):
+        fs.info("m/nothing")
+    assert fs.ls("m/a", detail=False) == ["m/a/1", "m/a/2", "m/a/sub"]
+    assert fs.ls("", detail=False) == ["m", "s3"]
+    assert fs.ls("s3", detail=False) == ["s3/bkt"]
+    assert fs.ls("m/a/1", detail=False) == ["m/a/1"]
+    with pytest.raises(FileNotFoundError):
+        fs.ls("m/zzz")
+    assert fs.find("m") == ["m/a/1", "m/a/2", "m/a/sub/3"]
+    assert fs.find("hypercache://m/a/sub") == ["m/a/sub/3"]
+    assert sorted(fs.find("m", detail=True)) == ["m/a/1", "m/a/2", "m/a/sub/3"]
+    assert fs.exists("s3://bkt/x") and fs.exists("s3/bkt")
+    assert not fs.exists("s3/bkt/y")
+    assert fs.isdir("m/a") and fs.isfile("m/a/1")
+
+
+def test_cat_get_put_rm(fake, tmp_path):
+    fake.add(b"hypercache://m/f", b"0123456789")
+    fs = HyperCacheFileSystem()
+    assert fs.cat("m/f") == b"0123456789"
+    assert fs.cat_file("m/f", start=2, end=5) == b"234"
+    assert fs.cat_file("m/f", start=-3) == b"789"
+    fs.get("m/f", str(tmp_path / "f"))
+    assert (tmp_path / "f").read_bytes() == b"0123456789"
+    (tmp_path / "g").write_bytes(b"abc")
+    fs.put(str(tmp_path / "g"), "m/g")
+    assert fake.objects[b"hypercache://m/g"]["data"] == b"abc"
+    with fs.open("m/f", "rb") as held:
+        with pytest.raises(OSError) as e:
+            fs.rm("m/f")
+        assert e.value.errno == errno.EBUSY
+        held.read()
+    fs.rm("m/f")
+    assert not fs.exists("m/f")
+    with pytest.raises(OSError) as e:	# DIRTY: not evictable
+        fs.rm("m/g")
+    assert e.value.errno == errno.EBUSY
+
+
+def test_errors_are_oserror_with_uri(fake):
+    fake.fail["open"] = errno.ETIMEDOUT
+    with pytest.raises(TimeoutError) as e:
+        fsspec.open("hypercache://m/t", "rb").open()
+    assert e.value.errno == errno.ETIMEDOUT
+    assert e.value.filename == "hypercache://m/t"
+
+
+def test_torch_load_needs(fake):
+    """What torch.load uses: seek/tell/readinto/read on a binary file."""
+    f = io.BytesIO()
+    import torch
+
+    torch.save({"w": torch.arange(1000)}, f)
+    fake.add(b"hypercache://m/t.pt", f.getvalue())
+    with fsspec.open("hypercache://m/t.pt", "rb") as src:
+        back = torch.load(src)
+    assert torch.equal(back["w"], torch.arange(1000))
+
+
+def test_module_open(fake):
+    fake.add(b"hypercache://m/o", b"ok")
+    with hypercache.open("hypercache://m/o") as f:
+        assert f.read() == b"ok"

@@ -1,0 +1,222 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+"""The safetensors parser (hand-built files, hostile headers) and the
+zero-copy load over the fake library's mapping."""
+import ctypes
+import errno
+import json
+import struct
+
+import numpy as np
+import pytest
+import torch
+
+from hypercache import safetensors as st
+
+
+def build(entries, data, meta=None, raw_header=None, pad=0):
+    """A .safetensors image: entries name -> (dtype, shape, [b, e])."""
+    hdr = {k: {"dtype": d, "shape": s, "data_offsets": o}
+           for k, (d, s, o) in entries.items()}
+    if meta is not None:
+        hdr["__metadata__"] = meta
+    raw = raw_header if raw_header is not None else json.dumps(hdr).encode()
+    raw += b" " * pad
+    return struct.pack("<Q", len(raw)) + raw + data
+
+
+def parse(img):
+    return st.parse_header(img, len(img), "hypercache://m/t.safetensors")
+
+
+def bad(img, what):
+    with pytest.raises(OSError) as e:
+        parse(img)
+    assert e.value.errno == errno.EBADMSG
+    assert e.value.filename == "hypercache://m/t.safetensors"
+    assert what in e.value.strerror, e.value.strerror
+
+
+def test_every_dtype():
+    entries, data, pos = {}, b"", 0
+    for i, (dt, (size, _, _)) in enumerate(sorted(st.DTYPES.items())):
+        n = size * 6
+        entries["t%02d_%s" % (i, dt)] = (dt, [2, 3], [pos, pos + n])
+        pos += n
+    data = bytes(i % 251 for i in range(pos))
+    img = build(entries, data)
+    start, tensors, meta = parse(img)
+    assert meta == {}
+    assert set(tensors) == set(entries)
+    for k, (dt, shape, off) in entries.items():
+        assert tensors[k] == (dt, (2, 3), start + off[0], start + off[1])
+    # each dtype loads as torch (where torch has it) and numpy (likewise),
+    # with exactly the bytes of its span
+    lib = FakeMapLib(img)
+    f_pt = st.safe_open("m/d.safetensors", lib=lib)
+    f_np = st.safe_open("m/d.safetensors", framework="np", lib=lib)
+    for k, (dt, shape, off) in entries.items():
+        raw = data[off[0]:off[1]]
+        if st.DTYPES[dt][1]:
+            a = f_np.get_tensor(k)
+            assert a.shape == (2, 3) and a.tobytes() == raw
+        else:
+            with pytest.raises(OSError):
+                f_np.get_tensor(k)
+        if getattr(torch, st.DTYPES[dt][2] or "-", None) is not None:
+            t = f_pt.get_tensor(k)
+            assert tuple(t.shape) == (2, 3)
+            assert t.contiguous().view(torch.uint8).numpy().tobytes() == raw
+        else:
+            with pytest.raises(OSError) as e:
+                f_pt.get_tensor(k)
+            assert e.value.errno == errno.EOPNOTSUPP
+
+
+def test_empty_tensors_and_metadata():
+    img = build({"e": ("F32", [0, 4], [0, 0]), "s": ("I64", [], [0, 8]),
+                 "z": ("U8", [0], [8, 8])}, b"\1" * 8, meta={"format": "pt"})
+    start, t, meta = parse(img)
+    assert meta == {"format": "pt"}
+    assert t["e"][2] == t["e"][3] == start and t["s"][1] == ()
+
+
+def test_empty_file_of_tensors():
+    img = build({}, b"")
+    assert parse(img)[1] == {}
+
+
+@pytest.mark.parametrize("img,what", [
+    (b"", "shorter than the 8-byte"),
+    (b"\1\2\3", "shorter than the 8-byte"),
+    (struct.pack("<Q", 1000) + b"{}", "larger than the object"),
+    (struct.pack("<Q", 2**64 - 1) + b"{}", "larger than the object"),
+    (struct.pack("<Q", 4) + b"nope", "not JSON"),
+    (struct.pack("<Q", 2) + b"\xff\xfe", "not JSON"),
+    (struct.pack("<Q", 2) + b"[]", "not an object"),
+    (struct.pack("<Q", 4) + b'"x" ', "not an object"),
+])
+def test_hostile_framing(img, what):
+    bad(img, what)
+
+
+def test_header_over_limit(monkeypatch):
+    monkeypatch.setattr(st, "HEADER_MAX", 10)
+    bad(build({}, b"", pad=20), "over 10")
+
+
+@pytest.mark.parametrize("entries,data,what", [
+    ({"a": ("F32", [2], [0, 8]), "b": ("F32", [2], [4, 12])}, b"\0" * 12,
+     "overlaps"),
+    ({"a": ("F32", [1], [0, 4]), "b": ("F32", [1], [8, 12])}, b"\0" * 12,
+     "a hole"),
+    ({"a": ("F32", [1], [4, 8])}, b"\0" * 8, "a hole"),
+    ({"a": ("F32", [2], [0, 8])}, b"\0" * 12, "bytes after the last"),
+    ({"a": ("F32", [4], [0, 16])}, b"\0" * 8, "outside the"),
+    ({"a": ("F32", [1], [8, 4])}, b"\0" * 8, "outside the"),
+    ({"a": ("F32", [1], [-4, 0])}, b"\0" * 8, "outside the"),
+    ({"a": ("F32", [3], [0, 8])}, b"\0" * 8, "bytes for shape"),
+    ({"a": ("F33", [2], [0, 8])}, b"\0" * 8, "unknown dtype"),
+    ({"a": ("F32", [-2], [0, 8])}, b"\0" * 8, "shape"),
+    ({"a": ("F32", [2.0], [0, 8])}, b"\0" * 8, "shape"),
+    ({"a": ("F32", [True, 2], [0, 8])}, b"\0" * 8, "shape"),
+    ({"a": ("F32", [2], [0])}, b"\0" * 8, "data_offsets"),
+    ({"a": ("F32", [2], [0, "8"])}, b"\0" * 8, "data_offsets"),
+])
+def test_hostile_offsets(entries, data, what):
+    bad(build(entries, data), what)
+
+
+def test_hostile_entries():
+    bad(build({}, b"", raw_header=b'{"a": 5}'), "not {dtype, shape")
+    bad(build({}, b"", raw_header=json.dumps(
+        {"a": {"dtype": "U8", "shape": [0], "data_offsets": [0, 0],
+               "extra": 1}}).encode()), "not {dtype, shape")
+    bad(build({}, b"", meta={"k": 5}), "__metadata__")
+    bad(build({}, b"", meta=["x"]), "__metadata__")
+    # a huge shape whose bytes do not match (no overflow to a small number)
+    bad(build({"a": ("U8", [2**40, 2**40], [0, 8])}, b"\0" * 8),
+        "bytes for shape")
+
+
+class FakeMapLib:
+    """Only what safetensors needs: open() with mmap()."""
+
+    def __init__(self, img):
+        self.img = img
+        self.mapped = []
+
+    def open(self, uri, flags=0, timeout_ms=0):
+        lib = self
+
+        class R:
+            size = len(lib.img)
+
+            def mmap(self):
+                self.arr = (ctypes.c_char * len(lib.img)).from_buffer_copy(
+                    lib.img)
+                lib.mapped.append(self)
+                return ctypes.addressof(self.arr), len(lib.img)
+
+            def munmap(self, addr):
+                lib.mapped.remove(self)
+
+            def close(self):
+                pass
+
+        return R()
+
+
+def test_load_zero_copy_torch_and_numpy():
+    src = {"w": torch.arange(12, dtype=torch.float32).reshape(3, 4),
+           "b": torch.tensor([1.5, -2.0], dtype=torch.bfloat16),
+           "i": torch.arange(5, dtype=torch.int64),
+           "m": torch.tensor([True, False, True]),
+           "e": torch.empty(0, 3, dtype=torch.float16)}
+    head, bufs = st.serialize(src, {"format": "pt"})
+    img = head + b"".join(bytes(b) for b in bufs)
+    assert (len(head) - 8) % 8 == 0
+    lib = FakeMapLib(img)
+    got = st.load_file("m/x.safetensors", lib=lib)
+    assert set(got) == set(src)
+    for k in src:
+        assert got[k].dtype == src[k].dtype and torch.equal(got[k], src[k])
+    base = ctypes.addressof(lib.mapped[0].arr)
+    for k in ("w", "b", "i", "m"):
+        ptr = got[k].data_ptr()
+        assert base <= ptr < base + len(img), k	# views the mapping
+    # numpy: the same bytes, no copy (except bf16: no numpy type)
+    f = st.safe_open("m/x.safetensors", framework="np", lib=lib)
+    assert f.metadata() == {"format": "pt"}
+    a = f.get_tensor("w")
+    assert isinstance(a, np.ndarray) and a.shape == (3, 4)
+    assert np.array_equal(a, src["w"].numpy())
+    assert base <= a.__array_interface__["data"][0] < base + len(img) or \
+        len(lib.mapped) == 2
+    with pytest.raises(OSError) as e:
+        f.get_tensor("b")
+    assert e.value.errno == errno.EOPNOTSUPP
+
+
+def test_mapping_lives_with_the_tensors():
+    img = st.serialize({"x": torch.ones(4)})
+    img = img[0] + b"".join(bytes(b) for b in img[1])
+    lib = FakeMapLib(img)
+    t = st.load_file("m/y.safetensors", lib=lib)["x"]
+    import gc
+
+    gc.collect()
+    assert len(lib.mapped) == 1	# still mapped: the tensor views it
+    assert torch.equal(t, torch.ones(4))
+    del t
+    gc.collect()
+    assert lib.mapped == []
+
+
+def test_save_file_round_trip(fake):
+    src = {"a": torch.randn(7, 3), "n": np.arange(10, dtype=np.int16)}
+    st.save_file({"a": src["a"]}, "hypercache://m/s.safetensors")
+    obj = fake.objects[b"hypercache://m/s.safetensors"]["data"]
+    start, t, _ = st.parse_header(obj, len(obj))
+    assert t["a"][0] == "F32" and t["a"][1] == (7, 3)
+    back = st.load_file("hypercache://m/s.safetensors")
+    assert torch.equal(back["a"], src["a"])

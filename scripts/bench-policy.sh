@@ -1,0 +1,122 @@
+#!/bin/bash
+# Usage: scripts/bench-policy.sh [--steps N] [--seed S] [--smoke]
+#
+# The admission policy's tables (Documentation/policy.md), from tools/hcsim:
+#   1. object level: hcsim's AI-node workloads (ai = models + dataset epochs
+#      + checkpoints, inference = models only with drifting popularity,
+#      training = one model + epochs + checkpoints), at capacities of 1/4,
+#      1/2 and 3/4 of the distinct bytes read: byte and request hit ratio of
+#      ours (kmod/core/policy.c), LRU, size-aware ARC, GDSF, GDSF-B and the
+#      static oracle, and ours / oracle (target >= 0.95, and above LRU, ARC
+#      and GDSF);
+#   2. scan resistance: the ai workload with and without its dataset (the
+#      same model jobs), the models' byte hit ratio at the same capacities
+#      (target: the dataset costs them <= 2 points);
+#   3. unit-size traces the policy was first checked on (Zipf 0.9 with a
+#      scan, its 1-16 chunk variant, a sliding working set as an ARC trace):
+#      ours beside LRU and ARC (target: never > 1 point below the better).
+# Every figure is measured in this run; the peers are the other policies of
+# the same hcsim run on the same trace.  Traces: build/bench-policy/.
+# --smoke (make check, tests/checks/bench-policy.sh): 2000 steps, small
+# unit-size traces, in build/bench-policy-smoke/; exit status 0 only if
+# every table row was printed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+steps=20000 seed=1 smoke=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--steps) steps=$2; shift 2 ;;
+	--seed) seed=$2; shift 2 ;;
+	--smoke) steps=2000 smoke=-smoke; shift ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+	*) echo "bench-policy.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+for v in steps seed; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
+		{ echo "bench-policy.sh: --$v needs a positive integer" >&2; exit 2; }
+done
+make -s -C tools/hcsim >&2
+sim=tools/hcsim/hcsim
+dir=build/bench-policy$smoke
+mkdir -p "$dir"
+rows=0 want=0
+
+# col FILE POLICY FIELD: FIELD 4 = hit%, 5 = bytes%, 6 = model bytes%
+col() { awk -v p="$2" -v f="$3" '$1 == p { print $f }' "$1"; }
+
+echo "## Object level (hcsim, seed $seed, $steps steps)"
+for w in ai inference training; do
+	$sim --gen $w --seed "$seed" --set steps="$steps" > "$dir/$w.kv"
+	echo
+	echo "### $w ($(wc -l < "$dir/$w.kv") requests)"
+	echo
+	echo "| size | ours | LRU | ARC | GDSF | GDSF-B | oracle | ours/oracle | beats LRU, ARC, GDSF |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	for f in 0.25 0.5 0.75; do
+		want=$((want + 1))
+		out=$dir/$w-$f.txt
+		$sim --fraction $f --classes "$dir/$w.kv" > "$out"
+		line="| $f |"
+		for p in ours LRU ARC GDSF GDSF-B oracle; do
+			line+=" $(col "$out" $p 5) / $(col "$out" $p 4) |"
+		done
+		line+=$(awk '$1 == "ours" { o = $5 } $1 == "oracle" { r = $5 }
+			$1 == "LRU" || $1 == "ARC" || $1 == "GDSF" { if ($5 > m) m = $5 }
+			END { printf " %.3f | %s |", (r ? o / r : 0), (o > m ? "yes" : "no") }' "$out")
+		echo "$line"
+		rows=$((rows + 1))
+	done
+done
+echo
+echo "Cells: byte hit % / request hit %.  Size: share of the distinct bytes read."
+
+echo
+echo "## Scan resistance (ai with and without its dataset; models' byte hit %)"
+echo
+$sim --gen ai --seed "$seed" --set steps="$steps" --set shards_per_step=0 > "$dir/ai-noscan.kv"
+echo "| size | ours alone | ours with dataset | cost (points) | LRU alone | LRU with dataset |"
+echo "|---|---|---|---|---|---|"
+for f in 0.25 0.5 0.75; do
+	want=$((want + 1))
+	cap=$(awk '/^# capacity/ { print $3 }' "$dir/ai-$f.txt")
+	$sim --capacity "$cap" --classes --policies ours,LRU "$dir/ai-noscan.kv" > "$dir/ai-noscan-$f.txt"
+	a=$(col "$dir/ai-noscan-$f.txt" ours 6) b=$(col "$dir/ai-$f.txt" ours 6)
+	echo "| $f ($cap chunks) | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a - b }') |" \
+	     "$(col "$dir/ai-noscan-$f.txt" LRU 6) | $(col "$dir/ai-$f.txt" LRU 6) |"
+	rows=$((rows + 1))
+done
+
+echo
+echo "## Unit-size traces (request hit %, = byte hit % for one-unit objects)"
+echo
+if [ -n "$smoke" ]; then
+	zn=10000 zr=100000 zs=2000 caps="100 500 2000" z16n=2000 z16r=20000 z16s=400 caps16="1G 4G 16G"
+	sr=30000
+else
+	zn=100000 zr=1000000 zs=20000 caps="1000 5000 20000" z16n=20000 z16r=200000 z16s=4000 caps16="8G 40G 160G"
+	sr=300000
+fi
+$sim --gen zipf --objects $zn --requests $zr --alpha 0.9 --scan $zs > "$dir/zipf.kv"
+$sim --gen zipf --objects $z16n --requests $z16r --alpha 0.9 --scan $z16s --max-chunks 16 > "$dir/zipf16.kv"
+python3 -c "import random; random.seed(5); [print(i//4 + random.randrange(2000), 1, 0, i) for i in range($sr)]" > "$dir/shift.arc"
+echo "| trace | capacity | ours | LRU | ARC | ours - max(LRU, ARC) |"
+echo "|---|---|---|---|---|---|"
+unit() {	# name format capacity file
+	local out=$dir/$1-$3.txt
+	want=$((want + 1))
+	$sim --format "$2" --policies ours,LRU,ARC --capacity "$3" "$4" > "$out"
+	awk -v n="$1" -v c="$3" '$1 == "ours" { o = $4 } $1 == "LRU" { l = $4 } $1 == "ARC" { a = $4 }
+		END { m = l > a ? l : a; printf "| %s | %s | %s | %s | %s | %+.2f |\n", n, c, o, l, a, o - m }' "$out"
+	rows=$((rows + 1))
+}
+for c in $caps; do unit zipf kv "$c" "$dir/zipf.kv"; done
+for c in $caps16; do unit zipf16 kv "$c" "$dir/zipf16.kv"; done
+unit shift arc 1500 "$dir/shift.arc"
+
+if [ $rows != $want ] || grep -q '|  /' <(cat "$dir"/*.txt /dev/null); then
+	echo "bench-policy.sh: $rows of $want rows" >&2
+	exit 1
+fi

@@ -1,0 +1,333 @@
+#!/bin/sh
+# Usage (guest, via /init): stage-fs.sh
+#
+# The file system view (mount -t hypercache, Documentation/fs.md) on a pool
+# of three fresh 128 MiB drives (93 chunks of 4 MiB): the mount's refusals
+# and the stop rule, statfs, cat/cp/sha256sum of objects of 0 B to several
+# extents, O_DIRECT and fio, mmap, the hold of a mapped file through an
+# eviction pressure wave, hostile URIs, a listing of thousands of objects,
+# permissions from the mount options.
+. /hc/tests/lib.sh
+
+MiB=1048576
+CHUNK=$((4 * MiB))
+MNT=/mnt/hc
+members="$(hc_drive 0) $(hc_drive 1) $(hc_drive 2)"
+
+jnum() {
+	grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2
+}
+
+jstr() {
+	grep -o "\"$1\":\"[^\"]*\"" | head -n 1 | cut -d'"' -f4
+}
+
+mkrand() {
+	head -c "$2" /dev/urandom >"$1"
+	[ "$(wc -c <"$1")" -eq "$2" ] || hc_fail "could not make $1"
+}
+
+sha() {
+	sha256sum "$1" | cut -d' ' -f1
+}
+
+# same A B: the two files have the same bytes
+same() {
+	[ "$(sha "$1")" = "$(sha "$2")" ] ||
+		hc_fail "$1 ($(wc -c <"$1") bytes) differs from $2 ($(wc -c <"$2") bytes)"
+}
+
+# put FILE URI: a clean object
+put() {
+	hcctl put --clean --no-progress "$1" "$2" >/dev/null || hc_fail "put $2"
+}
+
+# bytes_free: the pool's free bytes (capacity - bytes used)
+bytes_free() {
+	hcctl stats --json >/tmp/st.json
+	echo $(( $(jnum capacity </tmp/st.json) - $(jnum bytes_used </tmp/st.json) ))
+}
+
+# trace MSG: progress on the console (the test's own output is its log)
+trace() {
+	echo "fs: $*" >/dev/console
+}
+
+hcmount() {
+	mkdir -p $MNT
+	mount -t hypercache "$@" hypercache $MNT || hc_fail "mount $*"
+}
+
+t_no_pool() {
+	mkdir -p $MNT
+	hc_expect_errno mount -t hypercache hypercache $MNT
+	dmesg | tail -n 5 | grep -q "no pool is running" ||
+		hc_fail "the kernel did not say why"
+	grep -q " $MNT " /proc/mounts && hc_fail "mounted without a pool"
+	grep -qw hypercache /proc/filesystems || hc_fail "not in /proc/filesystems"
+}
+
+t_create() {
+	hcctl pool create $members >/dev/null
+	[ "$(hcctl status --json | jnum chunks)" -eq 93 ] || hc_fail "not 93 chunks"
+}
+
+# 0 B, 1 B, 4 MiB - 1, 4 MiB, 4 MiB + 1, and an object of several extents.
+t_files() {
+	for n in 0 1 $((CHUNK - 1)) $CHUNK $((CHUNK + 1)) $((3 * CHUNK + 12345)); do
+		mkrand /tmp/src.$n $n
+		put /tmp/src.$n "s3://fsb/sizes/f$n"
+	done
+	trace "mounting"
+	hcmount
+	# fragment the free space: fill the pool with 1-chunk objects
+	# (hc_churn: churn/N, not shown in the view), evict every other one,
+	# then a 5-chunk object takes several extents
+	free=$(( $(bytes_free) / CHUNK ))
+	trace "filling $free chunks"
+	hc_churn $free $free 1 >/dev/null || hc_fail "hc_churn"
+	[ "$(bytes_free)" -eq 0 ] || hc_fail "the pool is not full"
+	hcctl ls --json | tr '{' '\n' | awk -v chunk=$CHUNK '
+		/"uri":"churn\// { split($0, a, "\""); uri = a[4] }
+		/"offset":/ && uri != "" {
+			split($0, b, /[:,]/); if (int(b[2] / chunk) % 2 == 0) print uri; uri = ""
+		}' >/tmp/even
+	while read -r u; do
+		hc_obj evict "$u" || hc_fail "evict $u"
+	done </tmp/even
+	hc_log "evicted $(wc -l </tmp/even) of $free"
+	mkrand /tmp/src.multi $((4 * CHUNK + 777))
+	put /tmp/src.multi "s3://fsb/sizes/multi"
+	ext=$(hcctl locate --json "s3://fsb/sizes/multi" | grep -o '"offset"' | wc -l)
+	hc_log "the multi-extent object has $ext extents"
+	[ "$ext" -gt 1 ] || hc_fail "s3://fsb/sizes/multi is one extent"
+
+	for n in 0 1 $((CHUNK - 1)) $CHUNK $((CHUNK + 1)) $((3 * CHUNK + 12345)); do
+		f=$MNT/s3/fsb/sizes/f$n
+		[ "$(stat -c %s "$f")" -eq $n ] || hc_fail "$f: size $(stat -c %s "$f")"
+		same "$f" /tmp/src.$n
+		cat "$f" >/tmp/cat.out
+		same /tmp/cat.out /tmp/src.$n
+		cp "$f" /tmp/cp.out
+		same /tmp/cp.out /tmp/src.$n
+	done
+	same $MNT/s3/fsb/sizes/multi /tmp/src.multi
+	rm -f /tmp/cat.out /tmp/cp.out
+	# inode number = generation; mode 0440 root:root by default
+	gen=$(hcctl locate --json "s3://fsb/sizes/f1" | jnum generation)
+	[ "$(stat -c %i $MNT/s3/fsb/sizes/f1)" = "$gen" ] ||
+		hc_fail "inode $(stat -c %i $MNT/s3/fsb/sizes/f1), generation $gen"
+	[ "$(stat -c '%a %u %g %F' $MNT/s3/fsb/sizes/f1)" = "440 0 0 regular file" ] ||
+		hc_fail "file: $(stat -c '%a %u %g %F' $MNT/s3/fsb/sizes/f1)"
+	[ "$(stat -c '%a %F' $MNT/s3/fsb)" = "550 directory" ] ||
+		hc_fail "directory: $(stat -c '%a %F' $MNT/s3/fsb)"
+	# statfs: the pool's capacity and use, in chunks
+	stat -f $MNT
+	[ "$(stat -f -c %S $MNT)" -eq $CHUNK ] || hc_fail "block size"
+	[ "$(stat -f -c %b $MNT)" -eq 93 ] || hc_fail "blocks $(stat -f -c %b $MNT)"
+	free=$(( $(bytes_free) / CHUNK ))
+	[ "$(stat -f -c %f $MNT)" -eq $free ] || hc_fail "free $(stat -f -c %f $MNT) != $free"
+	# read-only: no create, write, unlink, rename, mkdir
+	hc_expect_errno -m "Read-only" sh -c "echo x >$MNT/s3/fsb/sizes/f1"
+	hc_expect_errno -m "Read-only" sh -c "echo x >$MNT/s3/fsb/new"
+	hc_expect_errno -m "Read-only" rm $MNT/s3/fsb/sizes/f1
+	hc_expect_errno -m "Read-only" mv $MNT/s3/fsb/sizes/f1 $MNT/s3/fsb/sizes/f2
+	hc_expect_errno -m "Read-only" mkdir $MNT/s3/fsb/d
+	grep " $MNT " /proc/mounts | grep -q "hypercache ro," || hc_fail "not ro in /proc/mounts"
+	# a second mount of the same pool is refused, the first stays
+	mkdir -p /mnt/hc2
+	hc_expect_errno mount -t hypercache hypercache /mnt/hc2
+	dmesg | tail -n 5 | grep -q "already mounted" || hc_fail "no reason for the second mount"
+}
+
+# A new object appears without a remount, an evicted one goes.
+t_coherent() {
+	[ -e $MNT/s3/fsb/late ] && hc_fail "late exists before its put"
+	mkrand /tmp/late 5000
+	put /tmp/late "s3://fsb/late"
+	same $MNT/s3/fsb/late /tmp/late
+	ls $MNT/s3/fsb | grep -qx late || hc_fail "late not listed"
+	hcctl evict "s3://fsb/late"
+	[ -e $MNT/s3/fsb/late ] && hc_fail "late still shown after its eviction"
+	# a new generation under the same path is a new inode
+	put /tmp/late "s3://fsb/late"
+	gen=$(hcctl locate --json "s3://fsb/late" | jnum generation)
+	[ "$(stat -c %i $MNT/s3/fsb/late)" = "$gen" ] || hc_fail "stale inode after re-put"
+	rm -f /tmp/late
+}
+
+t_direct() {
+	f=$MNT/s3/fsb/sizes/multi
+	dd if=$f iflag=direct bs=4M 2>/dev/null >/tmp/direct.out
+	same /tmp/direct.out /tmp/src.multi
+	# a tail that is not a whole block comes back exact
+	f=$MNT/s3/fsb/sizes/f$((CHUNK + 1))
+	dd if=$f iflag=direct bs=1M 2>/dev/null >/tmp/direct.out
+	same /tmp/direct.out /tmp/src.$((CHUNK + 1))
+	f=$MNT/s3/fsb/sizes/f1
+	dd if=$f iflag=direct bs=4096 2>/dev/null >/tmp/direct.out
+	same /tmp/direct.out /tmp/src.1
+	rm -f /tmp/direct.out
+	# misaligned O_DIRECT: EINVAL
+	# misaligned O_DIRECT: EINVAL (busybox dd falls back to buffered reads)
+	f=$MNT/s3/fsb/sizes/multi
+	[ "$(hc_fsmap --odirect $f 4096 8192)" = 8192 ] || hc_fail "aligned O_DIRECT"
+	hc_expect_errno -m "Invalid argument" hc_fsmap --odirect $f 0 1000
+	hc_expect_errno -m "Invalid argument" hc_fsmap --odirect $f 100 4096
+	hc_expect_errno -m "Invalid argument" hc_fsmap --odirect $f 0 4097
+}
+
+# fio over a file: the data carries its own offsets (verify_pattern %o).
+t_fio() {
+	f=$MNT/s3/fsb/fio/data
+	# the pattern %o is the offset of each I/O unit: one source per size
+	for bs in 4M 4k; do
+		fio --name=gen --filename=/tmp/fio.src --rw=write --bs=$bs --size=32M \
+			--verify_pattern=%o --do_verify=0 >/dev/null || hc_fail "fio gen"
+		put /tmp/fio.src "s3://fsb/fio/data"
+		rm -f /tmp/fio.src
+		mode="--rw=read"
+		[ $bs = 4k ] && mode="--rw=randread --number_ios=2000"
+		for direct in 0 1; do
+			fio --name=v --filename=$f --readonly $mode --bs=$bs --direct=$direct \
+				--size=32M --verify=pattern --verify_pattern=%o \
+				--verify_fatal=1 --ioengine=psync >/tmp/fio.log 2>&1 ||
+				{ cat /tmp/fio.log; hc_fail "fio $mode bs=$bs direct=$direct"; }
+			grep -q "err= 0" /tmp/fio.log || { cat /tmp/fio.log; hc_fail "fio err"; }
+		done
+		hcctl evict "s3://fsb/fio/data"
+	done
+	rm -f /tmp/fio.log
+}
+
+t_mmap() {
+	for n in 1 $((CHUNK - 1)) $CHUNK $((CHUNK + 1)) $((3 * CHUNK + 12345)); do
+		hc_mmapcmp $MNT/s3/fsb/sizes/f$n 0 /tmp/src.$n ||
+			hc_fail "mmap of f$n differs"
+	done
+	hc_mmapcmp $MNT/s3/fsb/sizes/multi 0 /tmp/src.multi || hc_fail "mmap of multi"
+	# the whole mapping against O_DIRECT reads
+	dd if=$MNT/s3/fsb/sizes/multi iflag=direct bs=4M 2>/dev/null >/tmp/direct.out
+	hc_mmapcmp $MNT/s3/fsb/sizes/multi 0 /tmp/direct.out || hc_fail "mmap != O_DIRECT"
+	rm -f /tmp/direct.out
+	# past the end of the last page: zeros, not the chunk's stale bytes
+	hc_fsmap --tail $MNT/s3/fsb/sizes/f$((CHUNK + 1)) || hc_fail "the last page is not zero past the end"
+}
+
+# A mapped object stays through an eviction pressure wave; unmapped it goes.
+t_hold() {
+	mkrand /tmp/held $((CHUNK + 99))
+	put /tmp/held "s3://fsb/held"
+	hc_fsmap $MNT/s3/fsb/held /tmp/held >/tmp/fsmap.out 2>&1 &
+	pid=$!
+	i=0
+	until grep -q '^mapped$' /tmp/fsmap.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat /tmp/fsmap.out; hc_fail "hc_fsmap did not map"; }
+		sleep 0.1
+	done
+	hc_expect_errno -m "busy" hcctl evict "s3://fsb/held"
+	ev0=$(hcctl stats --json | jnum evictions)
+	hc_churn 110 110 1 >/dev/null || hc_fail "the pressure wave failed"
+	ev=$(hcctl stats --json | jnum evictions)
+	hc_log "evictions $ev0 -> $ev"
+	[ "$ev" -gt $((ev0 + 50)) ] || hc_fail "no pressure wave"
+	[ "$(hcctl locate --json s3://fsb/held | jstr status)" = hit ] ||
+		hc_fail "the mapped object was evicted"
+	kill -USR1 $pid
+	i=0
+	until grep -q '^unmapped$' /tmp/fsmap.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat /tmp/fsmap.out; hc_fail "hc_fsmap did not unmap"; }
+		sleep 0.1
+	done
+	grep -q '^same$' /tmp/fsmap.out || { cat /tmp/fsmap.out; hc_fail "the mapping changed"; }
+	# unmapped (the process lives on): nothing holds it any more
+	hcctl evict "s3://fsb/held" || hc_fail "evict after munmap"
+	kill -TERM $pid
+	wait $pid || hc_fail "hc_fsmap failed"
+	[ -e $MNT/s3/fsb/held ] && hc_fail "evicted, still shown"
+	rm -f /tmp/fsmap.out /tmp/held
+}
+
+# Hostile URIs: nothing outside the mount, no ".", "..", empty names.
+t_hostile() {
+	mkrand /tmp/h 10
+	for u in "s3://hb/../escape" "s3://hb/./dot" "s3://hb/.." "s3://hb//empty" \
+		"s3://hb/a//b" "s3://hb/trailing/" "s3:/oneslash" "noscheme" \
+		"..://hb/k" "/abs/path" "s3://hb/ok" "s3://hb/sub/ok2" \
+		"$(printf 's3://hb/bin\001\177\200\377')" "s3://hb/sh" "s3://hb/sh/adowed" \
+		"hypercache://store/key"; do
+		put /tmp/h "$u"
+	done
+	long=$(printf 'x%.0s' $(seq 1 1014))
+	put /tmp/h "s3://hb/$long"			# 1022 bytes, one 1014-byte name
+	long2=$(printf 'abc/%.0s' $(seq 1 253))
+	put /tmp/h "s3://hb/${long2}end"		# 1024 bytes of short names
+	find $MNT >/tmp/find.out
+	grep -q '/\.\./\|/\./\|//\|/\.\.$\|/\.$' /tmp/find.out && hc_fail "a dot name or empty name listed"
+	grep -v "^$MNT" /tmp/find.out && hc_fail "a path outside the mount"
+	[ "$(find $MNT/s3/hb -type f | wc -l)" -eq 5 ] ||
+		{ find $MNT/s3/hb; hc_fail "not 5 files under s3/hb"; }
+	for p in s3/hb/ok s3/hb/sub/ok2 s3/hb/sh; do
+		same $MNT/$p /tmp/h
+	done
+	[ -f "$MNT/s3/hb/$(printf 'bin\001\177\200\377')" ] || hc_fail "binary name not shown"
+	[ -f "$MNT/s3/hb/${long2}end" ] || hc_fail "the 1024-byte URI of short names"
+	[ -e "$MNT/s3/hb/$long" ] && hc_fail "a 1014-byte name shown"
+	[ -e "$MNT/s3/hb/sh/adowed" ] && hc_fail "shadowed path shown"
+	[ -e "$MNT/s3/escape" ] && hc_fail "s3://hb/../escape escaped"
+	[ "$(ls -a $MNT/s3/hb | sort | uniq -d)" = "" ] || hc_fail "a name listed twice"
+	[ "$(ls $MNT)" = "$(printf 'hypercache\ns3')" ] || hc_fail "root: $(ls $MNT)"
+	rm -f /tmp/h /tmp/find.out
+}
+
+# Thousands of (empty) objects in one directory: each listed once, in order.
+t_many() {
+	n=${HC_FS_MANY:-3000}
+	hc_jfill new "s3://many/d/k" 24 "$n" | tail -n 2
+	# find lists in readdir order (ls would sort)
+	find $MNT/s3/many/d -type f | sed 's#.*/##' >/tmp/many.out
+	[ "$(wc -l </tmp/many.out)" -eq "$n" ] || hc_fail "listed $(wc -l </tmp/many.out) of $n"
+	[ "$(sort /tmp/many.out | uniq -d | wc -l)" -eq 0 ] || hc_fail "listed twice"
+	sort -c /tmp/many.out || hc_fail "not in URI order"
+	[ "$(stat -c %s $MNT/s3/many/d/k0xxxxxxxxxx)" -eq 0 ] || hc_fail "an empty object's size"
+	rm -f /tmp/many.out
+}
+
+t_perm() {
+	umount $MNT
+	hcmount -o uid=0,gid=1234,mode=0440
+	f=$MNT/s3/fsb/sizes/f1
+	hc_expect_errno -m "Permission denied" hc_runas 65534 cat $f
+	umount $MNT
+	hcmount -o gid=65534
+	hc_runas 65534 cat $f >/tmp/perm.out || hc_fail "a member of the group cannot read"
+	same /tmp/perm.out /tmp/src.1
+	hc_expect_errno hc_runas 65534 sh -c "echo x >>$f"
+	hc_runas 65534 ls $MNT/s3/fsb >/dev/null || hc_fail "the group cannot list"
+	grep " $MNT " /proc/mounts | grep -q "gid=65534,mode=0440" || hc_fail "options not shown"
+	hc_expect_errno -m "only permission bits" mount -t hypercache -o mode=01777 hypercache /mnt/hc2
+	rm -f /tmp/perm.out
+}
+
+# The stop rule: refused while mounted, fine after umount.
+t_stop() {
+	hc_expect_errno -m "mounted" hcctl pool stop
+	umount $MNT
+	hcctl pool stop || hc_fail "stop after umount"
+	hc_expect_errno mount -t hypercache hypercache $MNT
+}
+
+hc_test fs_no_pool t_no_pool
+hc_test fs_create t_create
+hc_test fs_files t_files
+hc_test fs_coherent t_coherent
+hc_test fs_direct t_direct
+hc_test fs_fio t_fio
+hc_test fs_mmap t_mmap
+hc_test fs_hold t_hold
+hc_test fs_hostile t_hostile
+hc_test fs_many t_many
+hc_test fs_perm t_perm
+hc_test fs_stop t_stop

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hc_libtest: libhypercache's C API on a running, otherwise empty pool of
+ * a few dozen chunks (linked with the static archive):
+ *
+ *  - hc_ctx_open() of a missing device: -ENOENT naming it;
+ *  - hc_reader_open(): an empty URI, one with a NUL -EINVAL, one of
+ *    HC_URI_MAX + 1 bytes -E2BIG, one not cached -ENOENT ("not cached"),
+ *    each with a message naming the object; a staged one -EAGAIN, and with
+ *    HC_OPEN_WAIT and 300 ms -ETIMEDOUT after at least 300 ms;
+ *  - hc_writer_create(): an existing URI -EEXIST, HC_CREATE_REPLACE works,
+ *    larger than the pool -EFBIG; a fixed-size writer's pwrite past its
+ *    size -EFBIG; an aborted writer leaves nothing;
+ *  - a growable writer fed 3 chunks + 12345 bytes in odd pieces from an
+ *    unaligned buffer, committed: size, layout, and every byte equal;
+ *  - hc_reader_pread() at every offset 0..4095 (buffer misaligned too),
+ *    across chunk boundaries, at and past the end (short, then 0);
+ *  - hc_reader_read_all() into an aligned and an unaligned buffer;
+ *  - a 3-extent object (the pool filled with 1-chunk objects, three apart
+ *    evicted): hc_reader_mmap() equals the O_DIRECT bytes and the source;
+ *  - hc_crc32c() of "123456789" is 0xe3069283.
+ *
+ * Prints one line per check and exits 1 if any failed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <hypercache/hypercache.h>
+#include "hypercache.h"		/* uapi: EVICT, to clean up */
+
+static int failures;
+
+static void check(const char *what, int ok)
+{
+	printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+	if (!ok)
+		failures++;
+}
+
+static void expect(const char *what, long got, long want, const char *msg)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "%s: got %ld (%s), want %ld%s%s", what,
+		 got, got < 0 ? strerror((int)-got) : "ok", want,
+		 msg && *msg ? "; message: " : "", msg ? msg : "");
+	check(line, got == want);
+}
+
+static char pat(unsigned int seed, uint64_t i)
+{
+	return (char)((i * 2654435761u >> 11) + seed * 31 + (i >> 9));
+}
+
+static void fill(char *b, unsigned int seed, uint64_t len)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = pat(seed, i);
+}
+
+static int put(struct hc_ctx *ctx, const char *uri, const char *src,
+	       uint64_t len, unsigned int flags)
+{
+	struct hc_writer *w;
+	char err[256];
+	int e;
+
+	e = hc_writer_create(ctx, uri, strlen(uri), len, flags, &w, err,
+			     sizeof(err));
+	if (e)
+		return e;
+	if (len && hc_writer_pwrite(w, src, len, 0) != (ssize_t)len) {
+		hc_writer_abort(w);
+		return -EIO;
+	}
+	e = hc_writer_commit(w, HC_COMMIT_CLEAN, NULL);
+	if (e)
+		hc_writer_abort(w);
+	return e;
+}
+
+static int evict(const char *uri)
+{
+	struct hc_obj_ref r = {
+		.size = sizeof(r), .uri = (uintptr_t)uri, .uri_len = strlen(uri),
+	};
+	int fd = open("/dev/hypercache-ctl", O_RDWR), e;
+
+	e = ioctl(fd, HC_IOC_EVICT, &r);
+	close(fd);
+	return e;
+}
+
+struct count_arg {
+	unsigned int n;
+	int bad;
+};
+
+static int count_obj(void *arg, const struct hc_lib_info *o)
+{
+	struct count_arg *c = arg;
+
+	c->n++;
+	if (o->uri_len > 9 && !memcmp(o->uri, "lib/fill/", 9) &&
+	    (o->state != HC_LIB_READY || o->size != 4u << 20))
+		c->bad = 1;
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+int main(void)
+{
+	static char long_uri[HC_URI_MAX + 1];
+	struct hc_lib_chunk lay[16];
+	struct hc_lib_extent ext[8];
+	struct hc_ctx *ctx, *bad;
+	struct hc_reader *r;
+	struct hc_writer *w, *w2;
+	char err[512], *src, *al, *raw;
+	uint64_t chunk, size, off;
+	double t0;
+	unsigned int k, filled = 0, i;
+	long n;
+	int e, ok;
+
+	expect("hc_crc32c(\"123456789\")",
+	       (long)hc_crc32c(0, "123456789", 9), 0xe3069283L, NULL);
+	expect("hc_crc32c in two pieces",
+	       (long)hc_crc32c(hc_crc32c(0, "1234", 4), "56789", 5),
+	       0xe3069283L, NULL);
+
+	err[0] = 0;
+	e = hc_ctx_open(&bad, "/dev/no-such-ctl", NULL, err, sizeof(err));
+	expect("hc_ctx_open of a missing device", e, -ENOENT, err);
+	check("its message names the device", strstr(err, "/dev/no-such-ctl") != NULL);
+	e = hc_ctx_open(&ctx, NULL, NULL, err, sizeof(err));
+	expect("hc_ctx_open", e, 0, err);
+	if (e)
+		return 2;
+	chunk = hc_ctx_chunk_size(ctx);
+	size = 3 * chunk + 12345;
+	src = malloc(8 * chunk);
+	raw = malloc(8 * chunk + 64);
+	if (!src || !raw || posix_memalign((void **)&al, 4096, 8 * chunk))
+		return 2;
+
+	/* Opening: URIs and misses. */
+	e = hc_reader_open(ctx, "", 0, 0, 0, &r, err, sizeof(err));
+	expect("reader: empty URI", e, -EINVAL, err);
+	e = hc_reader_open(ctx, "lib/a\0b", 7, 0, 0, &r, err, sizeof(err));
+	expect("reader: URI with a NUL", e, -EINVAL, err);
+	memset(long_uri, 'u', sizeof(long_uri));
+	e = hc_reader_open(ctx, long_uri, sizeof(long_uri), 0, 0, &r, err,
+			   sizeof(err));
+	expect("reader: URI of HC_URI_MAX + 1 bytes", e, -E2BIG, err);
+	e = hc_reader_open(ctx, "lib/none", 8, 0, 0, &r, err, sizeof(err));
+	expect("reader: not cached", e, -ENOENT, err);
+	check("the miss's message names the object and the reason",
+	      strstr(err, "lib/none") && strstr(err, "not cached"));
+
+	/* Writers' errors. */
+	fill(src, 1, 8 * chunk);
+	e = hc_writer_create(ctx, "lib/big", 7, UINT64_MAX - 1, 0, &w, err,
+			     sizeof(err));
+	expect("writer: larger than the pool", e, -EFBIG, err);
+	check("its message names the object", strstr(err, "lib/big") != NULL);
+	e = hc_writer_create(ctx, "lib/fixed", 9, 4096, 0, &w, err, sizeof(err));
+	expect("writer: fixed 4096 bytes", e, 0, err);
+	if (!e) {
+		n = hc_writer_pwrite(w, src, 4097, 0);
+		expect("writer: pwrite past the fixed size", n, -EFBIG,
+		       hc_writer_error(w));
+		hc_writer_abort(w);
+	}
+	e = hc_reader_open(ctx, "lib/fixed", 9, 0, 0, &r, err, sizeof(err));
+	expect("aborted: nothing left", e, -ENOENT, err);
+
+	/* A stage is pending: EAGAIN, and ETIMEDOUT when waited for. */
+	e = hc_writer_create(ctx, "lib/pend", 8, HC_SIZE_UNKNOWN, 0, &w, err,
+			     sizeof(err));
+	expect("writer: growable lib/pend", e, 0, err);
+	e = hc_reader_open(ctx, "lib/pend", 8, 0, 0, &r, err, sizeof(err));
+	expect("reader: a pending stage", e, -EAGAIN, err);
+	t0 = now();
+	e = hc_reader_open(ctx, "lib/pend", 8, HC_OPEN_WAIT, 300, &r, err,
+			   sizeof(err));
+	expect("reader: waiting 300 ms for a stage", e, -ETIMEDOUT, err);
+	check("it waited at least 300 ms", now() - t0 >= 0.3);
+	e = hc_writer_create(ctx, "lib/pend", 8, 10, 0, &w2, err, sizeof(err));
+	expect("writer: a URI being staged", e, -EEXIST, err);
+	hc_writer_abort(w);
+
+	/* A growable writer in odd pieces from an unaligned buffer. */
+	e = hc_writer_create(ctx, "lib/a", 5, HC_SIZE_UNKNOWN, 0, &w, err,
+			     sizeof(err));
+	expect("writer: growable lib/a", e, 0, err);
+	ok = !e;
+	memcpy(raw + 3, src, size);
+	for (off = 0; ok && off < size; off += 1000003) {
+		uint64_t len = size - off < 1000003 ? size - off : 1000003;
+
+		ok = hc_writer_pwrite(w, raw + 3 + off, len, off) == (ssize_t)len;
+	}
+	check("writer: 3 chunks + 12345 bytes in 1000003-byte pieces", ok);
+	if (!e) {
+		e = hc_writer_commit(w, HC_COMMIT_CLEAN, NULL);
+		expect("writer: commit (CRC-32C)", e, 0,
+		       e ? hc_writer_error(w) : NULL);
+	}
+	e = hc_writer_create(ctx, "lib/a", 5, 1, 0, &w, err, sizeof(err));
+	expect("writer: an existing URI", e, -EEXIST, err);
+
+	e = hc_reader_open(ctx, "lib/a", 5, 0, 0, &r, err, sizeof(err));
+	expect("reader: lib/a", e, 0, err);
+	if (e)
+		return 1;
+	check("size 3 chunks + 12345", hc_reader_size(r) == size);
+	n = hc_reader_layout(r, lay, 16);
+	check("layout: 4 chunks, the last one 12345 bytes",
+	      n == 4 && lay[3].length == 12345 && lay[0].length == chunk);
+	check("extents: as many as the layout needs",
+	      hc_reader_extents(r, ext, 8) >= 1);
+
+	/* Every alignment of the offset and of the buffer. */
+	ok = 1;
+	for (k = 0; k < 4096 && ok; k++) {
+		char *b = raw + (k % 64);
+
+		n = hc_reader_pread(r, b, 4096 + 7, k);
+		ok = n == 4096 + 7 && !memcmp(b, src + k, 4096 + 7);
+		if (!ok)
+			printf("  pread at %u: %ld %s\n", k, n, hc_reader_error(r));
+	}
+	check("pread of 4103 bytes at every offset 0..4095, buffer misaligned", ok);
+	for (k = 0, ok = 1; k < 3 && ok; k++) {
+		off = (k + 1) * chunk - 100;
+		n = hc_reader_pread(r, raw + 1, 300, off);
+		ok = n == 300 && !memcmp(raw + 1, src + off, 300);
+		off = (k + 1) * chunk - 4096;
+		n = hc_reader_pread(r, al, 2 * 4096, off);
+		ok = ok && n == 2 * 4096 && !memcmp(al, src + off, 2 * 4096);
+	}
+	check("pread across each chunk boundary (unaligned and aligned)", ok);
+	n = hc_reader_pread(r, raw, 100000, size - 10);
+	expect("pread across the end: short", n, 10, hc_reader_error(r));
+	n = hc_reader_pread(r, raw, 100, size);
+	expect("pread at the end", n, 0, hc_reader_error(r));
+	n = hc_reader_pread(r, raw, 100, size + 5000);
+	expect("pread past the end", n, 0, hc_reader_error(r));
+
+	memset(al, 0, size);
+	e = hc_reader_read_all(r, al, 0);
+	expect("read_all into an aligned buffer", e, 0, hc_reader_error(r));
+	check("read_all: the bytes", !memcmp(al, src, size));
+	memset(raw, 0, size + 1);
+	e = hc_reader_read_all(r, raw + 1, 3);
+	expect("read_all into an unaligned buffer, 3 threads", e, 0,
+	       hc_reader_error(r));
+	check("read_all (unaligned): the bytes", !memcmp(raw + 1, src, size));
+	e = hc_ctx_evict(ctx, "lib/a", 5);
+	expect("held: hc_ctx_evict", e, -EBUSY, NULL);
+	hc_reader_close(r);
+	{
+		struct hc_lib_info info;
+
+		e = hc_ctx_info(ctx, "lib/a", 5, &info);
+		expect("hc_ctx_info lib/a", e, 0, NULL);
+		check("info: READY, 3 chunks + 12345, data-crc",
+		      !e && info.state == HC_LIB_READY && info.size == size &&
+		      (info.flags & HC_OBJ_F_DATA_CRC));
+		e = hc_ctx_wait_clean(ctx, "lib/a", 5, info.generation, 100);
+		expect("hc_ctx_wait_clean of a READY object", e, 0, NULL);
+		e = hc_ctx_wait_clean(ctx, "lib/a", 5, info.generation + 1, 100);
+		expect("hc_ctx_wait_clean of another generation", e, -ESTALE, NULL);
+		e = hc_ctx_info(ctx, "lib/none", 8, &info);
+		expect("hc_ctx_info of a miss", e, -ENOENT, NULL);
+	}
+	e = hc_ctx_evict(ctx, "lib/a", 5);
+	expect("closed: hc_ctx_evict", e, 0, NULL);
+	{
+		uint64_t gen = 0;
+
+		e = hc_writer_create(ctx, "lib/dirty", 9, HC_SIZE_UNKNOWN, 0, &w,
+				     err, sizeof(err));
+		expect("writer: lib/dirty", e, 0, err);
+		if (!e) {
+			n = hc_writer_pwrite(w, src, 100, 0);
+			e = hc_writer_commit(w, 0, &gen);
+			expect("commit lib/dirty (DIRTY)", e, 0, NULL);
+			t0 = now();
+			e = hc_ctx_wait_clean(ctx, "lib/dirty", 9, gen, 300);
+			expect("hc_ctx_wait_clean without a helper", e,
+			       -ETIMEDOUT, NULL);
+			check("it waited at least 300 ms", now() - t0 >= 0.3);
+			e = hc_ctx_evict(ctx, "lib/dirty", 9);
+			expect("hc_ctx_evict of a DIRTY object", e, -EBUSY, NULL);
+		}
+	}
+
+	/*
+	 * A 3-extent object: fill the free chunks with 1-chunk objects (a
+	 * STAGE would evict them rather than fail), free three far apart.
+	 */
+	{
+		struct hc_stats st = { .size = sizeof(st) };
+		int cfd = open("/dev/hypercache-ctl", O_RDONLY);
+		unsigned int nfree = 0;
+
+		if (!ioctl(cfd, HC_IOC_STAT, &st))
+			nfree = (unsigned int)((st.capacity - st.bytes_used) / chunk);
+		close(cfd);
+		for (i = 0; i < nfree; i++) {
+			char uri[32];
+
+			snprintf(uri, sizeof(uri), "lib/fill/%u", i);
+			if (put(ctx, uri, src, chunk, 0))
+				break;
+			filled++;
+		}
+		check("the free chunks filled with 1-chunk objects",
+		      filled == nfree && filled >= 6);
+	}
+	{
+		char uri[32];
+		unsigned int gap = filled / 4, j;
+
+		for (j = 1; j <= 3; j++) {
+			snprintf(uri, sizeof(uri), "lib/fill/%u", j * gap);
+			ok = !evict(uri);
+		}
+	}
+	check("three 1-chunk objects apart evicted", ok);
+	{
+		struct count_arg ca = { 0, 0 };
+
+		e = hc_ctx_list(ctx, "lib/fill/", 9, count_obj, &ca);
+		expect("hc_ctx_list lib/fill/", e, 0, NULL);
+		check("it lists the objects left, each 1 chunk READY",
+		      ca.n == filled - 3 && !ca.bad);
+		ca.n = 0;
+		e = hc_ctx_list(ctx, NULL, 0, count_obj, &ca);
+		check("without a prefix: at least as many", !e && ca.n >= filled - 3);
+		ca.n = 0;
+		e = hc_ctx_list(ctx, "lib/nothing/", 12, count_obj, &ca);
+		check("an unmatched prefix: none", !e && ca.n == 0);
+	}
+	fill(src, 7, 3 * chunk);
+	e = put(ctx, "lib/three", src, 3 * chunk - 5, HC_CREATE_REPLACE);
+	expect("a 3-chunk object into the three holes", e, 0, NULL);
+	e = hc_reader_open(ctx, "lib/three", 9, 0, 0, &r, err, sizeof(err));
+	expect("reader: lib/three", e, 0, err);
+	if (!e) {
+		void *map;
+
+		check("lib/three has 3 extents", hc_reader_extents(r, ext, 8) == 3);
+		e = hc_reader_mmap(r, &map);
+		expect("mmap of the 3-extent object", e, 0, hc_reader_error(r));
+		n = hc_reader_pread(r, al, 3 * chunk, 0);
+		check("O_DIRECT pread of it", n == (long)(3 * chunk - 5));
+		check("the mapping equals the O_DIRECT bytes and the source",
+		      !e && !memcmp(map, al, 3 * chunk - 5) &&
+		      !memcmp(map, src, 3 * chunk - 5));
+		hc_reader_munmap(r, map);
+		hc_reader_close(r);
+	}
+	evict("lib/three");
+	for (i = 0; i < filled; i++) {
+		char uri[32];
+
+		snprintf(uri, sizeof(uri), "lib/fill/%u", i);
+		evict(uri);
+	}
+	hc_ctx_close(ctx);
+	printf("%d failed\n", failures);
+	return failures ? 1 : 0;
+}
