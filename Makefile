@@ -52,6 +52,7 @@ modules-all:
 tools:
 	$(MAKE) -C tools/hcctl
 	$(MAKE) -C tools/hcsim
+	$(MAKE) -C tools/hctrace
 
 # libhypercache (build/lib/): the C client library; `make -C lib install`.
 .PHONY: lib
@@ -118,6 +119,7 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/hcctl clean
 	$(MAKE) -C tools/hcsim clean
+	$(MAKE) -C tools/hctrace clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm/prog clean
 	$(MAKE) -C helper clean

@@ -87,21 +87,56 @@ void hc_metrics_note_egress(const char *backend, bool ok, uint64_t bytes,
 
 /* --- the kernel's statistics ------------------------------------------- */
 
+/*
+ * One request's answer: the reply, then its ack (or an error).  The ack is
+ * waited for explicitly: nl_send_sync() returns after the first batch it
+ * reads, the reply alone, and leaves the ack in the socket, where the next
+ * request takes it for its own ack and leaves its reply for the scrape
+ * after: every page one scrape late.
+ */
+struct metrics_xfer {
+	struct hc_scrape_kernel *k;
+	bool done;
+	int err;		/* 0 or -errno */
+};
+
 static int metrics_stats_reply(struct nl_msg *msg, void *arg)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct hc_scrape_kernel *k = arg;
+	struct metrics_xfer *x = arg;
 
 	if (hc_scrape_parse(genlmsg_attrdata(nlmsg_data(nlh), 0),
-			    (size_t)genlmsg_attrlen(nlmsg_data(nlh), 0), k))
-		return NL_STOP;
+			    (size_t)genlmsg_attrlen(nlmsg_data(nlh), 0), x->k))
+		x->err = -EPROTO;
 	return NL_OK;
+}
+
+static int metrics_stats_ack(struct nl_msg *msg, void *arg)
+{
+	struct metrics_xfer *x = arg;
+
+	(void)msg;
+	x->done = true;
+	return NL_STOP;
+}
+
+static int metrics_stats_err(struct sockaddr_nl *nla, struct nlmsgerr *e,
+			     void *arg)
+{
+	struct metrics_xfer *x = arg;
+
+	(void)nla;
+	x->err = e->error < 0 ? e->error : -EIO;
+	x->done = true;
+	return NL_STOP;
 }
 
 /* One HC_CMD_STATS_GET into M.in.k: 0 or a negative errno (-ENODEV: no pool). */
 static int metrics_read_kernel(void)
 {
+	struct metrics_xfer x = { .k = &M.in.k };
 	struct nl_msg *msg;
+	struct nl_cb *cb;
 	int ret;
 
 	if (!M.nl) {
@@ -123,18 +158,26 @@ static int metrics_read_kernel(void)
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
-	nl_socket_modify_cb(M.nl, NL_CB_VALID, NL_CB_CUSTOM,
-			    metrics_stats_reply, &M.in.k);
-	ret = nl_send_sync(M.nl, msg);	/* frees msg; waits for the ack */
-	if (ret < 0) {
-		/* the module went away or a broken socket: reconnect next time */
-		if (ret != -NLE_NODEV) {
-			nl_socket_free(M.nl);
-			M.nl = NULL;
-		}
-		return ret == -NLE_NODEV ? -ENODEV : -EIO;
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb) {
+		nlmsg_free(msg);
+		return -ENOMEM;
 	}
-	return 0;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, metrics_stats_reply, &x);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, metrics_stats_ack, &x);
+	nl_cb_err(cb, NL_CB_CUSTOM, metrics_stats_err, &x);
+	ret = nl_send_auto(M.nl, msg);
+	nlmsg_free(msg);
+	while (ret >= 0 && !x.done)
+		ret = nl_recvmsgs(M.nl, cb);
+	nl_cb_put(cb);
+	if (ret < 0) {
+		/* a broken socket, or the module went away: reconnect next time */
+		nl_socket_free(M.nl);
+		M.nl = NULL;
+		return -EIO;
+	}
+	return x.err;	/* -ENODEV: no pool runs */
 }
 
 /* --- HTTP -------------------------------------------------------------- */

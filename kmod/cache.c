@@ -16,6 +16,7 @@
 #include "cache.h"
 #include "journal.h"
 #include "hypercache.h"
+#include "trace.h"
 
 DECLARE_WAIT_QUEUE_HEAD(hc_cache_wait);
 atomic_t hc_cache_events = ATOMIC_INIT(0);
@@ -590,6 +591,7 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 		struct hc_obj *v = container_of(victims[i], struct hc_obj, pe);
 
 		c->stats.evictions++;
+		trace_hc_evict(v->uri, v->uri_len, v->generation, v->size);
 		if (err)
 			hc_cache_unlink(c, v, true);
 		else
@@ -1003,6 +1005,7 @@ int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
  */
 void hc_cache_abort(struct hc_cache *c, struct hc_obj *obj)
 {
+	trace_hc_abort(obj->uri, obj->uri_len, obj->generation, obj->size);
 	hc_cache_remove(c, obj);
 }
 
@@ -1288,6 +1291,7 @@ int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj)
 	    obj->state != HC_OBJ_READY)
 		return -EBUSY;
 	c->stats.evictions++;
+	trace_hc_evict(obj->uri, obj->uri_len, obj->generation, obj->size);
 	return hc_cache_delete(c, obj);
 }
 

@@ -20,6 +20,7 @@
 #include <linux/uaccess.h>
 #include "cache.h"
 #include "hypercache.h"
+#include "trace.h"
 
 /**
  * struct hc_ctl - one open file of the control device
@@ -203,7 +204,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	struct hc_pool *pool;
 	struct hc_obj *obj;
 	bool counted = false;
-	u64 waited = 0;
+	u64 waited = 0, t0 = ktime_get_ns();
 	long usize;
 	int err;
 
@@ -330,6 +331,9 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 out_copy:
 	hc_pool_unlock();
 	kfree(h);
+	t0 = ktime_get_ns() - t0;
+	hc_stats_locate_done(t0);
+	trace_hc_locate(uri, loc.uri_len, loc.status, loc.obj_size, t0);
 	return hc_copy_struct_out(arg, &loc, sizeof(loc), usize);
 
 out_unlock:
@@ -518,6 +522,7 @@ static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 		goto out;
 	}
 	list_add(&obj->stage_node, &ctl->stages);
+	trace_hc_stage(obj->uri, obj->uri_len, obj->generation, obj->size);
 	st.nr_extents = obj->nr_ext;
 	st.generation = obj->generation;
 	err = hc_copy_struct_out(arg, &st, sizeof(st), usize);
@@ -627,6 +632,7 @@ static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 		goto out;
 	}
 	cm.generation = obj->generation;
+	trace_hc_commit(obj->uri, obj->uri_len, obj->generation, obj->size);
 	err = hc_copy_struct_out(arg, &cm, sizeof(cm), usize);
 out:
 	hc_pool_unlock();
@@ -738,13 +744,8 @@ static long hc_ctl_ioctl(struct file *file, unsigned int cmd,
 	bool writer = file->f_mode & FMODE_WRITE;
 
 	switch (cmd) {
-	case HC_IOC_LOCATE: {
-		u64 t0 = ktime_get_ns();
-		long ret = hc_ctl_locate(ctl, argp);
-
-		hc_stats_locate_done(ktime_get_ns() - t0);
-		return ret;
-	}
+	case HC_IOC_LOCATE:
+		return hc_ctl_locate(ctl, argp);
 	case HC_IOC_STAGE:
 		return writer ? hc_ctl_stage(ctl, argp) : -EBADF;
 	case HC_IOC_COMMIT:

@@ -30,6 +30,7 @@
 #include <linux/blkdev.h>
 #include <linux/uaccess.h>
 #include "hypercache.h"
+#include "trace.h"
 #include "../uapi/hypercache.h"
 
 static int hc_major;
@@ -44,6 +45,7 @@ struct hc_io {
 	u64 t0;			/* ktime_get_ns() at submission */
 	u32 bytes;		/* the clone's size (its iter is consumed) */
 	u32 member;
+	u64 sector;		/* on the member */
 	struct bio clone;	/* last: allocated with front_pad */
 };
 
@@ -66,11 +68,18 @@ static void hc_disk_io_endio(struct bio *clone)
 	struct hc_io *io = container_of(clone, struct hc_io, clone);
 	struct hc_pool *pool = io->pool;
 	struct bio *orig = io->orig;
+	u64 ns;
 
 	if (io->fence)
 		hc_cache_fence_put(io->fence);
+	ns = ktime_get_ns() - io->t0;
 	hc_stats_member_io(&pool->members[io->member], bio_op(clone),
-			   io->bytes, clone->bi_status, ktime_get_ns() - io->t0);
+			   io->bytes, clone->bi_status, ns);
+	trace_hc_member_io(io->member, bio_op(clone), io->bytes, ns,
+			   blk_status_to_errno(clone->bi_status));
+	if (unlikely(clone->bi_status))
+		trace_hc_member_error(io->member, bio_op(clone), io->sector,
+				      blk_status_to_errno(clone->bi_status));
 	/* before the reader sees the error: its next LOCATE says BAD */
 	if (unlikely(clone->bi_status) && bio_op(clone) == REQ_OP_READ)
 		hc_cache_read_error(pool->cache, io->chunk);
@@ -107,6 +116,7 @@ static void hc_disk_remap(struct hc_pool *pool, struct bio *bio,
 	clone->bi_iter.bi_sector = loc->sector;
 	clone->bi_end_io = hc_disk_io_endio;
 	io->member = loc->member;
+	io->sector = loc->sector;
 	io->bytes = clone->bi_iter.bi_size;
 	io->t0 = ktime_get_ns();
 	percpu_ref_get(&pool->io_ref);

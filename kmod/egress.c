@@ -13,6 +13,7 @@
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include "hypercache.h"
+#include "trace.h"
 #include "../uapi/hypercache_netlink.h"
 
 /*
@@ -168,6 +169,8 @@ again:
 		}
 		gens[n++] = obj->generation;
 		hc_cache_egress_start(c, obj);
+		trace_hc_egress_send(obj->uri, obj->uri_len, obj->generation,
+				     obj->size);
 	}
 	hc_pool_unlock();
 
@@ -263,10 +266,14 @@ int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	/* READY: a repeated DONE.  DIRTY: uploaded, then its helper died. */
-	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
+	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING) {
+		u64 gen = obj->generation, size = obj->size;
+
 		err = hc_cache_egress_done(pool->cache, obj);
-	else if (obj->state != HC_OBJ_READY)
+		trace_hc_egress_done(gen, size, err);
+	} else if (obj->state != HC_OBJ_READY) {
 		err = -EINVAL;
+	}
 	hc_pool_unlock();
 	if (err == -EINVAL)
 		NL_SET_ERR_MSG(info->extack, "the object is not complete");
@@ -289,11 +296,14 @@ int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info)
 	obj = hc_nl_egress_lookup(info, &pool);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	if (obj->state == HC_OBJ_SYNCING)
+	if (obj->state == HC_OBJ_SYNCING) {
+		trace_hc_egress_fail(obj->generation, obj->size,
+				     -(int)nla_get_u32(info->attrs[HC_A_EGRESS_ERRNO]));
 		hc_cache_egress_fail(pool->cache, obj, retry,
 				     retry ? nla_get_u32(retry) : 0);
-	else
+	} else {
 		err = -EINVAL;
+	}
 	hc_pool_unlock();
 	if (err)
 		NL_SET_ERR_MSG(info->extack, "the object is not being uploaded");

@@ -202,6 +202,7 @@ void hc_hist_add(struct hc_hist *h, u64 ns);		/* any context */
 void hc_stats_locate_done(u64 ns);			/* any context */
 void hc_stats_member_io(struct hc_member *m, enum req_op op, u32 bytes,
 			blk_status_t status, u64 ns);	/* any context */
+size_t hc_stats_msg_size(void);
 int hc_stats_fill(struct sk_buff *msg, struct hc_pool *pool);
 bool hc_nl_ingest_registered(void);	/* ingest.c, with the pool lock */
 bool hc_nl_egress_registered(void);	/* egress.c, with the pool lock */

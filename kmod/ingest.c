@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include "hypercache.h"
+#include "trace.h"
 #include "../uapi/hypercache_netlink.h"
 
 #define HC_INGEST_LIMIT_MAX	65536	/* max_ingests */
@@ -141,7 +142,10 @@ void hc_nl_ingest_request(struct hc_pool *pool, struct hc_obj *obj)
 	if (hc_nl_ingest_send(pool, obj)) {
 		obj->ingest_resend = true;
 		hc_nl_ingest_later(HC_INGEST_RESEND_MS);
+		return;
 	}
+	trace_hc_ingest_request(obj->uri, obj->uri_len, obj->generation,
+				obj->allocated ? obj->size : 0);
 }
 
 /*
@@ -279,6 +283,7 @@ int hc_nl_ingest_alloc(struct sk_buff *skb, struct genl_info *info)
 		goto out_unlock;
 	}
 	err = hc_cache_ingest_alloc(pool->cache, obj, size, &admitted);
+	trace_hc_ingest_alloc(obj->generation, size, err ? err : !admitted);
 	if (err == -EINVAL) {
 		NL_SET_ERR_MSG(info->extack, "another size than reported before");
 		goto out_unlock;
@@ -328,9 +333,13 @@ int hc_nl_ingest_done(struct sk_buff *skb, struct genl_info *info)
 	/* The helper made its writes durable; make sure of every member. */
 	for (i = 0; i < pool->nr_members && !err; i++)
 		err = blkdev_issue_flush(pool->members[i].dev.bdev);
-	if (!err)
+	if (!err) {
+		u64 gen = obj->generation, size = obj->size;
+
 		err = hc_cache_ingest_done(pool->cache, obj, crc,
 					   crc ? nla_get_u32(crc) : 0);
+		trace_hc_ingest_done(gen, size, err);
+	}
 	if (err == -EINVAL)
 		NL_SET_ERR_MSG(info->extack, "the request has no allocation yet");
 	hc_pool_unlock();
@@ -350,6 +359,8 @@ int hc_nl_ingest_fail(struct sk_buff *skb, struct genl_info *info)
 	obj = hc_nl_ing_lookup(info, &pool);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
+	trace_hc_ingest_fail(obj->generation, obj->allocated ? obj->size : 0,
+			     -(int)nla_get_u32(e));
 	hc_cache_ingest_end(pool->cache, obj, -(int)nla_get_u32(e));
 	hc_pool_unlock();
 	return 0;

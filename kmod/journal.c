@@ -16,6 +16,7 @@
 #include "cache.h"
 #include "journal.h"
 #include "hypercache.h"
+#include "trace.h"
 #include "../uapi/hypercache_netlink.h"
 
 #define HC_JOURNAL_SYNC	(REQ_OP_WRITE | REQ_SYNC | REQ_META | REQ_PREFLUSH | \
@@ -152,7 +153,7 @@ static void hc_journal_heal(struct hc_journal *j)
 }
 
 /**
- * hc_journal_compact - rewrite the journal as the live objects only
+ * hc_journal_do_compact - rewrite the journal as the live objects only
  * @j: the journal
  *
  * Writes every object the cache keeps into the other half under a new
@@ -166,7 +167,7 @@ static void hc_journal_heal(struct hc_journal *j)
  * Return: 0; -ENOSPC (the live objects do not fit in a half); -EIO (the
  * journal is broken).
  */
-int hc_journal_compact(struct hc_journal *j)
+static int hc_journal_do_compact(struct hc_journal *j)
 {
 	struct hc_pool *pool = j->pool;
 	int other = !j->cur;
@@ -216,6 +217,16 @@ int hc_journal_compact(struct hc_journal *j)
 	return 0;
 }
 
+/* hc_journal_do_compact(), traced (hc_journal_compact, trace.h) */
+int hc_journal_compact(struct hc_journal *j)
+{
+	u64 t0 = ktime_get_ns();
+	int err = hc_journal_do_compact(j);
+
+	trace_hc_journal_compact(j->compactions, ktime_get_ns() - t0, err);
+	return err;
+}
+
 /* Append j->rec, compacting first if the current half is full. */
 static int hc_journal_append(struct hc_journal *j)
 {
@@ -238,6 +249,7 @@ static int hc_journal_append(struct hc_journal *j)
 		return len;
 	err = hc_journal_write(j, j->half_off[j->cur] + j->pos.off, j->buf,
 			       len, HC_JOURNAL_SYNC);
+	trace_hc_journal_append(len, j->records + !err, err);
 	if (err)
 		return err;
 	hc_jrec_advance(&j->pos, j->buf);

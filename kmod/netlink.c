@@ -624,7 +624,7 @@ static int hc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	err = hc_nl_may_read(skb, info->attrs[HC_A_STATS_CTL_FD], info->extack);
 	if (err)
 		return err;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(hc_stats_msg_size(), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &hc_nl_family, 0, HC_CMD_STATS_GET);

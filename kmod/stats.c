@@ -102,6 +102,21 @@ cancel:
 }
 
 /*
+ * hc_stats_msg_size() - room for a whole HC_CMD_STATS_GET reply: the
+ * cache's counters (NLMSG_GOODSIZE held them alone), what hc_stats_fill()
+ * appends, and HC_MAX_MEMBERS member nests.
+ */
+size_t hc_stats_msg_size(void)
+{
+	size_t hist = nla_total_size(HC_STATS_HIST_BUCKETS * sizeof(u64));
+	size_t member = nla_total_size(0) + nla_total_size(sizeof(u32)) +
+			7 * nla_total_size_64bit(sizeof(u64)) + 2 * hist;
+
+	return NLMSG_GOODSIZE + 8 * nla_total_size_64bit(sizeof(u64)) + hist +
+	       HC_MAX_MEMBERS * member;
+}
+
+/*
  * hc_stats_fill() - append the attributes from HC_A_STATS_HIT_BYTES on to
  * a HC_CMD_STATS_GET reply of @pool.  With the pool lock held; does not
  * sleep.  Returns 0 or -EMSGSIZE.

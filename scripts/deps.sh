@@ -27,6 +27,8 @@ PACKAGES=(
 	# the packages and man pages (make deb, make install, tests/checks/deb.sh,
 	# install.sh): debhelper, dh-dkms, rst2man, groff, sd_notify's library
 	debhelper dh-dkms python3-docutils groff-base man-db libsystemd-dev
+	# the exporter's VM test (prometheus, promtool) and hctrace (libbpf)
+	prometheus clang llvm bpftool libbpf-dev libelf-dev
 )
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

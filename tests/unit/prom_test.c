@@ -9,6 +9,7 @@
 #include "kselftest_harness.h"
 #include "prom.h"
 #include "scrape.h"
+#include "hist.h"
 
 TEST(label_and_help_escaping)
 {
@@ -114,6 +115,22 @@ TEST(the_page_grows_past_its_first_buffer)
 	ASSERT_EQ(0, hc_prom_finish(&p));
 	EXPECT_NE(NULL, strstr(p.buf, "\nm1999 1999\n"));
 	hc_prom_free(&p);
+}
+
+/* The kernel's bucket rule (kmod/core/hist.h): <= 2^i us, rounded up. */
+TEST(hist_buckets)
+{
+	EXPECT_EQ(0, hc_hist_bucket(0));
+	EXPECT_EQ(0, hc_hist_bucket(1000));
+	EXPECT_EQ(1, hc_hist_bucket(1001));
+	EXPECT_EQ(1, hc_hist_bucket(2000));
+	EXPECT_EQ(2, hc_hist_bucket(2001));
+	EXPECT_EQ(7, hc_hist_bucket(128000));
+	EXPECT_EQ(8, hc_hist_bucket(128001));
+	EXPECT_EQ(22, hc_hist_bucket(4194304000ULL));
+	EXPECT_EQ(HC_STATS_HIST_BUCKETS - 1, hc_hist_bucket(4194304001ULL));
+	EXPECT_EQ(HC_STATS_HIST_BUCKETS - 1, hc_hist_bucket(~0ULL));
+	EXPECT_EQ(128, hc_hist_bound_us(7));
 }
 
 /* --- a canned statistics reply ----------------------------------------- */

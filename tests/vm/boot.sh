@@ -2,7 +2,7 @@
 # Usage: tests/vm/boot.sh --stage NAME --drives IMG[,IMG...] [--kver K]
 #            [--args A,B] [--timeout SECONDS] [--log FILE] [--mem MB]
 #            [--kill-on MARKER] [--keep] [--noload] [--verbose] [--net] [--s3]
-#            [--kargs 'K=V ...']
+#            [--kargs 'K=V ...'] [--hostfwd HOSTPORT:GUESTPORT]
 #
 # Boots the test guest once under QEMU/TCG and runs /hc/tests/stage-NAME.sh.
 #   --drives    raw images, one emulated NVMe controller each (serial hc0, hc1,
@@ -24,6 +24,8 @@
 #   --s3        --net, and the S3 gateway of scripts/rgw.sh for the guest
 #               (hc.s3=$HC_S3_GUEST_ENDPOINT, default http://10.0.2.2:7480;
 #               the guest's lib.sh exports HC_S3_ENDPOINT and the credentials)
+#   --hostfwd   --net, and the host's 127.0.0.1:HOSTPORT forwarded to the
+#               guest's TCP GUESTPORT (a host-side scraper reaching the guest)
 #   --hostfs    the host's root file system, read-only over virtio-9p
 #               (mount_tag hchost), mounted by the guest at /host
 #               (hc.hostfs=1): the guest runs the host's /usr/bin/python3
@@ -38,6 +40,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 kargs=""
+hostfwd=""
 stage="" drives="" args="" timeout=300 log="" mem=2048 kill_on="" keep=0 noload=0 verbose=0
 net=0 s3="" hostfs=0
 while [ $# -gt 0 ]; do
@@ -55,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--noload) noload=1; shift ;;
 	--verbose) verbose=1; shift ;;
 	--net) net=1; shift ;;
+	--hostfwd) net=1; hostfwd=$2; shift 2 ;;
 	--hostfs) hostfs=1; shift ;;
 	--s3) net=1; s3=${HC_S3_GUEST_ENDPOINT:-http://10.0.2.2:7480}; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
@@ -89,7 +93,7 @@ qemu=(qemu-system-x86_64 -accel "tcg,thread=${HC_TCG_THREAD:-single}" -m "$mem" 
 	-kernel "$kernel" -initrd "$initrd"
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 if [ $net = 1 ]; then
-	qemu+=(-nic user,model=virtio-net-pci)
+	qemu+=(-nic "user,model=virtio-net-pci${hostfwd:+,hostfwd=tcp:127.0.0.1:${hostfwd%%:*}-:${hostfwd#*:}}")
 else
 	qemu+=(-nic none)
 fi

@@ -63,7 +63,8 @@ HCCTL_EXIT_STATUS_TEXT
  */
 extern const struct hcctl_cmd hcctl_pool_cmds[], hcctl_inspect_cmds[],
 	hcctl_status_cmds[], hcctl_object_cmds[], hcctl_preload_cmds[],
-	hcctl_flush_cmds[], hcctl_restore_cmds[], hcctl_cache_cmds[];
+	hcctl_flush_cmds[], hcctl_restore_cmds[], hcctl_cache_cmds[],
+	hcctl_bench_cmds[];
 
 /* Global options (set by main.c before a handler runs). */
 extern bool hcctl_opt_json;
@@ -172,6 +173,7 @@ int hcctl_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_bench(const struct hcctl_cmd *cmd, int argc, char **argv);
 /* cache.c: one HC_CMD_STATS_GET (reported unless @quiet); 0 or -errno */
 struct hc_scrape_kernel;
 int hcctl_stats_get(const char *who, struct hc_scrape_kernel *s, bool quiet);
