@@ -1,7 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The object cache (see cache.h): index, policy, allocator and write fence
- * of one pool.  Everything runs under the pool lock; see cache.h.
+ * of one pool.
+ *
+ * Locking rules
+ *
+ * - The pool lock (hc_pool_lock(), a mutex) serialises every change: the
+ *   index, the policy, the allocator, the queues, the counters in
+ *   hc_cache.stats and every field of struct hc_obj.  The journal's I/O
+ *   is still issued under it (COMMIT's flushes and FUA record, a DELETE
+ *   per evicted victim, compaction).
+ * - Lockless readers of the index (hc_cache_locate_fast(), the LOCATE hit
+ *   path) run under rcu_read_lock() on the pool published for RCU
+ *   (hc_pool_current_rcu(); a stop unpublishes it and waits a grace period
+ *   before the teardown).  For them: objects enter and leave the hash
+ *   buckets with hlist_add_head_rcu()/hlist_del_rcu() and are freed (with
+ *   their extents) by call_rcu() after they left; an object's state is
+ *   published with smp_store_release() and read with smp_load_acquire();
+ *   once READY, DIRTY or SYNCING an object's uri, hash, size, generation,
+ *   chunks, nr_ext and ext never change (a replacement is a new object);
+ *   flags and bad are read with READ_ONCE() (a snapshot).  A reader that
+ *   finds anything else (a miss, a pending or bad object, an unsettled
+ *   read error, a replay) retries with the pool lock.
+ * - Their hits are counted in the per-CPU hc_cache.hits and recorded in
+ *   the lossy per-CPU read buffer (hc_cache.readbuf), applied to the
+ *   policy under the pool lock (hc_cache_readbuf_drain()): before every
+ *   admission, and when a buffer fills and the lock is free.
+ * - The data path (no lock): the write fence under RCU
+ *   (hc_cache_fence_get()/_put()) and the per-chunk read-error bits
+ *   (hc_cache_read_error()), applied under the pool lock
+ *   (hc_cache_bad_settle()).
+ * - The data path never takes the pool lock, and no sleeping lock is
+ *   taken under rcu_read_lock() (a full read buffer is drained only with
+ *   mutex_trylock(), after rcu_read_unlock()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -154,7 +185,8 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 		c->dirty_bytes -= obj->size;
 		hc_cache_dirty_event();
 	}
-	obj->state = state;
+	/* publishes the fields set before (hc_cache_locate_fast()) */
+	smp_store_release(&obj->state, state);
 	c->stats.by_state[state]++;
 	hc_cache_sync_policy(c, obj);
 	hc_cache_event();
@@ -382,9 +414,18 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 	return obj;
 }
 
+/* Free an object that lockless readers never saw (never indexed). */
 static void hc_cache_obj_free(struct hc_obj *obj)
 {
 	hc_cache_fence_free(obj);
+	kfree(obj->ext);
+	kfree(obj);
+}
+
+static void hc_cache_obj_free_rcu(struct rcu_head *head)
+{
+	struct hc_obj *obj = container_of(head, struct hc_obj, rcu);
+
 	kfree(obj->ext);
 	kfree(obj);
 }
@@ -449,7 +490,7 @@ struct hc_obj *hc_cache_ordered_ceil(struct hc_cache *c, const u8 *key,
 
 static void hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 {
-	hlist_add_head(&obj->hnode, hc_cache_bucket(c, obj->hash));
+	hlist_add_head_rcu(&obj->hnode, hc_cache_bucket(c, obj->hash));
 	hc_cache_ordered_add(c, obj);
 	c->stats.objects++;
 	hc_cache_set_state(c, obj, state);
@@ -483,12 +524,13 @@ static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
 	}
 	c->stats.by_state[obj->state]--;
 	c->stats.objects--;
-	hlist_del(&obj->hnode);
+	hlist_del_rcu(&obj->hnode);
 	rb_erase(&obj->onode, &c->ordered);
 	list_del(&obj->stage_node);
 	list_del(&obj->queue_node);
 	hc_cache_event();
-	hc_cache_obj_free(obj);
+	hc_cache_fence_free(obj);
+	call_rcu(&obj->rcu, hc_cache_obj_free_rcu);	/* LOCATE may read it */
 }
 
 /* Drop @obj, which the journal does not record (or no longer needs to). */
@@ -530,6 +572,130 @@ struct hc_obj *hc_cache_lookup(struct hc_cache *c, const u8 *uri, u32 len)
 		    !memcmp(obj->uri, uri, len))
 			return obj;
 	return NULL;
+}
+
+/*
+ * The lossy read buffer (as Caffeine's): a lockless LOCATE hit records the
+ * object's hash in a slot of its CPU's ring instead of updating the policy,
+ * which needs the pool lock; whoever holds the lock applies the recorded
+ * hits (hc_cache_readbuf_drain()).  A full ring is drained by the hit that
+ * filled it if the pool lock is free (mutex_trylock), else the next hits
+ * overwrite the oldest slots: the policy may miss some accesses, as a
+ * sampled frequency sketch does anyway.  Slots are atomic so the drainer
+ * and a writer on another CPU (after a migration) never tear one; 0 is
+ * "empty" (a URI whose xxh64 is 0 loses its buffered hits).
+ */
+#define HC_READBUF_SLOTS	16
+
+struct hc_readbuf {
+	unsigned int head;
+	atomic64_t slot[HC_READBUF_SLOTS];
+};
+
+/**
+ * hc_cache_locate_fast - answer a LOCATE hit without the pool lock
+ * @c: the cache of the running pool (hc_pool_current_rcu())
+ * @uri: URI bytes
+ * @len: their number
+ * @peek: HC_LOCATE_F_PEEK: count nothing
+ * @v: filled on a hit
+ * @ext: filled with the first @max_ext extents on a hit
+ * @max_ext: room in @ext
+ *
+ * Under rcu_read_lock(), never sleeps, allocates nothing.  The index is
+ * changed under the pool lock with RCU list operations and objects are
+ * freed after a grace period, so the object found stays readable here.
+ * Only a READY, DIRTY or SYNCING object is answered: its extents, size,
+ * generation and chunks do not change any more once that state is
+ * published (smp_store_release() in hc_cache_set_state()).
+ * Return: 0 (a hit; counted per CPU and recorded in the read buffer
+ * unless @peek), 1 (the same, and the read buffer is full: drain it with
+ * the pool lock if it is free), or -EAGAIN: anything else (a miss, a
+ * pending or bad object, an unsettled read error, a replay), which the
+ * caller answers with the pool lock.
+ */
+int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
+			 bool peek, struct hc_cache_view *v,
+			 struct hc_ext *ext, u32 max_ext)
+{
+	u64 hash = hc_cache_hash(uri, len);
+	struct hc_readbuf *rb;
+	struct hc_obj *obj;
+	unsigned int i;
+	u32 state;
+
+	if (READ_ONCE(c->replaying) || atomic_read(&c->bad_pending))
+		return -EAGAIN;
+	hlist_for_each_entry_rcu(obj, hc_cache_bucket(c, hash), hnode) {
+		if (obj->hash == hash && obj->uri_len == len &&
+		    !memcmp(obj->uri, uri, len))
+			break;
+	}
+	if (!obj)
+		return -EAGAIN;
+	state = smp_load_acquire(&obj->state);	/* pairs with set_state() */
+	if ((state != HC_OBJ_READY && state != HC_OBJ_DIRTY &&
+	     state != HC_OBJ_SYNCING) || READ_ONCE(obj->bad))
+		return -EAGAIN;
+	v->state = state;
+	v->flags = READ_ONCE(obj->flags);
+	v->nr_ext = obj->nr_ext;
+	v->size = obj->size;
+	v->generation = obj->generation;
+	v->chunks = obj->chunks;
+	for (i = 0; i < obj->nr_ext && i < max_ext; i++)
+		ext[i] = obj->ext[i];
+	if (peek)
+		return 0;
+	this_cpu_inc(*c->hits);
+	rb = get_cpu_ptr(c->readbuf);
+	i = rb->head++ % HC_READBUF_SLOTS;
+	atomic64_set(&rb->slot[i], hash);
+	put_cpu_ptr(c->readbuf);
+	return i == HC_READBUF_SLOTS - 1;
+}
+
+/**
+ * hc_cache_readbuf_drain - apply the hits recorded in the read buffers
+ * @c: the cache
+ *
+ * Under the pool lock.  Each recorded hash is an access of the object of
+ * that hash if it is still indexed and in the policy.
+ */
+void hc_cache_readbuf_drain(struct hc_cache *c)
+{
+	struct hc_obj *obj;
+	unsigned int i;
+	int cpu;
+	u64 hash;
+
+	for_each_possible_cpu(cpu) {
+		struct hc_readbuf *rb = per_cpu_ptr(c->readbuf, cpu);
+
+		for (i = 0; i < HC_READBUF_SLOTS; i++) {
+			if (!atomic64_read(&rb->slot[i]))
+				continue;
+			hash = atomic64_xchg(&rb->slot[i], 0);
+			hlist_for_each_entry(obj, hc_cache_bucket(c, hash),
+					     hnode)
+				if (obj->hash == hash && hc_obj_valid(obj) &&
+				    hc_policy_resident(&obj->pe)) {
+					hc_policy_access(&c->policy, &obj->pe);
+					break;
+				}
+		}
+	}
+}
+
+/* All LOCATE hits: those under the pool lock and the lockless ones. */
+u64 hc_cache_hits(const struct hc_cache *c)
+{
+	u64 sum = c->stats.hits;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(c->hits, cpu);
+	return sum;
 }
 
 /*
@@ -585,6 +751,7 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 	u32 nr = 0, i;
 	int ret, err = 0;
 
+	hc_cache_readbuf_drain(c);	/* the victims are chosen on fresh hits */
 	ret = hc_policy_admit(&c->policy, &obj->pe, victims, obj->pe.weight,
 			      &nr);
 	for (i = 0; i < nr; i++) {
@@ -871,11 +1038,16 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 		goto restore;
 	}
 
-	/* The fence covers exactly the stage's chunks: the new ones too. */
-	for (i = 0; i < nr; i++)
+	/*
+	 * The fence covers exactly the stage's chunks: the new ones too.
+	 * New data will be written there: forget old read errors.
+	 */
+	for (i = 0; i < nr; i++) {
 		for (k = 0; k < ext[i].count; k++)
 			rcu_assign_pointer(c->fence[ext[i].start + k],
 					   obj->fence);
+		bitmap_clear(c->bad_chunks, ext[i].start, ext[i].count);
+	}
 	kfree(obj->ext);
 	obj->ext = last;
 	obj->nr_ext = n;
@@ -1670,8 +1842,10 @@ int hc_cache_create(struct hc_pool *pool)
 	c->fence = kvcalloc(chunks, sizeof(*c->fence), GFP_KERNEL);
 	c->bad_chunks = kvcalloc(BITS_TO_LONGS(chunks), sizeof(long),
 				 GFP_KERNEL);
+	c->hits = alloc_percpu(u64);
+	c->readbuf = alloc_percpu(struct hc_readbuf);
 	if (!c->buckets || !c->sketch || !c->alloc_words || !c->fence ||
-	    !c->bad_chunks)
+	    !c->bad_chunks || !c->hits || !c->readbuf)
 		goto out_free;
 
 	err = hc_policy_init(&c->policy, chunks, c->sketch, sketch_bytes);
@@ -1685,6 +1859,8 @@ int hc_cache_create(struct hc_pool *pool)
 	return 0;
 
 out_free:
+	free_percpu(c->readbuf);
+	free_percpu(c->hits);
 	kvfree(c->bad_chunks);
 	kvfree(c->fence);
 	kvfree(c->alloc_words);
@@ -1710,6 +1886,8 @@ void hc_cache_destroy(struct hc_pool *pool)
 		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
 			hc_cache_remove(c, obj);
 	hc_cache_dirty_event();		/* STAGEs waiting for room: ENODEV */
+	free_percpu(c->readbuf);
+	free_percpu(c->hits);
 	kvfree(c->bad_chunks);
 	kvfree(c->fence);
 	kvfree(c->alloc_words);

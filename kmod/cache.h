@@ -3,10 +3,13 @@
  * The object cache of a pool: the index (URI -> object), the policy
  * (W-TinyLFU), the chunk allocator and the write fence.
  *
- * Locking: every function here except hc_cache_fence_get(),
- * hc_cache_fence_put() and hc_cache_read_error() is called with the pool lock held (pool.c), which
- * serialises the whole cache; none of them sleeps except where it says so.
- * The fence is read by the data path under RCU, without the pool lock.
+ * Locking (the rules: the top of cache.c): every function here except
+ * hc_cache_fence_get(), hc_cache_fence_put(), hc_cache_read_error() and
+ * hc_cache_locate_fast() is called with the pool lock held (pool.c),
+ * which serialises every change to the cache; none of them sleeps except
+ * where it says so.  The fence and the read-error bits are used by the
+ * data path, and the index is read by LOCATE hits, under RCU without the
+ * pool lock.
  */
 #ifndef HC_CACHE_H
 #define HC_CACHE_H
@@ -27,6 +30,7 @@ struct hc_pool;
 struct hc_ctl;
 struct hc_journal;
 struct hc_jrec;
+struct hc_readbuf;
 
 /**
  * struct hc_fence - the write fence over the chunks of one STAGED or
@@ -61,6 +65,8 @@ struct hc_fence {
  * @hnode: in the index's hash bucket
  * @pe: the policy's part
  * @stage_node: in the stager's list of stages (STAGED only)
+ * @rcu: freed after a grace period once out of the index (lockless LOCATE
+ *	reads it under RCU); shares its place with @stage_node, unused then
  * @queue_node: in the cache's list of ingest requests (INGESTING) or in
  *	its egress queue (DIRTY and SYNCING, in commit order)
  * @allocated: INGESTING: the helper reported the size and the chunks are
@@ -104,7 +110,10 @@ struct hc_obj {
 	struct hlist_node hnode;
 	struct rb_node onode;
 	struct hc_policy_entry pe;
-	struct list_head stage_node;
+	union {
+		struct list_head stage_node;
+		struct rcu_head rcu;
+	};
 	struct list_head queue_node;
 	bool allocated;
 	bool ingest_resend;
@@ -134,7 +143,8 @@ struct hc_obj {
 };
 
 /**
- * struct hc_cache_stats - counters (read under the pool lock)
+ * struct hc_cache_stats - counters (read under the pool lock); the hits of
+ * lockless LOCATEs are per CPU (hc_cache.hits), see hc_cache_hits()
  */
 struct hc_cache_stats {
 	u64 hits;
@@ -185,6 +195,9 @@ struct hc_cache_stats {
  *	last placed (set by I/O completion, any context)
  * @bad_pending: read errors not yet applied to the objects
  *	(hc_cache_bad_settle())
+ * @hits: per CPU, the LOCATE hits answered without the pool lock
+ * @readbuf: per CPU, the policy accesses of those hits, lossy (see
+ *	hc_cache_locate_fast())
  * @stats: counters
  * @ordered: every object of the index, ordered by URI (memcmp, then
  *	length): the file system view's directory listings
@@ -216,6 +229,8 @@ struct hc_cache {
 	u32 outcome_next;
 	unsigned long *bad_chunks;
 	atomic_t bad_pending;
+	u64 __percpu *hits;
+	struct hc_readbuf __percpu *readbuf;
 	struct hc_cache_stats stats;
 	u64 hit_bytes;		/* HC_A_STATS_HIT_BYTES, under the pool lock */
 };
@@ -255,6 +270,31 @@ void hc_cache_seal(struct hc_cache *c, struct hc_obj *obj);	/* sleeps */
 void hc_cache_unseal(struct hc_cache *c, struct hc_obj *obj);
 
 struct hc_obj *hc_cache_lookup(struct hc_cache *c, const u8 *uri, u32 len);
+
+/**
+ * struct hc_cache_view - what a lockless LOCATE hit copies of an object
+ * @state: HC_OBJ_READY, DIRTY or SYNCING
+ * @flags: HC_OBJ_F_*
+ * @nr_ext: extents of the object (all, even beyond those copied)
+ * @size: bytes
+ * @generation: the object's generation
+ * @chunks: chunks of the object
+ */
+struct hc_cache_view {
+	u32 state;
+	u32 flags;
+	u32 nr_ext;
+	u64 size;
+	u64 generation;
+	u64 chunks;
+};
+
+/* Under rcu_read_lock(), without the pool lock (see cache.c). */
+int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
+			 bool peek, struct hc_cache_view *v,
+			 struct hc_ext *ext, u32 max_ext);
+void hc_cache_readbuf_drain(struct hc_cache *c);
+u64 hc_cache_hits(const struct hc_cache *c);
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		   bool replace, bool any_writer, struct hc_ctl *stager,
 		   struct hc_obj **objp);

@@ -125,7 +125,14 @@ static struct hc_ctl_hold *hc_ctl_find_hold(struct hc_ctl *ctl,
 	return NULL;
 }
 
-/* Copy the extents (in bytes of the device) of @obj to user memory. */
+/* A chunk extent as an extent of the device, in bytes. */
+static struct hc_extent hc_ctl_extent(u32 chunk_size, struct hc_ext e)
+{
+	return (struct hc_extent){ .offset = e.start * chunk_size,
+				   .length = e.count * chunk_size };
+}
+
+/* Copy the extents of @obj to user memory (STAGE, under the pool lock). */
 static int hc_ctl_put_extents(const struct hc_pool *pool,
 			      const struct hc_obj *obj, u64 uptr, u32 max)
 {
@@ -134,11 +141,39 @@ static int hc_ctl_put_extents(const struct hc_pool *pool,
 	u32 i;
 
 	for (i = 0; i < obj->nr_ext && i < max; i++) {
-		e.offset = obj->ext[i].start * pool->chunk_size;
-		e.length = obj->ext[i].count * pool->chunk_size;
+		e = hc_ctl_extent(pool->chunk_size, obj->ext[i]);
 		if (copy_to_user(&u[i], &e, sizeof(e)))
 			return -EFAULT;
 	}
+	return 0;
+}
+
+/*
+ * LOCATE's buffer: the URI until the object is found, then the extents
+ * (in bytes of the device) that are copied out once, with no lock held.
+ */
+union hc_ctl_locate_buf {
+	u8 uri[HC_URI_MAX];
+	struct hc_ext ext[HC_MAX_EXTENTS];
+	struct hc_extent out[HC_MAX_EXTENTS];
+};
+
+/*
+ * Turn the first @n chunk extents in @b (hc_ext) into extents of the
+ * device (hc_extent, of the same size, in place) and copy them to @uptr
+ * in one copy.  Sleeps (user memory): no lock may be held.
+ */
+static int hc_ctl_copy_extents(u32 chunk_size, union hc_ctl_locate_buf *b,
+			       u64 uptr, u32 n)
+{
+	u32 i;
+
+	BUILD_BUG_ON(sizeof(b->ext[0]) != sizeof(b->out[0]));
+	for (i = 0; i < n; i++)
+		b->out[i] = hc_ctl_extent(chunk_size, b->ext[i]);
+	if (n && copy_to_user(u64_to_user_ptr(uptr), b->out,
+			      n * sizeof(b->out[0])))
+		return -EFAULT;
 	return 0;
 }
 
@@ -194,11 +229,83 @@ static int hc_ctl_wait(unsigned long deadline, bool forever)
 	return 0;
 }
 
+/*
+ * A LOCATE hit of a READY, DIRTY or SYNCING object, without a hold or a
+ * layout, is answered without the pool lock (hc_cache_locate_fast()).
+ * Return: true if @loc and @b are filled (extents to copy: *@next).
+ */
+static bool hc_ctl_locate_fast(struct hc_locate *loc,
+			       union hc_ctl_locate_buf *b, u32 *next,
+			       u32 *chunk_size)
+{
+	struct hc_cache_view v;
+	struct hc_pool *pool;
+	bool drain = false;
+	int ret = -EAGAIN;
+
+	if ((loc->flags & HC_LOCATE_F_HOLD) || loc->layout)
+		return false;
+	rcu_read_lock();
+	pool = hc_pool_current_rcu();
+	if (pool) {
+		/* the URI is read only until the object is found */
+		ret = hc_cache_locate_fast(pool->cache, b->uri, loc->uri_len,
+					   loc->flags & HC_LOCATE_F_PEEK, &v,
+					   b->ext, loc->extents ?
+					   min_t(u32, loc->max_extents,
+						 HC_MAX_EXTENTS) : 0);
+		*chunk_size = pool->chunk_size;
+	}
+	rcu_read_unlock();
+	if (ret < 0)
+		return false;
+	drain = ret > 0;
+	loc->status = HC_LOCATE_HIT;
+	loc->state = v.state;
+	loc->obj_size = v.size;
+	loc->generation = v.generation;
+	loc->obj_flags = v.flags;
+	loc->nr_extents = v.nr_ext;
+	loc->nr_layout = v.chunks;
+	*next = loc->extents ? min(v.nr_ext, loc->max_extents) : 0;
+	/* the read buffer is full: apply it if nobody holds the lock */
+	if (drain && hc_pool_trylock()) {
+		pool = hc_pool_current();
+		if (pool)
+			hc_cache_readbuf_drain(pool->cache);
+		hc_pool_unlock();
+	}
+	return true;
+}
+
+/* Undo the hold a LOCATE took (its extents could not be copied out). */
+static void hc_ctl_unhold(struct hc_ctl *ctl, struct hc_cache *c,
+			  struct hc_obj *obj)
+{
+	struct hc_pool *pool;
+	struct hc_ctl_hold *h;
+
+	hc_pool_lock();
+	pool = hc_pool_current();
+	h = pool && pool->cache == c ? hc_ctl_find_hold(ctl, obj) : NULL;
+	if (h) {
+		hc_cache_hold(c, obj, -1);
+		if (!--h->count) {
+			list_del(&h->node);
+			kfree(h);
+		}
+	}
+	hc_pool_unlock();
+}
+
 static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 {
 	struct hc_locate loc;
-	u8 uri[HC_URI_MAX];
+	union hc_ctl_locate_buf b;
+	u8 *uri = b.uri;
 	struct hc_ctl_hold *h = NULL, *old = NULL;
+	bool held = false;
+	u32 next = 0, chunk_size = 0;
 	unsigned long deadline;
 	struct hc_cache *c;
 	struct hc_pool *pool;
@@ -228,6 +335,13 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	loc.obj_size = 0;
 	loc.generation = 0;
 	loc.obj_flags = 0;
+
+	if (hc_ctl_locate_fast(&loc, &b, &next, &chunk_size)) {
+		err = hc_ctl_copy_extents(chunk_size, &b, loc.extents, next);
+		if (err)
+			return err;
+		return hc_copy_struct_out(arg, &loc, sizeof(loc), usize);
+	}
 
 	hc_pool_lock();
 	for (;;) {
@@ -308,10 +422,10 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	loc.nr_extents = obj->nr_ext;
 	loc.nr_layout = obj->chunks;
 	if (loc.extents) {
-		err = hc_ctl_put_extents(pool, obj, loc.extents,
-					 loc.max_extents);
-		if (err)
-			goto out_unlock;
+		/* the URI is not needed any more: @b takes the extents */
+		next = min(obj->nr_ext, loc.max_extents);
+		memcpy(b.ext, obj->ext, next * sizeof(b.ext[0]));
+		chunk_size = pool->chunk_size;
 	}
 	if (loc.layout) {
 		err = hc_ctl_put_layout(pool, obj, loc.layout, loc.max_layout);
@@ -321,16 +435,24 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	if (old) {
 		old->count++;
 		hc_cache_hold(c, obj, 1);
+		held = true;
 	} else if (h) {
 		h->obj = obj;
 		h->count = 1;
 		list_add(&h->node, &ctl->holds);
 		h = NULL;
 		hc_cache_hold(c, obj, 1);
+		held = true;
 	}
 out_copy:
 	hc_pool_unlock();
 	kfree(h);
+	err = hc_ctl_copy_extents(chunk_size, &b, loc.extents, next);
+	if (err) {
+		if (held)	/* a refused LOCATE changes nothing */
+			hc_ctl_unhold(ctl, c, obj);
+		return err;
+	}
 	t0 = ktime_get_ns() - t0;
 	hc_stats_locate_done(t0);
 	trace_hc_locate(uri, loc.uri_len, loc.status, loc.obj_size, t0);
@@ -719,7 +841,7 @@ static long hc_ctl_stat(void __user *arg)
 	} else {
 		BUILD_BUG_ON(ARRAY_SIZE(st.by_state) !=
 			     ARRAY_SIZE(c->stats.by_state));
-		st.hits = c->stats.hits;
+		st.hits = hc_cache_hits(c);
 		st.misses = c->stats.misses;
 		st.admissions = c->stats.admissions;
 		st.rejections = c->stats.rejections;
@@ -789,6 +911,9 @@ static int hc_ctl_release(struct inode *inode, struct file *file)
 	struct hc_pool *pool;
 	struct hc_cache *c;
 
+	/* the last user of the file: its lists change no more */
+	if (list_empty(&ctl->holds) && list_empty(&ctl->stages))
+		goto out_free;
 	hc_pool_lock();
 	c = hc_ctl_cache(&pool);
 	list_for_each_entry_safe(h, tmp, &ctl->holds, node) {
@@ -801,6 +926,7 @@ static int hc_ctl_release(struct inode *inode, struct file *file)
 		if (!IS_ERR(c))
 			hc_cache_abort(c, obj);
 	hc_pool_unlock();
+out_free:
 	kfree(ctl);
 	return 0;
 }

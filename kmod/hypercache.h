@@ -135,6 +135,8 @@ int hc_pool_stop(bool force, struct hc_pool_fail *fail);
 void hc_pool_lock(void);
 void hc_pool_unlock(void);
 struct hc_pool *hc_pool_current(void);	/* with the pool lock held */
+bool hc_pool_trylock(void);
+struct hc_pool *hc_pool_current_rcu(void);	/* under rcu_read_lock() */
 
 /* member.c: member I/O outside the data path; may sleep. */
 int hc_member_open(struct hc_member *m, const char *path, void *holder,

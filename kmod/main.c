@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <net/genetlink.h>
 #include "hypercache.h"
 #include "../uapi/hypercache_netlink.h"
@@ -52,6 +53,7 @@ static void __exit hc_exit(void)
 	hc_fs_unregister();
 	hc_nl_unregister();
 	hc_pool_stop(true, &fail);	/* -ENODEV when none runs: fine */
+	rcu_barrier();			/* objects freed after a grace period */
 	hc_nl_egress_stop();
 	hc_nl_ingest_stop();
 	hc_ctl_unregister();

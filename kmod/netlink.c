@@ -584,7 +584,7 @@ static int hc_nl_fill_stats(struct sk_buff *msg, const struct hc_cache *c)
 		int attr;
 		u64 val;
 	} v[] = {
-		{ HC_A_STATS_HITS, s->hits },
+		{ HC_A_STATS_HITS, hc_cache_hits(c) },
 		{ HC_A_STATS_MISSES, s->misses },
 		{ HC_A_STATS_ADMISSIONS, s->admissions },
 		{ HC_A_STATS_REJECTIONS, s->rejections },

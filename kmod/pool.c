@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/uuid.h>
 #include <linux/timekeeping.h>
@@ -20,6 +21,12 @@
 
 static DEFINE_MUTEX(hc_pool_mutex);
 static struct hc_pool *hc_pool_cur;	/* under hc_pool_mutex */
+/*
+ * The running pool for lockless readers (LOCATE hits): published once the
+ * pool is up, unpublished and waited for (synchronize_rcu()) before it is
+ * torn down, so a reader inside rcu_read_lock() sees a live pool and cache.
+ */
+static struct hc_pool __rcu *hc_pool_rcu;
 
 void hc_pool_lock(void)
 {
@@ -35,6 +42,18 @@ struct hc_pool *hc_pool_current(void)
 {
 	lockdep_assert_held(&hc_pool_mutex);
 	return hc_pool_cur;
+}
+
+/* The pool lock if it is free now (process context, never sleeps). */
+bool hc_pool_trylock(void)
+{
+	return mutex_trylock(&hc_pool_mutex);
+}
+
+/* The running pool, or NULL; valid until rcu_read_unlock(). */
+struct hc_pool *hc_pool_current_rcu(void)
+{
+	return rcu_dereference(hc_pool_rcu);
 }
 
 static void hc_pool_fail_set(struct hc_pool_fail *fail, int pos,
@@ -236,6 +255,7 @@ static int hc_pool_start(struct hc_pool *pool, struct hc_member *given,
 		goto out_fail;
 	}
 	hc_pool_cur = pool;
+	rcu_assign_pointer(hc_pool_rcu, pool);
 	hc_nl_egress_kick();	/* replayed DIRTY objects */
 	return 0;
 
@@ -560,6 +580,8 @@ int hc_pool_stop(bool force, struct hc_pool_fail *fail)
 		return -EBUSY;
 	}
 
+	RCU_INIT_POINTER(hc_pool_rcu, NULL);
+	synchronize_rcu();	/* no lockless reader sees the pool any more */
 	hc_pool_teardown(pool, HC_POOL_UP_DISK);
 	hc_pool_cur = NULL;
 	hc_nl_notify(pool, HC_POOL_STATE_STOPPED);

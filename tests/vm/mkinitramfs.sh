@@ -38,7 +38,7 @@ cd "$ROOT"
 REQUIRED_MODULES=(nvme md_mod raid0 dm_mod dm_flakey dm_log_writes dm_snapshot loop virtio_pci virtio_net)
 # optional extras (skipped silently if the kernel lacks them)
 # shellcheck disable=SC2206
-EXTRA_MODULES=(${HC_EXTRA_MODULES-configfs libcrc32c crc32c_generic crc32c_intel null_blk brd ext4 9p 9pnet_virtio})
+EXTRA_MODULES=(${HC_EXTRA_MODULES-configfs libcrc32c crc32c_generic crc32c_intel null_blk brd ext4 9p 9pnet_virtio dm_delay})
 # curl: the guest's S3 client (plain http to the host's gateway, no CA store)
 BINS=(fio mdadm dmsetup blockdev losetup mke2fs mkfs.xfs curl)
 # shellcheck disable=SC2206

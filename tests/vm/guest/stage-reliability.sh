@@ -22,8 +22,10 @@
 # fuzz: hc_fuzz (tests/vm/prog/hc_fuzz.c) for fuzz_secs (default 60) from
 #     a privileged and an unprivileged process at once, then the debugfs
 #     consistency verdict.
-# faults: dm-error and dm-flakey under members: read errors per object,
-#     write errors during COMMIT, a member that disappears.
+# faults: dm-error, dm-flakey and dm-delay under members: read errors per
+#     object (the object is marked bad), write errors during COMMIT, a
+#     LOCATE hit during a COMMIT that waits for slow members, a member
+#     that disappears.
 # known_bugs=1 also runs the tests of defects not fixed yet (make
 #     check-reliability only, so that make check stays a gate): none today.
 . /hc/tests/lib.sh
@@ -44,7 +46,7 @@ has_part() {
 	case "+$parts+" in *"+$1+"*) return 0 ;; esac
 	return 1
 }
-modprobe -a dm_log_writes dm_snapshot dm_flakey 2>&1
+modprobe -a dm_log_writes dm_snapshot dm_flakey dm_delay 2>&1
 [ -d /sys/kernel/debug/hypercache ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 
 # fresh: no pool and no stager left by an earlier test that failed
@@ -466,6 +468,40 @@ t_commit_write_error() {
 	hcctl pool stop
 }
 
+# A LOCATE hit does not wait for a drive: while a COMMIT waits for its
+# member flushes and journal record (every member delays writes and
+# flushes by 3 s under dm-delay), a LOCATE of another object answers at
+# once (before, it waited for the pool lock that COMMIT held, 9 s and more)
+t_locate_during_commit() {
+	dmsetup targets | grep -q '^delay' || hc_fail "no dm-delay target (CONFIG_DM_DELAY)"
+	hcctl pool assemble $FM >/dev/null
+	hc_pattern 45 3000000 >/tmp/f5
+	# the stager writes the data itself (the fence admits only it)
+	hc_stage_hold --clean --fill /tmp/f5 f/5 3000000
+	for m in 0 1 2; do
+		d=$(hc_drive $((3 + m)))
+		f_table $m "0 $FSZ delay $d 0 0 $d 0 3000"
+	done
+	pid=$(cat /tmp/stage.pid)
+	kill -TERM "$pid"
+	sleep 1
+	kill -0 "$pid" 2>/dev/null || hc_fail "COMMIT ended within 1 s: it did not wait for the members"
+	out=$(hc_obj wait 30000 f/1)
+	echo "during COMMIT: $out"
+	kill -0 "$pid" 2>/dev/null && echo "(COMMIT still waiting)"
+	rc=0
+	wait "$pid" || rc=$?
+	cat /tmp/stage.out
+	for m in 0 1 2; do f_linear $m; done
+	[ $rc = 0 ] || hc_fail "COMMIT of f/5 failed"
+	el=$(echo "$out" | sed -n 's/^status=hit elapsed_ms=\([0-9]*\)$/\1/p')
+	[ -n "$el" ] || hc_fail "LOCATE of f/1 was not a hit: $out"
+	[ "$el" -lt 2000 ] || hc_fail "a LOCATE hit took $el ms while a COMMIT waited for the members"
+	f_check 1 2 5
+	f_consistent
+	hcctl pool stop
+}
+
 t_member_gone() {
 	for m in 0 1 2; do dmsetup remove fm$m; done
 	M="$(hc_drive 3) $(hc_drive 4) $(hc_drive 5)"
@@ -495,5 +531,6 @@ if has_part faults; then
 	hc_test faults-read-error-marks-object t_read_error_marks_object
 	hc_test faults-read-error-end t_read_error_end
 	hc_test faults-commit-write-error t_commit_write_error
+	hc_test faults-locate-during-commit t_locate_during_commit
 	hc_test faults-member-gone t_member_gone
 fi
