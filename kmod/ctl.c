@@ -298,11 +298,26 @@ static void hc_ctl_unhold(struct hc_ctl *ctl, struct hc_cache *c,
 	hc_pool_unlock();
 }
 
+/*
+ * Account a LOCATE that is answered: its latency since @t0 and the trace
+ * event, with the URI's first bytes kept in @turi (the URI's buffer holds
+ * the extents by now).
+ */
+static void hc_ctl_locate_done(const u8 *turi, const struct hc_locate *loc,
+			       u64 t0)
+{
+	u64 ns = ktime_get_ns() - t0;
+
+	hc_stats_locate_done(ns);
+	trace_hc_locate(turi, loc->uri_len, loc->status, loc->obj_size, ns);
+}
+
 static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 {
 	struct hc_locate loc;
 	union hc_ctl_locate_buf b;
 	u8 *uri = b.uri;
+	u8 turi[HC_TRACE_URI_MAX];
 	struct hc_ctl_hold *h = NULL, *old = NULL;
 	bool held = false;
 	u32 next = 0, chunk_size = 0;
@@ -327,6 +342,8 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	err = hc_ctl_uri(loc.uri, loc.uri_len, uri);
 	if (err)
 		return err;
+	if (trace_hc_locate_enabled())
+		memcpy(turi, uri, min_t(u32, loc.uri_len, sizeof(turi)));
 	deadline = jiffies + msecs_to_jiffies(loc.timeout_ms);
 
 	loc.nr_extents = 0;
@@ -340,6 +357,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 		err = hc_ctl_copy_extents(chunk_size, &b, loc.extents, next);
 		if (err)
 			return err;
+		hc_ctl_locate_done(turi, &loc, t0);
 		return hc_copy_struct_out(arg, &loc, sizeof(loc), usize);
 	}
 
@@ -453,9 +471,7 @@ out_copy:
 			hc_ctl_unhold(ctl, c, obj);
 		return err;
 	}
-	t0 = ktime_get_ns() - t0;
-	hc_stats_locate_done(t0);
-	trace_hc_locate(uri, loc.uri_len, loc.status, loc.obj_size, t0);
+	hc_ctl_locate_done(turi, &loc, t0);
 	return hc_copy_struct_out(arg, &loc, sizeof(loc), usize);
 
 out_unlock:
