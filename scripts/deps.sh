@@ -29,6 +29,9 @@ PACKAGES=(
 	debhelper dh-dkms python3-docutils groff-base man-db libsystemd-dev
 	# the exporter's VM test (prometheus, promtool) and hctrace (libbpf)
 	prometheus clang llvm bpftool libbpf-dev libelf-dev
+	# the Python package and its tests (tests/checks/python.sh, r-client):
+	# Debian's /usr/bin/python3 with fsspec, torch, numpy and pytest
+	python3-fsspec python3-torch python3-numpy python3-pytest
 )
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
