@@ -83,7 +83,8 @@ fi
 [ -n "$kver" ] && KVER=$kver
 hc_kernel_select
 
-out=$ROOT/build/bench-locate$smoke
+# HC_BENCH_DIR: another directory for the images and logs (two runs at once)
+out=${HC_BENCH_DIR:-$ROOT/build/bench-locate$smoke}
 mkdir -p "$out"
 imgs=()
 for i in 0 1 2; do

@@ -55,7 +55,8 @@ hc_kernel_select
 
 scripts/rgw.sh start >&2
 eval "$(scripts/rgw.sh env)"
-out=$ROOT/build/bench-s3$smoke
+# HC_BENCH_DIR: another directory for the images and logs (two runs at once)
+out=${HC_BENCH_DIR:-$ROOT/build/bench-s3$smoke}
 mkdir -p "$out"
 bucket=hcbench
 # A key of this run's own: two runs on one machine share the gateway.

@@ -46,7 +46,8 @@ if ! scripts/rgw.sh status >/dev/null 2>&1; then
 fi
 bucket=hcbenchwb
 scripts/rgw.sh mb "$bucket" >/dev/null 2>&1 || true
-out=$ROOT/build/bench-writeback$smoke
+# HC_BENCH_DIR: another directory for the images and logs (two runs at once)
+out=${HC_BENCH_DIR:-$ROOT/build/bench-writeback$smoke}
 mkdir -p "$out"
 imgs=()
 for i in 0 1 2; do

@@ -77,7 +77,8 @@ fi
 [ -n "$kver" ] && KVER=$kver
 hc_kernel_select
 
-out=$ROOT/build/bench$smoke
+# HC_BENCH_DIR: another directory for the images and logs (two runs at once)
+out=${HC_BENCH_DIR:-$ROOT/build/bench$smoke}
 mkdir -p "$out"
 imgs=()
 for ((i = 0; i < drives; i++)); do

@@ -4,7 +4,7 @@
 # same images to the guest in another order and assembles them given in
 # several orders, checking UUID, member indexes and data.
 vm_images 3 64
-log=$HC_ROOT/build/vm/logs/$VM_SCENARIO-phase1.log
+log=$HC_ROOT/build/vm/logs/${VM_LABEL:+$VM_LABEL-}$VM_SCENARIO-phase1.log
 if vm_boot restart --args phase=1 --log "$log"; then
 	line=$(grep -ao 'hc: restart uuid=[0-9a-f-]* sha=[0-9a-f]*' "$log" | head -n1)
 	uuid=${line#*uuid=}

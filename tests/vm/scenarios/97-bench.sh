@@ -16,7 +16,8 @@
 bench_smoke() {
 	local name=$1 out why
 	out=$HC_ROOT/build/vm/logs/${VM_LABEL:+$VM_LABEL-}$VM_SCENARIO-${name%.sh}.out
-	if HC_TCG_THREAD=single "$HC_ROOT/scripts/$name" --smoke --no-build \
+	# images in this run's work tree: the kernels' suites run at once
+	if HC_TCG_THREAD=single HC_BENCH_DIR=$VM_WORK/${name%.sh} "$HC_ROOT/scripts/$name" --smoke --no-build \
 		${KVER:+--kver "$KVER"} >"$out" 2>&1; then
 		vm_record ok "$name"
 	else
