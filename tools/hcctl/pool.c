@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <netlink/attr.h>
 #include <netlink/msg.h>
@@ -158,6 +162,25 @@ static int check_members_safe(const struct member_arg *m, int n, bool force)
 	return 0;
 }
 
+/*
+ * Whether this process has CAP_SYS_ADMIN, which the kernel demands of a
+ * pool create.  Asked before the device checks, so that an unprivileged
+ * caller hears EPERM, not the verdict of a check it has no say over.  If
+ * the question cannot be asked, the kernel judges.
+ */
+static bool has_sys_admin(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { 0 };
+
+	if (syscall(SYS_capget, &h, d))
+		return true;
+	return d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &
+	       CAP_TO_MASK(CAP_SYS_ADMIN);
+}
+
 static int pool_reply(struct nl_msg *msg, void *arg)
 {
 	struct hcctl_pool_info *pool = arg;
@@ -185,6 +208,11 @@ static int pool_start(const struct hcctl_cmd *cmd, uint8_t nlcmd, int ndev,
 	m = resolve_members(ndev, devs);
 	if (!m)
 		return HC_EXIT_FAIL;
+	if (nlcmd == HC_CMD_POOL_CREATE && !has_sys_admin()) {
+		hcctl_err(cmd->name, "creating a pool needs CAP_SYS_ADMIN", EPERM);
+		free_members(m, ndev);
+		return HC_EXIT_FAIL;
+	}
 	if (nlcmd == HC_CMD_POOL_CREATE &&
 	    check_members_safe(m, ndev, flags & HC_POOL_F_FORCE) < 0) {
 		free_members(m, ndev);

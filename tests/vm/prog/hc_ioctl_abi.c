@@ -621,7 +621,7 @@ static int ctl_main(const char *path)
 
 	/* numbers the device does not know */
 	memset(&arg, 0, sizeof(arg));
-	expect("ctl: unknown ioctl 0x19", ioctl(ctl_rw, _IO(HC_IOCTL_MAGIC, 0x19), &arg), ENOTTY);
+	expect("ctl: unknown ioctl 0x1a", ioctl(ctl_rw, _IO(HC_IOCTL_MAGIC, 0x1a), &arg), ENOTTY);
 	expect("ctl: unknown ioctl 0x0f", ioctl(ctl_rw, _IO(HC_IOCTL_MAGIC, 0x0f), &arg), ENOTTY);
 	expect("ctl: GEOMETRY is not a ctl ioctl",
 	       ioctl(ctl_rw, HC_IOC_GEOMETRY, &arg), ENOTTY);
