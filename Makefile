@@ -78,13 +78,16 @@ check: deps
 # every supported kernel; make check runs a slice of each (96-reliability,
 # 62-jmirror; of r-client, check:python on the host and 45-fence's
 # client-capi; of r-fs, 55-fs).
+# FULL_SCENARIOS are make check's scenarios that take their full sizes with
+# HC_VM_FULL=1 (the guest's HC_FULL: 300 MiB write-back, 100 MiB ingest...);
+# check-reliability runs them so, beside the r-* matrices, through
+# tests/run-all.sh --vm-only (the S3 gateway, both kernels at once).
 RELIABILITY_SCENARIOS ?= r-logwrites r-fuzz r-faults r-jmirror-full r-fs r-client r-sched
+FULL_SCENARIOS ?= 90-s3 95-writeback
 check-reliability: deps
 	$(MAKE) modules-all tools test-progs
-	@set -e; rc=0; for k in $$(scripts/kernels.sh); do \
-		series=$$(echo $$k | cut -d. -f1,2); \
-		KVER=$$k VM_LABEL=$$series tests/vm/run.sh $(RELIABILITY_SCENARIOS) || rc=1; \
-	done; exit $$rc
+	HC_VM_FULL=1 HC_VM_SCENARIOS="$(RELIABILITY_SCENARIOS) $(FULL_SCENARIOS)" \
+		tests/run-all.sh --vm-only
 
 # A KASAN + lockdep 6.1 guest kernel, built once into build/kasan/kernel
 # (scripts/kasan-kernel.sh, a long build at nice 19), then the VM suite and

@@ -31,8 +31,12 @@
 HC_RUN=${HC_RUN:-/run/hc}
 mkdir -p "$HC_RUN"
 
+# HC_FULL=1 when the host ran with HC_VM_FULL=1 (kernel argument hc.full=1,
+# make check-reliability): stages use their full sizes; 0 in make check
+HC_FULL=0
 for _hc_w in $(cat /proc/cmdline); do
 	case "$_hc_w" in
+	hc.full=1) HC_FULL=1 ;;
 	hc.s3=*)
 		HC_S3_ENDPOINT=${_hc_w#hc.s3=}
 		AWS_ACCESS_KEY_ID=RGWAK
@@ -104,8 +108,12 @@ hc_test() {
 	shift
 	_hc_log=$HC_RUN/log.$_hc_name
 	rm -f "$HC_RUN/skip-reason"
+	read -r _hc_t0 _hc_rest </proc/uptime
 	(set -e; "$@") >"$_hc_log" 2>&1 </dev/null
 	_hc_rc=$?
+	read -r _hc_t1 _hc_rest </proc/uptime
+	# the test's guest time, for the host's test-times (tests/vm/README.md)
+	echo "HCTIME $_hc_name $(awk -v a="$_hc_t0" -v b="$_hc_t1" 'BEGIN { printf "%.1f", b - a }')"
 	if [ $_hc_rc -eq 0 ]; then
 		[ "${HC_VERBOSE:-0}" = 1 ] && sed 's/^/# /' "$_hc_log"
 		hc_record_pass "$_hc_name"
