@@ -13,8 +13,9 @@
  *	LOCATE with HC_LOCATE_F_HOLD (must hit), print "held", then sleep
  *	until SIGTERM/SIGINT and RELEASE (SIGKILL: the kernel drops the hold)
  *   hc_obj [--ro] wait TIMEOUT_MS URI
- *	LOCATE with HC_LOCATE_F_WAIT: prints "status=... elapsed_ms=N" or
- *	"error=ETIMEDOUT elapsed_ms=N" (exit 1)
+ *	LOCATE with HC_LOCATE_F_WAIT: prints "waiting" (once its clock
+ *	runs), then "status=... elapsed_ms=N" or "error=ETIMEDOUT
+ *	elapsed_ms=N" (exit 1)
  *   hc_obj [--ro] ingest TIMEOUT_MS URI
  *	the same with HC_LOCATE_F_AUTO_INGEST: a miss asks the helper
  *   hc_obj [--ro] stat
@@ -187,6 +188,11 @@ int main(int argc, char **argv)
 		int ret;
 
 		uri = argv[3];
+		/* lets a test start the event it waits for only once the
+		 * clock runs: "waiting" is printed after t0 was taken
+		 */
+		printf("waiting\n");
+		fflush(stdout);
 		ret = locate(fd, uri, HC_LOCATE_F_WAIT |
 			     (!strcmp(op, "ingest") ? HC_LOCATE_F_AUTO_INGEST : 0),
 			     strtoul(argv[2], NULL, 0), &l);
