@@ -1,7 +1,7 @@
 #!/bin/sh
 # Usage (guest, via /init): stage-objects.sh
 #
-# The object cache on a pool of three fresh 128 MiB drives (93 chunks of
+# The object cache on a pool of three fresh 64 MiB drives (45 chunks of
 # 4 MiB): put/get round trips, placement by CRC-32 of the URI, the write
 # fence, eviction under pressure (held, pinned and DIRTY objects stay),
 # ENOSPC, what a killed application leaves behind, the ioctl contract of
@@ -56,11 +56,11 @@ get_same() {
 
 t_create() {
 	hcctl pool create $members >/dev/null
-	[ "$(hcctl status --json | jnum chunks)" -eq 93 ] || hc_fail "not 93 chunks"
-	[ "$(st capacity)" -eq $((93 * CHUNK)) ] || hc_fail "capacity $(st capacity)"
+	[ "$(hcctl status --json | jnum chunks)" -eq 45 ] || hc_fail "not 45 chunks"
+	[ "$(st capacity)" -eq $((45 * CHUNK)) ] || hc_fail "capacity $(st capacity)"
 	[ "$(st objects)" -eq 0 ] || hc_fail "objects on a new pool"
 	[ "$(st bytes_used)" -eq 0 ] || hc_fail "bytes used on a new pool"
-	hc_obj stat | grep -qx "capacity $((93 * CHUNK))" || hc_fail "STAT capacity"
+	hc_obj stat | grep -qx "capacity $((45 * CHUNK))" || hc_fail "STAT capacity"
 }
 
 # On an empty pool a 5-chunk object is one extent starting on member
