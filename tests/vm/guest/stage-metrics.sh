@@ -381,8 +381,7 @@ t_corrupt() {
 }
 
 t_bench1() {
-	kill -TERM "$(cat /tmp/hcd.pid)"
-	while kill -0 "$(cat /tmp/hcd.pid)" 2>/dev/null; do sleep 0.1; done
+	hc_stop "$(cat /tmp/hcd.pid)" hypercached
 	hcctl stats --json | grep -q '"helpers":{"ingest":false,"egress":false}' ||
 		hc_fail "helpers still registered after hypercached stopped: $(hcctl stats --json | head -c 300)"
 	hcctl status | grep -qx '  helpers: ingest not registered, egress not registered' ||

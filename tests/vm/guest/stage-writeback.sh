@@ -99,9 +99,7 @@ start_daemon() {
 }
 
 stop_daemon() {
-	p=$(cat /tmp/hcd.pid)
-	kill -TERM "$p" 2>/dev/null || true
-	while kill -0 "$p" 2>/dev/null; do sleep 0.1; done
+	hc_stop "$(cat /tmp/hcd.pid)" hypercached
 }
 
 sha() {
