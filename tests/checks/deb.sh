@@ -31,6 +31,7 @@ list=$(dpkg-deb -c "$main")
 for f in ./usr/sbin/hcctl ./usr/sbin/hypercached ./usr/share/man/man8/hcctl.8.gz \
 	./usr/share/man/man8/hypercached.8.gz ./usr/share/man/man5/hypercache.conf.5.gz \
 	./lib/systemd/system/hypercached.service ./lib/udev/rules.d/60-hypercache.rules \
+	./lib/systemd/system/hypercache-assemble.service ./lib/udev/rules.d/61-hypercache-member.rules \
 	./usr/lib/sysusers.d/hypercache.conf ./usr/share/bash-completion/completions/hcctl \
 	./etc/hypercache/hypercache.conf; do
 	grep -q " $f\$" <<<"$list" || fail "$main lacks $f"
