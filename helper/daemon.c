@@ -97,15 +97,26 @@ static void hc_log(enum hc_log_level lvl, const char *fmt, ...)
 	funlockfile(stderr);
 }
 
+/*
+ * The main loop waits in ppoll() with these signals unblocked; a thread
+ * that does not block them (one a library started with its own mask) may
+ * take one instead, so the handlers also wake the loop through the done
+ * eventfd (write(2) is async-signal-safe; a spurious wake reaps nothing).
+ * 80-hypercached's reload test once saw a SIGHUP that woke nothing.
+ */
+static void wake_main_loop(void);
+
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+	wake_main_loop();
 }
 
 static void on_reload(int sig)
 {
 	(void)sig;
 	reload_signal = 1;
+	wake_main_loop();
 }
 
 static void usage(FILE *f)
@@ -216,6 +227,17 @@ static struct ingest_eng ing = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.done_fd = -1,
 };
+
+static void wake_main_loop(void)
+{
+	uint64_t one = 1;
+	int saved = errno;
+
+	if (ing.done_fd >= 0 && write(ing.done_fd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is full, the loop is awake already */
+	}
+	errno = saved;
+}
 
 static void ingest_obj_free(struct ingest_obj *o)
 {

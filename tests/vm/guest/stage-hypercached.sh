@@ -178,7 +178,9 @@ t_reload() {
 		while [ "$(grep -c '^notify: READY=1$' /tmp/notify.out)" -lt "$1" ]; do
 			i=$((i + 1))
 			kill -0 "$pid" 2>/dev/null || { cat /tmp/hcd.out; hc_fail "hypercached died on SIGHUP"; }
-			[ $i -lt 100 ] || { cat /tmp/notify.out /tmp/hcd.out; hc_fail "no READY=1 after the reload"; }
+			[ $i -lt 100 ] || { cat /tmp/notify.out /tmp/hcd.out
+				for t in /proc/$pid/task/*; do grep -H 'Sig\|State' $t/status; cat $t/wchan; echo; done
+				hc_fail "no READY=1 after the reload"; }
 			sleep 0.1
 		done
 	}
