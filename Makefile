@@ -173,6 +173,10 @@ install: tools helper man
 	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/systemd/hypercached.service.in > $(DESTDIR)$(UNITDIR)/hypercached.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/hypercached.service
 	install -D -m 0644 dist/udev/60-hypercache.rules $(DESTDIR)$(UDEVRULESDIR)/60-hypercache.rules
+	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/systemd/hypercache-assemble.service.in > $(DESTDIR)$(UNITDIR)/hypercache-assemble.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/hypercache-assemble.service
+	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/udev/61-hypercache-member.rules.in > $(DESTDIR)$(UDEVRULESDIR)/61-hypercache-member.rules
+	chmod 0644 $(DESTDIR)$(UDEVRULESDIR)/61-hypercache-member.rules
 	install -D -m 0644 dist/sysusers.d/hypercache.conf $(DESTDIR)$(SYSUSERSDIR)/hypercache.conf
 	install -D -m 0644 dist/bash-completion/hcctl $(DESTDIR)$(BASHCOMPDIR)/hcctl
 	@if [ -e $(HC_CONF) ]; then echo "  KEEP    $(HC_CONF) (not overwritten)"; \
@@ -193,6 +197,7 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man5/hypercache.conf.5
 	rm -f $(DESTDIR)$(UNITDIR)/hypercached.service $(DESTDIR)$(UDEVRULESDIR)/60-hypercache.rules
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/hypercache.conf $(DESTDIR)$(BASHCOMPDIR)/hcctl
+	rm -f $(DESTDIR)$(UNITDIR)/hypercache-assemble.service $(DESTDIR)$(UDEVRULESDIR)/61-hypercache-member.rules
 	@if cmp -s helper/hypercache.conf $(HC_CONF); then rm -f $(HC_CONF); \
 		rmdir $(DESTDIR)$(SYSCONFDIR)/hypercache 2>/dev/null || true; \
 	elif [ -e $(HC_CONF) ]; then echo "  KEEP    $(HC_CONF) (changed since installed)"; fi

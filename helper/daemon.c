@@ -25,7 +25,8 @@
  * Runs in the foreground, logs to stderr (log.h: "<N>" priorities when
  * stderr is the journal, timestamps otherwise); SIGTERM or SIGINT stop both
  * threads (exit 0): an upload in progress is abandoned (a multipart upload
- * aborted) and the kernel gives it to the next egress helper.  Under
+ * aborted) and the kernel gives it to the next egress helper; SIGHUP
+ * reloads the configuration (reload_config()).  Under
  * systemd (Type=notify) it sends READY=1 once both channels are registered
  * (or the helper channel alone, on a module without write-back) and
  * STOPPING=1 when it stops.  --check-config loads the configuration, says
@@ -72,6 +73,7 @@
 static enum hc_log_level log_level = HC_LOG_INFO;
 static bool log_journal;	/* stderr is the journal: "<N>" prefixes */
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t reload_signal;	/* SIGHUP: reload_config() */
 
 __attribute__((format(printf, 2, 3)))
 static void hc_log(enum hc_log_level lvl, const char *fmt, ...)
@@ -80,7 +82,8 @@ static void hc_log(enum hc_log_level lvl, const char *fmt, ...)
 	char prefix[96];
 	va_list ap;
 
-	if (lvl > log_level)
+	/* log_level changes on SIGHUP (main thread) while others log */
+	if (lvl > __atomic_load_n(&log_level, __ATOMIC_RELAXED))
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
 	hc_log_prefix(prefix, sizeof(prefix), log_journal, "hypercached", lvl,
@@ -94,9 +97,26 @@ static void hc_log(enum hc_log_level lvl, const char *fmt, ...)
 	funlockfile(stderr);
 }
 
+/*
+ * The main loop waits in ppoll() with these signals unblocked; a thread
+ * that does not block them (one a library started with its own mask) may
+ * take one instead, so the handlers also wake the loop through the done
+ * eventfd (write(2) is async-signal-safe; a spurious wake reaps nothing).
+ * 80-hypercached's reload test once saw a SIGHUP that woke nothing.
+ */
+static void wake_main_loop(void);
+
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+	wake_main_loop();
+}
+
+static void on_reload(int sig)
+{
+	(void)sig;
+	reload_signal = 1;
+	wake_main_loop();
 }
 
 static void usage(FILE *f)
@@ -207,6 +227,17 @@ static struct ingest_eng ing = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.done_fd = -1,
 };
+
+static void wake_main_loop(void)
+{
+	uint64_t one = 1;
+	int saved = errno;
+
+	if (ing.done_fd >= 0 && write(ing.done_fd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is full, the loop is awake already */
+	}
+	errno = saved;
+}
 
 static void ingest_obj_free(struct ingest_obj *o)
 {
@@ -1064,6 +1095,44 @@ static void warn_exposed_secrets(const char *path, const struct hc_config *cfg)
 	       path, n, n == 1 ? "" : "s", st.st_mode & 07777);
 }
 
+/*
+ * SIGHUP (systemctl reload): read @path again.  Only log_level changes
+ * live; each other setting that changed is named in the log and keeps its
+ * running value until a restart (Documentation/hypercached.rst,
+ * "Reloading"); a file that does not load is refused whole, the running
+ * configuration kept, and the reason logged.  Called on the main thread
+ * between requests: SIGHUP is blocked everywhere else.
+ */
+static void reload_config(const char *path, struct hc_config *cfg)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+	static struct hc_config next;
+	char err[1024], keys[512];
+	unsigned int n;
+
+	sd_notify(0, "RELOADING=1");
+	if (hc_config_load(path, &next, err, sizeof(err))) {
+		hc_log(HC_LOG_ERROR,
+		       "reload refused, still running with the previous configuration: %s",
+		       err);
+		goto out;
+	}
+	warn_exposed_secrets(path, &next);
+	n = hc_config_restart_keys(cfg, &next, keys, sizeof(keys));
+	cfg->log_level = next.log_level;
+	__atomic_store_n(&log_level, next.log_level, __ATOMIC_RELAXED);
+	if (n)
+		hc_log(HC_LOG_WARN,
+		       "reloaded %s: log_level %s applied; changed but needing a restart (systemctl restart hypercached), still running with the previous value%s: %s",
+		       path, names[next.log_level], n == 1 ? "" : "s", keys);
+	else
+		hc_log(HC_LOG_INFO, "reloaded %s: log_level %s", path,
+		       names[next.log_level]);
+out:
+	explicit_bzero(&next, sizeof(next));
+	sd_notify(0, "READY=1");
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_CHECK_CONFIG = 256 };
@@ -1133,10 +1202,11 @@ int main(int argc, char **argv)
 		test_fetch_delay_ms = (unsigned int)
 			strtoul(getenv("HC_TEST_FETCH_DELAY_MS"), NULL, 10);
 
-	/* SIGTERM/SIGINT only interrupt the wait for the next request. */
+	/* SIGTERM/SIGINT (stop) and SIGHUP (reload) only interrupt the wait for the next request. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &orig);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -1146,6 +1216,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	sigdelset(&orig, SIGTERM);
 	sigdelset(&orig, SIGINT);
+	sa.sa_handler = on_reload;
+	sigaction(SIGHUP, &sa, NULL);
+	sigdelset(&orig, SIGHUP);
 
 	ret = ingest_open(&ing, &cfg, part_tid, &nr_part, err, sizeof(err));
 	if (ret) {
@@ -1198,6 +1271,11 @@ int main(int argc, char **argv)
 
 	while (!stop_signal) {
 		struct ingest_obj *o;
+
+		if (reload_signal) {
+			reload_signal = 0;
+			reload_config(cfg_path, &cfg);
+		}
 
 		ingest_reap(ch, &ing);
 		ingest_admit(ch, &ing);
