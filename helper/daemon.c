@@ -1152,6 +1152,24 @@ static void egress_slot_put(void *arg)
 }
 
 /*
+ * Part threads of one multipart upload: ingest_concurrency, fewer if that
+ * many part buffers of @part_size for each of max_objects_in_flight
+ * uploads would pass buffer_budget (each thread holds one buffer); at
+ * least one.
+ */
+static unsigned int egress_workers(const struct hc_config *cfg,
+				   uint64_t part_size)
+{
+	uint64_t per_obj = cfg->buffer_budget /
+			   ((uint64_t)cfg->max_objects_in_flight * part_size);
+
+	if (per_obj < 1)
+		return 1;
+	return per_obj < cfg->ingest_concurrency ? (unsigned int)per_obj :
+						   cfg->ingest_concurrency;
+}
+
+/*
  * Upload job @j with the worker's clients @s3 (a worker's own: never
  * shared between threads); the outcome in @j.  Logs what it does; the
  * dispatcher reports it (egress_report()).
@@ -1207,13 +1225,14 @@ static void egress_upload(struct egress_ctx *x, struct s3_backend *s3,
 		j->ret = -EACCES;
 		return;
 	}
-	if (!hc_egress_plan(r->size, cfg->part_size, &plan) && plan.multipart)
+	if (!hc_egress_plan(r->size, cfg->part_size, &plan) && plan.multipart) {
+		e.workers = egress_workers(cfg, plan.part_size);
 		hc_log(HC_LOG_INFO, "%s: multipart upload to %s/%s: %llu "
 		       "parts of %llu bytes, %u at a time", r->uri,
 		       j->t.bucket, j->t.key,
 		       (unsigned long long)plan.nr_parts,
-		       (unsigned long long)plan.part_size,
-		       cfg->ingest_concurrency);
+		       (unsigned long long)plan.part_size, e.workers);
+	}
 	j->ret = hc_egress_s3(&e, s->c, j->t.bucket, j->t.key, &j->res,
 			      j->err, sizeof(j->err));
 	if (j->res.aborted_leftovers)
