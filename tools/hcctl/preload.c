@@ -622,6 +622,7 @@ int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 	json_object *jo = NULL;
 	size_t listed, i;
 	char err[256];
+	double t_list;
 	int rc = -1, optind;
 
 	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
@@ -643,10 +644,12 @@ int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 		return HC_EXIT_USAGE;
 	}
 
+	t_list = hc_now();
 	if (list_prefix(prefix, cfg_path, &l) < 0) {
 		rc = HC_EXIT_FAIL;
 		goto out;
 	}
+	t_list = hc_now() - t_list;
 	listed = l.n;
 	if (!listed) {
 		hcctl_err(prefix, "no objects under this prefix", 0);
@@ -664,6 +667,8 @@ int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 		jo = json_object_new_object();
 		json_object_object_add(jo, "prefix", json_object_new_string(prefix));
 		json_object_object_add(jo, "listed", json_object_new_uint64(listed));
+		json_object_object_add(jo, "list_seconds",
+				       json_object_new_double(t_list));
 		if (sharded) {
 			json_object_object_add(jo, "node_index",
 					       json_object_new_uint64(sh.index));
