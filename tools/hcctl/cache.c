@@ -420,13 +420,15 @@ static int prefix_one(struct hcctl_nl *nl, int op, const struct obj_info *o,
 	}
 	if (!hcctl_nl_transact(nl, msg, NULL, NULL, &err))
 		return 0;
-	if (err.msg[0])
+	/* the listing says which of the kernel's reasons for EBUSY it is */
+	if (err.error == EBUSY && prefix_refusal(op, o, &skip))
+		snprintf(why, len, "%s", prefix_refusal(op, o, &skip));
+	else if (err.msg[0])
 		snprintf(why, len, "%s", err.msg);
 	else if (err.error == ENOENT)
 		snprintf(why, len, "not cached any more");
 	else if (err.error == EBUSY)
-		snprintf(why, len, "%s", prefix_refusal(op, o, &skip) ?:
-			 "the object is busy");
+		snprintf(why, len, "the object is busy");
 	else if (!err.kernel && err.local[0])
 		snprintf(why, len, "%s", err.local);
 	else
@@ -516,10 +518,10 @@ int hcctl_prefix_cmd(const struct hcctl_cmd *cmd, int argc, char **argv,
 			printf("  %-9s %s%s%s\n", skip ? "skip" : reason ? "refused" :
 			       prefix_verb[op], o->shown, reason ? ": " : "",
 			       reason ? reason : "");
-		} else if (reason) {
+		}
+		if (yes && reason)	/* on stderr with --json too */
 			hcctl_errf(o->shown, e, "not %s: %s", prefix_done[op],
 				   reason);
-		}
 	}
 	if (jo) {
 		json_object_object_add(jo, "objects", arr);
