@@ -741,9 +741,11 @@ static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
  * Admit @obj (weight set, flags set, not resident) into the policy and
  * evict the objects it names to make room; @victims has room for
  * @obj->pe.weight entries.  An unevictable @obj cannot be refused, only
- * fail for want of room.  May sleep.  Return: 0 (resident);
- * HC_INGEST_NOT_ADMITTED (an evictable object lost its duel); -ENOSPC (no
- * room); -EIO (a victim's journal DELETE failed); not resident on error.
+ * fail for want of room; neither can an explicit admission
+ * (@obj->explicit_admit: an operator's preload, no frequency duel).  May
+ * sleep.  Return: 0 (resident); HC_INGEST_NOT_ADMITTED (an evictable object
+ * lost its duel); -ENOSPC (no room: counted in refused_room); -EIO (a
+ * victim's journal DELETE failed); not resident on error.
  */
 static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 			  struct hc_policy_entry **victims)
@@ -752,8 +754,12 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 	int ret, err = 0;
 
 	hc_cache_readbuf_drain(c);	/* the victims are chosen on fresh hits */
-	ret = hc_policy_admit(&c->policy, &obj->pe, victims, obj->pe.weight,
-			      &nr);
+	if (obj->explicit_admit)
+		ret = hc_policy_admit_explicit(&c->policy, &obj->pe, victims,
+					       obj->pe.weight, &nr);
+	else
+		ret = hc_policy_admit(&c->policy, &obj->pe, victims,
+				      obj->pe.weight, &nr);
 	for (i = 0; i < nr; i++) {
 		struct hc_obj *v = container_of(victims[i], struct hc_obj, pe);
 
@@ -768,6 +774,8 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 		hc_policy_remove(&c->policy, &obj->pe);
 		return err;
 	}
+	if (ret == -ENOSPC)
+		c->stats.refused_room++;
 	if (ret < 0)
 		return ret;
 	if (ret == HC_POLICY_REJECTED) {
@@ -806,6 +814,8 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 		err = hc_alloc_get(&c->alloc, chunks, hc_cache_start_member(c, obj),
 				   ext, HC_MAX_EXTENTS, &nr_ext);
 		if (err) {
+			if (err == -E2BIG)
+				c->stats.refused_fragmented++;
 			hc_policy_remove(&c->policy, &obj->pe);
 			goto out;
 		}
@@ -878,8 +888,10 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 			return err;
 	}
 	err = hc_cache_journal_room(c, len, chunks, 0);
-	if (err)
+	if (err) {
+		c->stats.refused_journal++;
 		return err;
+	}
 
 	obj = hc_cache_obj_alloc(uri, len);
 	if (!obj)
@@ -1291,13 +1303,19 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 		return err;
 	chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
 	err = hc_cache_journal_room(c, obj->uri_len, chunks, 0);
-	if (err)
+	if (err) {
+		c->stats.refused_journal++;
 		return err;
+	}
 	obj->fence = hc_cache_fence_alloc(false);
 	if (!obj->fence)
 		return -ENOMEM;
 	if (chunks) {
 		hc_policy_entry_init(&obj->pe, obj->hash, chunks);
+		/* pinned while INGESTING (HC_LOCATE_F_PIN): admitted pinned */
+		if (obj->flags & HC_OBJ_F_PINNED)
+			hc_policy_set_flags(&c->policy, &obj->pe,
+					    HC_POLICY_F_PINNED, 0);
 		err = hc_cache_place(c, obj, chunks);
 		if (err)
 			hc_cache_fence_free(obj);

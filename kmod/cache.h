@@ -121,6 +121,7 @@ struct hc_obj {
 	bool bad;
 	u8 egress_backoff;
 	bool growable;
+	bool explicit_admit;	/* its ingest is an operator's preload */
 	union {
 		struct hc_ctl *stager;
 		unsigned long egress_at;
@@ -158,6 +159,11 @@ struct hc_cache_stats {
 	u64 held;
 	u64 egress_done;
 	u64 egress_failed;
+	/* admissions refused, by reason (rejections: lost the duel) */
+	u64 refused_room;
+	u64 refused_journal;
+	u64 refused_too_big;
+	u64 refused_fragmented;
 };
 
 /**

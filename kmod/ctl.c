@@ -243,7 +243,7 @@ static bool hc_ctl_locate_fast(struct hc_locate *loc,
 	bool drain = false;
 	int ret = -EAGAIN;
 
-	if ((loc->flags & HC_LOCATE_F_HOLD) || loc->layout)
+	if ((loc->flags & (HC_LOCATE_F_HOLD | HC_LOCATE_F_PIN)) || loc->layout)
 		return false;
 	rcu_read_lock();
 	pool = hc_pool_current_rcu();
@@ -312,7 +312,7 @@ static void hc_ctl_locate_done(const u8 *turi, const struct hc_locate *loc,
 	trace_hc_locate(turi, loc->uri_len, loc->status, loc->obj_size, ns);
 }
 
-static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
+static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 {
 	struct hc_locate loc;
 	union hc_ctl_locate_buf b;
@@ -336,6 +336,15 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 		return usize;
 	if (loc.flags & ~HC_LOCATE_F_ALL)
 		return -EOPNOTSUPP;
+	/* an explicit admission is of the ingest a miss starts; a pin acts */
+	if (((loc.flags & HC_LOCATE_F_EXPLICIT) &&
+	     !(loc.flags & HC_LOCATE_F_AUTO_INGEST)) ||
+	    ((loc.flags & HC_LOCATE_F_PIN) && (loc.flags & HC_LOCATE_F_PEEK)))
+		return -EINVAL;
+	if ((loc.flags & HC_LOCATE_F_EXPLICIT) && !writer)
+		return -EBADF;
+	if ((loc.flags & HC_LOCATE_F_PIN) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	if (loc.reserved0 ||
 	    !hc_ctl_reserved_zero(loc.reserved, ARRAY_SIZE(loc.reserved)))
 		return -EINVAL;
@@ -395,6 +404,16 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 				hc_cache_miss(c, uri, loc.uri_len);
 			loc.status = HC_LOCATE_MISS;
 			goto out_copy;
+		}
+		/* before the size is known: the admission is not chosen yet */
+		if ((loc.flags & HC_LOCATE_F_EXPLICIT) &&
+		    obj->state == HC_OBJ_INGESTING && !obj->allocated)
+			obj->explicit_admit = true;
+		if ((loc.flags & HC_LOCATE_F_PIN) && !obj->bad &&
+		    (hc_obj_valid(obj) || obj->state == HC_OBJ_INGESTING)) {
+			err = hc_cache_pin(c, obj, true);
+			if (err)
+				goto out_unlock;
 		}
 		if (hc_obj_valid(obj) || !(loc.flags & HC_LOCATE_F_WAIT) ||
 		    (obj->state != HC_OBJ_INGESTING &&
@@ -883,7 +902,7 @@ static long hc_ctl_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case HC_IOC_LOCATE:
-		return hc_ctl_locate(ctl, argp);
+		return hc_ctl_locate(ctl, argp, writer);
 	case HC_IOC_STAGE:
 		return writer ? hc_ctl_stage(ctl, argp) : -EBADF;
 	case HC_IOC_COMMIT:

@@ -278,6 +278,7 @@ int hc_nl_ingest_alloc(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = hc_cache_size_check(pool->cache, size);	/* -EFBIG, nothing changed */
 	if (err) {
+		pool->cache->stats.refused_too_big++;
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[HC_A_ING_SIZE],
 				    "larger than the pool");
 		goto out_unlock;

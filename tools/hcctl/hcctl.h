@@ -172,6 +172,11 @@ int hcctl_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv);
+/* cache.c: evict, pin, unpin --prefix (an HCCTL_PREFIX_*) */
+enum { HCCTL_PREFIX_EVICT, HCCTL_PREFIX_PIN, HCCTL_PREFIX_UNPIN };
+int hcctl_prefix_cmd(const struct hcctl_cmd *cmd, int argc, char **argv,
+		     int op);
+bool hcctl_has_prefix_opt(int argc, char **argv);
 int hcctl_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_bench(const struct hcctl_cmd *cmd, int argc, char **argv);
 /* cache.c: one HC_CMD_STATS_GET (reported unless @quiet); 0 or -errno */
