@@ -208,7 +208,7 @@ static int hc_ctl_put_layout(const struct hc_pool *pool,
 }
 
 /* Wait until an object event or the deadline; with the pool lock dropped. */
-static int hc_ctl_wait(unsigned long deadline, bool forever)
+int hc_ctl_wait(unsigned long deadline, bool forever)
 {
 	int seen = atomic_read(&hc_cache_events);
 	long left = forever ? MAX_SCHEDULE_TIMEOUT :
@@ -601,8 +601,8 @@ out:
  * pool: it would never fit), -EAGAIN (@nowait), -EINTR (a signal; the lock
  * is not held then).
  */
-static struct hc_cache *hc_ctl_dirty_wait(u64 size, bool nowait,
-					  struct hc_pool **poolp)
+struct hc_cache *hc_ctl_dirty_wait(u64 size, bool nowait,
+				   struct hc_pool **poolp)
 {
 	struct hc_cache *c;
 	int seen, err;
