@@ -22,6 +22,16 @@
  *   flags and bad are read with READ_ONCE() (a snapshot).  A reader that
  *   finds anything else (a miss, a pending or bad object, an unsettled
  *   read error, a replay) retries with the pool lock.
+ * - Holds (hc_obj.holds, atomic64_t): the first hold on an object and the
+ *   release of its last one happen only under the pool lock
+ *   (hc_cache_hold(), which also tells the policy and counts the object in
+ *   stats.held); a further hold may be taken without it, under RCU, by
+ *   hc_cache_hold_more(), which succeeds only while the count is not zero.
+ *   So under the pool lock "holds is zero" cannot change, and everything
+ *   that tests it there (eviction, the policy's HELD flag, stats.held and
+ *   so hc_cache_busy(), which refuses a pool stop) stays true.  The caller
+ *   of hc_cache_hold_more() owns a hold already (ctl.c: its file's entry),
+ *   so the object is not evicted, replaced or freed meanwhile.
  * - Their hits are counted in the per-CPU hc_cache.hits and recorded in
  *   the lossy per-CPU read buffer (hc_cache.readbuf), applied to the
  *   policy under the pool lock (hc_cache_readbuf_drain()): before every
@@ -155,7 +165,7 @@ static void hc_cache_sync_policy(struct hc_cache *c, struct hc_obj *obj)
 
 	if (obj->flags & HC_OBJ_F_PINNED)
 		want |= HC_POLICY_F_PINNED;
-	if (obj->holds || obj->state == HC_OBJ_STAGED ||
+	if (atomic64_read(&obj->holds) || obj->state == HC_OBJ_STAGED ||
 	    obj->state == HC_OBJ_INGESTING)
 		want |= HC_POLICY_F_HELD;
 	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
@@ -515,7 +525,7 @@ static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
 		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
 	if (obj->flags & HC_OBJ_F_PINNED)
 		c->stats.pinned--;
-	if (obj->holds)
+	if (atomic64_read(&obj->holds))
 		c->stats.held--;
 	c->jbytes -= obj->jbytes;
 	if (hc_state_dirty(obj->state)) {
@@ -601,6 +611,10 @@ struct hc_readbuf {
  * @v: filled on a hit
  * @ext: filled with the first @max_ext extents on a hit
  * @max_ext: room in @ext
+ * @hold: NULL, or called for a hit before anything is counted or filled,
+ *	to take a hold on the object without the pool lock (it may only use
+ *	hc_cache_hold_more()); false refuses the hit (-EAGAIN)
+ * @arg: @hold's argument
  *
  * Under rcu_read_lock(), never sleeps, allocates nothing.  The index is
  * changed under the pool lock with RCU list operations and objects are
@@ -616,7 +630,9 @@ struct hc_readbuf {
  */
 int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 			 bool peek, struct hc_cache_view *v,
-			 struct hc_ext *ext, u32 max_ext)
+			 struct hc_ext *ext, u32 max_ext,
+			 bool (*hold)(struct hc_obj *obj, void *arg),
+			 void *arg)
 {
 	u64 hash = hc_cache_hash(uri, len);
 	struct hc_readbuf *rb;
@@ -636,6 +652,8 @@ int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 	state = smp_load_acquire(&obj->state);	/* pairs with set_state() */
 	if ((state != HC_OBJ_READY && state != HC_OBJ_DIRTY &&
 	     state != HC_OBJ_SYNCING) || READ_ONCE(obj->bad))
+		return -EAGAIN;
+	if (hold && !hold(obj, arg))
 		return -EAGAIN;
 	v->state = state;
 	v->flags = READ_ONCE(obj->flags);
@@ -1425,17 +1443,36 @@ void hc_cache_hit(struct hc_cache *c, struct hc_obj *obj)
 	}
 }
 
-/* Add @delta (+1 or -count) to the holds on @obj. */
+/*
+ * Add @delta (+1 or -count) to the holds on @obj, under the pool lock: the
+ * only way from no hold to one and from the last hold to none.
+ */
 void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta)
 {
-	bool was = obj->holds;
+	s64 now = atomic64_add_return(delta, &obj->holds);
+	s64 was = now - delta;
 
-	obj->holds += delta;
-	if (!was && obj->holds)
+	WARN_ON_ONCE(now < 0);
+	if (!was && now)
 		c->stats.held++;
-	else if (was && !obj->holds)
+	else if (was && !now)
 		c->stats.held--;
 	hc_cache_sync_policy(c, obj);
+}
+
+/**
+ * hc_cache_hold_more - one more hold on an object that is held already
+ * @obj: an object the caller holds (one of its holds is the caller's)
+ *
+ * Without the pool lock (under RCU, any lock or none; never sleeps): the
+ * count only grows from a value that is not zero, so nothing that the
+ * pool lock's holder decided from it changes (see the locking rules).
+ * Return: true, or false if @obj has no hold (nothing changed: take the
+ * hold with the pool lock).
+ */
+bool hc_cache_hold_more(struct hc_obj *obj)
+{
+	return atomic64_inc_not_zero(&obj->holds);
 }
 
 /*
@@ -1477,7 +1514,7 @@ int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
  */
 int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj)
 {
-	if (obj->holds || (obj->flags & HC_OBJ_F_PINNED) ||
+	if (atomic64_read(&obj->holds) || (obj->flags & HC_OBJ_F_PINNED) ||
 	    obj->state != HC_OBJ_READY)
 		return -EBUSY;
 	c->stats.evictions++;

@@ -4,8 +4,9 @@
  * (W-TinyLFU), the chunk allocator and the write fence.
  *
  * Locking (the rules: the top of cache.c): every function here except
- * hc_cache_fence_get(), hc_cache_fence_put(), hc_cache_read_error() and
- * hc_cache_locate_fast() is called with the pool lock held (pool.c),
+ * hc_cache_fence_get(), hc_cache_fence_put(), hc_cache_read_error(),
+ * hc_cache_locate_fast() and hc_cache_hold_more() is called with the pool
+ * lock held (pool.c),
  * which serialises every change to the cache; none of them sleeps except
  * where it says so.  The fence and the read-error bits are used by the
  * data path, and the index is read by LOCATE hits, under RCU without the
@@ -94,7 +95,8 @@ struct hc_fence {
  * @flags: HC_OBJ_F_*
  * @data_crc: CRC-32C of the data when HC_OBJ_F_DATA_CRC is set
  * @holds: holds by all open files (each file at most HC_HOLD_MAX, so the
- *	sum cannot wrap)
+ *	sum cannot wrap); atomic: it goes from 0 to 1 and back only under
+ *	the pool lock, and above 1 also without it (hc_cache_hold_more())
  * @fence: the write fence over @ext while STAGED or INGESTING (allocated),
  *	else NULL
  * @jbytes: bytes of journal capacity charged for it (its OBJECT record):
@@ -133,7 +135,7 @@ struct hc_obj {
 	u32 state;
 	u32 flags;
 	u32 data_crc;
-	u64 holds;
+	atomic64_t holds;
 	u32 jbytes;
 	struct hc_fence *fence;
 	u64 chunks;
@@ -298,7 +300,10 @@ struct hc_cache_view {
 /* Under rcu_read_lock(), without the pool lock (see cache.c). */
 int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 			 bool peek, struct hc_cache_view *v,
-			 struct hc_ext *ext, u32 max_ext);
+			 struct hc_ext *ext, u32 max_ext,
+			 bool (*hold)(struct hc_obj *obj, void *arg),
+			 void *arg);
+bool hc_cache_hold_more(struct hc_obj *obj);
 void hc_cache_readbuf_drain(struct hc_cache *c);
 u64 hc_cache_hits(const struct hc_cache *c);
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,

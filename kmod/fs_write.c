@@ -104,7 +104,7 @@ static int hc_fs_wr_grow(struct hc_fs_writer *w, u64 size)
 	struct hc_cache *c;
 	int err;
 
-	hc_pool_lock();
+	/* takes the pool lock; held on return but for -EINTR */
 	c = hc_ctl_dirty_wait(size, false, &pool);
 	if (c == ERR_PTR(-EINTR))
 		return -EINTR;		/* the lock is not held */
