@@ -78,7 +78,7 @@ check: deps
 # every supported kernel; make check runs a slice of each (96-reliability,
 # 62-jmirror; of r-client, check:python on the host and 45-fence's
 # client-capi; of r-fs, 55-fs).
-RELIABILITY_SCENARIOS ?= r-logwrites r-fuzz r-faults r-jmirror-full r-fs r-client r-sched
+RELIABILITY_SCENARIOS ?= r-logwrites r-fuzz r-faults r-jmirror-full r-fs r-client r-sched r-scrape
 check-reliability: deps
 	$(MAKE) modules-all tools test-progs
 	@set -e; rc=0; for k in $$(scripts/kernels.sh); do \

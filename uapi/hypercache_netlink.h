@@ -322,6 +322,10 @@ enum hc_ext_attr {
  * @HC_A_STATS_JOURNAL_COMPACTIONS: u64, compactions since assembly
  * @HC_A_STATS_MEMBER: nested, repeated once per member in index order:
  *	enum hc_stats_member_attr, the I/O /dev/hypercacheN sent to it
+ * @HC_A_STATS_DIRTY_OLDEST_NS: u64, nanoseconds since the oldest DIRTY or
+ *	SYNCING object was committed (0 when there is none).  The time is
+ *	kept in memory only: objects DIRTY in the journal when the pool was
+ *	assembled count from the assembly (journal format v1 records no time)
  */
 enum hc_stats_attr {
 	HC_A_STATS_UNSPEC,
@@ -356,6 +360,7 @@ enum hc_stats_attr {
 	HC_A_STATS_JOURNAL_RECORDS,
 	HC_A_STATS_JOURNAL_COMPACTIONS,
 	HC_A_STATS_MEMBER,
+	HC_A_STATS_DIRTY_OLDEST_NS,
 
 	__HC_A_STATS_MAX,
 	HC_A_STATS_MAX = __HC_A_STATS_MAX - 1
