@@ -112,7 +112,7 @@ t_bench() {
 	cat /tmp/bs.txt
 	grep -q "^s3://$BUCKET/bench/o at $EP/ as hypercache://rgw/$BUCKET/bench/o: 5000001 bytes, 8 workers, SHA-256 $(sha /tmp/src)\$" /tmp/bs.txt ||
 		hc_fail "no header line with the source's SHA-256"
-	for r in 's3 direct cold' 's3 direct warm' 'cache     cold' 'cache     warm'; do
+	for r in 's3 direct *cold' 's3 direct *warm' 'cache *cold' 'cache *warm'; do
 		grep -q "^$r *[0-9.]* *[0-9.]* *[0-9.]*x\$" /tmp/bs.txt || hc_fail "no row '$r'"
 	done
 	hcctl locate --json "hypercache://rgw/$BUCKET/bench/o" | grep -q '"state":"ready"' ||
