@@ -3,8 +3,8 @@
 #   (one drive of 64 GiB, sparse: its 16,384 chunks size the index's hash
 #   table at 2^16 buckets, so that N STAGEs do not walk long chains)
 #
-#   scrape-million   a pool of N (default 1,000,000) empty objects built
-#                    with hc_jfill; five scrapes of hypercached's /metrics
+#   scrape-million   a pool of N (default 1,000,000) empty objects (their
+#                    journal records written by hc_jpoke, then assembled); five scrapes of hypercached's /metrics
 #                    each take under MS (default 50) ms (issue 13, point 2)
 . /hc/tests/lib.sh
 . /hc/tests/scrape-many.sh
