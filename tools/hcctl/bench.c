@@ -6,6 +6,7 @@
  * "bench --size-mb N --iterations K").  The figures and what they mean:
  * Documentation/benchmarks.md, "hcctl bench".
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -693,9 +694,14 @@ static int bench_s3_run(struct bench_args *a)
 	}
 
 	if (upload) {
-		char host[64] = "host";
+		char host[64] = "";
 
-		gethostname(host, sizeof(host) - 1);
+		/* a key of plain characters: "(none)" is a host without a name */
+		if (gethostname(host, sizeof(host) - 1) || host[0] == '(')
+			strcpy(host, "host");
+		for (char *h = host; *h; h++)
+			if (!isalnum((unsigned char)*h) && *h != '-' && *h != '.')
+				*h = '_';
 		snprintf(keybuf, sizeof(keybuf), "hcctl-bench/%s-%ld", host,
 			 (long)getpid());
 		a->key = keybuf;
