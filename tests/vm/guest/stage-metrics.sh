@@ -37,8 +37,8 @@
 #                       (hypercache_dirty_oldest_age_seconds), from the
 #                       assembly after a pool stop (journal format v1 keeps
 #                       no time), 0 once nothing is dirty
-#   metrics-scrape-10k  r-scrape's slice: 10,000 objects, five scrapes each
-#                       under scrape_ms=MS (default 50; 84-metrics.sh
+#   metrics-scrape-10k  r-scrape's slice: 10,000 objects, five scrapes, their
+#                       median under scrape_ms=MS (default 50; 84-metrics.sh
 #                       passes 50 x HC_TIMEOUT_SCALE)
 . /hc/tests/lib.sh
 . /hc/tests/scrape-many.sh

@@ -4,8 +4,8 @@
 #   table at 2^16 buckets, so that N STAGEs do not walk long chains)
 #
 #   scrape-million   a pool of N (default 1,000,000) empty objects (their
-#                    journal records written by hc_jpoke, then assembled); five scrapes of hypercached's /metrics
-#                    each take under MS (default 50) ms (issue 13, point 2)
+#                    journal records written by hc_jpoke, then assembled); five scrapes of hypercached's /metrics:
+#                    their median under MS (default 50) ms (issue 13, point 2)
 . /hc/tests/lib.sh
 . /hc/tests/scrape-many.sh
 
