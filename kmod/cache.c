@@ -53,6 +53,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/xxhash.h>
 #include "cache.h"
 #include "journal.h"
@@ -189,6 +190,7 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 		list_add_tail(&obj->queue_node, &c->egress);
 		obj->egress_defer = false;
 		obj->egress_backoff = 0;
+		obj->dirty_since = ktime_get_boottime_ns();
 		c->dirty_bytes += obj->size;
 	} else if (was_dirty && !hc_state_dirty(state)) {
 		list_del_init(&obj->queue_node);
@@ -200,6 +202,26 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 	c->stats.by_state[state]++;
 	hc_cache_sync_policy(c, obj);
 	hc_cache_event();
+}
+
+/**
+ * hc_cache_dirty_oldest_ns - how long the oldest DIRTY or SYNCING object
+ * has waited for its upload, in nanoseconds (0 when none is)
+ * @c: the cache, with the pool lock held
+ *
+ * The egress queue is in the order objects became DIRTY (an object enters
+ * it at the tail, once, and keeps its place through SYNCING and failed
+ * uploads), so its head is the oldest.  Does not sleep.
+ */
+u64 hc_cache_dirty_oldest_ns(const struct hc_cache *c)
+{
+	u64 now = ktime_get_boottime_ns();
+	const struct hc_obj *obj;
+
+	if (list_empty(&c->egress))
+		return 0;
+	obj = list_first_entry(&c->egress, struct hc_obj, queue_node);
+	return now > obj->dirty_since ? now - obj->dirty_since : 1;
 }
 
 /*

@@ -88,6 +88,10 @@ struct hc_fence {
  * @ingest_since: INGESTING: jiffies since when it waits for a helper (its
  *	creation, or the last helper's departure); it expires after the
  *	module parameter ingest_timeout_ms without one
+ * @dirty_since: DIRTY and SYNCING: ktime_get_boottime_ns() when it became
+ *	DIRTY (its COMMIT, or its replay at assembly: journal format v1
+ *	records no time); set by hc_cache_set_state(), read for
+ *	HC_A_STATS_DIRTY_OLDEST_NS (hc_cache_dirty_oldest_ns())
  * @hash: 64-bit hash of the URI (also the policy's key)
  * @size: bytes
  * @generation: changes whenever the URI's content changes
@@ -132,6 +136,7 @@ struct hc_obj {
 	u64 hash;
 	u64 size;
 	u64 generation;
+	u64 dirty_since;
 	u32 state;
 	u32 flags;
 	u32 data_crc;
@@ -337,6 +342,7 @@ int hc_cache_outcome(const struct hc_cache *c, const u8 *uri, u32 len,
 int hc_cache_restore_finish(struct hc_cache *c);
 bool hc_cache_dirty_over(const struct hc_cache *c, u64 size);
 u64 hc_cache_dirty_limit(void);
+u64 hc_cache_dirty_oldest_ns(const struct hc_cache *c);
 void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj);
 int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj);
 void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,

@@ -574,6 +574,7 @@ static const struct {
 	{ HC_A_STATS_JOURNAL_CAPACITY, "journal_capacity" },
 	{ HC_A_STATS_JOURNAL_RECORDS, "journal_records" },
 	{ HC_A_STATS_JOURNAL_COMPACTIONS, "journal_compactions" },
+	{ HC_A_STATS_DIRTY_OLDEST_NS, "dirty_oldest_ns" },
 	{ HC_A_STATS_REFUSED_ROOM, "refused_room" },
 	{ HC_A_STATS_REFUSED_JOURNAL, "refused_journal" },
 	{ HC_A_STATS_REFUSED_TOO_BIG, "refused_too_big" },
@@ -820,6 +821,10 @@ static void stats_print_text(const struct stats *s)
 		} else if (s->has[HC_A_STATS_DIRTY_LIMIT]) {
 			fputs(" (no limit)", stdout);
 		}
+		if (s->has[HC_A_STATS_DIRTY_OLDEST_NS] &&
+		    s->v[HC_A_STATS_DIRTY_OLDEST_NS])
+			printf(", oldest %.1f s", (double)
+			       s->v[HC_A_STATS_DIRTY_OLDEST_NS] / 1e9);
 	} else {
 		fputc('-', stdout);
 	}
@@ -948,7 +953,8 @@ HCCTL_EXIT_STATUS_TEXT,
 "      by state    ingesting N, ready N, staged N, dirty N, syncing N\n"
 "      pinned      pinned objects\n"
 "      held        objects with at least one hold\n"
-"      dirty       bytes of dirty and syncing objects (the dirty limit)\n"
+"      dirty       bytes of dirty and syncing objects (the dirty limit),\n"
+"                  and how long ago the oldest of them was committed\n"
 "      uploaded    uploads the egress helper acknowledged\n"
 "      upload fail upload attempts that failed\n"
 "      helpers     whether an ingest and an egress helper are registered\n"
@@ -971,7 +977,7 @@ HCCTL_EXIT_STATUS_TEXT,
 "            \"dirty_limit\":N,\"egress_done\":N,\"egress_failed\":N,\n"
 "            \"hit_bytes\":N,\"locate_ns\":N,\"journal_used\":N,\n"
 "            \"journal_capacity\":N,\"journal_records\":N,\n"
-"            \"journal_compactions\":N,\"by_state\":{\n"
+"            \"journal_compactions\":N,\"dirty_oldest_ns\":N,\"by_state\":{\n"
 "            \"ingesting\":N,\"ready\":N,\"staged\":N,\"dirty\":N,\"syncing\":N},\n"
 "            \"helpers\":{\"ingest\":B,\"egress\":B},\"locate_hist\":[...],\n"
 "            \"members\":[{\"index\":0,\"reads\":N,\"writes\":N,\n"
