@@ -149,7 +149,7 @@ size_t hc_stats_msg_size(void)
 	size_t member = nla_total_size(0) + nla_total_size(sizeof(u32)) +
 			7 * nla_total_size_64bit(sizeof(u64)) + 2 * hist;
 
-	return NLMSG_GOODSIZE + 12 9 * nla_total_size_64bit(sizeof(u64)) + hist +
+	return NLMSG_GOODSIZE + 13 * nla_total_size_64bit(sizeof(u64)) + hist +
 	       HC_MAX_MEMBERS * member;
 }
 
