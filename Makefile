@@ -41,8 +41,8 @@ module:
 modules-all:
 	@set -e; for k in $$(scripts/kernels.sh); do \
 		d=build/kmod/$$k; mkdir -p $$d/src; \
-		cp -pu Kbuild $$d/src/; mkdir -p $$d/src/kmod/core $$d/src/uapi; \
-		cp -pu kmod/*.c kmod/*.h $$d/src/kmod/; cp -pu kmod/core/*.c kmod/core/*.h $$d/src/kmod/core/; cp -pu uapi/*.h $$d/src/uapi/; \
+		cp -u Kbuild $$d/src/; mkdir -p $$d/src/kmod/core $$d/src/uapi; \
+		cp -u kmod/*.c kmod/*.h $$d/src/kmod/; cp -u kmod/core/*.c kmod/core/*.h $$d/src/kmod/core/; cp -u uapi/*.h $$d/src/uapi/; \
 		kd=/lib/modules/$$k/build; [ -z "$$HC_KERNEL_DIR" ] || kd=$$HC_KERNEL_DIR/build; \
 		echo "  MODULE  $$k"; \
 		$(MAKE) --no-print-directory -s -C $$kd M=$(CURDIR)/$$d/src W=1 modules; \
