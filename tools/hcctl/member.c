@@ -623,9 +623,14 @@ int hcctl_member_scan(const char *uuid, unsigned int timeout_s, char ***devs,
 			return -1;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		/* Members still appearing: wait while the timeout allows. */
+		/*
+		 * Members still appearing: wait while the timeout allows
+		 * (whole seconds of tv_sec alone gave up up to 1 s early).
+		 */
 		ret = scan_pick(v, n, uuid ? want : NULL, devs, ndev,
-				now.tv_sec - start.tv_sec < (time_t)timeout_s);
+				(now.tv_sec - start.tv_sec) * 1000000000LL +
+				(now.tv_nsec - start.tv_nsec) <
+				(long long)timeout_s * 1000000000LL);
 		free(v);
 		if (ret != -2)
 			return ret;
