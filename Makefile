@@ -83,7 +83,7 @@ check: deps
 # check-reliability runs them so, beside the r-* matrices, through
 # tests/run-all.sh --vm-only (the S3 gateway, both kernels at once).
 RELIABILITY_SCENARIOS ?= r-logwrites r-fuzz r-faults r-jmirror-full r-fs r-client r-sched r-scrape
-FULL_SCENARIOS ?= 90-s3 95-writeback
+FULL_SCENARIOS ?= 84-metrics 90-s3 95-writeback
 check-reliability: deps
 	$(MAKE) modules-all tools test-progs
 	HC_VM_FULL=1 HC_VM_SCENARIOS="$(RELIABILITY_SCENARIOS) $(FULL_SCENARIOS)" \
