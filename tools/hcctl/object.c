@@ -1129,6 +1129,25 @@ int hcctl_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv)
 
 /* --- the command table (main.c lists the groups) ---------------------- */
 
+/* The --json form and the options that evict, pin and unpin share. */
+#define HCCTL_PREFIX_VERB_TEXT \
+"    --json prints {\"prefix\":P,\"dry_run\":B,\"objects\":[{\"uri\":U,\n" \
+"    \"size\":N,\"result\":R,\"reason\":S,\"errno\":E},...],\"done\" (or\n" \
+"    \"would_do\"):N,\"bytes\":N,\"refused\":N,\"skipped\":N}.  The exit\n" \
+"    status is 1 if any object was (or would be) refused.\n" \
+"\n" \
+"OPTIONS\n" \
+"    --prefix PREFIX\n" \
+"        Act on every object under PREFIX (non-empty) rather than on URI.\n" \
+"\n" \
+"    -y, --yes\n" \
+"        With --prefix: do it (without: the dry run).\n" \
+"\n" \
+"    -j, --json\n" \
+"        Without --prefix accepted, as by every command; it prints nothing.\n" \
+"        With --prefix, the JSON above.\n" \
+"\n"
+
 const struct hcctl_cmd hcctl_object_cmds[] = {
 {
 	.name = "put",
@@ -1355,22 +1374,7 @@ HCCTL_EXIT_STATUS_TEXT,
 "\n"
 "      evicted N objects (SIZE), R refused, S with nothing to do\n"
 "\n"
-"    --json prints {\"prefix\":P,\"dry_run\":B,\"objects\":[{\"uri\":U,\n"
-"    \"size\":N,\"result\":R,\"reason\":S,\"errno\":E},...],\"done\" (or\n"
-"    \"would_do\"):N,\"bytes\":N,\"refused\":N,\"skipped\":N}.  The exit\n"
-"    status is 1 if any object was (or would be) refused.\n"
-"\n"
-"OPTIONS\n"
-"    --prefix PREFIX\n"
-"        Act on every object under PREFIX (non-empty) rather than on URI.\n"
-"\n"
-"    -y, --yes\n"
-"        With --prefix: do it (without: the dry run).\n"
-"\n"
-"    -j, --json\n"
-"        Without --prefix accepted, as by every command; it prints nothing.\n"
-"        With --prefix, the JSON above.\n"
-"\n"
+HCCTL_PREFIX_VERB_TEXT
 HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_NEEDS_ADMIN_TEXT,
@@ -1397,22 +1401,7 @@ HCCTL_NEEDS_ADMIN_TEXT,
 "\n"
 "      pinned N objects (SIZE), R refused, S with nothing to do\n"
 "\n"
-"    --json prints {\"prefix\":P,\"dry_run\":B,\"objects\":[{\"uri\":U,\n"
-"    \"size\":N,\"result\":R,\"reason\":S,\"errno\":E},...],\"done\" (or\n"
-"    \"would_do\"):N,\"bytes\":N,\"refused\":N,\"skipped\":N}.  The exit\n"
-"    status is 1 if any object was (or would be) refused.\n"
-"\n"
-"OPTIONS\n"
-"    --prefix PREFIX\n"
-"        Act on every object under PREFIX (non-empty) rather than on URI.\n"
-"\n"
-"    -y, --yes\n"
-"        With --prefix: do it (without: the dry run).\n"
-"\n"
-"    -j, --json\n"
-"        Without --prefix accepted, as by every command; it prints nothing.\n"
-"        With --prefix, the JSON above.\n"
-"\n"
+HCCTL_PREFIX_VERB_TEXT
 HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_NEEDS_ADMIN_TEXT,
@@ -1437,22 +1426,7 @@ HCCTL_NEEDS_ADMIN_TEXT,
 "\n"
 "      unpinned N objects (SIZE), R refused, S with nothing to do\n"
 "\n"
-"    --json prints {\"prefix\":P,\"dry_run\":B,\"objects\":[{\"uri\":U,\n"
-"    \"size\":N,\"result\":R,\"reason\":S,\"errno\":E},...],\"done\" (or\n"
-"    \"would_do\"):N,\"bytes\":N,\"refused\":N,\"skipped\":N}.  The exit\n"
-"    status is 1 if any object was (or would be) refused.\n"
-"\n"
-"OPTIONS\n"
-"    --prefix PREFIX\n"
-"        Act on every object under PREFIX (non-empty) rather than on URI.\n"
-"\n"
-"    -y, --yes\n"
-"        With --prefix: do it (without: the dry run).\n"
-"\n"
-"    -j, --json\n"
-"        Without --prefix accepted, as by every command; it prints nothing.\n"
-"        With --prefix, the JSON above.\n"
-"\n"
+HCCTL_PREFIX_VERB_TEXT
 HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_NEEDS_ADMIN_TEXT,
