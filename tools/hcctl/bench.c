@@ -216,15 +216,22 @@ static uint64_t bench_first_diff(const unsigned char *x,
  * Read the whole object of @p with @a->workers workers, a progress line
  * labelled @what on a terminal.  Returns 0, or -1 after printing why.
  */
-static int bench_read_pass(struct bench_pass *p, const struct bench_args *a,
-			   const char *what)
+/*
+ * Run @a->workers threads of @fn(@arg) until they end, with a progress line
+ * labelled @what on a terminal: the share of @size in *@done (under @lock),
+ * until it is all done or *@err is set.  Returns 0, or -1 (printed) if no
+ * thread started.
+ */
+static int bench_workers(const struct bench_args *a, void *(*fn)(void *),
+			 void *arg, pthread_mutex_t *lock, const uint64_t *done,
+			 uint64_t size, const int *err, const char *what)
 {
 	pthread_t tid[BENCH_WORKERS_MAX];
 	bool progress = a->progress && !hcctl_opt_json && isatty(STDERR_FILENO);
 	unsigned long w, started = 0;
 
 	for (w = 0; w < a->workers; w++)
-		if (!pthread_create(&tid[w], NULL, bench_worker, p))
+		if (!pthread_create(&tid[w], NULL, fn, arg))
 			started++;
 	if (!started) {
 		hcctl_err("bench", "cannot start a worker", EAGAIN);
@@ -232,13 +239,15 @@ static int bench_read_pass(struct bench_pass *p, const struct bench_args *a,
 	}
 	while (progress) {
 		uint64_t d;
+		int e;
 
-		pthread_mutex_lock(&p->lock);
-		d = p->done;
-		pthread_mutex_unlock(&p->lock);
+		pthread_mutex_lock(lock);
+		d = *done;
+		e = *err;
+		pthread_mutex_unlock(lock);
 		fprintf(stderr, "\r%s  %3" PRIu64 "%%\033[K", what,
-			p->size ? d * 100 / p->size : 100);
-		if (d >= p->size || p->err)
+			size ? d * 100 / size : 100);
+		if (d >= size || e)
 			break;
 		usleep(100000);
 	}
@@ -246,6 +255,15 @@ static int bench_read_pass(struct bench_pass *p, const struct bench_args *a,
 		pthread_join(tid[w], NULL);
 	if (progress)
 		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+static int bench_read_pass(struct bench_pass *p, const struct bench_args *a,
+			   const char *what)
+{
+	if (bench_workers(a, bench_worker, p, &p->lock, &p->done, p->size,
+			  &p->err, what))
+		return -1;
 	if (p->err) {
 		hcctl_errf(HC_DATA_PATH, -p->err, "read error at offset %"
 			   PRIu64, p->err_off);
@@ -459,35 +477,11 @@ static void *bench_s3_worker(void *arg)
 static int bench_s3_direct(struct bench_s3 *s, const struct bench_args *a,
 			   const char *what)
 {
-	pthread_t tid[BENCH_WORKERS_MAX];
-	bool progress = a->progress && !hcctl_opt_json && isatty(STDERR_FILENO);
-	unsigned long w, started = 0;
-
 	s->next = s->done = 0;
 	s->err = 0;
-	for (w = 0; w < a->workers; w++)
-		if (!pthread_create(&tid[w], NULL, bench_s3_worker, s))
-			started++;
-	if (!started) {
-		hcctl_err("bench", "cannot start a worker", EAGAIN);
+	if (bench_workers(a, bench_s3_worker, s, &s->lock, &s->done, s->size,
+			  &s->err, what))
 		return -1;
-	}
-	while (progress) {
-		uint64_t d;
-
-		pthread_mutex_lock(&s->lock);
-		d = s->done;
-		pthread_mutex_unlock(&s->lock);
-		fprintf(stderr, "\r%s  %3" PRIu64 "%%\033[K", what,
-			s->size ? d * 100 / s->size : 100);
-		if (d >= s->size || s->err)
-			break;
-		usleep(100000);
-	}
-	for (w = 0; w < started; w++)
-		pthread_join(tid[w], NULL);
-	if (progress)
-		fputs("\r\033[K", stderr);
 	if (s->err) {
 		hcctl_errf(a->endpoint, -s->err, "GET s3://%s/%s: %s", s->bucket,
 			   s->key, s->msg);
