@@ -432,6 +432,14 @@ static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
 			hc_log(HC_LOG_WARN, "%s: ALLOC of %llu bytes: %s",
 			       r->uri, (unsigned long long)size,
 			       strerror(-ret));
+			/*
+			 * EFBIG (larger than the pool) and EINVAL leave the
+			 * request as it was; every other refusal ended it in
+			 * the kernel.  End it, so that its readers learn why
+			 * now, not at their timeout.
+			 */
+			if (ret == -EFBIG || ret == -EINVAL)
+				fail(ch, r, -ret);
 			goto out_free;
 		}
 		if (!admitted) {

@@ -208,6 +208,7 @@ static enum MHD_Result metrics_handler(void *cls, struct MHD_Connection *conn,
 {
 	const char *accept;
 	struct hc_prom p;
+	double t0;
 	bool om;
 	int ret;
 
@@ -225,9 +226,14 @@ static enum MHD_Result metrics_handler(void *cls, struct MHD_Connection *conn,
 	om = hc_prom_wants_openmetrics(accept);
 	hc_prom_init(&p, om);
 	pthread_mutex_lock(&M.lock);
+	t0 = hc_now();
 	M.in.kernel_ok = metrics_read_kernel() == 0;
 	M.in.now = hc_now();
 	ret = hc_scrape_render(&p, &M.in, &M.st);
+	/* this scrape's cost shows on the next page */
+	M.in.self.scrapes++;
+	M.in.self.kernel_seconds += M.in.now - t0;
+	M.in.self.render_seconds += hc_now() - M.in.now;
 	pthread_mutex_unlock(&M.lock);
 	if (ret) {
 		hc_prom_free(&p);

@@ -274,6 +274,37 @@ static void render_seed(struct hc_prom *p, const struct hc_scrape_in *in,
 	st->last_head_s = head_s;
 }
 
+/*
+ * Admissions refused by reason (issue 15's counters; the policy's duel
+ * losses are hypercache_rejections_total).  Left out, not 0, when the
+ * kernel does not send them (a module older than the daemon).
+ */
+static void render_refused(struct hc_prom *p, const struct hc_scrape_in *in,
+			   struct hc_scrape_state *st)
+{
+	static const struct {
+		int attr;
+		const char *reason;
+	} r[] = {
+		{ HC_A_STATS_REFUSED_ROOM, "room" },
+		{ HC_A_STATS_REFUSED_JOURNAL, "journal" },
+		{ HC_A_STATS_REFUSED_TOO_BIG, "too_big" },
+		{ HC_A_STATS_REFUSED_FRAGMENTED, "fragmented" },
+	};
+	struct hc_prom_label l;
+	unsigned int i;
+
+	if (!in->k.has[HC_A_STATS_REFUSED_ROOM])
+		return;
+	hc_prom_family(p, "hypercache_admission_refused_total", HC_PROM_COUNTER,
+		       "Ingests and stages refused by reason: room (pinned, held and dirty objects left none), journal (no room for the record), too_big (an ingest larger than the pool), fragmented (room, but not in few enough extents)");
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		l = (struct hc_prom_label){ "reason", r[i].reason };
+		hc_prom_u64(p, "hypercache_admission_refused_total", &l, 1,
+			    kc(in, st, r[i].attr));
+	}
+}
+
 static void render_cache(struct hc_prom *p, const struct hc_scrape_in *in,
 			 struct hc_scrape_state *st)
 {
@@ -317,6 +348,7 @@ static void render_cache(struct hc_prom *p, const struct hc_scrape_in *in,
 	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
 		family_u64(p, counters[i].name, HC_PROM_COUNTER,
 			   counters[i].help, kc(in, st, counters[i].attr));
+	render_refused(p, in, st);
 	hc_prom_family(p, "hypercache_objects", HC_PROM_GAUGE,
 		       "Objects in the index by state");
 	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
@@ -485,6 +517,23 @@ static void render_backends(struct hc_prom *p, const struct hc_scrape_in *in)
 	}
 }
 
+/* What the scrapes before this one cost the exporter (metrics.md). */
+static void render_self(struct hc_prom *p, const struct hc_scrape_self *s)
+{
+	struct hc_prom_label l;
+
+	family_u64(p, "hypercache_exporter_scrapes_total", HC_PROM_COUNTER,
+		   "Scrapes the exporter answered before this one", s->scrapes);
+	hc_prom_family(p, "hypercache_exporter_seconds_total", HC_PROM_COUNTER,
+		       "Time those scrapes spent in the exporter by phase: kernel (the HC_CMD_STATS_GET round trip), render (computing the page)");
+	l = (struct hc_prom_label){ "phase", "kernel" };
+	hc_prom_f64(p, "hypercache_exporter_seconds_total", &l, 1,
+		    s->kernel_seconds);
+	l = (struct hc_prom_label){ "phase", "render" };
+	hc_prom_f64(p, "hypercache_exporter_seconds_total", &l, 1,
+		    s->render_seconds);
+}
+
 int hc_scrape_render(struct hc_prom *p, const struct hc_scrape_in *in,
 		     struct hc_scrape_state *st)
 {
@@ -499,5 +548,6 @@ int hc_scrape_render(struct hc_prom *p, const struct hc_scrape_in *in,
 	}
 	st->last_now = in->now;
 	render_backends(p, in);
+	render_self(p, &in->self);
 	return hc_prom_finish(p);
 }

@@ -65,6 +65,16 @@ struct hc_scrape_backend {
 	struct hc_scrape_sec_hist egress;	/* EGRESS request -> DONE */
 };
 
+/*
+ * The exporter's own cost: the scrapes it answered before this one, and
+ * the time they spent in their two phases (the caller measures them).
+ */
+struct hc_scrape_self {
+	uint64_t scrapes;
+	double kernel_seconds;		/* HC_CMD_STATS_GET, request to ack */
+	double render_seconds;		/* hc_scrape_render() */
+};
+
 struct hc_scrape_in {
 	bool kernel_ok;			/* @k is a reply (a pool runs) */
 	struct hc_scrape_kernel k;
@@ -72,6 +82,7 @@ struct hc_scrape_in {
 	struct hc_scrape_backend b[HC_SCRAPE_BACKENDS_MAX];
 	double price_per_gb;		/* egress price, dollars per 1e9 bytes */
 	double now;			/* monotonic seconds of this scrape */
+	struct hc_scrape_self self;
 };
 
 struct hc_scrape_state {

@@ -192,6 +192,10 @@ static void canned(struct msgbuf *m, uint64_t hits, uint64_t reads)
 	put(m, HC_A_STATS_LOCATE_HIST, lh, sizeof(lh));
 	put64(m, HC_A_STATS_LOCATE_NS, (hits + 1) * 3000);
 	put64(m, HC_A_STATS_DIRTY_OLDEST_NS, 12500000000ULL);	/* 12.5 s */
+	put64(m, HC_A_STATS_REFUSED_ROOM, hits + 4);
+	put64(m, HC_A_STATS_REFUSED_JOURNAL, 2);
+	put64(m, HC_A_STATS_REFUSED_TOO_BIG, 3);
+	put64(m, HC_A_STATS_REFUSED_FRAGMENTED, 0);
 	put64(m, 200, 7);	/* an attribute of a newer kernel */
 	put_member(m, 0, reads);
 	put_member(m, 1, reads * 2);
@@ -328,6 +332,51 @@ TEST_F(scrape, dirty_oldest_age_in_seconds)
 	hc_prom_init(&self->p, false);
 	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
 	EXPECT_STREQ("0", value(self->p.buf, "hypercache_dirty_oldest_age_seconds", self->v));
+}
+
+/*
+ * Refused admissions by reason: one counter family, kept monotonic over a
+ * pool restart as every kernel counter; left out for a kernel without them.
+ */
+TEST_F(scrape, refused_admissions_by_reason)
+{
+	const char *pg;
+
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	pg = self->p.buf;
+	EXPECT_NE(NULL, strstr(pg, "# TYPE hypercache_admission_refused_total counter\n"));
+	EXPECT_STREQ("7", value(pg, "hypercache_admission_refused_total{reason=\"room\"}", self->v));
+	EXPECT_STREQ("2", value(pg, "hypercache_admission_refused_total{reason=\"journal\"}", self->v));
+	EXPECT_STREQ("3", value(pg, "hypercache_admission_refused_total{reason=\"too_big\"}", self->v));
+	EXPECT_STREQ("0", value(pg, "hypercache_admission_refused_total{reason=\"fragmented\"}", self->v));
+	hc_prom_free(&self->p);
+	/* the pool was re-assembled: room restarts at 1 + 4 */
+	canned(&self->m, 1, 1);
+	ASSERT_EQ(0, hc_scrape_parse(self->m.b, self->m.len, &self->in.k));
+	hc_prom_init(&self->p, false);
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_STREQ("12", value(self->p.buf, "hypercache_admission_refused_total{reason=\"room\"}", self->v));
+	/* journal 2 again: no decrease, so no restart is seen */
+	EXPECT_STREQ("2", value(self->p.buf, "hypercache_admission_refused_total{reason=\"journal\"}", self->v));
+	hc_prom_free(&self->p);
+	self->in.k.has[HC_A_STATS_REFUSED_ROOM] = false;
+	hc_prom_init(&self->p, false);
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_EQ(NULL, strstr(self->p.buf, "hypercache_admission_refused_total"));
+}
+
+/* The exporter's own cost, as the caller measured the earlier scrapes. */
+TEST_F(scrape, exporter_cost_by_phase)
+{
+	self->in.self = (struct hc_scrape_self){
+		.scrapes = 4, .kernel_seconds = 0.0005, .render_seconds = 0.25,
+	};
+	self->in.kernel_ok = false;	/* shown with or without a pool */
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_NE(NULL, strstr(self->p.buf, "# TYPE hypercache_exporter_scrapes_total counter\n"));
+	EXPECT_STREQ("4", value(self->p.buf, "hypercache_exporter_scrapes_total", self->v));
+	EXPECT_STREQ("0.0005", value(self->p.buf, "hypercache_exporter_seconds_total{phase=\"kernel\"}", self->v));
+	EXPECT_STREQ("0.25", value(self->p.buf, "hypercache_exporter_seconds_total{phase=\"render\"}", self->v));
 }
 
 TEST_F(scrape, no_pool_is_pool_up_0_and_backends_only)

@@ -6,9 +6,11 @@
 #   metrics-page        /metrics: every seed family with HELP and TYPE,
 #                       pool_up 1, both helpers registered, 404 elsewhere,
 #                       OpenMetrics when asked; the figures equal hcctl
-#                       stats --json taken right after; the kernel is read
-#                       once per scrape (a scrape's time does not grow with
-#                       the object count)
+#                       stats --json taken right after (the refused
+#                       admissions by reason too: a 2 GiB object's ingest
+#                       refused as too_big, its reader told EFBIG at once);
+#                       the exporter counts its scrapes and its own part
+#                       of one (netlink + page) stays under scrape_ms
 #   metrics-prometheus  a real Prometheus on the host (PORT; it scrapes this
 #                       exporter every interval=S seconds, default 1, through
 #                       boot.sh --hostfwd)
@@ -136,6 +138,7 @@ t_page() {
 	start_daemon
 	cut -d. -f1 /proc/uptime >/tmp/t_start
 	workload
+	too_big
 	hcctl stats --json >/tmp/stats0.json
 	scrape
 	hcctl stats --json >/tmp/stats.json
@@ -172,6 +175,13 @@ t_page() {
 	agree hypercache_served_bytes_total hit_bytes
 	agree hypercache_writeback_done_total egress_done
 	agree 'hypercache_member_reads_total{member="0"}' reads
+	for r in room journal too_big fragmented; do
+		agree "hypercache_admission_refused_total{reason=\"$r\"}" refused_$r
+	done
+	[ "$(series 'hypercache_admission_refused_total{reason="too_big"}')" -ge 1 ] ||
+		hc_fail "the too-big ingest is not counted on the page"
+	grep -q '^# TYPE hypercache_admission_refused_total counter$' /tmp/page ||
+		hc_fail "no TYPE line for hypercache_admission_refused_total"
 	[ "$(series hypercache_writeback_done_total)" -ge 2 ] || hc_fail "fewer than 2 uploads"
 	# 6 warm hits of 21 MB: the saved bytes, at 0.05 $/GB
 	[ "$(series hypercache_s3_egress_bytes_saved_total)" -ge 21000000 ] ||
@@ -198,10 +208,37 @@ t_page() {
 	# IPv6 too ([::]:9110 listens on both)
 	curl -sf -g "http://[::1]:9110/metrics" >/dev/null || hc_fail "no answer on [::1]:9110"
 	hc_log "$(grep -c '^hypercache_' /tmp/page) samples, $(grep -c '^# TYPE' /tmp/page) families"
+	scrape
+	cp /tmp/page /tmp/page0
 	for i in 1 2 3 4 5; do
 		curl -sf -o /dev/null -w '%{time_total}\n' $URL
 	done >/tmp/times
-	hc_log "idle scrape times (s): $(tr '\n' ' ' </tmp/times)"
+	scrape
+	# the exporter counts each scrape (ours, and the host's Prometheus and
+	# page loop meanwhile), and what its own phases cost
+	[ $(($(series hypercache_exporter_scrapes_total) - $(awk '$1 == "hypercache_exporter_scrapes_total" { print $2 }' /tmp/page0))) -ge 6 ] ||
+		hc_fail "6 scrapes, but hypercache_exporter_scrapes_total went from $(grep '^hypercache_exporter_scrapes_total' /tmp/page0) to $(series hypercache_exporter_scrapes_total)"
+	exporter_ms /tmp/page0 /tmp/page
+	awk -v t="$_own_ms" -v l="$SCRAPE_MS" 'BEGIN { exit !(t < l) }' ||
+		hc_fail "hypercached's own part of a scrape: $_own, over $SCRAPE_MS ms"
+	hc_log "idle scrape times (s): $(tr '\n' ' ' </tmp/times); in hypercached: $_own"
+}
+
+# An object larger than the pool: its ingest is refused (too_big) and the
+# reader hears EFBIG at once, not at its timeout (the helper FAILs the
+# request the kernel left as it was)
+too_big() {
+	truncate -s 2G $STORE/m/huge
+	t0=$(cut -d. -f1 /proc/uptime)
+	hcctl get --no-progress --timeout 60 -o /dev/null hypercache://store/m/huge 2>/tmp/huge.err &&
+		hc_fail "get of an object larger than the pool succeeded"
+	t=$(($(cut -d. -f1 /proc/uptime) - t0))
+	grep -q 'larger than the pool\|File too large' /tmp/huge.err ||
+		hc_fail "get of a 2 GiB object: $(cat /tmp/huge.err)"
+	[ $t -lt 30 ] || hc_fail "the reader waited $t s for the refusal of a 2 GiB object"
+	[ "$(hcctl stats --json | jnum refused_too_big)" -ge 1 ] ||
+		hc_fail "refused_too_big not counted: $(hcctl stats --json | grep -o '"refused_[a-z_]*": *[0-9]*' | tr '\n' ' ')"
+	rm -f $STORE/m/huge
 }
 
 # Prometheus (on the host) scraped us every second through all of t_page.
