@@ -202,6 +202,8 @@ static void index_by_journal(int *ctl, struct worker *w, unsigned int nt,
 		 "hcctl pool stop >/dev/null && "
 		 "hc_jpoke objects-1b bench/obj/ %u %u %s >/dev/null && "
 		 "hcctl pool assemble %s >/dev/null", from, to, jdevs, jdevs);
+	fprintf(stderr, "hc_bench_locate: objects %u..%u from the journal\n",
+		from, to - 1);
 	rc = system(cmd);
 	if (rc) {
 		fprintf(stderr, "hc_bench_locate: \"%s\" exited %d\n", cmd, rc);
@@ -342,6 +344,8 @@ static void measure(struct worker *w, unsigned int count, unsigned int nt)
 		best[k] = lat[k][0];
 		med[k] = lat[k][nb / 2];
 	}
+	fprintf(stderr, "hc_bench_locate: %u objects, %u threads measured\n",
+		count, nt);
 	print_line("result", count, nt, best);
 	print_line("median", count, nt, med);
 	fflush(stdout);
