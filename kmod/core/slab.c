@@ -101,8 +101,9 @@ static struct hc_slab_chunk *hc_slab_find(struct hc_slab *s, u64 chunk)
 
 /*
  * The fullest non-draining slab chunk on @member (on any member if @member
- * is @s->members) with a free run of @n blocks; sets *@block to its lowest.  Equal fill: the lower chunk number, so the choice does not
- * depend on the table's order.
+ * is @s->members) with a free run of @n blocks; sets *@block to its lowest.
+ * Equal fill: the lower chunk number, so the choice does not depend on the
+ * table's order.
  */
 static struct hc_slab_chunk *hc_slab_best(struct hc_slab *s, u32 member,
 					  u32 n, u32 *block)
