@@ -45,7 +45,7 @@ for w in model dataset demo mixed; do
 	v1=$($hcsim capacity --workload $w --pool-gib $gib --threshold v1 --churn $churn | field ratio)
 	v2=$($hcsim capacity --workload $w --pool-gib $gib --threshold "$threshold" --churn $churn --compact | field ratio)
 	[ -n "$v1" ] && [ -n "$v2" ] || { echo "bench-capacity.sh: $w: hcsim printed no ratio" >&2; exit 1; }
-	printf '%-8s %10s %10s %8.2f\n' $w "$v1" "$v2" "$(echo "$v2 / $v1" | bc -l)"
+	awk -v w=$w -v a="$v1" -v b="$v2" 'BEGIN { printf "%-8s %10s %10s %8.2f\n", w, a, b, b / a }'
 	rows=$((rows + 1))
 done
 [ $rows = 4 ]
