@@ -107,7 +107,7 @@ if [ $do_vm = 1 ]; then
 	# at once, of any kernel.  HC_VM_ONCE scenarios (hypercached against
 	# the gateway: their kernel side is the other scenarios') run on the
 	# first kernel only, unless HC_VM_FULL=1 (make check-reliability).
-	once=" ${HC_VM_ONCE-82-preload 83-sched 85-s3net 90-s3 92-flush 95-writeback 97-bench} "
+	once=" ${HC_VM_ONCE-62-jmirror 82-preload 83-sched 85-s3net 90-s3 92-flush 95-writeback 97-bench} "
 	[ "${HC_VM_FULL:-0}" = 1 ] && once=" "
 	if [ -n "${HC_VM_SCENARIOS:-}" ]; then
 		names=$HC_VM_SCENARIOS
@@ -134,7 +134,7 @@ if [ $do_vm = 1 ]; then
 			echo "${w:-60} $series $k $n" >>"$queue.all"
 		done
 		# one initramfs per kernel, built before the guests that share it
-		"$ROOT/tests/vm/mkinitramfs.sh" "$k" "$ROOT/build/vm/$k/initramfs.cpio.zst" >>"$LOGS/vm-$series.log" 2>&1 ||
+		"$ROOT/tests/vm/mkinitramfs.sh" "$k" "$ROOT/build/vm/$k/initramfs.cpio" >>"$LOGS/vm-$series.log" 2>&1 ||
 			echo "# vm $series: mkinitramfs failed (build/test-logs/vm-$series.log); its boots will say why"
 	done
 	sort -k1,1nr -s "$queue.all" | cut -d' ' -f2- >"$queue"

@@ -265,4 +265,76 @@ struct hc_jrec_ext_disk {
 	__le64	count;
 };
 
+/*
+ * DOC: format v2
+ *
+ * Format v2 (Documentation/on-disk-format.md, "Format v2"; journal.md,
+ * "Records of format v2") adds small objects packed into shared chunks at
+ * HC_SUBBLOCK_SIZE granularity and the backend version (ETag,
+ * Last-Modified, size) of every object.  A v2 pool's superblocks carry
+ * HC_FEATURE_INCOMPAT_V2 in @feature_incompat (the superblock @version
+ * stays 1: nothing else in it changes), so a module that knows only v1
+ * refuses it ("unknown incompatible feature"); its journal headers carry
+ * version HC_JOURNAL_VERSION_V2, which such a module refuses too.
+ *
+ * A v2 half's records are version 1 or 2: DELETE records are as in v1 with
+ * @version 2; a v2 OBJECT record continues the head with
+ * struct hc_jrec_object2_disk, then @nr_ext extents (struct
+ * hc_jrec_ext_disk, or struct hc_jrec_sext_disk if HC_OBJ_F_SUBCHUNK),
+ * then @etag_len bytes of ETag, then the URI.
+ *
+ * HC_FORMAT_V2_INCOMPAT is what the format-v2 core code (kmod/core/jrec2.c,
+ * upgrade.c) understands; HC_FEATURE_INCOMPAT_SUPP, what the module
+ * assembles, gains it when the module writes v2.
+ */
+#define HC_FEATURE_INCOMPAT_V2	0x1ULL	/* v2 journal, sub-chunk extents */
+#define HC_FORMAT_V2_INCOMPAT	HC_FEATURE_INCOMPAT_V2
+#define HC_JOURNAL_VERSION_V2	2
+#define HC_SUBBLOCK_SIZE	4096	/* sub-chunk allocation unit */
+#define HC_ETAG_MAX		128	/* bytes of a kept ETag, no NUL */
+
+/* Object flags of format v2 (v1 records never carry them). */
+#define HC_OBJ_F_SUBCHUNK	0x4	/* extents are struct hc_jrec_sext_disk */
+#define HC_OBJ_F_BACKEND	0x8	/* etag/backend_size/backend_mtime valid */
+#define HC_OBJ_F_ALL_V2		(HC_OBJ_F_ALL | HC_OBJ_F_SUBCHUNK | \
+				 HC_OBJ_F_BACKEND)
+
+/**
+ * struct hc_jrec_object2_disk - body of a v2 OBJECT record
+ * @size: object size in bytes
+ * @generation: object generation (changes whenever its data does)
+ * @state: HC_OBJ_INGESTING .. HC_OBJ_SYNCING
+ * @flags: HC_OBJ_F_* (HC_OBJ_F_ALL_V2)
+ * @data_crc: CRC-32C of the object's data if HC_OBJ_F_DATA_CRC, else zero
+ * @etag_len: bytes of ETag after the extents, 0..HC_ETAG_MAX (zero
+ *	without HC_OBJ_F_BACKEND)
+ * @reserved: zero
+ * @backend_size: size of the backend version (HC_OBJ_F_BACKEND), else zero
+ * @backend_mtime: its Last-Modified, seconds since the Unix epoch
+ *	(HC_OBJ_F_BACKEND), else zero
+ */
+struct hc_jrec_object2_disk {
+	__le64	size;
+	__le64	generation;
+	__le32	state;
+	__le32	flags;
+	__le32	data_crc;
+	__le16	etag_len;
+	__le16	reserved;
+	__le64	backend_size;
+	__le64	backend_mtime;
+};
+
+/**
+ * struct hc_jrec_sext_disk - a sub-chunk extent (HC_OBJ_F_SUBCHUNK)
+ * @chunk: pool chunk (a slab chunk)
+ * @block: first HC_SUBBLOCK_SIZE block in the chunk
+ * @nr_blocks: blocks, at least 1, not past the end of the chunk
+ */
+struct hc_jrec_sext_disk {
+	__le64	chunk;
+	__le32	block;
+	__le32	nr_blocks;
+};
+
 #endif /* _UAPI_HYPERCACHE_FORMAT_H */

@@ -92,7 +92,39 @@ static bool hc_jrec_hdr_valid(const struct hc_jrec_hdr *h)
 }
 
 /**
- * hc_jrec_hdr_encode - build the header block of a half
+ * hc_jrec_hdr_encode_ver - build the header block of a half of a version
+ * @h: header to write (@version is ignored: @version is written);
+ *	@h->csum is set to the block's checksum
+ * @version: HC_JOURNAL_VERSION, or HC_JOURNAL_VERSION_V2 (jrec2.h)
+ * @block: HC_JHDR_SIZE bytes, entirely overwritten
+ *
+ * Return: 0, or -EINVAL if a field or @version is out of range (@block
+ * untouched).
+ */
+int hc_jrec_hdr_encode_ver(struct hc_jrec_hdr *h, u32 version, void *block)
+{
+	struct hc_jhdr_disk *d = block;
+
+	if (!hc_jrec_hdr_valid(h) || version < HC_JOURNAL_VERSION ||
+	    version > HC_JOURNAL_VERSION_V2)
+		return -EINVAL;
+	memset(block, 0, HC_JHDR_SIZE);
+	memcpy(d->magic, HC_JHDR_MAGIC, HC_JHDR_MAGIC_LEN);
+	d->version = cpu_to_le32(version);
+	d->hdr_size = cpu_to_le32(HC_JHDR_SIZE);
+	d->block_size = cpu_to_le32(h->block_size);
+	d->epoch = cpu_to_le64(h->epoch);
+	d->start_seq = cpu_to_le64(h->start_seq);
+	d->half_size = cpu_to_le64(h->half_size);
+	memcpy(d->pool_uuid, h->pool_uuid, 16);
+	h->version = version;
+	h->csum = hc_jrec_csum(block, HC_JHDR_SIZE);
+	d->csum = cpu_to_le32(h->csum);
+	return 0;
+}
+
+/**
+ * hc_jrec_hdr_encode - build the header block of a half (format v1)
  * @h: header to write (@version is ignored: HC_JOURNAL_VERSION is written);
  *	@h->csum is set to the block's checksum
  * @block: HC_JHDR_SIZE bytes, entirely overwritten
@@ -101,38 +133,24 @@ static bool hc_jrec_hdr_valid(const struct hc_jrec_hdr *h)
  */
 int hc_jrec_hdr_encode(struct hc_jrec_hdr *h, void *block)
 {
-	struct hc_jhdr_disk *d = block;
-
-	if (!hc_jrec_hdr_valid(h))
-		return -EINVAL;
-	memset(block, 0, HC_JHDR_SIZE);
-	memcpy(d->magic, HC_JHDR_MAGIC, HC_JHDR_MAGIC_LEN);
-	d->version = cpu_to_le32(HC_JOURNAL_VERSION);
-	d->hdr_size = cpu_to_le32(HC_JHDR_SIZE);
-	d->block_size = cpu_to_le32(h->block_size);
-	d->epoch = cpu_to_le64(h->epoch);
-	d->start_seq = cpu_to_le64(h->start_seq);
-	d->half_size = cpu_to_le64(h->half_size);
-	memcpy(d->pool_uuid, h->pool_uuid, 16);
-	h->version = HC_JOURNAL_VERSION;
-	h->csum = hc_jrec_csum(block, HC_JHDR_SIZE);
-	d->csum = cpu_to_le32(h->csum);
-	return 0;
+	return hc_jrec_hdr_encode_ver(h, HC_JOURNAL_VERSION, block);
 }
 
 /**
- * hc_jrec_hdr_decode - check and decode the header block of a half
+ * hc_jrec_hdr_decode_ver - check and decode the header block of a half
  * @block: HC_JHDR_SIZE bytes read from the start of a half
  * @pool_uuid: the pool's UUID (16 bytes), or NULL to accept any pool
+ * @max_version: the newest journal version the caller reads
  * @h: filled on success
  *
  * Return: 0; -ENODATA if there is no header (no magic: a half never
  * written) or it belongs to another pool; -EBADMSG if the checksum does not
- * match (a torn header write); -EOPNOTSUPP for an unknown version;
- * -EUCLEAN if a field is out of range.
+ * match (a torn header write); -EOPNOTSUPP for a version of 0 or above
+ * @max_version (@h->version tells which); -EUCLEAN if a field is out of
+ * range.
  */
-int hc_jrec_hdr_decode(const void *block, const u8 *pool_uuid,
-		       struct hc_jrec_hdr *h)
+int hc_jrec_hdr_decode_ver(const void *block, const u8 *pool_uuid,
+			   u32 max_version, struct hc_jrec_hdr *h)
 {
 	const struct hc_jhdr_disk *d = block;
 
@@ -144,7 +162,7 @@ int hc_jrec_hdr_decode(const void *block, const u8 *pool_uuid,
 	if (pool_uuid && memcmp(d->pool_uuid, pool_uuid, 16))
 		return -ENODATA;
 	h->version = le32_to_cpu(d->version);
-	if (h->version != HC_JOURNAL_VERSION)
+	if (h->version < HC_JOURNAL_VERSION || h->version > max_version)
 		return -EOPNOTSUPP;
 	h->block_size = le32_to_cpu(d->block_size);
 	h->epoch = le64_to_cpu(d->epoch);
@@ -154,6 +172,21 @@ int hc_jrec_hdr_decode(const void *block, const u8 *pool_uuid,
 	if (le32_to_cpu(d->hdr_size) != HC_JHDR_SIZE || !hc_jrec_hdr_valid(h))
 		return -EUCLEAN;
 	return 0;
+}
+
+/**
+ * hc_jrec_hdr_decode - check and decode the header block of a v1 half
+ * @block: HC_JHDR_SIZE bytes read from the start of a half
+ * @pool_uuid: the pool's UUID (16 bytes), or NULL to accept any pool
+ * @h: filled on success
+ *
+ * Return: as hc_jrec_hdr_decode_ver() with HC_JOURNAL_VERSION: a v2 half
+ * is -EOPNOTSUPP.
+ */
+int hc_jrec_hdr_decode(const void *block, const u8 *pool_uuid,
+		       struct hc_jrec_hdr *h)
+{
+	return hc_jrec_hdr_decode_ver(block, pool_uuid, HC_JOURNAL_VERSION, h);
 }
 
 /**

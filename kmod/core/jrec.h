@@ -110,6 +110,9 @@ int hc_jrec_halves(u64 meta_offset, u64 data_offset, u64 *half_off,
 int hc_jrec_hdr_encode(struct hc_jrec_hdr *h, void *block);
 int hc_jrec_hdr_decode(const void *block, const u8 *pool_uuid,
 		       struct hc_jrec_hdr *h);
+int hc_jrec_hdr_encode_ver(struct hc_jrec_hdr *h, u32 version, void *block);
+int hc_jrec_hdr_decode_ver(const void *block, const u8 *pool_uuid,
+			   u32 max_version, struct hc_jrec_hdr *h);
 int hc_jrec_current(const struct hc_jrec_hdr *a, int err_a,
 		    const struct hc_jrec_hdr *b, int err_b);
 void hc_jrec_pos_init(struct hc_jrec_pos *pos, const struct hc_jrec_hdr *h);

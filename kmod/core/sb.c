@@ -55,6 +55,22 @@ void hc_sb_encode(const struct hc_sb *sb, void *block)
  */
 int hc_sb_decode(const void *block, struct hc_sb *sb, const char **msg)
 {
+	return hc_sb_decode_feat(block, HC_FEATURE_INCOMPAT_SUPP, sb, msg);
+}
+
+/**
+ * hc_sb_decode_feat - hc_sb_decode() for a reader of more features
+ * @block: HC_SB_SIZE bytes read from offset HC_SB_OFFSET of a member
+ * @incompat_supp: the incompatible features the caller understands (the
+ *	format v2 core: HC_FORMAT_V2_INCOMPAT)
+ * @sb: filled on success
+ * @msg: set to a static reason on failure
+ *
+ * Return: as hc_sb_decode().
+ */
+int hc_sb_decode_feat(const void *block, u64 incompat_supp, struct hc_sb *sb,
+		      const char **msg)
+{
 	const struct hc_sb_disk *d = block;
 
 	if (memcmp(d->magic, HC_SB_MAGIC, HC_SB_MAGIC_LEN)) {
@@ -85,7 +101,7 @@ int hc_sb_decode(const void *block, struct hc_sb *sb, const char **msg)
 		*msg = "unsupported superblock format version";
 		return -EOPNOTSUPP;
 	}
-	if (sb->feature_incompat & ~HC_FEATURE_INCOMPAT_SUPP) {
+	if (sb->feature_incompat & ~incompat_supp) {
 		*msg = "unknown incompatible feature";
 		return -EOPNOTSUPP;
 	}

@@ -73,7 +73,7 @@ fi
 . "$ROOT/tests/vm/kernel.sh"
 hc_kernel_select
 kernel=$(hc_kernel_image "$HC_KVER")
-initrd=$ROOT/build/vm/$HC_KVER/initramfs.cpio.zst
+initrd=$ROOT/build/vm/$HC_KVER/initramfs.cpio
 "$ROOT/tests/vm/mkinitramfs.sh" "$HC_KVER" "$initrd" >&2
 
 if [ -z "$log" ]; then

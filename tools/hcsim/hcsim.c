@@ -27,6 +27,7 @@
 #include <string.h>
 #include "gen.h"
 #include "sim.h"
+#include "capacity.h"
 
 static const char *const sim_class_names[SIM_CLASSES] = {
 	"model", "data", "ckpt", "other",
@@ -348,6 +349,8 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "capacity"))
+		return sim_capacity_main(argc - 1, argv + 1);
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "unit", required_argument, NULL, 'u' },

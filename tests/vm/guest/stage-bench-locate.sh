@@ -2,6 +2,7 @@
 # Usage (guest, via /init; host side: scripts/bench-locate.sh):
 #   stage-bench-locate.sh [counts=C1+C2+...] [calls=N] [batch=B]
 #                         [threads=T] [data_offset=BYTES]
+#                         [fill=journal|commit]
 #
 # A BENCHMARK (its smoke run is the test 97-bench/bench-locate.sh).
 # Creates a pool on the three (large, sparse) drives, with the data offset
@@ -17,7 +18,7 @@
 # write cache is set to "write through" first (see t_pool).
 . /hc/tests/lib.sh
 
-counts=1000+100000 calls=200000 batch=1000 threads=2 data_offset=0
+counts=1000+100000 calls=200000 batch=1000 threads=2 data_offset=0 fill=journal
 for a in "$@"; do
 	case "$a" in
 	counts=*) counts=${a#counts=} ;;
@@ -25,6 +26,7 @@ for a in "$@"; do
 	batch=*) batch=${a#batch=} ;;
 	threads=*) threads=${a#threads=} ;;
 	data_offset=*) data_offset=${a#data_offset=} ;;
+	fill=journal | fill=commit) fill=${a#fill=} ;;
 	*) echo "stage-bench-locate: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
@@ -69,8 +71,14 @@ t_pool() {
 t_bench() {
 	{
 		rc=0
-		hc_bench_locate -t "$threads" "$counts" "$calls" "$batch" \
-			2>&1 >/tmp/bench.out || rc=$?
+		if [ "$fill" = journal ]; then
+			hc_bench_locate -t "$threads" \
+				-j "$(hc_drive 0) $(hc_drive 1) $(hc_drive 2)" \
+				"$counts" "$calls" "$batch" 2>&1 >/tmp/bench.out || rc=$?
+		else
+			hc_bench_locate -t "$threads" "$counts" "$calls" "$batch" \
+				2>&1 >/tmp/bench.out || rc=$?
+		fi
 		echo $rc >/tmp/bench.rc
 	} | tee /tmp/bench.err >/dev/console
 	[ "$(cat /tmp/bench.rc)" = 0 ] ||
@@ -78,7 +86,7 @@ t_bench() {
 }
 
 hc_test bench-locate-pool t_pool
-echo "hc: bench-locate config counts=$counts calls=$calls batch=$batch threads=$threads" \
+echo "hc: bench-locate config counts=$counts calls=$calls batch=$batch threads=$threads fill=$fill" \
 	"kernel=$(uname -r) $(cat /tmp/geometry 2>/dev/null)"
 if [ -s /tmp/geometry ]; then
 	hc_test bench-locate t_bench

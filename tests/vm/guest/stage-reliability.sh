@@ -470,7 +470,7 @@ t_commit_write_error() {
 
 # A LOCATE hit does not wait for a drive: while a COMMIT waits for its
 # member flushes and journal record (every member delays writes and
-# flushes by 3 s under dm-delay), a LOCATE of another object answers at
+# flushes by 1 s under dm-delay), a LOCATE of another object answers at
 # once (before, it waited for the pool lock that COMMIT held, 9 s and more)
 t_locate_during_commit() {
 	dmsetup targets | grep -q '^delay' || hc_fail "no dm-delay target (CONFIG_DM_DELAY)"
@@ -480,7 +480,7 @@ t_locate_during_commit() {
 	hc_stage_hold --clean --fill /tmp/f5 f/5 3000000
 	for m in 0 1 2; do
 		d=$(hc_drive $((3 + m)))
-		f_table $m "0 $FSZ delay $d 0 0 $d 0 3000"
+		f_table $m "0 $FSZ delay $d 0 0 $d 0 1000"
 	done
 	pid=$(cat /tmp/stage.pid)
 	kill -TERM "$pid"
@@ -505,7 +505,7 @@ t_locate_during_commit() {
 # A further LOCATE|HOLD does not wait for a drive either: a file that
 # holds f/1 takes one more hold on it while a COMMIT waits for its member
 # flushes under dm-delay, at once (before, HOLD took the pool lock that
-# COMMIT held: 3 s and more); both holds count (f/1 cannot be evicted) and
+# COMMIT held: 1 s and more); both holds count (f/1 cannot be evicted) and
 # both are released
 # h_fail MSG: end the holder and the pool first, so that a failure here
 # leaves nothing held for the tests after it
@@ -534,7 +534,7 @@ t_hold_during_commit() {
 	hc_stage_hold --clean --fill /tmp/f6 f/6 3000000
 	for m in 0 1 2; do
 		d=$(hc_drive $((3 + m)))
-		f_table $m "0 $FSZ delay $d 0 0 $d 0 3000"
+		f_table $m "0 $FSZ delay $d 0 0 $d 0 1000"
 	done
 	pid=$(cat /tmp/stage.pid)
 	kill -TERM "$pid"

@@ -27,6 +27,14 @@
  *               of a million objects in seconds (r-scrape), where STAGE +
  *               COMMIT take milliseconds each.  Prints "appended N", or
  *               fails if the half cannot hold them
+ *   objects-1b PREFIX FROM TO DEV...
+ *               append TO - FROM OBJECT records of READY objects of 1 byte,
+ *               PREFIX%08u for FROM .. TO-1, object k on chunk k (one
+ *               extent: they are in the policy once assembled), in one
+ *               write (scripts/bench-locate.sh's million).  The chunks
+ *               FROM .. TO-1 must be free: no other object of the pool may
+ *               have chunks.  Generations from 2^33 + FROM on.  Prints
+ *               "appended N"
  * The corrupt modes work on each DEV's own copy (mirrors may differ); the
  * others read the first DEV and write the same bytes to every DEV.
  * Exit 0 on success, 1 on failure, 2 on usage errors.
@@ -154,13 +162,14 @@ int main(int argc, char **argv)
 	struct hc_sb sb;
 	u64 half_off[2], half_size;
 	const char *mode, *msg, *prefix = NULL;
-	unsigned long nobj = 0;
-	int fd, err_h[2], cur, len, i, d = 2;
+	unsigned long nobj = 0, first = 0;
+	int fd, err_h[2], cur, len, i, d = 2, one_byte = 0;
 	void *blk, *half, *out;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: hc_jpoke torn|bad-extent|collide|show|list|corrupt-WHERE DEV...\n"
-			"       hc_jpoke objects PREFIX N DEV...\n");
+			"       hc_jpoke objects PREFIX N DEV...\n"
+			"       hc_jpoke objects-1b PREFIX FROM TO DEV...\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -170,6 +179,21 @@ int main(int argc, char **argv)
 		prefix = argv[2];
 		nobj = strtoul(argv[3], NULL, 10);
 		d = 4;
+	}
+	if (!strcmp(mode, "objects-1b")) {
+		char *e1, *e2;
+		unsigned long to;
+
+		if (argc < 6)
+			return 2;
+		prefix = argv[2];
+		first = strtoul(argv[3], &e1, 10);
+		to = strtoul(argv[4], &e2, 10);
+		if (*e1 || *e2 || to <= first)
+			return 2;
+		nobj = to - first;
+		one_byte = 1;
+		d = 5;
 	}
 	if (!strncmp(mode, "corrupt-", 8)) {
 		for (i = 2; i < argc; i++)
@@ -240,10 +264,32 @@ int main(int argc, char **argv)
 		memset(&rec, 0, sizeof(rec));
 		rec.type = HC_JREC_OBJECT;
 		rec.state = HC_OBJ_READY;
+		if (one_byte) {
+			rec.size = 1;
+			rec.nr_ext = 1;
+			rec.ext[0].count = 1;
+			if (first + nobj > sb.member_chunks * sb.member_count) {
+				fprintf(stderr, "hc_jpoke: chunks %lu..%lu: the pool has %llu\n",
+					first, first + nobj - 1,
+					(unsigned long long)(sb.member_chunks *
+							     sb.member_count));
+				return 1;
+			}
+		}
 		for (k = 0; k < nobj; k++) {
-			rec.uri_len = snprintf((char *)rec.uri, sizeof(rec.uri),
-					       "%s%lu", prefix, k);
-			rec.generation = (1ULL << 32) + k;
+			if (one_byte) {
+				rec.uri_len = snprintf((char *)rec.uri,
+						       sizeof(rec.uri),
+						       "%s%08lu", prefix,
+						       first + k);
+				rec.ext[0].start = first + k;
+				rec.generation = (1ULL << 33) + first + k;
+			} else {
+				rec.uri_len = snprintf((char *)rec.uri,
+						       sizeof(rec.uri),
+						       "%s%lu", prefix, k);
+				rec.generation = (1ULL << 32) + k;
+			}
 			len = hc_jrec_encode(&rec, &hdr[cur], &end,
 					     (char *)half + end.off,
 					     half_size - end.off);
