@@ -451,7 +451,7 @@ void hc_cache_slab_exit(void)
 	kmem_cache_destroy(hc_obj_cache);
 }
 
-/* The object and its URI; the policy entry and extents are the caller's. */
+/* Free the object and its URI only: its extents and fence are the caller's. */
 static void hc_cache_obj_release(struct hc_obj *obj)
 {
 	kfree(obj->uri);
