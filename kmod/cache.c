@@ -431,14 +431,45 @@ void hc_cache_unseal(struct hc_cache *c, struct hc_obj *obj)
 		hc_cache_fence_open(c, obj);
 }
 
+/*
+ * struct hc_obj's own slab cache: with the URI in the same kzalloc, the
+ * object (216 bytes) and a URI of 41 bytes or more rounded up to
+ * kmalloc-512 (512 bytes per object with 64-byte URIs, measured by
+ * r-memory); here the object takes its own size and the URI the kmalloc
+ * size of its length.
+ */
+static struct kmem_cache *hc_obj_cache;
+
+int hc_cache_slab_init(void)
+{
+	hc_obj_cache = KMEM_CACHE(hc_obj, 0);
+	return hc_obj_cache ? 0 : -ENOMEM;
+}
+
+void hc_cache_slab_exit(void)
+{
+	kmem_cache_destroy(hc_obj_cache);
+}
+
+/* Free the object and its URI only: its extents and fence are the caller's. */
+static void hc_cache_obj_release(struct hc_obj *obj)
+{
+	kfree(obj->uri);
+	kmem_cache_free(hc_obj_cache, obj);
+}
+
 static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 {
 	struct hc_obj *obj;
 
-	obj = kzalloc(struct_size(obj, uri, len), GFP_KERNEL);
+	obj = kmem_cache_zalloc(hc_obj_cache, GFP_KERNEL);
 	if (!obj)
 		return NULL;
-	memcpy(obj->uri, uri, len);
+	obj->uri = kmemdup(uri, len, GFP_KERNEL);
+	if (!obj->uri) {
+		kmem_cache_free(hc_obj_cache, obj);
+		return NULL;
+	}
 	obj->uri_len = len;
 	obj->hash = hc_cache_hash(uri, len);
 	INIT_LIST_HEAD(&obj->stage_node);
@@ -451,7 +482,7 @@ static void hc_cache_obj_free(struct hc_obj *obj)
 {
 	hc_cache_fence_free(obj);
 	kfree(obj->ext);
-	kfree(obj);
+	hc_cache_obj_release(obj);
 }
 
 static void hc_cache_obj_free_rcu(struct rcu_head *head)
@@ -459,7 +490,7 @@ static void hc_cache_obj_free_rcu(struct rcu_head *head)
 	struct hc_obj *obj = container_of(head, struct hc_obj, rcu);
 
 	kfree(obj->ext);
-	kfree(obj);
+	hc_cache_obj_release(obj);
 }
 
 /* URI order: bytes compared as unsigned, a prefix before what extends it. */
@@ -1587,7 +1618,7 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r)
 		obj->ext = kmemdup(r->ext, r->nr_ext * sizeof(*r->ext),
 				   GFP_KERNEL);
 		if (!obj->ext) {
-			kfree(obj);
+			hc_cache_obj_release(obj);
 			return -ENOMEM;
 		}
 	}

@@ -109,7 +109,9 @@ struct hc_fence {
  * @nr_ext: entries in @ext
  * @uri_len: bytes in @uri
  * @ext: extents in chunks, in object order (allocated once placed)
- * @uri: the URI (in the same allocation as the object)
+ * @uri: the URI (@uri_len bytes, its own kmalloc: hc_obj has its own slab
+ *	cache, so a long URI does not round the object up to kmalloc-512;
+ *	freed with the object, after the same grace period)
  * @onode: in the index's ordered view (hc_cache.ordered), by URI bytes
  */
 struct hc_obj {
@@ -140,14 +142,14 @@ struct hc_obj {
 	u32 state;
 	u32 flags;
 	u32 data_crc;
+	u32 jbytes;		/* beside data_crc: no holes (pahole) */
 	atomic64_t holds;
-	u32 jbytes;
 	struct hc_fence *fence;
 	u64 chunks;
 	u32 nr_ext;
 	u32 uri_len;
 	struct hc_ext *ext;
-	u8 uri[];
+	u8 *uri;
 };
 
 /**
@@ -266,6 +268,8 @@ extern atomic_t hc_cache_events;
 extern wait_queue_head_t hc_dirty_wait;
 extern atomic_t hc_dirty_events;
 
+int hc_cache_slab_init(void);	/* module init: struct hc_obj's slab cache */
+void hc_cache_slab_exit(void);	/* module exit, after rcu_barrier() */
 int hc_cache_create(struct hc_pool *pool);		/* may sleep */
 void hc_cache_destroy(struct hc_pool *pool);		/* may sleep */
 bool hc_cache_busy(const struct hc_cache *c);

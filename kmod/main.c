@@ -19,9 +19,12 @@ static int __init hc_init(void)
 {
 	int err;
 
-	err = hc_disk_register();
+	err = hc_cache_slab_init();
 	if (err)
 		return err;
+	err = hc_disk_register();
+	if (err)
+		goto out_slab;
 	err = hc_ctl_register();
 	if (err)
 		goto out_disk;
@@ -42,6 +45,8 @@ out_ctl:
 	hc_ctl_unregister();
 out_disk:
 	hc_disk_unregister();
+out_slab:
+	hc_cache_slab_exit();
 	return err;
 }
 
@@ -58,6 +63,7 @@ static void __exit hc_exit(void)
 	hc_nl_ingest_stop();
 	hc_ctl_unregister();
 	hc_disk_unregister();
+	hc_cache_slab_exit();	/* after rcu_barrier(): no object left */
 }
 
 module_init(hc_init);

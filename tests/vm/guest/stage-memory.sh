@@ -1,0 +1,88 @@
+#!/bin/sh
+# Usage (guest, via /init): stage-memory.sh [n=N] [max_b=B]
+#   (one drive of 64 GiB, sparse)
+#
+# The index's memory per object, measured (issue 15, point 5): a pool gets
+# N empty READY objects (hc_jpoke objects: their journal records, then one
+# assembly), and the slab caches' memory (/proc/slabinfo: slabs x pages
+# per slab) and VmallocUsed (/proc/meminfo) are read with the pool stopped
+# just before the assembly and again after it.  The slab delta divided by
+# N is the memory per object (struct hc_obj with its URI in one kzalloc;
+# empty objects have no extent array); the vmalloc delta is the pool's
+# fixed tables (hash buckets, sketch, chunk bitmap), which the module sizes
+# by the pool's chunks, not by objects.  Both go to the log (hc_log), with
+# every slab cache that grew by more than 4 bytes per object.
+#   memory-100k        N = 100,000 objects with URIs of 8 bytes ("m/NNNNN")
+#   memory-100k-uri64  N = 100,000 with URIs of 64 bytes (a bucket and a
+#                      path, as a real object store's keys are)
+#   memory-1m          N (default 1,000,000) objects with URIs of 8 bytes
+# Each fails when an object takes more than its limit of slab: 256 bytes
+# with 8-byte URIs (B, default 256, for memory-1m), 320 with 64-byte URIs
+# (struct hc_obj in its own slab cache, 216 bytes, and the URI in
+# kmalloc-64: with the URI in the object's kzalloc it took 512).
+. /hc/tests/lib.sh
+
+N=1000000 MAXB=256
+for a in $HC_ARGS; do
+	case "$a" in
+	n=*) N=${a#n=} ;;
+	max_b=*) MAXB=${a#max_b=} ;;
+	esac
+done
+
+# slab_bytes: bytes of every slab cache, "name bytes" per line
+slab_bytes() {
+	awk 'NR > 2 { print $1, $15 * $6 * 4096 }' /proc/slabinfo
+}
+
+vmalloc_kb() {
+	awk '$1 == "VmallocUsed:" { print $2 }' /proc/meminfo
+}
+
+# measure N PREFIX LIMIT: the pool's slab and vmalloc growth for N objects
+# PREFIX0 .. PREFIX<N-1>; fails above LIMIT bytes of slab per object
+measure() {
+	_n=$1 _prefix=$2 _max=$3 _dev=$(hc_drive 0)
+	# 1 GiB + 256 MiB of metadata: two journal halves of 640 MiB, room for
+	# 1.3 million records of 512 bytes
+	hcctl pool create --force --data-offset 1280M "$_dev" >/dev/null ||
+		hc_fail "pool create --data-offset 1280M $_dev failed"
+	hcctl pool stop >/dev/null || hc_fail "pool stop failed"
+	hc_jpoke objects "$_prefix" "$_n" "$_dev" >/tmp/jpoke.out 2>&1 ||
+		hc_fail "hc_jpoke: $(tail -n 2 /tmp/jpoke.out)"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	slab_bytes >/tmp/slab.before
+	_vm0=$(vmalloc_kb)
+	hcctl pool assemble "$_dev" >/dev/null || hc_fail "assembly of $_n objects failed"
+	slab_bytes >/tmp/slab.after
+	_vm1=$(vmalloc_kb)
+	_objs=$(hcctl stats --json | grep -o '"objects": *[0-9]*' | sed 's/.*: *//')
+	[ "$_objs" = "$_n" ] || hc_fail "the pool has $_objs objects, not $_n"
+	_grown=$(awk -v n="$_n" 'NR == FNR { b[$1] = $2; next }
+		{ d = $2 - b[$1]; if (d > 4 * n) printf " %s +%.1f B/object", $1, d / n }' \
+		/tmp/slab.before /tmp/slab.after)
+	_per=$(awk -v n="$_n" 'NR == FNR { t0 += $2; next } { t1 += $2 }
+		END { printf "%.1f", (t1 - t0) / n }' /tmp/slab.before /tmp/slab.after)
+	hc_log "memory: $_n objects (URI ${#_prefix}+ bytes, e.g. ${_prefix}0): slab $_per B/object;$_grown; vmalloc +$((_vm1 - _vm0)) KiB (the pool's tables)"
+	hcctl pool stop >/dev/null || hc_fail "pool stop failed"
+	awk -v p="$_per" -v m="$_max" 'BEGIN { exit !(p <= m) }' ||
+		hc_fail "$_n objects took $_per bytes of slab each, more than $_max"
+}
+
+t_100k() {
+	measure 100000 m/ 256
+}
+
+t_100k_uri64() {
+	# 59 bytes of prefix + up to 5 digits = 64 bytes
+	measure 100000 s3://hc-memory-bucket/datasets/imagenet-1k/train/shard-0000 320
+}
+
+t_1m() {
+	measure "$N" m/ "$MAXB"
+}
+
+hc_test memory-100k t_100k
+hc_test memory-100k-uri64 t_100k_uri64
+hc_test memory-1m t_1m
