@@ -245,6 +245,8 @@ static const char *open_reason(int e)
 		return "not admitted by the cache policy: read the backend";
 	case EHOSTDOWN:
 		return "no helper took the ingest (is hypercached running?)";
+	case EIO:
+		return "bad: a read of its data failed on a member (evict or replace it)";
 	default:
 		return strerror(e);
 	}
@@ -308,6 +310,8 @@ HCL_EXPORT int hc_reader_open(struct hc_ctx *ctx, const void *uri,
 		e = EAGAIN;
 	else if (l.status == HC_LOCATE_NOT_ADMITTED)
 		e = ENODATA;
+	else if (l.status == HC_LOCATE_BAD)
+		e = EIO;
 	else if (l.status != HC_LOCATE_HIT || l.nr_extents > HC_MAX_EXTENTS)
 		e = EPROTO;
 	else
@@ -326,15 +330,25 @@ HCL_EXPORT int hc_reader_open(struct hc_ctx *ctx, const void *uri,
 	return 0;
 }
 
-HCL_EXPORT void hc_reader_close(struct hc_reader *r)
+/*
+ * An ioctl that names one object (RELEASE, ABORT): its errno is not the
+ * caller's concern (closing the control device undoes either anyway).
+ */
+static void obj_ref_ioctl(const struct hc_ctx *ctx, unsigned long req,
+			  const char *uri, uint32_t uri_len)
 {
 	struct hc_obj_ref ref = { .size = sizeof(ref) };
 
+	ref.uri = (uintptr_t)uri;
+	ref.uri_len = uri_len;
+	ioctl(ctx->ctl, req, &ref);
+}
+
+HCL_EXPORT void hc_reader_close(struct hc_reader *r)
+{
 	if (!r)
 		return;
-	ref.uri = (uintptr_t)r->uri;
-	ref.uri_len = r->uri_len;
-	ioctl(r->ctx->ctl, HC_IOC_RELEASE, &ref);
+	obj_ref_ioctl(r->ctx, HC_IOC_RELEASE, r->uri, r->uri_len);
 	pthread_mutex_destroy(&r->msg.lock);
 	free(r->uri);
 	free(r->shown);
@@ -1003,13 +1017,9 @@ HCL_EXPORT int hc_writer_commit(struct hc_writer *w, unsigned int flags,
 
 HCL_EXPORT void hc_writer_abort(struct hc_writer *w)
 {
-	struct hc_obj_ref ref = { .size = sizeof(ref) };
-
 	if (!w)
 		return;
-	ref.uri = (uintptr_t)w->uri;
-	ref.uri_len = w->uri_len;
-	ioctl(w->ctx->ctl, HC_IOC_ABORT, &ref);
+	obj_ref_ioctl(w->ctx, HC_IOC_ABORT, w->uri, w->uri_len);
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->msg.lock);
 	free(w->uri);

@@ -31,6 +31,9 @@ COMMIT_NO_CRC = 1 << 1
 SIZE_UNKNOWN = (1 << 64) - 1
 STATE_NAMES = {1: "ingesting", 2: "ready", 3: "staged", 4: "dirty",
                5: "syncing"}
+# struct hc_lib_info.flags (uapi HC_OBJ_F_*)
+OBJ_F_PINNED = 1 << 0
+OBJ_F_BAD = 1 << 31
 
 _c_size = ctypes.c_size_t
 _c_u64 = ctypes.c_uint64
@@ -295,7 +298,8 @@ class Library:
     def _info(i):
         return {"uri": ctypes.string_at(i.uri, i.uri_len), "size": i.size,
                 "state": STATE_NAMES.get(i.state, str(i.state)),
-                "generation": i.generation, "flags": i.flags}
+                "generation": i.generation, "flags": i.flags,
+                "bad": bool(i.flags & OBJ_F_BAD)}
 
     def info(self, uri):
         i = _Info()

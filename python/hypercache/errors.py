@@ -23,6 +23,9 @@ _REASONS = {
     _errno.EFBIG: "larger than the pool",
     _errno.ENOSPC: "no room in the pool or its journal",
     _errno.ESTALE: "replaced by a newer generation",
+    # hc_reader_open() of an object marked bad (HC_LOCATE_BAD)
+    _errno.EIO: "bad: a read of its data failed on a member "
+                "(evict or replace it)",
 }
 
 

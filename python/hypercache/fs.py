@@ -69,7 +69,8 @@ class HyperCacheFileSystem(AbstractFileSystem):
     @staticmethod
     def _entry(o):
         return {"name": to_path(o["uri"]), "size": o["size"], "type": "file",
-                "state": o["state"], "generation": o["generation"]}
+                "state": o["state"], "generation": o["generation"],
+                "bad": o.get("bad", False)}
 
     def _objects(self, path):
         return [self._entry(o) for o in self.lib.list(prefix_of(path))]

@@ -14,8 +14,11 @@ fsspec path                          cache URI
 ``s3://BUCKET/KEY`` (given as is)    ``s3://BUCKET/KEY``
 ===================================  ====================================
 
-so the backend name ``s3`` is reserved for the default S3 backend.  Paths
-are taken literally (no percent-decoding), as the helper takes keys.
+so the backend name ``s3`` is reserved for the default S3 backend: a
+``[backend s3]`` that is not hypercached's ``default_backend`` cannot be
+reached through these paths (name it otherwise; Documentation/client.md
+says why).  Paths are taken literally (no percent-decoding), as the helper
+takes keys.
 """
 import errno
 

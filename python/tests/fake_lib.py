@@ -115,6 +115,11 @@ class FakeLibrary:
         self.opens.append((uri, flags, timeout_ms))
         if uri not in self.objects:
             raise error(errno.ENOENT, uri.decode(errors="replace"))
+        if self.objects[uri].get("bad"):
+            # hc_reader_open() of HC_LOCATE_BAD: EIO, no hold taken
+            raise error(errno.EIO, uri.decode(errors="replace"),
+                        "%s: bad: a read of its data failed on a member "
+                        "(evict or replace it)" % uri.decode())
         return FakeReader(self, uri)
 
     def create(self, uri, size=None, replace=True, nowait=False):
@@ -126,8 +131,10 @@ class FakeLibrary:
 
     def _info(self, uri):
         o = self.objects[uri]
+        bad = o.get("bad", False)
         return {"uri": uri, "size": len(o["data"]), "state": o["state"],
-                "generation": o["generation"], "flags": 0}
+                "generation": o["generation"],
+                "flags": (1 << 31) if bad else 0, "bad": bad}
 
     def info(self, uri):
         if uri not in self.objects:

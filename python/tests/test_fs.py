@@ -184,3 +184,18 @@ def test_module_open(fake):
     fake.add(b"hypercache://m/o", b"ok")
     with hypercache.open("hypercache://m/o") as f:
         assert f.read() == b"ok"
+
+
+def test_bad_object_is_eio_naming_it(fake):
+    """An object marked bad after a read error (HC_LOCATE_BAD): info says
+    so, and opening it raises OSError(EIO) naming the object (no hold)."""
+    fake.add(b"hypercache://m/b", b"x" * 10)
+    fake.objects[b"hypercache://m/b"]["bad"] = True
+    fs = fsspec.filesystem("hypercache")
+    assert fs.info("hypercache://m/b")["bad"] is True
+    with pytest.raises(OSError) as e:
+        fs.cat("hypercache://m/b")
+    assert e.value.errno == errno.EIO
+    assert e.value.filename == "hypercache://m/b"
+    assert "bad: a read of its data failed" in str(e.value)
+    assert fake.objects[b"hypercache://m/b"]["holds"] == 0

@@ -116,6 +116,8 @@ uint32_t hc_ctx_chunk_size(const struct hc_ctx *ctx);
  * Return: 0; -ENOENT (not cached, or the ingest ended without data);
  * -EAGAIN (being ingested or staged, and no HC_OPEN_WAIT); -ETIMEDOUT;
  * -ENODATA (the policy did not admit it: read the backend directly);
+ * -EIO (the object is marked bad: a read of its data failed on a member
+ * since the pool assembled; no hold is taken: evict or replace it);
  * -EINVAL or -E2BIG (a bad URI); -EHOSTDOWN (no helper took the ingest);
  * -EOVERFLOW (too many holds); -EINTR; -ENOMEM; -ENODEV.
  */
