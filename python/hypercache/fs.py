@@ -10,6 +10,7 @@ DIRTY and hypercached uploads it later); ``sync=True`` waits for the upload.
 """
 import errno
 import io
+import os
 
 from fsspec.spec import AbstractBufferedFile, AbstractFileSystem
 
@@ -142,11 +143,26 @@ class HyperCacheFileSystem(AbstractFileSystem):
         self._rm(path)
 
     def rm(self, path, recursive=False, maxdepth=None):
+        # a named path that is neither an object nor a prefix: ENOENT, as
+        # on a local file system (a glob that matches nothing is not)
+        if isinstance(path, str) and not any(c in path for c in "*?[") \
+                and not self.exists(path):
+            raise error(errno.ENOENT, self.unstrip_protocol(
+                self._strip_protocol(path)))
         paths = self.expand_path(path, recursive=recursive,
                                  maxdepth=maxdepth)
         for p in paths:
             if self.isfile(p):
                 self._rm(p)
+
+    def put(self, lpath, rpath, recursive=False, **kwargs):
+        # fsspec's convention: a file put to a target ending in "/" goes
+        # inside it under its own name (fsspec 2022.11 strips the slash
+        # before it looks, and a prefix exists only through its objects)
+        if isinstance(lpath, str) and isinstance(rpath, str) and \
+                rpath.endswith("/") and os.path.isfile(lpath):
+            rpath = rpath + os.path.basename(lpath)
+        return super().put(lpath, rpath, recursive=recursive, **kwargs)
 
     def mkdir(self, path, create_parents=True, **kwargs):
         pass	# prefixes exist through their objects
@@ -171,8 +187,19 @@ class HyperCacheFileSystem(AbstractFileSystem):
     def modified(self, path):
         raise NotImplementedError("the cache keeps no modification time")
 
+    def _not_a_file(self, path, e):
+        """EISDIR for a prefix opened as a file, else the error itself."""
+        if e.errno == errno.ENOENT and self.isdir(path):
+            return error(errno.EISDIR, self.unstrip_protocol(
+                self._strip_protocol(path)), "a prefix, not an object")
+        return e
+
     def cat_file(self, path, start=None, end=None, **kwargs):
-        with self.open(path, "rb") as f:
+        try:
+            f = self.open(path, "rb")
+        except OSError as e:
+            raise self._not_a_file(path, e) from None
+        with f:
             size = f.size
             start = 0 if start is None else (start + size if start < 0
                                              else start)
