@@ -11,13 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/fs.h>
-#include <isa-l/crc.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
@@ -30,7 +27,6 @@
 #include "nl.h"
 #include "util.h"
 #include "opt.h"
-#include "extent.h"
 #include "config.h"
 #include "resolve.h"
 
