@@ -25,7 +25,8 @@
  * Runs in the foreground, logs to stderr (log.h: "<N>" priorities when
  * stderr is the journal, timestamps otherwise); SIGTERM or SIGINT stop both
  * threads (exit 0): an upload in progress is abandoned (a multipart upload
- * aborted) and the kernel gives it to the next egress helper.  Under
+ * aborted) and the kernel gives it to the next egress helper; SIGHUP
+ * reloads the configuration (reload_config()).  Under
  * systemd (Type=notify) it sends READY=1 once both channels are registered
  * (or the helper channel alone, on a module without write-back) and
  * STOPPING=1 when it stops.  --check-config loads the configuration, says
@@ -72,6 +73,7 @@
 static enum hc_log_level log_level = HC_LOG_INFO;
 static bool log_journal;	/* stderr is the journal: "<N>" prefixes */
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t reload_signal;	/* SIGHUP: reload_config() */
 
 __attribute__((format(printf, 2, 3)))
 static void hc_log(enum hc_log_level lvl, const char *fmt, ...)
@@ -80,7 +82,8 @@ static void hc_log(enum hc_log_level lvl, const char *fmt, ...)
 	char prefix[96];
 	va_list ap;
 
-	if (lvl > log_level)
+	/* log_level changes on SIGHUP (main thread) while others log */
+	if (lvl > __atomic_load_n(&log_level, __ATOMIC_RELAXED))
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
 	hc_log_prefix(prefix, sizeof(prefix), log_journal, "hypercached", lvl,
@@ -94,9 +97,26 @@ static void hc_log(enum hc_log_level lvl, const char *fmt, ...)
 	funlockfile(stderr);
 }
 
+/*
+ * The main loop waits in ppoll() with these signals unblocked; a thread
+ * that does not block them (one a library started with its own mask) may
+ * take one instead, so the handlers also wake the loop through the done
+ * eventfd (write(2) is async-signal-safe; a spurious wake reaps nothing).
+ * 80-hypercached's reload test once saw a SIGHUP that woke nothing.
+ */
+static void wake_main_loop(void);
+
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+	wake_main_loop();
+}
+
+static void on_reload(int sig)
+{
+	(void)sig;
+	reload_signal = 1;
+	wake_main_loop();
 }
 
 static void usage(FILE *f)
@@ -151,14 +171,26 @@ static void fail(struct hc_channel *ch, const struct hc_ingest_req *r, int e)
  * object's CRC (the parts' CRCs combined, crc.h) or FAIL.
  */
 /*
+ * The HEAD workers: an object's HEAD (and, for a missing key, the GET of
+ * its error document) runs in one of them, not in the dispatcher, so that
+ * the dispatcher's ALLOCs and DONEs never wait for the network and up to
+ * this many HEADs run at once.
+ */
+#define HEAD_WORKERS_MAX	16
+
+/*
  * The clients of one S3 backend: one per transfer slot, kept between
- * objects (their connections are reused), and @ctl for the dispatcher's
- * HEADs.
+ * objects (their connections are reused), @ctl for the dispatcher's
+ * requests (a re-HEAD after a change), and @hd[k] of HEAD worker k (made
+ * by that worker, from @creds and @opts, when it first needs it).
  */
 struct s3_backend {
 	const struct hc_backend *b;
 	struct hcs3 *c[HC_FILL_WORKERS_MAX];
 	struct hcs3 *ctl;
+	struct hcs3 *hd[HEAD_WORKERS_MAX];
+	struct hc_creds creds;
+	struct hcs3_opts opts;
 };
 
 struct s3_src {
@@ -184,19 +216,28 @@ struct ingest_obj {
 	bool ttfb_seen;			/* its first part arrived */
 	uint32_t *crc;			/* per part */
 	char err[768];			/* the first part failure */
+	int head_ret;			/* the HEAD's result */
 	double t0;
-	struct ingest_obj *next;	/* in @pending or @done */
+	struct ingest_obj *next;	/* in @pending, @heads, @headed or @done */
 };
+
+struct head_worker;
 
 struct ingest_eng {
 	pthread_mutex_t lock;		/* @s, @done, @stop */
 	pthread_cond_t cv;		/* a part ended, an object came, stop */
 	struct hc_xsched s;
 	const struct hc_config *cfg;
-	int done_fd;			/* eventfd: @done is not empty */
+	int done_fd;			/* eventfd: @done or @headed not empty */
 	struct ingest_obj *done;
 	struct ingest_obj *pending, *pending_tail;	/* not yet started */
+	pthread_cond_t head_cv;		/* @heads not empty, or stop */
+	struct ingest_obj *heads, *heads_tail;	/* for the HEAD workers */
+	struct ingest_obj *headed;	/* HEAD done, for the dispatcher */
+	unsigned int heading;		/* on @heads, in a HEAD, on @headed */
 	unsigned int in_flight;		/* handed to the scheduler */
+	struct head_worker *hw;		/* nr_head of them */
+	unsigned int nr_head;
 	bool stop;
 	/* the dispatcher's: the figures of the current busy period */
 	double busy_since;
@@ -207,6 +248,17 @@ static struct ingest_eng ing = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.done_fd = -1,
 };
+
+static void wake_main_loop(void)
+{
+	uint64_t one = 1;
+	int saved = errno;
+
+	if (ing.done_fd >= 0 && write(ing.done_fd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is full, the loop is awake already */
+	}
+	errno = saved;
+}
 
 static void ingest_obj_free(struct ingest_obj *o)
 {
@@ -492,6 +544,8 @@ static struct s3_backend *s3_clients(struct s3_backend *tab,
 		free(pol);
 		return NULL;
 	}
+	s->creds = creds;
+	s->opts = opts;
 	for (i = 0; i < cfg->ingest_concurrency; i++) {
 		ret = hcs3_new(b, &creds, &opts, &s->c[i], err, errlen);
 		if (ret) {
@@ -543,14 +597,89 @@ static int s3_refetch(void *src, uint64_t size)
 	return s->obj.size == size ? 0 : -ESTALE;
 }
 
+/*
+ * HEAD worker @k's HEAD of @o (its own client of the backend, made on first
+ * use); the result in @o->head_ret, the reason in @o->err.
+ */
+static void s3_head(struct ingest_obj *o, unsigned int k)
+{
+	struct s3_src *src = &o->s3;
+	struct s3_backend *s = src->s;
+	char *err = o->err;
+	size_t errlen = sizeof(o->err);
+	double t;
+	int ret;
+
+	if (!s->hd[k]) {
+		ret = hcs3_new(s->b, &s->creds, &s->opts, &s->hd[k], err,
+			       errlen);
+		if (ret) {
+			o->head_ret = ret;
+			return;
+		}
+	}
+	t = hc_now();
+	ret = hcs3_head(s->hd[k], src->bucket, src->key, &src->obj, err,
+			errlen);
+	hc_metrics_note_head(o->t.b->name, hc_now() - t);
+	if (ret == -ENOENT || ret == -EACCES) {
+		/*
+		 * A HEAD answer has no body, so no S3 error code: ask for one
+		 * byte to get the error document (NoSuchKey, NoSuchBucket,
+		 * SignatureDoesNotMatch, ...) for the log.
+		 */
+		char one[1], why[768];
+
+		if (hcs3_get_range(s->hd[k], src->bucket, src->key, 0, 1,
+				   NULL, one, why, sizeof(why)) == ret)
+			memcpy(err, why, errlen);
+	}
+	o->head_ret = ret;
+}
+
+struct head_worker {
+	struct ingest_eng *e;
+	unsigned int id;
+	pthread_t tid;
+};
+
+/* Take queued HEADs, one at a time; each result goes to the dispatcher. */
+static void *head_worker(void *arg)
+{
+	struct head_worker *w = arg;
+	struct ingest_eng *e = w->e;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&e->lock);
+	while (!e->stop) {
+		struct ingest_obj *o = e->heads;
+
+		if (!o) {
+			pthread_cond_wait(&e->head_cv, &e->lock);
+			continue;
+		}
+		e->heads = o->next;
+		if (!e->heads)
+			e->heads_tail = NULL;
+		pthread_mutex_unlock(&e->lock);
+		s3_head(o, w->id);
+		pthread_mutex_lock(&e->lock);
+		o->next = e->headed;
+		e->headed = o;
+		if (write(e->done_fd, &one, sizeof(one)) != sizeof(one))
+			hc_log(HC_LOG_WARN, "cannot wake the dispatcher");
+	}
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+/* Queue @o's HEAD for the HEAD workers (the dispatcher goes on). */
 static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 		      struct ingest_obj *o)
 {
 	struct hc_ingest_req *r = &o->r;
 	struct s3_src *src = &o->s3;
-	char err[768], what[HC_URL_MAX + HC_NAME_MAX + HCS3_ETAG_MAX + 32];
-	double t;
-	int ret;
+	char err[768];
 
 	src->bucket = o->t.bucket;
 	src->key = o->t.key;
@@ -562,35 +691,44 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 		ingest_obj_free(o);
 		return;
 	}
-	t = hc_now();
-	ret = hcs3_head(src->s->ctl, src->bucket, src->key, &src->obj, err,
-			sizeof(err));
-	hc_metrics_note_head(o->t.b->name, hc_now() - t);
-	if (ret == -ENOENT || ret == -EACCES) {
-		/*
-		 * A HEAD answer has no body, so no S3 error code: ask for one
-		 * byte to get the error document (NoSuchKey, NoSuchBucket,
-		 * SignatureDoesNotMatch, ...) for the log.
-		 */
-		char one[1], why[768];
+	pthread_mutex_lock(&ing.lock);
+	ing.heading++;
+	o->next = NULL;
+	if (ing.heads_tail)
+		ing.heads_tail->next = o;
+	else
+		ing.heads = o;
+	ing.heads_tail = o;
+	pthread_cond_signal(&ing.head_cv);
+	pthread_mutex_unlock(&ing.lock);
+}
 
-		if (hcs3_get_range(src->s->ctl, src->bucket, src->key, 0, 1,
-				   NULL, one, why, sizeof(why)) == ret)
-			memcpy(err, why, sizeof(err));
-	}
+/* The dispatcher: @o's HEAD ended; ALLOC and start it, or FAIL. */
+static void ingest_s3_headed(struct hc_channel *ch,
+			     const struct hc_config *cfg, struct ingest_obj *o)
+{
+	char what[HC_URL_MAX + HC_NAME_MAX + HCS3_ETAG_MAX + 32];
+	struct hc_ingest_req *r = &o->r;
+	int ret = o->head_ret;
+
 	if (ret) {
 		hc_log(ret == -ENOENT ? HC_LOG_INFO : HC_LOG_WARN, "%s: %s",
-		       r->uri, err);
+		       r->uri, o->err);
+		metrics_backend = o->t.b->name;
 		fail(ch, r, -ret);
+		metrics_backend = NULL;
 		ingest_obj_free(o);
 		return;
 	}
+	o->err[0] = '\0';
 	snprintf(what, sizeof(what), "%s (backend %s, ETag %s)",
-		 o->t.b->endpoint, o->t.b->name, src->obj.etag);
+		 o->t.b->endpoint, o->t.b->name, o->s3.obj.etag);
 	o->fetch = s3_fetch;
-	o->src = src;
+	o->src = &o->s3;
 	o->refetch = s3_refetch;
-	ingest_fill(ch, cfg, o, src->obj.size, src->obj.etag, what);
+	metrics_backend = o->t.b->name;
+	ingest_fill(ch, cfg, o, o->s3.obj.size, o->s3.obj.etag, what);
+	metrics_backend = NULL;
 }
 
 /*
@@ -698,7 +836,7 @@ static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
 /* Report what finished; log the aggregate when the last one did. */
 static void ingest_reap(struct hc_channel *ch, struct ingest_eng *e)
 {
-	struct ingest_obj *list, *o;
+	struct ingest_obj *list, *headed, *o;
 	uint64_t n;
 
 	if (read(e->done_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
@@ -706,13 +844,24 @@ static void ingest_reap(struct hc_channel *ch, struct ingest_eng *e)
 	pthread_mutex_lock(&e->lock);
 	list = e->done;
 	e->done = NULL;
+	headed = e->headed;
+	e->headed = NULL;
 	pthread_mutex_unlock(&e->lock);
 	while (list) {
 		o = list;
 		list = o->next;
 		ingest_finished(ch, e, o);
 	}
-	if (!e->in_flight && !e->pending && e->busy_objects) {
+	while (headed) {
+		o = headed;
+		headed = o->next;
+		o->next = NULL;
+		pthread_mutex_lock(&e->lock);
+		e->heading--;
+		pthread_mutex_unlock(&e->lock);
+		ingest_s3_headed(ch, e->cfg, o);
+	}
+	if (!e->in_flight && !e->heading && !e->pending && e->busy_objects) {
 		double secs = hc_now() - e->busy_since;
 
 		hc_log(HC_LOG_INFO, "ingest: %llu objects, %llu bytes in %.3f s "
@@ -729,7 +878,8 @@ static void ingest_reap(struct hc_channel *ch, struct ingest_eng *e)
 /* Start pending requests while fewer than max_objects_in_flight run. */
 static void ingest_admit(struct hc_channel *ch, struct ingest_eng *e)
 {
-	while (e->pending && e->in_flight < e->cfg->max_objects_in_flight) {
+	while (e->pending &&
+	       e->in_flight + e->heading < e->cfg->max_objects_in_flight) {
 		struct ingest_obj *o = e->pending;
 
 		e->pending = o->next;
@@ -743,6 +893,32 @@ static void ingest_admit(struct hc_channel *ch, struct ingest_eng *e)
 /* The part workers: ingest_concurrency per backend, at most this many. */
 #define PART_WORKERS_MAX	256
 
+/* Stop and join the part workers (@tid, @nr) and the HEAD workers. */
+static void ingest_stop_threads(struct ingest_eng *e, pthread_t *tid,
+				unsigned int nr)
+{
+	pthread_mutex_lock(&e->lock);
+	e->stop = true;
+	pthread_cond_broadcast(&e->cv);
+	pthread_cond_broadcast(&e->head_cv);
+	pthread_mutex_unlock(&e->lock);
+	while (nr--)
+		pthread_join(tid[nr], NULL);
+	while (e->nr_head--)
+		pthread_join(e->hw[e->nr_head].tid, NULL);
+	e->nr_head = 0;
+}
+
+static void ingest_free_list(struct ingest_obj *o)
+{
+	while (o) {
+		struct ingest_obj *next = o->next;
+
+		ingest_obj_free(o);
+		o = next;
+	}
+}
+
 static int ingest_open(struct ingest_eng *e, const struct hc_config *cfg,
 		       pthread_t *tid, unsigned int *nr, char *err,
 		       size_t errlen)
@@ -754,7 +930,7 @@ static int ingest_open(struct ingest_eng *e, const struct hc_config *cfg,
 		.budget = cfg->buffer_budget,
 	};
 	unsigned int n = cfg->ingest_concurrency *
-			 (cfg->nr_backends ? cfg->nr_backends : 1);
+			 (cfg->nr_backends ? cfg->nr_backends : 1), nh;
 	pthread_condattr_t ca;
 	int ret;
 
@@ -775,36 +951,58 @@ static int ingest_open(struct ingest_eng *e, const struct hc_config *cfg,
 	if (e->done_fd < 0)
 		return hc_seterr(err, errlen, -errno, "eventfd: %s",
 				 strerror(errno));
+	if (pthread_cond_init(&e->head_cv, NULL))
+		return hc_seterr(err, errlen, -ENOMEM,
+				 "cannot make a condition variable");
+	nh = cfg->max_objects_in_flight < HEAD_WORKERS_MAX ?
+	     cfg->max_objects_in_flight : HEAD_WORKERS_MAX;
+	e->hw = calloc(nh, sizeof(*e->hw));
+	if (!e->hw)
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	e->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (e->done_fd < 0) {
+		ret = hc_seterr(err, errlen, -errno, "eventfd: %s",
+				strerror(errno));
+		goto out_hw;
+	}
 	for (*nr = 0; *nr < n; (*nr)++)
 		if (pthread_create(&tid[*nr], NULL, part_worker, e))
 			break;
-	if (!*nr) {
+	for (e->nr_head = 0; e->nr_head < nh; e->nr_head++) {
+		struct head_worker *w = &e->hw[e->nr_head];
+
+		w->e = e;
+		w->id = e->nr_head;
+		if (pthread_create(&w->tid, NULL, head_worker, w))
+			break;
+	}
+	if (!*nr || !e->nr_head) {
 		ret = hc_seterr(err, errlen, -EAGAIN,
-				"cannot start the part workers");
-		goto out_eventfd;
+				"cannot start the part and HEAD workers");
+		goto out_threads;
 	}
 	return 0;
-out_eventfd:
+out_threads:
+	ingest_stop_threads(e, tid, *nr);
 	close(e->done_fd);
+out_hw:
+	free(e->hw);
 	return ret;
 }
 
-/* Stop the workers (parts in flight are abandoned: the kernel re-sends). */
+/*
+ * Stop the workers (parts in flight are abandoned, and objects not yet
+ * allocated dropped: the kernel re-sends both to the next helper).
+ */
 static void ingest_close(struct ingest_eng *e, pthread_t *tid,
 			 unsigned int nr)
 {
-	struct ingest_obj *o;
-
-	pthread_mutex_lock(&e->lock);
-	e->stop = true;
-	pthread_cond_broadcast(&e->cv);
-	pthread_mutex_unlock(&e->lock);
-	while (nr--)
-		pthread_join(tid[nr], NULL);
-	while ((o = e->pending)) {
-		e->pending = o->next;
-		ingest_obj_free(o);
-	}
+	ingest_stop_threads(e, tid, nr);
+	ingest_free_list(e->pending);
+	ingest_free_list(e->heads);
+	ingest_free_list(e->headed);
+	e->pending = e->heads = e->headed = NULL;
+	free(e->hw);
 	close(e->done_fd);
 }
 
@@ -826,16 +1024,45 @@ struct egress_fails {
 	uint64_t used;		/* for replacing the oldest */
 };
 
+/*
+ * The egress thread is the dispatcher of the egress channel: it alone uses
+ * it.  It reads the kernel's requests (commit order) and queues them; up
+ * to max_objects_in_flight egress workers each take the oldest queued one
+ * and upload it with their own S3 clients, the parts of all of them
+ * sharing each backend's ingest_concurrency transfer slots (hc_egress
+ * slot_get/slot_put); a finished upload goes on @done and the dispatcher
+ * sends EGRESS_DONE or EGRESS_FAIL as each one ends, in whatever order.
+ */
+struct egress_job {
+	struct hc_ingest_req r;
+	struct hc_target t;		/* where r.uri lives */
+	int ret;			/* 0, or the upload's negative errno */
+	char err[1024];			/* why, if @ret */
+	struct hc_egress_result res;
+	double secs;
+	struct egress_job *next;	/* in @pending, @running or @done */
+};
+
+/* A transfer slot of backend @b (egress_slot_get's argument). */
+struct egress_slot_arg {
+	struct egress_ctx *x;
+	unsigned int b;
+};
+
 struct egress_ctx {
 	const struct hc_config *cfg;
 	struct hc_channel *ch;
-	int wake_fd;			/* eventfd: stop */
+	int wake_fd;			/* eventfd: stop, or @done not empty */
 	volatile int stop;
 	int error;			/* the channel broke */
-	struct s3_backend s3[HC_BACKENDS_MAX];
-	struct egress_fails fails[EGRESS_FAILS_MAX];
+	struct egress_fails fails[EGRESS_FAILS_MAX];	/* the dispatcher's */
 	uint64_t tick;
-	const struct hc_ingest_req *cur;	/* for the progress log */
+	pthread_mutex_t lock;		/* what follows */
+	pthread_cond_t cv;		/* a job, a slot, or stop */
+	struct egress_job *pending, *pending_tail, *done;
+	struct egress_job *running;	/* taken by a worker */
+	unsigned int in_flight;		/* on @running */
+	unsigned int slots_used[HC_BACKENDS_MAX];
 };
 
 static uint64_t uri_hash(const struct hc_ingest_req *r)
@@ -914,22 +1141,78 @@ static void egress_failed(struct egress_ctx *x, const struct hc_ingest_req *r,
 static void egress_progress(void *arg, uint64_t part_no, uint64_t done,
 			    uint64_t nr_parts)
 {
-	struct egress_ctx *x = arg;
+	struct egress_job *j = arg;
 
 	if (nr_parts > 1)
 		hc_log(HC_LOG_DEBUG, "%s: part %llu uploaded (%llu/%llu)",
-		       x->cur->uri, (unsigned long long)part_no,
+		       j->r.uri, (unsigned long long)part_no,
 		       (unsigned long long)done, (unsigned long long)nr_parts);
 }
 
-static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
+/*
+ * Wait for a transfer slot of the backend: at most ingest_concurrency
+ * uploads (PUTs or parts) of one backend run at once, whichever objects
+ * they belong to.  Sleeps; -ECANCELED when stopping.
+ */
+static int egress_slot_get(void *arg)
 {
-	static struct hc_target t;
+	struct egress_slot_arg *a = arg;
+	struct egress_ctx *x = a->x;
+	int ret = 0;
+
+	pthread_mutex_lock(&x->lock);
+	while (!x->stop && x->slots_used[a->b] >= x->cfg->ingest_concurrency)
+		pthread_cond_wait(&x->cv, &x->lock);
+	if (x->stop)
+		ret = -ECANCELED;
+	else
+		x->slots_used[a->b]++;
+	pthread_mutex_unlock(&x->lock);
+	return ret;
+}
+
+static void egress_slot_put(void *arg)
+{
+	struct egress_slot_arg *a = arg;
+	struct egress_ctx *x = a->x;
+
+	pthread_mutex_lock(&x->lock);
+	x->slots_used[a->b]--;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->lock);
+}
+
+/*
+ * Part threads of one multipart upload: ingest_concurrency, fewer if that
+ * many part buffers of @part_size for each of max_objects_in_flight
+ * uploads would pass buffer_budget (each thread holds one buffer); at
+ * least one.
+ */
+static unsigned int egress_workers(const struct hc_config *cfg,
+				   uint64_t part_size)
+{
+	uint64_t per_obj = cfg->buffer_budget /
+			   ((uint64_t)cfg->max_objects_in_flight * part_size);
+
+	if (per_obj < 1)
+		return 1;
+	return per_obj < cfg->ingest_concurrency ? (unsigned int)per_obj :
+						   cfg->ingest_concurrency;
+}
+
+/*
+ * Upload job @j with the worker's clients @s3 (a worker's own: never
+ * shared between threads); the outcome in @j.  Logs what it does; the
+ * dispatcher reports it (egress_report()).
+ */
+static void egress_upload(struct egress_ctx *x, struct s3_backend *s3,
+			  struct egress_job *j)
+{
 	const struct hc_config *cfg = x->cfg;
-	char err[1024], path[HC_PATH_MAX + URI_KEY_MAX + 2];
-	struct hc_egress_result res;
+	struct hc_ingest_req *r = &j->r;
+	char path[HC_PATH_MAX + URI_KEY_MAX + 2];
+	struct egress_slot_arg slot = { .x = x };
 	struct hc_egress_plan plan;
-	struct egress_fails *f;
 	struct hc_egress e = {
 		.size = r->size,
 		.ext = r->ext,
@@ -940,65 +1223,80 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 		.crc = r->has_crc ? &r->crc32c : NULL,
 		.stop = &x->stop,
 		.progress = egress_progress,
-		.progress_arg = x,
+		.progress_arg = j,
+		.slot_get = egress_slot_get,
+		.slot_put = egress_slot_put,
+		.slot_arg = &slot,
 	};
 	double t0 = hc_now();
-	int ret;
+	struct s3_backend *s;
 
-	x->cur = r;
 	hc_log(HC_LOG_DEBUG, "egress %s: generation %llu, %llu bytes in %u "
 	       "extents%s", r->uri, (unsigned long long)r->id,
 	       (unsigned long long)r->size, r->nr_ext,
 	       r->has_crc ? ", with CRC-32C" : "");
-	ret = resolve(cfg, r, &t);
-	if (ret) {
-		egress_failed(x, r, ret, "cannot resolve the URI");
+	j->ret = -resolve(cfg, r, &j->t);
+	if (j->ret) {
+		snprintf(j->err, sizeof(j->err), "cannot resolve the URI");
 		return;
 	}
-	if (t.b->type == HC_BACKEND_POSIX) {
-		ret = hc_posix_path(t.b, t.u.key, t.u.key_len, path,
-				    sizeof(path), err, sizeof(err));
-		if (!ret)
-			ret = hc_egress_posix(&e, path, &res, err, sizeof(err));
-	} else {
-		struct s3_backend *s = s3_clients(x->s3, cfg, t.b, err,
-						  sizeof(err));
-
-		if (!s) {
-			egress_failed(x, r, EACCES, err);
-			return;
-		}
-		if (!hc_egress_plan(r->size, cfg->part_size, &plan) &&
-		    plan.multipart)
-			hc_log(HC_LOG_INFO, "%s: multipart upload to %s/%s: %llu "
-			       "parts of %llu bytes, %u at a time", r->uri,
-			       t.bucket, t.key,
-			       (unsigned long long)plan.nr_parts,
-			       (unsigned long long)plan.part_size,
-			       cfg->ingest_concurrency);
-		ret = hc_egress_s3(&e, s->c, t.bucket, t.key, &res, err,
-				   sizeof(err));
-		if (res.aborted_leftovers)
-			hc_log(HC_LOG_WARN, "%s: aborted %u unfinished multipart "
-			       "upload%s of %s/%s left by an earlier run",
-			       r->uri, res.aborted_leftovers,
-			       res.aborted_leftovers == 1 ? "" : "s",
-			       t.bucket, t.key);
+	slot.b = (unsigned int)(j->t.b - cfg->backends);
+	if (j->t.b->type == HC_BACKEND_POSIX) {
+		j->ret = hc_posix_path(j->t.b, j->t.u.key, j->t.u.key_len,
+				       path, sizeof(path), j->err,
+				       sizeof(j->err));
+		if (!j->ret)
+			j->ret = hc_egress_posix(&e, path, &j->res, j->err,
+						 sizeof(j->err));
+		j->secs = hc_now() - t0;
+		return;
 	}
-	if (ret == -ECANCELED && x->stop) {
+	s = s3_clients(s3, cfg, j->t.b, j->err, sizeof(j->err));
+	if (!s) {
+		j->ret = -EACCES;
+		return;
+	}
+	if (!hc_egress_plan(r->size, cfg->part_size, &plan) && plan.multipart) {
+		e.workers = egress_workers(cfg, plan.part_size);
+		hc_log(HC_LOG_INFO, "%s: multipart upload to %s/%s: %llu "
+		       "parts of %llu bytes, %u at a time", r->uri,
+		       j->t.bucket, j->t.key,
+		       (unsigned long long)plan.nr_parts,
+		       (unsigned long long)plan.part_size, e.workers);
+	}
+	j->ret = hc_egress_s3(&e, s->c, j->t.bucket, j->t.key, &j->res,
+			      j->err, sizeof(j->err));
+	if (j->res.aborted_leftovers)
+		hc_log(HC_LOG_WARN, "%s: aborted %u unfinished multipart "
+		       "upload%s of %s/%s left by an earlier run",
+		       r->uri, j->res.aborted_leftovers,
+		       j->res.aborted_leftovers == 1 ? "" : "s",
+		       j->t.bucket, j->t.key);
+	j->secs = hc_now() - t0;
+}
+
+/* The dispatcher: EGRESS_DONE or EGRESS_FAIL for finished job @j. */
+static void egress_report(struct egress_ctx *x, struct egress_job *j)
+{
+	const struct hc_ingest_req *r = &j->r;
+	struct egress_fails *f;
+	int ret;
+
+	if (j->ret == -ECANCELED && x->stop) {
 		hc_log(HC_LOG_INFO, "%s: upload stopped; the kernel re-sends "
 		       "it to the next egress helper", r->uri);
 		return;
 	}
-	if (ret) {
-		hc_metrics_note_egress(t.b->name, false, 0, 0);
-		egress_failed(x, r, -ret, err);
+	if (j->ret) {
+		if (j->t.b)
+			hc_metrics_note_egress(j->t.b->name, false, 0, 0);
+		egress_failed(x, r, -j->ret, j->err);
 		return;
 	}
 	f = fails_find(x, r, false);
 	if (f)
 		f->hash = 0;
-	ret = hc_channel_egress_done(x->ch, r, res.etag);
+	ret = hc_channel_egress_done(x->ch, r, j->res.etag);
 	if (ret == -ESTALE || ret == -ENOENT)
 		hc_log(HC_LOG_INFO, "%s: uploaded generation %llu, but the "
 		       "object was %s meanwhile", r->uri,
@@ -1007,28 +1305,172 @@ static void egress_one(struct egress_ctx *x, const struct hc_ingest_req *r)
 	else if (ret)
 		hc_log(HC_LOG_WARN, "%s: EGRESS_DONE: %s", r->uri,
 		       strerror(-ret));
-	hc_metrics_note_egress(t.b->name, !ret, r->size, hc_now() - t0);
+	hc_metrics_note_egress(j->t.b->name, !ret, r->size, j->secs);
 	hc_log(HC_LOG_INFO, "%s: uploaded %llu bytes in %.3f s (%.1f MB/s, "
 	       "%llu part%s, ETag %s)", r->uri, (unsigned long long)r->size,
-	       res.seconds, res.seconds > 0 ? r->size / res.seconds / 1e6 : 0.0,
-	       (unsigned long long)res.parts, res.parts == 1 ? "" : "s",
-	       res.etag);
+	       j->res.seconds,
+	       j->res.seconds > 0 ? r->size / j->res.seconds / 1e6 : 0.0,
+	       (unsigned long long)j->res.parts, j->res.parts == 1 ? "" : "s",
+	       j->res.etag);
+}
+
+static bool same_uri(const struct hc_ingest_req *a,
+		     const struct hc_ingest_req *b)
+{
+	return a->uri_len == b->uri_len && !memcmp(a->uri, b->uri, a->uri_len);
+}
+
+static void egress_unlink(struct egress_job **list, struct egress_job *j)
+{
+	while (*list && *list != j)
+		list = &(*list)->next;
+	if (*list)
+		*list = j->next;
+	j->next = NULL;
+}
+
+/*
+ * The oldest queued job whose URI is not being uploaded (two generations
+ * of one key never upload at once: the older could land last, and each
+ * would abort the other's multipart upload as a leftover), moved to
+ * @running; NULL if none.  With @lock held.
+ */
+static struct egress_job *egress_take(struct egress_ctx *x)
+{
+	struct egress_job *j, *r, *prev = NULL;
+
+	for (j = x->pending; j; prev = j, j = j->next) {
+		for (r = x->running; r; r = r->next)
+			if (same_uri(&r->r, &j->r))
+				break;
+		if (!r)
+			break;
+	}
+	if (!j)
+		return NULL;
+	if (prev)
+		prev->next = j->next;
+	else
+		x->pending = j->next;
+	if (x->pending_tail == j)
+		x->pending_tail = prev;
+	j->next = x->running;
+	x->running = j;
+	return j;
+}
+
+/*
+ * An egress worker: takes the oldest job it may (egress_take()), uploads
+ * it, queues it on @done and wakes the dispatcher; until stop.  Its S3
+ * clients are its own.
+ */
+static void *egress_worker(void *arg)
+{
+	struct egress_ctx *x = arg;
+	struct s3_backend *s3 = calloc(HC_BACKENDS_MAX, sizeof(*s3));
+	uint64_t one = 1;
+
+	if (!s3) {
+		hc_log(HC_LOG_ERROR, "egress worker: out of memory");
+		return NULL;
+	}
+	pthread_mutex_lock(&x->lock);
+	for (;;) {
+		struct egress_job *j = NULL;
+
+		while (!x->stop && !(j = egress_take(x)))
+			pthread_cond_wait(&x->cv, &x->lock);
+		if (x->stop)
+			break;
+		x->in_flight++;
+		hc_log(HC_LOG_DEBUG, "%s: upload started, %u object%s in flight",
+		       j->r.uri, x->in_flight, x->in_flight == 1 ? "" : "s");
+		pthread_mutex_unlock(&x->lock);
+		egress_upload(x, s3, j);
+		pthread_mutex_lock(&x->lock);
+		x->in_flight--;
+		egress_unlink(&x->running, j);
+		pthread_cond_broadcast(&x->cv);
+		j->next = x->done;
+		x->done = j;
+		if (write(x->wake_fd, &one, sizeof(one)) != sizeof(one))
+			hc_log(HC_LOG_WARN, "cannot wake the egress thread");
+	}
+	pthread_mutex_unlock(&x->lock);
+	free(s3);	/* the clients stay: the process ends */
+	return NULL;
+}
+
+/* Report every finished upload (the dispatcher). */
+static void egress_reap(struct egress_ctx *x)
+{
+	struct egress_job *list, *j;
+	uint64_t n;
+
+	if (read(x->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		hc_log(HC_LOG_WARN, "egress wake: %s", strerror(errno));
+	pthread_mutex_lock(&x->lock);
+	list = x->done;
+	x->done = NULL;
+	pthread_mutex_unlock(&x->lock);
+	/* oldest first: the list is newest first */
+	for (j = NULL; list; ) {
+		struct egress_job *next = list->next;
+
+		list->next = j;
+		j = list;
+		list = next;
+	}
+	while (j) {
+		struct egress_job *next = j->next;
+
+		egress_report(x, j);
+		free(j);
+		j = next;
+	}
+}
+
+static void egress_free_list(struct egress_job *j)
+{
+	while (j) {
+		struct egress_job *next = j->next;
+
+		free(j);
+		j = next;
+	}
 }
 
 static void *egress_thread(void *arg)
 {
 	struct egress_ctx *x = arg;
-	struct hc_ingest_req *r = malloc(sizeof(*r));
+	unsigned int n = x->cfg->max_objects_in_flight, nr = 0;
+	pthread_t *tid = calloc(n, sizeof(*tid));
+	struct egress_job *j = NULL;
 	int ret;
 
-	if (!r) {
-		hc_log(HC_LOG_ERROR, "egress: out of memory");
+	for (; tid && nr < n; nr++)
+		if (pthread_create(&tid[nr], NULL, egress_worker, x))
+			break;
+	if (!nr) {
+		hc_log(HC_LOG_ERROR, "egress: cannot start the workers");
 		x->error = 1;
 		kill(getpid(), SIGTERM);
+		free(tid);
 		return NULL;
 	}
 	while (!x->stop) {
-		ret = hc_channel_next(x->ch, r, NULL, x->wake_fd);
+		egress_reap(x);
+		if (x->stop)	/* set before the wake that reap consumed */
+			break;
+		if (!j)
+			j = calloc(1, sizeof(*j));
+		if (!j) {
+			hc_log(HC_LOG_ERROR, "egress: out of memory");
+			x->error = 1;
+			kill(getpid(), SIGTERM);
+			break;
+		}
+		ret = hc_channel_next(x->ch, &j->r, NULL, x->wake_fd);
 		if (ret == -EINTR)
 			continue;
 		if (ret) {
@@ -1038,9 +1480,28 @@ static void *egress_thread(void *arg)
 			kill(getpid(), SIGTERM);
 			break;
 		}
-		egress_one(x, r);
+		pthread_mutex_lock(&x->lock);
+		if (x->pending_tail)
+			x->pending_tail->next = j;
+		else
+			x->pending = j;
+		x->pending_tail = j;
+		pthread_cond_signal(&x->cv);
+		pthread_mutex_unlock(&x->lock);
+		j = NULL;
 	}
-	free(r);
+	free(j);
+	/* uploads in flight end with -ECANCELED: the kernel re-sends them */
+	pthread_mutex_lock(&x->lock);
+	x->stop = 1;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->lock);
+	while (nr--)
+		pthread_join(tid[nr], NULL);
+	free(tid);
+	egress_reap(x);
+	egress_free_list(x->pending);
+	x->pending = NULL;
 	return NULL;
 }
 
@@ -1062,6 +1523,44 @@ static void warn_exposed_secrets(const char *path, const struct hc_config *cfg)
 	hc_log(HC_LOG_WARN,
 	       "%s holds %u secret key%s and is readable by every user (mode %04o): chmod o-r it, or move the keys to a credentials file",
 	       path, n, n == 1 ? "" : "s", st.st_mode & 07777);
+}
+
+/*
+ * SIGHUP (systemctl reload): read @path again.  Only log_level changes
+ * live; each other setting that changed is named in the log and keeps its
+ * running value until a restart (Documentation/hypercached.rst,
+ * "Reloading"); a file that does not load is refused whole, the running
+ * configuration kept, and the reason logged.  Called on the main thread
+ * between requests: SIGHUP is blocked everywhere else.
+ */
+static void reload_config(const char *path, struct hc_config *cfg)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+	static struct hc_config next;
+	char err[1024], keys[512];
+	unsigned int n;
+
+	sd_notify(0, "RELOADING=1");
+	if (hc_config_load(path, &next, err, sizeof(err))) {
+		hc_log(HC_LOG_ERROR,
+		       "reload refused, still running with the previous configuration: %s",
+		       err);
+		goto out;
+	}
+	warn_exposed_secrets(path, &next);
+	n = hc_config_restart_keys(cfg, &next, keys, sizeof(keys));
+	cfg->log_level = next.log_level;
+	__atomic_store_n(&log_level, next.log_level, __ATOMIC_RELAXED);
+	if (n)
+		hc_log(HC_LOG_WARN,
+		       "reloaded %s: log_level %s applied; changed but needing a restart (systemctl restart hypercached), still running with the previous value%s: %s",
+		       path, names[next.log_level], n == 1 ? "" : "s", keys);
+	else
+		hc_log(HC_LOG_INFO, "reloaded %s: log_level %s", path,
+		       names[next.log_level]);
+out:
+	explicit_bzero(&next, sizeof(next));
+	sd_notify(0, "READY=1");
 }
 
 int main(int argc, char **argv)
@@ -1133,10 +1632,11 @@ int main(int argc, char **argv)
 		test_fetch_delay_ms = (unsigned int)
 			strtoul(getenv("HC_TEST_FETCH_DELAY_MS"), NULL, 10);
 
-	/* SIGTERM/SIGINT only interrupt the wait for the next request. */
+	/* SIGTERM/SIGINT (stop) and SIGHUP (reload) only interrupt the wait for the next request. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &orig);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -1146,6 +1646,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	sigdelset(&orig, SIGTERM);
 	sigdelset(&orig, SIGINT);
+	sa.sa_handler = on_reload;
+	sigaction(SIGHUP, &sa, NULL);
+	sigdelset(&orig, SIGHUP);
 
 	ret = ingest_open(&ing, &cfg, part_tid, &nr_part, err, sizeof(err));
 	if (ret) {
@@ -1169,6 +1672,8 @@ int main(int argc, char **argv)
 
 	/* The egress thread: its own socket, its own S3 clients. */
 	eg.cfg = &cfg;
+	pthread_mutex_init(&eg.lock, NULL);
+	pthread_cond_init(&eg.cv, NULL);
 	eg.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	ret = eg.wake_fd < 0 ? -errno : hc_channel_egress_open(&eg.ch, err, sizeof(err));
 	if (ret == -EBUSY || ret == -EPERM || ret == -EACCES) {
@@ -1188,8 +1693,8 @@ int main(int argc, char **argv)
 	} else {
 		egress_on = true;
 		hc_log(HC_LOG_INFO, "registered as the egress helper "
-		       "(%u parts in flight per upload)",
-		       cfg.ingest_concurrency);
+		       "(%u objects, %u parts per backend in flight)",
+		       cfg.max_objects_in_flight, cfg.ingest_concurrency);
 	}
 	/* NOTIFY_SOCKET unset (not under systemd): does nothing */
 	sd_notifyf(0, "READY=1\nSTATUS=serving ingest%s\nMAINPID=%ld",
@@ -1198,6 +1703,11 @@ int main(int argc, char **argv)
 
 	while (!stop_signal) {
 		struct ingest_obj *o;
+
+		if (reload_signal) {
+			reload_signal = 0;
+			reload_config(cfg_path, &cfg);
+		}
 
 		ingest_reap(ch, &ing);
 		ingest_admit(ch, &ing);

@@ -132,6 +132,26 @@ static bool stopped(const struct hc_egress *e)
 	return e->stop && *e->stop;
 }
 
+/* The caller's transfer slot (hc_egress.slot_get), if it gave one. */
+static int slot_get(const struct hc_egress *e, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!e->slot_get)
+		return 0;
+	ret = e->slot_get(e->slot_arg);
+	if (ret)
+		return hc_seterr(err, errlen, ret, "no transfer slot: %s",
+				 strerror(-ret));
+	return 0;
+}
+
+static void slot_put(const struct hc_egress *e)
+{
+	if (e->slot_put)
+		e->slot_put(e->slot_arg);
+}
+
 /* --- S3 --------------------------------------------------------------- */
 
 static int s3_single(const struct hc_egress *e, struct hcs3 *c,
@@ -159,8 +179,12 @@ static int s3_single(const struct hc_egress *e, struct hcs3 *c,
 	if (!ret && stopped(e))
 		ret = hc_seterr(err, errlen, -ECANCELED, "stopped");
 	if (!ret)
+		ret = slot_get(e, err, errlen);
+	if (!ret) {
 		ret = hcs3_put(c, bucket, key, buf, e->size, res->etag, err,
 			       errlen);
+		slot_put(e);
+	}
 	if (!ret) {
 		res->parts = 1;
 		if (e->progress)
@@ -284,9 +308,14 @@ static void *mpu_worker(void *arg)
 				break;
 			}
 		}
-		ret = hcs3_mpu_part(r->clients[w->id], r->bucket, r->key,
-				    r->upload_id, (unsigned int)n + 1, buf,
-				    len, r->etags[n], msg, sizeof(msg));
+		ret = slot_get(e, msg, sizeof(msg));
+		if (!ret) {
+			ret = hcs3_mpu_part(r->clients[w->id], r->bucket,
+					    r->key, r->upload_id,
+					    (unsigned int)n + 1, buf, len,
+					    r->etags[n], msg, sizeof(msg));
+			slot_put(e);
+		}
 		if (ret) {
 			char m2[800];
 

@@ -78,6 +78,15 @@ struct hc_egress {
 	const volatile int *stop;	/* non-zero: stop (-ECANCELED); may be NULL */
 	hc_egress_progress_fn progress;	/* may be NULL */
 	void *progress_arg;
+	/*
+	 * A transfer slot held around each upload request (the PUT, each
+	 * part), so that the uploads of several objects share a backend's
+	 * slots; both NULL or both set.  @slot_get may block; it returns 0,
+	 * or a negative errno (-ECANCELED: stopping) that fails the upload.
+	 */
+	int (*slot_get)(void *arg);
+	void (*slot_put)(void *arg);
+	void *slot_arg;
 };
 
 struct hc_egress_result {

@@ -22,6 +22,16 @@
  *   flags and bad are read with READ_ONCE() (a snapshot).  A reader that
  *   finds anything else (a miss, a pending or bad object, an unsettled
  *   read error, a replay) retries with the pool lock.
+ * - Holds (hc_obj.holds, atomic64_t): the first hold on an object and the
+ *   release of its last one happen only under the pool lock
+ *   (hc_cache_hold(), which also tells the policy and counts the object in
+ *   stats.held); a further hold may be taken without it, under RCU, by
+ *   hc_cache_hold_more(), which succeeds only while the count is not zero.
+ *   So under the pool lock "holds is zero" cannot change, and everything
+ *   that tests it there (eviction, the policy's HELD flag, stats.held and
+ *   so hc_cache_busy(), which refuses a pool stop) stays true.  The caller
+ *   of hc_cache_hold_more() owns a hold already (ctl.c: its file's entry),
+ *   so the object is not evicted, replaced or freed meanwhile.
  * - Their hits are counted in the per-CPU hc_cache.hits and recorded in
  *   the lossy per-CPU read buffer (hc_cache.readbuf), applied to the
  *   policy under the pool lock (hc_cache_readbuf_drain()): before every
@@ -43,6 +53,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/xxhash.h>
 #include "cache.h"
 #include "journal.h"
@@ -155,7 +166,7 @@ static void hc_cache_sync_policy(struct hc_cache *c, struct hc_obj *obj)
 
 	if (obj->flags & HC_OBJ_F_PINNED)
 		want |= HC_POLICY_F_PINNED;
-	if (obj->holds || obj->state == HC_OBJ_STAGED ||
+	if (atomic64_read(&obj->holds) || obj->state == HC_OBJ_STAGED ||
 	    obj->state == HC_OBJ_INGESTING)
 		want |= HC_POLICY_F_HELD;
 	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
@@ -179,6 +190,7 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 		list_add_tail(&obj->queue_node, &c->egress);
 		obj->egress_defer = false;
 		obj->egress_backoff = 0;
+		obj->dirty_since = ktime_get_boottime_ns();
 		c->dirty_bytes += obj->size;
 	} else if (was_dirty && !hc_state_dirty(state)) {
 		list_del_init(&obj->queue_node);
@@ -190,6 +202,26 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 	c->stats.by_state[state]++;
 	hc_cache_sync_policy(c, obj);
 	hc_cache_event();
+}
+
+/**
+ * hc_cache_dirty_oldest_ns - how long the oldest DIRTY or SYNCING object
+ * has waited for its upload, in nanoseconds (0 when none is)
+ * @c: the cache, with the pool lock held
+ *
+ * The egress queue is in the order objects became DIRTY (an object enters
+ * it at the tail, once, and keeps its place through SYNCING and failed
+ * uploads), so its head is the oldest.  Does not sleep.
+ */
+u64 hc_cache_dirty_oldest_ns(const struct hc_cache *c)
+{
+	u64 now = ktime_get_boottime_ns();
+	const struct hc_obj *obj;
+
+	if (list_empty(&c->egress))
+		return 0;
+	obj = list_first_entry(&c->egress, struct hc_obj, queue_node);
+	return now > obj->dirty_since ? now - obj->dirty_since : 1;
 }
 
 /*
@@ -515,7 +547,7 @@ static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
 		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
 	if (obj->flags & HC_OBJ_F_PINNED)
 		c->stats.pinned--;
-	if (obj->holds)
+	if (atomic64_read(&obj->holds))
 		c->stats.held--;
 	c->jbytes -= obj->jbytes;
 	if (hc_state_dirty(obj->state)) {
@@ -601,6 +633,10 @@ struct hc_readbuf {
  * @v: filled on a hit
  * @ext: filled with the first @max_ext extents on a hit
  * @max_ext: room in @ext
+ * @hold: NULL, or called for a hit before anything is counted or filled,
+ *	to take a hold on the object without the pool lock (it may only use
+ *	hc_cache_hold_more()); false refuses the hit (-EAGAIN)
+ * @arg: @hold's argument
  *
  * Under rcu_read_lock(), never sleeps, allocates nothing.  The index is
  * changed under the pool lock with RCU list operations and objects are
@@ -616,7 +652,9 @@ struct hc_readbuf {
  */
 int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 			 bool peek, struct hc_cache_view *v,
-			 struct hc_ext *ext, u32 max_ext)
+			 struct hc_ext *ext, u32 max_ext,
+			 bool (*hold)(struct hc_obj *obj, void *arg),
+			 void *arg)
 {
 	u64 hash = hc_cache_hash(uri, len);
 	struct hc_readbuf *rb;
@@ -636,6 +674,8 @@ int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 	state = smp_load_acquire(&obj->state);	/* pairs with set_state() */
 	if ((state != HC_OBJ_READY && state != HC_OBJ_DIRTY &&
 	     state != HC_OBJ_SYNCING) || READ_ONCE(obj->bad))
+		return -EAGAIN;
+	if (hold && !hold(obj, arg))
 		return -EAGAIN;
 	v->state = state;
 	v->flags = READ_ONCE(obj->flags);
@@ -741,9 +781,11 @@ static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
  * Admit @obj (weight set, flags set, not resident) into the policy and
  * evict the objects it names to make room; @victims has room for
  * @obj->pe.weight entries.  An unevictable @obj cannot be refused, only
- * fail for want of room.  May sleep.  Return: 0 (resident);
- * HC_INGEST_NOT_ADMITTED (an evictable object lost its duel); -ENOSPC (no
- * room); -EIO (a victim's journal DELETE failed); not resident on error.
+ * fail for want of room; neither can an explicit admission
+ * (@obj->explicit_admit: an operator's preload, no frequency duel).  May
+ * sleep.  Return: 0 (resident); HC_INGEST_NOT_ADMITTED (an evictable object
+ * lost its duel); -ENOSPC (no room: counted in refused_room); -EIO (a
+ * victim's journal DELETE failed); not resident on error.
  */
 static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 			  struct hc_policy_entry **victims)
@@ -752,8 +794,12 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 	int ret, err = 0;
 
 	hc_cache_readbuf_drain(c);	/* the victims are chosen on fresh hits */
-	ret = hc_policy_admit(&c->policy, &obj->pe, victims, obj->pe.weight,
-			      &nr);
+	if (obj->explicit_admit)
+		ret = hc_policy_admit_explicit(&c->policy, &obj->pe, victims,
+					       obj->pe.weight, &nr);
+	else
+		ret = hc_policy_admit(&c->policy, &obj->pe, victims,
+				      obj->pe.weight, &nr);
 	for (i = 0; i < nr; i++) {
 		struct hc_obj *v = container_of(victims[i], struct hc_obj, pe);
 
@@ -768,6 +814,8 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 		hc_policy_remove(&c->policy, &obj->pe);
 		return err;
 	}
+	if (ret == -ENOSPC)
+		c->stats.refused_room++;
 	if (ret < 0)
 		return ret;
 	if (ret == HC_POLICY_REJECTED) {
@@ -806,6 +854,8 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 		err = hc_alloc_get(&c->alloc, chunks, hc_cache_start_member(c, obj),
 				   ext, HC_MAX_EXTENTS, &nr_ext);
 		if (err) {
+			if (err == -E2BIG)
+				c->stats.refused_fragmented++;
 			hc_policy_remove(&c->policy, &obj->pe);
 			goto out;
 		}
@@ -878,8 +928,10 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 			return err;
 	}
 	err = hc_cache_journal_room(c, len, chunks, 0);
-	if (err)
+	if (err) {
+		c->stats.refused_journal++;
 		return err;
+	}
 
 	obj = hc_cache_obj_alloc(uri, len);
 	if (!obj)
@@ -1291,13 +1343,19 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 		return err;
 	chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
 	err = hc_cache_journal_room(c, obj->uri_len, chunks, 0);
-	if (err)
+	if (err) {
+		c->stats.refused_journal++;
 		return err;
+	}
 	obj->fence = hc_cache_fence_alloc(false);
 	if (!obj->fence)
 		return -ENOMEM;
 	if (chunks) {
 		hc_policy_entry_init(&obj->pe, obj->hash, chunks);
+		/* pinned while INGESTING (HC_LOCATE_F_PIN): admitted pinned */
+		if (obj->flags & HC_OBJ_F_PINNED)
+			hc_policy_set_flags(&c->policy, &obj->pe,
+					    HC_POLICY_F_PINNED, 0);
 		err = hc_cache_place(c, obj, chunks);
 		if (err)
 			hc_cache_fence_free(obj);
@@ -1407,17 +1465,36 @@ void hc_cache_hit(struct hc_cache *c, struct hc_obj *obj)
 	}
 }
 
-/* Add @delta (+1 or -count) to the holds on @obj. */
+/*
+ * Add @delta (+1 or -count) to the holds on @obj, under the pool lock: the
+ * only way from no hold to one and from the last hold to none.
+ */
 void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta)
 {
-	bool was = obj->holds;
+	s64 now = atomic64_add_return(delta, &obj->holds);
+	s64 was = now - delta;
 
-	obj->holds += delta;
-	if (!was && obj->holds)
+	WARN_ON_ONCE(now < 0);
+	if (!was && now)
 		c->stats.held++;
-	else if (was && !obj->holds)
+	else if (was && !now)
 		c->stats.held--;
 	hc_cache_sync_policy(c, obj);
+}
+
+/**
+ * hc_cache_hold_more - one more hold on an object that is held already
+ * @obj: an object the caller holds (one of its holds is the caller's)
+ *
+ * Without the pool lock (under RCU, any lock or none; never sleeps): the
+ * count only grows from a value that is not zero, so nothing that the
+ * pool lock's holder decided from it changes (see the locking rules).
+ * Return: true, or false if @obj has no hold (nothing changed: take the
+ * hold with the pool lock).
+ */
+bool hc_cache_hold_more(struct hc_obj *obj)
+{
+	return atomic64_inc_not_zero(&obj->holds);
 }
 
 /*
@@ -1459,7 +1536,7 @@ int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
  */
 int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj)
 {
-	if (obj->holds || (obj->flags & HC_OBJ_F_PINNED) ||
+	if (atomic64_read(&obj->holds) || (obj->flags & HC_OBJ_F_PINNED) ||
 	    obj->state != HC_OBJ_READY)
 		return -EBUSY;
 	c->stats.evictions++;

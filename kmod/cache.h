@@ -4,8 +4,9 @@
  * (W-TinyLFU), the chunk allocator and the write fence.
  *
  * Locking (the rules: the top of cache.c): every function here except
- * hc_cache_fence_get(), hc_cache_fence_put(), hc_cache_read_error() and
- * hc_cache_locate_fast() is called with the pool lock held (pool.c),
+ * hc_cache_fence_get(), hc_cache_fence_put(), hc_cache_read_error(),
+ * hc_cache_locate_fast() and hc_cache_hold_more() is called with the pool
+ * lock held (pool.c),
  * which serialises every change to the cache; none of them sleeps except
  * where it says so.  The fence and the read-error bits are used by the
  * data path, and the index is read by LOCATE hits, under RCU without the
@@ -87,6 +88,10 @@ struct hc_fence {
  * @ingest_since: INGESTING: jiffies since when it waits for a helper (its
  *	creation, or the last helper's departure); it expires after the
  *	module parameter ingest_timeout_ms without one
+ * @dirty_since: DIRTY and SYNCING: ktime_get_boottime_ns() when it became
+ *	DIRTY (its COMMIT, or its replay at assembly: journal format v1
+ *	records no time); set by hc_cache_set_state(), read for
+ *	HC_A_STATS_DIRTY_OLDEST_NS (hc_cache_dirty_oldest_ns())
  * @hash: 64-bit hash of the URI (also the policy's key)
  * @size: bytes
  * @generation: changes whenever the URI's content changes
@@ -94,7 +99,8 @@ struct hc_fence {
  * @flags: HC_OBJ_F_*
  * @data_crc: CRC-32C of the data when HC_OBJ_F_DATA_CRC is set
  * @holds: holds by all open files (each file at most HC_HOLD_MAX, so the
- *	sum cannot wrap)
+ *	sum cannot wrap); atomic: it goes from 0 to 1 and back only under
+ *	the pool lock, and above 1 also without it (hc_cache_hold_more())
  * @fence: the write fence over @ext while STAGED or INGESTING (allocated),
  *	else NULL
  * @jbytes: bytes of journal capacity charged for it (its OBJECT record):
@@ -121,6 +127,7 @@ struct hc_obj {
 	bool bad;
 	u8 egress_backoff;
 	bool growable;
+	bool explicit_admit;	/* its ingest is an operator's preload */
 	union {
 		struct hc_ctl *stager;
 		unsigned long egress_at;
@@ -129,10 +136,11 @@ struct hc_obj {
 	u64 hash;
 	u64 size;
 	u64 generation;
+	u64 dirty_since;
 	u32 state;
 	u32 flags;
 	u32 data_crc;
-	u64 holds;
+	atomic64_t holds;
 	u32 jbytes;
 	struct hc_fence *fence;
 	u64 chunks;
@@ -158,6 +166,11 @@ struct hc_cache_stats {
 	u64 held;
 	u64 egress_done;
 	u64 egress_failed;
+	/* admissions refused, by reason (rejections: lost the duel) */
+	u64 refused_room;
+	u64 refused_journal;
+	u64 refused_too_big;
+	u64 refused_fragmented;
 };
 
 /**
@@ -292,7 +305,10 @@ struct hc_cache_view {
 /* Under rcu_read_lock(), without the pool lock (see cache.c). */
 int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 			 bool peek, struct hc_cache_view *v,
-			 struct hc_ext *ext, u32 max_ext);
+			 struct hc_ext *ext, u32 max_ext,
+			 bool (*hold)(struct hc_obj *obj, void *arg),
+			 void *arg);
+bool hc_cache_hold_more(struct hc_obj *obj);
 void hc_cache_readbuf_drain(struct hc_cache *c);
 u64 hc_cache_hits(const struct hc_cache *c);
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
@@ -326,6 +342,7 @@ int hc_cache_outcome(const struct hc_cache *c, const u8 *uri, u32 len,
 int hc_cache_restore_finish(struct hc_cache *c);
 bool hc_cache_dirty_over(const struct hc_cache *c, u64 size);
 u64 hc_cache_dirty_limit(void);
+u64 hc_cache_dirty_oldest_ns(const struct hc_cache *c);
 void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj);
 int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj);
 void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,

@@ -285,4 +285,11 @@ static inline bool hc_bio_add_folio(struct bio *bio, struct folio *folio,
 #endif
 }
 
+/* The id mapping the inode operations take (6.3: struct mnt_idmap). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+typedef struct mnt_idmap hc_idmap_t;
+#else
+typedef struct user_namespace hc_idmap_t;
+#endif
+
 #endif /* HC_COMPAT_H */

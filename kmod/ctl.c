@@ -3,11 +3,17 @@
  * /dev/hypercache-ctl: the object ioctls (uapi/hypercache.h).
  *
  * What an open file holds (holds, stages) belongs to it: closing the file
- * releases the holds and aborts the stages.  Every ioctl takes the pool
- * lock for its whole duration; copies to and from user memory happen under
- * it, which is safe because nothing a page fault can trigger takes it (the
- * data path of /dev/hypercacheN never does).  LOCATE with WAIT, and STAGE
- * over the dirty limit, sleep without it.
+ * releases the holds and aborts the stages.  Every ioctl but a LOCATE hit
+ * takes the pool lock for its whole duration; copies to and from user
+ * memory happen under it, which is safe because nothing a page fault can
+ * trigger takes it (the data path of /dev/hypercacheN never does).  LOCATE
+ * with WAIT, and STAGE over the dirty limit, sleep without it.
+ *
+ * A LOCATE hit without a layout is answered under RCU without the pool
+ * lock (hc_ctl_locate_fast()); with HOLD too when the file holds the
+ * object already: the hold is one more on the file's entry (its count
+ * under hc_ctl.lock, the object's with hc_cache_hold_more()).  The first
+ * hold of a file on an object allocates the entry and takes the pool lock.
  */
 #include <linux/blkdev.h>
 #include <linux/capability.h>
@@ -24,15 +30,24 @@
 
 /**
  * struct hc_ctl - one open file of the control device
- * @holds: struct hc_ctl_hold entries
- * @stages: objects this file stages (hc_obj.stage_node)
+ * @lock: the entries' counts, and @holds for a reader without the pool
+ *	lock (a spinlock: taken under rcu_read_lock(); inside the pool lock)
+ * @holds: struct hc_ctl_hold entries; entries are added and removed with
+ *	the pool lock and @lock held, so either one keeps the list stable
+ * @stages: objects this file stages (hc_obj.stage_node), pool lock
  */
 struct hc_ctl {
+	spinlock_t lock;	/* the entries' counts, and @holds (above) */
 	struct list_head holds;
 	struct list_head stages;
 };
 
-/* How many holds one file has on one object (1..HC_HOLD_MAX). */
+/*
+ * How many holds one file has on one object (1..HC_HOLD_MAX), changed
+ * under hc_ctl.lock.  The object's holds count each of them (a hold is
+ * added to the object before the entry's count, and taken off after), so
+ * an entry keeps its object held, indexed and allocated.
+ */
 struct hc_ctl_hold {
 	struct list_head node;
 	struct hc_obj *obj;
@@ -93,6 +108,33 @@ static bool hc_ctl_reserved_zero(const __u64 *r, int n)
 		if (r[n])
 			return false;
 	return true;
+}
+
+/**
+ * hc_ctl_args - check the fields every object ioctl's struct shares
+ * @flags: the struct's flags
+ * @all: the flags this ioctl knows
+ * @reserved0: the struct's reserved0 (0 for a struct without one)
+ * @reserved: its reserved array
+ * @nr_reserved: ARRAY_SIZE() of @reserved
+ * @uri: the URI's user pointer
+ * @uri_len: its length
+ * @buf: HC_URI_MAX bytes that receive the URI
+ *
+ * The one prologue of LOCATE, STAGE, GROW and the object references, after
+ * hc_copy_struct_in() and before anything is locked or allocated.  May
+ * sleep (user copy).  Return: 0, -EOPNOTSUPP (an unknown flag), -EINVAL (a
+ * reserved field is not zero, or a bad URI: hc_ctl_uri()), -E2BIG, -EFAULT.
+ */
+static int hc_ctl_args(u32 flags, u32 all, u32 reserved0,
+		       const __u64 *reserved, int nr_reserved, u64 uri,
+		       u32 uri_len, u8 *buf)
+{
+	if (flags & ~all)
+		return -EOPNOTSUPP;
+	if (reserved0 || !hc_ctl_reserved_zero(reserved, nr_reserved))
+		return -EINVAL;
+	return hc_ctl_uri(uri, uri_len, buf);
 }
 
 /*
@@ -208,7 +250,7 @@ static int hc_ctl_put_layout(const struct hc_pool *pool,
 }
 
 /* Wait until an object event or the deadline; with the pool lock dropped. */
-static int hc_ctl_wait(unsigned long deadline, bool forever)
+int hc_ctl_wait(unsigned long deadline, bool forever)
 {
 	int seen = atomic_read(&hc_cache_events);
 	long left = forever ? MAX_SCHEDULE_TIMEOUT :
@@ -229,21 +271,54 @@ static int hc_ctl_wait(unsigned long deadline, bool forever)
 	return 0;
 }
 
+/* A lockless HOLD (hc_ctl_hold_fast()): the file, and the object held. */
+struct hc_ctl_fast_hold {
+	struct hc_ctl *ctl;
+	struct hc_obj *obj;
+};
+
 /*
- * A LOCATE hit of a READY, DIRTY or SYNCING object, without a hold or a
- * layout, is answered without the pool lock (hc_cache_locate_fast()).
- * Return: true if @loc and @b are filled (extents to copy: *@next).
+ * hc_cache_locate_fast()'s @hold: one more hold on @obj if this file
+ * holds it already and fewer than HC_HOLD_MAX times.  Under RCU, does not
+ * sleep.  Return: whether the hold was taken.
+ */
+static bool hc_ctl_hold_fast(struct hc_obj *obj, void *arg)
+{
+	struct hc_ctl_fast_hold *fh = arg;
+	struct hc_ctl_hold *h;
+	bool ok = false;
+
+	spin_lock(&fh->ctl->lock);
+	h = hc_ctl_find_hold(fh->ctl, obj);
+	if (h && h->count < HC_HOLD_MAX && hc_cache_hold_more(obj)) {
+		h->count++;
+		ok = true;
+	}
+	spin_unlock(&fh->ctl->lock);
+	if (ok)
+		fh->obj = obj;
+	return ok;
+}
+
+/*
+ * A LOCATE hit of a READY, DIRTY or SYNCING object without a layout is
+ * answered without the pool lock (hc_cache_locate_fast()); with HOLD only
+ * if the file holds the object already (hc_ctl_hold_fast()).
+ * Return: true if @loc and @b are filled (extents to copy: *@next; the
+ * object held: fh->obj, the cache: *@cp).
  */
 static bool hc_ctl_locate_fast(struct hc_locate *loc,
 			       union hc_ctl_locate_buf *b, u32 *next,
-			       u32 *chunk_size)
+			       u32 *chunk_size, struct hc_ctl_fast_hold *fh,
+			       struct hc_cache **cp)
 {
+	bool hold = loc->flags & HC_LOCATE_F_HOLD;
 	struct hc_cache_view v;
 	struct hc_pool *pool;
 	bool drain = false;
 	int ret = -EAGAIN;
 
-	if ((loc->flags & HC_LOCATE_F_HOLD) || loc->layout)
+	if ((loc->flags & HC_LOCATE_F_PIN) || loc->layout)
 		return false;
 	rcu_read_lock();
 	pool = hc_pool_current_rcu();
@@ -253,8 +328,10 @@ static bool hc_ctl_locate_fast(struct hc_locate *loc,
 					   loc->flags & HC_LOCATE_F_PEEK, &v,
 					   b->ext, loc->extents ?
 					   min_t(u32, loc->max_extents,
-						 HC_MAX_EXTENTS) : 0);
+						 HC_MAX_EXTENTS) : 0,
+					   hold ? hc_ctl_hold_fast : NULL, fh);
 		*chunk_size = pool->chunk_size;
+		*cp = pool->cache;
 	}
 	rcu_read_unlock();
 	if (ret < 0)
@@ -278,23 +355,42 @@ static bool hc_ctl_locate_fast(struct hc_locate *loc,
 	return true;
 }
 
+/*
+ * Release one of this file's holds on @obj, under the pool lock: the
+ * entry's first (its last hold frees it), then the object's.
+ * Return: 0, or -ENOENT if the file does not hold @obj.
+ */
+static int hc_ctl_put_hold(struct hc_ctl *ctl, struct hc_cache *c,
+			   struct hc_obj *obj)
+{
+	struct hc_ctl_hold *h;
+	int err = -ENOENT;
+
+	spin_lock(&ctl->lock);
+	h = hc_ctl_find_hold(ctl, obj);
+	if (h) {
+		if (!--h->count) {
+			list_del(&h->node);
+			kfree(h);
+		}
+		err = 0;
+	}
+	spin_unlock(&ctl->lock);
+	if (!err)
+		hc_cache_hold(c, obj, -1);
+	return err;
+}
+
 /* Undo the hold a LOCATE took (its extents could not be copied out). */
 static void hc_ctl_unhold(struct hc_ctl *ctl, struct hc_cache *c,
 			  struct hc_obj *obj)
 {
 	struct hc_pool *pool;
-	struct hc_ctl_hold *h;
 
 	hc_pool_lock();
 	pool = hc_pool_current();
-	h = pool && pool->cache == c ? hc_ctl_find_hold(ctl, obj) : NULL;
-	if (h) {
-		hc_cache_hold(c, obj, -1);
-		if (!--h->count) {
-			list_del(&h->node);
-			kfree(h);
-		}
-	}
+	if (pool && pool->cache == c)
+		hc_ctl_put_hold(ctl, c, obj);
 	hc_pool_unlock();
 }
 
@@ -312,13 +408,14 @@ static void hc_ctl_locate_done(const u8 *turi, const struct hc_locate *loc,
 	trace_hc_locate(turi, loc->uri_len, loc->status, loc->obj_size, ns);
 }
 
-static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
+static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 {
 	struct hc_locate loc;
 	union hc_ctl_locate_buf b;
 	u8 *uri = b.uri;
 	u8 turi[HC_TRACE_URI_MAX];
 	struct hc_ctl_hold *h = NULL, *old = NULL;
+	struct hc_ctl_fast_hold fh = { .ctl = ctl };
 	bool held = false;
 	u32 next = 0, chunk_size = 0;
 	unsigned long deadline;
@@ -334,14 +431,20 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	usize = hc_copy_struct_in(&loc, sizeof(loc), HC_LOCATE_SIZE_VER1, arg);
 	if (usize < 0)
 		return usize;
-	if (loc.flags & ~HC_LOCATE_F_ALL)
-		return -EOPNOTSUPP;
-	if (loc.reserved0 ||
-	    !hc_ctl_reserved_zero(loc.reserved, ARRAY_SIZE(loc.reserved)))
-		return -EINVAL;
-	err = hc_ctl_uri(loc.uri, loc.uri_len, uri);
+	err = hc_ctl_args(loc.flags, HC_LOCATE_F_ALL, loc.reserved0,
+			  loc.reserved, ARRAY_SIZE(loc.reserved), loc.uri,
+			  loc.uri_len, uri);
 	if (err)
 		return err;
+	/* an explicit admission is of the ingest a miss starts; a pin acts */
+	if (((loc.flags & HC_LOCATE_F_EXPLICIT) &&
+	     !(loc.flags & HC_LOCATE_F_AUTO_INGEST)) ||
+	    ((loc.flags & HC_LOCATE_F_PIN) && (loc.flags & HC_LOCATE_F_PEEK)))
+		return -EINVAL;
+	if ((loc.flags & HC_LOCATE_F_EXPLICIT) && !writer)
+		return -EBADF;
+	if ((loc.flags & HC_LOCATE_F_PIN) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	if (trace_hc_locate_enabled())
 		memcpy(turi, uri, min_t(u32, loc.uri_len, sizeof(turi)));
 	deadline = jiffies + msecs_to_jiffies(loc.timeout_ms);
@@ -353,10 +456,13 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	loc.generation = 0;
 	loc.obj_flags = 0;
 
-	if (hc_ctl_locate_fast(&loc, &b, &next, &chunk_size)) {
+	if (hc_ctl_locate_fast(&loc, &b, &next, &chunk_size, &fh, &c)) {
 		err = hc_ctl_copy_extents(chunk_size, &b, loc.extents, next);
-		if (err)
+		if (err) {
+			if (fh.obj)	/* a refused LOCATE changes nothing */
+				hc_ctl_unhold(ctl, c, fh.obj);
 			return err;
+		}
 		hc_ctl_locate_done(turi, &loc, t0);
 		return hc_copy_struct_out(arg, &loc, sizeof(loc), usize);
 	}
@@ -396,6 +502,16 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 			loc.status = HC_LOCATE_MISS;
 			goto out_copy;
 		}
+		/* before the size is known: the admission is not chosen yet */
+		if ((loc.flags & HC_LOCATE_F_EXPLICIT) &&
+		    obj->state == HC_OBJ_INGESTING && !obj->allocated)
+			obj->explicit_admit = true;
+		if ((loc.flags & HC_LOCATE_F_PIN) && !obj->bad &&
+		    (hc_obj_valid(obj) || obj->state == HC_OBJ_INGESTING)) {
+			err = hc_cache_pin(c, obj, true);
+			if (err)
+				goto out_unlock;
+		}
 		if (hc_obj_valid(obj) || !(loc.flags & HC_LOCATE_F_WAIT) ||
 		    (obj->state != HC_OBJ_INGESTING &&
 		     obj->state != HC_OBJ_STAGED))
@@ -420,11 +536,12 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 	 * anything is copied out, so that a refused hold changes nothing.
 	 */
 	if ((loc.flags & HC_LOCATE_F_HOLD) && loc.status == HC_LOCATE_HIT) {
+		spin_lock(&ctl->lock);
 		old = hc_ctl_find_hold(ctl, obj);
-		if (old && old->count >= HC_HOLD_MAX) {
-			err = -EOVERFLOW;
+		err = old && old->count >= HC_HOLD_MAX ? -EOVERFLOW : 0;
+		spin_unlock(&ctl->lock);
+		if (err)
 			goto out_unlock;
-		}
 		if (!old) {
 			h = kzalloc(sizeof(*h), GFP_KERNEL);
 			if (!h) {
@@ -450,16 +567,30 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg)
 		if (err)
 			goto out_unlock;
 	}
+	/*
+	 * A lockless LOCATE of this file may have added to @old since: its
+	 * count is checked again.  The object's hold comes first.
+	 */
 	if (old) {
-		old->count++;
 		hc_cache_hold(c, obj, 1);
-		held = true;
+		spin_lock(&ctl->lock);
+		held = old->count < HC_HOLD_MAX;
+		if (held)
+			old->count++;
+		spin_unlock(&ctl->lock);
+		if (!held) {
+			hc_cache_hold(c, obj, -1);
+			err = -EOVERFLOW;
+			goto out_unlock;
+		}
 	} else if (h) {
+		hc_cache_hold(c, obj, 1);
 		h->obj = obj;
 		h->count = 1;
+		spin_lock(&ctl->lock);
 		list_add(&h->node, &ctl->holds);
+		spin_unlock(&ctl->lock);
 		h = NULL;
-		hc_cache_hold(c, obj, 1);
 		held = true;
 	}
 out_copy:
@@ -491,12 +622,8 @@ static long hc_ctl_ref(void __user *arg, u8 *uri, u32 *len)
 	usize = hc_copy_struct_in(&ref, sizeof(ref), HC_OBJ_REF_SIZE_VER1, arg);
 	if (usize < 0)
 		return usize;
-	if (ref.flags)
-		return -EOPNOTSUPP;
-	if (ref.reserved0 ||
-	    !hc_ctl_reserved_zero(ref.reserved, ARRAY_SIZE(ref.reserved)))
-		return -EINVAL;
-	err = hc_ctl_uri(ref.uri, ref.uri_len, uri);
+	err = hc_ctl_args(ref.flags, 0, ref.reserved0, ref.reserved,
+			  ARRAY_SIZE(ref.reserved), ref.uri, ref.uri_len, uri);
 	*len = ref.uri_len;
 	return err;
 }
@@ -516,7 +643,6 @@ static struct hc_obj *hc_ctl_find_stage(struct hc_ctl *ctl, const u8 *uri,
 static long hc_ctl_obj_op(struct hc_ctl *ctl, unsigned int cmd,
 			  void __user *arg)
 {
-	struct hc_ctl_hold *h;
 	struct hc_pool *pool;
 	struct hc_cache *c;
 	struct hc_obj *obj;
@@ -551,16 +677,7 @@ static long hc_ctl_obj_op(struct hc_ctl *ctl, unsigned int cmd,
 	}
 	switch (cmd) {
 	case HC_IOC_RELEASE:
-		h = hc_ctl_find_hold(ctl, obj);
-		if (!h) {
-			err = -ENOENT;
-			break;
-		}
-		hc_cache_hold(c, obj, -1);
-		if (!--h->count) {
-			list_del(&h->node);
-			kfree(h);
-		}
+		err = hc_ctl_put_hold(ctl, c, obj);
 		break;
 	case HC_IOC_PIN:
 	case HC_IOC_UNPIN:
@@ -576,18 +693,20 @@ out:
 }
 
 /*
- * With the pool lock held, wait until an object of @size bytes fits under
+ * Take the pool lock and wait until an object of @size bytes fits under
  * the dirty limit (see cache.c); the lock is dropped while waiting.
+ * STAGE's and GROW's step after hc_ctl_args().
  * Return: the running pool's cache, or -ENODEV, -EFBIG (larger than the
- * pool: it would never fit), -EAGAIN (@nowait), -EINTR (a signal; the lock
- * is not held then).
+ * pool: it would never fit), -EAGAIN (@nowait), with the lock held; or
+ * -EINTR (a signal), with the lock not held.
  */
-static struct hc_cache *hc_ctl_dirty_wait(u64 size, bool nowait,
-					  struct hc_pool **poolp)
+struct hc_cache *hc_ctl_dirty_wait(u64 size, bool nowait,
+				   struct hc_pool **poolp)
 {
 	struct hc_cache *c;
 	int seen, err;
 
+	hc_pool_lock();
 	for (;;) {
 		c = hc_ctl_cache(poolp);
 		if (IS_ERR(c))
@@ -622,18 +741,13 @@ static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 	usize = hc_copy_struct_in(&st, sizeof(st), HC_STAGE_SIZE_VER1, arg);
 	if (usize < 0)
 		return usize;
-	if (st.flags & ~HC_STAGE_F_ALL)
-		return -EOPNOTSUPP;
-	if (st.reserved0 ||
-	    !hc_ctl_reserved_zero(st.reserved, ARRAY_SIZE(st.reserved)))
-		return -EINVAL;
-	err = hc_ctl_uri(st.uri, st.uri_len, uri);
+	err = hc_ctl_args(st.flags, HC_STAGE_F_ALL, st.reserved0, st.reserved,
+			  ARRAY_SIZE(st.reserved), st.uri, st.uri_len, uri);
 	if (err)
 		return err;
 	if ((st.flags & HC_STAGE_F_ANY_WRITER) && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 
-	hc_pool_lock();
 	c = hc_ctl_dirty_wait(st.obj_size, st.flags & HC_STAGE_F_NOWAIT, &pool);
 	if (c == ERR_PTR(-EINTR))
 		return -EINTR;
@@ -793,16 +907,11 @@ static long hc_ctl_grow(struct hc_ctl *ctl, void __user *arg)
 	usize = hc_copy_struct_in(&gr, sizeof(gr), HC_GROW_SIZE_VER1, arg);
 	if (usize < 0)
 		return usize;
-	if (gr.flags & ~HC_GROW_F_ALL)
-		return -EOPNOTSUPP;
-	if (gr.reserved0 ||
-	    !hc_ctl_reserved_zero(gr.reserved, ARRAY_SIZE(gr.reserved)))
-		return -EINVAL;
-	err = hc_ctl_uri(gr.uri, gr.uri_len, uri);
+	err = hc_ctl_args(gr.flags, HC_GROW_F_ALL, gr.reserved0, gr.reserved,
+			  ARRAY_SIZE(gr.reserved), gr.uri, gr.uri_len, uri);
 	if (err)
 		return err;
 
-	hc_pool_lock();
 	/* The stage is looked up after the wait: it may have ended. */
 	c = hc_ctl_dirty_wait(gr.obj_size, gr.flags & HC_GROW_F_NOWAIT, &pool);
 	if (c == ERR_PTR(-EINTR))
@@ -883,7 +992,7 @@ static long hc_ctl_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case HC_IOC_LOCATE:
-		return hc_ctl_locate(ctl, argp);
+		return hc_ctl_locate(ctl, argp, writer);
 	case HC_IOC_STAGE:
 		return writer ? hc_ctl_stage(ctl, argp) : -EBADF;
 	case HC_IOC_COMMIT:
@@ -912,6 +1021,7 @@ static int hc_ctl_open(struct inode *inode, struct file *file)
 
 	if (!ctl)
 		return -ENOMEM;
+	spin_lock_init(&ctl->lock);
 	INIT_LIST_HEAD(&ctl->holds);
 	INIT_LIST_HEAD(&ctl->stages);
 	file->private_data = ctl;

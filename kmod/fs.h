@@ -5,7 +5,8 @@
  * fs_super.c: the type, mount options, statfs, inodes; fs_dir.c: the
  * namespace (lookup, readdir, revalidation) over the index's ordered view;
  * fs_file.c: open files, which hold their object, and reads (page cache
- * with chunk-sized readahead, mmap, O_DIRECT onto the pool's disk).
+ * with chunk-sized readahead, mmap, O_DIRECT onto the pool's disk);
+ * fs_write.c: writes (create + write + close stores a new object).
  *
  * Locking: the pool lock (hc_pool_lock()) around every look at the cache;
  * never held across user copies or I/O.  The pool cannot stop while a
@@ -30,6 +31,8 @@
  * @mode: permission bits of files (mode=, default 0440); directories get
  *	them plus x where r is set
  * @mounted: every inode's times (format v1 records no commit time)
+ * @ingest: ingest=on: opening a path that is not cached ingests it
+ * @ingest_ms: how long such an open waits (ingest_timeout=, seconds)
  */
 struct hc_fs_info {
 	struct hc_pool *pool;
@@ -37,6 +40,8 @@ struct hc_fs_info {
 	kgid_t gid;
 	umode_t mode;
 	struct timespec64 mounted;
+	bool ingest;
+	u32 ingest_ms;
 };
 
 /**
@@ -47,6 +52,8 @@ struct hc_fs_info {
  * @generation: a file's object generation (its inode number)
  * @obj: a file's object while @opens > 0 (held by each open file)
  * @opens: open files of this inode (pool lock)
+ * @stage: a created file's STAGED object until its writer's open takes it
+ *	(pool lock; fs_write.c)
  */
 struct hc_fs_inode {
 	struct inode vfs;
@@ -55,6 +62,7 @@ struct hc_fs_inode {
 	u64 generation;
 	struct hc_obj *obj;
 	u32 opens;
+	struct hc_obj *stage;
 };
 
 static inline struct hc_fs_inode *HC_FS_I(struct inode *inode)
@@ -87,5 +95,14 @@ extern const struct dentry_operations hc_fs_dops;
 /* fs_file.c */
 extern const struct file_operations hc_fs_file_fops;
 extern const struct address_space_operations hc_fs_aops;
+
+int hc_fs_obj_map(const struct hc_obj *obj, u32 chunk, loff_t pos,
+		  u64 *addr, u64 *run);
+
+/* fs_write.c: create + write + close stores a new object */
+extern const struct inode_operations hc_fs_file_iops;
+int hc_fs_write_open(struct inode *inode, struct file *file);
+int hc_fs_create(struct inode *dir, struct dentry *dentry);
+void hc_fs_stage_drop(struct inode *inode);
 
 #endif /* HC_FS_H */

@@ -38,6 +38,54 @@ static struct hc_obj *hc_fs_file_find(struct hc_cache *c, const u8 *uri,
 	return o && hc_fs_obj_visible(o) ? o : NULL;
 }
 
+/*
+ * ingest=on: @uri is not cached and is being opened: ask the helper for it
+ * (AUTO_INGEST's path: hc_cache_ingest(), hc_nl_ingest_request()) and wait,
+ * interruptibly, for the object, at most the mount's ingest_timeout.  One
+ * ingest serves every opener that waits for it.  Pool lock held (dropped
+ * while waiting).  Return: the object (shown), or ERR_PTR(-ENOTCONN: no
+ * helper registered, or it went away; the helper's errno for the URI:
+ * -ENOENT no such key, -EACCES, -EIO, ...; -ENOBUFS: the policy did not
+ * admit it; -ETIMEDOUT; -EINTR; -EAGAIN: too many ingests at once).
+ */
+static struct hc_obj *hc_fs_ingest(struct hc_fs_info *fsi, const u8 *uri,
+				   u32 len)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(fsi->ingest_ms);
+	struct hc_cache *c = fsi->pool->cache;
+	struct hc_obj *obj;
+	u64 waited = 0;
+	int err;
+
+	for (;;) {
+		obj = hc_cache_lookup(c, uri, len);
+		/* The ingest waited for ended without data: say how. */
+		if (waited && (!obj || obj->generation != waited)) {
+			err = hc_cache_outcome(c, uri, len, waited);
+			if (err == HC_INGEST_NOT_ADMITTED)
+				return ERR_PTR(-ENOBUFS);
+			if (err < 0)
+				return ERR_PTR(err);
+			waited = 0;
+		}
+		if (obj && hc_fs_obj_visible(obj))
+			return obj;
+		if (!hc_nl_ingest_registered())
+			return ERR_PTR(-ENOTCONN);
+		if (!obj) {
+			err = hc_cache_ingest(c, uri, len, &obj);
+			if (err)
+				return ERR_PTR(err);
+			hc_nl_ingest_request(fsi->pool, obj);
+			hc_cache_miss(c, uri, len);
+		}
+		waited = obj->generation;	/* INGESTING, or STAGED */
+		err = hc_ctl_wait(deadline, false);
+		if (err)
+			return ERR_PTR(err);
+	}
+}
+
 static struct dentry *hc_fs_lookup(struct inode *dir, struct dentry *dentry,
 				   unsigned int flags)
 {
@@ -79,7 +127,29 @@ static struct dentry *hc_fs_lookup(struct inode *dir, struct dentry *dentry,
 	} else {
 		subdir = hc_fs_dir_exists(c, buf, dlen);
 	}
+	/*
+	 * ingest=on: a path that is not cached is ingested when it is opened
+	 * as a file; walked through (or looked at) it may be a prefix, so it
+	 * is a directory until then; a name being created is not there.
+	 */
+	if (!file && !subdir && fsi->ingest && !(flags & LOOKUP_CREATE)) {
+		if (flen > 0 && (flags & (LOOKUP_OPEN | LOOKUP_DIRECTORY)) ==
+				LOOKUP_OPEN)
+			obj = hc_fs_ingest(fsi, buf, flen);
+		else
+			subdir = true;
+	}
+	if (!IS_ERR_OR_NULL(obj) && !file) {
+		file = true;
+		gen = obj->generation;
+		size = obj->size;
+		chunks = obj->chunks;
+	}
 	hc_pool_unlock();
+	if (IS_ERR(obj)) {
+		kfree(buf);
+		return ERR_CAST(obj);
+	}
 
 	if (file)
 		inode = hc_fs_inode_file(dir->i_sb, buf, flen, gen, size, chunks);
@@ -306,6 +376,63 @@ const struct file_operations hc_fs_dir_fops = {
 	.llseek		= hc_fs_dir_llseek,
 };
 
+/* ---- changes: create, unlink = evict, rmdir ------------------------ */
+
+static int hc_fs_dir_create(hc_idmap_t *idmap, struct inode *dir,
+			    struct dentry *dentry, umode_t mode, bool excl)
+{
+	return hc_fs_create(dir, dentry);
+}
+
+/*
+ * unlink evicts the file's object, as hcctl evict does: EBUSY while it is
+ * open or mapped (held), pinned, DIRTY or SYNCING; ENOENT if it went or
+ * was replaced since the lookup.
+ */
+static int hc_fs_unlink(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = d_inode(dentry);
+	struct hc_fs_inode *hi = HC_FS_I(inode);
+	struct hc_cache *c;
+	struct hc_obj *obj;
+	int err;
+
+	hc_pool_lock();
+	c = HC_FS_SB(dir->i_sb)->pool->cache;
+	obj = hc_fs_file_find(c, hi->uri, hi->uri_len);
+	if (!obj || obj->generation != hi->generation)
+		err = -ENOENT;
+	else
+		err = hc_cache_evict(c, obj);
+	hc_pool_unlock();
+	if (!err)
+		clear_nlink(inode);
+	return err;
+}
+
+/*
+ * A directory exists while objects lie under it, so it is never empty:
+ * ENOTEMPTY while one does (shown or not: a stage, an ingest), and gone
+ * (0) once the last one went.
+ */
+static int hc_fs_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	struct hc_fs_inode *hi = HC_FS_I(d_inode(dentry));
+	bool busy;
+
+	hc_pool_lock();
+	busy = hc_fs_dir_exists(HC_FS_SB(dir->i_sb)->pool->cache, hi->uri,
+				hi->uri_len);
+	hc_pool_unlock();
+	if (busy)
+		return -ENOTEMPTY;
+	clear_nlink(d_inode(dentry));
+	return 0;
+}
+
 const struct inode_operations hc_fs_dir_iops = {
 	.lookup		= hc_fs_lookup,
+	.create		= hc_fs_dir_create,
+	.unlink		= hc_fs_unlink,
+	.rmdir		= hc_fs_rmdir,
 };

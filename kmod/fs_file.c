@@ -30,7 +30,7 @@ static int hc_fs_open(struct inode *inode, struct file *file)
 	int err = 0;
 
 	if (file->f_mode & FMODE_WRITE)
-		return -EROFS;
+		return hc_fs_write_open(inode, file);
 	hc_pool_lock();
 	c = HC_FS_SB(inode->i_sb)->pool->cache;
 	obj = hc_cache_lookup(c, hi->uri, hi->uri_len);
@@ -62,21 +62,22 @@ static int hc_fs_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/*
- * Where file offset @pos of @inode's object is on the pool's disk: the
- * byte address, and the bytes of the object's run of chunks from there.
- * The caller has the file open (the object is held, its extents fixed).
+/**
+ * hc_fs_obj_map - where byte @pos of an object is on the pool's disk
+ * @obj: the object, held (or staged by the caller): its extents fixed
+ * @chunk: the pool's chunk size
+ * @pos: offset in the object
+ * @addr: set to the disk byte address
+ * @run: set to the bytes of the object's run of chunks from there
+ *
  * Return: 0, or -EIO past the object's chunks.
  */
-static int hc_fs_map(struct inode *inode, loff_t pos, u64 *addr, u64 *run)
+int hc_fs_obj_map(const struct hc_obj *obj, u32 chunk, loff_t pos,
+		  u64 *addr, u64 *run)
 {
-	struct hc_obj *obj = READ_ONCE(HC_FS_I(inode)->obj);
-	u64 chunk = HC_FS_SB(inode->i_sb)->pool->chunk_size;
-	u64 idx = div64_u64(pos, chunk), base = 0;
+	u64 idx = div_u64(pos, chunk), base = 0;
 	u32 i;
 
-	if (WARN_ON_ONCE(!obj))
-		return -EIO;
 	for (i = 0; i < obj->nr_ext; i++) {
 		const struct hc_ext *e = &obj->ext[i];
 
@@ -88,6 +89,17 @@ static int hc_fs_map(struct inode *inode, loff_t pos, u64 *addr, u64 *run)
 		base += e->count;
 	}
 	return -EIO;
+}
+
+/* hc_fs_obj_map() of the object an open file of @inode holds. */
+static int hc_fs_map(struct inode *inode, loff_t pos, u64 *addr, u64 *run)
+{
+	struct hc_obj *obj = READ_ONCE(HC_FS_I(inode)->obj);
+
+	if (WARN_ON_ONCE(!obj))
+		return -EIO;
+	return hc_fs_obj_map(obj, HC_FS_SB(inode->i_sb)->pool->chunk_size,
+			     pos, addr, run);
 }
 
 /* ---- buffered reads and mmap: the page cache ------------------------ */

@@ -6,8 +6,9 @@
  * (-ENODEV otherwise), and the pool cannot stop while mounted (-EBUSY,
  * pool.c), so the super block's pool pointer never dangles.  The module
  * cannot be unloaded while mounted (the type's owner).  The view is
- * read-only: SB_RDONLY, so every write, create, unlink, rename and link is
- * EROFS at the VFS (Documentation/fs.md).
+ * writable unless mounted "ro": create + write + close stores a new object
+ * (fs_write.c), unlink evicts; rename, link, mkdir and attribute changes
+ * are EPERM (Documentation/fs.md).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,6 +38,7 @@ static struct inode *hc_fs_alloc_inode(struct super_block *sb)
 	hi->generation = 0;
 	hi->obj = NULL;
 	hi->opens = 0;
+	hi->stage = NULL;
 	return &hi->vfs;
 }
 
@@ -139,6 +141,7 @@ struct inode *hc_fs_inode_file(struct super_block *sb, u8 *uri, u32 len,
 	HC_FS_I(inode)->uri = uri;
 	HC_FS_I(inode)->uri_len = len;
 	hc_fs_inode_common(inode, S_IFREG | fsi->mode);
+	inode->i_op = &hc_fs_file_iops;
 	inode->i_fop = &hc_fs_file_fops;
 	inode->i_mapping->a_ops = &hc_fs_aops;
 	hc_mapping_large_folios(inode->i_mapping);
@@ -174,6 +177,7 @@ static int hc_fs_statfs(struct dentry *dentry, struct kstatfs *st)
 
 static void hc_fs_evict_inode(struct inode *inode)
 {
+	hc_fs_stage_drop(inode);
 	truncate_inode_pages_final(&inode->i_data);
 	clear_inode(inode);
 }
@@ -185,6 +189,9 @@ static int hc_fs_show_options(struct seq_file *m, struct dentry *root)
 	seq_printf(m, ",uid=%u", from_kuid_munged(&init_user_ns, fsi->uid));
 	seq_printf(m, ",gid=%u", from_kgid_munged(&init_user_ns, fsi->gid));
 	seq_printf(m, ",mode=%04o", fsi->mode);
+	if (fsi->ingest)
+		seq_printf(m, ",ingest=on,ingest_timeout=%u",
+			   fsi->ingest_ms / (u32)MSEC_PER_SEC);
 	return 0;
 }
 
@@ -198,12 +205,27 @@ static const struct super_operations hc_fs_sops = {
 
 /* ---- mount ----------------------------------------------------------- */
 
-enum { HC_FS_OPT_UID, HC_FS_OPT_GID, HC_FS_OPT_MODE };
+enum {
+	HC_FS_OPT_UID, HC_FS_OPT_GID, HC_FS_OPT_MODE, HC_FS_OPT_INGEST,
+	HC_FS_OPT_INGEST_TIMEOUT,
+};
+
+#define HC_FS_INGEST_TIMEOUT_DEF	30	/* seconds */
+#define HC_FS_INGEST_TIMEOUT_MAX	3600
+
+/* "on" and "off" (6.1's fsparam_bool knows neither) */
+static const struct constant_table hc_fs_onoff[] = {
+	{ "off",	0 },
+	{ "on",		1 },
+	{}
+};
 
 static const struct fs_parameter_spec hc_fs_params[] = {
 	fsparam_u32("uid", HC_FS_OPT_UID),
 	fsparam_u32("gid", HC_FS_OPT_GID),
 	fsparam_u32oct("mode", HC_FS_OPT_MODE),
+	fsparam_enum("ingest", HC_FS_OPT_INGEST, hc_fs_onoff),
+	fsparam_u32("ingest_timeout", HC_FS_OPT_INGEST_TIMEOUT),
 	{}
 };
 
@@ -212,6 +234,8 @@ struct hc_fs_opts {
 	kuid_t uid;
 	kgid_t gid;
 	umode_t mode;
+	bool ingest;
+	u32 ingest_timeout;
 };
 
 static int hc_fs_parse_param(struct fs_context *fc, struct fs_parameter *param)
@@ -241,6 +265,15 @@ static int hc_fs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 			return invalfc(fc, "mode=%o: only permission bits (0..0777)",
 				       r.uint_32);
 		o->mode = r.uint_32;
+		break;
+	case HC_FS_OPT_INGEST:
+		o->ingest = r.uint_32;
+		break;
+	case HC_FS_OPT_INGEST_TIMEOUT:
+		if (!r.uint_32 || r.uint_32 > HC_FS_INGEST_TIMEOUT_MAX)
+			return invalfc(fc, "ingest_timeout=%u: 1..%u seconds",
+				       r.uint_32, HC_FS_INGEST_TIMEOUT_MAX);
+		o->ingest_timeout = r.uint_32;
 		break;
 	}
 	return 0;
@@ -277,12 +310,14 @@ static int hc_fs_fill_super(struct super_block *sb, struct fs_context *fc)
 	fsi->uid = o->uid;
 	fsi->gid = o->gid;
 	fsi->mode = o->mode;
+	fsi->ingest = o->ingest;
+	fsi->ingest_ms = o->ingest_timeout * MSEC_PER_SEC;
 	ktime_get_real_ts64(&fsi->mounted);
 	sb->s_fs_info = fsi;
 	sb->s_magic = HC_FS_MAGIC;
 	sb->s_op = &hc_fs_sops;
 	sb->s_d_op = &hc_fs_dops;
-	sb->s_flags |= SB_RDONLY | SB_NOATIME;
+	sb->s_flags |= SB_NOATIME;	/* SB_RDONLY: "ro", as given */
 	sb->s_time_gran = 1;
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_blocksize = PAGE_SIZE;
@@ -329,6 +364,7 @@ static int hc_fs_init_fs_context(struct fs_context *fc)
 	o->uid = GLOBAL_ROOT_UID;
 	o->gid = GLOBAL_ROOT_GID;
 	o->mode = 0440;
+	o->ingest_timeout = HC_FS_INGEST_TIMEOUT_DEF;
 	fc->fs_private = o;
 	fc->ops = &hc_fs_context_ops;
 	return 0;

@@ -213,4 +213,17 @@ bool hc_nl_egress_registered(void);	/* egress.c, with the pool lock */
 int hc_fs_register(void);
 void hc_fs_unregister(void);
 
+/*
+ * ctl.c: wait, with the pool lock held, until @size bytes fit under the
+ * dirty limit (STAGE and GROW; fs_write.c's growing writers).
+ */
+struct hc_cache *hc_ctl_dirty_wait(u64 size, bool nowait,
+				   struct hc_pool **poolp);
+/*
+ * ctl.c: with the pool lock held, wait (without it, interruptibly) for the
+ * next change of an object, until @deadline (jiffies) unless @forever.
+ * Return: 0, -ETIMEDOUT or -EINTR; the lock is held again on return.
+ */
+int hc_ctl_wait(unsigned long deadline, bool forever);
+
 #endif /* HC_HYPERCACHE_H */

@@ -278,6 +278,7 @@ int hc_nl_ingest_alloc(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = hc_cache_size_check(pool->cache, size);	/* -EFBIG, nothing changed */
 	if (err) {
+		pool->cache->stats.refused_too_big++;
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[HC_A_ING_SIZE],
 				    "larger than the pool");
 		goto out_unlock;
@@ -389,6 +390,9 @@ void hc_nl_ingest_release(struct net *net, u32 portid)
 	list_for_each_entry(obj, &pool->cache->ingests, queue_node)
 		obj->ingest_since = jiffies;
 	hc_nl_ingest_later(READ_ONCE(hc_ingest_timeout_ms));
+	/* the view's lookups that wait for an ingest fail at once (fs_dir.c) */
+	atomic_inc(&hc_cache_events);
+	wake_up_all(&hc_cache_wait);
 }
 
 /* Module exit, after the pool stopped: nothing is left to look at. */

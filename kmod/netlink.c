@@ -416,7 +416,7 @@ static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 	    nla_put_u64_64bit(msg, HC_A_OBJ_GENERATION, obj->generation,
 			      HC_A_OBJ_PAD) ||
 	    nla_put_u64_64bit(msg, HC_A_OBJ_CHUNKS, obj->chunks, HC_A_OBJ_PAD) ||
-	    nla_put_u32(msg, HC_A_OBJ_HOLDS, obj->holds))
+	    nla_put_u32(msg, HC_A_OBJ_HOLDS, atomic64_read(&obj->holds)))
 		return -EMSGSIZE;
 	return hc_nl_put_extents(msg, pool, obj, HC_A_OBJ_EXTENT);
 }

@@ -5,19 +5,34 @@
  * the journal's use, and their part of the HC_CMD_STATS_GET reply
  * (uapi/hypercache_netlink.h, appended after the cache's counters).
  *
- * The counters are atomic64_t, updated from any context (the members'
- * completions run in interrupt context) without a lock; a reader sees each
- * counter exactly, not a snapshot of all of them at one instant.
+ * The members' counters are atomic64_t, updated from any context (the
+ * members' completions run in interrupt context) without a lock; a reader
+ * sees each counter exactly, not a snapshot of all of them at one instant.
+ *
+ * The LOCATE histogram is per CPU (every LOCATE, hits without any lock,
+ * would otherwise bounce one cache line between the CPUs): a LOCATE adds
+ * to its CPU's copy with this_cpu_*() (process context, preemption-safe
+ * without disabling it), and HC_CMD_STATS_GET sums the copies.  The sum
+ * is not a snapshot of one instant either: a LOCATE that ends during the
+ * sum may be counted in its bucket and not yet in the nanoseconds, or the
+ * other way round; no LOCATE that ended before the sum began is missed.
  */
 #include <linux/atomic.h>
 #include <linux/bio.h>
+#include <linux/percpu.h>
 #include <net/genetlink.h>
 #include "hypercache.h"
 #include "core/hist.h"
 #include "../uapi/hypercache_netlink.h"
 
-/* LOCATE ioctls since the module was loaded (any pool). */
-static struct hc_hist hc_stats_locate;
+/* One CPU's part of the LOCATE histogram: as struct hc_hist, not atomic. */
+struct hc_stats_pcpu_hist {
+	u64 b[HC_STATS_HIST_BUCKETS];
+	u64 ns;
+};
+
+/* LOCATE ioctls since the module was loaded (any pool), per CPU. */
+static DEFINE_PER_CPU(struct hc_stats_pcpu_hist, hc_stats_locate);
 
 void hc_hist_add(struct hc_hist *h, u64 ns)
 {
@@ -27,7 +42,29 @@ void hc_hist_add(struct hc_hist *h, u64 ns)
 
 void hc_stats_locate_done(u64 ns)
 {
-	hc_hist_add(&hc_stats_locate, ns);
+	this_cpu_inc(hc_stats_locate.b[hc_hist_bucket(ns)]);
+	this_cpu_add(hc_stats_locate.ns, ns);
+}
+
+/*
+ * The LOCATE histogram summed over every possible CPU (a CPU that went
+ * offline keeps its part): counts into @b, the nanoseconds returned.
+ */
+static u64 hc_stats_locate_sum(u64 b[HC_STATS_HIST_BUCKETS])
+{
+	const struct hc_stats_pcpu_hist *p;
+	u64 ns = 0;
+	int cpu;
+	u32 i;
+
+	memset(b, 0, HC_STATS_HIST_BUCKETS * sizeof(b[0]));
+	for_each_possible_cpu(cpu) {
+		p = per_cpu_ptr(&hc_stats_locate, cpu);
+		for (i = 0; i < HC_STATS_HIST_BUCKETS; i++)
+			b[i] += READ_ONCE(p->b[i]);
+		ns += READ_ONCE(p->ns);
+	}
+	return ns;
 }
 
 /*
@@ -112,7 +149,7 @@ size_t hc_stats_msg_size(void)
 	size_t member = nla_total_size(0) + nla_total_size(sizeof(u32)) +
 			7 * nla_total_size_64bit(sizeof(u64)) + 2 * hist;
 
-	return NLMSG_GOODSIZE + 8 * nla_total_size_64bit(sizeof(u64)) + hist +
+	return NLMSG_GOODSIZE + 13 * nla_total_size_64bit(sizeof(u64)) + hist +
 	       HC_MAX_MEMBERS * member;
 }
 
@@ -125,6 +162,8 @@ int hc_stats_fill(struct sk_buff *msg, struct hc_pool *pool)
 {
 	const struct hc_cache *c = pool->cache;
 	const struct hc_journal *j = pool->journal;
+	u64 locate[HC_STATS_HIST_BUCKETS];
+	u64 locate_ns = hc_stats_locate_sum(locate);
 	const struct {
 		int attr;
 		u64 val;
@@ -132,11 +171,16 @@ int hc_stats_fill(struct sk_buff *msg, struct hc_pool *pool)
 		{ HC_A_STATS_HIT_BYTES, c->hit_bytes },
 		{ HC_A_STATS_INGEST_HELPER, hc_nl_ingest_registered() },
 		{ HC_A_STATS_EGRESS_HELPER, hc_nl_egress_registered() },
-		{ HC_A_STATS_LOCATE_NS, atomic64_read(&hc_stats_locate.ns) },
+		{ HC_A_STATS_LOCATE_NS, locate_ns },
 		{ HC_A_STATS_JOURNAL_USED, c->jbytes },
 		{ HC_A_STATS_JOURNAL_CAPACITY, j ? hc_journal_capacity(j) : 0 },
 		{ HC_A_STATS_JOURNAL_RECORDS, j ? j->records : 0 },
 		{ HC_A_STATS_JOURNAL_COMPACTIONS, j ? j->compactions : 0 },
+		{ HC_A_STATS_DIRTY_OLDEST_NS, hc_cache_dirty_oldest_ns(c) },
+		{ HC_A_STATS_REFUSED_ROOM, c->stats.refused_room },
+		{ HC_A_STATS_REFUSED_JOURNAL, c->stats.refused_journal },
+		{ HC_A_STATS_REFUSED_TOO_BIG, c->stats.refused_too_big },
+		{ HC_A_STATS_REFUSED_FRAGMENTED, c->stats.refused_fragmented },
 	};
 	u32 i;
 
@@ -144,7 +188,7 @@ int hc_stats_fill(struct sk_buff *msg, struct hc_pool *pool)
 		if (nla_put_u64_64bit(msg, v[i].attr, v[i].val,
 				      HC_A_STATS_PAD))
 			return -EMSGSIZE;
-	if (hc_stats_put_hist(msg, HC_A_STATS_LOCATE_HIST, &hc_stats_locate))
+	if (nla_put(msg, HC_A_STATS_LOCATE_HIST, sizeof(locate), locate))
 		return -EMSGSIZE;
 	for (i = 0; i < pool->nr_members; i++)
 		if (hc_stats_put_member(msg, i, &pool->members[i].io))

@@ -14,6 +14,9 @@
 #               W x P, the object evicted before each
 #   warm        hcctl get of the cached object from /dev/hypercache0
 #               (O_DIRECT) to /dev/null
+#   hcbench-*   hcctl bench --s3-endpoint's four fetches (direct-cold,
+#               direct-warm, cache-cold, cache-warm: Documentation/
+#               benchmarks.md), its own timings, ratio still to curl-1
 # Each figure is the best of --rounds (default 2) in MB/s, with its ratio to
 # curl-1 measured in the same boot.  On the host, for reference: `aws s3 cp`
 # of the same object to /dev/null (Debian's awscli v2).
@@ -117,7 +120,8 @@ if [ $rc -ne 0 ]; then
 	exit 1
 fi
 missing=0
-for name in curl-1 curl-8 hc-1x8 hc-4x8 hc-8x8 hc-8x16 hc-16x4 warm; do
+for name in curl-1 curl-8 hc-1x8 hc-4x8 hc-8x8 hc-8x16 hc-16x4 warm \
+	hcbench-direct-cold hcbench-direct-warm hcbench-cache-cold hcbench-cache-warm; do
 	grep -Eq "^hc: bench-s3 $name [0-9.]+ MB/s [0-9.]+ s x[0-9.]+$" "$out/figures" ||
 		{ echo "bench-s3.sh: no figure for $name" >&2; missing=1; }
 done

@@ -32,6 +32,8 @@ PACKAGES=(
 	# the Python package and its tests (tests/checks/python.sh, r-client):
 	# Debian's /usr/bin/python3 with fsspec, torch, numpy and pytest
 	python3-fsspec python3-torch python3-numpy python3-pytest
+	# the Caffeine comparison (scripts/bench-caffeine.sh, check:bench-caffeine)
+	libcaffeine-java openjdk-17-jdk-headless
 )
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

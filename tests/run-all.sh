@@ -6,12 +6,14 @@
 #       line counts as a pass, "ok N ... # SKIP" as a skip, "not ok N ..." as
 #       a failure; a failing make with no "not ok" line counts one failure.
 #       Skipped with a message if tests/unit/Makefile does not exist yet.
-#   (b) the VM suite, tests/vm/run.sh (its summary "P F"), once per
+#   (b) the VM suite: tests/vm/run.sh once per (kernel, scenario) for each
 #       kernel that scripts/kernels.sh lists (6.1 and 6.12 when installed),
-#       test names prefixed with the kernel series; up to HC_VM_JOBS
-#       (default: the number of cores) kernels at once, each in its own
-#       build/vm/run-SERIES, each log printed whole when its suite ends.
-#       HC_VM_SCENARIOS (names, as tests/vm/run.sh takes them) runs only those.  Before it, the S3
+#       test names prefixed with the kernel series; a queue ordered longest
+#       first (tests/vm/durations), HC_VM_JOBS (default: the number of
+#       cores) guests at once, each run in build/vm/run-SERIES/SCENARIO;
+#       every kernel's log printed whole at the end, in scenario order.
+#       HC_VM_SCENARIOS (names, as tests/vm/run.sh takes them) runs only those;
+#       HC_VM_ONCE scenarios run on the first kernel only (unless HC_VM_FULL=1).  Before it, the S3
 #       gateway (scripts/rgw.sh start, once for all kernels; its exports,
 #       HC_S3_ENDPOINT etc., are in the suites' environment); stopped at the
 #       end unless it was already up.  A gateway that cannot start is the
@@ -98,47 +100,93 @@ fi
 if [ $do_vm = 1 ]; then
 	kvers=$("$ROOT/scripts/kernels.sh")
 	[ -n "$kvers" ] || { echo "not ok vm:kernels: no supported kernel installed"; fail=$((fail + 1)); }
-	# Each guest is single-threaded TCG: one core per kernel's suite.  With
-	# two or more cores the kernels' suites run at the same time, each with
-	# its own VM_OUT (results, work trees); its log is printed when it ends.
-	jobs=${HC_VM_JOBS:-$(nproc)}
-	running=0
+	first_series=$(echo "$kvers" | head -n1 | cut -d. -f1,2)
+	# The queue: one job per (kernel, scenario), longest first by
+	# tests/vm/durations, so that the workers end together.  Each guest is
+	# single-threaded TCG: HC_VM_JOBS (default: the number of cores) jobs
+	# at once, of any kernel.  HC_VM_ONCE scenarios (hypercached against
+	# the gateway: their kernel side is the other scenarios') run on the
+	# first kernel only, unless HC_VM_FULL=1 (make check-reliability).
+	once=" ${HC_VM_ONCE-82-preload 83-sched 85-s3net 90-s3 92-flush 95-writeback 97-bench} "
+	[ "${HC_VM_FULL:-0}" = 1 ] && once=" "
+	if [ -n "${HC_VM_SCENARIOS:-}" ]; then
+		names=$HC_VM_SCENARIOS
+	else
+		names=$(cd "$ROOT/tests/vm/scenarios" && ls [0-9]*.sh | sed 's/\.sh$//')
+	fi
+	queue=$ROOT/build/vm/queue
+	mkdir -p "$ROOT/build/vm"
+	: >"$queue.all"
 	for k in $kvers; do
 		series=$(echo "$k" | cut -d. -f1,2)
 		out=$ROOT/build/vm/run-$series
 		rm -rf "$out"
 		mkdir -p "$out"
-		echo "# vm: tests/vm/run.sh on $k (log: build/test-logs/vm-$series.log)"
-		(
-			start=$SECONDS
-			rc=0
-			# shellcheck disable=SC2086 # a list of scenario names
-			KVER=$k VM_LABEL=$series VM_OUT=$out "$ROOT/tests/vm/run.sh" ${HC_VM_SCENARIOS:-} \
-				>"$LOGS/vm-$series.log" 2>&1 || rc=$?
+		: >"$out/order"
+		for n in $names; do
+			n=$(basename "$n" .sh)
+			if [ "$series" != "$first_series" ] && [[ "$once" == *" $n "* ]]; then
+				echo "# vm $series: $n runs on $first_series only (HC_VM_ONCE; all kernels in make check-reliability)"
+				continue
+			fi
+			echo "$n" >>"$out/order"
+			w=$(awk -v n="$n" '$1 == n { print $2 }' "$ROOT/tests/vm/durations" 2>/dev/null)
+			echo "${w:-60} $series $k $n" >>"$queue.all"
+		done
+		# one initramfs per kernel, built before the guests that share it
+		"$ROOT/tests/vm/mkinitramfs.sh" "$k" "$ROOT/build/vm/$k/initramfs.cpio.zst" >>"$LOGS/vm-$series.log" 2>&1 ||
+			echo "# vm $series: mkinitramfs failed (build/test-logs/vm-$series.log); its boots will say why"
+	done
+	sort -k1,1nr -s "$queue.all" | cut -d' ' -f2- >"$queue"
+	echo "# vm: $(wc -l <"$queue") scenario runs on $(echo $kvers | wc -w) kernel(s), ${HC_VM_JOBS:-$(nproc)} at once"
+	# next_job: pop the queue's first line (under its lock)
+	next_job() {
+		flock "$queue.lock" sh -c 'head -n1 "$1"; sed -i 1d "$1"' sh "$queue"
+	}
+	worker() {
+		local job series k n out
+		while job=$(next_job) && [ -n "$job" ]; do
+			read -r series k n <<<"$job"
+			out=$ROOT/build/vm/run-$series/$n
+			mkdir -p "$out"
+			local start=$SECONDS rc=0
+			KVER=$k VM_LABEL=$series VM_OUT=$out "$ROOT/tests/vm/run.sh" "$n" \
+				>"$out/log" 2>&1 || rc=$?
 			echo "$rc $((SECONDS - start))" >"$out/exit"
-		) &
-		running=$((running + 1))
-		if [ "$running" -ge "$jobs" ]; then
-			wait -n || true
-			running=$((running - 1))
-		fi
+		done
+	}
+	vm_start=$SECONDS
+	for _ in $(seq "${HC_VM_JOBS:-$(nproc)}"); do
+		worker &
 	done
 	wait || true
 	for k in $kvers; do
 		series=$(echo "$k" | cut -d. -f1,2)
-		out=$ROOT/build/vm/run-$series
-		cat "$LOGS/vm-$series.log"
-		rc=1 secs=0
-		[ -s "$out/exit" ] && read -r rc secs <"$out/exit"
-		if [ -s "$out/summary" ]; then
-			read -r v_pass v_fail <"$out/summary"
-		else
-			echo "not ok $series/vm:run.sh: exited $rc without a summary"
-			v_pass=0 v_fail=1
-		fi
-		echo "# vm $k: $v_pass passed, $v_fail failed in $secs s"
+		run=$ROOT/build/vm/run-$series
+		v_pass=0 v_fail=0 secs=0
+		: >"$run/boot-times"
+		: >"$run/test-times"
+		while read -r n; do
+			out=$run/$n
+			{ cat "$out/log" 2>/dev/null || true; } | tee -a "$LOGS/vm-$series.log"
+			cat "$out/boot-times" >>"$run/boot-times" 2>/dev/null || true
+			cat "$out/test-times" >>"$run/test-times" 2>/dev/null || true
+			rc=1 t=0
+			[ -s "$out/exit" ] && read -r rc t <"$out/exit"
+			secs=$((secs + t))
+			if [ -s "$out/summary" ]; then
+				read -r p f <"$out/summary"
+			else
+				echo "not ok $series/$n/vm:run.sh: exited $rc without a summary"
+				p=0 f=1
+			fi
+			v_pass=$((v_pass + p)) v_fail=$((v_fail + f))
+		done <"$run/order"
+		echo "$v_pass $v_fail" >"$run/summary"
+		echo "# vm $k: $v_pass passed, $v_fail failed ($secs s of guest time)"
 		pass=$((pass + v_pass)) fail=$((fail + v_fail))
 	done
+	echo "# vm: every kernel's suite in $((SECONDS - vm_start)) s"
 fi
 
 # --- (c) extra checks -----------------------------------------------------------

@@ -135,8 +135,21 @@ struct hc_chunk_loc {
 #define HC_LOCATE_F_AUTO_INGEST	(1U << 2) /* on a miss, queue an ingest */
 /* inspect only: not a hit or a miss for the policy and the counters */
 #define HC_LOCATE_F_PEEK	(1U << 3)
+/*
+ * an operator's preload: the ingest this LOCATE starts or joins is an
+ * explicit admission (no frequency duel; it displaces only evictable
+ * objects, cold ones first, and fails with ENOSPC, never by being refused);
+ * needs the device open for writing (else EBADF)
+ */
+#define HC_LOCATE_F_EXPLICIT	(1U << 4)
+/*
+ * pin the object found, or the one whose ingest this LOCATE starts or
+ * joins (admitted pinned); needs CAP_SYS_ADMIN (else EPERM)
+ */
+#define HC_LOCATE_F_PIN		(1U << 5)
 #define HC_LOCATE_F_ALL		(HC_LOCATE_F_HOLD | HC_LOCATE_F_WAIT | \
-				 HC_LOCATE_F_AUTO_INGEST | HC_LOCATE_F_PEEK)
+				 HC_LOCATE_F_AUTO_INGEST | HC_LOCATE_F_PEEK | \
+				 HC_LOCATE_F_EXPLICIT | HC_LOCATE_F_PIN)
 
 /* struct hc_locate.status */
 #define HC_LOCATE_HIT		1 /* READY, DIRTY or SYNCING: the data is valid */

@@ -322,6 +322,20 @@ enum hc_ext_attr {
  * @HC_A_STATS_JOURNAL_COMPACTIONS: u64, compactions since assembly
  * @HC_A_STATS_MEMBER: nested, repeated once per member in index order:
  *	enum hc_stats_member_attr, the I/O /dev/hypercacheN sent to it
+ * @HC_A_STATS_DIRTY_OLDEST_NS: u64, nanoseconds since the oldest DIRTY or
+ *	SYNCING object was committed (0 when there is none).  The time is
+ *	kept in memory only: objects DIRTY in the journal when the pool was
+ *	assembled count from the assembly (journal format v1 records no time)
+ *
+ * Appended for issue 15, admissions refused by reason (HC_A_STATS_REJECTIONS
+ * counts the ones that lost the policy's frequency duel):
+ * @HC_A_STATS_REFUSED_ROOM: u64, ingests and stages refused with ENOSPC:
+ *	pinned, held and dirty objects left no room
+ * @HC_A_STATS_REFUSED_JOURNAL: u64, refused with ENOSPC: the journal had no
+ *	room for the object's record
+ * @HC_A_STATS_REFUSED_TOO_BIG: u64, refused with EFBIG: larger than the pool
+ * @HC_A_STATS_REFUSED_FRAGMENTED: u64, refused with E2BIG: room, but not in
+ *	HC_MAX_EXTENTS extents
  */
 enum hc_stats_attr {
 	HC_A_STATS_UNSPEC,
@@ -356,6 +370,11 @@ enum hc_stats_attr {
 	HC_A_STATS_JOURNAL_RECORDS,
 	HC_A_STATS_JOURNAL_COMPACTIONS,
 	HC_A_STATS_MEMBER,
+	HC_A_STATS_DIRTY_OLDEST_NS,
+	HC_A_STATS_REFUSED_ROOM,
+	HC_A_STATS_REFUSED_JOURNAL,
+	HC_A_STATS_REFUSED_TOO_BIG,
+	HC_A_STATS_REFUSED_FRAGMENTED,
 
 	__HC_A_STATS_MAX,
 	HC_A_STATS_MAX = __HC_A_STATS_MAX - 1

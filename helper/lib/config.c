@@ -1126,3 +1126,134 @@ int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
 	strcpy(out->profile, profile);
 	return 0;
 }
+
+/* --- reload ---------------------------------------------------------------- */
+
+/* Append ", @what" (or "@what" first) to @buf; counts in *@n. */
+static void restart_key(char *buf, size_t len, size_t *used, unsigned int *n,
+			const char *what)
+{
+	int w;
+
+	(*n)++;
+	if (!len || *used >= len - 1)
+		return;
+	w = snprintf(buf + *used, len - *used, "%s%s", *used ? ", " : "", what);
+	if (w > 0)
+		*used += (size_t)w < len - *used ? (size_t)w : len - *used - 1;
+}
+
+static void restart_backends(const struct hc_config *old,
+			     const struct hc_config *next, char *buf, size_t len,
+			     size_t *used, unsigned int *n)
+{
+	char what[HC_NAME_MAX + 64];
+	const struct hc_backend *a, *b;
+	unsigned int i;
+
+#define HC_BACKEND_FIELD(f, cmp) do {					\
+		if (cmp) {						\
+			snprintf(what, sizeof(what), "[backend %s] " #f, a->name); \
+			restart_key(buf, len, used, n, what);		\
+		}							\
+	} while (0)
+
+	for (i = 0; i < old->nr_backends; i++) {
+		a = &old->backends[i];
+		b = hc_config_backend(next, a->name);
+		if (!b) {
+			snprintf(what, sizeof(what), "[backend %s] (removed)", a->name);
+			restart_key(buf, len, used, n, what);
+			continue;
+		}
+		HC_BACKEND_FIELD(type, a->type != b->type);
+		HC_BACKEND_FIELD(endpoint, strcmp(a->endpoint, b->endpoint));
+		HC_BACKEND_FIELD(region, strcmp(a->region, b->region));
+		HC_BACKEND_FIELD(addressing, a->addressing != b->addressing);
+		HC_BACKEND_FIELD(access_key, strcmp(a->access_key, b->access_key));
+		HC_BACKEND_FIELD(secret_key, strcmp(a->secret_key, b->secret_key));
+		HC_BACKEND_FIELD(ca_file, strcmp(a->ca_file, b->ca_file));
+		HC_BACKEND_FIELD(root, strcmp(a->root, b->root));
+	}
+#undef HC_BACKEND_FIELD
+	for (i = 0; i < next->nr_backends; i++) {
+		if (hc_config_backend(old, next->backends[i].name))
+			continue;
+		snprintf(what, sizeof(what), "[backend %s] (added)",
+			 next->backends[i].name);
+		restart_key(buf, len, used, n, what);
+	}
+}
+
+/*
+ * hc_config_restart_keys() - which settings of @next differ from @old's in
+ * a way hypercached cannot apply while it runs (everything but
+ * log_level): their names, comma-separated, in @buf ("part_size,
+ * [backend s3] endpoint"; never a value: they may be secrets).  Returns
+ * how many.  A difference in a field this function does not name (one
+ * added to struct hc_config later) is reported as "other settings", so a
+ * new key is never taken for a live one by omission.
+ */
+unsigned int hc_config_restart_keys(const struct hc_config *old,
+				    const struct hc_config *next,
+				    char *buf, size_t len)
+{
+	struct hc_config *a, *b;
+	unsigned int i, n = 0;
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+#define HC_FIELD(f, cmp) do {						\
+		if (cmp)						\
+			restart_key(buf, len, &used, &n, #f);		\
+	} while (0)
+	HC_FIELD(ingest_concurrency, old->ingest_concurrency != next->ingest_concurrency);
+	HC_FIELD(part_size, old->part_size != next->part_size);
+	HC_FIELD(max_objects_in_flight,
+		 old->max_objects_in_flight != next->max_objects_in_flight);
+	HC_FIELD(timeout_connect, old->timeout_connect != next->timeout_connect);
+	HC_FIELD(timeout_request, old->timeout_request != next->timeout_request);
+	HC_FIELD(retry_attempts, old->retry_attempts != next->retry_attempts);
+	HC_FIELD(metrics_listen, strcmp(old->metrics_listen, next->metrics_listen));
+	HC_FIELD(default_backend, strcmp(old->default_backend, next->default_backend));
+	HC_FIELD(egress_price_per_gb,
+		 old->egress_price_per_gb != next->egress_price_per_gb);
+	HC_FIELD(buffer_budget, old->buffer_budget != next->buffer_budget);
+#undef HC_FIELD
+	restart_backends(old, next, buf, len, &used, &n);
+	if (n)
+		return n;
+
+	/*
+	 * Nothing named differs: compare the rest byte for byte (both were
+	 * built over hc_config_defaults()' memset, so padding is zero),
+	 * with what may differ harmlessly made equal: the live log_level,
+	 * the header lines and the order of the backends.
+	 */
+	a = malloc(sizeof(*a));
+	b = malloc(sizeof(*b));
+	if (!a || !b) {
+		restart_key(buf, len, &used, &n, "other settings (not compared: out of memory)");
+		goto out;
+	}
+	*a = *old;
+	*b = *next;
+	a->log_level = b->log_level;
+	memset(a->backends, 0, sizeof(a->backends));
+	memset(b->backends, 0, sizeof(b->backends));
+	for (i = 0; i < old->nr_backends; i++) {
+		const struct hc_backend *nb = hc_config_backend(next, old->backends[i].name);
+
+		a->backends[i] = old->backends[i];
+		if (nb)
+			b->backends[i] = *nb;
+		a->backends[i].line = b->backends[i].line = 0;
+	}
+	if (memcmp(a, b, sizeof(*a)))
+		restart_key(buf, len, &used, &n, "other settings");
+out:
+	free(a);
+	free(b);
+	return n;
+}

@@ -146,4 +146,14 @@ int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
 		    const char *home, struct hc_creds *out,
 		    char *err, size_t errlen);
 
+/*
+ * hc_config_restart_keys() - the settings that differ between the running
+ * configuration @old and a reloaded @next and need a restart (all but
+ * log_level, which a SIGHUP applies): their names, comma-separated, in
+ * @buf (@len bytes, truncated), never their values.  Returns how many.
+ */
+unsigned int hc_config_restart_keys(const struct hc_config *old,
+				    const struct hc_config *next,
+				    char *buf, size_t len);
+
 #endif /* HC_CONFIG_H */

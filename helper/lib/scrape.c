@@ -334,6 +334,9 @@ static void render_cache(struct hc_prom *p, const struct hc_scrape_in *in,
 	family_u64(p, "hypercache_dirty_limit_bytes", HC_PROM_GAUGE,
 		   "The dirty-bytes limit (0: none)",
 		   k->v[HC_A_STATS_DIRTY_LIMIT]);
+	family_f64(p, "hypercache_dirty_oldest_age_seconds",
+		   "Time since the oldest DIRTY or SYNCING object was committed (0: none; DIRTY at assembly counts from the assembly)",
+		   (double)k->v[HC_A_STATS_DIRTY_OLDEST_NS] * 1e-9);
 	family_u64(p, "hypercache_journal_used_bytes", HC_PROM_GAUGE,
 		   "Bytes of journal records the live objects take",
 		   k->v[HC_A_STATS_JOURNAL_USED]);

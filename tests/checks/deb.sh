@@ -12,6 +12,7 @@
 #  - hypercache-dkms: the module's sources under /usr/src/hypercache-VER
 #    with dkms.conf naming that version, the modules-load.d entry, and the
 #    dkms postinst; it depends on dkms.
+#  - libhypercache1, libhypercache-dev and python3-hypercache: see below.
 # A VM boot with the packages installed is not part of make check.
 #
 #   tests/checks/deb.sh
@@ -31,6 +32,7 @@ list=$(dpkg-deb -c "$main")
 for f in ./usr/sbin/hcctl ./usr/sbin/hypercached ./usr/share/man/man8/hcctl.8.gz \
 	./usr/share/man/man8/hypercached.8.gz ./usr/share/man/man5/hypercache.conf.5.gz \
 	./lib/systemd/system/hypercached.service ./lib/udev/rules.d/60-hypercache.rules \
+	./lib/systemd/system/hypercache-assemble.service ./lib/udev/rules.d/61-hypercache-member.rules \
 	./usr/lib/sysusers.d/hypercache.conf ./usr/share/bash-completion/completions/hcctl \
 	./etc/hypercache/hypercache.conf; do
 	grep -q " $f\$" <<<"$list" || fail "$main lacks $f"
@@ -64,4 +66,49 @@ grep -qx "PACKAGE_VERSION=\"$ver\"" "$d/dkms/usr/src/hypercache-$ver/dkms.conf" 
 dpkg-deb -e "$dkms" "$d/dkmsctl"
 grep -q 'common.postinst' "$d/dkmsctl/postinst" || fail "hypercache-dkms has no dkms postinst"
 grep -q 'dkms' <<<"$(dpkg-deb -f "$dkms" Depends)" || fail "hypercache-dkms does not depend on dkms"
-echo "deb: ok ($(basename "$main"), $(basename "$dkms"))"
+# The client library and the Python package (libhypercache1,
+# libhypercache-dev, python3-hypercache): the shared library under its
+# soname with the multiarch path, the development files, and the Python
+# module importable from the unpacked package with its fsspec entry point,
+# loading the packaged library by soname.
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+lib=build/deb/libhypercache1_${ver}_${arch}.deb
+dev=build/deb/libhypercache-dev_${ver}_${arch}.deb
+py=build/deb/python3-hypercache_${ver}_all.deb
+for f in "$lib" "$dev" "$py"; do [ -f "$f" ] || fail "missing $f"; done
+list=$(dpkg-deb -c "$lib")
+for f in ./usr/lib/$ma/libhypercache.so.1.0.0 ./usr/lib/$ma/libhypercache.so.1; do
+	grep -q " $f\( -> .*\)\?\$" <<<"$list" || fail "$lib lacks $f"
+done
+grep -q 'libhypercache\.so$\|\.a$\|\.h$' <<<"$list" && fail "$lib holds development files"
+dpkg-deb -e "$lib" "$d/libctl"
+grep -q '^libhypercache 1 libhypercache1' "$d/libctl/shlibs" || fail "libhypercache1 has no shlibs entry"
+list=$(dpkg-deb -c "$dev")
+for f in ./usr/include/hypercache/hypercache.h ./usr/lib/$ma/libhypercache.a \
+	./usr/lib/$ma/libhypercache.so ./usr/lib/$ma/pkgconfig/hypercache.pc \
+	./usr/share/man/man3/libhypercache.3.gz; do
+	grep -q " $f\( -> .*\)\?\$" <<<"$list" || fail "$dev lacks $f"
+done
+grep -q "libhypercache1 (= $ver)" <<<"$(dpkg-deb -f "$dev" Depends)" ||
+	fail "libhypercache-dev does not depend on libhypercache1 (= $ver): $(dpkg-deb -f "$dev" Depends)"
+dpkg-deb -x "$lib" "$d/lib"
+dpkg-deb -x "$dev" "$d/lib"
+grep -qx "libdir=/usr/lib/$ma" "$d/lib/usr/lib/$ma/pkgconfig/hypercache.pc" ||
+	fail "hypercache.pc's libdir is not /usr/lib/$ma: $(grep libdir= "$d/lib/usr/lib/$ma/pkgconfig/hypercache.pc")"
+list=$(dpkg-deb -c "$py")
+for f in __init__.py _lib.py fs.py safetensors.py torch.py uri.py __main__.py; do
+	grep -q " ./usr/lib/python3/dist-packages/hypercache/$f\$" <<<"$list" || fail "$py lacks hypercache/$f"
+done
+grep -q "libhypercache1" <<<"$(dpkg-deb -f "$py" Depends)" || fail "python3-hypercache does not depend on libhypercache1"
+dpkg-deb -x "$py" "$d/py"
+out=$(cd / && LD_LIBRARY_PATH=$d/lib/usr/lib/$ma PYTHONPATH=$d/py/usr/lib/python3/dist-packages /usr/bin/python3 -c '
+import importlib.metadata as md, hypercache, hypercache._lib as L
+eps = [e for e in md.entry_points(group="fsspec.specs") if e.name == "hypercache"]
+assert eps and eps[0].value == "hypercache.fs:HyperCacheFileSystem", eps
+assert hypercache.__file__.startswith("'"$d"'/py/"), hypercache.__file__
+assert L._find() == "libhypercache.so.1", L._find()
+L._load()
+print(eps[0].load().__name__)
+' 2>&1) || fail "the packaged Python module does not import or register hypercache://: $out"
+[ "$out" = HyperCacheFileSystem ] || fail "the fsspec entry point loads $out"
+echo "deb: ok ($(basename "$main"), $(basename "$dkms"), $(basename "$lib"), $(basename "$dev"), $(basename "$py"))"

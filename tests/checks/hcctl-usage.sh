@@ -263,10 +263,20 @@ expect 0 out '"state":"not flushed"'              -- \
 expect 1 err "no dataset was flushed here"        -- restore --config "$tmp/hc.conf" hypercache://store/ck/
 expect 1 err "hcctl: /nonexistent.conf: cannot load the configuration" -- \
 	restore --config /nonexistent.conf s3://bkt/ck/
-expect 2 err "ls: unexpected argument 'extra'"    -- ls extra
+expect 2 err "ls: unexpected argument 'extra'"    -- ls s3://b/ extra
+expect 2 err "ls: empty PREFIX"                   -- ls ''
 expect 2 err "ls: unrecognized option '--bogus'"  -- ls --bogus
 expect 2 err "stats: unexpected argument 'extra'" -- stats extra
 expect 2 err "stats: invalid option -- 'x'"       -- stats -x
+# issue 15: the prefix forms and preload's list file
+expect 2 err "evict: empty --prefix"              -- evict --prefix ''
+expect 2 err "pin: unexpected argument 'x'"       -- pin --prefix s3://b/ x
+expect 2 err "unpin: option '--prefix' requires an argument" -- unpin --prefix
+expect 2 err "evict: unrecognized option '--yes'" -- evict --yes s3://b/k
+expect 2 err "preload: missing URI operand"       -- preload
+expect 1 err "cannot open the list file"          -- preload -f /nonexistent.list
+printf '# none\n\n' >"$tmp/empty.list"
+expect 1 err "the list file names no URI"         -- preload -f "$tmp/empty.list"
 for c in evict pin unpin; do
 	expect 2 err "$c: missing URI operand"    -- $c
 	expect 2 err "$c: unexpected argument 'b'" -- $c a b

@@ -24,9 +24,11 @@ fail() { echo "install: $*" >&2; exit 1; }
 make -s install DESTDIR="$d" PREFIX=/usr >"$d.log" 2>&1 || { cat "$d.log" >&2; fail "make install failed"; }
 rm -f "$d.log"
 want="etc/hypercache/hypercache.conf
+usr/lib/systemd/system/hypercache-assemble.service
 usr/lib/systemd/system/hypercached.service
 usr/lib/sysusers.d/hypercache.conf
 usr/lib/udev/rules.d/60-hypercache.rules
+usr/lib/udev/rules.d/61-hypercache-member.rules
 usr/sbin/hcctl
 usr/sbin/hypercached
 usr/share/bash-completion/completions/hcctl
@@ -54,6 +56,20 @@ sed "s|/usr/sbin/|$d/usr/sbin/|g" "$d/usr/lib/systemd/system/hypercached.service
 out=$(MANPATH=$d/usr/share/man systemd-analyze verify "$d/verify/hypercached.service" 2>&1) ||
 	fail "systemd-analyze verify: $out"
 [ -z "$out" ] || fail "systemd-analyze verify: $out"
+# the assembly unit, and the udev rule's program: the installed hcctl
+sed "s|/usr/sbin/|$d/usr/sbin/|g" "$d/usr/lib/systemd/system/hypercache-assemble.service" \
+	>"$d/verify/hypercache-assemble.service"
+out=$(MANPATH=$d/usr/share/man systemd-analyze verify "$d/verify/hypercache-assemble.service" 2>&1) ||
+	fail "systemd-analyze verify hypercache-assemble.service: $out"
+[ -z "$out" ] || fail "systemd-analyze verify hypercache-assemble.service: $out"
+grep -qx 'ExecStart=/usr/sbin/hcctl pool assemble --scan --timeout 90' \
+	"$d/usr/lib/systemd/system/hypercache-assemble.service" ||
+	fail "the assembly unit does not run /usr/sbin/hcctl pool assemble --scan"
+grep -q 'IMPORT{program}="/usr/sbin/hcctl examine --export $devnode"' \
+	"$d/usr/lib/udev/rules.d/61-hypercache-member.rules" ||
+	fail "the member rule does not import /usr/sbin/hcctl examine --export"
+grep -q '@' "$d/usr/lib/udev/rules.d/61-hypercache-member.rules" "$d/usr/lib/systemd/system/hypercache-assemble.service" &&
+	fail "the assembly unit or member rule keeps an @VARIABLE@"
 
 out=$("$d/usr/sbin/hypercached" --check-config -c "$d/etc/hypercache/hypercache.conf" 2>&1) ||
 	fail "the installed configuration does not load: $out"

@@ -530,4 +530,73 @@ TEST_F(tmp, credentials_file_override_and_long_token)
 	EXPECT_STREQ(":2: syntax error", err + strlen(self->path));
 }
 
+/*
+ * SIGHUP: log_level applies live, everything else needs a restart and is
+ * named (never its value); an unchanged file, reordered backends or moved
+ * lines need nothing.
+ */
+static const char reload_base[] =
+	"[hypercached]\nlog_level = info\npart_size = 8M\n\n"
+	"[backend s3]\ntype = s3\nendpoint = http://10.0.2.2:7480\n"
+	"access_key = AK\nsecret_key = SECRETVALUE\n\n"
+	"[backend store]\ntype = posix\nroot = /srv/store\n";
+
+static unsigned int reload_diff(const char *next_text, char *keys, size_t len)
+{
+	static struct hc_config old, next;
+	char e[256];
+
+	if (hc_config_parse(reload_base, "old.conf", &old, e, sizeof(e)) ||
+	    hc_config_parse(next_text, "new.conf", &next, e, sizeof(e))) {
+		snprintf(keys, len, "parse error: %s", e);
+		return 999;
+	}
+	return hc_config_restart_keys(&old, &next, keys, len);
+}
+
+TEST(reload_restart_keys)
+{
+	char keys[512], text[1024];
+
+	EXPECT_EQ(0, reload_diff(reload_base, keys, sizeof(keys))) TH_LOG("%s", keys);
+	EXPECT_STREQ("", keys);
+	/* log_level is live */
+	snprintf(text, sizeof(text), "%s", reload_base);
+	memcpy(strstr(text, "info"), "warn", 4);
+	EXPECT_EQ(0, reload_diff(text, keys, sizeof(keys))) TH_LOG("%s", keys);
+	/* the backends in another order, a comment moving every line: nothing */
+	EXPECT_EQ(0, reload_diff("# moved\n[hypercached]\nlog_level = debug\npart_size = 8M\n\n"
+				 "[backend store]\ntype = posix\nroot = /srv/store\n\n"
+				 "[backend s3]\ntype = s3\nendpoint = http://10.0.2.2:7480\n"
+				 "access_key = AK\nsecret_key = SECRETVALUE\n",
+				 keys, sizeof(keys))) TH_LOG("%s", keys);
+	/* a daemon setting, a backend's field, a secret (named, not shown) */
+	EXPECT_EQ(3, reload_diff("[hypercached]\nlog_level = info\npart_size = 16M\n\n"
+				 "[backend s3]\ntype = s3\nendpoint = http://10.0.2.2:7481\n"
+				 "access_key = AK\nsecret_key = OTHERSECRET\n\n"
+				 "[backend store]\ntype = posix\nroot = /srv/store\n",
+				 keys, sizeof(keys)));
+	EXPECT_STREQ("part_size, [backend s3] endpoint, [backend s3] secret_key", keys);
+	EXPECT_EQ(NULL, strstr(keys, "SECRET"));
+	/* a backend removed, one added */
+	EXPECT_EQ(2, reload_diff("[hypercached]\nlog_level = info\npart_size = 8M\n\n"
+				 "[backend s3]\ntype = s3\nendpoint = http://10.0.2.2:7480\n"
+				 "access_key = AK\nsecret_key = SECRETVALUE\n\n"
+				 "[backend data]\ntype = posix\nroot = /srv/store\n",
+				 keys, sizeof(keys)));
+	EXPECT_STREQ("[backend store] (removed), [backend data] (added)", keys);
+	/* a key the named list has (metrics_listen) */
+	snprintf(text, sizeof(text), "[hypercached]\nmetrics_listen = 127.0.0.1:9111\n%s",
+		 strstr(reload_base, "\n[backend s3]"));
+	EXPECT_EQ(1, reload_diff(text, keys, sizeof(keys))) TH_LOG("%s", keys);
+	EXPECT_STREQ("metrics_listen", keys);
+	/* truncation keeps the count */
+	EXPECT_EQ(3, reload_diff("[hypercached]\nlog_level = info\npart_size = 16M\n\n"
+				 "[backend s3]\ntype = s3\nendpoint = http://10.0.2.2:7481\n"
+				 "access_key = AK\nsecret_key = OTHERSECRET\n\n"
+				 "[backend store]\ntype = posix\nroot = /srv/store\n",
+				 keys, 12));
+	EXPECT_STREQ("part_size, ", keys);
+}
+
 TEST_HARNESS_MAIN

@@ -191,6 +191,7 @@ static void canned(struct msgbuf *m, uint64_t hits, uint64_t reads)
 	lh[2] = hits + 1;	/* <= 4 us */
 	put(m, HC_A_STATS_LOCATE_HIST, lh, sizeof(lh));
 	put64(m, HC_A_STATS_LOCATE_NS, (hits + 1) * 3000);
+	put64(m, HC_A_STATS_DIRTY_OLDEST_NS, 12500000000ULL);	/* 12.5 s */
 	put64(m, 200, 7);	/* an attribute of a newer kernel */
 	put_member(m, 0, reads);
 	put_member(m, 1, reads * 2);
@@ -314,6 +315,19 @@ TEST_F(scrape, rates_and_a_pool_restart)
 	EXPECT_STREQ("6", value(self->p.buf, "hypercache_hits_total", self->v));
 	EXPECT_STREQ("82", value(self->p.buf, "hypercache_member_reads_total{member=\"1\"}", self->v));
 	EXPECT_STREQ("0", value(self->p.buf, "hypercache_bandwidth_mbps", self->v));
+}
+
+/* The kernel's nanoseconds as seconds; 0 (nothing dirty) stays 0. */
+TEST_F(scrape, dirty_oldest_age_in_seconds)
+{
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_STREQ("12.5", value(self->p.buf, "hypercache_dirty_oldest_age_seconds", self->v));
+	EXPECT_NE(NULL, strstr(self->p.buf, "# TYPE hypercache_dirty_oldest_age_seconds gauge\n"));
+	hc_prom_free(&self->p);
+	self->in.k.v[HC_A_STATS_DIRTY_OLDEST_NS] = 0;
+	hc_prom_init(&self->p, false);
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_STREQ("0", value(self->p.buf, "hypercache_dirty_oldest_age_seconds", self->v));
 }
 
 TEST_F(scrape, no_pool_is_pool_up_0_and_backends_only)

@@ -592,9 +592,14 @@ static void fake_stop(void)
 		free(F.part[i]);
 }
 
-/* Tiny waits: a test with retries takes milliseconds. */
+/*
+ * Tiny waits: a test with retries takes milliseconds.  The budget and the
+ * request timeout are generous instead: on a loaded host (make check beside
+ * two TCG guests) an 8 MiB part to the fake server took over 5 s, and a
+ * timeout there failed egress_put_and_multipart, not the code under test.
+ */
 static const struct retry_policy fast = {
-	.max_attempts = 4, .base_ms = 1, .cap_ms = 5, .budget_ms = 5000,
+	.max_attempts = 4, .base_ms = 1, .cap_ms = 5, .budget_ms = 60000,
 };
 
 static struct hcs3 *client(const char *secret, enum hc_addressing a,
@@ -602,7 +607,7 @@ static struct hcs3 *client(const char *secret, enum hc_addressing a,
 {
 	struct hc_backend b = { .type = HC_BACKEND_S3, .addressing = a };
 	struct hc_creds cr = { 0 };
-	struct hcs3_opts o = { .timeout_connect = 2, .timeout_request = 5,
+	struct hcs3_opts o = { .timeout_connect = 10, .timeout_request = 20,
 			       .retry = &fast, .resolve = resolve };
 	struct hcs3 *c = NULL;
 	char err[256];
@@ -1107,7 +1112,7 @@ static void egress_obj(struct __test_metadata *_metadata, int fd,
 	}
 }
 
-TEST_F(s3, egress_put_and_multipart)
+TEST_F_TIMEOUT(s3, egress_put_and_multipart, 120)
 {
 	static const struct hc_extent ext[2] = {
 		{ .offset = 12 * EG_MiB, .length = 8 * EG_MiB },

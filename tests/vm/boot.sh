@@ -119,6 +119,9 @@ if [ $hostfs = 1 ]; then
 	cmdline+=" hc.hostfs=1 hc.tree=$ROOT"
 fi
 [ -n "$s3" ] && cmdline+=" hc.s3=$s3"
+# HC_VM_FULL=1 (make check-reliability): the stages' full sizes (lib.sh's
+# HC_FULL); make check runs the same tests at smaller sizes
+[ "${HC_VM_FULL:-0}" = 1 ] && cmdline+=" hc.full=1"
 qemu+=(-append "$cmdline")
 # shellcheck disable=SC2206
 qemu+=(${HC_QEMU_EXTRA:-})
@@ -177,6 +180,7 @@ while :; do
 	case "$line" in
 	"# "*) [ $verbose = 1 ] && printf '%s\n' "$line" ;;
 	*HCTEST\ *) printf 'HCTEST %s\n' "${line#*HCTEST }" ;;
+	*HCTIME\ *) printf 'HCTIME %s\n' "${line#*HCTIME }" ;;
 	*HCVM-*) printf 'HCVM-%s\n' "${line#*HCVM-}" ;;
 	esac
 	if [ -n "$kill_on" ] && [[ "$line" == *"$kill_on"* ]]; then

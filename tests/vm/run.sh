@@ -43,6 +43,7 @@ fi
 export VM_RESULTS=$VM_OUT/results
 : >"$VM_RESULTS"
 : >"$VM_OUT/boot-times"
+: >"$VM_OUT/test-times"
 
 for f in "${scenarios[@]}"; do
 	name=$(basename "$f" .sh)

@@ -108,6 +108,8 @@ vm_boot() {
 			name=${rest%%:*}
 			vm_record "not ok" "$name" "${rest#*: }"
 			explained=1 ;;
+		"HCTIME "*)
+			echo "$VM_SCENARIO ${line#HCTIME }" >>"${VM_OUT:-$HC_ROOT/build/vm}/test-times" ;;
 		"boot.sh: stage="*"time="*)
 			echo "# $VM_SCENARIO: $line"
 			echo "$VM_SCENARIO $stage ${line##*time=}" >>"${VM_OUT:-$HC_ROOT/build/vm}/boot-times" ;;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hcctl - the object cache as a whole: ls (HC_CMD_OBJ_GET dump) and stats
- * (HC_CMD_STATS_GET).
+ * hcctl - the object cache as a whole: ls [PREFIX] (HC_CMD_OBJ_GET dump),
+ * stats (HC_CMD_STATS_GET), and evict/pin/unpin --prefix (the dump, then
+ * one HC_CMD_OBJ_EVICT or _PIN per object).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -236,19 +237,89 @@ static void ls_print_text(const struct obj_list *l)
 	}
 }
 
-int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
+/* Whether @o's URI starts with the @plen bytes of @prefix. */
+static bool obj_under(const struct obj_info *o, const char *prefix, size_t plen)
 {
-	struct obj_list l = { 0 };
+	return o->uri_len >= plen && !memcmp(o->uri, prefix, plen);
+}
+
+static void obj_list_free(struct obj_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		obj_free(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * The objects of the cache whose URI starts with @prefix (NULL: all; the
+ * filter is applied to the whole dump), only the dirty and syncing ones
+ * with @dirty, sorted by URI, into @l.  Errors are reported as @who's.
+ * Returns 0 or -1.
+ */
+static int obj_list_get(const char *who, const char *prefix, bool dirty,
+			struct obj_list *l)
+{
+	size_t i, n, plen = prefix ? strlen(prefix) : 0;
 	struct hcctl_nl nl = { 0 };
 	struct hcctl_nl_err err;
 	struct nl_msg *msg;
+	int ret = -1;
+
+	memset(l, 0, sizeof(*l));
+	if (hcctl_nl_open(&nl, who) < 0)
+		return -1;
+	msg = hcctl_nl_request(&nl, HC_CMD_OBJ_GET, 0);
+	if (msg && hcctl_nl_put_ctl_fd(msg, HC_A_OBJ_CTL_FD) < 0) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	if (!msg) {
+		hcctl_err(who, "cannot build netlink request", ENOMEM);
+		goto out;
+	}
+	if (hcctl_nl_dump(&nl, msg, ls_reply, l, &err) < 0) {
+		if (err.kernel && err.error == ENODEV && !err.msg[0])
+			snprintf(err.msg, sizeof(err.msg), "no pool is running");
+		hcctl_nl_report(who, &err, NULL, NULL, 0);
+		obj_list_free(l);
+		goto out;
+	}
+	for (i = n = 0; i < l->n; i++) {
+		struct obj_info *o = &l->v[i];
+		bool keep = !prefix || obj_under(o, prefix, plen);
+
+		/* only what the backend does not have yet */
+		if (dirty)
+			keep = keep && o->has_state &&
+			       (o->state == HC_OBJ_DIRTY ||
+				o->state == HC_OBJ_SYNCING);
+		if (keep)
+			l->v[n++] = *o;
+		else
+			obj_free(o);
+	}
+	l->n = n;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_obj);
+	ret = 0;
+out:
+	hcctl_nl_close(&nl);
+	return ret;
+}
+
+int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	struct obj_list l = { 0 };
+	const char *prefix = NULL;
 	bool json, dirty = false;
 	const struct hcctl_opt opts[] = {
 		HCCTL_FLAG("dirty", 'd', &dirty),
 		HCCTL_OPT_END
 	};
-	size_t i, n;
-	int rc = HC_EXIT_FAIL, optind;
+	size_t i;
+	int optind;
 	int ret;
 
 	optind = hcctl_opt_parse(cmd, argc, argv, opts, &ret);
@@ -256,39 +327,15 @@ int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 		return ret;
 	json = hcctl_opt_json;
 	if (optind < argc)
+		prefix = argv[optind++];
+	if (optind < argc)
 		return hcctl_usage_error(cmd, "unexpected argument '%s'",
 				      argv[optind]);
+	if (prefix && !prefix[0])
+		return hcctl_usage_error(cmd, "empty PREFIX (omit it to list everything)");
 
-	if (hcctl_nl_open(&nl, cmd->name) < 0)
+	if (obj_list_get(cmd->name, prefix, dirty, &l) < 0)
 		return HC_EXIT_FAIL;
-	msg = hcctl_nl_request(&nl, HC_CMD_OBJ_GET, 0);
-	if (msg && hcctl_nl_put_ctl_fd(msg, HC_A_OBJ_CTL_FD) < 0) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	if (!msg) {
-		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
-		goto out;
-	}
-	ret = hcctl_nl_dump(&nl, msg, ls_reply, &l, &err);
-	if (ret < 0) {
-		if (err.kernel && err.error == ENODEV && !err.msg[0])
-			snprintf(err.msg, sizeof(err.msg), "no pool is running");
-		hcctl_nl_report(cmd->name, &err, NULL, NULL, 0);
-		goto out;
-	}
-	if (dirty) {	/* only what the backend does not have yet */
-		for (i = n = 0; i < l.n; i++) {
-			if (l.v[i].has_state &&
-			    (l.v[i].state == HC_OBJ_DIRTY ||
-			     l.v[i].state == HC_OBJ_SYNCING))
-				l.v[n++] = l.v[i];
-			else
-				obj_free(&l.v[i]);
-		}
-		l.n = n;
-	}
-	qsort(l.v, l.n, sizeof(*l.v), cmp_obj);
 	if (json) {
 		json_object *o = json_object_new_object();
 		json_object *arr = json_object_new_array();
@@ -301,12 +348,203 @@ int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 	} else {
 		ls_print_text(&l);
 	}
-	rc = HC_EXIT_OK;
+	obj_list_free(&l);
+	return HC_EXIT_OK;
+}
+
+/* --- evict, pin, unpin --prefix --------------------------------------------- */
+
+static const char *const prefix_verb[] = {
+	[HCCTL_PREFIX_EVICT] = "evict",
+	[HCCTL_PREFIX_PIN] = "pin",
+	[HCCTL_PREFIX_UNPIN] = "unpin",
+};
+
+static const char *const prefix_done[] = {
+	[HCCTL_PREFIX_EVICT] = "evicted",
+	[HCCTL_PREFIX_PIN] = "pinned",
+	[HCCTL_PREFIX_UNPIN] = "unpinned",
+};
+
+/*
+ * Why the kernel will refuse @op on @o, from the listing (NULL: it will
+ * not); @skip is set for an object that needs nothing (pinned already).
+ * The kernel decides: this is what the dry run shows and what explains
+ * an EBUSY.
+ */
+static const char *prefix_refusal(int op, const struct obj_info *o, bool *skip)
+{
+	bool pinned = o->has_flags && (o->flags & HC_OBJ_F_PINNED);
+
+	*skip = false;
+	if (op == HCCTL_PREFIX_PIN || op == HCCTL_PREFIX_UNPIN) {
+		*skip = pinned == (op == HCCTL_PREFIX_PIN);
+		return NULL;
+	}
+	if (o->has_state) {
+		switch (o->state) {
+		case HC_OBJ_DIRTY:
+		case HC_OBJ_SYNCING:
+			return "dirty: not written back to its backend yet";
+		case HC_OBJ_STAGED:
+			return "staged: being written";
+		case HC_OBJ_INGESTING:
+			return "ingesting: being fetched";
+		}
+	}
+	if (pinned)
+		return "pinned (hcctl unpin first)";
+	if (o->has_holds && o->holds)
+		return "held by a reader";
+	return NULL;
+}
+
+/* One HC_CMD_OBJ_EVICT or _PIN of @o; 0 or a positive errno (@why set). */
+static int prefix_one(struct hcctl_nl *nl, int op, const struct obj_info *o,
+		      char *why, size_t len)
+{
+	struct hcctl_nl_err err;
+	struct nl_msg *msg;
+	bool skip;
+
+	msg = hcctl_nl_request(nl, op == HCCTL_PREFIX_EVICT ? HC_CMD_OBJ_EVICT :
+				   HC_CMD_OBJ_PIN,
+			       NLA_HDRLEN + NLA_ALIGN(o->uri_len) + 16);
+	if (!msg || nla_put(msg, HC_A_OBJ_URI, (int)o->uri_len, o->uri) < 0 ||
+	    (op != HCCTL_PREFIX_EVICT &&
+	     nla_put_u8(msg, HC_A_OBJ_PINNED, op == HCCTL_PREFIX_PIN) < 0)) {
+		if (msg)
+			nlmsg_free(msg);
+		snprintf(why, len, "cannot build netlink request");
+		return ENOMEM;
+	}
+	if (!hcctl_nl_transact(nl, msg, NULL, NULL, &err))
+		return 0;
+	/* the listing says which of the kernel's reasons for EBUSY it is */
+	if (err.error == EBUSY && prefix_refusal(op, o, &skip))
+		snprintf(why, len, "%s", prefix_refusal(op, o, &skip));
+	else if (err.msg[0])
+		snprintf(why, len, "%s", err.msg);
+	else if (err.error == ENOENT)
+		snprintf(why, len, "not cached any more");
+	else if (err.error == EBUSY)
+		snprintf(why, len, "the object is busy");
+	else if (!err.kernel && err.local[0])
+		snprintf(why, len, "%s", err.local);
+	else
+		snprintf(why, len, "%s", strerror(err.error));
+	return err.error ? err.error : EIO;
+}
+
+/*
+ * hcctl evict|pin|unpin --prefix PREFIX [--yes]: without --yes list what
+ * would be done (and what the kernel will refuse); with it, do it object
+ * by object.  Exit status 1 if any object was refused.
+ */
+int hcctl_prefix_cmd(const struct hcctl_cmd *cmd, int argc, char **argv,
+		     int op)
+{
+	const char *prefix = NULL;
+	bool yes = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_STRING("prefix", 0, &prefix, "PREFIX"),
+		HCCTL_FLAG("yes", 'y', &yes),
+		HCCTL_OPT_END
+	};
+	struct hcctl_nl nl = { 0 };
+	json_object *jo = NULL, *arr = NULL;
+	uint64_t bytes = 0;
+	size_t i, done = 0, refused = 0, skipped = 0;
+	struct obj_list l;
+	int optind, ret, rc = HC_EXIT_FAIL;
+	char why[256];
+
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &ret);
+	if (optind < 0)
+		return ret;
+	if (optind < argc)
+		return hcctl_usage_error(cmd, "unexpected argument '%s' (--prefix takes no URI)",
+					 argv[optind]);
+	if (!prefix || !prefix[0])
+		return hcctl_usage_error(cmd, "empty --prefix (it would take every object)");
+	if (obj_list_get(cmd->name, prefix, false, &l) < 0)
+		return HC_EXIT_FAIL;
+	if (yes && hcctl_nl_open(&nl, cmd->name) < 0)
+		goto out;
+	if (hcctl_opt_json) {
+		jo = json_object_new_object();
+		arr = json_object_new_array();
+		json_object_object_add(jo, "prefix", json_object_new_string(prefix));
+		json_object_object_add(jo, "dry_run", json_object_new_boolean(!yes));
+	} else if (!yes) {
+		printf("%s --prefix %s: dry run (--yes to act), %zu object%s:\n",
+		       prefix_verb[op], prefix, l.n, l.n == 1 ? "" : "s");
+	}
+	for (i = 0; i < l.n; i++) {
+		const struct obj_info *o = &l.v[i];
+		const char *reason;
+		bool skip;
+		int e = 0;
+
+		reason = prefix_refusal(op, o, &skip);
+		if (yes && !skip) {
+			e = prefix_one(&nl, op, o, why, sizeof(why));
+			reason = e ? why : NULL;
+		}
+		if (skip)
+			skipped++;
+		else if (reason)
+			refused++;
+		else
+			done++;
+		if (!reason && !skip)
+			bytes += o->size;
+		if (arr) {
+			json_object *j = json_object_new_object();
+
+			json_object_object_add(j, "uri", json_object_new_string(o->shown));
+			json_object_object_add(j, "size", json_object_new_uint64(o->size));
+			json_object_object_add(j, "result", json_object_new_string(
+				skip ? "nothing to do" : reason ? "refused" :
+				yes ? prefix_done[op] : "would be done"));
+			if (reason) {
+				json_object_object_add(j, "reason",
+						       json_object_new_string(reason));
+				json_object_object_add(j, "errno",
+						       json_object_new_int(e));
+			}
+			json_object_array_add(arr, j);
+		} else if (!yes) {
+			printf("  %-9s %s%s%s\n", skip ? "skip" : reason ? "refused" :
+			       prefix_verb[op], o->shown, reason ? ": " : "",
+			       reason ? reason : "");
+		}
+		if (yes && reason)	/* on stderr with --json too */
+			hcctl_errf(o->shown, e, "not %s: %s", prefix_done[op],
+				   reason);
+	}
+	if (jo) {
+		json_object_object_add(jo, "objects", arr);
+		json_object_object_add(jo, yes ? "done" : "would_do",
+				       json_object_new_uint64(done));
+		json_object_object_add(jo, "bytes", json_object_new_uint64(bytes));
+		json_object_object_add(jo, "refused", json_object_new_uint64(refused));
+		json_object_object_add(jo, "skipped", json_object_new_uint64(skipped));
+		hcctl_json_print(jo, false);
+		json_object_put(jo);
+	} else {
+		char size[32];
+
+		hcctl_fmt_size(size, sizeof(size), bytes);
+		printf("%s %zu object%s (%s), %zu refused, %zu with nothing to do\n",
+		       yes ? prefix_done[op] : "would be done:", done,
+		       done == 1 ? "" : "s", size, refused, skipped);
+	}
+	rc = refused ? HC_EXIT_FAIL : HC_EXIT_OK;
 out:
-	hcctl_nl_close(&nl);
-	for (i = 0; i < l.n; i++)
-		obj_free(&l.v[i]);
-	free(l.v);
+	if (yes)
+		hcctl_nl_close(&nl);
+	obj_list_free(&l);
 	return rc;
 }
 
@@ -336,6 +574,11 @@ static const struct {
 	{ HC_A_STATS_JOURNAL_CAPACITY, "journal_capacity" },
 	{ HC_A_STATS_JOURNAL_RECORDS, "journal_records" },
 	{ HC_A_STATS_JOURNAL_COMPACTIONS, "journal_compactions" },
+	{ HC_A_STATS_DIRTY_OLDEST_NS, "dirty_oldest_ns" },
+	{ HC_A_STATS_REFUSED_ROOM, "refused_room" },
+	{ HC_A_STATS_REFUSED_JOURNAL, "refused_journal" },
+	{ HC_A_STATS_REFUSED_TOO_BIG, "refused_too_big" },
+	{ HC_A_STATS_REFUSED_FRAGMENTED, "refused_fragmented" },
 };
 
 /* Objects by state: attribute and HC_OBJ_* state. */
@@ -489,6 +732,18 @@ static void stats_print_ext(const struct stats *s)
 	} else {
 		printf("-\n");
 	}
+	/* admissions refused, by reason; the duel's are the rejections */
+	printf("%-12s", "refused");
+	if (s->has[HC_A_STATS_REFUSED_ROOM])
+		printf("%" PRIu64 " lost the duel, %" PRIu64 " no room (pinned, held, dirty), %"
+		       PRIu64 " journal full, %" PRIu64 " too big, %" PRIu64
+		       " fragmented\n", s->v[HC_A_STATS_REJECTIONS],
+		       s->v[HC_A_STATS_REFUSED_ROOM],
+		       s->v[HC_A_STATS_REFUSED_JOURNAL],
+		       s->v[HC_A_STATS_REFUSED_TOO_BIG],
+		       s->v[HC_A_STATS_REFUSED_FRAGMENTED]);
+	else
+		printf("-\n");
 	for (i = 0; i < s->nr_members; i++) {
 		const struct hc_scrape_member *m = &s->m[i];
 
@@ -566,6 +821,10 @@ static void stats_print_text(const struct stats *s)
 		} else if (s->has[HC_A_STATS_DIRTY_LIMIT]) {
 			fputs(" (no limit)", stdout);
 		}
+		if (s->has[HC_A_STATS_DIRTY_OLDEST_NS] &&
+		    s->v[HC_A_STATS_DIRTY_OLDEST_NS])
+			printf(", oldest %.1f s", (double)
+			       s->v[HC_A_STATS_DIRTY_OLDEST_NS] / 1e9);
 	} else {
 		fputc('-', stdout);
 	}
@@ -639,12 +898,13 @@ const struct hcctl_cmd hcctl_cache_cmds[] = {
 {
 	.name = "ls",
 	.summary = "list the cached objects",
-	.synopsis = "[--dirty] [--json]",
+	.synopsis = "[--dirty] [--json] [PREFIX]",
 	.handler = hcctl_cmd_ls,
 	.help =
 "DESCRIPTION\n"
-"    List every object of the cache (HC_CMD_OBJ_GET dump), sorted by URI,\n"
-"    one per line:\n"
+"    List every object of the cache (HC_CMD_OBJ_GET dump), or only those\n"
+"    whose URI starts with the bytes of PREFIX (e.g. s3://models/llama/),\n"
+"    sorted by URI, one per line:\n"
 "\n"
 "      STATE      FLAGS        SIZE  GENERATION  HOLDS  EXTENTS  URI\n"
 "      ready      P-       1.0 GiB           7      0        2  s3://m/a\n"
@@ -693,7 +953,8 @@ HCCTL_EXIT_STATUS_TEXT,
 "      by state    ingesting N, ready N, staged N, dirty N, syncing N\n"
 "      pinned      pinned objects\n"
 "      held        objects with at least one hold\n"
-"      dirty       bytes of dirty and syncing objects (the dirty limit)\n"
+"      dirty       bytes of dirty and syncing objects (the dirty limit),\n"
+"                  and how long ago the oldest of them was committed\n"
 "      uploaded    uploads the egress helper acknowledged\n"
 "      upload fail upload attempts that failed\n"
 "      helpers     whether an ingest and an egress helper are registered\n"
@@ -716,7 +977,7 @@ HCCTL_EXIT_STATUS_TEXT,
 "            \"dirty_limit\":N,\"egress_done\":N,\"egress_failed\":N,\n"
 "            \"hit_bytes\":N,\"locate_ns\":N,\"journal_used\":N,\n"
 "            \"journal_capacity\":N,\"journal_records\":N,\n"
-"            \"journal_compactions\":N,\"by_state\":{\n"
+"            \"journal_compactions\":N,\"dirty_oldest_ns\":N,\"by_state\":{\n"
 "            \"ingesting\":N,\"ready\":N,\"staged\":N,\"dirty\":N,\"syncing\":N},\n"
 "            \"helpers\":{\"ingest\":B,\"egress\":B},\"locate_hist\":[...],\n"
 "            \"members\":[{\"index\":0,\"reads\":N,\"writes\":N,\n"

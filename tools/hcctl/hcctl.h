@@ -64,7 +64,7 @@ HCCTL_EXIT_STATUS_TEXT
 extern const struct hcctl_cmd hcctl_pool_cmds[], hcctl_inspect_cmds[],
 	hcctl_status_cmds[], hcctl_object_cmds[], hcctl_preload_cmds[],
 	hcctl_flush_cmds[], hcctl_restore_cmds[], hcctl_cache_cmds[],
-	hcctl_bench_cmds[];
+	hcctl_bench_cmds[], hcctl_member_cmds[];
 
 /* Global options (set by main.c before a handler runs). */
 extern bool hcctl_opt_json;
@@ -172,6 +172,11 @@ int hcctl_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv);
+/* cache.c: evict, pin, unpin --prefix (an HCCTL_PREFIX_*) */
+enum { HCCTL_PREFIX_EVICT, HCCTL_PREFIX_PIN, HCCTL_PREFIX_UNPIN };
+int hcctl_prefix_cmd(const struct hcctl_cmd *cmd, int argc, char **argv,
+		     int op);
+bool hcctl_has_prefix_opt(int argc, char **argv);
 int hcctl_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_bench(const struct hcctl_cmd *cmd, int argc, char **argv);
 /* cache.c: one HC_CMD_STATS_GET (reported unless @quiet); 0 or -errno */
@@ -183,5 +188,7 @@ int hcctl_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_examine(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_pool_wipe(const struct hcctl_cmd *cmd, int argc, char **argv);
 
 #endif /* HCCTL_H */

@@ -1050,22 +1050,59 @@ static int obj_nl(const struct hcctl_cmd *cmd, int argc, char **argv,
 	return HC_EXIT_FAIL;
 }
 
+/* Whether the command line names --prefix (the prefix form, in cache.c). */
+bool hcctl_has_prefix_opt(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--prefix") ||
+		    !strncmp(argv[i], "--prefix=", 9))
+			return true;
+	return false;
+}
+
 int hcctl_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
+	if (hcctl_has_prefix_opt(argc, argv))
+		return hcctl_prefix_cmd(cmd, argc, argv, HCCTL_PREFIX_EVICT);
 	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_EVICT, -1);
 }
 
 int hcctl_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
+	if (hcctl_has_prefix_opt(argc, argv))
+		return hcctl_prefix_cmd(cmd, argc, argv, HCCTL_PREFIX_PIN);
 	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_PIN, 1);
 }
 
 int hcctl_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
+	if (hcctl_has_prefix_opt(argc, argv))
+		return hcctl_prefix_cmd(cmd, argc, argv, HCCTL_PREFIX_UNPIN);
 	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_PIN, 0);
 }
 
 /* --- the command table (main.c lists the groups) ---------------------- */
+
+/* The --json form and the options that evict, pin and unpin share. */
+#define HCCTL_PREFIX_VERB_TEXT \
+"    --json prints {\"prefix\":P,\"dry_run\":B,\"objects\":[{\"uri\":U,\n" \
+"    \"size\":N,\"result\":R,\"reason\":S,\"errno\":E},...],\"done\" (or\n" \
+"    \"would_do\"):N,\"bytes\":N,\"refused\":N,\"skipped\":N}.  The exit\n" \
+"    status is 1 if any object was (or would be) refused.\n" \
+"\n" \
+"OPTIONS\n" \
+"    --prefix PREFIX\n" \
+"        Act on every object under PREFIX (non-empty) rather than on URI.\n" \
+"\n" \
+"    -y, --yes\n" \
+"        With --prefix: do it (without: the dry run).\n" \
+"\n" \
+"    -j, --json\n" \
+"        Without --prefix accepted, as by every command; it prints nothing.\n" \
+"        With --prefix, the JSON above.\n" \
+"\n"
 
 const struct hcctl_cmd hcctl_object_cmds[] = {
 {
@@ -1275,51 +1312,80 @@ HCCTL_EXIT_STATUS_TEXT,
 },
 {
 	.name = "evict",
-	.summary = "remove an object from the cache",
-	.synopsis = "[--json] URI",
+	.summary = "remove an object (or every object under a prefix) from the cache",
+	.synopsis = "[--json] URI\n"
+		    "    hcctl evict --prefix PREFIX [--yes] [--json]",
 	.handler = hcctl_cmd_evict,
 	.help =
 "DESCRIPTION\n"
 "    Evict the object URI (HC_CMD_OBJ_EVICT): its chunks become free.  Only\n"
 "    an idle, clean, unpinned object can be evicted; one that is held,\n"
 "    staged, ingesting, pinned, dirty or being synced fails with \"Device or\n"
-"    resource busy\".  Prints nothing on success.\n"
+"    resource busy\" (a dirty object's data is never thrown away).  Prints\n"
+"    nothing on success.\n"
 "\n"
-"OPTIONS\n"
-HCCTL_JSON_SILENT_TEXT
+"    With --prefix PREFIX instead of URI, every cached object whose URI\n"
+"    starts with the bytes of PREFIX: without --yes a dry run lists them,\n"
+"    one a line (ACTION URI, ACTION 'refused' with the reason the kernel\n"
+"    will give, or 'skip' when there is nothing to do), and changes\n"
+"    nothing; with --yes each is done in turn, each refusal printed on\n"
+"    stderr naming the object and the reason.  Both end with a summary:\n"
+"\n"
+"      evicted N objects (SIZE), R refused, S with nothing to do\n"
+"\n"
+HCCTL_PREFIX_VERB_TEXT
 HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_NEEDS_ADMIN_TEXT,
 },
 {
 	.name = "pin",
-	.summary = "keep an object in the cache",
-	.synopsis = "[--json] URI",
+	.summary = "keep an object (or every object under a prefix) in the cache",
+	.synopsis = "[--json] URI\n"
+		    "    hcctl pin --prefix PREFIX [--yes] [--json]",
 	.handler = hcctl_cmd_pin,
 	.help =
 "DESCRIPTION\n"
 "    Pin the object URI (HC_CMD_OBJ_PIN with pinned = 1): the policy never\n"
 "    evicts a pinned object, and 'hcctl evict' refuses it.  Pinning a pinned\n"
-"    object is not an error.  Prints nothing on success.\n"
+"    object is not an error.  Prints nothing on success.  To pin objects\n"
+"    as they are fetched, see 'hcctl preload'.\n"
 "\n"
-"OPTIONS\n"
-HCCTL_JSON_SILENT_TEXT
+"    With --prefix PREFIX instead of URI, every cached object whose URI\n"
+"    starts with the bytes of PREFIX: without --yes a dry run lists them,\n"
+"    one a line (ACTION URI, ACTION 'refused' with the reason the kernel\n"
+"    will give, or 'skip' when there is nothing to do), and changes\n"
+"    nothing; with --yes each is done in turn, each refusal printed on\n"
+"    stderr naming the object and the reason.  Both end with a summary:\n"
+"\n"
+"      pinned N objects (SIZE), R refused, S with nothing to do\n"
+"\n"
+HCCTL_PREFIX_VERB_TEXT
 HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_NEEDS_ADMIN_TEXT,
 },
 {
 	.name = "unpin",
-	.summary = "let the policy evict an object again",
-	.synopsis = "[--json] URI",
+	.summary = "let the policy evict an object (or those under a prefix) again",
+	.synopsis = "[--json] URI\n"
+		    "    hcctl unpin --prefix PREFIX [--yes] [--json]",
 	.handler = hcctl_cmd_unpin,
 	.help =
 "DESCRIPTION\n"
 "    Clear the pin of the object URI (HC_CMD_OBJ_PIN with pinned = 0).\n"
 "    Prints nothing on success.\n"
 "\n"
-"OPTIONS\n"
-HCCTL_JSON_SILENT_TEXT
+"    With --prefix PREFIX instead of URI, every cached object whose URI\n"
+"    starts with the bytes of PREFIX: without --yes a dry run lists them,\n"
+"    one a line (ACTION URI, ACTION 'refused' with the reason the kernel\n"
+"    will give, or 'skip' when there is nothing to do), and changes\n"
+"    nothing; with --yes each is done in turn, each refusal printed on\n"
+"    stderr naming the object and the reason.  Both end with a summary:\n"
+"\n"
+"      unpinned N objects (SIZE), R refused, S with nothing to do\n"
+"\n"
+HCCTL_PREFIX_VERB_TEXT
 HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_NEEDS_ADMIN_TEXT,

@@ -24,6 +24,7 @@
 #include "hypercache_format.h"
 #include "hypercache_netlink.h"
 #include "hcctl.h"
+#include "member.h"
 #include "opt.h"
 #include "nl.h"
 
@@ -318,18 +319,40 @@ int hcctl_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv)
 
 int hcctl_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	bool json, force_empty = false;
+	bool json, force_empty = false, scan = false;
+	const char *uuid = NULL;
+	unsigned int timeout = 0;
 	const struct hcctl_opt opts[] = {
 		HCCTL_FLAG("force-empty-journal", 0, &force_empty),
+		HCCTL_FLAG("scan", 's', &scan),
+		HCCTL_STRING("uuid", 'u', &uuid, "UUID"),
+		HCCTL_UINT("timeout", 't', &timeout, 0, 3600),
 		HCCTL_OPT_END
 	};
 	int rc, optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
+	char **devs;
+	int ndev;
 
 	if (optind < 0)
 		return rc;
 	json = hcctl_opt_json;
+	if (!scan && (uuid || timeout))
+		return hcctl_usage_error(cmd, "--uuid and --timeout need --scan");
+	if (scan) {
+		if (optind < argc)
+			return hcctl_usage_error(cmd,
+				"--scan finds the members itself: unexpected DEV '%s'",
+				argv[optind]);
+		if (hcctl_member_scan(uuid, timeout, &devs, &ndev) < 0)
+			return HC_EXIT_FAIL;
+		rc = pool_start(cmd, HC_CMD_POOL_ASSEMBLE, ndev, devs,
+				force_empty ? HC_POOL_F_FORCE_EMPTY_JOURNAL : 0,
+				false, 0, json);
+		hcctl_member_free_devs(devs, ndev);
+		return rc;
+	}
 	if (optind >= argc)
-		return hcctl_usage_error(cmd, "missing DEV operand");
+		return hcctl_usage_error(cmd, "missing DEV operand (or --scan)");
 	if (argc - optind > HC_MAX_MEMBERS)
 		return hcctl_usage_error(cmd, "too many devices: %d (at most %d)",
 				      argc - optind, HC_MAX_MEMBERS);
@@ -442,7 +465,8 @@ HCCTL_EXIT_STATUS_TEXT
 {
 	.name = "pool assemble",
 	.summary = "start an existing pool from its members",
-	.synopsis = "[--force-empty-journal] [--json] DEV...",
+	.synopsis = "[--force-empty-journal] [--json] DEV...\n"
+		    "    hcctl pool assemble --scan [--uuid UUID] [--timeout S] [--force-empty-journal] [--json]",
 	.handler = hcctl_cmd_pool_assemble,
 	.help =
 "DESCRIPTION\n"
@@ -462,7 +486,32 @@ HCCTL_EXIT_STATUS_TEXT
 "    assembly is refused (\"Structure needs cleaning\" or \"Input/output\n"
 "    error\"), nothing is written, and dmesg says what each member holds.\n"
 "\n"
+"    With --scan no DEV is named: every block device of\n"
+"    /sys/class/block is read for a HyperCache superblock (as by 'hcctl\n"
+"    examine'; devices with holders other than the pool, such as the\n"
+"    disks under a dm or md device, and the pool's own disk are skipped),\n"
+"    and the pool whose members are all present is assembled.  Refused,\n"
+"    and nothing assembled, naming what was found: when a member is\n"
+"    missing (\"pool UUID: member 2 of 3 is missing (found /dev/nvme0n1\n"
+"    as 0, /dev/nvme1n1 as 1)\": No such device), when a member index is\n"
+"    found twice (a cloned member: File exists), when members of more\n"
+"    than one pool are found and --uuid does not choose, when no member\n"
+"    is found, and when the pool is already running (Device or resource\n"
+"    busy).  The members found are listed on stderr.\n"
+"\n"
 "OPTIONS\n"
+"    -s, --scan\n"
+"        Find the members by their superblocks instead of naming them.\n"
+"\n"
+"    -u, --uuid UUID\n"
+"        With --scan: assemble the pool with this UUID (needed when\n"
+"        members of several pools are attached).\n"
+"\n"
+"    -t, --timeout S\n"
+"        With --scan: while a member is missing, scan again every 0.5 s\n"
+"        for up to S seconds (0..3600, default 0: once) before refusing;\n"
+"        for boot, where members appear one after another.\n"
+"\n"
 "    --force-empty-journal\n"
 "        If the journal cannot be read with certainty (the assembly would\n"
 "        be refused as above), start an empty journal instead: every object\n"
@@ -481,7 +530,8 @@ HCCTL_HELP_OPT_TEXT
 HCCTL_EXIT_STATUS_TEXT
 "\n"
 "EXAMPLES\n"
-"    hcctl pool assemble /dev/nvme2n1 /dev/nvme0n1 /dev/nvme1n1\n",
+"    hcctl pool assemble /dev/nvme2n1 /dev/nvme0n1 /dev/nvme1n1\n"
+"    hcctl pool assemble --scan --timeout 90\n",
 },
 {
 	.name = "pool stop",

@@ -7,6 +7,12 @@
  * one ingest.  preload-batch lists the objects under a prefix first (a
  * posix backend's tree, or S3 ListObjectsV2) and, with --sharded, keeps
  * this node's share (shard.h).
+ *
+ * A preload is an operator's explicit admission (HC_LOCATE_F_EXPLICIT): it
+ * does not compete in the policy's frequency duel, it displaces evictable
+ * objects only, cold ones first, and fails with ENOSPC when pinned, held
+ * and dirty objects leave no room.  --pin pins what it loads
+ * (HC_LOCATE_F_PIN).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +69,7 @@ struct pl_opts {
 	unsigned long timeout;
 	bool progress;
 	bool json;
+	bool pin;
 };
 
 struct pl_run {
@@ -202,7 +209,8 @@ static void preload_one(struct pl_run *r, int ctl, struct pl_item *it)
 	/* A PEEK tells whether it was there; it counts for nothing. */
 	was_hit = !hcctl_ctl_locate(ctl, &uri, HC_LOCATE_F_PEEK, NULL, 0, NULL, 0,
 				 &peek) && peek.status == HC_LOCATE_HIT;
-	if (hcctl_obj_fetch(ctl, &uri, HC_LOCATE_F_AUTO_INGEST | HC_LOCATE_F_WAIT,
+	if (hcctl_obj_fetch(ctl, &uri, HC_LOCATE_F_AUTO_INGEST | HC_LOCATE_F_WAIT |
+			 HC_LOCATE_F_EXPLICIT | (r->o->pin ? HC_LOCATE_F_PIN : 0),
 			 r->o->timeout, NULL, 0, &l, &it->err) < 0) {
 		it->result = PL_FAILED;
 		return;
@@ -309,9 +317,12 @@ static int run_preload(const struct hcctl_cmd *cmd, struct pl_item *items,
 	}
 	for (i = 0; i < nw; i++)
 		w[i].ctl = -1;
-	/* Each thread its own fd: LOCATEs on one file would serialise. */
+	/*
+	 * Each thread its own fd: LOCATEs on one file would serialise.  Open
+	 * for writing: an explicit admission needs it.
+	 */
 	for (i = 0; i < nw; i++) {
-		w[i].ctl = hcctl_ctl_open(cmd->name, false);
+		w[i].ctl = hcctl_ctl_open(cmd->name, true);
 		if (w[i].ctl < 0)
 			goto out;
 		w[i].run = &r;
@@ -356,7 +367,8 @@ out:
 #define PL_COMMON_OPTS(o)							\
 	HCCTL_UINT("parallel", 'P', &(o).parallel, 1, PL_PARALLEL_MAX),	\
 	HCCTL_ULONG("timeout", 0, &(o).timeout, 0, 86400, "seconds"),	\
-	HCCTL_NOFLAG("no-progress", 0, &(o).progress)
+	HCCTL_NOFLAG("no-progress", 0, &(o).progress),			\
+	HCCTL_FLAG("pin", 0, &(o).pin)
 
 static void print_json(json_object *o)
 {
@@ -374,23 +386,81 @@ static int any_string(const struct hcctl_cmd *cmd, const char *arg, void *dst)
 
 /* --- preload --------------------------------------------------------------- */
 
+/*
+ * Add the URIs of LISTFILE @path ("-": stdin) to @l: one a line, leading
+ * and trailing blanks dropped, empty lines and lines starting with '#'
+ * skipped.  A URI too long is a usage error naming the file and the line.
+ * Returns -1, or an exit status.
+ */
+static int list_file(const struct hcctl_cmd *cmd, const char *path,
+		     struct pl_list *l)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	size_t cap = 0, lineno = 0, len;
+	char *line = NULL, *s;
+	ssize_t n;
+	int rc = -1;
+
+	if (!f) {
+		hcctl_err(path, "cannot open the list file", errno);
+		return HC_EXIT_FAIL;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		s = line;
+		len = (size_t)n;
+		while (len && strchr(" \t\r\n", s[len - 1]))
+			len--;
+		while (len && (*s == ' ' || *s == '\t')) {
+			s++;
+			len--;
+		}
+		if (!len || *s == '#')
+			continue;
+		if (len > HC_URI_MAX || memchr(s, 0, len)) {
+			rc = hcctl_usage_error(cmd, "%s:%zu: %s", path, lineno,
+					       len > HC_URI_MAX ? "URI too long" :
+					       "URI with a NUL byte");
+			goto out;
+		}
+		if (list_add(l, "", 0, s, len, 0)) {
+			hcctl_err(NULL, "out of memory", ENOMEM);
+			rc = HC_EXIT_FAIL;
+			goto out;
+		}
+	}
+	if (ferror(f)) {
+		hcctl_err(path, "cannot read the list file", errno);
+		rc = HC_EXIT_FAIL;
+	}
+out:
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
 int hcctl_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	struct pl_opts o = { .parallel = PL_PARALLEL_DEFAULT, .timeout = 300,
 			     .progress = true };
-	const struct hcctl_opt opts[] = { PL_COMMON_OPTS(o), HCCTL_OPT_END };
-	struct pl_item *items;
+	const char *listfile = NULL;
+	const struct hcctl_opt opts[] = {
+		HCCTL_STRING("file", 'f', &listfile, "LISTFILE"),
+		PL_COMMON_OPTS(o),
+		HCCTL_OPT_END
+	};
+	struct pl_list l = { 0 };
 	json_object *jo = NULL;
-	int i, n, rc = -1, optind;
+	int i, rc = -1, optind;
 	struct hcctl_uri u;
 
 	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
 	if (optind < 0)
 		return rc;
 	o.json = hcctl_opt_json;
-	if (optind >= argc)
-		return hcctl_usage_error(cmd, "missing URI operand");
-	n = argc - optind;
+	if (optind >= argc && !listfile)
+		return hcctl_usage_error(cmd, "missing URI operand (or -f LISTFILE)");
 	/* Each URI as 'get' takes it: an empty or too long one is a usage error. */
 	for (i = optind; i < argc; i++) {
 		rc = hcctl_uri_arg(cmd, argv[i], &u);
@@ -398,19 +468,30 @@ int hcctl_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv)
 			return rc;
 		hcctl_uri_free(&u);
 	}
-	items = calloc((size_t)n, sizeof(*items));
-	if (!items) {
-		hcctl_err(NULL, "out of memory", ENOMEM);
-		return HC_EXIT_FAIL;
+	for (i = optind; i < argc; i++) {
+		if (list_add(&l, "", 0, argv[i], strlen(argv[i]), 0)) {
+			hcctl_err(NULL, "out of memory", ENOMEM);
+			rc = HC_EXIT_FAIL;
+			goto out;
+		}
 	}
-	for (i = 0; i < n; i++)
-		items[i].uri = argv[optind + i];
+	if (listfile) {
+		rc = list_file(cmd, listfile, &l);
+		if (rc >= 0)
+			goto out;
+		if (!l.n) {
+			hcctl_err(listfile, "the list file names no URI", 0);
+			rc = HC_EXIT_FAIL;
+			goto out;
+		}
+	}
 	if (o.json)
 		jo = json_object_new_object();
-	rc = run_preload(cmd, items, (size_t)n, &o, jo);
+	rc = run_preload(cmd, l.items, l.n, &o, jo);
 	if (jo)
 		print_json(jo);
-	free(items);
+out:
+	list_free(&l);
 	return rc;
 }
 
@@ -622,6 +703,7 @@ int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 	json_object *jo = NULL;
 	size_t listed, i;
 	char err[256];
+	double t_list;
 	int rc = -1, optind;
 
 	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
@@ -643,10 +725,12 @@ int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 		return HC_EXIT_USAGE;
 	}
 
+	t_list = hc_now();
 	if (list_prefix(prefix, cfg_path, &l) < 0) {
 		rc = HC_EXIT_FAIL;
 		goto out;
 	}
+	t_list = hc_now() - t_list;
 	listed = l.n;
 	if (!listed) {
 		hcctl_err(prefix, "no objects under this prefix", 0);
@@ -664,6 +748,8 @@ int hcctl_cmd_preload_batch(const struct hcctl_cmd *cmd, int argc, char **argv)
 		jo = json_object_new_object();
 		json_object_object_add(jo, "prefix", json_object_new_string(prefix));
 		json_object_object_add(jo, "listed", json_object_new_uint64(listed));
+		json_object_object_add(jo, "list_seconds",
+				       json_object_new_double(t_list));
 		if (sharded) {
 			json_object_object_add(jo, "node_index",
 					       json_object_new_uint64(sh.index));
@@ -714,7 +800,8 @@ const struct hcctl_cmd hcctl_preload_cmds[] = {
 {
 	.name = "preload",
 	.summary = "make objects cached: fetch every URI that is not",
-	.synopsis = "[--parallel P] [--timeout SECONDS] [--no-progress] [--json] URI...",
+	.synopsis = "[--pin] [-f LISTFILE] [--parallel P] [--timeout SECONDS]\n"
+		    "          [--no-progress] [--json] [URI...]",
 	.handler = hcctl_cmd_preload,
 	.help =
 "DESCRIPTION\n"
@@ -724,7 +811,17 @@ const struct hcctl_cmd hcctl_preload_cmds[] = {
 "    for it.  A PEEK before tells whether the object was there already (it\n"
 "    counts for neither the policy nor the counters).  Up to P URIs are in\n"
 "    flight at once, each thread with its own /dev/hypercache-ctl fd; the\n"
-"    kernel joins concurrent LOCATEs of one URI to one ingest.\n"
+"    kernel joins concurrent LOCATEs of one URI to one ingest.  The URIs\n"
+"    are the operands and the lines of LISTFILE, in that order.\n"
+"\n"
+"    A preload is an explicit admission (HC_LOCATE_F_EXPLICIT): the\n"
+"    operator said what to load, so it does not compete in the policy's\n"
+"    frequency duel as an application's miss does.  Room is made from\n"
+"    evictable objects only, cold ones first (seen at most once lately),\n"
+"    then the least recently used; a pinned, held, dirty or syncing object\n"
+"    is never displaced.  When those leave no room the URI fails with \"no\n"
+"    room in the cache\" (ENOSPC) and nothing is evicted for it.  Once\n"
+"    loaded, the object competes like any other; --pin keeps it.\n"
 "\n"
 "    At the end a summary goes to stdout:\n"
 "\n"
@@ -738,6 +835,18 @@ const struct hcctl_cmd hcctl_preload_cmds[] = {
 "      hcctl: hypercache://store/x: not cached: No such file or directory\n"
 "\n"
 "OPTIONS\n"
+"    --pin\n"
+"        Pin every object loaded (HC_LOCATE_F_PIN), and those cached\n"
+"        already: the policy never evicts them ('hcctl unpin', 'hcctl unpin\n"
+"        --prefix' let it again).  An object is pinned before its data is\n"
+"        fetched, so nothing can evict it in between.  Needs CAP_SYS_ADMIN.\n"
+"\n"
+"    -f, --file LISTFILE\n"
+"        Also preload the URIs of LISTFILE (- for stdin), one a line;\n"
+"        blanks around a URI are dropped, empty lines and lines starting\n"
+"        with # skipped.  A line too long for a URI is a usage error naming\n"
+"        the file and the line; a file that names no URI is an error.\n"
+"\n"
 "    -P, --parallel P\n"
 "        URIs in flight at once, 1..64 (default 4).\n"
 "\n"
@@ -761,7 +870,8 @@ const struct hcctl_cmd hcctl_preload_cmds[] = {
 "\n"
 HCCTL_HELP_OPT_TEXT
 "\n"
-"    Needs read access to /dev/hypercache-ctl.\n"
+"    Needs write access to /dev/hypercache-ctl (an explicit admission), and\n"
+"    CAP_SYS_ADMIN for --pin.\n"
 "\n"
 "EXIT STATUS\n"
 "    0  every URI is cached\n"
@@ -771,14 +881,15 @@ HCCTL_HELP_OPT_TEXT
 "\n"
 "EXAMPLES\n"
 "    hcctl preload s3://models/llama/config.json s3://models/llama/model.safetensors\n"
-"    hcctl preload --parallel 8 --json $(cat shards.txt)\n",
+"    hcctl preload --parallel 8 --json -f shards.txt\n"
+"    hcctl preload --pin s3://models/llama/model.safetensors\n",
 },
 {
 	.name = "preload-batch",
 	.summary = "preload every object under a prefix, or this node's share",
 	.synopsis = "--prefix URI_PREFIX [--sharded [--node-count N] [--node-index I]]\n"
-		    "          [--config FILE] [--list] [--parallel P] [--timeout SECONDS]\n"
-		    "          [--no-progress] [--json]",
+		    "          [--config FILE] [--list] [--pin] [--parallel P]\n"
+		    "          [--timeout SECONDS] [--no-progress] [--json]",
 	.handler = hcctl_cmd_preload_batch,
 	.help =
 "DESCRIPTION\n"
@@ -839,8 +950,8 @@ HCCTL_HELP_OPT_TEXT
 "        Print the URIs this node would preload, one per line (with --json:\n"
 "        {...,\"uris\":[...]}), and do nothing else.\n"
 "\n"
-"    -P, --parallel P, --timeout SECONDS, --no-progress\n"
-"        As for 'hcctl preload'.\n"
+"    --pin, -P, --parallel P, --timeout SECONDS, --no-progress\n"
+"        As for 'hcctl preload' (an explicit admission, pinned with --pin).\n"
 "\n"
 "    -j, --json\n"
 "        Print one JSON object: the fields of 'hcctl preload --json' and\n"
@@ -853,7 +964,8 @@ HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_HELP_OPT_TEXT
 "\n"
-"    Needs read access to /dev/hypercache-ctl and to the configuration.\n"
+"    Needs write access to /dev/hypercache-ctl (CAP_SYS_ADMIN for --pin)\n"
+"    and read access to the configuration.\n"
 "\n"
 "EXIT STATUS\n"
 "    0  every object of this node's share is cached\n"

@@ -17,6 +17,9 @@
 #                      CMD must fail (and, with -m, its output must match REGEX)
 # hc_log MSG           print "hc: MSG" (also into dmesg, for correlation)
 # hc_drive N           path of the namespace of QEMU drive N (serial hcN)
+# hc_stop PID NAME [SECS]
+#                      SIGTERM, wait <= SECS (60) for PID to exit, else show
+#                      its threads' wait channels, SIGKILL it and fail
 # hc_record_pass NAME / hc_record_fail NAME MSG
 #                      count a result directly (used by /init)
 # hc_s3_curl /BUCKET/KEY [CURL-ARGS...]
@@ -31,8 +34,12 @@
 HC_RUN=${HC_RUN:-/run/hc}
 mkdir -p "$HC_RUN"
 
+# HC_FULL=1 when the host ran with HC_VM_FULL=1 (kernel argument hc.full=1,
+# make check-reliability): stages use their full sizes; 0 in make check
+HC_FULL=0
 for _hc_w in $(cat /proc/cmdline); do
 	case "$_hc_w" in
+	hc.full=1) HC_FULL=1 ;;
 	hc.s3=*)
 		HC_S3_ENDPOINT=${_hc_w#hc.s3=}
 		AWS_ACCESS_KEY_ID=RGWAK
@@ -104,8 +111,12 @@ hc_test() {
 	shift
 	_hc_log=$HC_RUN/log.$_hc_name
 	rm -f "$HC_RUN/skip-reason"
+	read -r _hc_t0 _hc_rest </proc/uptime
 	(set -e; "$@") >"$_hc_log" 2>&1 </dev/null
 	_hc_rc=$?
+	read -r _hc_t1 _hc_rest </proc/uptime
+	# the test's guest time, for the host's test-times (tests/vm/README.md)
+	echo "HCTIME $_hc_name $(awk -v a="$_hc_t0" -v b="$_hc_t1" 'BEGIN { printf "%.1f", b - a }')"
 	if [ $_hc_rc -eq 0 ]; then
 		[ "${HC_VERBOSE:-0}" = 1 ] && sed 's/^/# /' "$_hc_log"
 		hc_record_pass "$_hc_name"
@@ -134,6 +145,28 @@ hc_stage_hold() {
 			{ cat /tmp/stage.out; hc_fail "hc_stage $* failed"; }
 		_hc_i=$((_hc_i + 1))
 		[ $_hc_i -lt 100 ] || hc_fail "hc_stage $* did not get ready"
+		sleep 0.1
+	done
+}
+
+# hc_stop PID NAME [SECS]: SIGTERM to PID and wait until it has gone
+# (<= SECS, default 60 s); if it has not, its threads' kernel wait channels
+# and the last lines of LOG (HC_STOP_LOG, default /tmp/hcd.out) go to the
+# test's log, it is killed with SIGKILL, and the test fails naming it: a
+# daemon that ignores SIGTERM must not hang the boot until its timeout.
+hc_stop() {
+	kill -TERM "$1" 2>/dev/null || return 0
+	_hc_i=0
+	while kill -0 "$1" 2>/dev/null; do
+		_hc_i=$((_hc_i + 1))
+		if [ $_hc_i -ge $((${3:-60} * 10)) ]; then
+			for _hc_t in /proc/"$1"/task/*; do
+				echo "$2 thread ${_hc_t##*/}: $(cat "$_hc_t/comm" 2>/dev/null) in $(cat "$_hc_t/wchan" 2>/dev/null)"
+			done
+			tail -n 30 "${HC_STOP_LOG:-/tmp/hcd.out}" 2>/dev/null
+			kill -KILL "$1" 2>/dev/null
+			hc_fail "$2 (pid $1) did not exit within ${3:-60} s of SIGTERM"
+		fi
 		sleep 0.1
 	done
 }

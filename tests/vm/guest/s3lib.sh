@@ -61,9 +61,7 @@ start_daemon() {
 }
 
 stop_daemon() {
-	p=$(cat /tmp/hcd.pid)
-	kill -TERM "$p" 2>/dev/null || true
-	while kill -0 "$p" 2>/dev/null; do sleep 0.1; done
+	hc_stop "$(cat /tmp/hcd.pid)" hypercached
 }
 
 # wait_log PATTERN: until the daemon logged it (<= 30 s)

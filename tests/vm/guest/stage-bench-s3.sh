@@ -7,6 +7,9 @@
 # ranges in parallel, cold ingests through hypercached for several
 # ingest_concurrency x part_size, and the warm read; each as
 #   hc: bench-s3 NAME MB/s SECONDS ratio-to-curl-1
+# then hcctl bench --s3-endpoint's four fetches of the same object
+# (hcbench-direct-cold, -direct-warm, -cache-cold, -cache-warm: its own
+# timing, the same line format, the ratio still to curl-1).
 . /hc/tests/lib.sh
 
 rounds=2
@@ -96,6 +99,23 @@ cold() {
 
 warm() { hcctl get --no-progress -o /dev/null "$URI"; }
 
+# hcctl bench --s3-endpoint on the object (the daemon of the last W x P runs)
+hcbench() {
+	hcctl bench --s3-endpoint "$EP" --bucket "$bucket" --key "$key" --config /tmp/hc.conf \
+		--iterations "$rounds" --keep --json >/tmp/hcbench.json ||
+		hc_fail "hcctl bench --s3-endpoint failed: $(cat /tmp/hcbench.json)"
+	grep -q "\"sha256\": *\"$sha\"" /tmp/hcbench.json || hc_fail "hcctl bench read another SHA-256"
+	i=0
+	for name in direct-cold direct-warm cache-cold cache-warm; do
+		i=$((i + 1))
+		t=$(grep -o '"seconds": *[0-9.e+-]*' /tmp/hcbench.json | sed -n "${i}s/.*: *//p")
+		[ -n "$t" ] || hc_fail "no seconds for $name in $(cat /tmp/hcbench.json)"
+		awk -v n="hcbench-$name" -v s="$size" -v t="$t" -v base="$base" 'BEGIN {
+			printf "hc: bench-s3 %s %.1f MB/s %.2f s x%.2f\n", n, s / t / 1e6, t, base / t }' |
+			tee /dev/kmsg
+	done
+}
+
 t_bench() {
 	hcctl pool create "$(hc_drive 0)" "$(hc_drive 1)" "$(hc_drive 2)" >/dev/null
 	base=""
@@ -106,6 +126,7 @@ t_bench() {
 		best "hc-$wp" cold
 	done
 	best warm warm
+	hcbench
 	got=$(hcctl get --no-progress "$URI" | sha256sum | cut -d' ' -f1)
 	[ "$got" = "$sha" ] || hc_fail "SHA-256 differs"
 	grep "ingested" /tmp/hcd.out | tail -n 3

@@ -117,13 +117,19 @@ t_files() {
 	[ "$(stat -f -c %b $MNT)" -eq 93 ] || hc_fail "blocks $(stat -f -c %b $MNT)"
 	free=$(( $(bytes_free) / CHUNK ))
 	[ "$(stat -f -c %f $MNT)" -eq $free ] || hc_fail "free $(stat -f -c %f $MNT) != $free"
-	# read-only: no create, write, unlink, rename, mkdir
+	# mounted "ro": no create, write, unlink, rename, mkdir
+	grep " $MNT " /proc/mounts | grep -q "hypercache rw," || hc_fail "not rw in /proc/mounts"
+	umount $MNT
+	hcmount -o ro
 	hc_expect_errno -m "Read-only" sh -c "echo x >$MNT/s3/fsb/sizes/f1"
 	hc_expect_errno -m "Read-only" sh -c "echo x >$MNT/s3/fsb/new"
 	hc_expect_errno -m "Read-only" rm $MNT/s3/fsb/sizes/f1
 	hc_expect_errno -m "Read-only" mv $MNT/s3/fsb/sizes/f1 $MNT/s3/fsb/sizes/f2
 	hc_expect_errno -m "Read-only" mkdir $MNT/s3/fsb/d
 	grep " $MNT " /proc/mounts | grep -q "hypercache ro," || hc_fail "not ro in /proc/mounts"
+	same $MNT/s3/fsb/sizes/f1 /tmp/src.1
+	umount $MNT
+	hcmount
 	# a second mount of the same pool is refused, the first stays
 	mkdir -p /mnt/hc2
 	hc_expect_errno mount -t hypercache hypercache /mnt/hc2
@@ -177,6 +183,68 @@ t_coherent() {
 	gen=$(hcctl locate --json "s3://fsb/late" | jnum generation)
 	[ "$(stat -c %i $MNT/s3/fsb/late)" = "$gen" ] || hc_fail "stale inode after re-put"
 	rm -f /tmp/late
+}
+
+# ingest=on: opening a path that is not cached asks the ingest helper
+# (hc_fakehelper serves file:PATH URIs: file://tmp/x is /tmp/x).
+t_ingest() {
+	umount $MNT
+	hcmount -o ingest=on,ingest_timeout=60
+	grep " $MNT " /proc/mounts | grep -q "ingest=on,ingest_timeout=60" || hc_fail "ingest options not shown"
+	mkrand /tmp/ing $((CHUNK + 4321))
+	cp /tmp/ing /tmp/ing2
+	# no helper: at once, not after the timeout
+	t0=$(date +%s)
+	hc_expect_errno -m "not connected" cat $MNT/file/tmp/ing
+	[ $(( $(date +%s) - t0 )) -lt 10 ] || hc_fail "no helper: the open waited"
+	hc_fakehelper >/tmp/helper.out 2>&1 &
+	hp=$!
+	trap 'kill -9 $hp 2>/dev/null' EXIT
+	i=0
+	until grep -q registered /tmp/helper.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat /tmp/helper.out; hc_fail "hc_fakehelper did not register"; }
+		sleep 0.1
+	done
+	# four openers at once: one ingest, the same bytes for each
+	pids=
+	for i in 1 2 3 4; do
+		cat $MNT/file/tmp/ing >/tmp/ing.out.$i &
+		pids="$pids $!"
+	done
+	for p in $pids; do
+		wait $p || hc_fail "an opener failed"
+	done
+	for i in 1 2 3 4; do
+		same /tmp/ing.out.$i /tmp/ing
+	done
+	[ "$(grep -c '^file://tmp/ing: allocated' /tmp/helper.out)" -eq 1 ] ||
+		{ cat /tmp/helper.out; hc_fail "not one ingest for four openers"; }
+	[ "$(objstate file://tmp/ing)" = ready ] || hc_fail "file://tmp/ing is $(objstate file://tmp/ing)"
+	ls $MNT/file/tmp | grep -qx ing || hc_fail "the ingested file is not listed"
+	# a create is not an ingest: the new file is stored, no request
+	cat /tmp/ing2 >$MNT/s3/fsb/wing || hc_fail "create with ingest=on"
+	[ "$(objstate s3://fsb/wing)" = dirty ] || hc_fail "s3://fsb/wing is $(objstate s3://fsb/wing)"
+	grep -q '^s3://fsb/wing' /tmp/helper.out && hc_fail "a create asked the helper"
+	same $MNT/s3/fsb/wing /tmp/ing2
+	# a missing key: ENOENT, nothing cached
+	hc_expect_errno -m "No such file" cat $MNT/file/tmp/nosuch
+	[ "$(objstate file://tmp/nosuch)" = miss ] || hc_fail "a missing key left $(objstate file://tmp/nosuch)"
+	# the helper dead: at once
+	kill -9 $hp
+	wait $hp 2>/dev/null || true
+	trap - EXIT
+	t0=$(date +%s)
+	hc_expect_errno -m "not connected" cat $MNT/file/tmp/ing2
+	[ $(( $(date +%s) - t0 )) -lt 10 ] || hc_fail "helper dead: the open waited"
+	same $MNT/file/tmp/ing /tmp/ing
+	hcctl evict file://tmp/ing
+	rm -f /tmp/ing /tmp/ing2 /tmp/ing.out.* /tmp/helper.out
+	umount $MNT
+	hcmount
+	[ -e $MNT/file/tmp/ing2 ] && hc_fail "ingest=off shows a path that is not cached"
+	hc_expect_errno mount -t hypercache -o ingest_timeout=0 hypercache /mnt/hc2
+	dmesg | tail -n 3 | grep -q "ingest_timeout=0: 1..3600 seconds" || hc_fail "no reason for ingest_timeout="
 }
 
 t_direct() {
@@ -324,6 +392,92 @@ t_many() {
 	rm -f /tmp/many.out
 }
 
+# objstate URI: the object's state (staged, dirty, ready, ...) or "miss"
+objstate() {
+	hcctl locate --json "$1" >/tmp/loc.json 2>/dev/null
+	st=$(jstr state </tmp/loc.json)
+	[ -n "$st" ] && echo "$st" || jstr status </tmp/loc.json
+}
+
+# fsck: the kernel's consistency verdict on the cache (debugfs)
+fsck() {
+	c=/sys/kernel/debug/hypercache/check
+	[ -r $c ] || return 0
+	grep -q '^ok ' $c || { cat $c; hc_fail "the cache is inconsistent"; }
+}
+
+# Writes: create + write + close stores a new DIRTY object of the bytes.
+t_write() {
+	held=0
+	for n in 0 1 $((CHUNK - 1)) $CHUNK $((CHUNK + 1)); do
+		cat /tmp/src.$n >$MNT/s3/fsb/w$n || hc_fail "write w$n"
+		[ "$(objstate s3://fsb/w$n)" = dirty ] || hc_fail "w$n is $(objstate s3://fsb/w$n), not dirty"
+		[ "$(jnum size </tmp/loc.json)" -eq $n ] || hc_fail "w$n: size $(jnum size </tmp/loc.json)"
+		same $MNT/s3/fsb/w$n /tmp/src.$n
+		[ $(( $(jnum flags </tmp/loc.json) & 2 )) -ne 0 ] || hc_fail "w$n has no data CRC"
+		[ "$(stat -c %i $MNT/s3/fsb/w$n)" = "$(jnum generation </tmp/loc.json)" ] ||
+			hc_fail "w$n: inode is not the generation"
+		for l in $(sed 's/.*"extents":\[\([^]]*\)\].*/\1/' /tmp/loc.json |
+			grep -o '"length":[0-9]*' | cut -d: -f2); do
+			held=$((held + l))
+		done
+	done
+	# the stages' unused tails went back: 0 + 1 + 1 + 1 + 2 chunks
+	[ $held -eq $((5 * CHUNK)) ] || hc_fail "the objects hold $held bytes, not 5 chunks"
+	# a stream of unknown size (dd, 64 KiB writes), stored by fsync
+	mkrand /tmp/src.dd $((2 * CHUNK + 4321))
+	dd if=/tmp/src.dd of=$MNT/s3/fsb/wdd bs=65536 conv=fsync 2>/dev/null || hc_fail "dd"
+	same $MNT/s3/fsb/wdd /tmp/src.dd
+	# not shown before the last close; a killed writer stores nothing
+	exec 3>$MNT/s3/fsb/wopen
+	echo partial >&3
+	[ "$(objstate s3://fsb/wopen)" = staged ] || hc_fail "wopen is $(objstate s3://fsb/wopen)"
+	[ -e $MNT/s3/fsb/wopen ] && hc_fail "wopen shown before its close"
+	ls $MNT/s3/fsb | grep -qx wopen && hc_fail "wopen listed before its close"
+	exec 3>&-
+	[ "$(cat $MNT/s3/fsb/wopen)" = partial ] || hc_fail "wopen after its close"
+	sh -c "exec 3>$MNT/s3/fsb/wkilled; echo x >&3; kill -KILL \$\$" || true
+	[ "$(objstate s3://fsb/wkilled)" = miss ] || hc_fail "a killed writer left $(objstate s3://fsb/wkilled)"
+	[ -e $MNT/s3/fsb/wkilled ] && hc_fail "a killed writer's file shown"
+	# front to back only: a pwrite elsewhere is EINVAL, the stage aborted
+	hc_expect_errno -m "Invalid argument" hc_fsmap --pwrite $MNT/s3/fsb/wseek 0 100
+	[ "$(objstate s3://fsb/wseek)" = miss ] || hc_fail "a failed writer left $(objstate s3://fsb/wseek)"
+	# O_TRUNC over an idle READY object: a new generation replaces it
+	put /tmp/src.1 "s3://fsb/wr"
+	gen0=$(hcctl locate --json s3://fsb/wr | jnum generation)
+	cat /tmp/src.$CHUNK >$MNT/s3/fsb/wr || hc_fail "overwrite wr"
+	[ "$(objstate s3://fsb/wr)" = dirty ] || hc_fail "wr is $(objstate s3://fsb/wr)"
+	[ "$(jnum generation </tmp/loc.json)" -gt "$gen0" ] || hc_fail "wr: not a new generation"
+	same $MNT/s3/fsb/wr /tmp/src.$CHUNK
+	# refused: over a DIRTY one, over an open one, appending, seeking
+	hc_expect_errno -m "busy" sh -c "echo x >$MNT/s3/fsb/w1"
+	same $MNT/s3/fsb/w1 /tmp/src.1
+	exec 4<$MNT/s3/fsb/sizes/f1
+	hc_expect_errno -m "busy" sh -c "echo x >$MNT/s3/fsb/sizes/f1"
+	hc_expect_errno -m "busy" rm $MNT/s3/fsb/sizes/f1
+	exec 4<&-
+	same $MNT/s3/fsb/sizes/f1 /tmp/src.1
+	hc_expect_errno -m "not permitted" sh -c "echo x >>$MNT/s3/fsb/sizes/f1"
+	# unlink = evict: EBUSY for DIRTY; rename, link, mkdir, truncate: EPERM
+	put /tmp/src.1 "s3://fsb/wrm"
+	rm $MNT/s3/fsb/wrm || hc_fail "rm of a READY object"
+	[ "$(objstate s3://fsb/wrm)" = miss ] || hc_fail "rm left $(objstate s3://fsb/wrm)"
+	[ -e $MNT/s3/fsb/wrm ] && hc_fail "removed, still shown"
+	hc_expect_errno -m "busy" rm $MNT/s3/fsb/w1
+	hc_expect_errno -m "not empty" rmdir $MNT/s3/fsb/sizes
+	hc_expect_errno -m "not permitted" mv $MNT/s3/fsb/sizes/f1 $MNT/s3/fsb/sizes/f9
+	hc_expect_errno -m "not permitted" ln $MNT/s3/fsb/sizes/f1 $MNT/s3/fsb/sizes/f9
+	hc_expect_errno -m "not permitted" mkdir $MNT/s3/fsb/d
+	hc_expect_errno -m "not permitted" truncate -s 0 $MNT/s3/fsb/sizes/f1
+	hc_expect_errno -m "not permitted" sh -c "echo x >$MNT/newscheme"
+	# rmdir of a directory whose last object went
+	put /tmp/src.1 "s3://fsb/gone/only"
+	rm $MNT/s3/fsb/gone/only || hc_fail "rm gone/only"
+	rmdir $MNT/s3/fsb/gone 2>/dev/null || true
+	[ -e $MNT/s3/fsb/gone ] && hc_fail "an empty directory shown"
+	fsck
+}
+
 t_perm() {
 	umount $MNT
 	hcmount -o uid=0,gid=1234,mode=0440
@@ -334,6 +488,8 @@ t_perm() {
 	hc_runas 65534 cat $f >/tmp/perm.out || hc_fail "a member of the group cannot read"
 	same /tmp/perm.out /tmp/src.1
 	hc_expect_errno hc_runas 65534 sh -c "echo x >>$f"
+	hc_expect_errno -m "Permission denied" hc_runas 65534 sh -c "echo x >$MNT/s3/fsb/byuser"
+	[ "$(objstate s3://fsb/byuser)" = miss ] || hc_fail "a group member created s3://fsb/byuser"
 	hc_runas 65534 ls $MNT/s3/fsb >/dev/null || hc_fail "the group cannot list"
 	grep " $MNT " /proc/mounts | grep -q "gid=65534,mode=0440" || hc_fail "options not shown"
 	hc_expect_errno mount -t hypercache -o mode=01777 hypercache /mnt/hc2
@@ -354,11 +510,13 @@ hc_test fs_create t_create
 hc_test fs_files t_files
 if [ "$FULL" = 1 ]; then hc_test fs_extents t_extents; fi
 hc_test fs_coherent t_coherent
+hc_test fs_ingest t_ingest
 hc_test fs_direct t_direct
 hc_test fs_fio t_fio
 hc_test fs_mmap t_mmap
 hc_test fs_hold t_hold
 hc_test fs_hostile t_hostile
 hc_test fs_many t_many
+hc_test fs_write t_write
 hc_test fs_perm t_perm
 hc_test fs_stop t_stop

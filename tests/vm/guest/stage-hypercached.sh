@@ -147,3 +147,87 @@ t_notify() {
 	hcctl pool stop
 }
 hc_test hypercached-notify t_notify
+
+# SIGHUP reloads the configuration (systemctl reload, ExecReload=): under
+# hc_notify (systemd's part) each reload is RELOADING=1 then READY=1; a
+# new log_level applies at once (debug lines appear, then stop); a changed
+# backend is named as needing a restart and keeps serving from the old
+# root; a configuration that does not load is refused naming FILE:LINE,
+# the daemon keeps running and serving with the previous one.
+t_reload() {
+	hcctl pool create --force $M >/dev/null
+	write_conf
+	sed -i 's/^log_level = debug/log_level = info/' /tmp/hc.conf
+	hc_notify /tmp/notify.sock hypercached -c /tmp/hc.conf >/tmp/notify.out 2>/tmp/hcd.out &
+	np=$!
+	i=0
+	while ! grep -q '^notify: READY=1$' /tmp/notify.out; do
+		i=$((i + 1))
+		kill -0 $np 2>/dev/null || { cat /tmp/notify.out /tmp/hcd.out; hc_fail "hypercached exited before READY=1"; }
+		[ $i -lt 100 ] || { cat /tmp/notify.out /tmp/hcd.out; hc_fail "no READY=1 in 10 s"; }
+		sleep 0.1
+	done
+	pid=$(sed -n 's/^pid: //p' /tmp/notify.out)
+	hc_pattern 7 5000 >/tmp/store/r1.bin
+	hcctl get --no-progress --timeout 60 -o /tmp/got hypercache://store/r1.bin
+	grep -q 'debug' /tmp/hcd.out && { cat /tmp/hcd.out; hc_fail "debug lines at log_level info"; }
+
+	# reload_wait N: the Nth READY=1 (the first was the start)
+	reload_wait() {
+		i=0
+		while [ "$(grep -c '^notify: READY=1$' /tmp/notify.out)" -lt "$1" ]; do
+			i=$((i + 1))
+			kill -0 "$pid" 2>/dev/null || { cat /tmp/hcd.out; hc_fail "hypercached died on SIGHUP"; }
+			[ $i -lt 100 ] || { cat /tmp/notify.out /tmp/hcd.out
+				for t in /proc/$pid/task/*; do grep -H 'Sig\|State' $t/status; cat $t/wchan; echo; done
+				hc_fail "no READY=1 after the reload"; }
+			sleep 0.1
+		done
+	}
+
+	# 1. log_level applies live
+	sed -i 's/^log_level = info/log_level = debug/' /tmp/hc.conf
+	kill -HUP "$pid"
+	reload_wait 2
+	[ "$(grep -c '^notify: RELOADING=1$' /tmp/notify.out)" = 1 ] ||
+		{ cat /tmp/notify.out; hc_fail "no RELOADING=1"; }
+	grep -q "reloaded /tmp/hc.conf: log_level debug" /tmp/hcd.out ||
+		{ cat /tmp/hcd.out; hc_fail "no reload log line"; }
+	hc_pattern 8 5000 >/tmp/store/r2.bin
+	lines=$(wc -l </tmp/hcd.out)
+	hcctl get --no-progress --timeout 60 -o /tmp/got hypercache://store/r2.bin
+	cmp /tmp/store/r2.bin /tmp/got || hc_fail "r2 differs"
+	tail -n +$((lines + 1)) /tmp/hcd.out | grep -q 'debug' ||
+		{ cat /tmp/hcd.out; hc_fail "no debug line after log_level = debug was reloaded"; }
+
+	# 2. a backend's root changed: named, needs a restart, old root serves
+	mkdir -p /tmp/store2
+	sed -i 's|^root = /tmp/store$|root = /tmp/store2|' /tmp/hc.conf
+	kill -HUP "$pid"
+	reload_wait 3
+	grep -q "needing a restart (systemctl restart hypercached), still running with the previous value: \[backend store\] root" /tmp/hcd.out ||
+		{ cat /tmp/hcd.out; hc_fail "no restart-needed line naming [backend store] root"; }
+	hc_pattern 9 5000 >/tmp/store/r3.bin
+	hcctl get --no-progress --timeout 60 -o /tmp/got hypercache://store/r3.bin
+	cmp /tmp/store/r3.bin /tmp/got || hc_fail "r3 not served from the old root"
+
+	# 3. a broken file: refused, named, the old configuration kept
+	printf '[hypercached]\nlog_level = info\nbogus_key = 1\n' >/tmp/hc.conf
+	kill -HUP "$pid"
+	reload_wait 4
+	grep -q "reload refused, still running with the previous configuration: /tmp/hc.conf:3:" /tmp/hcd.out ||
+		{ cat /tmp/hcd.out; hc_fail "no refusal naming /tmp/hc.conf:3"; }
+	hc_pattern 10 5000 >/tmp/store/r4.bin
+	lines=$(wc -l </tmp/hcd.out)
+	hcctl get --no-progress --timeout 60 -o /tmp/got hypercache://store/r4.bin
+	cmp /tmp/store/r4.bin /tmp/got || hc_fail "r4 differs after a refused reload"
+	# still at debug: the refused file's log_level = info was not applied
+	tail -n +$((lines + 1)) /tmp/hcd.out | grep -q 'debug' ||
+		{ cat /tmp/hcd.out; hc_fail "the refused file's log_level was applied"; }
+	kill -TERM "$pid"
+	rc=0
+	wait $np || rc=$?
+	[ $rc -eq 0 ] || { cat /tmp/notify.out /tmp/hcd.out; hc_fail "exit $rc after SIGTERM"; }
+	hcctl pool stop
+}
+hc_test hypercached-reload t_reload

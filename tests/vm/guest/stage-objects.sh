@@ -1,7 +1,7 @@
 #!/bin/sh
 # Usage (guest, via /init): stage-objects.sh
 #
-# The object cache on a pool of three fresh 128 MiB drives (93 chunks of
+# The object cache on a pool of three fresh 64 MiB drives (45 chunks of
 # 4 MiB): put/get round trips, placement by CRC-32 of the URI, the write
 # fence, eviction under pressure (held, pinned and DIRTY objects stay),
 # ENOSPC, what a killed application leaves behind, the ioctl contract of
@@ -56,11 +56,11 @@ get_same() {
 
 t_create() {
 	hcctl pool create $members >/dev/null
-	[ "$(hcctl status --json | jnum chunks)" -eq 93 ] || hc_fail "not 93 chunks"
-	[ "$(st capacity)" -eq $((93 * CHUNK)) ] || hc_fail "capacity $(st capacity)"
+	[ "$(hcctl status --json | jnum chunks)" -eq 45 ] || hc_fail "not 45 chunks"
+	[ "$(st capacity)" -eq $((45 * CHUNK)) ] || hc_fail "capacity $(st capacity)"
 	[ "$(st objects)" -eq 0 ] || hc_fail "objects on a new pool"
 	[ "$(st bytes_used)" -eq 0 ] || hc_fail "bytes used on a new pool"
-	hc_obj stat | grep -qx "capacity $((93 * CHUNK))" || hc_fail "STAT capacity"
+	hc_obj stat | grep -qx "capacity $((45 * CHUNK))" || hc_fail "STAT capacity"
 }
 
 # On an empty pool a 5-chunk object is one extent starting on member
@@ -253,6 +253,16 @@ t_crash_hold() {
 }
 
 # LOCATE with HC_LOCATE_F_WAIT on an object another process stages.
+# waiting FILE: until hc_obj wait has said "waiting" in FILE (<= 60 s)
+waiting() {
+	_w=0
+	while ! grep -q '^waiting$' "$1" 2>/dev/null; do
+		_w=$((_w + 1))
+		[ $_w -lt 600 ] || hc_fail "hc_obj wait did not start in 60 s"
+		sleep 0.1
+	done
+}
+
 t_wait() {
 	out=$(hc_obj wait 300 obj/wait/none) || hc_fail "WAIT on a miss failed: $out"
 	echo "$out" | grep -q '^status=miss ' || hc_fail "WAIT on a miss: $out"
@@ -271,6 +281,9 @@ t_wait() {
 
 	hc_obj wait 20000 obj/wait/x >/tmp/wait.out 2>&1 &
 	wpid=$!
+	# its clock runs once it says "waiting" (a loaded host may take long
+	# to start it): 0.5 s after that it must still be waiting
+	waiting /tmp/wait.out
 	sleep 0.5
 	kill -0 $wpid 2>/dev/null || { cat /tmp/wait.out; hc_fail "the waiter did not wait"; }
 	hc_stage_release	# commits (READY)
@@ -287,6 +300,7 @@ t_wait() {
 	hc_stage_hold obj/wait/y $CHUNK
 	hc_obj wait 20000 obj/wait/y >/tmp/wait.out 2>&1 &
 	wpid=$!
+	waiting /tmp/wait.out
 	sleep 0.3
 	hc_stage_release	# aborts
 	rc=0

@@ -181,7 +181,166 @@ t_preload() {
 	kill -0 "$(cat /tmp/hcd.pid)" || hc_fail "hypercached died"
 }
 
+# stop_daemon: end hypercached (no ingest, no egress helper until started)
+stop_daemon() {
+	kill "$(cat /tmp/hcd.pid)"
+	i=0
+	while [ ! -s /tmp/hcd.rc ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || hc_fail "hypercached did not exit"
+		sleep 0.1
+	done
+}
+
+# count_under PREFIX: the cached objects whose URI starts with PREFIX
+count_under() {
+	hcctl ls --json "$1" | grep -o '"uri":"' | wc -l
+}
+
+# issue 15: a prefix preloaded with --pin (URIs from a list file and an
+# operand) survives a scan larger than the cache, which pushes out an
+# object preloaded without --pin; pin --prefix of everything fills the
+# cache with pinned objects, then a preload is refused with ENOSPC
+# (counted in stats as refused_room) and nothing is evicted for it.
+t_pin_scan() {
+	P=hypercache://store/pin/ S=hypercache://store/scan/
+	mkdir -p /tmp/store/pin /tmp/store/scan /tmp/store/ctl
+	hc_pattern 21 9000000 >/tmp/store/pin/m1.bin
+	hc_pattern 22 5000000 >/tmp/store/pin/m2.bin
+	hc_pattern 23 100 >/tmp/store/pin/config.json
+	hc_pattern 24 9000000 >/tmp/store/ctl/c.bin
+	printf '# the model\n%s\n\n  %s  \n' "${P}m1.bin" "${P}m2.bin" >/tmp/pin.list
+	hcctl preload --pin --no-progress -f /tmp/pin.list "${P}config.json" >/tmp/out ||
+		{ cat /tmp/out /tmp/hcd.out; hc_fail "preload --pin failed"; }
+	grep -q "preloaded 3 objects" /tmp/out || { cat /tmp/out; hc_fail "not 3 preloaded"; }
+	hcctl preload --no-progress hypercache://store/ctl/c.bin >/dev/null
+	[ "$(count_under $P)" = 3 ] || { hcctl ls; hc_fail "not 3 objects under $P"; }
+	[ "$(hcctl ls --json $P | grep -o '"pinned":true' | wc -l)" = 3 ] ||
+		{ hcctl ls $P; hc_fail "not all of $P pinned"; }
+	hcctl ls --json hypercache://store/ctl/ | grep -q '"state":"ready","flags":[0-9]*,"pinned":false' ||
+		{ hcctl ls; hc_fail "ctl/c.bin is not cached unpinned"; }
+
+	# the scan: 32 MiB shards (hard links of one file), 2 more than fit
+	cap=$(hcctl stats --json | grep -o '"capacity":[0-9]*' | cut -d: -f2)
+	n=$((cap / 33554432 + 2))
+	hc_pattern 25 33554432 >/tmp/store/scan/s000
+	: >/tmp/scan.list
+	i=0
+	while [ $i -lt $n ]; do
+		f=$(printf 's%03d' $i)
+		[ $i -eq 0 ] || ln /tmp/store/scan/s000 /tmp/store/scan/$f
+		echo "$S$f" >>/tmp/scan.list
+		i=$((i + 1))
+	done
+	echo "scan: $n shards of 32 MiB, capacity $cap bytes"
+	hcctl preload --no-progress --parallel 2 -f /tmp/scan.list >/tmp/out ||
+		{ cat /tmp/out /tmp/hcd.out; hc_fail "the scan's preload failed"; }
+	[ "$(count_under $P)" = 3 ] || { hcctl ls; hc_fail "the scan evicted a pinned object"; }
+	[ "$(count_under hypercache://store/ctl/)" = 0 ] ||
+		{ hcctl ls; hc_fail "the scan did not push out the unpinned object"; }
+	for f in m1.bin m2.bin config.json; do
+		hcctl get --no-progress --no-ingest -o /tmp/got "$P$f"
+		cmp /tmp/store/pin/$f /tmp/got || hc_fail "$P$f differs"
+	done
+
+	# pin everything (the 3 of $P need nothing): no evictable room is left
+	hcctl pin --prefix hypercache://store/ --yes >/tmp/out ||
+		{ cat /tmp/out; hc_fail "pin --prefix failed"; }
+	cat /tmp/out
+	grep -q "^pinned [1-9][0-9]* objects .*, 0 refused, 3 with nothing to do" /tmp/out ||
+		hc_fail "no pin summary"
+	before=$(hcctl stats --json | grep -o '"refused_room":[0-9]*' | cut -d: -f2)
+	[ -n "$before" ] || hc_fail "hcctl stats has no refused_room"
+	objs=$(hcctl ls --json | grep -o '"uri":"' | wc -l)
+	ln /tmp/store/scan/s000 /tmp/store/scan/extra
+	rc=0
+	hcctl preload --no-progress --timeout 60 ${S}extra >/tmp/out 2>/tmp/err || rc=$?
+	cat /tmp/err
+	[ $rc -eq 1 ] || hc_fail "preload into a pinned-full cache: exit status $rc, not 1"
+	grep -q "${S}extra: .*no room in the cache" /tmp/err || hc_fail "ENOSPC not named"
+	after=$(hcctl stats --json | grep -o '"refused_room":[0-9]*' | cut -d: -f2)
+	[ "$after" -gt "$before" ] || hc_fail "refused_room $before -> $after"
+	hcctl stats | grep -q "^refused .* no room (pinned, held, dirty)" ||
+		{ hcctl stats; hc_fail "hcctl stats does not say why"; }
+	[ "$(hcctl ls --json | grep -o '"uri":"' | wc -l)" = "$objs" ] ||
+		hc_fail "a refused preload changed the cache"
+
+	# unpin both prefixes: dry run first (nothing changes), then --yes
+	hcctl unpin --prefix $P >/tmp/out
+	grep -q "dry run" /tmp/out || { cat /tmp/out; hc_fail "no dry run"; }
+	[ "$(hcctl ls --json $P | grep -o '"pinned":true' | wc -l)" = 3 ] ||
+		hc_fail "a dry run unpinned"
+	hcctl unpin --prefix $P --yes --json >/tmp/out
+	grep -q '"done":3' /tmp/out || { cat /tmp/out; hc_fail "not 3 unpinned"; }
+	hcctl unpin --prefix hypercache://store/ --yes >/dev/null
+	[ "$(hcctl stats --json | grep -o '"pinned":[0-9]*' | cut -d: -f2)" = 0 ] ||
+		hc_fail "objects are still pinned"
+}
+
+# issue 15: evict --prefix lists first and changes nothing, --yes evicts
+# what is idle and clean, and refuses (exit 1) a pinned and a DIRTY object,
+# naming each; ls PREFIX lists only what is under the prefix.
+t_prefix_evict() {
+	E=hypercache://store/ev/
+	mkdir -p /tmp/store/ev /tmp/store/ev2
+	for i in 1 2 3; do
+		hc_pattern $((30 + i)) $((1000000 * i)) >/tmp/store/ev/o$i.bin
+	done
+	hc_pattern 39 1000 >/tmp/store/ev2/o.bin
+	hcctl preload --no-progress ${E}o1.bin ${E}o2.bin ${E}o3.bin \
+		hypercache://store/ev2/o.bin >/dev/null
+	hcctl pin ${E}o3.bin
+	# no egress helper: the object put stays DIRTY
+	stop_daemon
+	hc_pattern 38 3000000 >/tmp/d.bin
+	hcctl put --no-progress /tmp/d.bin ${E}d.bin
+	hcctl ls --dirty $E | grep -q "${E}d.bin" || { hcctl ls; hc_fail "d.bin is not dirty"; }
+	[ "$(count_under $E)" = 4 ] || { hcctl ls; hc_fail "ls $E: not 4 objects"; }
+
+	rc=0
+	hcctl evict --prefix $E >/tmp/dry || rc=$?
+	cat /tmp/dry
+	[ $rc -eq 1 ] || hc_fail "dry run: exit status $rc, not 1 (refusals ahead)"
+	grep -q "^  evict  *${E}o1.bin$" /tmp/dry || hc_fail "o1 not listed to evict"
+	grep -q "^  refused  *${E}d.bin: dirty" /tmp/dry || hc_fail "d.bin not listed as dirty"
+	grep -q "^  refused  *${E}o3.bin: pinned" /tmp/dry || hc_fail "o3 not listed as pinned"
+	grep -q "ev2" /tmp/dry && hc_fail "the dry run lists ev2/, outside the prefix"
+	grep -q "would be done: 2 objects" /tmp/dry || hc_fail "no dry-run summary"
+	[ "$(count_under $E)" = 4 ] || hc_fail "the dry run evicted"
+
+	rc=0
+	hcctl evict --prefix $E --yes --json >/tmp/yes.json 2>/tmp/err || rc=$?
+	cat /tmp/yes.json /tmp/err
+	[ $rc -eq 1 ] || hc_fail "--yes: exit status $rc, not 1"
+	grep -q '"done":2,' /tmp/yes.json || hc_fail "not 2 evicted"
+	grep -q '"refused":2,' /tmp/yes.json || hc_fail "not 2 refused"
+	grep -q "${E}d.bin: not evicted: dirty" /tmp/err || hc_fail "d.bin's refusal not named"
+	grep -q "${E}o3.bin: not evicted: pinned" /tmp/err || hc_fail "o3's refusal not named"
+	hcctl ls $E >/tmp/ls
+	cat /tmp/ls
+	[ "$(count_under $E)" = 2 ] || hc_fail "not 2 left under $E"
+	grep -q "o3.bin" /tmp/ls && grep -q "d.bin" /tmp/ls || hc_fail "o3 or d.bin gone"
+	[ "$(count_under hypercache://store/ev2/)" = 1 ] || hc_fail "ev2/ was touched"
+	hcctl get --no-progress --no-ingest -o /tmp/got ${E}d.bin
+	cmp /tmp/d.bin /tmp/got || hc_fail "the dirty object's data changed"
+
+	# the helper back: d.bin is written back, then evictable
+	start_daemon
+	i=0
+	while hcctl ls --dirty $E | grep -q d.bin; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || hc_fail "d.bin not written back"
+		sleep 0.1
+	done
+	hcctl unpin ${E}o3.bin
+	hcctl evict --prefix $E --yes >/tmp/out || { cat /tmp/out; hc_fail "second evict failed"; }
+	[ "$(count_under $E)" = 0 ] || hc_fail "objects left under $E"
+	cmp /tmp/d.bin /tmp/store/ev/d.bin || hc_fail "d.bin was not written back whole"
+}
+
 hc_test preload-setup t_setup
 hc_test preload-batch-sharded t_sharded
 hc_test preload-batch-env t_env
 hc_test preload-uris t_preload
+hc_test preload-pin-scan t_pin_scan
+hc_test prefix-evict t_prefix_evict

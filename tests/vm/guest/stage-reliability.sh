@@ -502,6 +502,78 @@ t_locate_during_commit() {
 	hcctl pool stop
 }
 
+# A further LOCATE|HOLD does not wait for a drive either: a file that
+# holds f/1 takes one more hold on it while a COMMIT waits for its member
+# flushes under dm-delay, at once (before, HOLD took the pool lock that
+# COMMIT held: 3 s and more); both holds count (f/1 cannot be evicted) and
+# both are released
+# h_fail MSG: end the holder and the pool first, so that a failure here
+# leaves nothing held for the tests after it
+h_fail() {
+	kill -TERM "$hpid" 2>/dev/null
+	wait "$hpid" 2>/dev/null
+	cat /tmp/hold.out
+	hcctl pool stop 2>/dev/null
+	hc_fail "$@"
+}
+
+t_hold_during_commit() {
+	dmsetup targets | grep -q '^delay' || hc_fail "no dm-delay target (CONFIG_DM_DELAY)"
+	hcctl pool assemble $FM >/dev/null
+	rm -f /tmp/hold.out
+	hc_obj hold-again f/1 >/tmp/hold.out 2>&1 &
+	hpid=$!
+	i=0
+	until grep -q '^held$' /tmp/hold.out 2>/dev/null; do
+		kill -0 $hpid 2>/dev/null || h_fail "the first hold of f/1 failed"
+		i=$((i + 1))
+		[ $i -lt 100 ] || h_fail "the first hold of f/1 did not answer"
+		sleep 0.1
+	done
+	hc_pattern 46 3000000 >/tmp/f6
+	hc_stage_hold --clean --fill /tmp/f6 f/6 3000000
+	for m in 0 1 2; do
+		d=$(hc_drive $((3 + m)))
+		f_table $m "0 $FSZ delay $d 0 0 $d 0 3000"
+	done
+	pid=$(cat /tmp/stage.pid)
+	kill -TERM "$pid"
+	sleep 1
+	kill -0 "$pid" 2>/dev/null || h_fail "COMMIT ended within 1 s: it did not wait for the members"
+	kill -USR1 $hpid
+	i=0
+	until grep -q '^again' /tmp/hold.out; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && echo "(COMMIT still waiting)"
+	rc=0
+	wait "$pid" || rc=$?
+	cat /tmp/stage.out
+	for m in 0 1 2; do f_linear $m; done
+	[ $rc = 0 ] || h_fail "COMMIT of f/6 failed"
+	el=$(sed -n 's/^again status=hit elapsed_ms=\([0-9]*\)$/\1/p' /tmp/hold.out)
+	[ -n "$el" ] || h_fail "the second HOLD of f/1 was not a hit"
+	[ "$el" -lt 2000 ] || h_fail "a second HOLD took $el ms while a COMMIT waited for the members"
+	holds=$(hcctl ls --json | tr '{' '\n' | grep '"uri":"f/1"' |
+		sed -n 's/.*"holds":\([0-9]*\).*/\1/p')
+	[ "$holds" = 2 ] || h_fail "f/1 has holds=$holds, not 2"
+	if hc_obj evict f/1 2>/dev/null; then
+		h_fail "f/1, held twice, was evicted"
+	fi
+	kill -TERM $hpid
+	wait $hpid || hc_fail "releasing the holds of f/1 failed: $(cat /tmp/hold.out)"
+	cat /tmp/hold.out
+	grep -q '^released all$' /tmp/hold.out || hc_fail "not every hold was released"
+	holds=$(hcctl ls --json | tr '{' '\n' | grep '"uri":"f/1"' |
+		sed -n 's/.*"holds":\([0-9]*\).*/\1/p')
+	[ "$holds" = 0 ] || hc_fail "f/1 has holds=$holds after both releases"
+	f_check 1 2 5 6
+	f_consistent
+	hcctl pool stop
+}
+
 t_member_gone() {
 	for m in 0 1 2; do dmsetup remove fm$m; done
 	M="$(hc_drive 3) $(hc_drive 4) $(hc_drive 5)"
@@ -532,5 +604,6 @@ if has_part faults; then
 	hc_test faults-read-error-end t_read_error_end
 	hc_test faults-commit-write-error t_commit_write_error
 	hc_test faults-locate-during-commit t_locate_during_commit
+	hc_test faults-hold-during-commit t_hold_during_commit
 	hc_test faults-member-gone t_member_gone
 fi

@@ -5,8 +5,16 @@
 # $HC_S3_ENDPOINT, reached through QEMU's user network): objects are put
 # there with curl (SigV4) from the guest, then read through the kernel:
 #   s3-sizes           cold miss -> ingest -> warm hit, SHA-256 equal, for
-#                      0 B, 1 B, 4 MiB - 1, 4 MiB, 4 MiB + 1 and 100 MiB
+#                      0 B, 1 B, 4 MiB - 1, 4 MiB, 4 MiB + 1 and 20 MiB + 1
+#                      (100 MiB with HC_FULL=1: make check-reliability)
 #   s3-one-ingest      four concurrent readers of one URI: one ingest
+#   s3-bench           hcctl bench --s3-endpoint: an uploaded object and an
+#                      existing one (--key) fetched directly and through
+#                      the cache, cold and warm, SHA-256 equal, --json and
+#                      text; one ingest; the uploaded key deleted and nothing
+#                      left cached; --keep keeps it; an endpoint no backend
+#                      has is refused; a cached chunk corrupted after the
+#                      cold fetch fails the warm one loudly
 #   s3-preload-sharded preload-batch of 25 objects listed from the gateway
 #                      over 2 simulated nodes: each cached exactly once
 #   s3-missing         a missing key is ENOENT, nothing cached
@@ -43,7 +51,9 @@ t_setup() {
 }
 
 t_sizes() {
-	for n in 0 1 4194303 4194304 4194305 104857600; do
+	big=20971521 # 5 chunks and a byte; 100 MiB with HC_FULL=1
+	[ "$HC_FULL" = 1 ] && big=104857600
+	for n in 0 1 4194303 4194304 4194305 $big; do
 		hc_pattern "$n" "$n" >/tmp/src
 		s3put /tmp/src "sizes/o$n"
 		get_check "sizes/o$n" /tmp/src
@@ -75,6 +85,65 @@ t_one_ingest() {
 	[ "$n" = 1 ] || hc_fail "$n ingests, not 1"
 	n=$(grep -c "request [0-9]*: s3://$BUCKET/conc/o" /tmp/hcd.out)
 	[ "$n" = 1 ] || hc_fail "$n requests, not 1"
+}
+
+t_bench() {
+	hcctl bench --s3-endpoint "$EP" --bucket "$BUCKET" --config /tmp/hc.conf \
+		--size-mb 24 --iterations 2 --json >/tmp/bs.json 2>/tmp/bs.err ||
+		{ cat /tmp/bs.err; tail -n 20 /tmp/hcd.out; hc_fail "bench --s3-endpoint failed"; }
+	cat /tmp/bs.json
+	grep -q '"parity": *true' /tmp/bs.json || hc_fail "no parity in the JSON"
+	grep -q '"uploaded": *true' /tmp/bs.json || hc_fail "not uploaded"
+	for f in '"s3 direct", *"temperature": *"cold"' '"s3 direct", *"temperature": *"warm"' \
+		'"cache", *"temperature": *"cold"' '"cache", *"temperature": *"warm"'; do
+		grep -q "\"path\": *$f, *\"seconds\": *[0-9.e-]*, *\"gbps\": *[0-9.e-]*, *\"ratio\": *[0-9.e-]*" /tmp/bs.json ||
+			hc_fail "no fetch like $f"
+	done
+	key=$(sed -n 's/.*"key": *"\([^"]*\)".*/\1/p' /tmp/bs.json)
+	case "$key" in hcctl-bench/*) ;; *) hc_fail "uploaded key '$key'" ;; esac
+	[ "$(grep -c "s3://$BUCKET/$key: ingested\|rgw/$BUCKET/$key: ingested" /tmp/hcd.out)" = 1 ] ||
+		{ grep "$key" /tmp/hcd.out; hc_fail "not one ingest of $key"; }
+	code=$(s3curl -o /dev/null -w '%{http_code}' -I "$EP/$BUCKET/$key" 2>/dev/null || true)
+	[ "$code" = 404 ] || hc_fail "the uploaded $key is still in the bucket (HEAD $code)"
+	hcctl ls | grep -q hcctl-bench && hc_fail "the bench object stayed cached"
+	# an existing object, text, kept
+	hc_pattern 61 5000001 >/tmp/src
+	s3put /tmp/src bench/o
+	hcctl bench --s3-endpoint "$EP/" --bucket "$BUCKET" --key bench/o --config /tmp/hc.conf \
+		--iterations 1 --keep --no-progress >/tmp/bs.txt 2>/tmp/bs.err ||
+		{ cat /tmp/bs.err; hc_fail "bench --key failed"; }
+	cat /tmp/bs.txt
+	grep -q "^s3://$BUCKET/bench/o at $EP/ as hypercache://rgw/$BUCKET/bench/o: 5000001 bytes, 8 workers, SHA-256 $(sha /tmp/src)\$" /tmp/bs.txt ||
+		hc_fail "no header line with the source's SHA-256"
+	for r in 's3 direct *cold' 's3 direct *warm' 'cache *cold' 'cache *warm'; do
+		grep -q "^$r *[0-9.]* *[0-9.]* *[0-9.]*x\$" /tmp/bs.txt || hc_fail "no row '$r'"
+	done
+	hcctl locate --json "hypercache://rgw/$BUCKET/bench/o" | grep -q '"state":"ready"' ||
+		hc_fail "--keep did not keep it cached"
+	hcctl evict "hypercache://rgw/$BUCKET/bench/o"
+	rc=0
+	hcctl bench --s3-endpoint http://10.0.2.2:1 --bucket "$BUCKET" --config /tmp/hc.conf \
+		--size-mb 1 >/dev/null 2>/tmp/bs.err || rc=$?
+	[ $rc = 1 ] && grep -q "http://10.0.2.2:1: no s3 backend of /tmp/hc.conf has this endpoint" /tmp/bs.err ||
+		hc_fail "unknown endpoint: exit $rc, $(cat /tmp/bs.err)"
+	# the cached copy corrupted behind the cache's back after the cold fetch
+	cat >/tmp/corrupt.sh <<-'EOT'
+	#!/bin/sh
+	hcctl locate --layout --json "$HCCTL_BENCH_URI" >/tmp/lay.json || exit 1
+	dev=$(grep -o '"device":"[^"]*"' /tmp/lay.json | sed -n '1s/.*:"\(.*\)"/\1/p')
+	off=$(grep -o '"member_offset":[0-9]*' /tmp/lay.json | sed -n '1s/.*://p')
+	head -c 4096 /dev/urandom >/tmp/junk
+	dd if=/tmp/junk of=/dev/$dev bs=4096 seek=$((off / 4096 + 1)) count=1 \
+		oflag=direct conv=notrunc 2>/dev/null
+	EOT
+	chmod +x /tmp/corrupt.sh
+	rc=0
+	HCCTL_TEST_BENCH_HOOK=/tmp/corrupt.sh hcctl bench --s3-endpoint "$EP" --bucket "$BUCKET" \
+		--key bench/o --config /tmp/hc.conf --iterations 1 --no-progress >/tmp/bs.txt 2>/tmp/bs.err || rc=$?
+	[ $rc = 1 ] && grep -q "cache warm fetch 1: SHA-256 MISMATCH: expected $(sha /tmp/src), read [0-9a-f]*: Input/output error" /tmp/bs.err ||
+		hc_fail "corrupted cache: exit $rc, $(cat /tmp/bs.err /tmp/bs.txt)"
+	hcctl ls | grep -q "bench/o" && hc_fail "the corrupted object stayed cached"
+	rm -f /tmp/src
 }
 
 t_missing() {
@@ -220,6 +289,7 @@ t_preload_sharded() {
 hc_test s3-setup t_setup
 hc_test s3-sizes t_sizes
 hc_test s3-one-ingest t_one_ingest
+hc_test s3-bench t_bench
 hc_test s3-preload-sharded t_preload_sharded
 hc_test s3-missing t_missing
 hc_test s3-wrong-secret t_wrong_secret

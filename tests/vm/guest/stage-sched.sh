@@ -1,6 +1,6 @@
 #!/bin/sh
 # Usage (guest, via /init): stage-sched.sh [n=N] [max=KIB] [flights=A:B:...]
-#                                          [kill=0|1]
+#                                          [kill=0|1] [egress=0|1] [trace=0|1]
 # (3 fresh drives, --s3)
 #
 # hypercached's scheduler against the real S3 gateway: many objects in
@@ -12,19 +12,26 @@
 #                    once and SHA-256-equal to what was put; at most F and,
 #                    for F > 1, more than one object in flight at a time; the
 #                    aggregate GB/s logged; then everything evicted
+#   sched-egress     8 DIRTY objects of 6 MiB (2 parts each) committed
+#                    before hypercached starts: uploaded concurrently, at
+#                    most max_objects_in_flight (4) and more than one at a
+#                    time, each once, SHA-256-equal in S3, no unfinished
+#                    multipart upload left
 #   sched-killed     kill -9 of hypercached with 16 objects in flight: after
 #                    the restart every waiting reader gets its data, no
 #                    object ingested twice, the allocated ones re-sent
 . /hc/tests/lib.sh
 . /hc/tests/s3lib.sh
 
-N=50 MAX_KIB=4096 FLIGHTS=16:1 KILL=1
+N=50 MAX_KIB=4096 FLIGHTS=16:1 KILL=1 TRACE=0 EGRESS=1
 for a in "$@"; do
 	case $a in
 	n=*) N=${a#n=} ;;
 	max=*) MAX_KIB=${a#max=} ;;
 	flights=*) FLIGHTS=${a#flights=} ;;
 	kill=*) KILL=${a#kill=} ;;
+	trace=*) TRACE=${a#trace=} ;;
+	egress=*) EGRESS=${a#egress=} ;;
 	esac
 done
 
@@ -55,19 +62,51 @@ max_in_flight() {
 		sort -n | tail -n 1
 }
 
+TR=/sys/kernel/tracing
+trace_on() {
+	[ -d $TR/events ] || mount -t tracefs nodev $TR || hc_fail "no tracefs"
+	echo 8192 >$TR/buffer_size_kb
+	: >$TR/trace
+	for ev in hc_locate hc_ingest_request hc_ingest_alloc hc_ingest_done \
+		hc_journal_append; do
+		echo 1 >$TR/events/hypercache/$ev/enable
+	done
+	echo 1 >$TR/tracing_on
+}
+
+trace_off() {
+	echo 0 >$TR/tracing_on
+	echo 0 >$TR/events/hypercache/enable
+	grep -v '^#' $TR/trace | sed 's/^/TRACE /'
+}
+
+# What starting a program costs here: hcctl (no work), curl, a listing.
+startup_times() {
+	for c in "hcctl --version" "curl --version" \
+		"hcctl preload-batch --config /tmp/hc.conf --list --prefix s3://$BUCKET/many/o"; do
+		a=$(cut -d" " -f1 /proc/uptime)
+		$c >/dev/null
+		b=$(cut -d" " -f1 /proc/uptime)
+		hc_log "$(awk "BEGIN { printf \"%.2f s\", $b - $a }"): $c"
+	done
+}
+
 # flight F: preload everything with max_objects_in_flight F
 flight() {
 	f=$1
 	write_conf max_objects_in_flight="$f"
 	start_daemon "$(($(grep -c registered /tmp/hcd.out) + 1))"
 	from=$(($(wc -l </tmp/hcd.out) + 1))
+	[ "$TRACE" = 0 ] || trace_on
 	t0=$(cut -d" " -f1 /proc/uptime)
 	hcctl preload-batch --config /tmp/hc.conf --no-progress --json -P 64 \
 		--prefix "s3://$BUCKET/many/o" >/tmp/pl.json ||
 		{ cat /tmp/pl.json; tail -n 30 /tmp/hcd.out; hc_fail "preload-batch failed"; }
 	t1=$(cut -d" " -f1 /proc/uptime)
+	[ "$TRACE" = 0 ] || { trace_off; head -c 600 /tmp/pl.json; echo; startup_times; }
 	grep -q "\"objects\": *$N" /tmp/pl.json || { cat /tmp/pl.json; hc_fail "not $N objects"; }
 	tail -n +"$from" /tmp/hcd.out >/tmp/run.log
+	[ "$TRACE" = 0 ] || grep -v "part .*moved\|bytes in .* extents" /tmp/run.log | sed 's/^/HCD /'
 	n=$(grep -c "s3://$BUCKET/many/o[0-9]*: ingested" /tmp/run.log)
 	[ "$n" = "$N" ] || hc_fail "$n ingests, not $N"
 	d=$(sed -n "s|.*s3://$BUCKET/many/\(o[0-9]*\): ingested.*|\1|p" /tmp/run.log | sort | uniq -d)
@@ -125,7 +164,13 @@ t_killed() {
 		pids="$pids $!"
 		i=$((i + 1))
 	done
-	wait_log "started, 16 objects in flight"
+	# this run's line, not an earlier flight's
+	i=0
+	while ! tail -n +"$from" /tmp/hcd.out | grep -q "started, 16 objects in flight"; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || { tail -n 30 /tmp/hcd.out; hc_fail "never 16 objects in flight"; }
+		sleep 0.1
+	done
 	sleep 0.5
 	kill -9 "$(cat /tmp/hcd.pid)"
 	n=$(tail -n +"$from" /tmp/hcd.out | grep -c "s3://$BUCKET/killed/k[0-9]*: ingested" || true)
@@ -148,7 +193,58 @@ t_killed() {
 	stop_daemon
 }
 
+# The most uploads in flight at once that the log lines from line $1 show.
+max_uploads() {
+	tail -n +"$1" /tmp/hcd.out |
+		sed -n 's/.*: upload started, \([0-9]*\) objects* in flight/\1/p' |
+		sort -n | tail -n 1
+}
+
+t_egress() {
+	# committed together: all 8 DIRTY before an egress helper registers
+	i=0
+	: >/tmp/esums
+	while [ $i -lt 8 ]; do
+		hc_pattern $((i + 500)) $((6 * 1048576 + i * 4096 + i)) >/tmp/src
+		hcctl put --no-progress --crc /tmp/src "s3://$BUCKET/ckpt/c$i" >/dev/null ||
+			hc_fail "put c$i failed"
+		echo "$(sha /tmp/src) c$i" >>/tmp/esums
+		i=$((i + 1))
+	done
+	rm -f /tmp/src
+	write_conf max_objects_in_flight=4 ingest_concurrency=4
+	from=$(($(wc -l </tmp/hcd.out) + 1))
+	start_daemon "$(($(grep -c registered /tmp/hcd.out) + 2))"
+	i=0
+	while [ "$(tail -n +"$from" /tmp/hcd.out | grep -c "s3://$BUCKET/ckpt/c[0-9]*: uploaded")" -lt 8 ]; do
+		i=$((i + 1))
+		[ $i -lt 3000 ] || { tail -n 40 /tmp/hcd.out; hc_fail "not all 8 uploaded in 300 s"; }
+		sleep 0.1
+	done
+	tail -n +"$from" /tmp/hcd.out >/tmp/run.log
+	grep ": uploaded " /tmp/run.log
+	m=$(max_uploads "$from")
+	[ -n "$m" ] && [ "$m" -le 4 ] || hc_fail "${m:-no} uploads in flight, limit 4"
+	[ "$m" -gt 1 ] || hc_fail "one upload at a time with a limit of 4"
+	while read -r sum key; do
+		c=$(grep -c "s3://$BUCKET/ckpt/$key: uploaded" /tmp/run.log || true)
+		[ "$c" = 1 ] || hc_fail "$key uploaded $c times"
+		s3curl -o /tmp/got "$EP/$BUCKET/ckpt/$key" || hc_fail "GET ckpt/$key failed"
+		[ "$(sha /tmp/got)" = "$sum" ] || hc_fail "$key: the backend's copy differs"
+		s3curl "$EP/$BUCKET?prefix=ckpt%2F$key&uploads=" >/tmp/uploads.xml ||
+			hc_fail "cannot list the multipart uploads"
+		! tr '<' '\n' </tmp/uploads.xml | grep -q "^Key>ckpt/$key\$" ||
+			hc_fail "$key: an unfinished multipart upload remains"
+		s3curl -X DELETE "$EP/$BUCKET/ckpt/$key" >/dev/null || true
+		hcctl evict "s3://$BUCKET/ckpt/$key" >/dev/null || hc_fail "cannot evict $key"
+	done </tmp/esums
+	rm -f /tmp/got /tmp/uploads.xml
+	hc_log "egress: 8 uploads, at most $m at once"
+	stop_daemon
+}
+
 hc_test sched-setup t_setup
+[ "$EGRESS" = 0 ] || hc_test sched-egress t_egress
 for f in $(echo "$FLIGHTS" | tr : ' '); do
 	eval "t_flight_$f() { flight $f; }"
 	hc_test "sched-flight-$f" "t_flight_$f"

@@ -2,9 +2,10 @@
 # Usage (guest, via /init; 3 drives of 512 MiB, --s3):
 #   stage-writeback.sh bucket=B [phase=main]
 #   wb-s3-sizes      put (DIRTY) -> hypercached uploads it (single PUT, or a
-#                    multipart upload for 300 MiB) -> READY; the gateway's
+#                    multipart upload for the big one) -> READY; the gateway's
 #                    copy (curl --aws-sigv4) is SHA-256-equal to the source,
-#                    for 1 B, 4 MiB - 1, 4 MiB + 1 and 300 MiB
+#                    for 1 B, 4 MiB - 1, 4 MiB + 1 and 42 MiB (300 MiB with
+#                    HC_FULL=1: make check-reliability)
 #   wb-posix         the same into a posix backend (a directory): the file
 #                    appears whole (never partial, no temporary left)
 #   wb-sync          hcctl put --sync returns once the object is clean and
@@ -13,7 +14,7 @@
 #                    uploads fail and are retried (egress_failed grows),
 #                    the objects stay DIRTY, and go up when the link returns
 #   stage-writeback.sh bucket=B phase=crash1
-#       a fresh pool; a 100 MiB DIRTY object; once its multipart upload has
+#       a fresh pool; a 40 MiB (HC_FULL: 100 MiB) DIRTY object; once its multipart upload has
 #       sent 2 parts, "HC-CRASH-NOW" on the console: the host kills QEMU
 #   stage-writeback.sh bucket=B phase=crash2
 #   wb-crash-resume  the same drives assembled, hypercached started: the
@@ -37,8 +38,15 @@ EP=${HC_S3_ENDPOINT:-http://10.0.2.2:7480}
 AK=${HC_S3_ACCESS_KEY:-RGWAK}
 SK=${HC_S3_SECRET_KEY:-RGWSECRET}
 PROOT=/tmp/wbposix
-BIG=314572800	# 300 MiB
-CRASH=104857600	# 100 MiB: 20 parts of 5 MiB
+# the big object is a multipart upload in both runs (8 MiB parts); the
+# crash object's 5 MiB parts leave the kill mid-upload either way
+if [ "$HC_FULL" = 1 ]; then
+	BIG=314572800	# 300 MiB: 38 parts
+	CRASH=104857600	# 100 MiB: 20 parts of 5 MiB
+else
+	BIG=44040192	# 42 MiB: 6 parts
+	CRASH=41943040	# 40 MiB: 8 parts of 5 MiB
+fi
 
 s3curl() {
 	curl -sS --max-time 300 --fail-with-body --aws-sigv4 aws:amz:us-east-1:s3 \
@@ -91,9 +99,7 @@ start_daemon() {
 }
 
 stop_daemon() {
-	p=$(cat /tmp/hcd.pid)
-	kill -TERM "$p" 2>/dev/null || true
-	while kill -0 "$p" 2>/dev/null; do sleep 0.1; done
+	hc_stop "$(cat /tmp/hcd.pid)" hypercached
 }
 
 sha() {
@@ -158,7 +164,7 @@ t_s3_sizes() {
 		hc_log "s3 size $n: ok"
 	done
 	grep -q "s3://$BUCKET/wb/o$BIG: multipart upload" /tmp/hcd.out ||
-		hc_fail "300 MiB was not a multipart upload"
+		hc_fail "$BIG bytes was not a multipart upload"
 	[ "$(unfinished wb/o$BIG)" = 0 ] || hc_fail "an unfinished multipart upload remains"
 	[ "$(grep -c "s3://$BUCKET/wb/o[0-9]*: uploaded" /tmp/hcd.out)" = 4 ] ||
 		hc_fail "not exactly 4 uploads"
@@ -252,7 +258,7 @@ t_crash1() {
 	# the main phase made it; again in case the gateway was reset meanwhile
 	s3curl -X PUT "$EP/$BUCKET" >/dev/null 2>&1 || true
 	mkdir -p $PROOT
-	# one part at a time, 5 MiB parts: 20 parts, so the kill lands mid-upload
+	# one part at a time, 5 MiB parts: 8 (HC_FULL: 20), so the kill lands mid-upload
 	write_conf ingest_concurrency=1 part_size=5M
 	: >/tmp/hcd.out
 	start_daemon 1 --console

@@ -14,6 +14,12 @@
  * hc_fsmap --odirect FILE OFFSET LEN: one pread of LEN bytes at OFFSET with
  * O_DIRECT into a page-aligned buffer (+1 byte if LEN is odd); prints the
  * bytes read, or the error and exits 1.
+ *
+ * hc_fsmap --pwrite FILE OFFSET LEN: create FILE (O_WRONLY | O_CREAT |
+ * O_TRUNC), write LEN bytes of 'w' with one write() and then one pwrite()
+ * of LEN bytes at OFFSET, close it; prints the errno of the first call
+ * that fails and exits 1, or exits 0.  A file of the view is written front
+ * to back: a pwrite elsewhere than the end is EINVAL.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -107,6 +113,33 @@ static int odirect(const char *path, const char *off, const char *len)
 	return 0;
 }
 
+static int pwrite_at(const char *path, const char *off, const char *len)
+{
+	size_t n = strtoull(len, NULL, 0);
+	char *buf = malloc(n ? n : 1);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0 || !buf) {
+		perror("hc_fsmap: open");
+		return 2;
+	}
+	memset(buf, 'w', n);
+	if (write(fd, buf, n) != (ssize_t)n) {
+		perror("hc_fsmap: write");
+		return 1;
+	}
+	if (pwrite(fd, buf, n, (off_t)strtoll(off, NULL, 0)) != (ssize_t)n) {
+		perror("hc_fsmap: pwrite");
+		return 1;
+	}
+	if (close(fd)) {
+		perror("hc_fsmap: close");
+		return 1;
+	}
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	volatile unsigned char sum = 0;
@@ -121,6 +154,8 @@ int main(int argc, char **argv)
 		return odirect(argv[2], argv[3], argv[4]);
 	if (argc == 3 && !strcmp(argv[1], "--tail"))
 		return tail(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "--pwrite"))
+		return pwrite_at(argv[2], argv[3], argv[4]);
 	if (argc != 3) {
 		fprintf(stderr, "usage: hc_fsmap FILE REF | --tail FILE\n");
 		return 2;

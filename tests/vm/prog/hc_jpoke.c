@@ -21,6 +21,12 @@
  *   corrupt-hdr-a, corrupt-hdr-b, corrupt-hdrs
  *               scribble over a reserved byte of header A, B or both, on
  *               each DEV given (a bad checksum)
+ *   objects PREFIX N DEV...
+ *               append N OBJECT records of empty READY objects PREFIX0 ..
+ *               PREFIX<N-1> (generations from 2^32 on) in one write: a pool
+ *               of a million objects in seconds (r-scrape), where STAGE +
+ *               COMMIT take milliseconds each.  Prints "appended N", or
+ *               fails if the half cannot hold them
  * The corrupt modes work on each DEV's own copy (mirrors may differ); the
  * others read the first DEV and write the same bytes to every DEV.
  * Exit 0 on success, 1 on failure, 2 on usage errors.
@@ -147,29 +153,38 @@ int main(int argc, char **argv)
 	struct hc_jrec_pos end;
 	struct hc_sb sb;
 	u64 half_off[2], half_size;
-	const char *mode, *msg;
-	int fd, err_h[2], cur, len, i;
+	const char *mode, *msg, *prefix = NULL;
+	unsigned long nobj = 0;
+	int fd, err_h[2], cur, len, i, d = 2;
 	void *blk, *half, *out;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: hc_jpoke torn|bad-extent|collide|show|list|corrupt-WHERE DEV...\n");
+		fprintf(stderr, "usage: hc_jpoke torn|bad-extent|collide|show|list|corrupt-WHERE DEV...\n"
+			"       hc_jpoke objects PREFIX N DEV...\n");
 		return 2;
 	}
 	mode = argv[1];
+	if (!strcmp(mode, "objects")) {
+		if (argc < 5)
+			return 2;
+		prefix = argv[2];
+		nobj = strtoul(argv[3], NULL, 10);
+		d = 4;
+	}
 	if (!strncmp(mode, "corrupt-", 8)) {
 		for (i = 2; i < argc; i++)
 			if (corrupt(mode + 8, argv[i]))
 				return 1;
 		return 0;
 	}
-	fd = open(argv[2], O_RDONLY | O_DIRECT);
+	fd = open(argv[d], O_RDONLY | O_DIRECT);
 	if (fd < 0) {
-		perror(argv[2]);
+		perror(argv[d]);
 		return 1;
 	}
 	blk = xread(fd, HC_SB_OFFSET, HC_SB_SIZE);
 	if (hc_sb_decode(blk, &sb, &msg)) {
-		fprintf(stderr, "hc_jpoke: %s: %s\n", argv[2], msg);
+		fprintf(stderr, "hc_jpoke: %s: %s\n", argv[d], msg);
 		return 1;
 	}
 	if (hc_jrec_halves(sb.meta_offset, sb.data_offset, half_off,
@@ -216,6 +231,33 @@ int main(int argc, char **argv)
 			       rec.state, (int)rec.uri_len, rec.uri);
 			hc_jrec_advance(&p, (char *)half + p.off);
 		}
+		return 0;
+	}
+	if (prefix) {
+		u64 start = end.off;
+		unsigned long k;
+
+		memset(&rec, 0, sizeof(rec));
+		rec.type = HC_JREC_OBJECT;
+		rec.state = HC_OBJ_READY;
+		for (k = 0; k < nobj; k++) {
+			rec.uri_len = snprintf((char *)rec.uri, sizeof(rec.uri),
+					       "%s%lu", prefix, k);
+			rec.generation = (1ULL << 32) + k;
+			len = hc_jrec_encode(&rec, &hdr[cur], &end,
+					     (char *)half + end.off,
+					     half_size - end.off);
+			if (len < 0) {
+				fprintf(stderr, "hc_jpoke: encode of record %lu: %d (the half holds %llu bytes)\n",
+					k, len, (unsigned long long)half_size);
+				return 1;
+			}
+			hc_jrec_advance(&end, (char *)half + end.off);
+		}
+		for (i = d; i < argc; i++)
+			xwrite(argv[i], (char *)half + start, end.off - start,
+			       half_off[cur] + start);
+		printf("appended %lu\n", nobj);
 		return 0;
 	}
 	if (!strcmp(mode, "collide")) {

@@ -12,9 +12,15 @@
  *   hc_obj [--ro] hold URI
  *	LOCATE with HC_LOCATE_F_HOLD (must hit), print "held", then sleep
  *	until SIGTERM/SIGINT and RELEASE (SIGKILL: the kernel drops the hold)
+ *   hc_obj [--ro] hold-again URI
+ *	hold as above, print "held"; on SIGUSR1 one more LOCATE with
+ *	HC_LOCATE_F_HOLD on the same file, timed: "again status=hit
+ *	elapsed_ms=N" (or "again error=... elapsed_ms=N"); on SIGTERM/SIGINT
+ *	RELEASE every hold taken and print "released N"
  *   hc_obj [--ro] wait TIMEOUT_MS URI
- *	LOCATE with HC_LOCATE_F_WAIT: prints "status=... elapsed_ms=N" or
- *	"error=ETIMEDOUT elapsed_ms=N" (exit 1)
+ *	LOCATE with HC_LOCATE_F_WAIT: prints "waiting" (once its clock
+ *	runs), then "status=... elapsed_ms=N" or "error=ETIMEDOUT
+ *	elapsed_ms=N" (exit 1)
  *   hc_obj [--ro] ingest TIMEOUT_MS URI
  *	the same with HC_LOCATE_F_AUTO_INGEST: a miss asks the helper
  *   hc_obj [--ro] stat
@@ -37,12 +43,18 @@
 #include <unistd.h>
 #include "hypercache.h"
 
-static volatile sig_atomic_t done;
+static volatile sig_atomic_t done, again;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	done = 1;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	again = 1;
 }
 
 static double now_ms(void)
@@ -187,6 +199,11 @@ int main(int argc, char **argv)
 		int ret;
 
 		uri = argv[3];
+		/* lets a test start the event it waits for only once the
+		 * clock runs: "waiting" is printed after t0 was taken
+		 */
+		printf("waiting\n");
+		fflush(stdout);
 		ret = locate(fd, uri, HC_LOCATE_F_WAIT |
 			     (!strcmp(op, "ingest") ? HC_LOCATE_F_AUTO_INGEST : 0),
 			     strtoul(argv[2], NULL, 0), &l);
@@ -243,6 +260,43 @@ int main(int argc, char **argv)
 		while (!done)
 			pause();
 		return ref_op(fd, HC_IOC_RELEASE, "release", uri);
+	}
+	if (!strcmp(op, "hold-again")) {
+		unsigned int held = 0;
+		double t0;
+
+		if (locate(fd, uri, HC_LOCATE_F_HOLD, 0, &l) ||
+		    l.status != HC_LOCATE_HIT) {
+			fprintf(stderr, "hc_obj: hold-again: %s: not held\n",
+				uri);
+			return 1;
+		}
+		held = 1;
+		signal(SIGTERM, on_signal);
+		signal(SIGINT, on_signal);
+		signal(SIGUSR1, on_usr1);
+		printf("held\n");
+		fflush(stdout);
+		while (!done) {
+			pause();
+			if (!again)
+				continue;
+			again = 0;
+			t0 = now_ms();
+			if (locate(fd, uri, HC_LOCATE_F_HOLD, 0, &l)) {
+				printf("again error=%s elapsed_ms=%.0f\n",
+				       strerror(errno), now_ms() - t0);
+			} else {
+				held += l.status == HC_LOCATE_HIT;
+				printf("again status=%s elapsed_ms=%.0f\n",
+				       status_name(l.status), now_ms() - t0);
+			}
+			fflush(stdout);
+		}
+		while (held && !ref_op(fd, HC_IOC_RELEASE, "release", uri))
+			held--;
+		printf("released %s\n", held ? "incompletely" : "all");
+		return held ? 1 : 0;
 	}
 	fprintf(stderr, "hc_obj: unknown operation %s\n", op);
 	return 2;

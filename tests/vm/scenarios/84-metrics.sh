@@ -11,7 +11,7 @@
 # its ingest workers ran, and a scrape slower than its timeout (= the
 # interval) is a failed one (up 0).
 free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 vm_images 3 128
@@ -44,7 +44,7 @@ fi
 	sleep 2
   done ) &
 lpid=$!
-vm_boot metrics --hostfwd "$fwd:9110" ${ppid:+--args prom=$prom,interval=$iv}
+vm_boot metrics --hostfwd "$fwd:9110" --args "scrape_ms=$((50 * ${HC_TIMEOUT_SCALE:-1}))${ppid:+,prom=$prom,interval=$iv}"
 kill "$lpid" 2>/dev/null
 wait "$lpid" 2>/dev/null
 [ -n "$ppid" ] && { kill "$ppid"; wait "$ppid" 2>/dev/null; }
