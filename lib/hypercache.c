@@ -52,7 +52,7 @@ struct hc_writer {
 	uint64_t end;		/* end of the furthest write */
 	uint64_t crc_pos;	/* bytes from 0 covered by @crc, in order */
 	uint32_t crc;		/* hc_crc32c() of the first @crc_pos bytes */
-	int crc_broken;		/* a write out of order: read back at COMMIT */
+	int crc_broken;		/* a write out of order, or HC_CREATE_NO_CRC: read back at COMMIT */
 	uint32_t nr_ext;
 	struct hc_extent ext[HC_MAX_EXTENTS];
 };
@@ -781,7 +781,7 @@ HCL_EXPORT int hc_writer_create(struct hc_ctx *ctx, const void *uri,
 	e = hcl_check_uri(uri, uri_len, err, errlen);
 	if (e)
 		return e;
-	if (flags & ~(HC_CREATE_REPLACE | HC_CREATE_NOWAIT))
+	if (flags & ~(HC_CREATE_REPLACE | HC_CREATE_NOWAIT | HC_CREATE_NO_CRC))
 		return fail_buf(err, errlen, EINVAL,
 				"unknown create flags 0x%x", flags);
 	if (ctx->dev_err)
@@ -809,6 +809,8 @@ HCL_EXPORT int hc_writer_create(struct hc_ctx *ctx, const void *uri,
 	w->ctx = ctx;
 	w->growable = size == HC_SIZE_UNKNOWN;
 	w->size = w->growable ? 0 : size;
+	/* No CRC on the fly: a commit that wants one reads the bytes back. */
+	w->crc_broken = !!(flags & HC_CREATE_NO_CRC);
 	msg_init(&w->msg);
 	pthread_mutex_init(&w->lock, NULL);
 

@@ -535,7 +535,9 @@ int hcctl_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 	a.json = hcctl_opt_json;
 	a.crc = crc;
 	a.commit_flags = (clean ? HC_COMMIT_CLEAN : 0) | (crc ? 0 : HC_COMMIT_NO_CRC);
-	a.create_flags = replace ? HC_CREATE_REPLACE : 0;
+	/* Without --crc nothing is computed, as the writes come or after. */
+	a.create_flags = (replace ? HC_CREATE_REPLACE : 0) |
+			 (crc ? 0 : HC_CREATE_NO_CRC);
 	if (optind >= argc)
 		return hcctl_usage_error(cmd, "missing FILE operand");
 	if (optind + 1 >= argc)

@@ -225,6 +225,7 @@ const char *hc_reader_error(struct hc_reader *r);
 /* hc_writer_create() flags */
 #define HC_CREATE_REPLACE	(1U << 0) /* replace an idle cached object of the URI */
 #define HC_CREATE_NOWAIT	(1U << 1) /* over the dirty limit: -EAGAIN, do not wait */
+#define HC_CREATE_NO_CRC	(1U << 2) /* no CRC-32C as the writes come (1.1) */
 
 /**
  * hc_writer_create() - stage a new object
@@ -233,7 +234,9 @@ const char *hc_reader_error(struct hc_reader *r);
  * @uri_len: their number
  * @size: the object's size, or HC_SIZE_UNKNOWN for a stage that grows by
  *	whole chunks as it is written (HC_STAGE_F_GROW)
- * @flags: HC_CREATE_*
+ * @flags: HC_CREATE_*; HC_CREATE_NO_CRC (1.1) when the commit will pass
+ *	HC_COMMIT_NO_CRC: the writes then compute no CRC-32C (a commit that
+ *	asks for one reads the bytes back)
  * @wp: set to the new writer
  * @err: optional buffer for a message on failure
  * @errlen: its size

@@ -22,7 +22,9 @@
  *  - hc_ctx_locate() (1.1): a miss, a pending stage (the stage's extents
  *    from hc_writer_extents()), a hit whose extents and chunks equal the
  *    reader's, a layout array too short (the total still told), a bad URI;
- *    a pending stage's reader message says "not yet valid".
+ *    a pending stage's reader message says "not yet valid";
+ *  - HC_CREATE_NO_CRC: committed with HC_COMMIT_NO_CRC (no data-crc) and
+ *    without it (the bytes read back: data-crc); an unknown flag -EINVAL.
  *
  * Prints one line per check and exits 1 if any failed.
  */
@@ -343,6 +345,42 @@ int main(void)
 		expect("hc_ctx_wait_clean of another generation", e, -ESTALE, NULL);
 		e = hc_ctx_info(ctx, "lib/none", 8, &info);
 		expect("hc_ctx_info of a miss", e, -ENOENT, NULL);
+	}
+	{
+		/* HC_CREATE_NO_CRC (1.1): committed without a CRC, or read back */
+		static const char *const nc[2] = { "lib/nocrc0", "lib/nocrc1" };
+		struct hc_lib_info info;
+		unsigned int k;
+
+		for (k = 0; k < 2; k++) {
+			e = hc_writer_create(ctx, nc[k], 10, 100001,
+					     HC_CREATE_NO_CRC, &w, err, sizeof(err));
+			expect("writer: HC_CREATE_NO_CRC", e, 0, err);
+			if (e)
+				continue;
+			n = hc_writer_pwrite(w, src, 100001, 0);
+			expect("writer: NO_CRC pwrite", n, 100001,
+			       hc_writer_error(w));
+			e = hc_writer_commit(w, HC_COMMIT_CLEAN |
+					     (k ? 0 : HC_COMMIT_NO_CRC), NULL);
+			expect(k ? "NO_CRC writer: commit asking for the CRC (read back)" :
+			       "NO_CRC writer: commit with HC_COMMIT_NO_CRC",
+			       e, 0, e ? hc_writer_error(w) : NULL);
+			if (e) {
+				hc_writer_abort(w);
+				continue;
+			}
+			e = hc_ctx_info(ctx, nc[k], 10, &info);
+			check(k ? "NO_CRC writer, CRC asked: data-crc" :
+			      "NO_CRC writer, NO_CRC commit: no data-crc",
+			      !e && info.size == 100001 &&
+			      !!(info.flags & HC_OBJ_F_DATA_CRC) == !!k);
+			e = hc_ctx_evict(ctx, nc[k], 10);
+			expect("NO_CRC object evicted", e, 0, NULL);
+		}
+		e = hc_writer_create(ctx, "lib/badflag", 11, 1, 1U << 30, &w, err,
+				     sizeof(err));
+		expect("writer: an unknown create flag", e, -EINVAL, err);
 	}
 	e = hc_ctx_evict(ctx, "lib/a", 5);
 	expect("closed: hc_ctx_evict", e, 0, NULL);
