@@ -52,7 +52,7 @@ struct hc_writer {
 	uint64_t end;		/* end of the furthest write */
 	uint64_t crc_pos;	/* bytes from 0 covered by @crc, in order */
 	uint32_t crc;		/* hc_crc32c() of the first @crc_pos bytes */
-	int crc_broken;		/* a write out of order: read back at COMMIT */
+	int crc_broken;		/* a write out of order, or HC_CREATE_NO_CRC: read back at COMMIT */
 	uint32_t nr_ext;
 	struct hc_extent ext[HC_MAX_EXTENTS];
 };
@@ -164,6 +164,20 @@ HCL_EXPORT int hc_ctx_open(struct hc_ctx **ctxp, const char *ctl_path,
 		goto fail;
 	}
 	ctx->dev_direct = open(dev_path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (ctx->dev_direct < 0 && (errno == EACCES || errno == EPERM)) {
+		/* The index without the data: info, list, locate still work. */
+		ctx->dev_err = errno;
+		ctx->align = 512;
+		*ctxp = ctx;
+		return 0;
+	}
+	if (ctx->dev_direct < 0 && (errno == ENOENT || errno == ENXIO ||
+				    errno == ENODEV)) {
+		e = fail_buf(err, errlen, ENODEV,
+			     "%s: no pool is running (cannot open: %s)",
+			     dev_path, strerror(errno));
+		goto fail;
+	}
 	if (ctx->dev_direct < 0) {
 		e = fail_buf(err, errlen, errno, "%s: cannot open: %s",
 			     dev_path, strerror(errno));
@@ -232,24 +246,63 @@ int hcl_check_uri(const void *uri, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
-static const char *open_reason(int e)
+/* Why LOCATE's @status is not a hit, and the errno hc_reader_open() returns. */
+static int open_status(uint32_t status, const char **why)
 {
-	switch (e) {
-	case ENOENT:
-		return "not cached";
-	case EAGAIN:
-		return "being ingested or staged (not valid yet)";
-	case ETIMEDOUT:
-		return "timed out waiting for it";
-	case ENODATA:
-		return "not admitted by the cache policy: read the backend";
-	case EHOSTDOWN:
-		return "no helper took the ingest (is hypercached running?)";
-	case EIO:
-		return "bad: a read of its data failed on a member (evict or replace it)";
-	default:
-		return strerror(e);
+	switch (status) {
+	case HC_LOCATE_MISS:
+		*why = "not cached";
+		return ENOENT;
+	case HC_LOCATE_PENDING:
+		*why = "not yet valid (being ingested or staged)";
+		return EAGAIN;
+	case HC_LOCATE_NOT_ADMITTED:
+		*why = "not cached (not admitted by the cache policy: read the backend directly)";
+		return ENODATA;
+	case HC_LOCATE_BAD:
+		*why = "bad: a read of its data failed on a member (evict or replace it)";
+		return EIO;
 	}
+	*why = "unknown LOCATE status";
+	return EPROTO;
+}
+
+/*
+ * The message of a LOCATE that failed with @e (the ingest's errno, say
+ * ENOENT for a missing key, or the wait's): the reason and strerror().
+ */
+static int open_errno(char *err, size_t errlen, const char *shown, int e,
+		      unsigned int flags, uint32_t timeout_ms)
+{
+	const char *why = "";
+
+	if (e == ETIMEDOUT && (flags & HC_OPEN_AUTO_INGEST)) {
+		if (timeout_ms % 1000)
+			return fail_buf(err, errlen, e,
+					"%s: not fetched within %u ms (is the helper running?): %s",
+					shown, timeout_ms, strerror(e));
+		return fail_buf(err, errlen, e,
+				"%s: not fetched within %u s (is the helper running?): %s",
+				shown, timeout_ms / 1000, strerror(e));
+	}
+	switch (e) {
+	case ETIMEDOUT:
+		why = "timed out waiting for it: ";
+		break;
+	case EHOSTDOWN:
+		why = "no helper took the ingest (is hypercached running?): ";
+		break;
+	case ENODEV:
+		why = "no pool is running: ";
+		break;
+	case EOVERFLOW:
+		why = "held too many times by this process: ";
+		break;
+	default:
+		if (flags & HC_OPEN_AUTO_INGEST)
+			why = "the ingest failed: ";
+	}
+	return fail_buf(err, errlen, e, "%s: %s%s", shown, why, strerror(e));
 }
 
 HCL_EXPORT int hc_reader_open(struct hc_ctx *ctx, const void *uri,
@@ -269,6 +322,9 @@ HCL_EXPORT int hc_reader_open(struct hc_ctx *ctx, const void *uri,
 	if (flags & ~(HC_OPEN_WAIT | HC_OPEN_AUTO_INGEST | HC_OPEN_PEEK))
 		return fail_buf(err, errlen, EINVAL, "unknown open flags 0x%x",
 				flags);
+	if (ctx->dev_err)
+		return fail_buf(err, errlen, ctx->dev_err, "%s: cannot open: %s",
+				ctx->dev_path, strerror(ctx->dev_err));
 	r = calloc(1, sizeof(*r));
 	shown = uri_shown(uri, uri_len);
 	if (!r || !shown) {
@@ -302,22 +358,20 @@ HCL_EXPORT int hc_reader_open(struct hc_ctx *ctx, const void *uri,
 	l.timeout_ms = timeout_ms;
 	l.extents = (uintptr_t)r->ext;
 	l.max_extents = HC_MAX_EXTENTS;
-	if (ioctl(ctx->ctl, HC_IOC_LOCATE, &l) < 0)
-		e = errno;
-	else if (l.status == HC_LOCATE_MISS)
-		e = ENOENT;
-	else if (l.status == HC_LOCATE_PENDING)
-		e = EAGAIN;
-	else if (l.status == HC_LOCATE_NOT_ADMITTED)
-		e = ENODATA;
-	else if (l.status == HC_LOCATE_BAD)
-		e = EIO;
-	else if (l.status != HC_LOCATE_HIT || l.nr_extents > HC_MAX_EXTENTS)
-		e = EPROTO;
-	else
-		e = 0;
+	e = 0;
+	if (ioctl(ctx->ctl, HC_IOC_LOCATE, &l) < 0) {
+		e = -open_errno(err, errlen, shown, errno, flags, timeout_ms);
+	} else if (l.status != HC_LOCATE_HIT) {
+		const char *why;
+
+		e = open_status(l.status, &why);
+		fail_buf(err, errlen, e, "%s: %s", shown, why);
+	} else if (l.nr_extents > HC_MAX_EXTENTS) {
+		e = fail_buf(err, errlen, EPROTO, "%s: %u extents: more than %u",
+			     shown, l.nr_extents, HC_MAX_EXTENTS);
+		e = -e;
+	}
 	if (e) {
-		fail_buf(err, errlen, e, "%s: %s", shown, open_reason(e));
 		free(r->uri);
 		free(r->shown);
 		free(r);
@@ -727,9 +781,12 @@ HCL_EXPORT int hc_writer_create(struct hc_ctx *ctx, const void *uri,
 	e = hcl_check_uri(uri, uri_len, err, errlen);
 	if (e)
 		return e;
-	if (flags & ~(HC_CREATE_REPLACE | HC_CREATE_NOWAIT))
+	if (flags & ~(HC_CREATE_REPLACE | HC_CREATE_NOWAIT | HC_CREATE_NO_CRC))
 		return fail_buf(err, errlen, EINVAL,
 				"unknown create flags 0x%x", flags);
+	if (ctx->dev_err)
+		return fail_buf(err, errlen, ctx->dev_err, "%s: cannot open: %s",
+				ctx->dev_path, strerror(ctx->dev_err));
 	if (!ctx->ctl_writable)
 		return fail_buf(err, errlen, EBADF,
 				"%.*s: %s", (int)(uri_len > 200 ? 200 : uri_len),
@@ -752,6 +809,8 @@ HCL_EXPORT int hc_writer_create(struct hc_ctx *ctx, const void *uri,
 	w->ctx = ctx;
 	w->growable = size == HC_SIZE_UNKNOWN;
 	w->size = w->growable ? 0 : size;
+	/* No CRC on the fly: a commit that wants one reads the bytes back. */
+	w->crc_broken = !!(flags & HC_CREATE_NO_CRC);
 	msg_init(&w->msg);
 	pthread_mutex_init(&w->lock, NULL);
 
@@ -766,9 +825,16 @@ HCL_EXPORT int hc_writer_create(struct hc_ctx *ctx, const void *uri,
 	st.extents = (uintptr_t)w->ext;
 	st.max_extents = HC_MAX_EXTENTS;
 	if (ioctl(ctx->ctl, HC_IOC_STAGE, &st) < 0) {
+		const char *why;
+
 		e = errno;
-		e = fail_buf(err, errlen, e, "%s: cannot stage: %s", w->shown,
-			     stage_reason(e));
+		why = stage_reason(e);
+		if (strcmp(why, strerror(e)))
+			e = fail_buf(err, errlen, e, "%s: cannot stage: %s: %s",
+				     w->shown, why, strerror(e));
+		else
+			e = fail_buf(err, errlen, e, "%s: cannot stage: %s",
+				     w->shown, why);
 		goto fail;
 	}
 	w->nr_ext = st.nr_extents;
@@ -1025,6 +1091,95 @@ HCL_EXPORT void hc_writer_abort(struct hc_writer *w)
 	free(w->uri);
 	free(w->shown);
 	free(w);
+}
+
+HCL_EXPORT unsigned int hc_writer_extents(struct hc_writer *w,
+					  struct hc_lib_extent *ext,
+					  unsigned int max)
+{
+	unsigned int i, nr;
+
+	pthread_mutex_lock(&w->lock);
+	nr = w->nr_ext;
+	for (i = 0; ext && i < nr && i < max; i++) {
+		ext[i].offset = w->ext[i].offset;
+		ext[i].length = w->ext[i].length;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return nr;
+}
+
+HCL_EXPORT int hc_ctx_locate(struct hc_ctx *ctx, const void *uri,
+			     size_t uri_len, struct hc_lib_location *loc,
+			     struct hc_lib_extent *ext, unsigned int max_ext,
+			     struct hc_lib_chunk *chunks,
+			     unsigned int max_chunks, char *err, size_t errlen)
+{
+	struct hc_extent *kext = NULL;
+	struct hc_chunk_loc *kloc = NULL;
+	struct hc_locate l;
+	unsigned int i;
+	char *shown;
+	int e;
+
+	memset(loc, 0, sizeof(*loc));
+	e = hcl_check_uri(uri, uri_len, err, errlen);
+	if (e)
+		return e;
+	if (!ext)
+		max_ext = 0;
+	if (!chunks)
+		max_chunks = 0;
+	shown = uri_shown(uri, uri_len);
+	if (max_ext)
+		kext = calloc(max_ext, sizeof(*kext));
+	if (max_chunks)
+		kloc = calloc(max_chunks, sizeof(*kloc));
+	if (!shown || (max_ext && !kext) || (max_chunks && !kloc)) {
+		e = fail_buf(err, errlen, ENOMEM, "out of memory");
+		goto out;
+	}
+	memset(&l, 0, sizeof(l));
+	l.size = sizeof(l);
+	l.flags = HC_LOCATE_F_PEEK;
+	l.uri = (uintptr_t)uri;
+	l.uri_len = (uint32_t)uri_len;
+	l.extents = (uintptr_t)kext;
+	l.max_extents = max_ext;
+	l.layout = (uintptr_t)kloc;
+	l.max_layout = max_chunks;
+	if (ioctl(ctx->ctl, HC_IOC_LOCATE, &l) < 0) {
+		e = errno;
+		e = fail_buf(err, errlen, e, "%s: %s%s", shown,
+			     e == ENODEV ? "no pool is running: " : "",
+			     strerror(e));
+		goto out;
+	}
+	loc->status = l.status;
+	if (l.status != HC_LOCATE_MISS) {
+		loc->state = l.state;
+		loc->flags = l.obj_flags;
+		loc->size = l.obj_size;
+		loc->generation = l.generation;
+		loc->nr_extents = l.nr_extents;
+		loc->nr_chunks = l.nr_layout;
+	}
+	for (i = 0; i < max_ext && i < loc->nr_extents; i++) {
+		ext[i].offset = kext[i].offset;
+		ext[i].length = kext[i].length;
+	}
+	for (i = 0; i < max_chunks && i < loc->nr_chunks; i++) {
+		chunks[i].member = kloc[i].member;
+		chunks[i].member_offset = kloc[i].member_offset;
+		chunks[i].dev_offset = kloc[i].dev_offset;
+		chunks[i].length = kloc[i].length;
+	}
+	e = 0;
+out:
+	free(kloc);
+	free(kext);
+	free(shown);
+	return e;
 }
 
 HCL_EXPORT const char *hc_writer_error(struct hc_writer *w)

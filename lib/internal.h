@@ -25,6 +25,7 @@ struct hc_ctx {
 	uint32_t chunk_size;
 	uint32_t members;
 	unsigned int align;	/* logical block size, at least 512 */
+	int dev_err;		/* the device could not be opened (EACCES): readers and writers fail with it */
 };
 
 /* 0, or -EINVAL / -E2BIG (with a message in @err) as the kernel would. */

@@ -65,12 +65,17 @@ void hcctl_uri_free(struct hcctl_uri *uri)
 
 int hcctl_ctl_open(const char *object, bool write)
 {
-	int fd, e;
+	int fd;
 
 	fd = open(HC_CTL_PATH, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
-	e = errno;
+	hcctl_ctl_open_report(object, write, errno);
+	return -1;
+}
+
+void hcctl_ctl_open_report(const char *object, bool write, int e)
+{
 	if (e == ENOENT || e == ENXIO || e == ENODEV)
 		hcctl_err(object, "hypercache module not loaded or no " HC_CTL_PATH,
 		       e);
@@ -80,7 +85,6 @@ int hcctl_ctl_open(const char *object, bool write)
 				    "(needs read access to " HC_CTL_PATH ")");
 	else
 		hcctl_err(HC_CTL_PATH, "cannot open", e);
-	return -1;
 }
 
 static int do_ioctl(int fd, unsigned long req, void *arg)

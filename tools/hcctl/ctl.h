@@ -46,6 +46,8 @@ char *hcctl_uri_escape(const void *bytes, size_t len);
  * the fd, or -1 after printing a diagnostic naming @object.
  */
 int hcctl_ctl_open(const char *object, bool write);
+/* The message of hcctl_ctl_open() failing with errno @e. */
+void hcctl_ctl_open_report(const char *object, bool write, int e);
 
 /*
  * The ioctls.  Each fills in size (and the URI), issues the ioctl and

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hcctl - object commands: put, get, locate (ioctls on /dev/hypercache-ctl,
- * data through /dev/hypercache0 with O_DIRECT) and evict, pin, unpin
- * (netlink).
+ * hcctl - object commands: put, get, locate (libhypercache: its writer,
+ * reader and LOCATE, the one implementation of these paths) and evict,
+ * pin, unpin (netlink).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,17 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/fs.h>
-#include <isa-l/crc.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
 #include "hypercache.h"
+#include "hypercache/hypercache.h"
 #include "hypercache_format.h"
 #include "hypercache_netlink.h"
 #include "hcctl.h"
@@ -29,7 +27,6 @@
 #include "nl.h"
 #include "util.h"
 #include "opt.h"
-#include "extent.h"
 #include "config.h"
 #include "resolve.h"
 
@@ -173,53 +170,37 @@ static void progress_end(struct progress *p, bool ok)
 /* --- helpers --------------------------------------------------------------- */
 
 /*
- * Open /dev/hypercache0 for O_DIRECT and get its logical block size and an
- * I/O buffer aligned to it.  Prints on failure.
+ * A libhypercache context on HC_CTL_PATH and HC_DATA_PATH, or NULL after
+ * printing why: the control device's failures as every ioctl command says
+ * them (hcctl_ctl_open_report()), the others with the library's message.
  */
-static int open_data(int flags, unsigned int *lbs, void **buf)
+static struct hc_ctx *lib_open(const char *object, bool write)
 {
-	unsigned int align;
-	int fd, bs = 0, e;
+	struct hc_ctx *ctx;
+	char err[512];
+	int ret;
 
-	fd = open(HC_DATA_PATH, flags | O_DIRECT | O_CLOEXEC);
-	if (fd < 0) {
-		hcctl_err(HC_DATA_PATH, "cannot open", errno);
-		return -1;
-	}
-	if (ioctl(fd, BLKSSZGET, &bs) < 0 || bs <= 0 ||
-	    (bs & (bs - 1)) || IO_BUF_SIZE % (unsigned int)bs) {
-		hcctl_err(HC_DATA_PATH, "cannot get the logical block size",
-		       bs ? EINVAL : errno);
-		close(fd);
-		return -1;
-	}
-	*lbs = (unsigned int)bs;
-	align = *lbs > 4096 ? *lbs : 4096;
-	e = posix_memalign(buf, align, IO_BUF_SIZE);
+	ret = hc_ctx_open(&ctx, HC_CTL_PATH, HC_DATA_PATH, err, sizeof(err));
+	if (ret == 0)
+		return ctx;
+	if (!strncmp(err, HC_CTL_PATH ":", strlen(HC_CTL_PATH ":")))
+		hcctl_ctl_open_report(object, write, -ret);
+	else
+		fprintf(stderr, "hcctl: %s\n", err);
+	return NULL;
+}
+
+/* A page-aligned buffer of IO_BUF_SIZE (O_DIRECT straight into it). */
+static void *io_buf(void)
+{
+	void *buf;
+	int e = posix_memalign(&buf, 4096, IO_BUF_SIZE);
+
 	if (e) {
 		hcctl_err(NULL, "cannot allocate the I/O buffer", e);
-		close(fd);
-		return -1;
+		return NULL;
 	}
-	return fd;
-}
-
-/* Check what the kernel returned (extent.h); say what is wrong. */
-static int check_extents(const char *object, const struct hc_extent *ext,
-			 uint32_t n, uint64_t size, unsigned int lbs)
-{
-	char err[160];
-
-	if (hc_extents_check(ext, n, size, lbs, err, sizeof(err))) {
-		hcctl_errf(object, 0, "the kernel's extents: %s", err);
-		return -1;
-	}
-	return 0;
-}
-
-static uint64_t round_up(uint64_t v, unsigned int a)
-{
-	return (v + a - 1) / a * a;
+	return buf;
 }
 
 /*
@@ -253,136 +234,139 @@ static int parse_uri_only(const struct hcctl_cmd *cmd, int argc, char **argv,
 struct put_args {
 	const char *file;
 	struct hcctl_uri uri;
-	uint32_t stage_flags;
-	uint32_t commit_flags;
+	unsigned int create_flags;	/* HC_CREATE_* */
+	unsigned int commit_flags;	/* HC_COMMIT_* */
+	bool crc;			/* --crc: record the CRC-32C */
 	bool progress;
 	bool json;
 	bool sync;		/* wait until the object is clean */
 	unsigned long timeout;	/* seconds for --sync, 0 = no limit */
 };
 
-#define SYNC_POLL_NS	20000000L	/* LOCATE PEEK every 20 ms */
-
 /*
- * Wait until generation @gen of the URI is clean (READY): poll LOCATE with
- * PEEK.  Returns 0, or -1 after printing why (timed out, replaced, gone).
+ * Wait until generation @gen of the URI is clean (READY): hc_ctx_wait_clean().
+ * Returns 0, or -1 after printing why (timed out, replaced, gone).
  */
-static int put_wait_synced(int ctl, const struct put_args *a, uint64_t gen)
+static int put_wait_synced(struct hc_ctx *ctx, const struct put_args *a,
+			   uint64_t gen)
 {
-	double deadline = a->timeout ? hc_now() + (double)a->timeout : 0;
-	struct timespec pause = { 0, SYNC_POLL_NS };
-	struct hc_locate l;
-	char sbuf[32];
 	int ret;
 
-	for (;;) {
-		ret = hcctl_ctl_locate(ctl, &a->uri, HC_LOCATE_F_PEEK, NULL, 0,
-				    NULL, 0, &l);
-		if (ret < 0) {
-			hcctl_ctl_report(a->uri.shown, "LOCATE", -ret);
-			return -1;
-		}
-		if (l.status == HC_LOCATE_MISS) {
-			hcctl_errf(a->uri.shown, 0, "gone before it was uploaded");
-			return -1;
-		}
-		if (l.generation != gen) {
-			hcctl_errf(a->uri.shown, 0, "replaced (generation %" PRIu64
-				") before generation %" PRIu64 " was uploaded",
-				(uint64_t)l.generation, gen);
-			return -1;
-		}
-		if (l.state == HC_OBJ_READY)
-			return 0;
-		if (deadline && hc_now() >= deadline) {
-			hcctl_errf(a->uri.shown, ETIMEDOUT,
-				"still %s after %lu s",
-				hcctl_obj_state_name(l.state, sbuf, sizeof(sbuf)),
-				a->timeout);
-			return -1;
-		}
-		nanosleep(&pause, NULL);
+	ret = hc_ctx_wait_clean(ctx, a->uri.bytes, a->uri.len, gen,
+				(uint32_t)(a->timeout * 1000));
+	switch (ret) {
+	case 0:
+		return 0;
+	case -ENOENT:
+		hcctl_errf(a->uri.shown, 0, "gone before it was uploaded");
+		break;
+	case -ESTALE:
+		hcctl_errf(a->uri.shown, 0,
+			   "replaced before generation %" PRIu64 " was uploaded",
+			   gen);
+		break;
+	case -ETIMEDOUT:
+		hcctl_errf(a->uri.shown, ETIMEDOUT,
+			   "not uploaded after %lu s (it stays committed and is uploaded later)",
+			   a->timeout);
+		break;
+	default:
+		hcctl_ctl_report(a->uri.shown, "LOCATE", -ret);
 	}
+	return -1;
 }
 
-/* Copy @size bytes of @in into the extents; CRC-32C of the bytes in *crc. */
-static int put_copy(const struct put_args *a, int in, int dev, void *buf,
-		    unsigned int lbs, const struct hc_extent *ext, uint32_t next,
-		    uint64_t size, uint32_t *crc)
+/*
+ * Copy @size bytes of @in into the writer in IO_BUF_SIZE pieces (the
+ * library writes them with O_DIRECT and computes the CRC-32C as they come
+ * in order); with --crc, the same CRC-32C for the report in *crc.
+ */
+static int put_copy(const struct put_args *a, int in, struct hc_writer *w,
+		    void *buf, uint64_t size, uint32_t *crc)
 {
 	struct progress prog;
-	uint64_t left = size, off, elen;
-	uint32_t c = ~0U, i;
-	size_t n, got, wlen;
+	uint64_t off = 0;
+	uint32_t c = 0;
+	size_t n, got;
+	ssize_t wr;
 	char probe;
 	int ret;
 
 	progress_init(&prog, size, a->progress);
-	for (i = 0; i < next && left; i++) {
-		off = ext[i].offset;
-		elen = ext[i].length < left ? ext[i].length : left;
-		while (elen) {
-			n = elen < IO_BUF_SIZE ? (size_t)elen : IO_BUF_SIZE;
-			ret = hc_read_full(in, buf, n, &got);
-			if (ret < 0) {
-				progress_end(&prog, false);
-				hcctl_err(a->file, "read error", -ret);
-				return -1;
-			}
-			if (got < n) {
-				progress_end(&prog, false);
-				hcctl_errf(a->file, 0,
-					"file shrank while being copied (%" PRIu64
-					" of %" PRIu64 " bytes read)",
-					size - left + got, size);
-				return -1;
-			}
-			if (a->commit_flags & HC_COMMIT_F_CRC)
-				c = crc32_iscsi(buf, (int)n, c);
-			/* O_DIRECT needs whole blocks: pad the last one. */
-			wlen = (size_t)round_up(n, lbs);
-			if (wlen > n)
-				memset((char *)buf + n, 0, wlen - n);
-			ret = hc_pwrite_full(dev, buf, wlen, off);
-			if (ret < 0) {
-				progress_end(&prog, false);
-				hcctl_errf(HC_DATA_PATH, -ret,
-					"write error at offset %" PRIu64, off);
-				return -1;
-			}
-			off += n;
-			elen -= n;
-			left -= n;
-			progress_add(&prog, n);
+	while (off < size) {
+		n = size - off < IO_BUF_SIZE ? (size_t)(size - off) : IO_BUF_SIZE;
+		ret = hc_read_full(in, buf, n, &got);
+		if (ret < 0) {
+			progress_end(&prog, false);
+			hcctl_err(a->file, "read error", -ret);
+			return -1;
 		}
+		if (got < n) {
+			progress_end(&prog, false);
+			hcctl_errf(a->file, 0,
+				"file shrank while being copied (%" PRIu64
+				" of %" PRIu64 " bytes read)", off + got, size);
+			return -1;
+		}
+		if (a->crc)
+			c = hc_crc32c(c, buf, n);
+		wr = hc_writer_pwrite(w, buf, n, off);
+		if (wr != (ssize_t)n) {
+			progress_end(&prog, false);
+			fprintf(stderr, "hcctl: %s\n", hc_writer_error(w));
+			return -1;
+		}
+		off += n;
+		progress_add(&prog, n);
 	}
 	progress_end(&prog, true);
-	if (left) {
-		hcctl_errf(a->uri.shown, 0, "the extents are too short for the file");
-		return -1;
-	}
 	ret = hc_read_full(in, &probe, 1, &got);
 	if (ret == 0 && got) {
 		hcctl_errf(a->file, 0, "file grew while being copied (beyond %" PRIu64
 			" bytes)", size);
 		return -1;
 	}
-	*crc = ~c;
+	*crc = c;
 	return 0;
+}
+
+/* The writer's extents as the kernel's (for hcctl_extents_json()). */
+static struct hc_extent *put_extents(struct hc_writer *w, uint32_t *nr)
+{
+	struct hc_lib_extent *le;
+	struct hc_extent *ext;
+	uint32_t i, n = hc_writer_extents(w, NULL, 0);
+
+	le = calloc(n ? n : 1, sizeof(*le));
+	ext = calloc(n ? n : 1, sizeof(*ext));
+	if (!le || !ext) {
+		free(le);
+		free(ext);
+		hcctl_err(NULL, "out of memory", ENOMEM);
+		return NULL;
+	}
+	n = hc_writer_extents(w, le, n);
+	for (i = 0; i < n; i++) {
+		ext[i].offset = le[i].offset;
+		ext[i].length = le[i].length;
+	}
+	free(le);
+	*nr = n;
+	return ext;
 }
 
 static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 {
 	struct hc_extent *ext = NULL;
-	struct hc_stage st;
-	struct hc_commit cm;
+	struct hc_writer *w = NULL;
+	struct hc_ctx *ctx = NULL;
 	struct stat sb;
+	char err[512];
 	void *buf = NULL;
-	unsigned int lbs = 512;
-	uint32_t crc = 0;
-	bool staged = false;
+	uint64_t gen = 0;
+	uint32_t crc = 0, next = 0;
 	double t_stage, t_commit = 0, t_synced = 0;
-	int in, ctl = -1, dev = -1, ret, rc = HC_EXIT_FAIL;
+	int in, ret, rc = HC_EXIT_FAIL;
 
 	in = open(a->file, O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
@@ -399,45 +383,39 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 	}
 	(void)posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
 
-	ctl = hcctl_ctl_open(cmd->name, true);
-	if (ctl < 0)
+	ctx = lib_open(cmd->name, true);
+	if (!ctx)
 		goto out;
-	dev = open_data(O_WRONLY, &lbs, &buf);
-	if (dev < 0)
+	buf = io_buf();
+	if (!buf)
 		goto out;
-	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
-	if (!ext) {
-		hcctl_err(NULL, "out of memory", ENOMEM);
-		goto out;
-	}
 
 	t_stage = hc_now();
-	ret = hcctl_ctl_stage(ctl, &a->uri, a->stage_flags, (uint64_t)sb.st_size,
-			   ext, HC_MAX_EXTENTS, &st);
+	ret = hc_writer_create(ctx, a->uri.bytes, a->uri.len, (uint64_t)sb.st_size,
+			       a->create_flags, &w, err, sizeof(err));
+	if (ret == -EBADF) {
+		/* the library opened the control device read-only */
+		hcctl_ctl_open_report(cmd->name, true, EACCES);
+		goto out;
+	}
 	if (ret < 0) {
-		hcctl_ctl_report(a->uri.shown, "STAGE", -ret);
+		fprintf(stderr, "hcctl: %s\n", err);
 		goto out;
 	}
-	staged = true;
-	if (check_extents(a->uri.shown, ext, st.nr_extents, (uint64_t)sb.st_size,
-			  lbs) < 0)
+	if (put_copy(a, in, w, buf, (uint64_t)sb.st_size, &crc) < 0)
 		goto out;
-	if (put_copy(a, in, dev, buf, lbs, ext, st.nr_extents,
-		     (uint64_t)sb.st_size, &crc) < 0)
+	ext = put_extents(w, &next);
+	if (!ext)
 		goto out;
-	if (fdatasync(dev) < 0) {
-		hcctl_err(HC_DATA_PATH, "cannot flush the written data", errno);
-		goto out;
-	}
-	ret = hcctl_ctl_commit(ctl, &a->uri, a->commit_flags, crc, &cm);
+	ret = hc_writer_commit(w, a->commit_flags, &gen);
 	if (ret < 0) {
-		hcctl_ctl_report(a->uri.shown, "COMMIT", -ret);
+		fprintf(stderr, "hcctl: %s\n", hc_writer_error(w));
 		goto out;
 	}
-	staged = false;
+	w = NULL;		/* freed by the commit */
 	t_commit = hc_now();
 	if (a->sync) {
-		if (put_wait_synced(ctl, a, cm.generation) < 0)
+		if (put_wait_synced(ctx, a, gen) < 0)
 			goto out;
 		t_synced = hc_now();
 	}
@@ -450,9 +428,9 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		json_object_object_add(o, "size",
 				       json_object_new_uint64((uint64_t)sb.st_size));
 		json_object_object_add(o, "generation",
-				       json_object_new_uint64(cm.generation));
+				       json_object_new_uint64(gen));
 		json_object_object_add(o, "state", json_object_new_string(
-			hcctl_obj_state_name((a->commit_flags & HC_COMMIT_F_CLEAN) ||
+			hcctl_obj_state_name((a->commit_flags & HC_COMMIT_CLEAN) ||
 					  a->sync ? HC_OBJ_READY : HC_OBJ_DIRTY,
 					  sbuf, sizeof(sbuf))));
 		json_object_object_add(o, "commit_seconds",
@@ -460,35 +438,27 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		if (a->sync)
 			json_object_object_add(o, "sync_seconds",
 					       json_object_new_double(t_synced - t_commit));
-		if (a->commit_flags & HC_COMMIT_F_CRC)
+		if (a->crc)
 			json_object_object_add(o, "crc32c",
 					       json_object_new_uint64(crc));
 		json_object_object_add(o, "extents",
-				       hcctl_extents_json(ext, st.nr_extents));
+				       hcctl_extents_json(ext, next));
 		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
 		printf("%s: %" PRIu64 " bytes in %u extent%s, generation %" PRIu64 "\n",
-		       a->uri.shown, (uint64_t)sb.st_size, st.nr_extents,
-		       st.nr_extents == 1 ? "" : "s", (uint64_t)cm.generation);
+		       a->uri.shown, (uint64_t)sb.st_size, next,
+		       next == 1 ? "" : "s", gen);
 		if (a->sync)
 			printf("committed in %.3f s, synced %.3f s later\n",
 			       t_commit - t_stage, t_synced - t_commit);
 	}
 	rc = HC_EXIT_OK;
 out:
-	if (staged) {
-		/* Closing the ctl fd aborts too; say so if ABORT itself fails. */
-		ret = hcctl_ctl_abort(ctl, &a->uri);
-		if (ret < 0 && ret != -ENOENT)
-			hcctl_ctl_report(a->uri.shown, "ABORT", -ret);
-	}
+	hc_writer_abort(w);	/* closing the context aborts too */
+	hc_ctx_close(ctx);
 	free(ext);
 	free(buf);
-	if (dev >= 0)
-		close(dev);
-	if (ctl >= 0)
-		close(ctl);
 	close(in);
 	return rc;
 }
@@ -563,8 +533,11 @@ int hcctl_cmd_put(const struct hcctl_cmd *cmd, int argc, char **argv)
 	if (optind < 0)
 		return ret;
 	a.json = hcctl_opt_json;
-	a.commit_flags = (clean ? HC_COMMIT_F_CLEAN : 0) | (crc ? HC_COMMIT_F_CRC : 0);
-	a.stage_flags = replace ? HC_STAGE_F_REPLACE : 0;
+	a.crc = crc;
+	a.commit_flags = (clean ? HC_COMMIT_CLEAN : 0) | (crc ? 0 : HC_COMMIT_NO_CRC);
+	/* Without --crc nothing is computed, as the writes come or after. */
+	a.create_flags = (replace ? HC_CREATE_REPLACE : 0) |
+			 (crc ? 0 : HC_CREATE_NO_CRC);
 	if (optind >= argc)
 		return hcctl_usage_error(cmd, "missing FILE operand");
 	if (optind + 1 >= argc)
@@ -646,64 +619,54 @@ int hcctl_obj_fetch(int ctl, const struct hcctl_uri *uri, uint32_t flags,
 	return 0;
 }
 
-static int get_copy(const struct hcctl_uri *uri, int dev, void *buf,
-		    unsigned int lbs, const struct hc_extent *ext, uint32_t next,
-		    uint64_t size, int out, const char *outname, bool progress)
+/* Copy the reader's @size bytes to @out in IO_BUF_SIZE pieces. */
+static int get_copy(struct hc_reader *r, void *buf, uint64_t size, int out,
+		    const char *outname, bool progress)
 {
 	struct progress prog;
-	uint64_t left = size, off, elen, total = 0;
+	uint64_t off = 0;
 	size_t n;
-	uint32_t i;
+	ssize_t got;
 	int ret;
 
 	progress_init(&prog, size, progress);
-	for (i = 0; i < next && left; i++) {
-		off = ext[i].offset;
-		elen = ext[i].length < left ? ext[i].length : left;
-		while (elen) {
-			n = elen < IO_BUF_SIZE ? (size_t)elen : IO_BUF_SIZE;
-			/* The last block is read whole; only n bytes are kept. */
-			ret = hc_pread_full(dev, buf, (size_t)round_up(n, lbs), off);
-			if (ret < 0) {
-				progress_end(&prog, false);
-				hcctl_errf(HC_DATA_PATH, -ret,
-					"read error at offset %" PRIu64, off);
-				return -1;
-			}
-			ret = hc_write_full(out, buf, n);
-			if (ret < 0) {
-				progress_end(&prog, false);
-				hcctl_err(outname, "write error", -ret);
-				return -1;
-			}
-			off += n;
-			elen -= n;
-			left -= n;
-			total += n;
-			progress_add(&prog, n);
+	while (off < size) {
+		n = size - off < IO_BUF_SIZE ? (size_t)(size - off) : IO_BUF_SIZE;
+		got = hc_reader_pread(r, buf, n, off);
+		if (got != (ssize_t)n) {
+			progress_end(&prog, false);
+			if (got < 0)
+				fprintf(stderr, "hcctl: %s\n", hc_reader_error(r));
+			else
+				hcctl_errf(outname, 0, "copied %" PRIu64 " of %"
+					   PRIu64 " bytes", off + (uint64_t)got,
+					   size);
+			return -1;
 		}
+		ret = hc_write_full(out, buf, n);
+		if (ret < 0) {
+			progress_end(&prog, false);
+			hcctl_err(outname, "write error", -ret);
+			return -1;
+		}
+		off += n;
+		progress_add(&prog, n);
 	}
-	progress_end(&prog, !left);
-	if (total != size) {
-		hcctl_errf(uri->shown, 0, "copied %" PRIu64 " of %" PRIu64 " bytes",
-			total, size);
-		return -1;
-	}
+	progress_end(&prog, true);
 	return 0;
 }
 
 int hcctl_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	struct hc_extent *ext = NULL;
-	struct hcctl_fetch_err fe;
+	struct hc_reader *r = NULL;
+	struct hc_ctx *ctx = NULL;
 	struct hcctl_uri uri;
-	struct hc_locate l;
 	const char *outname = NULL;
+	char err[512];
 	void *buf = NULL;
-	unsigned int lbs = 512;
 	unsigned long timeout = 300;
-	uint32_t flags;
-	bool progress = true, held = false, created = false, no_ingest = false;
+	unsigned int flags;
+	bool progress = true, created = false, no_ingest = false;
 	const struct hcctl_opt opts[] = {
 		HCCTL_STRING("output", 'o', &outname, "FILE"),
 		HCCTL_NOFLAG("no-progress", 0, &progress),
@@ -711,36 +674,28 @@ int hcctl_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 		HCCTL_ULONG("timeout", 0, &timeout, 0, 86400, "seconds"),
 		HCCTL_OPT_END
 	};
-	int ret, ctl = -1, dev = -1, out = -1, rc = HC_EXIT_FAIL, optind;
+	int ret, out = -1, rc = HC_EXIT_FAIL, optind;
 
 	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
 	if (optind < 0)
 		return rc;
-	flags = no_ingest ? HC_LOCATE_F_HOLD : HC_LOCATE_F_HOLD | HC_LOCATE_F_WAIT |
-						HC_LOCATE_F_AUTO_INGEST;
+	/* A miss asks the helper to fetch the object, and waits for it. */
+	flags = no_ingest ? 0 : HC_OPEN_AUTO_INGEST;
 	ret = one_uri(cmd, argc, argv, optind, &uri);
 	if (ret >= 0)
 		return ret;
 
-	ext = calloc(HC_MAX_EXTENTS, sizeof(*ext));
-	if (!ext) {
-		hcctl_err(NULL, "out of memory", ENOMEM);
+	ctx = lib_open(cmd->name, false);
+	if (!ctx)
+		goto out;
+	ret = hc_reader_open(ctx, uri.bytes, uri.len, flags,
+			     (uint32_t)(timeout * 1000), &r, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "hcctl: %s\n", err);
 		goto out;
 	}
-	ctl = hcctl_ctl_open(cmd->name, false);
-	if (ctl < 0)
-		goto out;
-	/* A miss asks the helper to fetch the object, and waits for it. */
-	if (hcctl_obj_fetch(ctl, &uri, flags, timeout, ext, HC_MAX_EXTENTS, &l,
-			 &fe) < 0) {
-		hcctl_err(uri.shown, fe.reason, fe.errnum);
-		goto out;
-	}
-	held = true;
-	dev = open_data(O_RDONLY, &lbs, &buf);
-	if (dev < 0)
-		goto out;
-	if (check_extents(uri.shown, ext, l.nr_extents, l.obj_size, lbs) < 0)
+	buf = io_buf();
+	if (!buf)
 		goto out;
 
 	if (outname) {
@@ -757,8 +712,7 @@ int hcctl_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 		out = STDOUT_FILENO;
 		outname = "stdout";
 	}
-	if (get_copy(&uri, dev, buf, lbs, ext, l.nr_extents, l.obj_size, out,
-		     outname, progress) < 0)
+	if (get_copy(r, buf, hc_reader_size(r), out, outname, progress) < 0)
 		goto out;
 	if (out != STDOUT_FILENO) {
 		ret = close(out);
@@ -768,74 +722,96 @@ int hcctl_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 			goto out;
 		}
 	}
-	held = false;
-	ret = hcctl_ctl_release(ctl, &uri);
-	if (ret < 0) {
-		hcctl_ctl_report(uri.shown, "RELEASE", -ret);
-		goto out;
-	}
 	created = false;
 	rc = HC_EXIT_OK;
 out:
-	if (held)
-		(void)hcctl_ctl_release(ctl, &uri);	/* close() releases too */
+	hc_reader_close(r);	/* releases the hold */
 	if (out >= 0 && out != STDOUT_FILENO)
 		close(out);
 	if (created && rc != HC_EXIT_OK)
 		unlink(outname);	/* a partial file we made ourselves */
 	free(buf);
-	free(ext);
-	if (dev >= 0)
-		close(dev);
-	if (ctl >= 0)
-		close(ctl);
+	hc_ctx_close(ctx);
 	hcctl_uri_free(&uri);
 	return rc;
 }
 
 /* --- locate ---------------------------------------------------------------- */
 
-/* LOCATE with a layout array sized from the object; *layout is malloc'd. */
-static int locate_layout(int ctl, const struct hcctl_uri *uri, uint32_t chunk_size,
-			 struct hc_extent *ext, struct hc_locate *l,
-			 struct hc_chunk_loc **layout)
+/*
+ * hc_ctx_locate() into the kernel's structs for the printers: up to
+ * HC_MAX_EXTENTS extents in @ext and, with @layout, every chunk in a
+ * malloc'd *@layout (the first call tells the size; again if the object
+ * grew meanwhile).  Returns 0, or -1 after printing why.
+ */
+static int locate_lib(struct hc_ctx *ctx, const struct hcctl_uri *uri,
+		      bool layout, struct hc_extent *ext, struct hc_locate *l,
+		      struct hc_chunk_loc **lay)
 {
-	struct hc_chunk_loc *lay = NULL, *tmp;
+	struct hc_lib_extent lext[HC_MAX_EXTENTS];
+	struct hc_lib_chunk *chunks = NULL, *tmp;
+	struct hc_lib_location loc;
+	uint32_t chunk = hc_ctx_chunk_size(ctx), max = 0, i, n;
 	uint64_t want;
-	uint32_t max = 0;
+	char err[512];
 	int tries, ret;
 
-	/* The first call only tells the size; retry if the object grew. */
-	ret = hcctl_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, ext, HC_MAX_EXTENTS,
-			    NULL, 0, l);
-	for (tries = 0; ret == 0 && tries < 8; tries++) {
-		if (l->status == HC_LOCATE_MISS || (lay && l->nr_layout <= max))
+	for (tries = 0;; tries++) {
+		ret = hc_ctx_locate(ctx, uri->bytes, uri->len, &loc, lext,
+				    HC_MAX_EXTENTS, chunks, max, err, sizeof(err));
+		if (ret < 0) {
+			free(chunks);
+			fprintf(stderr, "hcctl: %s\n", err);
+			return -1;
+		}
+		if (!layout || loc.status == HC_LIB_MISS ||
+		    (chunks && loc.nr_chunks <= max))
 			break;
-		want = chunk_size ? l->obj_size / chunk_size + 1 : 1;
-		if (want < l->nr_layout)
-			want = l->nr_layout;
-		if (want > UINT32_MAX / sizeof(*lay)) {
-			free(lay);
-			return -E2BIG;
+		if (tries == 8) {
+			free(chunks);
+			hcctl_err(uri->shown, "the object kept changing; try again", 0);
+			return -1;
 		}
-		tmp = realloc(lay, (size_t)want * sizeof(*lay));
-		if (!tmp) {
-			free(lay);
-			return -ENOMEM;
+		want = chunk ? loc.size / chunk + 1 : 1;
+		if (want < loc.nr_chunks)
+			want = loc.nr_chunks;
+		if (want > UINT32_MAX / sizeof(*chunks) ||
+		    !(tmp = realloc(chunks, (size_t)want * sizeof(*chunks)))) {
+			free(chunks);
+			hcctl_err(NULL, "out of memory", ENOMEM);
+			return -1;
 		}
-		lay = tmp;
+		chunks = tmp;
 		max = (uint32_t)want;
-		memset(lay, 0, (size_t)max * sizeof(*lay));
-		ret = hcctl_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, ext,
-				    HC_MAX_EXTENTS, lay, max, l);
 	}
-	if (ret == 0 && l->status != HC_LOCATE_MISS && l->nr_layout > max)
-		ret = -EAGAIN;	/* kept changing under us */
-	if (ret < 0) {
-		free(lay);
-		return ret;
+	memset(l, 0, sizeof(*l));
+	l->status = loc.status;
+	l->state = loc.state;
+	l->obj_flags = loc.flags;
+	l->obj_size = loc.size;
+	l->generation = loc.generation;
+	l->nr_extents = loc.nr_extents;
+	n = loc.nr_extents < HC_MAX_EXTENTS ? loc.nr_extents : HC_MAX_EXTENTS;
+	for (i = 0; i < n; i++) {
+		ext[i].offset = lext[i].offset;
+		ext[i].length = lext[i].length;
 	}
-	*layout = lay;
+	if (layout && loc.status != HC_LIB_MISS) {
+		l->nr_layout = loc.nr_chunks;
+		*lay = calloc(loc.nr_chunks ? loc.nr_chunks : 1, sizeof(**lay));
+		if (!*lay) {
+			free(chunks);
+			hcctl_err(NULL, "out of memory", ENOMEM);
+			return -1;
+		}
+		for (i = 0; i < loc.nr_chunks; i++) {
+			(*lay)[i].member = chunks[i].member;
+			(*lay)[i].member_offset = chunks[i].member_offset;
+			(*lay)[i].dev_offset = chunks[i].dev_offset;
+			(*lay)[i].length = chunks[i].length;
+		}
+	}
+	free(chunks);
 	return 0;
 }
 
@@ -978,7 +954,8 @@ int hcctl_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 		HCCTL_FLAG("layout", 'l', &layout),
 		HCCTL_OPT_END
 	};
-	int ret, ctl = -1, rc = HC_EXIT_FAIL, optind;
+	struct hc_ctx *ctx = NULL;
+	int ret, rc = HC_EXIT_FAIL, optind;
 
 	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
 	if (optind < 0)
@@ -993,32 +970,14 @@ int hcctl_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 		hcctl_err(NULL, "out of memory", ENOMEM);
 		goto out;
 	}
-	ctl = hcctl_ctl_open(cmd->name, false);
-	if (ctl < 0)
+	ctx = lib_open(cmd->name, false);
+	if (!ctx)
 		goto out;
-	if (layout) {
-		/* Chunk size and member names come from the pool. */
-		if (hcctl_pool_get(cmd->name, &pool) < 0)
-			goto out;
-		ret = locate_layout(ctl, &uri,
-				    pool.has_chunk_size ? pool.chunk_size : 0,
-				    ext, &l, &lay);
-	} else {
-		ret = hcctl_ctl_locate(ctl, &uri, HC_LOCATE_F_PEEK, ext,
-				    HC_MAX_EXTENTS, NULL, 0, &l);
-	}
-	if (ret == -EAGAIN) {
-		hcctl_err(uri.shown, "the object kept changing; try again", 0);
+	/* Member names (and the chunk size) come from the pool. */
+	if (layout && hcctl_pool_get(cmd->name, &pool) < 0)
 		goto out;
-	}
-	if (ret == -ENOMEM) {
-		hcctl_err(NULL, "out of memory", ENOMEM);
+	if (locate_lib(ctx, &uri, layout, ext, &l, &lay) < 0)
 		goto out;
-	}
-	if (ret < 0) {
-		hcctl_ctl_report(uri.shown, "LOCATE", -ret);
-		goto out;
-	}
 	if (json)
 		locate_print_json(&uri, &l, ext, lay, &pool);
 	else
@@ -1028,8 +987,7 @@ out:
 	hcctl_pool_free(&pool);
 	free(lay);
 	free(ext);
-	if (ctl >= 0)
-		close(ctl);
+	hc_ctx_close(ctx);
 	hcctl_uri_free(&uri);
 	return rc;
 }
@@ -1157,16 +1115,16 @@ const struct hcctl_cmd hcctl_object_cmds[] = {
 	.handler = hcctl_cmd_put,
 	.help =
 "DESCRIPTION\n"
-"    Store the regular file FILE in the object cache under URI:\n"
+"    Store the regular file FILE in the object cache under URI, with\n"
+"    libhypercache's writer (libhypercache(3)):\n"
 "\n"
 "    1. HC_IOC_STAGE on /dev/hypercache-ctl allocates chunks for the file's\n"
 "       size and returns them as at most 64 extents of /dev/hypercache0;\n"
 "    2. FILE is copied into those extents with O_DIRECT writes of up to\n"
-"       4 MiB (the last block is padded with zeroes to the device's logical\n"
-"       block size; the object keeps the file's exact size);\n"
-"    3. /dev/hypercache0 is flushed (fdatasync);\n"
-"    4. HC_IOC_COMMIT makes the object durable: DIRTY (not yet in the\n"
-"       backend), or READY with --clean.\n"
+"       4 MiB (the last partial block through an aligned bounce block; the\n"
+"       object keeps the file's exact size);\n"
+"    3. HC_IOC_COMMIT flushes every member once and makes the object\n"
+"       durable: DIRTY (not yet in the backend), or READY with --clean.\n"
 "\n"
 "    If anything fails after the stage, hcctl aborts it (HC_IOC_ABORT); the\n"
 "    kernel also aborts it when hcctl exits or is killed.  FILE must not\n"
@@ -1252,7 +1210,8 @@ HCCTL_EXIT_STATUS_TEXT
 	.help =
 "DESCRIPTION\n"
 "    Read the object URI from the cache and write its bytes to stdout, or to\n"
-"    FILE with -o.  HC_IOC_LOCATE with HC_LOCATE_F_HOLD finds the object and\n"
+"    FILE with -o, with libhypercache's reader (libhypercache(3)).\n"
+"    HC_IOC_LOCATE with HC_LOCATE_F_HOLD finds the object and\n"
 "    holds it (it cannot be evicted or replaced while held); its extents are\n"
 "    read from /dev/hypercache0 with O_DIRECT reads of up to 4 MiB, exactly\n"
 "    the object's size is written, and the hold is dropped (HC_IOC_RELEASE;\n"
@@ -1265,7 +1224,8 @@ HCCTL_EXIT_STATUS_TEXT
 "\n"
 "    Fails with \"not cached\" if URI is not in the cache and --no-ingest\n"
 "    is given, or if the cache did not admit it (read the backend directly\n"
-"    then); with \"not yet valid\" while it is staged.  A FILE that hcctl\n"
+"    then); with \"not yet valid\" while it is staged; with \"bad\" (EIO) if a\n"
+"    read of its data failed on a member before.  A FILE that hcctl\n"
 "    created is removed if the copy fails.\n"
 "\n"
 "OPTIONS\n"
@@ -1305,10 +1265,11 @@ HCCTL_EXIT_STATUS_TEXT
 	.handler = hcctl_cmd_locate,
 	.help =
 "DESCRIPTION\n"
-"    Look up URI with HC_IOC_LOCATE (without a hold) and print:\n"
+"    Look up URI with HC_IOC_LOCATE (PEEK, without a hold: libhypercache's\n"
+"    hc_ctx_locate()) and print:\n"
 "\n"
 "      uri         URI\n"
-"      status      hit | miss | pending | not-admitted\n"
+"      status      hit | miss | pending | not-admitted | bad\n"
 "      state       ingesting | ready | staged | dirty | syncing\n"
 "      size        SIZE (N bytes)\n"
 "      generation  G\n"

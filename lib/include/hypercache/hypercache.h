@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define HC_LIB_VERSION_MAJOR	1
-#define HC_LIB_VERSION_MINOR	0
+#define HC_LIB_VERSION_MINOR	1
 
 struct hc_ctx;
 struct hc_reader;
@@ -74,7 +74,10 @@ struct hc_lib_chunk {
  * @errlen: its size
  *
  * The control device is opened for reading and writing when the caller may
- * (else read-only: readers work, writers fail with -EBADF).
+ * (else read-only: readers work, writers fail with -EBADF).  A block
+ * device the caller may not open (EACCES, EPERM) still gives a context for
+ * the index (hc_ctx_info(), hc_ctx_list(), hc_ctx_locate()): its readers
+ * and writers then fail with -EACCES and hc_ctx_chunk_size() is 0.
  *
  * Return: 0; -ENOENT (no such device: the module is not loaded), -EACCES,
  * -ENODEV (no pool runs), -ENOMEM.
@@ -92,7 +95,8 @@ void hc_ctx_close(struct hc_ctx *ctx);
  * hc_ctx_chunk_size() - the pool's chunk size in bytes
  * @ctx: the context
  *
- * Return: the chunk size (4 MiB on every pool made by hcctl).
+ * Return: the chunk size (4 MiB on every pool made by hcctl), 0 if the
+ * block device could not be opened.
  */
 uint32_t hc_ctx_chunk_size(const struct hc_ctx *ctx);
 
@@ -221,6 +225,7 @@ const char *hc_reader_error(struct hc_reader *r);
 /* hc_writer_create() flags */
 #define HC_CREATE_REPLACE	(1U << 0) /* replace an idle cached object of the URI */
 #define HC_CREATE_NOWAIT	(1U << 1) /* over the dirty limit: -EAGAIN, do not wait */
+#define HC_CREATE_NO_CRC	(1U << 2) /* no CRC-32C as the writes come (1.1) */
 
 /**
  * hc_writer_create() - stage a new object
@@ -229,7 +234,9 @@ const char *hc_reader_error(struct hc_reader *r);
  * @uri_len: their number
  * @size: the object's size, or HC_SIZE_UNKNOWN for a stage that grows by
  *	whole chunks as it is written (HC_STAGE_F_GROW)
- * @flags: HC_CREATE_*
+ * @flags: HC_CREATE_*; HC_CREATE_NO_CRC (1.1) when the commit will pass
+ *	HC_COMMIT_NO_CRC: the writes then compute no CRC-32C (a commit that
+ *	asks for one reads the bytes back)
  * @wp: set to the new writer
  * @err: optional buffer for a message on failure
  * @errlen: its size
@@ -369,6 +376,71 @@ int hc_ctx_evict(struct hc_ctx *ctx, const void *uri, size_t uri_len);
  */
 int hc_ctx_wait_clean(struct hc_ctx *ctx, const void *uri, size_t uri_len,
 		      uint64_t generation, uint32_t timeout_ms);
+
+/* struct hc_lib_location.status (uapi HC_LOCATE_*) */
+#define HC_LIB_HIT		1 /* READY, DIRTY or SYNCING: the data is valid */
+#define HC_LIB_MISS		2 /* not cached */
+#define HC_LIB_PENDING		3 /* INGESTING or STAGED: not yet valid */
+#define HC_LIB_NOT_ADMITTED	4 /* not admitted: read the backend directly */
+#define HC_LIB_BAD		5 /* a read of its data failed on a member */
+
+/**
+ * struct hc_lib_location - what the index says of one URI, without a hold
+ * @status: HC_LIB_HIT, HC_LIB_MISS, HC_LIB_PENDING, HC_LIB_NOT_ADMITTED or
+ *	HC_LIB_BAD; on a miss the other fields are 0
+ * @state: HC_LIB_INGESTING ... HC_LIB_SYNCING
+ * @flags: HC_OBJ_F_* (pinned, data-crc, bad)
+ * @size: bytes
+ * @generation: changes with the content
+ * @nr_extents: the object's extents (all of them, even beyond @max_ext)
+ * @nr_chunks: its chunks (all of them, even beyond @max_chunks)
+ */
+struct hc_lib_location {
+	uint32_t status;
+	uint32_t state;
+	uint32_t flags;
+	uint32_t nr_extents;
+	uint64_t size;
+	uint64_t generation;
+	uint32_t nr_chunks;
+};
+
+/**
+ * hc_ctx_locate() - where a URI is cached, without a hold (LOCATE with
+ * PEEK: not a hit or a miss for the policy)
+ * @ctx: the context (only its control device is used: this works for a
+ *	caller that may not open the block device)
+ * @uri: URI bytes
+ * @uri_len: their number
+ * @loc: filled in
+ * @ext: array of @max_ext extents, or NULL
+ * @max_ext: its length
+ * @chunks: array of @max_chunks chunk locations, or NULL
+ * @max_chunks: its length (the chunk count of an object of N bytes is
+ *	N / hc_ctx_chunk_size() rounded up; call again with more if
+ *	@loc->nr_chunks is larger)
+ * @err: optional buffer for a message on failure
+ * @errlen: its size
+ *
+ * Every status is a success: a miss is @loc->status == HC_LIB_MISS.
+ * Return: 0; -EINVAL or -E2BIG (a bad URI); -ENODEV (no pool); -ENOMEM.
+ */
+int hc_ctx_locate(struct hc_ctx *ctx, const void *uri, size_t uri_len,
+		  struct hc_lib_location *loc, struct hc_lib_extent *ext,
+		  unsigned int max_ext, struct hc_lib_chunk *chunks,
+		  unsigned int max_chunks, char *err, size_t errlen);
+
+/**
+ * hc_writer_extents() - the stage's extents in object order
+ * @w: the writer
+ * @ext: array of @max entries, or NULL
+ * @max: its length
+ *
+ * A growable stage has more of them as it grows.  Return: the number of
+ * extents (all of them, even beyond @max).
+ */
+unsigned int hc_writer_extents(struct hc_writer *w, struct hc_lib_extent *ext,
+			       unsigned int max);
 
 /**
  * hc_crc32c() - CRC-32C (Castagnoli) of a buffer, continuing @crc

@@ -18,7 +18,13 @@
  *  - hc_reader_read_all() into an aligned and an unaligned buffer;
  *  - a 3-extent object (the pool filled with 1-chunk objects, three apart
  *    evicted): hc_reader_mmap() equals the O_DIRECT bytes and the source;
- *  - hc_crc32c() of "123456789" is 0xe3069283.
+ *  - hc_crc32c() of "123456789" is 0xe3069283;
+ *  - hc_ctx_locate() (1.1): a miss, a pending stage (the stage's extents
+ *    from hc_writer_extents()), a hit whose extents and chunks equal the
+ *    reader's, a layout array too short (the total still told), a bad URI;
+ *    a pending stage's reader message says "not yet valid";
+ *  - HC_CREATE_NO_CRC: committed with HC_COMMIT_NO_CRC (no data-crc) and
+ *    without it (the bytes read back: data-crc); an unknown flag -EINVAL.
  *
  * Prints one line per check and exits 1 if any failed.
  */
@@ -203,6 +209,31 @@ int main(void)
 	check("it waited at least 300 ms", now() - t0 >= 0.3);
 	e = hc_writer_create(ctx, "lib/pend", 8, 10, 0, &w2, err, sizeof(err));
 	expect("writer: a URI being staged", e, -EEXIST, err);
+	e = hc_reader_open(ctx, "lib/pend", 8, 0, 0, &r, err, sizeof(err));
+	check("the pending stage's message says not yet valid",
+	      e == -EAGAIN && strstr(err, "lib/pend: not yet valid"));
+	{
+		struct hc_lib_location loc;
+		struct hc_lib_extent we[8];
+		unsigned int nw = hc_writer_extents(w, we, 8);
+
+		e = hc_ctx_locate(ctx, "lib/pend", 8, &loc, ext, 8, NULL, 0,
+				  err, sizeof(err));
+		expect("locate: a pending stage", e, 0, err);
+		check("locate: PENDING, STAGED, the writer's extents",
+		      !e && loc.status == HC_LIB_PENDING &&
+		      loc.state == HC_LIB_STAGED && nw >= 1 &&
+		      loc.nr_extents == nw && ext[0].offset == we[0].offset &&
+		      ext[0].length == we[0].length);
+		e = hc_ctx_locate(ctx, "lib/none", 8, &loc, ext, 8, lay, 16,
+				  err, sizeof(err));
+		check("locate: a miss is a success, everything else 0",
+		      !e && loc.status == HC_LIB_MISS && !loc.size &&
+		      !loc.nr_extents && !loc.nr_chunks);
+		e = hc_ctx_locate(ctx, "", 0, &loc, NULL, 0, NULL, 0, err,
+				  sizeof(err));
+		expect("locate: an empty URI", e, -EINVAL, err);
+	}
 	hc_writer_abort(w);
 
 	/* A growable writer in odd pieces from an unaligned buffer. */
@@ -235,6 +266,31 @@ int main(void)
 	      n == 4 && lay[3].length == 12345 && lay[0].length == chunk);
 	check("extents: as many as the layout needs",
 	      hc_reader_extents(r, ext, 8) >= 1);
+	{
+		struct hc_lib_location loc;
+		struct hc_lib_extent lext[8];
+		struct hc_lib_chunk lch[16];
+		unsigned int ne = hc_reader_extents(r, ext, 8), j;
+
+		e = hc_ctx_locate(ctx, "lib/a", 5, &loc, lext, 8, lch, 16, err,
+				  sizeof(err));
+		ok = !e && loc.status == HC_LIB_HIT && loc.state == HC_LIB_READY &&
+		     loc.size == size && loc.nr_extents == ne &&
+		     loc.nr_chunks == 4 && loc.generation == hc_reader_generation(r);
+		for (j = 0; ok && j < ne && j < 8; j++)
+			ok = lext[j].offset == ext[j].offset &&
+			     lext[j].length == ext[j].length;
+		for (j = 0; ok && j < 4; j++)
+			ok = lch[j].member == lay[j].member &&
+			     lch[j].member_offset == lay[j].member_offset &&
+			     lch[j].dev_offset == lay[j].dev_offset &&
+			     lch[j].length == lay[j].length;
+		check("locate: a hit, the reader's extents and layout", ok);
+		e = hc_ctx_locate(ctx, "lib/a", 5, &loc, NULL, 0, lch, 2, err,
+				  sizeof(err));
+		check("locate: 2 of 4 chunks asked, 4 told",
+		      !e && loc.nr_chunks == 4 && lch[1].length == chunk);
+	}
 
 	/* Every alignment of the offset and of the buffer. */
 	ok = 1;
@@ -289,6 +345,42 @@ int main(void)
 		expect("hc_ctx_wait_clean of another generation", e, -ESTALE, NULL);
 		e = hc_ctx_info(ctx, "lib/none", 8, &info);
 		expect("hc_ctx_info of a miss", e, -ENOENT, NULL);
+	}
+	{
+		/* HC_CREATE_NO_CRC (1.1): committed without a CRC, or read back */
+		static const char *const nc[2] = { "lib/nocrc0", "lib/nocrc1" };
+		struct hc_lib_info info;
+		unsigned int k;
+
+		for (k = 0; k < 2; k++) {
+			e = hc_writer_create(ctx, nc[k], 10, 100001,
+					     HC_CREATE_NO_CRC, &w, err, sizeof(err));
+			expect("writer: HC_CREATE_NO_CRC", e, 0, err);
+			if (e)
+				continue;
+			n = hc_writer_pwrite(w, src, 100001, 0);
+			expect("writer: NO_CRC pwrite", n, 100001,
+			       hc_writer_error(w));
+			e = hc_writer_commit(w, HC_COMMIT_CLEAN |
+					     (k ? 0 : HC_COMMIT_NO_CRC), NULL);
+			expect(k ? "NO_CRC writer: commit asking for the CRC (read back)" :
+			       "NO_CRC writer: commit with HC_COMMIT_NO_CRC",
+			       e, 0, e ? hc_writer_error(w) : NULL);
+			if (e) {
+				hc_writer_abort(w);
+				continue;
+			}
+			e = hc_ctx_info(ctx, nc[k], 10, &info);
+			check(k ? "NO_CRC writer, CRC asked: data-crc" :
+			      "NO_CRC writer, NO_CRC commit: no data-crc",
+			      !e && info.size == 100001 &&
+			      !!(info.flags & HC_OBJ_F_DATA_CRC) == !!k);
+			e = hc_ctx_evict(ctx, nc[k], 10);
+			expect("NO_CRC object evicted", e, 0, NULL);
+		}
+		e = hc_writer_create(ctx, "lib/badflag", 11, 1, 1U << 30, &w, err,
+				     sizeof(err));
+		expect("writer: an unknown create flag", e, -EINVAL, err);
 	}
 	e = hc_ctx_evict(ctx, "lib/a", 5);
 	expect("closed: hc_ctx_evict", e, 0, NULL);
