@@ -131,7 +131,8 @@ clean:
 # --- installation ---------------------------------------------------------
 # `make install` / `make uninstall` for hosts without the Debian packages
 # (the packages, `make deb`, run the same install into their trees):
-# hcctl and hypercached, the man pages hcctl(8), hypercached(8) and
+# hcctl and hypercached, hcctl's S3 client plugin (PLUGINDIR/hcctl-s3.so,
+# default PREFIX/lib/hypercache), the man pages hcctl(8), hypercached(8) and
 # hypercache.conf(5) (each generated from its one page in Documentation/),
 # hypercached.service, the udev rule, the sysusers.d entry of the
 # `hypercache` group, bash completion, and /etc/hypercache/hypercache.conf
@@ -151,6 +152,8 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DKMSSRCDIR ?= /usr/src/hypercache-$(HC_VERSION)
+# hcctl's S3 client plugin (tools/hcctl/s3load.c); tools/hcctl bakes it in
+PLUGINDIR ?= $(PREFIX)/lib/hypercache
 MAN_PAGES := build/man/hcctl.8 build/man/hypercached.8 build/man/hypercache.conf.5
 HC_CONF := $(DESTDIR)$(SYSCONFDIR)/hypercache/hypercache.conf
 
@@ -166,6 +169,7 @@ build/man/hypercache.conf.5: Documentation/hypercached.conf.md scripts/md2man.py
 install: tools helper man
 	install -D -m 0755 tools/hcctl/hcctl $(DESTDIR)$(SBINDIR)/hcctl
 	install -D -m 0755 helper/hypercached $(DESTDIR)$(SBINDIR)/hypercached
+	install -D -m 0644 tools/hcctl/hcctl-s3.so $(DESTDIR)$(PLUGINDIR)/hcctl-s3.so
 	install -D -m 0644 build/man/hcctl.8 $(DESTDIR)$(MANDIR)/man8/hcctl.8
 	install -D -m 0644 build/man/hypercached.8 $(DESTDIR)$(MANDIR)/man8/hypercached.8
 	install -D -m 0644 build/man/hypercache.conf.5 $(DESTDIR)$(MANDIR)/man5/hypercache.conf.5
@@ -198,6 +202,8 @@ uninstall:
 	rm -f $(DESTDIR)$(UNITDIR)/hypercached.service $(DESTDIR)$(UDEVRULESDIR)/60-hypercache.rules
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/hypercache.conf $(DESTDIR)$(BASHCOMPDIR)/hcctl
 	rm -f $(DESTDIR)$(UNITDIR)/hypercache-assemble.service $(DESTDIR)$(UDEVRULESDIR)/61-hypercache-member.rules
+	rm -f $(DESTDIR)$(PLUGINDIR)/hcctl-s3.so
+	rmdir $(DESTDIR)$(PLUGINDIR) 2>/dev/null || true
 	@if cmp -s helper/hypercache.conf $(HC_CONF); then rm -f $(HC_CONF); \
 		rmdir $(DESTDIR)$(SYSCONFDIR)/hypercache 2>/dev/null || true; \
 	elif [ -e $(HC_CONF) ]; then echo "  KEEP    $(HC_CONF) (changed since installed)"; fi

@@ -34,7 +34,7 @@ for f in ./usr/sbin/hcctl ./usr/sbin/hypercached ./usr/share/man/man8/hcctl.8.gz
 	./lib/systemd/system/hypercached.service ./lib/udev/rules.d/60-hypercache.rules \
 	./lib/systemd/system/hypercache-assemble.service ./lib/udev/rules.d/61-hypercache-member.rules \
 	./usr/lib/sysusers.d/hypercache.conf ./usr/share/bash-completion/completions/hcctl \
-	./etc/hypercache/hypercache.conf; do
+	./etc/hypercache/hypercache.conf ./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/hypercache/hcctl-s3.so; do
 	grep -q " $f\$" <<<"$list" || fail "$main lacks $f"
 done
 grep -q '^-rw-r----- root/root .* ./etc/hypercache/hypercache.conf$' <<<"$list" ||
@@ -51,6 +51,8 @@ for l in libnl-genl-3-200 libjson-c5 libcurl4 libinih1 libsystemd0 libblkid1 add
 	grep -q "$l" <<<"$dep" || fail "hypercache does not depend on $l: $dep"
 done
 dpkg-deb -x "$main" "$d/root"
+strings "$d/root/usr/sbin/hcctl" | grep -x "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/hypercache" >/dev/null ||
+	fail "the packaged hcctl does not look for hcctl-s3.so where the package puts it"
 "$d/root/usr/sbin/hypercached" --check-config -c "$d/root/etc/hypercache/hypercache.conf" >/dev/null ||
 	fail "the packaged configuration does not load"
 grep -qx 'ExecStart=/usr/sbin/hypercached --foreground' "$d/root/lib/systemd/system/hypercached.service" ||

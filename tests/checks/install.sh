@@ -24,6 +24,7 @@ fail() { echo "install: $*" >&2; exit 1; }
 make -s install DESTDIR="$d" PREFIX=/usr >"$d.log" 2>&1 || { cat "$d.log" >&2; fail "make install failed"; }
 rm -f "$d.log"
 want="etc/hypercache/hypercache.conf
+usr/lib/hypercache/hcctl-s3.so
 usr/lib/systemd/system/hypercache-assemble.service
 usr/lib/systemd/system/hypercached.service
 usr/lib/sysusers.d/hypercache.conf
@@ -42,6 +43,9 @@ got=$(cd "$d" && find . -type f | sed 's|^\./||' | sort)
 grep -qx 'ExecStart=/usr/sbin/hypercached --foreground' "$d/usr/lib/systemd/system/hypercached.service" ||
 	fail "the unit does not run /usr/sbin/hypercached"
 grep -q '@' "$d/usr/lib/systemd/system/hypercached.service" && fail "the unit keeps an @VARIABLE@"
+# the installed hcctl looks for its S3 client in the install's PLUGINDIR
+strings "$d/usr/sbin/hcctl" | grep -x /usr/lib/hypercache >/dev/null ||
+	fail "the installed hcctl does not look for hcctl-s3.so in /usr/lib/hypercache"
 
 for p in man8/hcctl.8:hcctl man8/hypercached.8:hypercached man5/hypercache.conf.5:hypercache.conf; do
 	f=$d/usr/share/man/${p%%:*} name=${p##*:}

@@ -17,7 +17,9 @@
 #                         if one exists)
 #   /hc/hypercache.deps   module names hypercache.ko depends on (modinfo)
 #   /hc/bin/              every executable in $HC_BIN_DIRS (files or directories;
-#                         default: tools/hcctl/hcctl build/guest-bin)
+#                         default: tools/hcctl/hcctl build/guest-bin), and
+#                         hcctl-s3.so from beside an hcctl (its S3 client,
+#                         found next to /proc/self/exe; libraries as above)
 #   /hc/tests/            tests/vm/guest/*
 # HC_MODROOT: the modules come from HC_MODROOT/lib/modules/KVER instead of
 # /lib/modules/KVER (a kernel built here; tests/vm/kernel.sh sets it).
@@ -97,6 +99,15 @@ for e in $HC_BIN_DIRS; do
 		done
 	elif [ -f "$e" ] && [ -x "$e" ]; then
 		hc_bins+=("$e")
+	fi
+done
+# hcctl's S3 client plugin (tools/hcctl/s3load.c) next to every hcctl, so
+# that /hc/bin/hcctl finds it beside /proc/self/exe
+for f in "${hc_bins[@]}"; do
+	p=$(dirname "$f")/hcctl-s3.so
+	if [ "$(basename "$f")" = hcctl ] && [ -f "$p" ] &&
+		! printf '%s\n' "${hc_bins[@]}" | grep -qxF "$p"; then
+		hc_bins+=("$p")
 	fi
 done
 
