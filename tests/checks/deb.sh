@@ -79,9 +79,14 @@ dev=build/deb/libhypercache-dev_${ver}_${arch}.deb
 py=build/deb/python3-hypercache_${ver}_all.deb
 for f in "$lib" "$dev" "$py"; do [ -f "$f" ] || fail "missing $f"; done
 list=$(dpkg-deb -c "$lib")
-for f in ./usr/lib/$ma/libhypercache.so.1.0.0 ./usr/lib/$ma/libhypercache.so.1; do
+# the library's own version (lib/Makefile), not the package's
+libver=$(sed -n 's/^VERSION := //p' lib/Makefile)
+[ -n "$libver" ] || fail "no VERSION in lib/Makefile"
+for f in ./usr/lib/$ma/libhypercache.so.$libver ./usr/lib/$ma/libhypercache.so.1; do
 	grep -q " $f\( -> .*\)\?\$" <<<"$list" || fail "$lib lacks $f"
 done
+grep -q " ./usr/lib/$ma/libhypercache.so.1 -> libhypercache.so.$libver\$" <<<"$list" ||
+	fail "$lib: libhypercache.so.1 does not point to libhypercache.so.$libver"
 grep -q 'libhypercache\.so$\|\.a$\|\.h$' <<<"$list" && fail "$lib holds development files"
 dpkg-deb -e "$lib" "$d/libctl"
 grep -q '^libhypercache 1 libhypercache1' "$d/libctl/shlibs" || fail "libhypercache1 has no shlibs entry"
