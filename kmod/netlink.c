@@ -156,8 +156,7 @@ static int hc_nl_fill_pool(struct sk_buff *msg, const struct hc_pool *pool,
 	    nla_put_u32(msg, HC_A_POOL_STATE, state) ||
 	    nla_put_string(msg, HC_A_POOL_DISK, pool->name) ||
 	    nla_put_u32(msg, HC_A_POOL_DISK_DEV, hc_nl_dev(pool->devt)) ||
-	    nla_put_u32(msg, HC_A_POOL_FORMAT_VERSION,
-			pool->members[0].sb.version) ||
+	    nla_put_u32(msg, HC_A_POOL_FORMAT_VERSION, pool->format) ||
 	    nla_put_u32(msg, HC_A_POOL_CHUNK_SIZE, pool->chunk_size) ||
 	    nla_put_u32(msg, HC_A_POOL_MEMBER_COUNT, pool->nr_members) ||
 	    nla_put_u64_64bit(msg, HC_A_POOL_CHUNKS,

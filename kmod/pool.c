@@ -120,9 +120,9 @@ out_close:
 	return ERR_PTR(err);
 }
 
-static int hc_pool_apply(void *arg, const struct hc_jrec *r)
+static int hc_pool_apply(void *arg, const struct hc_jrec2 *r)
 {
-	return hc_cache_restore(arg, r);
+	return hc_cache_restore(arg, &r->r);
 }
 
 /*
@@ -230,6 +230,7 @@ static int hc_pool_start(struct hc_pool *pool, struct hc_member *given,
 	pool->chunk_size = sb0->chunk_size;
 	pool->data_offset = sb0->data_offset;
 	pool->nr_members = n;
+	pool->format = hc_sb_format(sb0);
 	for (i = 0; i < n; i++)
 		pool->members[i] = given[order[i]];
 
@@ -274,9 +275,10 @@ static struct hc_pool *hc_pool_alloc(u32 n)
 /* Log the pool that just started. */
 static void hc_pool_announce(struct hc_pool *pool, const char *how)
 {
-	pr_info("%s pool %pUb: %s, %u members, %llu chunks of %u KiB\n",
+	pr_info("%s pool %pUb: %s, %u members, %llu chunks of %u KiB, format v%u\n",
 		how, pool->uuid, pool->name, pool->nr_members,
-		hc_stripe_chunks(&pool->stripe), pool->chunk_size >> 10);
+		hc_stripe_chunks(&pool->stripe), pool->chunk_size >> 10,
+		pool->format);
 }
 
 /**
@@ -308,7 +310,7 @@ int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		hc_pool_fail_set(fail, -1, "between 1 and 64 members");
 		return -EINVAL;
 	}
-	if (req->flags & ~HC_POOL_F_FORCE) {
+	if (req->flags & ~(HC_POOL_F_FORCE | HC_POOL_F_FORMAT_V2)) {
 		hc_pool_fail_set(fail, -1, req->flags & ~HC_POOL_F_ALL ?
 				 "unknown flags" :
 				 "force-empty-journal is for assemble only");
@@ -373,6 +375,8 @@ int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 			.member_chunks = member_chunks,
 			.ctime_ns = now,
 		};
+		if (req->flags & HC_POOL_F_FORMAT_V2)
+			sb->feature_incompat = HC_FEATURE_INCOMPAT_V2;
 		memcpy(sb->pool_uuid, pool_uuid, 16);
 		uuid_gen((uuid_t *)sb->member_uuid);
 		order[i] = i;
@@ -453,7 +457,7 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		return -EINVAL;
 	}
 	if ((req->flags & ~HC_POOL_F_FORCE_EMPTY_JOURNAL) || req->data_offset) {
-		hc_pool_fail_set(fail, -1, "force and data offset are for create only");
+		hc_pool_fail_set(fail, -1, "force, format and data offset are for create only");
 		return -EINVAL;
 	}
 
@@ -478,6 +482,13 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 			msg = "cannot read the superblock";
 		else
 			err = hc_sb_decode(block, &sbs[i], &msg);
+		if (err == -EOPNOTSUPP && sbs[i].version &&
+		    sbs[i].version <= HC_SB_VERSION &&
+		    (sbs[i].feature_incompat & ~HC_FEATURE_INCOMPAT_SUPP))
+			pr_err("%s: incompatible feature bits %#llx are unknown to this module (it knows %#llx): refused\n",
+			       req->paths[i],
+			       sbs[i].feature_incompat & ~HC_FEATURE_INCOMPAT_SUPP,
+			       HC_FEATURE_INCOMPAT_SUPP);
 		if (err) {
 			pr_err("%s: %s (%d)\n", req->paths[i], msg, err);
 			hc_pool_fail_set(fail, i, msg);

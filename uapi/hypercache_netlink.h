@@ -140,10 +140,14 @@ enum hc_pool_state {
  * member's journal can be read with certainty (the assembly would be
  * refused with EUCLEAN or EIO), start an empty journal instead: every
  * object the old journal recorded is forgotten and its chunks are free.
+ * HC_POOL_F_FORMAT_V2 (create only): make a pool of format v2
+ * (HC_FEATURE_INCOMPAT_V2, a v2 journal); without it the pool is v1.
  */
 #define HC_POOL_F_FORCE			(1U << 0)
 #define HC_POOL_F_FORCE_EMPTY_JOURNAL	(1U << 1)
-#define HC_POOL_F_ALL		(HC_POOL_F_FORCE | HC_POOL_F_FORCE_EMPTY_JOURNAL)
+#define HC_POOL_F_FORMAT_V2		(1U << 2)
+#define HC_POOL_F_ALL		(HC_POOL_F_FORCE | HC_POOL_F_FORCE_EMPTY_JOURNAL | \
+				 HC_POOL_F_FORMAT_V2)
 
 /**
  * enum hc_journal_state - HC_A_POOL_JOURNAL values: how the running pool's
@@ -176,7 +180,8 @@ enum hc_journal_state {
  * @HC_A_POOL_DISK: string, name of the block device ("hypercache0")
  * @HC_A_POOL_DISK_DEV: u32, its device number, encoded as makedev(3) does
  *	(decode with major(3) and minor(3))
- * @HC_A_POOL_FORMAT_VERSION: u32, on-disk format version of the members
+ * @HC_A_POOL_FORMAT_VERSION: u32, on-disk format of the members: 1, or 2 for
+ *	a pool whose superblocks carry HC_FEATURE_INCOMPAT_V2
  * @HC_A_POOL_CHUNK_SIZE: u32, bytes
  * @HC_A_POOL_MEMBER_COUNT: u32
  * @HC_A_POOL_CHUNKS: u64, chunks in the pool's address space

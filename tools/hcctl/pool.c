@@ -294,9 +294,11 @@ static int data_offset_arg(const struct hcctl_cmd *cmd, const char *arg, void *d
 int hcctl_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	struct data_offset off = { 0 };
+	unsigned int format = 1;
 	bool force = false;
 	const struct hcctl_opt opts[] = {
 		HCCTL_FLAG("force", 'f', &force),
+		HCCTL_UINT("format", 0, &format, 1, 2),
 		/* -o is the output file elsewhere (get): deprecated here */
 		{ .name = "data-offset", .key = 'o', .type = HCCTL_OPT_CALL,
 		  .dst = &off, .fn = data_offset_arg, .key_deprecated = true },
@@ -313,8 +315,9 @@ int hcctl_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv)
 		return hcctl_usage_error(cmd, "too many devices: %d (at most %d)",
 				      argc - optind, HC_MAX_MEMBERS);
 	return pool_start(cmd, HC_CMD_POOL_CREATE, argc - optind, argv + optind,
-			  force ? HC_POOL_F_FORCE : 0, off.given, off.bytes,
-			  hcctl_opt_json);
+			  (force ? HC_POOL_F_FORCE : 0) |
+			  (format == 2 ? HC_POOL_F_FORMAT_V2 : 0),
+			  off.given, off.bytes, hcctl_opt_json);
 }
 
 int hcctl_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv)
@@ -406,7 +409,7 @@ const struct hcctl_cmd hcctl_pool_cmds[] = {
 {
 	.name = "pool create",
 	.summary = "write new superblocks to block devices and start the pool",
-	.synopsis = "[--force] [--data-offset BYTES] [--json] DEV...",
+	.synopsis = "[--force] [--data-offset BYTES] [--format 1|2] [--json] DEV...",
 	.handler = hcctl_cmd_pool_create,
 	.help =
 "DESCRIPTION\n"
@@ -449,6 +452,14 @@ const struct hcctl_cmd hcctl_pool_cmds[] = {
 "        -o BYTES is the deprecated spelling (-o is the output file of\n"
 "        'hcctl get'), still accepted with a note on stderr.\n"
 "\n"
+"    --format 1|2\n"
+"        The on-disk format (Documentation/on-disk-format.md).  1 (the\n"
+"        default) is read by every module; 2 keeps the backend's ETag,\n"
+"        Last-Modified and size of every object in its journal, and is\n"
+"        refused by a module that knows only format 1 ('unknown\n"
+"        incompatible feature': Operation not supported).  'hcctl status'\n"
+"        shows the format of the running pool (\"format v2\").\n"
+"\n"
 "    -j, --json\n"
 "        Print the pool as one JSON object (see 'hcctl help status').\n"
 "\n"
@@ -460,7 +471,8 @@ HCCTL_EXIT_STATUS_TEXT
 "\n"
 "EXAMPLES\n"
 "    hcctl pool create /dev/nvme0n1 /dev/nvme1n1 /dev/nvme2n1\n"
-"    hcctl pool create --force --data-offset 8M /dev/nvme0n1 /dev/nvme1n1\n",
+"    hcctl pool create --force --data-offset 8M /dev/nvme0n1 /dev/nvme1n1\n"
+"    hcctl pool create --format 2 /dev/nvme0n1 /dev/nvme1n1\n",
 },
 {
 	.name = "pool assemble",
