@@ -42,8 +42,13 @@ static int hc_journal_write(struct hc_journal *j, u64 off, void *buf,
 	return 0;
 }
 
-static void hc_journal_fill(struct hc_jrec2 *r2, const struct hc_obj *obj,
-			    u32 type, u32 state, u32 flags)
+/*
+ * Fill @r2 for a half of @version: a v2 half's OBJECT record carries the
+ * backend version (the ETag and size) when the object has one.
+ */
+static void hc_journal_fill(struct hc_jrec2 *r2, u32 version,
+			    const struct hc_obj *obj, u32 type, u32 state,
+			    u32 flags)
 {
 	struct hc_jrec *r = &r2->r;
 
@@ -69,6 +74,12 @@ static void hc_journal_fill(struct hc_jrec2 *r2, const struct hc_obj *obj,
 	r->data_crc = (flags & HC_OBJ_F_DATA_CRC) ? obj->data_crc : 0;
 	r->nr_ext = obj->nr_ext;
 	memcpy(r->ext, obj->ext, obj->nr_ext * sizeof(*obj->ext));
+	if (version != HC_JOURNAL_VERSION_V2 || !obj->etag_len)
+		return;
+	r->flags |= HC_OBJ_F_BACKEND;
+	r2->etag_len = obj->etag_len;
+	memcpy(r2->etag, obj->etag, obj->etag_len);
+	r2->backend_size = obj->size;
 }
 
 struct hc_journal_batch {
@@ -105,7 +116,8 @@ static int hc_journal_batch_obj(void *arg, const struct hc_obj *obj,
 	struct hc_journal *j = b->j;
 	int len, tries;
 
-	hc_journal_fill(j->crec, obj, HC_JREC_OBJECT, state, obj->flags);
+	hc_journal_fill(j->crec, b->h->version, obj, HC_JREC_OBJECT, state,
+			obj->flags);
 	for (tries = 0; tries < 2; tries++) {
 		size_t room = min_t(u64, HC_JOURNAL_BUF - b->used,
 				    j->half_size - b->pos.off);
@@ -276,7 +288,8 @@ static int hc_journal_append(struct hc_journal *j)
 int hc_journal_put(struct hc_journal *j, const struct hc_obj *obj, u32 state,
 		   u32 flags)
 {
-	hc_journal_fill(j->rec, obj, HC_JREC_OBJECT, state, flags);
+	hc_journal_fill(j->rec, j->hdr.version, obj, HC_JREC_OBJECT, state,
+			flags);
 	return hc_journal_append(j);
 }
 
@@ -290,7 +303,7 @@ int hc_journal_put(struct hc_journal *j, const struct hc_obj *obj, u32 state,
  */
 int hc_journal_delete(struct hc_journal *j, const struct hc_obj *obj)
 {
-	hc_journal_fill(j->rec, obj, HC_JREC_DELETE, 0, 0);
+	hc_journal_fill(j->rec, j->hdr.version, obj, HC_JREC_DELETE, 0, 0);
 	return hc_journal_append(j);
 }
 
@@ -305,8 +318,8 @@ int hc_journal_delete(struct hc_journal *j, const struct hc_obj *obj)
  */
 u32 hc_journal_obj_bytes(const struct hc_journal *j, u32 uri_len, u32 nr_ext)
 {
-	if (j->version == HC_JOURNAL_VERSION_V2)
-		return hc_jrec2_object_size(uri_len, nr_ext, 0,
+	if (j->version == HC_JOURNAL_VERSION_V2)	/* any ETag to come */
+		return hc_jrec2_object_size(uri_len, nr_ext, HC_ETAG_MAX,
 					    j->hdr.block_size);
 	return hc_jrec_object_size(uri_len, nr_ext, j->hdr.block_size);
 }

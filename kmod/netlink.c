@@ -417,6 +417,15 @@ static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 	    nla_put_u64_64bit(msg, HC_A_OBJ_CHUNKS, obj->chunks, HC_A_OBJ_PAD) ||
 	    nla_put_u32(msg, HC_A_OBJ_HOLDS, atomic64_read(&obj->holds)))
 		return -EMSGSIZE;
+	if (obj->etag_len) {
+		struct nlattr *a = nla_reserve(msg, HC_A_OBJ_ETAG,
+					       obj->etag_len + 1);
+
+		if (!a)
+			return -EMSGSIZE;
+		memcpy(nla_data(a), obj->etag, obj->etag_len);
+		((char *)nla_data(a))[obj->etag_len] = 0;
+	}
 	return hc_nl_put_extents(msg, pool, obj, HC_A_OBJ_EXTENT);
 }
 

@@ -122,7 +122,7 @@ out_close:
 
 static int hc_pool_apply(void *arg, const struct hc_jrec2 *r)
 {
-	return hc_cache_restore(arg, &r->r);
+	return hc_cache_restore(arg, r);
 }
 
 /*

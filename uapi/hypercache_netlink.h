@@ -266,6 +266,10 @@ enum hc_member_attr {
  *	/dev/hypercache-ctl that the caller has open.  Without CAP_NET_ADMIN,
  *	reading the index needs it: whoever may open the control device may
  *	read it, over netlink as over the ioctls (-EPERM otherwise)
+ * @HC_A_OBJ_ETAG: string (replies), the backend's ETag of the version the
+ *	object came from (ingest) or was uploaded as (EGRESS_DONE), as the
+ *	helper reported it; absent when unknown (a v1 pool after a restart, an
+ *	object written but not uploaded yet, a helper that sent none)
  */
 enum hc_obj_attr {
 	HC_A_OBJ_UNSPEC,
@@ -280,6 +284,7 @@ enum hc_obj_attr {
 	HC_A_OBJ_EXTENT,
 	HC_A_OBJ_PINNED,
 	HC_A_OBJ_CTL_FD,
+	HC_A_OBJ_ETAG,
 
 	__HC_A_OBJ_MAX,
 	HC_A_OBJ_MAX = __HC_A_OBJ_MAX - 1
