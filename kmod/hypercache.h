@@ -135,6 +135,7 @@ struct hc_pool_fail {
 int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail);
 int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail);
 int hc_pool_stop(bool force, struct hc_pool_fail *fail);
+int hc_pool_upgrade(struct hc_pool_fail *fail);
 void hc_pool_lock(void);
 void hc_pool_unlock(void);
 struct hc_pool *hc_pool_current(void);	/* with the pool lock held */

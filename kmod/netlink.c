@@ -334,6 +334,17 @@ static int hc_nl_pool_assemble(struct sk_buff *skb, struct genl_info *info)
 	return hc_nl_pool_build(info, false);
 }
 
+static int hc_nl_pool_upgrade(struct sk_buff *skb, struct genl_info *info)
+{
+	struct hc_pool_fail fail;
+	int err;
+
+	err = hc_pool_upgrade(&fail);
+	if (err)
+		hc_nl_set_fail(info, &fail, NULL);
+	return err;
+}
+
 static int hc_nl_pool_stop(struct sk_buff *skb, struct genl_info *info)
 {
 	struct hc_pool_fail fail;
@@ -700,6 +711,13 @@ static const struct genl_ops hc_nl_ops[] = {
 	{
 		.cmd	= HC_CMD_POOL_STOP,
 		.doit	= hc_nl_pool_stop,
+		.policy	= hc_nl_empty_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= HC_CMD_POOL_UPGRADE,
+		.doit	= hc_nl_pool_upgrade,
 		.policy	= hc_nl_empty_policy,
 		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,

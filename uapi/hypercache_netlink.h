@@ -97,6 +97,10 @@
  * @HC_CMD_POOL_NTF: multicast on HC_GENL_MCGRP_EVENTS whenever a pool starts
  *	or stops; attributes as in the HC_CMD_POOL_GET reply, members included,
  *	with HC_A_POOL_STATE telling which.
+ * @HC_CMD_POOL_UPGRADE: upgrade the running pool from format v1 to v2 in
+ *	place (Documentation/on-disk-format.md, "Upgrading a v1 pool"); no
+ *	attributes.  -EALREADY if it is v2, -EBUSY while objects are being
+ *	ingested, staged or uploaded, -ENODEV if no pool runs.
  */
 enum hc_cmd {
 	HC_CMD_UNSPEC,
@@ -118,6 +122,7 @@ enum hc_cmd {
 	HC_CMD_EGRESS,
 	HC_CMD_EGRESS_DONE,
 	HC_CMD_EGRESS_FAIL,
+	HC_CMD_POOL_UPGRADE,
 
 	__HC_CMD_MAX,
 	HC_CMD_MAX = __HC_CMD_MAX - 1

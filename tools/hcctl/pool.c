@@ -403,6 +403,48 @@ int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv)
 	return HC_EXIT_FAIL;
 }
 
+int hcctl_cmd_pool_upgrade(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
+	struct nl_msg *msg;
+	int ret, optind = hcctl_opt_parse(cmd, argc, argv, NULL, &ret);
+
+	if (optind < 0)
+		return ret;
+	if (optind < argc)
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
+				      argv[optind]);
+
+	if (hcctl_nl_open(&nl, cmd->name) < 0)
+		return HC_EXIT_FAIL;
+	msg = hcctl_nl_request(&nl, HC_CMD_POOL_UPGRADE, 0);
+	if (!msg) {
+		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
+		hcctl_nl_close(&nl);
+		return HC_EXIT_FAIL;
+	}
+	ret = hcctl_nl_transact(&nl, msg, NULL, NULL, &err);
+	hcctl_nl_close(&nl);
+	if (ret == 0) {
+		if (hcctl_opt_json) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "format_version",
+					       json_object_new_int(2));
+			hcctl_json_print(o, false);
+			json_object_put(o);
+		} else {
+			printf("the pool is format v2 now\n");
+		}
+		return HC_EXIT_OK;
+	}
+	if (err.kernel && !err.msg[0] && err.error == ENODEV)
+		snprintf(err.msg, sizeof(err.msg), "no pool is running");
+	hcctl_nl_report(cmd->name, &err, NULL, NULL, 0);
+	return HC_EXIT_FAIL;
+}
+
 /* --- the command table (main.c lists the groups) ---------------------- */
 
 const struct hcctl_cmd hcctl_pool_cmds[] = {
@@ -561,6 +603,37 @@ HCCTL_EXIT_STATUS_TEXT
 "\n"
 "OPTIONS\n"
 HCCTL_JSON_SILENT_TEXT
+HCCTL_HELP_OPT_TEXT
+"\n"
+HCCTL_NEEDS_ADMIN_TEXT,
+},
+{
+	.name = "pool upgrade",
+	.summary = "upgrade the running pool from format v1 to v2, in place",
+	.synopsis = "[--json]",
+	.handler = hcctl_cmd_pool_upgrade,
+	.help =
+"DESCRIPTION\n"
+"    Upgrade the running pool from on-disk format 1 to 2 in place\n"
+"    (Documentation/on-disk-format.md, \"Upgrading a v1 pool\"): the\n"
+"    superblocks, one member after another, then the journal rewritten as\n"
+"    format 2.  No object data moves and every object stays; the pool keeps\n"
+"    serving meanwhile (changes wait for the upgrade).  ONE WAY: a module\n"
+"    that knows only format 1 refuses the pool afterwards.  A power cut at\n"
+"    any point leaves a pool that assembles as format 1 (before the first\n"
+"    superblock is written) or as format 2 with every object, and the\n"
+"    assembly finishes the upgrade.  A format-1 pool never upgraded keeps\n"
+"    working as format 1.  Prints \"the pool is format v2 now\".\n"
+"\n"
+"    Refused while objects are being ingested, staged or uploaded (\"objects\n"
+"    are being ingested, staged or uploaded\": Device or resource busy):\n"
+"    wait for them, then run it again.  \"the pool is already format v2\":\n"
+"    Operation already in progress, if there is nothing to do.\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print {\"format_version\":2} on success.\n"
+"\n"
 HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_NEEDS_ADMIN_TEXT,
