@@ -454,6 +454,7 @@ void hc_cache_slab_exit(void)
 /* Free the object and its URI only: its extents and fence are the caller's. */
 static void hc_cache_obj_release(struct hc_obj *obj)
 {
+	kfree(obj->etag);
 	kfree(obj->uri);
 	kmem_cache_free(hc_obj_cache, obj);
 }
@@ -1578,15 +1579,17 @@ int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj)
 /**
  * hc_cache_restore - apply one replayed journal record to the index
  * @c: the cache of an assembling pool
- * @r: an OBJECT record (insert or replace the URI's object) or a DELETE
+ * @r2: an OBJECT record (insert or replace the URI's object) or a DELETE,
+ *	of either version (a v2 record's ETag is kept with the object)
  *
  * The restored objects' chunks are claimed, and the objects admitted to
  * the policy, by hc_cache_restore_finish().  Return: 0, -EUCLEAN (an
  * extent outside the pool: the record is checksummed, so the journal is
  * corrupt, not torn) or -ENOMEM.
  */
-int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r)
+int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 {
+	const struct hc_jrec *r = &r2->r;
 	struct list_head *place = NULL;
 	struct hc_obj *obj;
 	u32 i;
@@ -1622,12 +1625,21 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r)
 			return -ENOMEM;
 		}
 	}
+	if ((r->flags & HC_OBJ_F_BACKEND) && r2->etag_len) {
+		obj->etag = kmemdup(r2->etag, r2->etag_len, GFP_KERNEL);
+		if (!obj->etag) {
+			kfree(obj->ext);
+			hc_cache_obj_release(obj);
+			return -ENOMEM;
+		}
+		obj->etag_len = r2->etag_len;
+	}
 	obj->nr_ext = r->nr_ext;
 	for (i = 0; i < r->nr_ext; i++)
 		obj->chunks += r->ext[i].count;
 	obj->size = r->size;
 	obj->generation = r->generation;
-	obj->flags = r->flags;
+	obj->flags = r->flags & HC_OBJ_F_ALL;	/* not the v2 record flags */
 	obj->data_crc = r->data_crc;
 	if (obj->flags & HC_OBJ_F_PINNED)
 		c->stats.pinned++;
@@ -1637,6 +1649,31 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r)
 		list_move(&obj->queue_node, place);
 	if (r->generation >= c->next_generation)
 		c->next_generation = r->generation + 1;
+	return 0;
+}
+
+/**
+ * hc_cache_set_etag - keep the backend's ETag of @obj
+ * @obj: the object (pool lock held)
+ * @etag: a NUL-terminated ETag of at most HC_ETAG_MAX bytes (the netlink
+ *	policy caps it at 127), or NULL or "" for none
+ *
+ * Replaces what @obj kept; journaled with its next OBJECT record (format
+ * v2).  Return: 0, or -ENOMEM (@obj unchanged).
+ */
+int hc_cache_set_etag(struct hc_obj *obj, const char *etag)
+{
+	size_t len = etag ? strnlen(etag, HC_ETAG_MAX) : 0;
+	u8 *copy = NULL;
+
+	if (len) {
+		copy = kmemdup(etag, len, GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+	}
+	kfree(obj->etag);
+	obj->etag = copy;
+	obj->etag_len = len;
 	return 0;
 }
 
@@ -1658,18 +1695,31 @@ void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj)
  * hc_cache_egress_done - the backend has @obj's data: make it clean
  * @c: the cache
  * @obj: a DIRTY or SYNCING object of the generation that was uploaded
+ * @etag: the ETag the upload returned, or NULL or "" if none
  *
- * Journals the object as READY (durably) first, so that it does not come
- * back DIRTY after a restart; it is evictable again.  Return: 0 or an
- * error of the journal (nothing changed).
+ * Journals the object as READY with @etag (durably) first, so that it
+ * does not come back DIRTY after a restart; it is evictable again.
+ * Return: 0, -ENOMEM or an error of the journal (nothing changed).
  */
-int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj)
+
+int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
+			 const char *etag)
 {
+	u8 *old = obj->etag, old_len = obj->etag_len;
 	int err;
 
-	err = hc_journal_put(c->journal, obj, HC_OBJ_READY, obj->flags);
-	if (err)
+	obj->etag = NULL;
+	obj->etag_len = 0;
+	err = hc_cache_set_etag(obj, etag);
+	if (!err)
+		err = hc_journal_put(c->journal, obj, HC_OBJ_READY, obj->flags);
+	if (err) {
+		kfree(obj->etag);
+		obj->etag = old;
+		obj->etag_len = old_len;
 		return err;
+	}
+	kfree(old);
 	c->stats.egress_done++;
 	hc_cache_set_state(c, obj, HC_OBJ_READY);
 	return 0;

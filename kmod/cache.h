@@ -31,6 +31,7 @@ struct hc_pool;
 struct hc_ctl;
 struct hc_journal;
 struct hc_jrec;
+struct hc_jrec2;
 struct hc_readbuf;
 
 /**
@@ -112,6 +113,11 @@ struct hc_fence {
  * @uri: the URI (@uri_len bytes, its own kmalloc: hc_obj has its own slab
  *	cache, so a long URI does not round the object up to kmalloc-512;
  *	freed with the object, after the same grace period)
+ * @etag: the backend's ETag (@etag_len bytes, its own kmalloc, only when
+ *	known: most objects of a v1 pool have none), from INGEST_ALLOC,
+ *	EGRESS_DONE or the journal (format v2); replaced under the pool lock,
+ *	freed with the object
+ * @etag_len: bytes in @etag, 0 when it is NULL
  * @onode: in the index's ordered view (hc_cache.ordered), by URI bytes
  */
 struct hc_obj {
@@ -130,6 +136,7 @@ struct hc_obj {
 	u8 egress_backoff;
 	bool growable;
 	bool explicit_admit;	/* its ingest is an operator's preload */
+	u8 etag_len;		/* bytes at @etag; in the bools' padding */
 	union {
 		struct hc_ctl *stager;
 		unsigned long egress_at;
@@ -150,6 +157,7 @@ struct hc_obj {
 	u32 uri_len;
 	struct hc_ext *ext;
 	u8 *uri;
+	u8 *etag;		/* the backend's ETag, no NUL; NULL: unknown */
 };
 
 /**
@@ -333,7 +341,8 @@ void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta);
 int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin);
 int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj);
 bool hc_obj_valid(const struct hc_obj *obj);
-int hc_cache_restore(struct hc_cache *c, const struct hc_jrec *r);
+int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2);
+int hc_cache_set_etag(struct hc_obj *obj, const char *etag);
 struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id);
 void hc_cache_ingest_adopt(struct hc_cache *c);		/* sleeps */
 int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
@@ -348,7 +357,8 @@ bool hc_cache_dirty_over(const struct hc_cache *c, u64 size);
 u64 hc_cache_dirty_limit(void);
 u64 hc_cache_dirty_oldest_ns(const struct hc_cache *c);
 void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj);
-int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj);
+int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
+			 const char *etag);
 void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
 			     u32 delay_ms);
 void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,

@@ -269,7 +269,10 @@ int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info)
 	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING) {
 		u64 gen = obj->generation, size = obj->size;
 
-		err = hc_cache_egress_done(pool->cache, obj);
+		struct nlattr *etag = info->attrs[HC_A_EGRESS_ETAG];
+
+		err = hc_cache_egress_done(pool->cache, obj,
+					   etag ? nla_data(etag) : NULL);
 		trace_hc_egress_done(gen, size, err);
 	} else if (obj->state != HC_OBJ_READY) {
 		err = -EINVAL;

@@ -75,6 +75,8 @@ struct hc_member {
  * @nr_members: number of members
  * @fs_sb: the super block of the file system view while it is mounted
  *	(pool lock): the pool cannot stop then (fs_super.c)
+ * @format: the on-disk format, 1 or 2 (hc_sb_format() of its superblocks):
+ *	the journal version compaction and a new journal write
  * @members: the members, in index (stripe) order
  */
 struct hc_pool {
@@ -101,6 +103,7 @@ struct hc_pool {
 	struct hc_journal *journal;
 	u32 nr_members;
 	struct super_block *fs_sb;
+	u32 format;
 	struct hc_member members[];
 };
 
@@ -132,6 +135,7 @@ struct hc_pool_fail {
 int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail);
 int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail);
 int hc_pool_stop(bool force, struct hc_pool_fail *fail);
+int hc_pool_upgrade(struct hc_pool_fail *fail);
 void hc_pool_lock(void);
 void hc_pool_unlock(void);
 struct hc_pool *hc_pool_current(void);	/* with the pool lock held */

@@ -285,6 +285,10 @@ int hc_nl_ingest_alloc(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = hc_cache_ingest_alloc(pool->cache, obj, size, &admitted);
 	trace_hc_ingest_alloc(obj->generation, size, err ? err : !admitted);
+	/* the ETag of the version being fetched: journaled at INGEST_DONE */
+	if (!err && admitted && info->attrs[HC_A_ING_ETAG])
+		err = hc_cache_set_etag(obj,
+					nla_data(info->attrs[HC_A_ING_ETAG]));
 	if (err == -EINVAL) {
 		NL_SET_ERR_MSG(info->extack, "another size than reported before");
 		goto out_unlock;

@@ -42,9 +42,19 @@ static int hc_journal_write(struct hc_journal *j, u64 off, void *buf,
 	return 0;
 }
 
-static void hc_journal_fill(struct hc_jrec *r, const struct hc_obj *obj,
-			    u32 type, u32 state, u32 flags)
+/*
+ * Fill @r2 for a half of @version: a v2 half's OBJECT record carries the
+ * backend version (the ETag and size) when the object has one.
+ */
+static void hc_journal_fill(struct hc_jrec2 *r2, u32 version,
+			    const struct hc_obj *obj, u32 type, u32 state,
+			    u32 flags)
 {
+	struct hc_jrec *r = &r2->r;
+
+	r2->etag_len = 0;
+	r2->backend_size = 0;
+	r2->backend_mtime = 0;
 	memset(r, 0, offsetof(struct hc_jrec, uri));
 	r->type = type;
 	r->uri_len = obj->uri_len;
@@ -64,6 +74,12 @@ static void hc_journal_fill(struct hc_jrec *r, const struct hc_obj *obj,
 	r->data_crc = (flags & HC_OBJ_F_DATA_CRC) ? obj->data_crc : 0;
 	r->nr_ext = obj->nr_ext;
 	memcpy(r->ext, obj->ext, obj->nr_ext * sizeof(*obj->ext));
+	if (version != HC_JOURNAL_VERSION_V2 || !obj->etag_len)
+		return;
+	r->flags |= HC_OBJ_F_BACKEND;
+	r2->etag_len = obj->etag_len;
+	memcpy(r2->etag, obj->etag, obj->etag_len);
+	r2->backend_size = obj->size;
 }
 
 struct hc_journal_batch {
@@ -100,13 +116,14 @@ static int hc_journal_batch_obj(void *arg, const struct hc_obj *obj,
 	struct hc_journal *j = b->j;
 	int len, tries;
 
-	hc_journal_fill(j->crec, obj, HC_JREC_OBJECT, state, obj->flags);
+	hc_journal_fill(j->crec, b->h->version, obj, HC_JREC_OBJECT, state,
+			obj->flags);
 	for (tries = 0; tries < 2; tries++) {
 		size_t room = min_t(u64, HC_JOURNAL_BUF - b->used,
 				    j->half_size - b->pos.off);
 
-		len = hc_jrec_encode(j->crec, b->h, &b->pos, j->buf + b->used,
-				     room);
+		len = hc_jrec2_encode(j->crec, b->h, &b->pos, j->buf + b->used,
+				      room);
 		if (len != -ENOSPC || !b->used)
 			break;
 		b->err = hc_journal_flush_batch(b);
@@ -137,7 +154,7 @@ static void hc_journal_heal(struct hc_journal *j)
 	u32 m;
 	int err;
 
-	if (!j->heal || hc_jrec_hdr_encode(&old, j->hdrblk))
+	if (!j->heal || hc_jrec_hdr_encode_ver(&old, old.version, j->hdrblk))
 		return;
 	for (m = 0; m < pool->nr_members; m++) {
 		if (!(j->heal & BIT_ULL(m)))
@@ -172,7 +189,7 @@ static int hc_journal_do_compact(struct hc_journal *j)
 	struct hc_pool *pool = j->pool;
 	int other = !j->cur;
 	struct hc_jrec_hdr h = {
-		.version = HC_JOURNAL_VERSION,
+		.version = j->version,
 		.block_size = j->hdr.block_size,
 		.epoch = j->hdr.epoch + 1,
 		.start_seq = j->pos.seq,
@@ -183,7 +200,8 @@ static int hc_journal_do_compact(struct hc_journal *j)
 	int err;
 
 	memcpy(h.pool_uuid, pool->uuid, sizeof(h.pool_uuid));
-	err = hc_jrec_hdr_encode(&h, j->hdrblk);	/* computes h.csum */
+	/* computes h.csum; a v1 half of a v2 pool becomes v2 here */
+	err = hc_jrec_hdr_encode_ver(&h, j->version, j->hdrblk);
 	if (err)
 		return err;
 	hc_jrec_pos_init(&b.pos, &h);
@@ -234,16 +252,16 @@ static int hc_journal_append(struct hc_journal *j)
 
 	if (j->broken)
 		return -EIO;
-	len = hc_jrec_encode(j->rec, &j->hdr, &j->pos, j->buf,
-			     min_t(u64, HC_JOURNAL_BUF,
-				   j->half_size - j->pos.off));
+	len = hc_jrec2_encode(j->rec, &j->hdr, &j->pos, j->buf,
+			      min_t(u64, HC_JOURNAL_BUF,
+				    j->half_size - j->pos.off));
 	if (len == -ENOSPC) {
 		err = hc_journal_compact(j);
 		if (err)
 			return err;
-		len = hc_jrec_encode(j->rec, &j->hdr, &j->pos, j->buf,
-				     min_t(u64, HC_JOURNAL_BUF,
-					   j->half_size - j->pos.off));
+		len = hc_jrec2_encode(j->rec, &j->hdr, &j->pos, j->buf,
+				      min_t(u64, HC_JOURNAL_BUF,
+					    j->half_size - j->pos.off));
 	}
 	if (len < 0)
 		return len;
@@ -270,7 +288,8 @@ static int hc_journal_append(struct hc_journal *j)
 int hc_journal_put(struct hc_journal *j, const struct hc_obj *obj, u32 state,
 		   u32 flags)
 {
-	hc_journal_fill(j->rec, obj, HC_JREC_OBJECT, state, flags);
+	hc_journal_fill(j->rec, j->hdr.version, obj, HC_JREC_OBJECT, state,
+			flags);
 	return hc_journal_append(j);
 }
 
@@ -284,7 +303,7 @@ int hc_journal_put(struct hc_journal *j, const struct hc_obj *obj, u32 state,
  */
 int hc_journal_delete(struct hc_journal *j, const struct hc_obj *obj)
 {
-	hc_journal_fill(j->rec, obj, HC_JREC_DELETE, 0, 0);
+	hc_journal_fill(j->rec, j->hdr.version, obj, HC_JREC_DELETE, 0, 0);
 	return hc_journal_append(j);
 }
 
@@ -294,11 +313,23 @@ int hc_journal_delete(struct hc_journal *j, const struct hc_obj *obj)
  * @uri_len: bytes of its URI
  * @nr_ext: its extents
  *
- * Return: the bytes of its OBJECT record, which every compaction writes.
+ * Return: the bytes of its OBJECT record in the version every compaction
+ * writes (@j->version).
  */
 u32 hc_journal_obj_bytes(const struct hc_journal *j, u32 uri_len, u32 nr_ext)
 {
+	if (j->version == HC_JOURNAL_VERSION_V2)	/* any ETag to come */
+		return hc_jrec2_object_size(uri_len, nr_ext, HC_ETAG_MAX,
+					    j->hdr.block_size);
 	return hc_jrec_object_size(uri_len, nr_ext, j->hdr.block_size);
+}
+
+/* The largest record a half of @version may hold. */
+static size_t hc_journal_max_rec(u32 version, u32 block_size)
+{
+	if (version == HC_JOURNAL_VERSION_V2)
+		return hc_jrec2_max_size(block_size);
+	return hc_jrec_max_size(block_size);
 }
 
 /**
@@ -312,7 +343,8 @@ u32 hc_journal_obj_bytes(const struct hc_journal *j, u32 uri_len, u32 nr_ext)
  */
 u64 hc_journal_capacity(const struct hc_journal *j)
 {
-	return j->half_size - HC_JHDR_SIZE - hc_jrec_max_size(j->hdr.block_size);
+	return j->half_size - HC_JHDR_SIZE -
+	       hc_journal_max_rec(j->version, j->hdr.block_size);
 }
 
 static void hc_journal_free(struct hc_journal *j)
@@ -338,6 +370,8 @@ static struct hc_journal *hc_journal_alloc(struct hc_pool *pool)
 		return NULL;
 	j->pool = pool;
 	j->state = HC_JOURNAL_STATE_COMPLETE;
+	j->version = pool->format == 2 ? HC_JOURNAL_VERSION_V2 :
+					 HC_JOURNAL_VERSION;
 	j->rec = kvmalloc(sizeof(*j->rec), GFP_KERNEL);
 	j->crec = kvmalloc(sizeof(*j->crec), GFP_KERNEL);
 	j->hdrblk = kzalloc(HC_JHDR_SIZE, GFP_KERNEL);
@@ -372,12 +406,12 @@ static int hc_journal_start(struct hc_journal *j)
 			       REQ_OP_WRITE | REQ_SYNC | REQ_META);
 	if (err)
 		return err;
-	j->hdr.version = HC_JOURNAL_VERSION;
+	j->hdr.version = j->version;
 	j->hdr.epoch = 1;
 	j->hdr.start_seq = 1;
 	j->hdr.half_size = j->half_size;
 	memcpy(j->hdr.pool_uuid, pool->uuid, sizeof(j->hdr.pool_uuid));
-	err = hc_jrec_hdr_encode(&j->hdr, j->hdrblk);
+	err = hc_jrec_hdr_encode_ver(&j->hdr, j->version, j->hdrblk);
 	if (err)
 		return err;
 	err = hc_journal_write(j, j->half_off[0], j->hdrblk, HC_JHDR_SIZE,
@@ -508,8 +542,9 @@ static int hc_journal_read_headers(struct hc_journal *j,
 				x->what[h] = HC_JCOPY_UNREADABLE;
 				continue;
 			}
-			err = hc_jrec_hdr_decode(j->hdrblk, pool->uuid,
-						 &x->hdr[h]);
+			/* a v1 pool refuses a v2 half (-EOPNOTSUPP) */
+			err = hc_jrec_hdr_decode_ver(j->hdrblk, pool->uuid,
+						     j->version, &x->hdr[h]);
 			x->what[h] = hc_jcopy_of(err);
 			x->err[h] = err;
 			if (x->what[h] != HC_JCOPY_REFUSE)
@@ -627,12 +662,12 @@ static void hc_jmirror_fill(struct hc_journal *j, struct hc_member *member,
 
 /* Decode @mi's copy at @pos into @r; the bytes left in the window. */
 static int hc_jmirror_decode(struct hc_journal *j, struct hc_jmirror *mi,
-			     const struct hc_jrec_pos *pos, struct hc_jrec *r)
+			     const struct hc_jrec_pos *pos, struct hc_jrec2 *r)
 {
 	if (mi->err || pos->off + j->hdr.block_size > mi->off + mi->len)
 		return mi->err ? mi->err : -ENODATA;
-	return hc_jrec_decode(mi->buf + (pos->off - mi->off),
-			      mi->off + mi->len - pos->off, &j->hdr, pos, r);
+	return hc_jrec2_decode(mi->buf + (pos->off - mi->off),
+			       mi->off + mi->len - pos->off, &j->hdr, pos, r);
 }
 
 /*
@@ -656,7 +691,7 @@ static bool hc_journal_successor(struct hc_journal *j, struct hc_jmirror *mir,
 		d = mir[m].buf + (pos->off - mir[m].off);
 		len = le32_to_cpu(d->length);
 		if (!len || len % j->hdr.block_size ||
-		    len > hc_jrec_max_size(j->hdr.block_size))
+		    len > hc_journal_max_rec(j->hdr.version, j->hdr.block_size))
 			continue;
 		next.off = pos->off + len;
 		next.seq = pos->seq + 1;
@@ -712,8 +747,8 @@ static int hc_journal_replay(struct hc_journal *j, struct hc_jmirror *mir,
 			if (src < 0) {
 				src = m;
 				len = ret;
-				csum = j->rec->csum;
-			} else if (ret != len || j->rec->csum != csum) {
+				csum = j->rec->r.csum;
+			} else if (ret != len || j->rec->r.csum != csum) {
 				pr_err("pool %pUb: members %pg and %pg hold different journal records at offset %llu of half %c\n",
 				       pool->uuid, pool->members[src].dev.bdev,
 				       pool->members[m].dev.bdev, pos.off,

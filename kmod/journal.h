@@ -12,7 +12,7 @@
 #define HC_JOURNAL_H
 
 #include <linux/sizes.h>
-#include "core/jrec.h"
+#include "core/jrec2.h"
 
 struct hc_pool;
 struct hc_obj;
@@ -24,6 +24,9 @@ struct hc_obj;
  * @cur: the current half, 0 (A) or 1 (B)
  * @half_off: byte offsets of the halves on every member
  * @half_size: bytes per half
+ * @version: the journal version compaction and a new journal write:
+ *	HC_JOURNAL_VERSION_V2 in a pool of format 2, else HC_JOURNAL_VERSION
+ *	(appends go in the current half's version, @hdr.version)
  * @pos: where the next record goes in the current half
  * @rec: scratch record for appends (and replay)
  * @crec: scratch record for compaction and replay
@@ -48,9 +51,10 @@ struct hc_journal {
 	int cur;
 	u64 half_off[2];
 	u64 half_size;
+	u32 version;
 	struct hc_jrec_pos pos;
-	struct hc_jrec *rec;
-	struct hc_jrec *crec;
+	struct hc_jrec2 *rec;
+	struct hc_jrec2 *crec;
 	void *buf;
 	void *hdrblk;
 	u64 records;
@@ -77,7 +81,7 @@ struct hc_journal {
  * @msg: out: a static reason on failure
  */
 struct hc_journal_replay {
-	int (*apply)(void *arg, const struct hc_jrec *r);
+	int (*apply)(void *arg, const struct hc_jrec2 *r);
 	void *arg;
 	bool fresh;
 	bool damaged;

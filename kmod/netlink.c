@@ -156,8 +156,7 @@ static int hc_nl_fill_pool(struct sk_buff *msg, const struct hc_pool *pool,
 	    nla_put_u32(msg, HC_A_POOL_STATE, state) ||
 	    nla_put_string(msg, HC_A_POOL_DISK, pool->name) ||
 	    nla_put_u32(msg, HC_A_POOL_DISK_DEV, hc_nl_dev(pool->devt)) ||
-	    nla_put_u32(msg, HC_A_POOL_FORMAT_VERSION,
-			pool->members[0].sb.version) ||
+	    nla_put_u32(msg, HC_A_POOL_FORMAT_VERSION, pool->format) ||
 	    nla_put_u32(msg, HC_A_POOL_CHUNK_SIZE, pool->chunk_size) ||
 	    nla_put_u32(msg, HC_A_POOL_MEMBER_COUNT, pool->nr_members) ||
 	    nla_put_u64_64bit(msg, HC_A_POOL_CHUNKS,
@@ -335,6 +334,17 @@ static int hc_nl_pool_assemble(struct sk_buff *skb, struct genl_info *info)
 	return hc_nl_pool_build(info, false);
 }
 
+static int hc_nl_pool_upgrade(struct sk_buff *skb, struct genl_info *info)
+{
+	struct hc_pool_fail fail;
+	int err;
+
+	err = hc_pool_upgrade(&fail);
+	if (err)
+		hc_nl_set_fail(info, &fail, NULL);
+	return err;
+}
+
 static int hc_nl_pool_stop(struct sk_buff *skb, struct genl_info *info)
 {
 	struct hc_pool_fail fail;
@@ -418,6 +428,15 @@ static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 	    nla_put_u64_64bit(msg, HC_A_OBJ_CHUNKS, obj->chunks, HC_A_OBJ_PAD) ||
 	    nla_put_u32(msg, HC_A_OBJ_HOLDS, atomic64_read(&obj->holds)))
 		return -EMSGSIZE;
+	if (obj->etag_len) {
+		struct nlattr *a = nla_reserve(msg, HC_A_OBJ_ETAG,
+					       obj->etag_len + 1);
+
+		if (!a)
+			return -EMSGSIZE;
+		memcpy(nla_data(a), obj->etag, obj->etag_len);
+		((char *)nla_data(a))[obj->etag_len] = 0;
+	}
 	return hc_nl_put_extents(msg, pool, obj, HC_A_OBJ_EXTENT);
 }
 
@@ -692,6 +711,13 @@ static const struct genl_ops hc_nl_ops[] = {
 	{
 		.cmd	= HC_CMD_POOL_STOP,
 		.doit	= hc_nl_pool_stop,
+		.policy	= hc_nl_empty_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= HC_CMD_POOL_UPGRADE,
+		.doit	= hc_nl_pool_upgrade,
 		.policy	= hc_nl_empty_policy,
 		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,

@@ -17,6 +17,7 @@
 #include <linux/uuid.h>
 #include <linux/timekeeping.h>
 #include "hypercache.h"
+#include "core/upgrade.h"
 #include "../uapi/hypercache_netlink.h"
 
 static DEFINE_MUTEX(hc_pool_mutex);
@@ -120,7 +121,7 @@ out_close:
 	return ERR_PTR(err);
 }
 
-static int hc_pool_apply(void *arg, const struct hc_jrec *r)
+static int hc_pool_apply(void *arg, const struct hc_jrec2 *r)
 {
 	return hc_cache_restore(arg, r);
 }
@@ -230,6 +231,11 @@ static int hc_pool_start(struct hc_pool *pool, struct hc_member *given,
 	pool->chunk_size = sb0->chunk_size;
 	pool->data_offset = sb0->data_offset;
 	pool->nr_members = n;
+	/* v2 from the first member an upgrade wrote (hc_upgrade_format()) */
+	pool->format = 1;
+	for (i = 0; i < n; i++)
+		if (hc_sb_format(&given[i].sb) == 2)
+			pool->format = 2;
 	for (i = 0; i < n; i++)
 		pool->members[i] = given[order[i]];
 
@@ -274,9 +280,10 @@ static struct hc_pool *hc_pool_alloc(u32 n)
 /* Log the pool that just started. */
 static void hc_pool_announce(struct hc_pool *pool, const char *how)
 {
-	pr_info("%s pool %pUb: %s, %u members, %llu chunks of %u KiB\n",
+	pr_info("%s pool %pUb: %s, %u members, %llu chunks of %u KiB, format v%u\n",
 		how, pool->uuid, pool->name, pool->nr_members,
-		hc_stripe_chunks(&pool->stripe), pool->chunk_size >> 10);
+		hc_stripe_chunks(&pool->stripe), pool->chunk_size >> 10,
+		pool->format);
 }
 
 /**
@@ -308,7 +315,7 @@ int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		hc_pool_fail_set(fail, -1, "between 1 and 64 members");
 		return -EINVAL;
 	}
-	if (req->flags & ~HC_POOL_F_FORCE) {
+	if (req->flags & ~(HC_POOL_F_FORCE | HC_POOL_F_FORMAT_V2)) {
 		hc_pool_fail_set(fail, -1, req->flags & ~HC_POOL_F_ALL ?
 				 "unknown flags" :
 				 "force-empty-journal is for assemble only");
@@ -373,6 +380,8 @@ int hc_pool_create(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 			.member_chunks = member_chunks,
 			.ctime_ns = now,
 		};
+		if (req->flags & HC_POOL_F_FORMAT_V2)
+			sb->feature_incompat = HC_FEATURE_INCOMPAT_V2;
 		memcpy(sb->pool_uuid, pool_uuid, 16);
 		uuid_gen((uuid_t *)sb->member_uuid);
 		order[i] = i;
@@ -415,6 +424,16 @@ out_free:
 	return err;
 }
 
+static u64 hc_pool_sb_v2(const struct hc_pool *pool);
+static int hc_pool_upgrade_run(struct hc_pool *pool, bool any,
+			       struct hc_pool_fail *fail);
+
+/* Every member of @pool, as a mask of member indexes. */
+static u64 hc_pool_sb_v2_all(const struct hc_pool *pool)
+{
+	return pool->nr_members >= 64 ? ~0ULL : BIT_ULL(pool->nr_members) - 1;
+}
+
 /**
  * hc_pool_assemble - start the pool described by the members' superblocks
  * @req: member paths in any order
@@ -444,6 +463,7 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 	struct hc_sb *sbs;
 	const char *msg;
 	void *block;
+	u64 sb_v2;
 	u32 i;
 	int err;
 
@@ -453,7 +473,7 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		return -EINVAL;
 	}
 	if ((req->flags & ~HC_POOL_F_FORCE_EMPTY_JOURNAL) || req->data_offset) {
-		hc_pool_fail_set(fail, -1, "force and data offset are for create only");
+		hc_pool_fail_set(fail, -1, "force, format and data offset are for create only");
 		return -EINVAL;
 	}
 
@@ -478,6 +498,13 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 			msg = "cannot read the superblock";
 		else
 			err = hc_sb_decode(block, &sbs[i], &msg);
+		if (err == -EOPNOTSUPP && sbs[i].version &&
+		    sbs[i].version <= HC_SB_VERSION &&
+		    (sbs[i].feature_incompat & ~HC_FEATURE_INCOMPAT_SUPP))
+			pr_err("%s: incompatible feature bits %#llx are unknown to this module (it knows %#llx): refused\n",
+			       req->paths[i],
+			       sbs[i].feature_incompat & ~HC_FEATURE_INCOMPAT_SUPP,
+			       HC_FEATURE_INCOMPAT_SUPP);
 		if (err) {
 			pr_err("%s: %s (%d)\n", req->paths[i], msg, err);
 			hc_pool_fail_set(fail, i, msg);
@@ -486,6 +513,19 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		given[i].sb = sbs[i];
 	}
 
+	/*
+	 * Members may differ in the v2 bit only, where an upgrade stopped
+	 * between two superblocks: the pool is v2 (compared as such here; the
+	 * members keep what is on disk until hc_pool_upgrade_run() below).
+	 */
+	err = hc_upgrade_sb_mask(sbs, req->n, &sb_v2, &msg);
+	if (err) {
+		pr_err("pool %pUb: %s (%d)\n", sbs[0].pool_uuid, msg, err);
+		hc_pool_fail_set(fail, -1, msg);
+		goto out_close;
+	}
+	for (i = 0; sb_v2 && i < req->n; i++)
+		sbs[i].feature_incompat |= HC_FEATURE_INCOMPAT_V2;
 	err = hc_sb_check_set(sbs, req->n, order, &v);
 	if (err) {
 		if (v.pos >= 0)
@@ -517,6 +557,15 @@ int hc_pool_assemble(const struct hc_pool_req *req, struct hc_pool_fail *fail)
 		pr_err("pool %pUb: %s (%d)\n", sbs[0].pool_uuid,
 		       fail->msg, err);
 		goto out_close;
+	}
+	if (sb_v2 && hc_pool_sb_v2(pool) != hc_pool_sb_v2_all(pool)) {
+		struct hc_pool_fail f;
+
+		pr_notice("pool %pUb: an upgrade to format v2 was interrupted: finishing it\n",
+			  pool->uuid);
+		if (hc_pool_upgrade_run(pool, true, &f))
+			pr_warn("pool %pUb: cannot finish the upgrade (%s); the pool runs as v2, the next assembly tries again\n",
+				pool->uuid, f.msg);
 	}
 	kfree(given);
 	kfree(sbs);
@@ -591,4 +640,151 @@ int hc_pool_stop(bool force, struct hc_pool_fail *fail)
 	mutex_unlock(&hc_pool_mutex);
 	kfree(pool);
 	return 0;
+}
+
+/*
+ * Test hook (tests/vm/guest/stage-upgrade.sh): an upgrade stops after this
+ * many writes (superblocks, then the journal's compaction) with -ECANCELED,
+ * leaving the members exactly as a power cut between two writes would; 0:
+ * never.
+ */
+static unsigned int hc_upgrade_stop_after;
+module_param_named(upgrade_stop_after, hc_upgrade_stop_after, uint, 0644);
+MODULE_PARM_DESC(upgrade_stop_after,
+		 "test hook: stop a pool upgrade after this many writes (0: never)");
+
+/* The superblocks of @pool's members that carry HC_FEATURE_INCOMPAT_V2. */
+static u64 hc_pool_sb_v2(const struct hc_pool *pool)
+{
+	u64 mask = 0;
+	u32 i;
+
+	for (i = 0; i < pool->nr_members; i++)
+		if (pool->members[i].sb.feature_incompat & HC_FEATURE_INCOMPAT_V2)
+			mask |= BIT_ULL(i);
+	return mask;
+}
+
+/*
+ * Write member @m's superblock with HC_FEATURE_INCOMPAT_V2 (durable on
+ * return) and make the pool v2 from then on: its next compaction writes a
+ * v2 half.  @block: HC_SB_SIZE bytes of scratch.
+ */
+static int hc_pool_upgrade_sb(struct hc_pool *pool, u32 m, void *block)
+{
+	struct hc_member *member = &pool->members[m];
+	int err;
+
+	hc_upgrade_sb(&member->sb, block);
+	err = hc_member_write_sb(member, block);
+	if (err) {
+		pr_err("pool %pUb: member %pg: superblock write of the upgrade failed (%d); the next assembly finishes the upgrade\n",
+		       pool->uuid, member->dev.bdev, err);
+		return err;
+	}
+	member->sb.feature_incompat |= HC_FEATURE_INCOMPAT_V2;
+	pool->format = 2;
+	pool->journal->version = HC_JOURNAL_VERSION_V2;
+	return 0;
+}
+
+/*
+ * Run the upgrade's steps (kmod/core/upgrade.c) on the running @pool from
+ * where its members are, to the end.  @any: an assembly finishing an
+ * interrupted upgrade (nothing to do is fine; no busy check, no test
+ * hook).  Return: 0; -EALREADY (nothing to do and @any not set); -EBUSY;
+ * -ECANCELED (the test hook; not -EINTR, for which netlink sends no ack);
+ * an I/O error.
+ */
+static int hc_pool_upgrade_run(struct hc_pool *pool, bool any,
+			       struct hc_pool_fail *fail)
+{
+	struct hc_upgrade_state st = { .nr = pool->nr_members };
+	const struct hc_cache_stats *cs = &pool->cache->stats;
+	struct hc_upgrade_step step;
+	unsigned int writes = 0, stop = any ? 0 : READ_ONCE(hc_upgrade_stop_after);
+	const char *msg;
+	void *block;
+	int err;
+
+	block = kmalloc(HC_SB_SIZE, GFP_KERNEL);
+	if (!block)
+		return -ENOMEM;
+	st.sb_v2 = hc_pool_sb_v2(pool);
+	/* finishing at assembly: the journal is v2 already, nothing races */
+	st.busy = !any && (cs->by_state[HC_OBJ_INGESTING] ||
+			   cs->by_state[HC_OBJ_STAGED] ||
+			   cs->by_state[HC_OBJ_SYNCING]);
+	for (;;) {
+		st.journal_version = pool->journal->hdr.version;
+		err = hc_upgrade_next(&st, &step, &msg);
+		if (err) {
+			hc_pool_fail_set(fail, -1, msg);
+			break;
+		}
+		if (step.op == HC_UPGRADE_DONE) {
+			if (!writes && !any) {
+				hc_pool_fail_set(fail, -1, "the pool is already format v2");
+				err = -EALREADY;
+			}
+			break;
+		}
+		if (step.op == HC_UPGRADE_SB) {
+			err = hc_pool_upgrade_sb(pool, step.member, block);
+			if (!err)
+				st.sb_v2 |= BIT_ULL(step.member);
+		} else {
+			err = hc_journal_compact(pool->journal);
+		}
+		if (err) {
+			hc_pool_fail_set(fail, -1, step.op == HC_UPGRADE_SB ?
+					 "a superblock write failed (see dmesg)" :
+					 "the journal's compaction failed (see dmesg)");
+			break;
+		}
+		if (++writes == stop) {
+			pr_warn("pool %pUb: upgrade stopped after %u writes (upgrade_stop_after)\n",
+				pool->uuid, writes);
+			hc_pool_fail_set(fail, -1, "stopped by the upgrade_stop_after test hook");
+			err = -ECANCELED;
+			break;
+		}
+	}
+	kfree(block);
+	return err;
+}
+
+/**
+ * hc_pool_upgrade - upgrade the running pool from format v1 to v2 in place
+ * @fail: filled on failure
+ *
+ * Documentation/on-disk-format.md, "Upgrading a v1 pool": the superblocks,
+ * member by member (each durable before the next), then the journal's
+ * compaction into a v2 half.  One way.  A power cut at any point leaves a
+ * pool that assembles as v1 (before the first superblock) or as v2 with
+ * every object; assembly finishes an interrupted upgrade.  Refused while
+ * objects are being ingested, staged or uploaded: the pool lock is held
+ * throughout, so none starts meanwhile.
+ *
+ * Return: 0; -ENODEV (no pool runs); -EALREADY (it is format v2); -EBUSY;
+ * -ENOMEM; an I/O error (the next assembly finishes the upgrade).
+ */
+int hc_pool_upgrade(struct hc_pool_fail *fail)
+{
+	struct hc_pool *pool;
+	int err;
+
+	hc_pool_fail_set(fail, -1, NULL);
+	mutex_lock(&hc_pool_mutex);
+	pool = hc_pool_cur;
+	if (!pool) {
+		mutex_unlock(&hc_pool_mutex);
+		hc_pool_fail_set(fail, -1, "no pool is running");
+		return -ENODEV;
+	}
+	err = hc_pool_upgrade_run(pool, false, fail);
+	if (!err)
+		pr_info("pool %pUb: upgraded to format v2\n", pool->uuid);
+	mutex_unlock(&hc_pool_mutex);
+	return err;
 }

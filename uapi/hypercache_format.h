@@ -47,8 +47,11 @@
 #define HC_FEATURE_COMPAT_SUPP		0ULL
 /* feature_ro_compat: none defined in version 1. */
 #define HC_FEATURE_RO_COMPAT_SUPP	0ULL
-/* feature_incompat: none defined in version 1. */
-#define HC_FEATURE_INCOMPAT_SUPP	0ULL
+/*
+ * feature_incompat: none defined in version 1; the module assembles pools of
+ * format v2 (HC_FEATURE_INCOMPAT_V2, "DOC: format v2" below) too.
+ */
+#define HC_FEATURE_INCOMPAT_SUPP	HC_FEATURE_INCOMPAT_V2
 
 /**
  * struct hc_sb_disk - the member superblock as stored on disk
@@ -284,8 +287,8 @@ struct hc_jrec_ext_disk {
  * then @etag_len bytes of ETag, then the URI.
  *
  * HC_FORMAT_V2_INCOMPAT is what the format-v2 core code (kmod/core/jrec2.c,
- * upgrade.c) understands; HC_FEATURE_INCOMPAT_SUPP, what the module
- * assembles, gains it when the module writes v2.
+ * upgrade.c) understands; HC_FEATURE_INCOMPAT_SUPP is what the module
+ * assembles: v1 pools as v1, v2 pools as v2.
  */
 #define HC_FEATURE_INCOMPAT_V2	0x1ULL	/* v2 journal, sub-chunk extents */
 #define HC_FORMAT_V2_INCOMPAT	HC_FEATURE_INCOMPAT_V2

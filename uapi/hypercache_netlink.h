@@ -97,6 +97,10 @@
  * @HC_CMD_POOL_NTF: multicast on HC_GENL_MCGRP_EVENTS whenever a pool starts
  *	or stops; attributes as in the HC_CMD_POOL_GET reply, members included,
  *	with HC_A_POOL_STATE telling which.
+ * @HC_CMD_POOL_UPGRADE: upgrade the running pool from format v1 to v2 in
+ *	place (Documentation/on-disk-format.md, "Upgrading a v1 pool"); no
+ *	attributes.  -EALREADY if it is v2, -EBUSY while objects are being
+ *	ingested, staged or uploaded, -ENODEV if no pool runs.
  */
 enum hc_cmd {
 	HC_CMD_UNSPEC,
@@ -118,6 +122,7 @@ enum hc_cmd {
 	HC_CMD_EGRESS,
 	HC_CMD_EGRESS_DONE,
 	HC_CMD_EGRESS_FAIL,
+	HC_CMD_POOL_UPGRADE,
 
 	__HC_CMD_MAX,
 	HC_CMD_MAX = __HC_CMD_MAX - 1
@@ -140,10 +145,14 @@ enum hc_pool_state {
  * member's journal can be read with certainty (the assembly would be
  * refused with EUCLEAN or EIO), start an empty journal instead: every
  * object the old journal recorded is forgotten and its chunks are free.
+ * HC_POOL_F_FORMAT_V2 (create only): make a pool of format v2
+ * (HC_FEATURE_INCOMPAT_V2, a v2 journal); without it the pool is v1.
  */
 #define HC_POOL_F_FORCE			(1U << 0)
 #define HC_POOL_F_FORCE_EMPTY_JOURNAL	(1U << 1)
-#define HC_POOL_F_ALL		(HC_POOL_F_FORCE | HC_POOL_F_FORCE_EMPTY_JOURNAL)
+#define HC_POOL_F_FORMAT_V2		(1U << 2)
+#define HC_POOL_F_ALL		(HC_POOL_F_FORCE | HC_POOL_F_FORCE_EMPTY_JOURNAL | \
+				 HC_POOL_F_FORMAT_V2)
 
 /**
  * enum hc_journal_state - HC_A_POOL_JOURNAL values: how the running pool's
@@ -176,7 +185,8 @@ enum hc_journal_state {
  * @HC_A_POOL_DISK: string, name of the block device ("hypercache0")
  * @HC_A_POOL_DISK_DEV: u32, its device number, encoded as makedev(3) does
  *	(decode with major(3) and minor(3))
- * @HC_A_POOL_FORMAT_VERSION: u32, on-disk format version of the members
+ * @HC_A_POOL_FORMAT_VERSION: u32, on-disk format of the members: 1, or 2 for
+ *	a pool whose superblocks carry HC_FEATURE_INCOMPAT_V2
  * @HC_A_POOL_CHUNK_SIZE: u32, bytes
  * @HC_A_POOL_MEMBER_COUNT: u32
  * @HC_A_POOL_CHUNKS: u64, chunks in the pool's address space
@@ -261,6 +271,10 @@ enum hc_member_attr {
  *	/dev/hypercache-ctl that the caller has open.  Without CAP_NET_ADMIN,
  *	reading the index needs it: whoever may open the control device may
  *	read it, over netlink as over the ioctls (-EPERM otherwise)
+ * @HC_A_OBJ_ETAG: string (replies), the backend's ETag of the version the
+ *	object came from (ingest) or was uploaded as (EGRESS_DONE), as the
+ *	helper reported it; absent when unknown (a v1 pool after a restart, an
+ *	object written but not uploaded yet, a helper that sent none)
  */
 enum hc_obj_attr {
 	HC_A_OBJ_UNSPEC,
@@ -275,6 +289,7 @@ enum hc_obj_attr {
 	HC_A_OBJ_EXTENT,
 	HC_A_OBJ_PINNED,
 	HC_A_OBJ_CTL_FD,
+	HC_A_OBJ_ETAG,
 
 	__HC_A_OBJ_MAX,
 	HC_A_OBJ_MAX = __HC_A_OBJ_MAX - 1

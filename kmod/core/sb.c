@@ -140,6 +140,18 @@ int hc_sb_decode_feat(const void *block, u64 incompat_supp, struct hc_sb *sb,
 }
 
 /**
+ * hc_sb_format - the format of the pool a decoded superblock belongs to
+ * @sb: a superblock hc_sb_decode() accepted
+ *
+ * Return: 2 if it carries HC_FEATURE_INCOMPAT_V2 (the superblock's own
+ * @version stays 1), else @sb->version.
+ */
+u32 hc_sb_format(const struct hc_sb *sb)
+{
+	return sb->feature_incompat & HC_FEATURE_INCOMPAT_V2 ? 2 : sb->version;
+}
+
+/**
  * hc_sb_geometry - lay out the members of a new pool
  * @min_member_bytes: size of the smallest member
  * @chunk_size: chunk size (valid: a power of two in range)

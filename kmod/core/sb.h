@@ -47,6 +47,7 @@ void hc_sb_encode(const struct hc_sb *sb, void *block);
 int hc_sb_decode(const void *block, struct hc_sb *sb, const char **msg);
 int hc_sb_decode_feat(const void *block, u64 incompat_supp, struct hc_sb *sb,
 		      const char **msg);
+u32 hc_sb_format(const struct hc_sb *sb);
 int hc_sb_geometry(u64 min_member_bytes, u32 chunk_size, u64 data_offset_req,
 		   u64 *data_offset, u64 *member_chunks, const char **msg);
 int hc_sb_check_set(const struct hc_sb *sbs, u32 n, u32 *order,

@@ -156,8 +156,9 @@ TEST(disk_layout_is_fixed)
 	EXPECT_EQ(512U, hc_jrec2_object_size(60, 1, 34, 512));
 	EXPECT_EQ(0U, hc_jrec2_object_size(60, 1, HC_ETAG_MAX + 1, 512));
 	EXPECT_EQ(0x1ULL, HC_FEATURE_INCOMPAT_V2);
-	/* the module assembles v1 only until the kernel integration */
-	EXPECT_EQ(0ULL, HC_FEATURE_INCOMPAT_SUPP & HC_FEATURE_INCOMPAT_V2);
+	/* the module assembles v2 pools; the core knows no other bit */
+	EXPECT_EQ(HC_FEATURE_INCOMPAT_V2, HC_FEATURE_INCOMPAT_SUPP);
+	EXPECT_EQ(HC_FORMAT_V2_INCOMPAT, HC_FEATURE_INCOMPAT_SUPP);
 }
 
 TEST(header_versions)

@@ -173,6 +173,28 @@ TEST_F(poke, unknown_incompat_feature)
 	EXPECT_STREQ("unknown incompatible feature", msg);
 }
 
+/* Format v2's bit is known; with any other bit beside it, refused. */
+TEST_F(poke, format_v2_bit)
+{
+	struct hc_sb out;
+	const char *msg;
+
+	self->d->feature_incompat = cpu_to_le64(HC_FEATURE_INCOMPAT_V2);
+	reseal(self->block);
+	ASSERT_EQ(0, hc_sb_decode(self->block, &out, &msg));
+	EXPECT_EQ(2U, hc_sb_format(&out));
+	EXPECT_EQ(1U, out.version);
+	/* a module of format v1 only refuses it */
+	EXPECT_EQ(-EOPNOTSUPP, hc_sb_decode_feat(self->block, 0, &out, &msg));
+	self->d->feature_incompat = cpu_to_le64(HC_FEATURE_INCOMPAT_V2 | 0x2);
+	EXPECT_EQ(-EOPNOTSUPP, decode(self->block, &msg));
+	EXPECT_STREQ("unknown incompatible feature", msg);
+	self->d->feature_incompat = 0;
+	reseal(self->block);
+	ASSERT_EQ(0, hc_sb_decode(self->block, &out, &msg));
+	EXPECT_EQ(1U, hc_sb_format(&out));
+}
+
 TEST_F(poke, unknown_ro_compat_feature)
 {
 	const char *msg;

@@ -216,7 +216,8 @@ static int assemble(const struct pool *p, struct view *v)
 					&v->sb[i], &msg);
 		if (ret)
 			return ret;
-		if (hc_sb_decode(p->img[i], &sb1, &msg) == -EOPNOTSUPP)
+		/* a module of format v1 only: no incompatible feature */
+		if (hc_sb_decode_feat(p->img[i], 0, &sb1, &msg) == -EOPNOTSUPP)
 			v->v1_refuses = true;
 	}
 	ret = hc_upgrade_sb_mask(v->sb, NM, &v->sb_v2, &msg);

@@ -42,6 +42,7 @@ struct obj_info {
 	bool has_chunks;
 	uint32_t holds;
 	bool has_holds;
+	char *etag;	/* HC_A_OBJ_ETAG, NULL when the kernel sent none */
 	struct hc_extent *ext;
 	uint32_t next;
 };
@@ -62,6 +63,7 @@ static struct nla_policy obj_policy[HC_A_OBJ_MAX + 1] = {
 	[HC_A_OBJ_HOLDS]      = { .type = NLA_U32 },
 	[HC_A_OBJ_EXTENT]     = { .type = NLA_NESTED },
 	[HC_A_OBJ_PINNED]     = { .type = NLA_U8 },
+	[HC_A_OBJ_ETAG]	      = { .type = NLA_NUL_STRING },
 };
 
 static struct nla_policy ext_policy[HC_A_EXT_MAX + 1] = {
@@ -73,6 +75,7 @@ static void obj_free(struct obj_info *o)
 {
 	free(o->uri);
 	free(o->shown);
+	free(o->etag);
 	free(o->ext);
 }
 
@@ -113,6 +116,11 @@ static int obj_parse(struct nl_msg *msg, struct obj_info *o)
 	GET(HC_A_OBJ_CHUNKS, chunks, nla_get_u64);
 	GET(HC_A_OBJ_HOLDS, holds, nla_get_u32);
 #undef GET
+	if (tb[HC_A_OBJ_ETAG]) {
+		o->etag = strdup(nla_get_string(tb[HC_A_OBJ_ETAG]));
+		if (!o->etag)
+			return -ENOMEM;
+	}
 
 	/* HC_A_OBJ_EXTENT repeats; nla_parse() kept only the last one. */
 	nla_for_each_attr(a, genlmsg_attrdata(gnlh, 0), genlmsg_attrlen(gnlh, 0), rem)
@@ -194,18 +202,23 @@ static json_object *obj_json(const struct obj_info *o)
 		json_object_object_add(j, "chunks", json_object_new_uint64(o->chunks));
 	if (o->has_holds)
 		json_object_object_add(j, "holds", json_object_new_uint64(o->holds));
+	if (o->etag)
+		json_object_object_add(j, "etag", json_object_new_string(o->etag));
 	json_object_object_add(j, "extents", hcctl_extents_json(o->ext, o->next));
 	return j;
 }
 
-static void ls_print_text(const struct obj_list *l)
+static void ls_print_text(const struct obj_list *l, bool etag)
 {
 	char sbuf[32], size[32], gen[24], holds[16];
 	const char *state;
 	size_t i;
 
-	printf("%-9s  %-5s  %10s  %10s  %5s  %7s  %s\n", "STATE", "FLAGS",
-	       "SIZE", "GENERATION", "HOLDS", "EXTENTS", "URI");
+	printf("%-9s  %-5s  %10s  %10s  %5s  %7s  ", "STATE", "FLAGS",
+	       "SIZE", "GENERATION", "HOLDS", "EXTENTS");
+	if (etag)
+		printf("%-34s  ", "ETAG");
+	printf("URI\n");
 	for (i = 0; i < l->n; i++) {
 		const struct obj_info *o = &l->v[i];
 		char flags[4] = "--";
@@ -232,8 +245,11 @@ static void ls_print_text(const struct obj_list *l)
 			snprintf(holds, sizeof(holds), "%u", o->holds);
 		else
 			snprintf(holds, sizeof(holds), "-");
-		printf("%-9s  %-5s  %10s  %10s  %5s  %7u  %s\n", state, flags,
-		       size, gen, holds, o->next, o->shown);
+		printf("%-9s  %-5s  %10s  %10s  %5s  %7u  ", state, flags,
+		       size, gen, holds, o->next);
+		if (etag)
+			printf("%-34s  ", o->etag ? o->etag : "-");
+		printf("%s\n", o->shown);
 	}
 }
 
@@ -313,9 +329,10 @@ int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	struct obj_list l = { 0 };
 	const char *prefix = NULL;
-	bool json, dirty = false;
+	bool json, dirty = false, etag = false;
 	const struct hcctl_opt opts[] = {
 		HCCTL_FLAG("dirty", 'd', &dirty),
+		HCCTL_FLAG("etag", 'e', &etag),
 		HCCTL_OPT_END
 	};
 	size_t i;
@@ -346,7 +363,7 @@ int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
-		ls_print_text(&l);
+		ls_print_text(&l, etag);
 	}
 	obj_list_free(&l);
 	return HC_EXIT_OK;
@@ -898,7 +915,7 @@ const struct hcctl_cmd hcctl_cache_cmds[] = {
 {
 	.name = "ls",
 	.summary = "list the cached objects",
-	.synopsis = "[--dirty] [--json] [PREFIX]",
+	.synopsis = "[--dirty] [--etag] [--json] [PREFIX]",
 	.handler = hcctl_cmd_ls,
 	.help =
 "DESCRIPTION\n"
@@ -919,12 +936,21 @@ const struct hcctl_cmd hcctl_cache_cmds[] = {
 "    -d, --dirty\n"
 "        Only the objects the backend does not have yet (dirty or syncing).\n"
 "\n"
+"    -e, --etag\n"
+"        An ETAG column before URI: the backend's ETag of the version the\n"
+"        object was fetched from or uploaded as, as the backend sent it\n"
+"        (quotes included), or - when unknown: an object written but not\n"
+"        uploaded yet, or one of a format-v1 pool after a restart (only a\n"
+"        format-v2 pool journals it; see 'hcctl help pool create').\n"
+"\n"
 "    -j, --json\n"
 "        Print one JSON object with raw numbers:\n"
 "\n"
 "          {\"objects\":[{\"uri\":\"...\",\"state\":\"ready\",\"flags\":1,\n"
 "            \"pinned\":true,\"size\":N,\"generation\":G,\"chunks\":C,\n"
-"            \"holds\":H,\"extents\":[{\"offset\":O,\"length\":L},...]},...]}\n"
+"            \"holds\":H,\"etag\":\"...\",\"extents\":[{\"offset\":O,\"length\":L},\n"
+"            ...]},...]}\n"
+"        (\"etag\" only when known, as with --etag).\n"
 "\n"
 HCCTL_HELP_OPT_TEXT
 "\n"

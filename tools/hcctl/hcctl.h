@@ -162,6 +162,7 @@ json_object *hcctl_extents_json(const struct hc_extent *ext, uint32_t n);
 int hcctl_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_pool_upgrade(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_monitor(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv);

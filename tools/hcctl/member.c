@@ -129,8 +129,11 @@ static void member_decode(int fd, struct hcctl_member *m)
 		if (pread(fd, blk, HC_JHDR_SIZE, (off_t)half_off[i]) != HC_JHDR_SIZE)
 			m->jerr[i] = errno ? -errno : -EIO;
 		else
-			m->jerr[i] = hc_jrec_hdr_decode(blk, m->sb.pool_uuid,
-							&m->jhdr[i]);
+			/* as the module: a v2 half only in a v2 pool */
+			m->jerr[i] = hc_jrec_hdr_decode_ver(blk, m->sb.pool_uuid,
+				hc_sb_format(&m->sb) == 2 ?
+				HC_JOURNAL_VERSION_V2 : HC_JOURNAL_VERSION,
+				&m->jhdr[i]);
 	}
 	m->jcurrent = hc_jrec_current(&m->jhdr[0], m->jerr[0], &m->jhdr[1],
 				      m->jerr[1]);
@@ -214,6 +217,8 @@ static json_object *jhdr_json(const struct hcctl_member *m, int i)
 				       json_object_new_uint64(m->jhdr[i].half_size));
 		json_object_object_add(o, "block_size",
 				       json_object_new_int64(m->jhdr[i].block_size));
+		json_object_object_add(o, "version",
+				       json_object_new_int64(m->jhdr[i].version));
 	}
 	return o;
 }
@@ -242,7 +247,7 @@ static json_object *member_json(const struct hcctl_member *m)
 	json_object_object_add(o, "member_count",
 			       json_object_new_int64(m->sb.member_count));
 	json_object_object_add(o, "format_version",
-			       json_object_new_int64(m->sb.version));
+			       json_object_new_int64(hc_sb_format(&m->sb)));
 	json_object_object_add(o, "chunk_size",
 			       json_object_new_int64(m->sb.chunk_size));
 	json_object_object_add(o, "member_bytes",
@@ -287,7 +292,7 @@ static void member_print(const struct hcctl_member *m)
 	printf("%16s : %s\n", "Member UUID", uuid);
 	printf("%16s : %u of %u\n", "Member index", m->sb.member_index,
 	       m->sb.member_count);
-	printf("%16s : %u\n", "Format version", m->sb.version);
+	printf("%16s : %u\n", "Format version", hc_sb_format(&m->sb));
 	hcctl_fmt_size_exact(sz, sizeof(sz), m->sb.chunk_size);
 	printf("%16s : %s\n", "Chunk size", sz);
 	hcctl_fmt_size(sz, sizeof(sz), m->sb.member_bytes);

@@ -294,9 +294,11 @@ static int data_offset_arg(const struct hcctl_cmd *cmd, const char *arg, void *d
 int hcctl_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	struct data_offset off = { 0 };
+	unsigned int format = 1;
 	bool force = false;
 	const struct hcctl_opt opts[] = {
 		HCCTL_FLAG("force", 'f', &force),
+		HCCTL_UINT("format", 0, &format, 1, 2),
 		/* -o is the output file elsewhere (get): deprecated here */
 		{ .name = "data-offset", .key = 'o', .type = HCCTL_OPT_CALL,
 		  .dst = &off, .fn = data_offset_arg, .key_deprecated = true },
@@ -313,8 +315,9 @@ int hcctl_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv)
 		return hcctl_usage_error(cmd, "too many devices: %d (at most %d)",
 				      argc - optind, HC_MAX_MEMBERS);
 	return pool_start(cmd, HC_CMD_POOL_CREATE, argc - optind, argv + optind,
-			  force ? HC_POOL_F_FORCE : 0, off.given, off.bytes,
-			  hcctl_opt_json);
+			  (force ? HC_POOL_F_FORCE : 0) |
+			  (format == 2 ? HC_POOL_F_FORMAT_V2 : 0),
+			  off.given, off.bytes, hcctl_opt_json);
 }
 
 int hcctl_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv)
@@ -400,13 +403,55 @@ int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv)
 	return HC_EXIT_FAIL;
 }
 
+int hcctl_cmd_pool_upgrade(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
+	struct nl_msg *msg;
+	int ret, optind = hcctl_opt_parse(cmd, argc, argv, NULL, &ret);
+
+	if (optind < 0)
+		return ret;
+	if (optind < argc)
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
+				      argv[optind]);
+
+	if (hcctl_nl_open(&nl, cmd->name) < 0)
+		return HC_EXIT_FAIL;
+	msg = hcctl_nl_request(&nl, HC_CMD_POOL_UPGRADE, 0);
+	if (!msg) {
+		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
+		hcctl_nl_close(&nl);
+		return HC_EXIT_FAIL;
+	}
+	ret = hcctl_nl_transact(&nl, msg, NULL, NULL, &err);
+	hcctl_nl_close(&nl);
+	if (ret == 0) {
+		if (hcctl_opt_json) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "format_version",
+					       json_object_new_int(2));
+			hcctl_json_print(o, false);
+			json_object_put(o);
+		} else {
+			printf("the pool is format v2 now\n");
+		}
+		return HC_EXIT_OK;
+	}
+	if (err.kernel && !err.msg[0] && err.error == ENODEV)
+		snprintf(err.msg, sizeof(err.msg), "no pool is running");
+	hcctl_nl_report(cmd->name, &err, NULL, NULL, 0);
+	return HC_EXIT_FAIL;
+}
+
 /* --- the command table (main.c lists the groups) ---------------------- */
 
 const struct hcctl_cmd hcctl_pool_cmds[] = {
 {
 	.name = "pool create",
 	.summary = "write new superblocks to block devices and start the pool",
-	.synopsis = "[--force] [--data-offset BYTES] [--json] DEV...",
+	.synopsis = "[--force] [--data-offset BYTES] [--format 1|2] [--json] DEV...",
 	.handler = hcctl_cmd_pool_create,
 	.help =
 "DESCRIPTION\n"
@@ -449,6 +494,14 @@ const struct hcctl_cmd hcctl_pool_cmds[] = {
 "        -o BYTES is the deprecated spelling (-o is the output file of\n"
 "        'hcctl get'), still accepted with a note on stderr.\n"
 "\n"
+"    --format 1|2\n"
+"        The on-disk format (Documentation/on-disk-format.md).  1 (the\n"
+"        default) is read by every module; 2 keeps the backend's ETag and\n"
+"        size of every object in its journal ('hcctl ls -e'), and is\n"
+"        refused by a module that knows only format 1 ('unknown\n"
+"        incompatible feature': Operation not supported).  'hcctl status'\n"
+"        shows the format of the running pool (\"format v2\").\n"
+"\n"
 "    -j, --json\n"
 "        Print the pool as one JSON object (see 'hcctl help status').\n"
 "\n"
@@ -460,7 +513,8 @@ HCCTL_EXIT_STATUS_TEXT
 "\n"
 "EXAMPLES\n"
 "    hcctl pool create /dev/nvme0n1 /dev/nvme1n1 /dev/nvme2n1\n"
-"    hcctl pool create --force --data-offset 8M /dev/nvme0n1 /dev/nvme1n1\n",
+"    hcctl pool create --force --data-offset 8M /dev/nvme0n1 /dev/nvme1n1\n"
+"    hcctl pool create --format 2 /dev/nvme0n1 /dev/nvme1n1\n",
 },
 {
 	.name = "pool assemble",
@@ -549,6 +603,37 @@ HCCTL_EXIT_STATUS_TEXT
 "\n"
 "OPTIONS\n"
 HCCTL_JSON_SILENT_TEXT
+HCCTL_HELP_OPT_TEXT
+"\n"
+HCCTL_NEEDS_ADMIN_TEXT,
+},
+{
+	.name = "pool upgrade",
+	.summary = "upgrade the running pool from format v1 to v2, in place",
+	.synopsis = "[--json]",
+	.handler = hcctl_cmd_pool_upgrade,
+	.help =
+"DESCRIPTION\n"
+"    Upgrade the running pool from on-disk format 1 to 2 in place\n"
+"    (Documentation/on-disk-format.md, \"Upgrading a v1 pool\"): the\n"
+"    superblocks, one member after another, then the journal rewritten as\n"
+"    format 2.  No object data moves and every object stays; the pool keeps\n"
+"    serving meanwhile (changes wait for the upgrade).  ONE WAY: a module\n"
+"    that knows only format 1 refuses the pool afterwards.  A power cut at\n"
+"    any point leaves a pool that assembles as format 1 (before the first\n"
+"    superblock is written) or as format 2 with every object, and the\n"
+"    assembly finishes the upgrade.  A format-1 pool never upgraded keeps\n"
+"    working as format 1.  Prints \"the pool is format v2 now\".\n"
+"\n"
+"    Refused while objects are being ingested, staged or uploaded (\"objects\n"
+"    are being ingested, staged or uploaded\": Device or resource busy):\n"
+"    wait for them, then run it again.  \"the pool is already format v2\":\n"
+"    Operation already in progress, if there is nothing to do.\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print {\"format_version\":2} on success.\n"
+"\n"
 HCCTL_HELP_OPT_TEXT
 "\n"
 HCCTL_NEEDS_ADMIN_TEXT,

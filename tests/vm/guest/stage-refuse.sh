@@ -90,6 +90,62 @@ t_unknown_incompat() {
 	dd if=/tmp/sb2 of=$D2 bs=4k count=1 oflag=direct conv=fsync 2>/dev/null
 }
 
+# Format v2's bit beside an unknown one: refused, and the kernel log names
+# the member and the unknown bits.
+t_unknown_incompat_bits() {
+	dd if=$D2 of=/tmp/sb2 bs=4k count=1 iflag=direct 2>/dev/null
+	hc_sbpoke $D2 incompat=0x5
+	rc=0
+	( hc_expect_errno -m "$D2: unknown incompatible feature.*(Operation not supported|Not supported)" \
+		hcctl pool assemble $D0 $D1 $D2 ) || rc=1
+	dd if=/tmp/sb2 of=$D2 bs=4k count=1 oflag=direct conv=fsync 2>/dev/null
+	[ $rc = 0 ] || hc_fail "not refused as an unknown incompatible feature"
+	dev=$(readlink -f $D2)
+	dmesg | grep -q "$dev: incompatible feature bits 0x4 are unknown to this module (it knows 0x1)" ||
+		hc_fail "no kernel log line naming $dev and bits 0x4"
+}
+
+# jget KEY: the first numeric "KEY":N in stdin
+jget() {
+	grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2
+}
+
+# A pool of format v2 (create --format 2): its superblocks carry the bit,
+# its journal is v2, it says so, and its objects survive a restart; a
+# member whose superblock loses the bit (a v1 pool with a v2 journal) is
+# refused.  Then pool B is made again (format 1) and stays v1.
+t_format_v2() {
+	hcctl pool create --force --format 2 $D3 >/dev/null
+	[ "$(hcctl status --json | jget format_version)" = 2 ] ||
+		hc_fail "status does not say format 2: $(hcctl status --json)"
+	hcctl status | grep -q "format v2" || hc_fail "status text: no 'format v2'"
+	head -c 3000000 /dev/urandom >/tmp/v2obj
+	hcctl put --clean --no-progress /tmp/v2obj v2/a >/dev/null
+	hcctl pool stop
+	hc_sbpoke $D3 show | grep -q "incompat=0x1" ||
+		hc_fail "superblock: $(hc_sbpoke $D3 show)"
+	hcctl examine --json $D3 >/tmp/v2.json
+	[ "$(jget format_version </tmp/v2.json)" = 2 ] ||
+		hc_fail "examine: $(cat /tmp/v2.json)"
+	grep -q '"version":2' /tmp/v2.json || hc_fail "journal not v2: $(cat /tmp/v2.json)"
+	hcctl pool assemble $D3 >/dev/null
+	dmesg | grep -q "assembled pool .*format v2" || hc_fail "no 'format v2' in dmesg"
+	rm -f /tmp/v2.out
+	hcctl get --no-progress -o /tmp/v2.out v2/a
+	cmp -s /tmp/v2.out /tmp/v2obj || hc_fail "v2/a changed across the restart"
+	hcctl pool stop
+	hc_sbpoke $D3 incompat=0
+	hc_expect_errno -m "journal of a newer format version.*(Operation not supported|Not supported)" \
+		hcctl pool assemble $D3
+	hcctl pool create --force $D3 >/dev/null
+	[ "$(hcctl status --json | jget format_version)" = 1 ] ||
+		hc_fail "a pool made without --format is not v1"
+	hcctl pool stop
+	hc_sbpoke $D3 show | grep -q "incompat=0$" ||
+		hc_fail "v1 superblock: $(hc_sbpoke $D3 show)"
+	hc_expect_errno -m "format.*1.*2" hcctl pool create --force --format 3 $D3
+}
+
 t_newer_version() {
 	hc_sbpoke $D1 version=2
 	hc_expect_errno -m "$D1: unsupported superblock format version" \
@@ -175,6 +231,7 @@ hc_test refuse-duplicate-device t_duplicate_device
 hc_test refuse-duplicate-member t_duplicate_member
 hc_test refuse-wrong-member-count t_wrong_member_count
 hc_test refuse-unknown-incompat t_unknown_incompat
+hc_test refuse-unknown-incompat-bits t_unknown_incompat_bits
 hc_test refuse-newer-version t_newer_version
 hc_test refuse-bad-checksum t_bad_checksum
 hc_test refuse-nothing-written t_nothing_written
@@ -185,3 +242,4 @@ hc_test refuse-claimed-by-md t_claimed_by_md
 hc_test refuse-claimed-by-pool t_claimed_by_pool
 hc_test refuse-mounted t_mounted
 hc_test refuse-force-overwrites t_force_overwrites
+hc_test pool-format-v2 t_format_v2
