@@ -179,6 +179,7 @@ install: tools helper man
 	install -D -m 0644 dist/udev/60-hypercache.rules $(DESTDIR)$(UDEVRULESDIR)/60-hypercache.rules
 	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/systemd/hypercache-assemble.service.in > $(DESTDIR)$(UNITDIR)/hypercache-assemble.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/hypercache-assemble.service
+	install -D -m 0644 dist/systemd/mnt-hypercache.mount $(DESTDIR)$(UNITDIR)/mnt-hypercache.mount
 	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/udev/61-hypercache-member.rules.in > $(DESTDIR)$(UDEVRULESDIR)/61-hypercache-member.rules
 	chmod 0644 $(DESTDIR)$(UDEVRULESDIR)/61-hypercache-member.rules
 	install -D -m 0644 dist/sysusers.d/hypercache.conf $(DESTDIR)$(SYSUSERSDIR)/hypercache.conf
@@ -202,6 +203,7 @@ uninstall:
 	rm -f $(DESTDIR)$(UNITDIR)/hypercached.service $(DESTDIR)$(UDEVRULESDIR)/60-hypercache.rules
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/hypercache.conf $(DESTDIR)$(BASHCOMPDIR)/hcctl
 	rm -f $(DESTDIR)$(UNITDIR)/hypercache-assemble.service $(DESTDIR)$(UDEVRULESDIR)/61-hypercache-member.rules
+	rm -f $(DESTDIR)$(UNITDIR)/mnt-hypercache.mount
 	rm -f $(DESTDIR)$(PLUGINDIR)/hcctl-s3.so
 	rmdir $(DESTDIR)$(PLUGINDIR) 2>/dev/null || true
 	@if cmp -s helper/hypercache.conf $(HC_CONF); then rm -f $(HC_CONF); \

@@ -142,6 +142,12 @@ static bool hc_state_dirty(u32 state)
 	return state == HC_OBJ_DIRTY || state == HC_OBJ_SYNCING;
 }
 
+/* Whether @state is one of a complete object (its data all there). */
+static bool hc_state_complete(u32 state)
+{
+	return state == HC_OBJ_READY || hc_state_dirty(state);
+}
+
 static u64 hc_cache_hash(const u8 *uri, u32 len)
 {
 	return xxh64(uri, len, 0);
@@ -186,6 +192,9 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 
 	if (obj->state)
 		c->stats.by_state[obj->state]--;
+	if (!(obj->state && hc_state_complete(obj->state)) &&
+	    hc_state_complete(state))
+		obj->committed = ktime_get_real_ns();
 	if (!was_dirty && hc_state_dirty(state)) {
 		list_add_tail(&obj->queue_node, &c->egress);
 		obj->egress_defer = false;

@@ -93,6 +93,10 @@ struct hc_fence {
  *	DIRTY (its COMMIT, or its replay at assembly: journal format v1
  *	records no time); set by hc_cache_set_state(), read for
  *	HC_A_STATS_DIRTY_OLDEST_NS (hc_cache_dirty_oldest_ns())
+ * @committed: CLOCK_REALTIME ns when it became complete (READY, DIRTY or
+ *	SYNCING from STAGED, INGESTING or new): its COMMIT or INGEST_DONE,
+ *	or, as for @dirty_since, its replay at assembly (format v1 records
+ *	no time); set by hc_cache_set_state(); the view's mtime (fs.md)
  * @hash: 64-bit hash of the URI (also the policy's key)
  * @size: bytes
  * @generation: changes whenever the URI's content changes
@@ -146,6 +150,7 @@ struct hc_obj {
 	u64 size;
 	u64 generation;
 	u64 dirty_since;
+	u64 committed;
 	u32 state;
 	u32 flags;
 	u32 data_crc;

@@ -30,7 +30,7 @@
  * @gid: group of every inode (gid=, default 0)
  * @mode: permission bits of files (mode=, default 0440); directories get
  *	them plus x where r is set
- * @mounted: every inode's times (format v1 records no commit time)
+ * @mounted: the directories' times (a file's are its object's commit time)
  * @ingest: ingest=on: opening a path that is not cached ingests it
  * @ingest_ms: how long such an open waits (ingest_timeout=, seconds)
  */
@@ -85,7 +85,7 @@ static inline bool hc_fs_obj_visible(const struct hc_obj *obj)
 /* fs_super.c */
 struct inode *hc_fs_inode_dir(struct super_block *sb, u8 *prefix, u32 len);
 struct inode *hc_fs_inode_file(struct super_block *sb, u8 *uri, u32 len,
-			       u64 generation, u64 size, u64 chunks);
+			       u64 generation, u64 size, u64 chunks, u64 mtime);
 
 /* fs_dir.c */
 extern const struct inode_operations hc_fs_dir_iops;

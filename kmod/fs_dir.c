@@ -94,7 +94,7 @@ static struct dentry *hc_fs_lookup(struct inode *dir, struct dentry *dentry,
 	const u8 *name = dentry->d_name.name;
 	u32 nlen = dentry->d_name.len;
 	struct inode *inode = NULL;
-	u64 gen = 0, size = 0, chunks = 0;
+	u64 gen = 0, size = 0, chunks = 0, mtime = 0;
 	bool file = false, subdir = false;
 	struct hc_cache *c;
 	struct hc_obj *obj;
@@ -124,6 +124,7 @@ static struct dentry *hc_fs_lookup(struct inode *dir, struct dentry *dentry,
 		gen = obj->generation;
 		size = obj->size;
 		chunks = obj->chunks;
+		mtime = obj->committed;
 	} else {
 		subdir = hc_fs_dir_exists(c, buf, dlen);
 	}
@@ -144,6 +145,7 @@ static struct dentry *hc_fs_lookup(struct inode *dir, struct dentry *dentry,
 		gen = obj->generation;
 		size = obj->size;
 		chunks = obj->chunks;
+		mtime = obj->committed;
 	}
 	hc_pool_unlock();
 	if (IS_ERR(obj)) {
@@ -152,7 +154,8 @@ static struct dentry *hc_fs_lookup(struct inode *dir, struct dentry *dentry,
 	}
 
 	if (file)
-		inode = hc_fs_inode_file(dir->i_sb, buf, flen, gen, size, chunks);
+		inode = hc_fs_inode_file(dir->i_sb, buf, flen, gen, size, chunks,
+					  mtime);
 	else if (subdir)
 		inode = hc_fs_inode_dir(dir->i_sb, buf, dlen);
 	else

@@ -119,11 +119,13 @@ static int hc_fs_inode_set(struct inode *inode, void *data)
  *	is loaded
  * @size: bytes
  * @chunks: chunks it occupies
+ * @mtime: its times, CLOCK_REALTIME ns: the object's commit time
+ *	(hc_obj.committed), or a stage's creation
  *
  * May sleep.  Return: the inode (referenced) or ERR_PTR(-ENOMEM).
  */
 struct inode *hc_fs_inode_file(struct super_block *sb, u8 *uri, u32 len,
-			       u64 generation, u64 size, u64 chunks)
+			       u64 generation, u64 size, u64 chunks, u64 mtime)
 {
 	struct hc_fs_info *fsi = HC_FS_SB(sb);
 	struct inode *inode;
@@ -141,6 +143,7 @@ struct inode *hc_fs_inode_file(struct super_block *sb, u8 *uri, u32 len,
 	HC_FS_I(inode)->uri = uri;
 	HC_FS_I(inode)->uri_len = len;
 	hc_fs_inode_common(inode, S_IFREG | fsi->mode);
+	hc_inode_set_times(inode, ns_to_timespec64(mtime));
 	inode->i_op = &hc_fs_file_iops;
 	inode->i_fop = &hc_fs_file_fops;
 	inode->i_mapping->a_ops = &hc_fs_aops;

@@ -175,6 +175,7 @@ static int hc_fs_wr_store(struct file *file, struct hc_fs_writer *w)
 	struct hc_pool *pool = HC_FS_SB(file_inode(file)->i_sb)->pool;
 	struct hc_obj *obj = w->obj;
 	struct hc_cache *c = pool->cache;
+	u64 mtime = 0;
 	u32 i;
 	int err;
 
@@ -193,14 +194,17 @@ static int hc_fs_wr_store(struct file *file, struct hc_fs_writer *w)
 	} else {
 		trace_hc_commit(obj->uri, obj->uri_len, obj->generation,
 				obj->size);
+		mtime = obj->committed;
 		w->obj = NULL;
 		w->stored = true;
 	}
 	hc_pool_unlock();
 	if (err)
 		return err;
-	if (w->inode)
+	if (w->inode) {
 		i_size_write(w->inode, w->size);
+		hc_inode_set_times(w->inode, ns_to_timespec64(mtime));
+	}
 	hc_nl_egress_kick();
 	return 0;
 }
@@ -440,7 +444,8 @@ int hc_fs_create(struct inode *dir, struct dentry *dentry)
 		kfree(uri);
 		return err;
 	}
-	inode = hc_fs_inode_file(dir->i_sb, uri, len, gen, 0, 0);
+	inode = hc_fs_inode_file(dir->i_sb, uri, len, gen, 0, 0,
+				  ktime_get_real_ns());
 	if (IS_ERR(inode)) {
 		hc_pool_lock();
 		hc_cache_abort(fsi->pool->cache, obj);

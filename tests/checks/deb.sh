@@ -33,6 +33,7 @@ for f in ./usr/sbin/hcctl ./usr/sbin/hypercached ./usr/share/man/man8/hcctl.8.gz
 	./usr/share/man/man8/hypercached.8.gz ./usr/share/man/man5/hypercache.conf.5.gz \
 	./lib/systemd/system/hypercached.service ./lib/udev/rules.d/60-hypercache.rules \
 	./lib/systemd/system/hypercache-assemble.service ./lib/udev/rules.d/61-hypercache-member.rules \
+	./lib/systemd/system/mnt-hypercache.mount \
 	./usr/lib/sysusers.d/hypercache.conf ./usr/share/bash-completion/completions/hcctl \
 	./etc/hypercache/hypercache.conf ./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/hypercache/hcctl-s3.so; do
 	grep -q " $f\$" <<<"$list" || fail "$main lacks $f"
@@ -45,6 +46,9 @@ grep -q 'addgroup --system --quiet hypercache' "$d/main/postinst" || fail "posti
 grep -q 'dpkg-statoverride --update --add root hypercache 0640' "$d/main/postinst" ||
 	fail "postinst does not give the configuration to the group"
 grep -q "deb-systemd-helper enable 'hypercached.service'" "$d/main/postinst" || fail "the unit is not enabled"
+# dh_installsystemd --no-enable: enabled again on upgrade only if it was
+grep -q "deb-systemd-helper debian-installed 'mnt-hypercache.mount'" "$d/main/postinst" ||
+	fail "the view's mount unit is enabled at install (a mounted pool cannot stop)"
 grep -q "deb-systemd-invoke.*start" "$d/main/postinst" && fail "the unit is started at install"
 dep=$(dpkg-deb -f "$main" Depends)
 for l in libnl-genl-3-200 libjson-c5 libcurl4 libinih1 libsystemd0 libblkid1 adduser; do

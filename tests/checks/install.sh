@@ -8,7 +8,9 @@
 #  - the three man pages are well-formed (groff, every warning fatal) and
 #    `man -l` shows each page's NAME line;
 #  - hypercached.service passes `systemd-analyze verify` (its binary and
-#    man pages resolved in the staging tree);
+#    man pages resolved in the staging tree), and so do the assembly unit
+#    and the view's mount unit (mnt-hypercache.mount: its name is its
+#    mount point's, What/Where/Type as Documentation/fs.md says);
 #  - a second install keeps an operator's edited configuration, and
 #    uninstall removes every file but that configuration;
 #  - hypercached --check-config accepts the installed configuration.
@@ -27,6 +29,7 @@ want="etc/hypercache/hypercache.conf
 usr/lib/hypercache/hcctl-s3.so
 usr/lib/systemd/system/hypercache-assemble.service
 usr/lib/systemd/system/hypercached.service
+usr/lib/systemd/system/mnt-hypercache.mount
 usr/lib/sysusers.d/hypercache.conf
 usr/lib/udev/rules.d/60-hypercache.rules
 usr/lib/udev/rules.d/61-hypercache-member.rules
@@ -75,6 +78,17 @@ grep -q 'IMPORT{program}="/usr/sbin/hcctl examine --export $devnode"' \
 grep -q '@' "$d/usr/lib/udev/rules.d/61-hypercache-member.rules" "$d/usr/lib/systemd/system/hypercache-assemble.service" &&
 	fail "the assembly unit or member rule keeps an @VARIABLE@"
 
+# the view's mount unit: systemd's name for its Where=, the view's type
+u=$d/usr/lib/systemd/system/mnt-hypercache.mount
+out=$(MANPATH=$d/usr/share/man systemd-analyze verify "$u" 2>&1) ||
+	fail "systemd-analyze verify mnt-hypercache.mount: $out"
+[ -z "$out" ] || fail "systemd-analyze verify mnt-hypercache.mount: $out"
+where=$(sed -n 's/^Where=//p' "$u")
+[ "$(systemd-escape -p --suffix=mount "$where")" = mnt-hypercache.mount ] ||
+	fail "mnt-hypercache.mount mounts $where: the unit's name does not match"
+grep -qx 'Type=hypercache' "$u" && grep -qx 'What=hypercache' "$u" ||
+	fail "mnt-hypercache.mount does not mount the hypercache type"
+
 out=$("$d/usr/sbin/hypercached" --check-config -c "$d/etc/hypercache/hypercache.conf" 2>&1) ||
 	fail "the installed configuration does not load: $out"
 
@@ -91,4 +105,4 @@ make -s install DESTDIR="$d" PREFIX=/usr >/dev/null 2>&1 && make -s uninstall DE
 	fail "install + uninstall failed"
 left=$(cd "$d" && find . -type f)
 [ -z "$left" ] || fail "uninstall of an unchanged install left: $left"
-echo "install: ok ($(echo "$want" | wc -l) files, 3 man pages, unit verified)"
+echo "install: ok ($(echo "$want" | wc -l) files, 3 man pages, units verified)"

@@ -65,6 +65,8 @@ extern const struct hcctl_cmd hcctl_pool_cmds[], hcctl_inspect_cmds[],
 	hcctl_status_cmds[], hcctl_object_cmds[], hcctl_preload_cmds[],
 	hcctl_flush_cmds[], hcctl_restore_cmds[], hcctl_cache_cmds[],
 	hcctl_bench_cmds[], hcctl_member_cmds[];
+/* mount.c: mount, umount (the file system view) */
+extern const struct hcctl_cmd hcctl_mount_cmds[];
 
 /* Global options (set by main.c before a handler runs). */
 extern bool hcctl_opt_json;
@@ -191,5 +193,7 @@ int hcctl_cmd_flush(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_restore(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_examine(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_pool_wipe(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_mount(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_umount(const struct hcctl_cmd *cmd, int argc, char **argv);
 
 #endif /* HCCTL_H */

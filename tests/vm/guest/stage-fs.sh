@@ -78,6 +78,10 @@ t_no_pool() {
 		hc_fail "the kernel did not say why"
 	grep -q " $MNT " /proc/mounts && hc_fail "mounted without a pool"
 	grep -qw hypercache /proc/filesystems || hc_fail "not in /proc/filesystems"
+	# hcctl mount names the reason, and leaves no mount point it made
+	hc_expect_errno -m "no pool is running" hcctl mount /mnt/hcmade
+	[ -e /mnt/hcmade ] && hc_fail "hcctl mount left the mount point it created"
+	hc_expect_errno -m "not mounted" hcctl umount
 }
 
 t_create() {
@@ -497,12 +501,105 @@ t_perm() {
 	rm -f /tmp/perm.out
 }
 
+# mtime = the object's commit time (a put, a write's last close), kept
+# across a remount and an inode's eviction; after a reassembly the
+# assembly's time (format v1 journals no time, as for the dirty age); the
+# inode number is the same throughout: the generation, replayed.
+t_mtime() {
+	umount $MNT
+	hcmount
+	sleep 2			# the mount's time is not the commit's
+	t0=$(date +%s)
+	put /tmp/src.1 "s3://fsb/mt/put"
+	t1=$(date +%s)
+	# pinned: the full pool's next stage would evict it (a pin changes no time)
+	hcctl pin "s3://fsb/mt/put" >/dev/null || hc_fail "pin"
+	f=$MNT/s3/fsb/mt/put
+	m=$(stat -c %Y $f)
+	[ "$m" -ge "$t0" ] && [ "$m" -le "$t1" ] || hc_fail "$f: mtime $m, committed in $t0..$t1"
+	[ "$(stat -c %Z $f)" = "$m" ] || hc_fail "$f: ctime $(stat -c %Z $f), mtime $m"
+	# written through the mount: the last close's time, not the create's
+	exec 6>$MNT/s3/fsb/mt/wr
+	echo data >&6
+	sleep 2
+	t0=$(date +%s)
+	exec 6>&-
+	m=$(stat -c %Y $MNT/s3/fsb/mt/wr)
+	[ "$m" -ge "$t0" ] || hc_fail "written: mtime $m before its close at $t0"
+	ino=$(stat -c %i $f) m=$(stat -c %Y $f) mw=$(stat -c %Y $MNT/s3/fsb/mt/wr)
+	umount $MNT
+	hcmount
+	echo 2 >/proc/sys/vm/drop_caches
+	[ "$(stat -c '%i %Y' $f)" = "$ino $m" ] || hc_fail "after a remount: $(stat -c '%i %Y' $f), was $ino $m"
+	[ "$(stat -c %Y $MNT/s3/fsb/mt/wr)" = "$mw" ] || hc_fail "the written file's mtime changed"
+	# a reassembly: the same inode, mtime = the assembly's time
+	umount $MNT
+	hcctl pool stop >/dev/null || hc_fail "pool stop"
+	sleep 1
+	t0=$(date +%s)
+	hcctl pool assemble $members >/dev/null || hc_fail "pool assemble"
+	hcmount
+	[ "$(stat -c %i $f)" = "$ino" ] || hc_fail "reassembled: inode $(stat -c %i $f), was $ino"
+	m=$(stat -c %Y $f)
+	[ "$m" -ge "$t0" ] || hc_fail "reassembled: mtime $m, assembled at $t0"
+	same $f /tmp/src.1
+	hcctl unpin "s3://fsb/mt/put" >/dev/null || hc_fail "unpin"
+}
+
+# hcctl mount/umount: the reasons of the refusals, --json, names for the
+# owner and group, the default group, an fstab line with mount -a.
+t_hcctl() {
+	f=s3/fsb/sizes/f1
+	hc_expect_errno -m "already mounted on $MNT" hcctl mount /mnt/hc2
+	hc_expect_errno -m "not a mount of the HyperCache view" hcctl umount /tmp
+	sleep 600 <$MNT/$f &
+	holder=$!
+	sleep 0.5
+	hc_expect_errno -m "open or mapped by $holder \\(sleep\\)" hcctl umount
+	grep -q " $MNT " /proc/mounts || hc_fail "unmounted while busy"
+	kill $holder
+	wait $holder 2>/dev/null || true
+	hcctl umount --json >/tmp/um.json || hc_fail "hcctl umount"
+	grep -q "\"mountpoint\":\"$MNT\"" /tmp/um.json || hc_fail "umount --json: $(cat /tmp/um.json)"
+	grep -q " $MNT " /proc/mounts && hc_fail "still mounted after hcctl umount"
+	hc_expect_errno -m "not mounted" hcctl umount
+	# a group by name, --mode, --ro, a mount point made
+	echo "hcusers:x:4242:" >>/etc/group
+	rmdir /mnt/hcnew 2>/dev/null || true
+	hcctl mount --json --gid hcusers --mode 0444 --ro /mnt/hcnew >/tmp/m.json || hc_fail "hcctl mount --ro"
+	cat /tmp/m.json
+	[ "$(jnum gid </tmp/m.json)" = 4242 ] || hc_fail "--gid hcusers: $(cat /tmp/m.json)"
+	grep -q '"mode":"0444".*"read_only":true,"created":true' /tmp/m.json ||
+		hc_fail "mount --json: $(cat /tmp/m.json)"
+	[ "$(stat -c '%a %g' /mnt/hcnew/$f)" = "444 4242" ] || hc_fail "$(stat -c '%a %g' /mnt/hcnew/$f)"
+	grep " /mnt/hcnew " /proc/mounts | grep -q "hypercache ro," || hc_fail "not ro"
+	hcctl umount /mnt/hcnew >/dev/null || hc_fail "hcctl umount /mnt/hcnew"
+	# without --gid: the hypercache group when it exists
+	echo "hypercache:x:4343:" >>/etc/group
+	hcctl mount --ingest on --ingest-timeout 7 $MNT || hc_fail "hcctl mount"
+	[ "$(stat -c '%a %g' $MNT/$f)" = "440 4343" ] || hc_fail "default group: $(stat -c '%a %g' $MNT/$f)"
+	grep " $MNT " /proc/mounts | grep -q "ingest=on,ingest_timeout=7" || hc_fail "ingest options not passed"
+	hcctl umount $MNT >/dev/null
+	sed -i '/^hcusers:/d; /^hypercache:/d' /etc/group
+	hc_expect_errno -m "bad --mode" hcctl mount --mode 01777 $MNT
+	hc_expect_errno -m "no such group" hcctl mount --gid nosuchgroup $MNT
+	# /etc/fstab (Documentation/fs.md's line): mount -a, then by its mount point
+	echo "hypercache $MNT hypercache gid=65534,mode=0440,nofail 0 0" >/etc/fstab
+	mount -a -t hypercache || hc_fail "mount -a"
+	grep " $MNT " /proc/mounts | grep -q "gid=65534,mode=0440" || hc_fail "fstab: $(grep " $MNT " /proc/mounts)"
+	umount $MNT
+	mount $MNT || hc_fail "mount $MNT from fstab"
+	same $MNT/$f /tmp/src.1
+	rm -f /etc/fstab /tmp/m.json /tmp/um.json
+}
+
 # The stop rule: refused while mounted, fine after umount.
 t_stop() {
 	hc_expect_errno -m "mounted" hcctl pool stop
 	umount $MNT
 	hcctl pool stop || hc_fail "stop after umount"
 	hc_expect_errno mount -t hypercache hypercache $MNT
+	hc_expect_errno -m "no pool is running" hcctl mount $MNT
 }
 
 hc_test fs_no_pool t_no_pool
@@ -519,4 +616,6 @@ hc_test fs_hostile t_hostile
 hc_test fs_many t_many
 hc_test fs_write t_write
 hc_test fs_perm t_perm
+hc_test fs_mtime t_mtime
+hc_test fs_hcctl t_hcctl
 hc_test fs_stop t_stop
