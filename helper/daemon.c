@@ -537,6 +537,7 @@ static struct s3_backend *s3_clients(struct s3_backend *tab,
 		return NULL;
 	pol = malloc(sizeof(*pol));
 	if (!pol) {
+		hc_creds_release(&creds);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
@@ -549,6 +550,7 @@ static struct s3_backend *s3_clients(struct s3_backend *tab,
 	};
 	ret = hcs3_new(b, &creds, &opts, &s->ctl, err, errlen);
 	if (ret) {
+		hc_creds_release(&creds);
 		free(pol);
 		return NULL;
 	}
@@ -560,16 +562,18 @@ static struct s3_backend *s3_clients(struct s3_backend *tab,
 			while (i--)
 				hcs3_free(s->c[i]);
 			hcs3_free(s->ctl);
+			hc_creds_release(&creds);
 			free(pol);
 			return NULL;
 		}
 	}
 	s->b = b;
-	hc_log(HC_LOG_DEBUG, "backend %s: %u S3 clients (credentials from %s)",
-	       b->name, cfg->ingest_concurrency,
-	       creds.source == HC_CREDS_CONFIG ? "the configuration" :
-	       creds.source == HC_CREDS_ENV ? "the environment" :
-	       "the shared credentials file");
+	hc_log(HC_LOG_INFO, "backend %s: %u S3 clients, region %s, credentials from %s%s%s",
+	       b->name, cfg->ingest_concurrency, creds.region,
+	       hc_creds_source_name(creds.source),
+	       creds.provider ? ", refreshed before they expire" : "",
+	       creds.source == HC_CREDS_ANONYMOUS && !b->anonymous ?
+	       " (none found: set anonymous = true to say so)" : "");
 	return s;
 }
 

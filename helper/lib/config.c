@@ -148,6 +148,7 @@ enum hc_backend_key {
 	HC_B_SECRET_KEY,
 	HC_B_CA_FILE,
 	HC_B_ROOT,
+	HC_B_ANONYMOUS,
 	HC_B_NR,
 };
 
@@ -542,6 +543,7 @@ static const char *const hc_backend_keys[HC_B_NR] = {
 	[HC_B_SECRET_KEY]	= "secret_key",
 	[HC_B_CA_FILE]		= "ca_file",
 	[HC_B_ROOT]		= "root",
+	[HC_B_ANONYMOUS]	= "anonymous",
 };
 
 /* Which type each key belongs to (NONE: both). */
@@ -554,10 +556,12 @@ static const enum hc_backend_type hc_backend_key_type[HC_B_NR] = {
 	[HC_B_SECRET_KEY]	= HC_BACKEND_S3,
 	[HC_B_CA_FILE]		= HC_BACKEND_S3,
 	[HC_B_ROOT]		= HC_BACKEND_POSIX,
+	[HC_B_ANONYMOUS]	= HC_BACKEND_S3,
 };
 
 static const char *const hc_type_words[] = { "", "s3", "posix", NULL };
 static const char *const hc_addr_words[] = { "path", "virtual", NULL };
+static const char *const hc_bool_words[] = { "false", "true", NULL };
 
 static int hc_region(struct hc_parse *p, struct hc_backend *b, const char *v)
 {
@@ -584,7 +588,13 @@ static int hc_backend_set(struct hc_parse *p, int k, const char *v)
 	case HC_B_ENDPOINT:
 		return hc_url(p, b->endpoint, sizeof(b->endpoint), v);
 	case HC_B_REGION:
+		b->region_set = true;
 		return hc_region(p, b, v);
+	case HC_B_ANONYMOUS:
+		rc = hc_enum(p, v, hc_bool_words, "true or false", &i);
+		if (!rc)
+			b->anonymous = i;
+		return rc;
 	case HC_B_ADDRESSING:
 		rc = hc_enum(p, v, hc_addr_words, "path or virtual", &i);
 		if (!rc)
@@ -623,6 +633,9 @@ static int hc_backend_check(struct hc_parse *p)
 		if (!p->bk_line[HC_B_ENDPOINT])
 			return hc_sfail(p, p->sec_line, NULL,
 					"missing required key \"endpoint\"");
+		if (b->anonymous && p->bk_line[HC_B_ACCESS_KEY])
+			return hc_sfail(p, p->bk_line[HC_B_ANONYMOUS], "anonymous",
+					"true with access_key: unsigned requests carry no key");
 		if (!p->bk_line[HC_B_ACCESS_KEY] != !p->bk_line[HC_B_SECRET_KEY]) {
 			k = p->bk_line[HC_B_ACCESS_KEY] ? HC_B_ACCESS_KEY
 							: HC_B_SECRET_KEY;
@@ -941,189 +954,51 @@ const struct hc_backend *hc_config_backend(const struct hc_config *cfg,
 }
 
 /* ---------------------------------------------------------------------- */
-/* Credentials */
+/* AWS-style INI files (the credential chain's ~/.aws/credentials, config) */
 
-static const char *hc_env(char *const envp[], const char *name)
-{
-	size_t len = strlen(name);
-
-	for (; envp && *envp; envp++)
-		if (!strncmp(*envp, name, len) && (*envp)[len] == '=')
-			return *envp + len + 1;
-	return NULL;
-}
-
-/* Copy @v into @dst (@size bytes); -EINVAL if empty or too long. */
-static int hc_cput(char *dst, size_t size, const char *v)
-{
-	size_t len = strlen(v);
-
-	if (len == 0 || len >= size)
-		return -EINVAL;
-	memcpy(dst, v, len + 1);
-	return 0;
-}
-
-struct hc_credfile {
+struct hc_ini_lenient_ctx {
 	struct hc_reader rd;
-	const char *profile;
-	struct hc_creds *out;
-	bool found;		/* the profile's section exists */
-	int bad_line;		/* a value too long */
-	const char *bad_key;
+	int bad_line;
 };
 
-static int hc_credfile_fail(void *ctx, const char *fmt, ...)
+static int hc_ini_lenient_fail(void *ctx, const char *fmt, ...)
 {
-	struct hc_credfile *c = ctx;
+	struct hc_ini_lenient_ctx *c = ctx;
 
 	(void)fmt;	/* reported as "unreadable line" */
-	if (!c->bad_line) {
+	if (!c->bad_line)
 		c->bad_line = c->rd.line;
-		c->bad_key = NULL;
-	}
 	return -EINVAL;
 }
 
-static int hc_credfile_key(void *user, const char *section, const char *name,
-			   const char *value)
+int hc_ini_file(const char *path, hc_ini_handler fn, void *user,
+		char *err, size_t errlen)
 {
-	struct hc_credfile *c = user;
-	struct hc_creds *o = c->out;
-	int rc = 0;
-
-	if (strcmp(section, c->profile))
-		return 1;	/* other profiles and keys are not ours */
-	c->found = true;
-	if (!strcmp(name, "aws_access_key_id"))
-		rc = hc_cput(o->access_key, sizeof(o->access_key), value);
-	else if (!strcmp(name, "aws_secret_access_key"))
-		rc = hc_cput(o->secret_key, sizeof(o->secret_key), value);
-	else if (!strcmp(name, "aws_session_token"))
-		rc = hc_cput(o->session_token, sizeof(o->session_token), value);
-	if (rc && !c->bad_line) {
-		c->bad_line = c->rd.line;
-		c->bad_key = name;
-	}
-	return !rc;
-}
-
-/* Profile @profile of the shared credentials file @path. */
-static int hc_creds_file(const char *path, const char *profile,
-			 struct hc_creds *out, char *err, size_t errlen)
-{
-	struct hc_credfile c = { 0 };
-	char *text;
+	struct hc_ini_lenient_ctx c = { 0 };
 	size_t len;
+	char *text;
 	int line, rc;
 
+	hc_ini_init();
 	rc = hc_slurp(path, &text, &len, err, errlen);
-	if (rc == -ENOENT)
-		return hc_seterr(err, errlen, rc,
-				"no credentials: none in the config, AWS_ACCESS_KEY_ID unset, %s missing",
-				path);
 	if (rc)
 		return rc;
 	c.rd.pos = text;
 	c.rd.end = text + len;
-	c.rd.fail = hc_credfile_fail;
+	c.rd.fail = hc_ini_lenient_fail;
 	c.rd.ctx = &c;
 	c.rd.lenient = true;
-	c.profile = profile;
-	c.out = out;
-	line = ini_parse_stream(hc_read_line, &c.rd, hc_credfile_key, &c);
+	line = ini_parse_stream(hc_read_line, &c.rd, fn, user);
 	free(text);
 	if (line == -2)
-		return -ENOMEM;
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	if (c.bad_line && (line <= 0 || c.bad_line <= line))
-		return hc_seterr(err, errlen, -EINVAL, "%s:%d: [%s]%s%s: %s",
-				path, c.bad_line, profile,
-				c.bad_key ? " " : "", c.bad_key ? c.bad_key : "",
-				c.bad_key ? "empty or too long" :
-					    "unreadable line (NUL byte or too long)");
+		return hc_seterr(err, errlen, -EINVAL,
+				 "%s:%d: unreadable line (NUL byte or too long)",
+				 path, c.bad_line);
 	if (line > 0)
-		return hc_seterr(err, errlen, -EINVAL, "%s:%d: syntax error",
-				path, line);
-	if (!c.found)
-		return hc_seterr(err, errlen, -ENOENT, "%s: no profile [%s]",
-				path, profile);
-	if (!out->access_key[0] || !out->secret_key[0])
-		return hc_seterr(err, errlen, -EINVAL,
-				"%s: [%s]: needs aws_access_key_id and aws_secret_access_key",
-				path, profile);
-	return 0;
-}
-
-int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
-		    const char *home, struct hc_creds *out,
-		    char *err, size_t errlen)
-{
-	const char *id, *secret, *token, *path, *profile;
-	char buf[HC_PATH_MAX + 1];
-	int rc;
-
-	if (err && errlen)
-		err[0] = '\0';
-	hc_ini_init();
-	memset(out, 0, sizeof(*out));
-
-	/* 1. The backend's own keys (the parser saw to it: both or neither). */
-	if (b && b->access_key[0] && b->secret_key[0]) {
-		out->source = HC_CREDS_CONFIG;
-		strcpy(out->access_key, b->access_key);
-		strcpy(out->secret_key, b->secret_key);
-		return 0;
-	}
-
-	/* 2. The environment. */
-	id = hc_env(envp, "AWS_ACCESS_KEY_ID");
-	secret = hc_env(envp, "AWS_SECRET_ACCESS_KEY");
-	token = hc_env(envp, "AWS_SESSION_TOKEN");
-	if ((id && *id) || (secret && *secret)) {
-		if (!id || !*id || !secret || !*secret)
-			return hc_seterr(err, errlen, -EINVAL,
-					"environment: %s is set but %s is not",
-					id && *id ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
-					id && *id ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID");
-		out->source = HC_CREDS_ENV;
-		if (hc_cput(out->access_key, sizeof(out->access_key), id) ||
-		    hc_cput(out->secret_key, sizeof(out->secret_key), secret) ||
-		    (token && *token &&
-		     hc_cput(out->session_token, sizeof(out->session_token), token)))
-			return hc_seterr(err, errlen, -EINVAL,
-					"environment: an AWS_* credential is too long");
-		return 0;
-	}
-
-	/* 3. The shared credentials file. */
-	profile = hc_env(envp, "AWS_PROFILE");
-	if (!profile || !*profile)
-		profile = "default";
-	if (strlen(profile) >= sizeof(out->profile))
-		return hc_seterr(err, errlen, -EINVAL,
-				"AWS_PROFILE: longer than %zu bytes",
-				sizeof(out->profile) - 1);
-	path = hc_env(envp, "AWS_SHARED_CREDENTIALS_FILE");
-	if (!path || !*path) {
-		if (!home)
-			home = hc_env(envp, "HOME");
-		if (!home || !*home)
-			return hc_seterr(err, errlen, -ENOENT,
-					"no credentials: none in the config, AWS_ACCESS_KEY_ID unset, no HOME for ~/.aws/credentials");
-		if ((size_t)snprintf(buf, sizeof(buf), "%s/.aws/credentials",
-				     home) >= sizeof(buf))
-			return hc_seterr(err, errlen, -ENAMETOOLONG,
-					"HOME: longer than %zu bytes",
-					sizeof(buf) - 20);
-		path = buf;
-	}
-	rc = hc_creds_file(path, profile, out, err, errlen);
-	if (rc) {
-		memset(out, 0, sizeof(*out));
-		return rc;
-	}
-	out->source = HC_CREDS_FILE;
-	strcpy(out->profile, profile);
+		return hc_seterr(err, errlen, -EINVAL, "%s:%d: syntax error or bad value",
+				 path, line);
 	return 0;
 }
 
@@ -1174,6 +1049,7 @@ static void restart_backends(const struct hc_config *old,
 		HC_BACKEND_FIELD(secret_key, strcmp(a->secret_key, b->secret_key));
 		HC_BACKEND_FIELD(ca_file, strcmp(a->ca_file, b->ca_file));
 		HC_BACKEND_FIELD(root, strcmp(a->root, b->root));
+		HC_BACKEND_FIELD(anonymous, a->anonymous != b->anonymous);
 	}
 #undef HC_BACKEND_FIELD
 	for (i = 0; i < next->nr_backends; i++) {

@@ -67,10 +67,12 @@ struct hc_backend {
 	/* s3 */
 	char endpoint[HC_URL_MAX + 1];		/* required */
 	char region[HC_REGION_MAX + 1];		/* "us-east-1" */
+	bool region_set;			/* given: before AWS_REGION */
 	enum hc_addressing addressing;		/* path */
 	char access_key[HC_KEY_MAX + 1];	/* "" = look elsewhere */
 	char secret_key[HC_KEY_MAX + 1];	/* set iff access_key is */
 	char ca_file[HC_PATH_MAX + 1];		/* "" = system CA store */
+	bool anonymous;				/* unsigned requests (cred.h) */
 	/* posix */
 	char root[HC_PATH_MAX + 1];		/* absolute, required */
 };
@@ -113,38 +115,18 @@ int hc_config_load(const char *path, struct hc_config *cfg,
 const struct hc_backend *hc_config_backend(const struct hc_config *cfg,
 					   const char *name);
 
-/* Where hc_creds_lookup() found the credentials. */
-enum hc_creds_source {
-	HC_CREDS_CONFIG,	/* access_key/secret_key of the backend */
-	HC_CREDS_ENV,		/* AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY */
-	HC_CREDS_FILE,		/* shared credentials file, one profile */
-};
-
-struct hc_creds {
-	enum hc_creds_source source;
-	char access_key[HC_KEY_MAX + 1];
-	char secret_key[HC_KEY_MAX + 1];
-	char session_token[HC_TOKEN_MAX + 1];	/* "" if none */
-	char profile[HC_NAME_MAX + 1];		/* HC_CREDS_FILE only */
-};
-
 /*
- * hc_creds_lookup() - the credentials of S3 backend @b, first found of:
- *   1. @b's access_key and secret_key;
- *   2. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN)
- *      in @envp;
- *   3. profile $AWS_PROFILE (else "default") of the shared credentials
- *      file $AWS_SHARED_CREDENTIALS_FILE (else @home/.aws/credentials):
- *      aws_access_key_id, aws_secret_access_key, aws_session_token.
- * @envp is a NULL-terminated array of "NAME=value" (environ in the daemon,
- * a fixed array in tests); @home NULL means $HOME from @envp.
- * Returns 0; -ENOENT when no source has credentials (the message lists
- * what was tried); -EINVAL for half a pair or a malformed file.
- * The result holds secrets: the caller clears it (explicit_bzero) after use.
+ * hc_ini_file() - libinih over the file at @path (at most
+ * HC_CONFIG_FILE_MAX bytes) as the AWS CLI writes its files: indented lines
+ * allowed, every key of every section given to @fn (as for ini_parse(); a
+ * zero return is an error).  Returns 0; -ENOENT etc. for the file; -EINVAL
+ * with "PATH:LINE: ..." in @err for a line @fn refused or libinih could
+ * not read; -ENOMEM.
  */
-int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
-		    const char *home, struct hc_creds *out,
-		    char *err, size_t errlen);
+typedef int (*hc_ini_handler)(void *user, const char *section,
+			      const char *name, const char *value);
+int hc_ini_file(const char *path, hc_ini_handler fn, void *user,
+		char *err, size_t errlen);
 
 /*
  * hc_config_restart_keys() - the settings that differ between the running
@@ -155,5 +137,7 @@ int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
 unsigned int hc_config_restart_keys(const struct hc_config *old,
 				    const struct hc_config *next,
 				    char *buf, size_t len);
+
+#include "cred.h"
 
 #endif /* HC_CONFIG_H */

@@ -62,7 +62,7 @@ void hcs3_free(struct hcs3 *c)
 	curl_free(c->host);
 	curl_free(c->port);
 	free(c->base);
-	explicit_bzero(&c->creds, sizeof(c->creds));
+	hc_creds_release(&c->creds);
 	explicit_bzero(&c->b, sizeof(c->b));
 	free(c);
 }
@@ -126,9 +126,11 @@ int hcs3_new(const struct hc_backend *b, const struct hc_creds *creds,
 	int rc;
 
 	*out = NULL;
-	if (!b || !creds || !*creds->access_key || !*creds->secret_key)
+	if (!b || !creds ||
+	    (creds->source != HC_CREDS_ANONYMOUS &&
+	     (!*creds->access_key || !*creds->secret_key)))
 		return hc_seterr(err, errlen, -EINVAL, "no backend or credentials");
-	if (!*b->region)
+	if (!*b->region && !*creds->region)
 		return hc_seterr(err, errlen, -EINVAL, "backend has no region");
 	pthread_once(&hcs3_once, hcs3_global_init);
 	if (hcs3_global_rc)
@@ -138,7 +140,9 @@ int hcs3_new(const struct hc_backend *b, const struct hc_creds *creds,
 	if (!c)
 		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	c->b = *b;
-	c->creds = *creds;
+	if (*creds->region)
+		strcpy(c->b.region, creds->region);	/* the chain's choice */
+	hc_creds_hold(&c->creds, creds);
 	if (opts)
 		c->opts = *opts;
 	c->opts.resolve = NULL;		/* not kept: copied below */
@@ -420,6 +424,15 @@ static int hcs3_sign(struct hcs3 *c, struct hcs3_req *r, const char *host,
 		h[n++] = (struct sigv4_header){ "If-Match", r->if_match };
 	if (r->content_md5)
 		h[n++] = (struct sigv4_header){ "Content-MD5", r->content_md5 };
+	rc = hc_creds_current(&c->creds, err, errlen);	/* refreshed if due */
+	if (rc)
+		return rc;
+	cred.session_token = *c->creds.session_token ?
+			     c->creds.session_token : NULL;
+	if (c->creds.source == HC_CREDS_ANONYMOUS) {
+		memset(&res, 0, sizeof(res));
+		goto headers;
+	}
 	path = hcs3_path(c, r->bucket, r->key);
 	if (!path)
 		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
@@ -433,10 +446,13 @@ static int hcs3_sign(struct hcs3 *c, struct hcs3_req *r, const char *host,
 	free(path);
 	if (rc)
 		return rc;
+headers:
 	for (i = 0; i < n + res.n_added + 1; i++) {
 		const struct sigv4_header *x = i < n ? &h[i] :
 			i < n + res.n_added ? &res.added[i - n] : NULL;
 
+		if (!x && !res.authorization)
+			continue;	/* anonymous: unsigned */
 		if (x)
 			snprintf(line, sizeof(line), "%s: %s", x->name,
 				 x->value);
@@ -566,6 +582,32 @@ static void hcs3_response_headers(struct hcs3 *c, struct hcs3_req *r)
 }
 
 /*
+ * Whether response @r refused the credentials as expired: an S3 error code
+ * ExpiredToken, InvalidToken, RequestExpired or TokenRefreshRequired on a
+ * 400 or 403; a bodiless 400/403 (HEAD) when they are temporary.
+ */
+static bool hcs3_expired(const struct hcs3 *c, const struct hcs3_req *r)
+{
+	static const char *const codes[] = {
+		"ExpiredToken", "InvalidToken", "RequestExpired",
+		"TokenRefreshRequired", NULL
+	};
+	struct s3xml_error e;
+	size_t i;
+
+	if (r->cc != CURLE_OK || (r->status != 400 && r->status != 403))
+		return false;
+	if (!r->body_in_len)
+		return c->creds.expiration != 0;
+	if (s3xml_error_parse(r->body_in, r->body_in_len, &e, NULL, 0))
+		return false;
+	for (i = 0; codes[i]; i++)
+		if (!strcmp(e.code, codes[i]))
+			return true;
+	return false;
+}
+
+/*
  * One request with retries.  Returns 0 when a response arrived (any HTTP
  * status: see r->status), or a negative errno when none did (transport
  * failure after retries, a local failure) with @err set.
@@ -576,6 +618,7 @@ static int hcs3_perform(struct hcs3 *c, struct hcs3_req *r,
 	struct retry_state rs;
 	enum retry_verdict v;
 	uint64_t start, delay;
+	bool refreshed = false;
 	char *host;
 	int rc;
 
@@ -633,6 +676,12 @@ static int hcs3_perform(struct hcs3 *c, struct hcs3_req *r,
 				    "%s %s: response body over %zu bytes",
 				    r->method, r->url, r->xml_max);
 			break;
+		}
+		if (!refreshed && hcs3_expired(c, r) &&
+		    hc_creds_expired(&c->creds)) {
+			refreshed = true;	/* once, with fresh ones */
+			c->stats.retries++;
+			continue;
 		}
 		r->outcome = hcs3_outcome(r->cc);
 		v = retry_next(&rs, r->outcome, (int)r->status,

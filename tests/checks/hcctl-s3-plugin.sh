@@ -54,7 +54,9 @@ else
 	pass
 fi
 nm -D --defined-only "$PLUGIN" | awk '$2 == "T" {print $3}' | sort >"$tmp/exported"
-sed -n 's/^[a-z].*[ *]\(hcs3_[a-z_]*\)(.*/\1/p' "$top/helper/lib/s3.h" | sort -u >"$tmp/api"
+{ sed -n 's/^[a-z].*[ *]\(hcs3_[a-z_]*\)(.*/\1/p' "$top/helper/lib/s3.h"
+  # and the credential chain's two entry points hcctl calls (cred.h)
+  echo hc_creds_lookup; echo hc_creds_release; } | sort -u >"$tmp/api"
 missing=$(comm -23 "$tmp/api" "$tmp/exported" | tr '\n' ' ')
 extra=$(comm -13 "$tmp/api" "$tmp/exported" | tr '\n' ' ')
 if [ "$(wc -l <"$tmp/api")" -lt 10 ] || [ -n "$missing" ] || [ -n "$extra" ]; then

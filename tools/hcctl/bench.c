@@ -826,7 +826,7 @@ out:
 		close(ctl);
 	hcs3_free(c);
 	if (cr)
-		explicit_bzero(cr, sizeof(*cr));
+		hc_creds_release(cr);
 	free(cr);
 	free(cfg);
 	free(ext);

@@ -123,7 +123,7 @@ int ds_client_open(const struct ds_backend *be, struct ds_client *c,
 	ret = hc_creds_lookup(be->b, environ, getenv("HOME"), cr, err, errlen);
 	if (!ret)
 		ret = hcs3_new(be->b, cr, &so, &c->s3, err, errlen);
-	explicit_bzero(cr, sizeof(*cr));
+	hc_creds_release(cr);
 	free(cr);
 	return ret;
 }

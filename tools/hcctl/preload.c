@@ -621,7 +621,7 @@ static int list_s3(const struct hc_config *cfg, const struct hc_backend *b,
 	ret = hc_creds_lookup(b, environ, getenv("HOME"), cr, err, errlen);
 	if (!ret)
 		ret = hcs3_new(b, cr, &so, &c, err, errlen);
-	explicit_bzero(cr, sizeof(*cr));
+	hc_creds_release(cr);
 	free(cr);
 	if (ret)
 		return ret;

@@ -43,7 +43,8 @@
 	X(hcs3_new) X(hcs3_free) X(hcs3_get_stats) X(hcs3_retry_after_ms) \
 	X(hcs3_url) X(hcs3_head) X(hcs3_get_range) X(hcs3_list) X(hcs3_put) \
 	X(hcs3_delete) X(hcs3_mpu_create) X(hcs3_mpu_part) \
-	X(hcs3_mpu_complete) X(hcs3_mpu_abort) X(hcs3_mpu_list)
+	X(hcs3_mpu_complete) X(hcs3_mpu_abort) X(hcs3_mpu_list) \
+	X(hc_creds_lookup) X(hc_creds_release)
 
 static struct {
 #define S3LOAD_MEMBER(name) __typeof__(name) *name;
@@ -246,4 +247,27 @@ int hcs3_mpu_list(struct hcs3 *c, const char *bucket, const char *prefix,
 {
 	return s3load(err, errlen) ? :
 	       s3ops.hcs3_mpu_list(c, bucket, prefix, cb, arg, err, errlen);
+}
+
+/* The credential chain (cred.h) lives in the plugin: it needs libcurl. */
+int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
+		    const char *home, struct hc_creds *out,
+		    char *err, size_t errlen)
+{
+	int ret = s3load(err, errlen);
+
+	if (ret) {
+		memset(out, 0, sizeof(*out));
+		return ret;
+	}
+	return s3ops.hc_creds_lookup(b, envp, home, out, err, errlen);
+}
+
+/* A result with a provider was made by the plugin: it is loaded. */
+void hc_creds_release(struct hc_creds *c)
+{
+	if (c->provider && !s3load(NULL, 0))
+		s3ops.hc_creds_release(c);
+	else
+		explicit_bzero(c, sizeof(*c));
 }

@@ -1,0 +1,1088 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * S3 credentials: the AWS SDKs' chain and the refresh of temporary
+ * credentials.  See cred.h for the contract.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <json-c/json.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "config.h"
+#include "cred.h"
+#include "util.h"
+
+#define CRED_URL_MAX		1023
+#define CRED_ARN_MAX		2047
+#define CRED_PROCESS_CMD_MAX	4095
+#define CRED_HTTP_BODY_MAX	(1 << 20)
+#define CRED_TOKEN_FILE_MAX	(64 << 10)
+#define CRED_IMDS_DEFAULT	"http://169.254.169.254"
+#define CRED_IMDS_TTL		"21600"
+
+/* A refreshable source: its parameters and the set every copy follows. */
+struct hc_credp {
+	pthread_mutex_t lock;		/* refs, cur, stale */
+	pthread_mutex_t refresh;	/* one fetch at a time */
+	unsigned int refs;
+	enum hc_creds_source source;
+	struct hc_creds cur;		/* cur.provider is NULL */
+	bool stale;			/* refused as expired */
+	/* web identity */
+	char token_file[HC_PATH_MAX + 1];
+	char role_arn[CRED_ARN_MAX + 1];
+	char session_name[65];
+	char sts_url[CRED_URL_MAX + 1];
+	/* credential_process */
+	char process[CRED_PROCESS_CMD_MAX + 1];
+	char *const *envp;		/* the caller's; the process's env */
+	/* IMDS */
+	char imds_url[CRED_URL_MAX + 1];
+};
+
+const char *hc_creds_source_name(enum hc_creds_source s)
+{
+	switch (s) {
+	case HC_CREDS_CONFIG:
+		return "the configuration";
+	case HC_CREDS_ENV:
+		return "the environment";
+	case HC_CREDS_WEB_IDENTITY:
+		return "web identity (STS AssumeRoleWithWebIdentity)";
+	case HC_CREDS_FILE:
+		return "the shared credentials file";
+	case HC_CREDS_PROCESS:
+		return "credential_process";
+	case HC_CREDS_IMDS:
+		return "the EC2 instance metadata service";
+	case HC_CREDS_ANONYMOUS:
+		return "nowhere (anonymous, unsigned requests)";
+	}
+	return "?";
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static const char *cred_env(char *const envp[], const char *name)
+{
+	size_t len = strlen(name);
+
+	for (; envp && *envp; envp++)
+		if (!strncmp(*envp, name, len) && (*envp)[len] == '=')
+			return (*envp)[len + 1] ? *envp + len + 1 : NULL;
+	return NULL;		/* unset and empty alike */
+}
+
+/* Copy @v into @dst (@size bytes); -EINVAL if empty or too long. */
+static int cred_put(char *dst, size_t size, const char *v)
+{
+	size_t len = v ? strlen(v) : 0;
+
+	if (len == 0 || len >= size)
+		return -EINVAL;
+	memcpy(dst, v, len + 1);
+	return 0;
+}
+
+static bool cred_region_ok(const char *v)
+{
+	const char *s;
+
+	if (!*v || strlen(v) > HC_CRED_REGION_MAX)
+		return false;
+	for (s = v; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '-'))
+			return false;
+	return true;
+}
+
+int hc_creds_parse_time(const char *s, time_t *t)
+{
+	struct tm tm = { 0 };
+	const char *e;
+
+	if (!s)
+		return -EINVAL;
+	e = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!e)
+		return -EINVAL;
+	if (*e == '.') {
+		for (e++; *e >= '0' && *e <= '9'; e++)
+			;
+	}
+	if (strcmp(e, "Z") && strcmp(e, "+00:00") && strcmp(e, "UTC") &&
+	    strcmp(e, ""))
+		return -EINVAL;
+	*t = timegm(&tm);
+	return *t == (time_t)-1 ? -EINVAL : 0;
+}
+
+/* -------------------------------------------------------------- HTTP */
+
+struct cred_body {
+	char *buf;
+	size_t len;
+	bool over;
+};
+
+static size_t cred_write(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+	struct cred_body *b = arg;
+	size_t n = size * nmemb;
+	char *nb;
+
+	if (b->len + n > CRED_HTTP_BODY_MAX) {
+		b->over = true;
+		return 0;
+	}
+	nb = realloc(b->buf, b->len + n + 1);
+	if (!nb)
+		return 0;
+	memcpy(nb + b->len, ptr, n);
+	b->len += n;
+	nb[b->len] = '\0';
+	b->buf = nb;
+	return n;
+}
+
+/*
+ * One request of @method to @url with headers @hdrs (NULL-terminated) and
+ * @body (POST/PUT; NULL: none).  Returns 0 with the status in *@status and
+ * the body in *@out (free() it; never NULL on success), or -ETIMEDOUT /
+ * -ECONNREFUSED / -EIO when no response arrived.
+ */
+static int cred_http(const char *method, const char *url,
+		     const char *const *hdrs, const char *body,
+		     long timeout_ms, long *status, char **out,
+		     char *err, size_t errlen)
+{
+	struct curl_slist *l = NULL, *t;
+	struct cred_body b = { 0 };
+	char cerr[CURL_ERROR_SIZE] = "";
+	CURLcode cc;
+	CURL *h;
+	int rc = 0;
+
+	*out = NULL;
+	h = curl_easy_init();
+	if (!h)
+		return hc_seterr(err, errlen, -ENOMEM, "curl_easy_init failed");
+	for (; hdrs && *hdrs; hdrs++) {
+		t = curl_slist_append(l, *hdrs);
+		if (!t) {
+			rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+		l = t;
+	}
+	t = curl_slist_append(l, "Expect:");
+	if (!t) {
+		rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	l = t;
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");	/* metadata is local */
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, l);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, cred_write);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
+	if (body) {
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)strlen(body));
+	}
+	if (strcmp(method, body ? "POST" : "GET"))
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+	cc = curl_easy_perform(h);
+	if (cc != CURLE_OK) {
+		rc = cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT :
+		     cc == CURLE_COULDNT_CONNECT ? -ECONNREFUSED :
+		     b.over ? -EFBIG : -EIO;
+		hc_seterr(err, errlen, rc, "%s %s: %s%s%s", method, url,
+			  curl_easy_strerror(cc), *cerr ? ": " : "", cerr);
+		goto out;
+	}
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+	if (!b.buf) {
+		b.buf = strdup("");
+		if (!b.buf) {
+			rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	*out = b.buf;
+	b.buf = NULL;
+out:
+	free(b.buf);
+	curl_slist_free_all(l);
+	curl_easy_cleanup(h);
+	return rc;
+}
+
+/* ----------------------------------------------------------- answers */
+
+/* The text of the first element called @name under @n, or NULL. */
+static xmlNode *cred_xml_find(xmlNode *n, const char *name)
+{
+	xmlNode *c, *f;
+
+	for (c = n; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE)
+			continue;
+		if (!strcmp((const char *)c->name, name))
+			return c;
+		f = cred_xml_find(c->children, name);
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+static int cred_xml_put(xmlNode *root, const char *name, char *dst,
+			size_t size)
+{
+	xmlNode *n = cred_xml_find(root, name);
+	xmlChar *v;
+	int rc;
+
+	if (!n)
+		return -ENOENT;
+	v = xmlNodeGetContent(n);
+	rc = cred_put(dst, size, (const char *)v);
+	xmlFree(v);
+	return rc;
+}
+
+int hc_creds_parse_sts(const char *doc, size_t len, struct hc_creds *out,
+		       char *err, size_t errlen)
+{
+	char code[128] = "", msg[512] = "", exp[64] = "";
+	xmlDoc *d;
+	xmlNode *root;
+	int rc = 0;
+
+	d = xmlReadMemory(doc, (int)len, "sts.xml", NULL,
+			  XML_PARSE_NONET | XML_PARSE_NOERROR |
+			  XML_PARSE_NOWARNING);
+	if (!d)
+		return hc_seterr(err, errlen, -EINVAL, "STS: the answer is not XML");
+	root = xmlDocGetRootElement(d);
+	if (cred_xml_find(root, "Error")) {
+		cred_xml_put(root, "Code", code, sizeof(code));
+		cred_xml_put(root, "Message", msg, sizeof(msg));
+		rc = hc_seterr(err, errlen, -EACCES, "STS: %s: %s",
+			       *code ? code : "error", msg);
+		goto out;
+	}
+	if (cred_xml_put(root, "AccessKeyId", out->access_key,
+			 sizeof(out->access_key)) ||
+	    cred_xml_put(root, "SecretAccessKey", out->secret_key,
+			 sizeof(out->secret_key)) ||
+	    cred_xml_put(root, "SessionToken", out->session_token,
+			 sizeof(out->session_token)) ||
+	    cred_xml_put(root, "Expiration", exp, sizeof(exp)) ||
+	    hc_creds_parse_time(exp, &out->expiration)) {
+		rc = hc_seterr(err, errlen, -EINVAL,
+			       "STS: <Credentials> without AccessKeyId, SecretAccessKey, SessionToken or a valid Expiration");
+		goto out;
+	}
+out:
+	xmlFreeDoc(d);
+	return rc;
+}
+
+static const char *cred_json_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* Keys @ak/@sk/@tok and optional Expiration of JSON object @o into @out. */
+static int cred_json_keys(json_object *o, const char *what, const char *tok,
+			  bool need_exp, struct hc_creds *out,
+			  char *err, size_t errlen)
+{
+	const char *exp = cred_json_str(o, "Expiration");
+	const char *st = cred_json_str(o, tok);
+
+	if (cred_put(out->access_key, sizeof(out->access_key),
+		     cred_json_str(o, "AccessKeyId")) ||
+	    cred_put(out->secret_key, sizeof(out->secret_key),
+		     cred_json_str(o, "SecretAccessKey")))
+		return hc_seterr(err, errlen, -EINVAL,
+				 "%s: no AccessKeyId or SecretAccessKey string (or too long)",
+				 what);
+	if (st && *st && cred_put(out->session_token,
+				  sizeof(out->session_token), st))
+		return hc_seterr(err, errlen, -EINVAL, "%s: %s too long",
+				 what, tok);
+	out->expiration = 0;
+	if ((exp || need_exp) && hc_creds_parse_time(exp, &out->expiration))
+		return hc_seterr(err, errlen, -EINVAL,
+				 "%s: Expiration \"%.40s\" is not an ISO 8601 UTC time",
+				 what, exp ? exp : "");
+	return 0;
+}
+
+int hc_creds_parse_process(const char *json, struct hc_creds *out,
+			   char *err, size_t errlen)
+{
+	json_object *o = json_tokener_parse(json), *v;
+	int rc;
+
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return hc_seterr(err, errlen, -EINVAL,
+				 "credential_process: the output is not a JSON object");
+	}
+	if (!json_object_object_get_ex(o, "Version", &v) ||
+	    !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int(v) != 1) {
+		json_object_put(o);
+		return hc_seterr(err, errlen, -EINVAL,
+				 "credential_process: \"Version\" is not 1");
+	}
+	rc = cred_json_keys(o, "credential_process", "SessionToken", false,
+			    out, err, errlen);
+	json_object_put(o);
+	return rc;
+}
+
+int hc_creds_parse_imds(const char *json, struct hc_creds *out,
+			char *err, size_t errlen)
+{
+	json_object *o = json_tokener_parse(json);
+	const char *code;
+	int rc;
+
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return hc_seterr(err, errlen, -EINVAL,
+				 "IMDS: the role credentials are not a JSON object");
+	}
+	code = cred_json_str(o, "Code");
+	if (code && strcmp(code, "Success")) {
+		rc = hc_seterr(err, errlen, -EACCES, "IMDS: Code \"%.60s\"", code);
+		json_object_put(o);
+		return rc;
+	}
+	rc = cred_json_keys(o, "IMDS", "Token", true, out, err, errlen);
+	json_object_put(o);
+	return rc;
+}
+
+/* ------------------------------------------------------------ sources */
+
+static int cred_fetch_web_identity(struct hc_credp *p, struct hc_creds *out,
+				   char *err, size_t errlen)
+{
+	char *tok = NULL, *etok = NULL, *earn = NULL, *ename = NULL;
+	char *body = NULL, *resp = NULL;
+	size_t got = 0;
+	long status = 0;
+	int fd, rc;
+	const char *hdrs[] = {
+		"Content-Type: application/x-www-form-urlencoded",
+		"Accept: application/xml", NULL
+	};
+
+	fd = open(p->token_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return hc_seterr(err, errlen, -errno,
+				 "AWS_WEB_IDENTITY_TOKEN_FILE %s: %s",
+				 p->token_file, strerror(errno));
+	tok = malloc(CRED_TOKEN_FILE_MAX + 1);
+	if (!tok) {
+		close(fd);
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	}
+	rc = hc_read_full(fd, tok, CRED_TOKEN_FILE_MAX + 1, &got);
+	close(fd);
+	if (rc || got > CRED_TOKEN_FILE_MAX) {
+		rc = hc_seterr(err, errlen, rc ? rc : -EFBIG,
+			       "AWS_WEB_IDENTITY_TOKEN_FILE %s: %s", p->token_file,
+			       rc ? strerror(-rc) : "larger than 64 KiB");
+		goto out;
+	}
+	while (got && (tok[got - 1] == '\n' || tok[got - 1] == '\r' ||
+		       tok[got - 1] == ' '))
+		got--;
+	tok[got] = '\0';
+	if (!got) {
+		rc = hc_seterr(err, errlen, -EINVAL,
+			       "AWS_WEB_IDENTITY_TOKEN_FILE %s: empty",
+			       p->token_file);
+		goto out;
+	}
+	etok = curl_easy_escape(NULL, tok, 0);
+	earn = curl_easy_escape(NULL, p->role_arn, 0);
+	ename = curl_easy_escape(NULL, p->session_name, 0);
+	if (!etok || !earn || !ename ||
+	    asprintf(&body, "Action=AssumeRoleWithWebIdentity&Version=2011-06-15&RoleArn=%s&RoleSessionName=%s&WebIdentityToken=%s",
+		     earn, ename, etok) < 0) {
+		body = NULL;
+		rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = cred_http("POST", p->sts_url, hdrs, body,
+		       HC_CRED_HTTP_TIMEOUT_S * 1000L, &status, &resp,
+		       err, errlen);
+	if (rc)
+		goto out;
+	rc = hc_creds_parse_sts(resp, strlen(resp), out, err, errlen);
+	if (!rc && status != 200)
+		rc = hc_seterr(err, errlen, -EIO, "STS: HTTP %ld", status);
+	if (rc) {
+		size_t n = err ? strlen(err) : 0;
+
+		if (err && n < errlen)
+			snprintf(err + n, errlen - n, " (role %s at %s)",
+				 p->role_arn, p->sts_url);
+	}
+out:
+	if (tok)
+		explicit_bzero(tok, CRED_TOKEN_FILE_MAX + 1);
+	if (body)
+		explicit_bzero(body, strlen(body));
+	free(tok);
+	free(body);
+	free(resp);
+	curl_free(etok);
+	curl_free(earn);
+	curl_free(ename);
+	return rc;
+}
+
+static int cred_fetch_process(struct hc_credp *p, struct hc_creds *out,
+			      char *err, size_t errlen)
+{
+	char *argv[] = { "/bin/sh", "-c", p->process, NULL };
+	posix_spawn_file_actions_t fa;
+	int pfd[2], status = 0, rc;
+	size_t got = 0;
+	char *buf;
+	pid_t pid;
+
+	buf = malloc(HC_CRED_PROCESS_MAX + 1);
+	if (!buf)
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	if (pipe2(pfd, O_CLOEXEC)) {
+		rc = hc_seterr(err, errlen, -errno, "pipe: %s", strerror(errno));
+		goto out_free;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	rc = -posix_spawn(&pid, "/bin/sh", &fa, NULL, argv,
+			  (char **)p->envp);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	if (rc) {
+		close(pfd[0]);
+		rc = hc_seterr(err, errlen, rc, "credential_process: /bin/sh: %s",
+			       strerror(-rc));
+		goto out_free;
+	}
+	rc = hc_read_full(pfd[0], buf, HC_CRED_PROCESS_MAX + 1, &got);
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		rc = hc_seterr(err, errlen, -EACCES,
+			       "credential_process \"%.200s\": %s %d", p->process,
+			       WIFEXITED(status) ? "exit status" : "killed by signal",
+			       WIFEXITED(status) ? WEXITSTATUS(status) :
+						   WTERMSIG(status));
+		goto out_free;
+	}
+	if (rc || got > HC_CRED_PROCESS_MAX) {
+		rc = hc_seterr(err, errlen, rc ? rc : -EFBIG,
+			       "credential_process: output %s",
+			       rc ? strerror(-rc) : "over 64 KiB");
+		goto out_free;
+	}
+	buf[got] = '\0';
+	rc = hc_creds_parse_process(buf, out, err, errlen);
+out_free:
+	explicit_bzero(buf, HC_CRED_PROCESS_MAX + 1);
+	free(buf);
+	return rc;
+}
+
+/*
+ * IMDSv2: a session token, the role's name, its credentials.  -ENODEV when
+ * there is no metadata service or no role (the chain goes on).
+ */
+static int cred_fetch_imds(struct hc_credp *p, struct hc_creds *out,
+			   char *err, size_t errlen)
+{
+	char url[CRED_URL_MAX + 256], th[128 + 256];
+	char *tok = NULL, *role = NULL, *doc = NULL, *nl;
+	const char *h_ttl[] = { "X-aws-ec2-metadata-token-ttl-seconds: " CRED_IMDS_TTL,
+				NULL };
+	const char *h_tok[] = { th, NULL };
+	long status = 0;
+	int rc;
+
+	snprintf(url, sizeof(url), "%s/latest/api/token", p->imds_url);
+	rc = cred_http("PUT", url, h_ttl, "", HC_CRED_IMDS_TIMEOUT_MS, &status,
+		       &tok, err, errlen);
+	if (rc || status != 200 || !*tok || strlen(tok) > 256) {
+		rc = hc_seterr(err, errlen, -ENODEV,
+			       "IMDS %s: no session token (%s%ld)", p->imds_url,
+			       rc ? "no answer, " : "HTTP ", rc ? 0L : status);
+		goto out;
+	}
+	snprintf(th, sizeof(th), "X-aws-ec2-metadata-token: %s", tok);
+	snprintf(url, sizeof(url), "%s/latest/meta-data/iam/security-credentials/",
+		 p->imds_url);
+	rc = cred_http("GET", url, h_tok, NULL, HC_CRED_IMDS_TIMEOUT_MS,
+		       &status, &role, err, errlen);
+	if (rc || status != 200 || !*role) {
+		rc = hc_seterr(err, errlen, -ENODEV,
+			       "IMDS %s: no instance role (HTTP %ld)", p->imds_url,
+			       rc ? 0L : status);
+		goto out;
+	}
+	nl = strpbrk(role, "\r\n");
+	if (nl)
+		*nl = '\0';
+	if (!*role || strlen(role) > 128 || strpbrk(role, "/?#% ")) {
+		rc = hc_seterr(err, errlen, -EINVAL, "IMDS: bad role name");
+		goto out;
+	}
+	snprintf(url, sizeof(url), "%s/latest/meta-data/iam/security-credentials/%s",
+		 p->imds_url, role);
+	rc = cred_http("GET", url, h_tok, NULL, HC_CRED_IMDS_TIMEOUT_MS,
+		       &status, &doc, err, errlen);
+	if (!rc && status != 200)
+		rc = hc_seterr(err, errlen, -EACCES, "IMDS: role %s: HTTP %ld",
+			       role, status);
+	if (!rc)
+		rc = hc_creds_parse_imds(doc, out, err, errlen);
+out:
+	explicit_bzero(th, sizeof(th));
+	if (doc)
+		explicit_bzero(doc, strlen(doc));
+	free(tok);
+	free(role);
+	free(doc);
+	return rc;
+}
+
+static int cred_fetch(struct hc_credp *p, struct hc_creds *out,
+		      char *err, size_t errlen)
+{
+	switch (p->source) {
+	case HC_CREDS_WEB_IDENTITY:
+		return cred_fetch_web_identity(p, out, err, errlen);
+	case HC_CREDS_PROCESS:
+		return cred_fetch_process(p, out, err, errlen);
+	case HC_CREDS_IMDS:
+		return cred_fetch_imds(p, out, err, errlen);
+	default:
+		return hc_seterr(err, errlen, -EINVAL, "not a refreshable source");
+	}
+}
+
+/* ----------------------------------------------------------- provider */
+
+static struct hc_credp *cred_provider_new(enum hc_creds_source s,
+					  char *const envp[])
+{
+	struct hc_credp *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->refresh, NULL);
+	p->refs = 1;
+	p->source = s;
+	p->envp = envp;
+	return p;
+}
+
+static void cred_provider_put(struct hc_credp *p)
+{
+	unsigned int left;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	left = --p->refs;
+	pthread_mutex_unlock(&p->lock);
+	if (left)
+		return;
+	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&p->refresh);
+	explicit_bzero(p, sizeof(*p));
+	free(p);
+}
+
+/* The provider's first set into @out (keys, expiration, gen). */
+static int cred_provider_start(struct hc_credp *p, struct hc_creds *out,
+			       char *err, size_t errlen)
+{
+	int rc = cred_fetch(p, &p->cur, err, errlen);
+
+	if (rc)
+		return rc;
+	p->cur.gen = 1;
+	memcpy(out->access_key, p->cur.access_key, sizeof(out->access_key));
+	memcpy(out->secret_key, p->cur.secret_key, sizeof(out->secret_key));
+	memcpy(out->session_token, p->cur.session_token,
+	       sizeof(out->session_token));
+	out->expiration = p->cur.expiration;
+	out->gen = p->cur.gen;
+	if (p->source == HC_CREDS_PROCESS && !out->expiration)
+		return 0;	/* never expires: the caller drops @p */
+	out->provider = p;
+	return 0;
+}
+
+void hc_creds_hold(struct hc_creds *dst, const struct hc_creds *src)
+{
+	if (dst != src)
+		*dst = *src;
+	if (dst->provider) {
+		pthread_mutex_lock(&dst->provider->lock);
+		dst->provider->refs++;
+		pthread_mutex_unlock(&dst->provider->lock);
+	}
+}
+
+void hc_creds_release(struct hc_creds *c)
+{
+	cred_provider_put(c->provider);
+	explicit_bzero(c, sizeof(*c));
+}
+
+/* Under p->lock: whether the set must be fetched again at @now. */
+static bool cred_due(const struct hc_credp *p, time_t now, bool *expired)
+{
+	time_t e = p->cur.expiration;
+
+	*expired = p->stale || (e && now >= e);
+	return p->stale || (e && now + HC_CRED_REFRESH_AHEAD >= e);
+}
+
+int hc_creds_current(struct hc_creds *c, char *err, size_t errlen)
+{
+	struct hc_credp *p = c->provider;
+	struct hc_creds fresh;
+	bool due, expired;
+	int rc = 0;
+
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	due = cred_due(p, time(NULL), &expired);
+	pthread_mutex_unlock(&p->lock);
+	if (due) {
+		if (expired)
+			pthread_mutex_lock(&p->refresh);
+		else if (pthread_mutex_trylock(&p->refresh))
+			goto copy;	/* another thread fetches; ours holds */
+		pthread_mutex_lock(&p->lock);
+		due = cred_due(p, time(NULL), &expired);	/* done meanwhile? */
+		pthread_mutex_unlock(&p->lock);
+		if (due) {
+			memset(&fresh, 0, sizeof(fresh));
+			rc = cred_fetch(p, &fresh, err, errlen);
+			if (!rc) {
+				pthread_mutex_lock(&p->lock);
+				fresh.gen = p->cur.gen + 1;
+				p->cur = fresh;
+				p->stale = false;
+				pthread_mutex_unlock(&p->lock);
+			}
+			explicit_bzero(&fresh, sizeof(fresh));
+		}
+		pthread_mutex_unlock(&p->refresh);
+		if (rc && expired)
+			return rc;
+		rc = 0;		/* the set in hand is still valid */
+	}
+copy:
+	pthread_mutex_lock(&p->lock);
+	memcpy(c->access_key, p->cur.access_key, sizeof(c->access_key));
+	memcpy(c->secret_key, p->cur.secret_key, sizeof(c->secret_key));
+	memcpy(c->session_token, p->cur.session_token,
+	       sizeof(c->session_token));
+	c->expiration = p->cur.expiration;
+	c->gen = p->cur.gen;
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+bool hc_creds_expired(struct hc_creds *c)
+{
+	struct hc_credp *p = c->provider;
+
+	if (!p)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	if (p->cur.gen == c->gen)
+		p->stale = true;
+	pthread_mutex_unlock(&p->lock);
+	return true;
+}
+
+/* ----------------------------------------------------- shared files */
+
+struct cred_profile {
+	const char *want;
+	bool config;		/* ~/.aws/config: [profile NAME] */
+	bool found;
+	const char *bad_key;
+	char access_key[HC_CRED_KEY_MAX + 1];
+	char secret_key[HC_CRED_KEY_MAX + 1];
+	char session_token[HC_CRED_TOKEN_MAX + 1];
+	char region[HC_CRED_REGION_MAX + 1];
+	char process[CRED_PROCESS_CMD_MAX + 1];
+};
+
+static int cred_profile_key(void *user, const char *section,
+			    const char *name, const char *value)
+{
+	struct cred_profile *c = user;
+	char *dst;
+	size_t size;
+
+	if (c->config ? !(!strncmp(section, "profile ", 8) &&
+			  !strcmp(section + 8, c->want)) &&
+			!(!strcmp(c->want, "default") &&
+			  !strcmp(section, "default"))
+		      : strcmp(section, c->want))
+		return 1;	/* another profile */
+	c->found = true;
+#define CRED_KEY(k, f) (!strcmp(name, k)) { dst = c->f; size = sizeof(c->f); }
+	if CRED_KEY("aws_access_key_id", access_key)
+	else if CRED_KEY("aws_secret_access_key", secret_key)
+	else if CRED_KEY("aws_session_token", session_token)
+	else if CRED_KEY("region", region)
+	else if CRED_KEY("credential_process", process)
+	else
+		return 1;	/* keys we do not use */
+#undef CRED_KEY
+	if (*dst)
+		return 1;	/* the credentials file, read first, wins */
+	if (cred_put(dst, size, value) ||
+	    (dst == c->region && !cred_region_ok(value))) {
+		c->bad_key = name;
+		return 0;
+	}
+	return 1;
+}
+
+/* @file's profile into @c; a missing file is not an error. */
+static int cred_profile_file(struct cred_profile *c, const char *file,
+			     char *err, size_t errlen)
+{
+	int rc = hc_ini_file(file, cred_profile_key, c, err, errlen);
+
+	if (rc == -ENOENT)
+		return 0;
+	if (rc && c->bad_key) {
+		size_t n = err ? strlen(err) : 0;
+
+		if (err && n < errlen)
+			snprintf(err + n, errlen - n, ": %s empty, too long or malformed",
+				 c->bad_key);
+	}
+	return rc;
+}
+
+static int cred_path(char *buf, size_t len, char *const envp[],
+		     const char *env, const char *home, const char *name)
+{
+	const char *v = cred_env(envp, env);
+
+	if (v)
+		return (size_t)snprintf(buf, len, "%s", v) < len ? 0 : -ENAMETOOLONG;
+	if (!home)
+		return -ENOENT;
+	return (size_t)snprintf(buf, len, "%s/.aws/%s", home, name) < len ?
+	       0 : -ENAMETOOLONG;
+}
+
+/* ------------------------------------------------------------ the chain */
+
+static int cred_env_keys(char *const envp[], struct hc_creds *out,
+			 char *err, size_t errlen)
+{
+	const char *id = cred_env(envp, "AWS_ACCESS_KEY_ID");
+	const char *secret = cred_env(envp, "AWS_SECRET_ACCESS_KEY");
+	const char *token = cred_env(envp, "AWS_SESSION_TOKEN");
+
+	if (!id != !secret)
+		return hc_seterr(err, errlen, -EINVAL,
+				 "environment: %s is set but %s is not",
+				 id ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
+				 id ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID");
+	if (cred_put(out->access_key, sizeof(out->access_key), id) ||
+	    cred_put(out->secret_key, sizeof(out->secret_key), secret) ||
+	    (token && cred_put(out->session_token, sizeof(out->session_token),
+			       token)))
+		return hc_seterr(err, errlen, -EINVAL,
+				 "environment: an AWS_* credential is too long");
+	out->source = HC_CREDS_ENV;
+	return 0;
+}
+
+static int cred_web_identity(char *const envp[], struct hc_creds *out,
+			     char *err, size_t errlen)
+{
+	const char *file = cred_env(envp, "AWS_WEB_IDENTITY_TOKEN_FILE");
+	const char *arn = cred_env(envp, "AWS_ROLE_ARN");
+	const char *name = cred_env(envp, "AWS_ROLE_SESSION_NAME");
+	const char *sts = cred_env(envp, "AWS_ENDPOINT_URL_STS");
+	struct hc_credp *p;
+	int rc;
+
+	if (!file != !arn)
+		return hc_seterr(err, errlen, -EINVAL,
+				 "environment: %s is set but %s is not",
+				 file ? "AWS_WEB_IDENTITY_TOKEN_FILE" : "AWS_ROLE_ARN",
+				 file ? "AWS_ROLE_ARN" : "AWS_WEB_IDENTITY_TOKEN_FILE");
+	p = cred_provider_new(HC_CREDS_WEB_IDENTITY, envp);
+	if (!p)
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	if (cred_put(p->token_file, sizeof(p->token_file), file) ||
+	    cred_put(p->role_arn, sizeof(p->role_arn), arn) ||
+	    (name && cred_put(p->session_name, sizeof(p->session_name), name))) {
+		rc = hc_seterr(err, errlen, -EINVAL,
+			       "environment: AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN or AWS_ROLE_SESSION_NAME too long");
+		goto fail;
+	}
+	if (!name)
+		snprintf(p->session_name, sizeof(p->session_name),
+			 "hypercache-%lld", (long long)time(NULL));
+	if (sts)
+		rc = cred_put(p->sts_url, sizeof(p->sts_url), sts);
+	else
+		rc = snprintf(p->sts_url, sizeof(p->sts_url),
+			      "https://sts.%s.amazonaws.com/", out->region) < 0;
+	if (rc) {
+		rc = hc_seterr(err, errlen, -EINVAL, "AWS_ENDPOINT_URL_STS too long");
+		goto fail;
+	}
+	rc = cred_provider_start(p, out, err, errlen);
+	if (rc)
+		goto fail;
+	out->source = HC_CREDS_WEB_IDENTITY;
+	return 0;
+fail:
+	cred_provider_put(p);
+	return rc;
+}
+
+static int cred_process(char *const envp[], const struct cred_profile *pr,
+			struct hc_creds *out, char *err, size_t errlen)
+{
+	struct hc_credp *p = cred_provider_new(HC_CREDS_PROCESS, envp);
+	int rc;
+
+	if (!p)
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	strcpy(p->process, pr->process);
+	rc = cred_provider_start(p, out, err, errlen);
+	if (!out->provider)
+		cred_provider_put(p);	/* failed, or never expires */
+	if (!rc)
+		out->source = HC_CREDS_PROCESS;
+	return rc;
+}
+
+/* 0, -ENODEV (no metadata service or no role: go on), or an error. */
+static int cred_imds(char *const envp[], struct hc_creds *out,
+		     char *err, size_t errlen)
+{
+	const char *url = cred_env(envp, "AWS_EC2_METADATA_SERVICE_ENDPOINT");
+	struct hc_credp *p;
+	size_t n;
+	int rc;
+
+	p = cred_provider_new(HC_CREDS_IMDS, envp);
+	if (!p)
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	if (cred_put(p->imds_url, sizeof(p->imds_url),
+		     url ? url : CRED_IMDS_DEFAULT)) {
+		cred_provider_put(p);
+		return hc_seterr(err, errlen, -EINVAL,
+				 "AWS_EC2_METADATA_SERVICE_ENDPOINT too long");
+	}
+	n = strlen(p->imds_url);
+	while (n && p->imds_url[n - 1] == '/')
+		p->imds_url[--n] = '\0';
+	rc = cred_provider_start(p, out, err, errlen);
+	if (rc) {
+		cred_provider_put(p);
+		return rc;
+	}
+	out->source = HC_CREDS_IMDS;
+	return 0;
+}
+
+static bool cred_true(const char *v)
+{
+	return v && (!strcasecmp(v, "true") || !strcmp(v, "1"));
+}
+
+struct cred_files {
+	char kpath[HC_PATH_MAX + 1], cpath[HC_PATH_MAX + 1];
+	int kp, cp;		/* 0: path known */
+	bool loaded;
+};
+
+/* Profile @pr->want of both files, once: only when the chain needs it. */
+static int cred_profile_load(struct cred_files *f, char *const envp[],
+			     const char *home, struct cred_profile *pr,
+			     char *err, size_t errlen)
+{
+	int rc;
+
+	if (f->loaded)
+		return 0;
+	f->loaded = true;
+	f->kp = cred_path(f->kpath, sizeof(f->kpath), envp,
+			  "AWS_SHARED_CREDENTIALS_FILE", home, "credentials");
+	f->cp = cred_path(f->cpath, sizeof(f->cpath), envp, "AWS_CONFIG_FILE",
+			  home, "config");
+	if (f->kp == -ENAMETOOLONG || f->cp == -ENAMETOOLONG)
+		return hc_seterr(err, errlen, -ENAMETOOLONG,
+				 "the path of ~/.aws/credentials or ~/.aws/config is too long");
+	rc = f->kp ? 0 : cred_profile_file(pr, f->kpath, err, errlen);
+	if (!rc && !f->cp) {
+		pr->config = true;
+		rc = cred_profile_file(pr, f->cpath, err, errlen);
+	}
+	return rc;
+}
+
+/* The whole chain; @pr is scratch space. */
+static int cred_chain(const struct hc_backend *b, char *const envp[],
+		      const char *home, struct cred_profile *pr,
+		      struct hc_creds *out, char *err, size_t errlen)
+{
+	const char *profile = cred_env(envp, "AWS_PROFILE");
+	struct cred_files f = { .loaded = false };
+	const char *r;
+	int rc;
+
+	pr->want = profile ? profile : "default";
+	if (strlen(pr->want) > HC_CRED_NAME_MAX)
+		return hc_seterr(err, errlen, -EINVAL,
+				 "AWS_PROFILE: longer than %d bytes",
+				 HC_CRED_NAME_MAX);
+
+	/* the region first: STS's default endpoint is regional */
+	r = b && b->region_set ? b->region : cred_env(envp, "AWS_REGION");
+	if (!r)
+		r = cred_env(envp, "AWS_DEFAULT_REGION");
+	if (!r) {
+		rc = cred_profile_load(&f, envp, home, pr, err, errlen);
+		if (rc)
+			return rc;
+		r = *pr->region ? pr->region : "us-east-1";
+	}
+	if (!cred_region_ok(r))
+		return hc_seterr(err, errlen, -EINVAL,
+				 "region \"%.70s\": expected a-z 0-9 -", r);
+	strcpy(out->region, r);
+
+	if (b && b->anonymous) {
+		out->source = HC_CREDS_ANONYMOUS;
+		return 0;
+	}
+	if (b && b->access_key[0] && b->secret_key[0]) {
+		out->source = HC_CREDS_CONFIG;
+		strcpy(out->access_key, b->access_key);
+		strcpy(out->secret_key, b->secret_key);
+		return 0;
+	}
+	if (cred_env(envp, "AWS_ACCESS_KEY_ID") ||
+	    cred_env(envp, "AWS_SECRET_ACCESS_KEY"))
+		return cred_env_keys(envp, out, err, errlen);
+	if (cred_env(envp, "AWS_WEB_IDENTITY_TOKEN_FILE") ||
+	    cred_env(envp, "AWS_ROLE_ARN"))
+		return cred_web_identity(envp, out, err, errlen);
+	rc = cred_profile_load(&f, envp, home, pr, err, errlen);
+	if (rc)
+		return rc;
+	if (*pr->access_key || *pr->secret_key) {
+		if (!*pr->access_key || !*pr->secret_key)
+			return hc_seterr(err, errlen, -EINVAL,
+					 "profile [%s]: needs aws_access_key_id and aws_secret_access_key",
+					 pr->want);
+		out->source = HC_CREDS_FILE;
+		strcpy(out->access_key, pr->access_key);
+		strcpy(out->secret_key, pr->secret_key);
+		strcpy(out->session_token, pr->session_token);
+		strcpy(out->profile, pr->want);
+		return 0;
+	}
+	if (*pr->process) {
+		strcpy(out->profile, pr->want);
+		return cred_process(envp, pr, out, err, errlen);
+	}
+	if (profile && !pr->found)
+		return hc_seterr(err, errlen, -ENOENT,
+				 "AWS_PROFILE=%s: no such profile in %s or %s",
+				 profile, f.kp ? "~/.aws/credentials" : f.kpath,
+				 f.cp ? "~/.aws/config" : f.cpath);
+	if (!cred_true(cred_env(envp, "AWS_EC2_METADATA_DISABLED"))) {
+		rc = cred_imds(envp, out, err, errlen);
+		if (rc != -ENODEV)
+			return rc;
+	}
+	if (err && errlen)
+		err[0] = '\0';
+	out->source = HC_CREDS_ANONYMOUS;
+	return 0;
+}
+
+int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
+		    const char *home, struct hc_creds *out,
+		    char *err, size_t errlen)
+{
+	struct cred_profile *pr;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	memset(out, 0, sizeof(*out));
+	if (!home)
+		home = cred_env(envp, "HOME");
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	rc = cred_chain(b, envp, home, pr, out, err, errlen);
+	explicit_bzero(pr, sizeof(*pr));
+	free(pr);
+	if (rc)
+		hc_creds_release(out);
+	return rc;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * S3 credentials: the chain the AWS SDKs resolve, and the refresh of
+ * temporary credentials.  One module for hypercached, hcfetch and hcctl's
+ * S3 plugin; Documentation/hypercached.conf.md "Credentials" for users.
+ *
+ * hc_creds_lookup() takes the first source that has credentials:
+ *   1. the backend's access_key/secret_key, or anonymous = true;
+ *   2. AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY [+ AWS_SESSION_TOKEN];
+ *   3. web identity: AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN
+ *      [+ AWS_ROLE_SESSION_NAME] through STS AssumeRoleWithWebIdentity
+ *      (AWS_ENDPOINT_URL_STS, else https://sts.REGION.amazonaws.com);
+ *   4. profile $AWS_PROFILE (else "default") of the shared credentials
+ *      file ($AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials) and of
+ *      the config file ($AWS_CONFIG_FILE, else ~/.aws/config, where it is
+ *      [profile NAME]): static keys, else its credential_process (run by
+ *      /bin/sh, its JSON output read with json-c);
+ *   5. the EC2 instance metadata service v2, unless
+ *      AWS_EC2_METADATA_DISABLED=true (AWS_EC2_METADATA_SERVICE_ENDPOINT,
+ *      else http://169.254.169.254; HC_CRED_IMDS_TIMEOUT_MS per request);
+ *   6. anonymous: unsigned requests, for public buckets.
+ * A source that is configured but fails (half a key pair, an unreadable
+ * token file, STS refusing, a credential_process exiting non-zero, an
+ * AWS_PROFILE that names no profile) is an error, not a fall-through: the
+ * operator asked for it.  The region is the backend's `region` when given,
+ * else AWS_REGION, AWS_DEFAULT_REGION, the profile's region, "us-east-1".
+ *
+ * Temporary credentials (3, a credential_process with Expiration, 5) live
+ * in a provider shared by every copy of them: hc_creds_current() refreshes
+ * them HC_CRED_REFRESH_AHEAD seconds before they expire (one thread
+ * fetches; the others keep signing with their still valid copy; only a copy
+ * already expired waits), and hc_creds_expired() marks them stale after a
+ * request failed with ExpiredToken, so that the next hc_creds_current()
+ * fetches fresh ones.  Static credentials have no provider.
+ *
+ * Thread-safety: a struct hc_creds is one thread's; the provider behind it
+ * is shared and locked.  Results hold secrets: hc_creds_release() clears
+ * them and drops the provider.
+ */
+#ifndef HC_CRED_H
+#define HC_CRED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#define HC_CRED_KEY_MAX		255
+#define HC_CRED_TOKEN_MAX	4095
+#define HC_CRED_NAME_MAX	63
+#define HC_CRED_REGION_MAX	63
+#define HC_CRED_REFRESH_AHEAD	300	/* s before Expiration */
+#define HC_CRED_IMDS_TIMEOUT_MS	1000
+#define HC_CRED_HTTP_TIMEOUT_S	30	/* STS */
+#define HC_CRED_PROCESS_MAX	(64 << 10)	/* bytes of output */
+
+struct hc_backend;
+struct hc_credp;
+
+/* Where hc_creds_lookup() found the credentials. */
+enum hc_creds_source {
+	HC_CREDS_CONFIG,	/* access_key/secret_key of the backend */
+	HC_CREDS_ENV,		/* AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY */
+	HC_CREDS_WEB_IDENTITY,	/* STS AssumeRoleWithWebIdentity */
+	HC_CREDS_FILE,		/* shared credentials or config file */
+	HC_CREDS_PROCESS,	/* a profile's credential_process */
+	HC_CREDS_IMDS,		/* EC2 instance metadata v2 */
+	HC_CREDS_ANONYMOUS,	/* none: unsigned requests */
+};
+
+struct hc_creds {
+	enum hc_creds_source source;
+	char access_key[HC_CRED_KEY_MAX + 1];	/* "" iff anonymous */
+	char secret_key[HC_CRED_KEY_MAX + 1];
+	char session_token[HC_CRED_TOKEN_MAX + 1];	/* "" if none */
+	char profile[HC_CRED_NAME_MAX + 1];	/* FILE and PROCESS */
+	char region[HC_CRED_REGION_MAX + 1];	/* resolved, never "" */
+	time_t expiration;			/* 0: does not expire */
+	unsigned int gen;			/* of the provider's set */
+	struct hc_credp *provider;		/* NULL: static */
+};
+
+/* hc_creds_source_name() - "the configuration", "web identity (STS)", ... */
+const char *hc_creds_source_name(enum hc_creds_source s);
+
+/*
+ * hc_creds_lookup() - the credentials and region of S3 backend @b (NULL:
+ * none configured), by the chain above.  @envp is a NULL-terminated
+ * "NAME=value" array (environ, or a test's); @home NULL means $HOME from
+ * @envp.  Returns 0; -EINVAL (half a pair, a malformed file or answer),
+ * -ENOENT (AWS_PROFILE names no profile, a token file is missing), -EACCES
+ * (STS or IMDS refused), -EIO/-ETIMEDOUT (STS unreachable), -ENOMEM, with
+ * a message naming the source in @err.  On success release @out with
+ * hc_creds_release().
+ */
+int hc_creds_lookup(const struct hc_backend *b, char *const envp[],
+		    const char *home, struct hc_creds *out,
+		    char *err, size_t errlen);
+
+/* hc_creds_hold() - @dst becomes a copy of @src holding its own reference. */
+void hc_creds_hold(struct hc_creds *dst, const struct hc_creds *src);
+
+/* hc_creds_release() - drop the provider reference and clear the secrets. */
+void hc_creds_release(struct hc_creds *c);
+
+/*
+ * hc_creds_current() - bring @c up to date with its provider, refreshing
+ * the provider's set first when it expires within HC_CRED_REFRESH_AHEAD
+ * seconds or was marked stale.  A failed refresh keeps a set that has not
+ * expired yet (0 is returned, the next call tries again) and is an error
+ * (negative errno, @err) once it has.  Static credentials: 0 at once.
+ */
+int hc_creds_current(struct hc_creds *c, char *err, size_t errlen);
+
+/*
+ * hc_creds_expired() - a request signed with @c was refused as expired
+ * (ExpiredToken, InvalidToken, RequestExpired): mark the provider's set
+ * stale unless it has been replaced since @c's copy.  Returns true when a
+ * retry with hc_creds_current()'s next set may succeed (a provider
+ * exists), false for static credentials.
+ */
+bool hc_creds_expired(struct hc_creds *c);
+
+/* hc_creds_parse_time() - an ISO 8601 UTC time ("2026-12-01T23:59:59Z",
+ * fractions and "+00:00" allowed) into *@t; -EINVAL otherwise. */
+int hc_creds_parse_time(const char *s, time_t *t);
+
+/* Parsers of the sources' answers, exposed for the unit tests: each fills
+ * @out's keys and expiration; -EINVAL with a message on a malformed or
+ * incomplete answer, -EACCES for an STS <Error>. */
+int hc_creds_parse_sts(const char *doc, size_t len, struct hc_creds *out,
+		       char *err, size_t errlen);
+int hc_creds_parse_process(const char *json, struct hc_creds *out,
+			   char *err, size_t errlen);
+int hc_creds_parse_imds(const char *json, struct hc_creds *out,
+			char *err, size_t errlen);
+
+#endif /* HC_CRED_H */
