@@ -20,6 +20,9 @@
 # hc_stop PID NAME [SECS]
 #                      SIGTERM, wait <= SECS (60) for PID to exit, else show
 #                      its threads' wait channels, SIGKILL it and fail
+# hc_dmesg_bad [FROM] print the kernel log's reports that fail a boot (RCU
+#                      stalls, lockups, WARNINGs...: HC_DMESG_BAD) from line
+#                      FROM on; status 0 if there is one
 # hc_record_pass NAME / hc_record_fail NAME MSG
 #                      count a result directly (used by /init)
 # hc_s3_curl /BUCKET/KEY [CURL-ARGS...]
