@@ -43,6 +43,16 @@
  * - The data path never takes the pool lock, and no sleeping lock is
  *   taken under rcu_read_lock() (a full read buffer is drained only with
  *   mutex_trylock(), after rcu_read_unlock()).
+ * - Walks of the whole index or a whole queue (hc_cache_destroy(), the
+ *   replay's hc_cache_restore_finish(), compaction's
+ *   hc_cache_walk_journaled(), hc_cache_for_each() of dumps,
+ *   hc_cache_bad_settle(), debugfs's check, the journal's replay loop)
+ *   call cond_resched() between buckets or records: with a million
+ *   objects one pass takes longer than the RCU stall limit (21 s) under
+ *   TCG, and without a preemption point (PREEMPT_VOLUNTARY) it starves
+ *   RCU's grace-period kthread.  So they must run in process context
+ *   holding no spinlock and outside rcu_read_lock(); the pool mutex is
+ *   the only lock they hold.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -403,7 +413,7 @@ void hc_cache_bad_settle(struct hc_cache *c)
 		return;
 	atomic_set(&c->bad_pending, 0);
 	smp_mb__after_atomic();	/* pairs with hc_cache_read_error() */
-	for (b = 0; b < (1U << c->hash_bits); b++)
+	for (b = 0; b < (1U << c->hash_bits); b++) {
 		hlist_for_each_entry(obj, &c->buckets[b], hnode) {
 			if (obj->bad || !hc_obj_has_bad_chunk(c, obj))
 				continue;
@@ -412,6 +422,8 @@ void hc_cache_bad_settle(struct hc_cache *c)
 				obj->uri_len, obj->uri, obj->generation);
 			hc_cache_event();
 		}
+		cond_resched();
+	}
 }
 
 /* @obj's flags as LOCATE and OBJ_GET report them (HC_OBJ_F_BAD included). */
@@ -1780,9 +1792,11 @@ void hc_cache_egress_reset(struct hc_cache *c)
 {
 	struct hc_obj *obj;
 
-	list_for_each_entry(obj, &c->egress, queue_node)
+	list_for_each_entry(obj, &c->egress, queue_node) {
 		if (obj->state == HC_OBJ_SYNCING)
 			hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
+		cond_resched();
+	}
 }
 
 /* Whether extent lists @a and @b share a chunk; the first one in *@chunk. */
@@ -1817,7 +1831,7 @@ static void hc_cache_report_collision(struct hc_cache *c,
 	u64 chunk;
 	u32 b;
 
-	for (b = 0; b < (1U << c->hash_bits); b++)
+	for (b = 0; b < (1U << c->hash_bits); b++) {
 		hlist_for_each_entry(o, &c->buckets[b], hnode) {
 			if (o == obj || !hc_ext_overlap(obj, o, &chunk))
 				continue;
@@ -1826,6 +1840,8 @@ static void hc_cache_report_collision(struct hc_cache *c,
 			       chunk);
 			named = true;
 		}
+		cond_resched();
+	}
 	if (!named)
 		pr_err("journaled object \"%*pE\" claims a chunk twice\n",
 		       obj->uri_len, obj->uri);
@@ -1883,11 +1899,13 @@ int hc_cache_restore_finish(struct hc_cache *c)
 	int err;
 
 	c->replaying = true;
-	for (b = 0; b < (1U << c->hash_bits); b++)
+	for (b = 0; b < (1U << c->hash_bits); b++) {
 		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
 			if (obj->state == HC_OBJ_INGESTING ||
 			    obj->state == HC_OBJ_STAGED)
 				hc_cache_remove(c, obj);
+		cond_resched();
+	}
 	c->replaying = false;
 	err = hc_cache_for_each(c, &it, hc_cache_restore_one, c);
 	if (err) {
@@ -1921,8 +1939,9 @@ int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 		err = fn(arg, obj, HC_OBJ_DIRTY);
 		if (err)
 			return err;
+		cond_resched();
 	}
-	for (b = 0; b < (1U << c->hash_bits); b++)
+	for (b = 0; b < (1U << c->hash_bits); b++) {
 		hlist_for_each_entry(obj, &c->buckets[b], hnode) {
 			if (!hc_obj_valid(obj) || hc_state_dirty(obj->state))
 				continue;
@@ -1930,6 +1949,8 @@ int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 			if (err)
 				return err;
 		}
+		cond_resched();
+	}
 	return 0;
 }
 
@@ -1956,6 +1977,7 @@ int hc_cache_for_each(struct hc_cache *c, u64 *pos,
 				return ret;
 			}
 		}
+		cond_resched();
 	}
 	*pos = b << 32;
 	return 0;
@@ -2049,9 +2071,11 @@ void hc_cache_destroy(struct hc_pool *pool)
 		return;
 	hc_cache_generation_floor = max(hc_cache_generation_floor,
 					c->next_generation);
-	for (b = 0; b < (1U << c->hash_bits); b++)
+	for (b = 0; b < (1U << c->hash_bits); b++) {
 		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
 			hc_cache_remove(c, obj);
+		cond_resched();
+	}
 	hc_cache_dirty_event();		/* STAGEs waiting for room: ENODEV */
 	free_percpu(c->readbuf);
 	free_percpu(c->hits);

@@ -32,6 +32,7 @@
 #include <linux/bitmap.h>
 #include <linux/debugfs.h>
 #include <linux/math64.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/xxhash.h>
@@ -155,12 +156,17 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 	u64 v, n;
 	u32 b, s;
 
-	for (b = 0; b < (1U << c->hash_bits); b++)
+	for (b = 0; b < (1U << c->hash_bits); b++) {
 		hlist_for_each_entry(obj, &c->buckets[b], hnode)
 			hc_dbg_check_obj(k, c, obj, b);
+		cond_resched();
+	}
 
 	for (v = 0; v < c->nr_chunks; v++) {
 		bool used = hc_alloc_used(&c->alloc, v);
+
+		if (!(v % 65536))
+			cond_resched();
 
 		k->used += used;
 		if (used && !test_bit(v, k->owned))

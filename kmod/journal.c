@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blkdev.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "cache.h"
@@ -775,6 +776,7 @@ static int hc_journal_replay(struct hc_journal *j, struct hc_jmirror *mir,
 			return err;
 		}
 		hc_jrec_advance(&pos, mir[src].buf + (pos.off - mir[src].off));
+		cond_resched();	/* a million records; the pool mutex only */
 	}
 
 	if (pos.off < j->half_size) {

@@ -122,6 +122,9 @@ fi
 # HC_VM_FULL=1 (make check-reliability): the stages' full sizes (lib.sh's
 # HC_FULL); make check runs the same tests at smaller sizes
 [ "${HC_VM_FULL:-0}" = 1 ] && cmdline+=" hc.full=1"
+# HC_TIMEOUT_SCALE: the guest's own time budgets stretch too (lib.sh's
+# HC_TIMEOUT_SCALE)
+[ "${HC_TIMEOUT_SCALE:-1}" != 1 ] && cmdline+=" hc.timeout_scale=$HC_TIMEOUT_SCALE"
 qemu+=(-append "$cmdline")
 # shellcheck disable=SC2206
 qemu+=(${HC_QEMU_EXTRA:-})
@@ -209,7 +212,7 @@ if [ $killed_on_marker = 1 ]; then
 	# judged by what came before the marker only
 	if grep -aq 'HCTEST not ok' "$log"; then
 		why="a test failed before the kill marker"
-	elif grep -Eq 'Kernel panic|BUG:|Oops|general protection' "$log"; then
+	elif grep -Eq 'Kernel panic|BUG:|Oops|general protection|rcu.*stall|blocked for more than' "$log"; then
 		why="kernel error on the console before the kill marker"
 	fi
 elif [ $timed_out = 1 ]; then

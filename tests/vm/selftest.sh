@@ -3,8 +3,9 @@
 #
 # Negative self-test of the VM harness (not part of the default suite; about
 # a minute under TCG): boots stage-selftest.sh in each mode and checks that
-# boot.sh's verdict is right: pass -> 0; a failing test, a dmesg WARNING, a
-# kernel panic, a hang (timeout), a missing hypercache.ko (insmod) -> 1;
+# boot.sh's verdict is right: pass -> 0; a failing test, a dmesg WARNING, an
+# RCU stall report, a kernel panic, a hang (timeout), a missing
+# hypercache.ko (insmod) -> 1;
 # --kill-on after passing tests -> 0.
 set -euo pipefail
 
@@ -35,6 +36,7 @@ check() { # check EXPECTED_RC DESCRIPTION GREP_PATTERN boot.sh-args...
 check 0 pass 'HCTEST ok self-skip # SKIP nothing to do' --noload --args pass
 check 1 failing-test 'HCTEST not ok self-false: some context' --noload --args fail
 check 1 dmesg-warning 'dmesg is dirty' --noload --args warn
+check 1 dmesg-rcu-stall 'HCVM-DMESG: .*self-detected stall' --noload --args stall
 check 1 panic 'kernel panic' --noload --args panic
 check 1 timeout 'timeout after 20s' --noload --args hang --timeout 20
 check 0 kill-on-marker 'HCVM-KILLED' --noload --args marker --kill-on HC-MARKER

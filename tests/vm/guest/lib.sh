@@ -20,6 +20,9 @@
 # hc_stop PID NAME [SECS]
 #                      SIGTERM, wait <= SECS (60) for PID to exit, else show
 #                      its threads' wait channels, SIGKILL it and fail
+# hc_dmesg_bad [FROM] print the kernel log's reports that fail a boot (RCU
+#                      stalls, lockups, WARNINGs...: HC_DMESG_BAD) from line
+#                      FROM on; status 0 if there is one
 # hc_record_pass NAME / hc_record_fail NAME MSG
 #                      count a result directly (used by /init)
 # hc_s3_curl /BUCKET/KEY [CURL-ARGS...]
@@ -34,12 +37,30 @@
 HC_RUN=${HC_RUN:-/run/hc}
 mkdir -p "$HC_RUN"
 
+# The kernel reports that fail a boot (/init's dmesg scan; hc_dmesg_bad):
+# warnings, BUGs (a soft lockup is "BUG: soft lockup"), oopses, list and
+# refcount corruption, sanitizers, leaks, RCU stalls ("rcu: INFO: rcu_preempt
+# self-detected stall on CPU", "... detected stalls on CPUs/tasks", "...
+# detected expedited stalls", "rcu_preempt kthread starved") and hung tasks
+# ("INFO: task X blocked for more than N seconds", "hung_task_timeout_secs").
+HC_DMESG_BAD='WARNING:|BUG:|Oops|general protection|list_del corruption|refcount_t|hung_task|blocked for more than|rcu.*stall|rcu.*kthread starved|soft lockup|kernel BUG|UBSAN|KASAN|unreferenced object'
+
+# hc_dmesg_bad [FROM]: print the kernel log's lines from line FROM (default
+# 1) on that match HC_DMESG_BAD; status 0 if there is one
+hc_dmesg_bad() {
+	dmesg | tail -n +"${1:-1}" | grep -E "$HC_DMESG_BAD"
+}
+
 # HC_FULL=1 when the host ran with HC_VM_FULL=1 (kernel argument hc.full=1,
 # make check-reliability): stages use their full sizes; 0 in make check
 HC_FULL=0
+# HC_TIMEOUT_SCALE: the host's (kernel argument hc.timeout_scale=N, set by
+# boot.sh), 1 by default: multiply a stage's own time budgets by it
+HC_TIMEOUT_SCALE=1
 for _hc_w in $(cat /proc/cmdline); do
 	case "$_hc_w" in
 	hc.full=1) HC_FULL=1 ;;
+	hc.timeout_scale=[1-9]*) HC_TIMEOUT_SCALE=${_hc_w#hc.timeout_scale=} ;;
 	hc.s3=*)
 		HC_S3_ENDPOINT=${_hc_w#hc.s3=}
 		AWS_ACCESS_KEY_ID=RGWAK

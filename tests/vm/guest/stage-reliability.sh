@@ -27,7 +27,8 @@
 #     LOCATE hit during a COMMIT that waits for slow members, a member
 #     that disappears.
 # known_bugs=1 also runs the tests of defects not fixed yet (make
-#     check-reliability only, so that make check stays a gate): none today.
+#     check-reliability only, so that make check stays a gate):
+#     faults-others-during-commit (COMMIT's journal I/O under the pool lock).
 . /hc/tests/lib.sh
 
 parts=logwrites+fuzz+faults every=1 fuzz_secs=60 seed= fuzz_trace=0 known_bugs=0
@@ -598,6 +599,58 @@ t_member_gone() {
 	hc_expect_errno timeout 10 hcctl status
 }
 
+# KNOWN BUG (issue 9, point 16: journal I/O without the pool lock): a
+# STATS_GET (hcctl stats) and a STAGE (and ABORT) of another object must
+# not wait for a COMMIT whose member flushes and FUA journal record a slow
+# drive holds back (dm-delay: 2 s x HC_TIMEOUT_SCALE per write, so that the
+# COMMIT alone outlasts the limit); each must answer within 2 s x
+# HC_TIMEOUT_SCALE.  Today COMMIT holds the pool lock across that I/O, and
+# both wait for its end; run with known_bugs=1 (r-faults) until the fix.
+t_others_during_commit() {
+	dmsetup targets | grep -q '^delay' || hc_fail "no dm-delay target (CONFIG_DM_DELAY)"
+	hcctl pool assemble $FM >/dev/null
+	lim=$((2000 * HC_TIMEOUT_SCALE))
+	hc_pattern 47 3000000 >/tmp/f7
+	hc_stage_hold --clean --fill /tmp/f7 f/7 3000000
+	for m in 0 1 2; do
+		d=$(hc_drive $((3 + m)))
+		f_table $m "0 $FSZ delay $d 0 0 $d 0 $lim"
+	done
+	pid=$(cat /tmp/stage.pid)
+	kill -TERM "$pid"
+	sleep 1
+	kill -0 "$pid" 2>/dev/null || hc_fail "COMMIT ended within 1 s: it did not wait for the members"
+	# both at once, each timed from its own start (ms of /proc/uptime)
+	( t0=$(cut -d' ' -f1 /proc/uptime)
+	  timeout 300 hcctl stats --json >/tmp/oth.stats 2>&1; echo "rc=$?" >>/tmp/oth.stats
+	  t1=$(cut -d' ' -f1 /proc/uptime)
+	  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d\n", (b - a) * 1000 }' >/tmp/oth.stats.ms ) &
+	p1=$!
+	( t0=$(cut -d' ' -f1 /proc/uptime)
+	  timeout 300 hc_stage --now f/other 1 >/tmp/oth.stage 2>&1; echo "rc=$?" >>/tmp/oth.stage
+	  t1=$(cut -d' ' -f1 /proc/uptime)
+	  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d\n", (b - a) * 1000 }' >/tmp/oth.stage.ms ) &
+	p2=$!
+	wait $p1 $p2
+	kill -0 "$pid" 2>/dev/null && echo "(COMMIT still waiting)"
+	rc=0
+	wait "$pid" || rc=$?
+	cat /tmp/stage.out
+	for m in 0 1 2; do f_linear $m; done
+	[ $rc = 0 ] || hc_fail "COMMIT of f/7 failed"
+	ms_stats=$(cat /tmp/oth.stats.ms) ms_stage=$(cat /tmp/oth.stage.ms)
+	echo "during COMMIT: STATS_GET $ms_stats ms, STAGE + ABORT $ms_stage ms (limit $lim ms)"
+	grep -q '^rc=0$' /tmp/oth.stats || { cat /tmp/oth.stats; hc_fail "hcctl stats failed during COMMIT"; }
+	grep -q '^rc=0$' /tmp/oth.stage || { cat /tmp/oth.stage; hc_fail "STAGE of f/other failed during COMMIT"; }
+	f_check 1 2 7
+	f_consistent
+	hcctl pool stop
+	[ "$ms_stats" -lt "$lim" ] ||
+		hc_fail "STATS_GET took $ms_stats ms while a COMMIT waited for the members (limit $lim ms)"
+	[ "$ms_stage" -lt "$lim" ] ||
+		hc_fail "a STAGE of another object took $ms_stage ms while a COMMIT waited for the members (limit $lim ms)"
+}
+
 if has_part faults; then
 	hc_test faults-read-error-per-object t_read_error
 	hc_test faults-read-error-marks-object t_read_error_marks_object
@@ -605,5 +658,8 @@ if has_part faults; then
 	hc_test faults-commit-write-error t_commit_write_error
 	hc_test faults-locate-during-commit t_locate_during_commit
 	hc_test faults-hold-during-commit t_hold_during_commit
+	if [ "$known_bugs" = 1 ]; then
+		hc_test faults-others-during-commit t_others_during_commit
+	fi
 	hc_test faults-member-gone t_member_gone
 fi

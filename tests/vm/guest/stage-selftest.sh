@@ -6,6 +6,7 @@
 #   pass    two passing tests (one uses hc_expect_errno), one skipped
 #   fail    one passing and one failing test
 #   warn    passes, but puts a "WARNING:" line into dmesg
+#   stall   passes, but puts an RCU stall report's first line into dmesg
 #   panic   crashes the kernel (sysrq c)
 #   hang    never finishes (the host's --timeout must fire)
 #   marker  prints HC-MARKER, then waits for the host to SIGKILL QEMU
@@ -36,6 +37,10 @@ fail)
 warn)
 	hc_test self-true t_true
 	echo "WARNING: injected by stage-selftest" >/dev/kmsg
+	;;
+stall)
+	hc_test self-true t_true
+	echo "rcu: INFO: rcu_preempt self-detected stall on CPU" >/dev/kmsg
 	;;
 panic)
 	echo 1 >/proc/sys/kernel/sysrq
