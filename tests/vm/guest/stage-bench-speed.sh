@@ -116,7 +116,11 @@ t_setup() {
 hc_up() {
 	[ -f /tmp/hcd.pid ] && return 0
 	hcctl pool create $M >/dev/null || hc_fail "pool create failed"
-	write_conf log_level=info ingest_concurrency=8 part_size=8M max_objects_in_flight=16
+	# hypercached's own defaults but for max_objects_in_flight (the
+	# tests' short timeouts fail uploads through QEMU's user network on a
+	# loaded host)
+	write_conf log_level=info ingest_concurrency=8 part_size=8M max_objects_in_flight=16 \
+		retry_attempts=5 timeout_connect=10 timeout_request=300
 	start_daemon 1
 }
 
@@ -232,7 +236,7 @@ t_egress() {
 	pids=""
 	i=0
 	while [ $i -lt "$CK" ]; do
-		hcctl put --sync --no-progress /tmp/ck$i "s3://$BUCKET/hc/ck$i" \
+		hcctl put --sync --timeout 0 --no-progress /tmp/ck$i "s3://$BUCKET/hc/ck$i" \
 			>/tmp/put$i.out 2>&1 &
 		pids="$pids $!"
 		i=$((i + 1))
@@ -246,7 +250,7 @@ t_egress() {
 	grep "egress: [0-9]* objects, " /tmp/hcd.out
 	fig hc-ckpts "$t" $((CK * CKMB * MB)) "$CK" aws-seq "$(got aws-seq)"
 	t0=$(now)
-	hcctl put --sync --no-progress /tmp/one "s3://$BUCKET/hc/one" >/tmp/put.out 2>&1 ||
+	hcctl put --sync --timeout 0 --no-progress /tmp/one "s3://$BUCKET/hc/one" >/tmp/put.out 2>&1 ||
 		{ cat /tmp/put.out; tail -n 30 /tmp/hcd.out; hc_fail "put --sync of one failed"; }
 	t=$(since "$t0")
 	fig hc-put "$t" $((ONE * MB)) 1 curl-put "$(got curl-put)"
