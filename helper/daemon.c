@@ -1075,6 +1075,9 @@ struct egress_ctx {
 	struct egress_job *running;	/* taken by a worker */
 	unsigned int in_flight;		/* on @running */
 	unsigned int slots_used[HC_BACKENDS_MAX];
+	/* since the first upload of a busy period: its aggregate figures */
+	double busy_since;
+	uint64_t busy_bytes, busy_objects;
 };
 
 static uint64_t uri_hash(const struct hc_ingest_req *r)
@@ -1318,6 +1321,12 @@ static void egress_report(struct egress_ctx *x, struct egress_job *j)
 		hc_log(HC_LOG_WARN, "%s: EGRESS_DONE: %s", r->uri,
 		       strerror(-ret));
 	hc_metrics_note_egress(j->t.b->name, !ret, r->size, j->secs);
+	if (!ret) {
+		pthread_mutex_lock(&x->lock);
+		x->busy_bytes += r->size;
+		x->busy_objects++;
+		pthread_mutex_unlock(&x->lock);
+	}
 	hc_log(HC_LOG_INFO, "%s: uploaded %llu bytes in %.3f s (%.1f MB/s, "
 	       "%llu part%s, ETag %s)", r->uri, (unsigned long long)r->size,
 	       j->res.seconds,
@@ -1394,7 +1403,8 @@ static void *egress_worker(void *arg)
 			pthread_cond_wait(&x->cv, &x->lock);
 		if (x->stop)
 			break;
-		x->in_flight++;
+		if (!x->in_flight++ && !x->busy_objects)
+			x->busy_since = hc_now();
 		hc_log(HC_LOG_DEBUG, "%s: upload started, %u object%s in flight",
 		       j->r.uri, x->in_flight, x->in_flight == 1 ? "" : "s");
 		pthread_mutex_unlock(&x->lock);
@@ -1440,6 +1450,21 @@ static void egress_reap(struct egress_ctx *x)
 		free(j);
 		j = next;
 	}
+	/* the aggregate when the last upload of a busy period is reported */
+	pthread_mutex_lock(&x->lock);
+	if (!x->in_flight && !x->pending && !x->done && x->busy_objects) {
+		double secs = hc_now() - x->busy_since;
+
+		hc_log(HC_LOG_INFO, "egress: %llu objects, %llu bytes in %.3f s "
+		       "(%.3f GB/s, %.1f objects/s)",
+		       (unsigned long long)x->busy_objects,
+		       (unsigned long long)x->busy_bytes, secs,
+		       secs > 0 ? x->busy_bytes / secs / 1e9 : 0.0,
+		       secs > 0 ? x->busy_objects / secs : 0.0);
+		x->busy_objects = 0;
+		x->busy_bytes = 0;
+	}
+	pthread_mutex_unlock(&x->lock);
 }
 
 static void egress_free_list(struct egress_job *j)

@@ -194,13 +194,22 @@ static void kernel_hist(struct hc_prom *p, const char *name,
 	hc_prom_histogram(p, name, l, nl, &h);
 }
 
+/* (@now - @last) bytes in the @dt seconds since the last scrape, in MB/s. */
+static double mb_per_s_since(const struct hc_scrape_state *st, double dt,
+			     uint64_t now, uint64_t last)
+{
+	if (!st->primed || dt <= 0 || now < last)
+		return 0;
+	return (double)(now - last) / dt / 1e6;
+}
+
 static void render_seed(struct hc_prom *p, const struct hc_scrape_in *in,
 			struct hc_scrape_state *st)
 {
 	const struct hc_scrape_kernel *k = &in->k;
 	uint64_t reads = 0, read_bytes = 0, read_ns = 0, locate_n, head_n = 0;
 	uint64_t hits = k->v[HC_A_STATS_HITS], misses = k->v[HC_A_STATS_MISSES];
-	uint64_t saved = k->v[HC_A_STATS_HIT_BYTES], fetched = 0;
+	uint64_t saved = k->v[HC_A_STATS_HIT_BYTES], fetched = 0, egressed = 0;
 	uint64_t cap = k->v[HC_A_STATS_CAPACITY];
 	uint64_t used = k->v[HC_A_STATS_BYTES_USED];
 	double head_s = 0, busy = 0, mbps = 0, dt;
@@ -215,6 +224,7 @@ static void render_seed(struct hc_prom *p, const struct hc_scrape_in *in,
 		head_n += in->b[i].head_count;
 		head_s += in->b[i].head_seconds;
 		fetched += in->b[i].fetched_bytes;
+		egressed += in->b[i].egress_bytes;
 		busy += in->b[i].ingest_busy_seconds;
 	}
 	locate_n = hist_total(k->locate_hist);
@@ -225,6 +235,13 @@ static void render_seed(struct hc_prom *p, const struct hc_scrape_in *in,
 	family_f64(p, "hypercache_bandwidth_mbps",
 		   "Bytes read from the members per second since the previous scrape, in MB/s (1e6 bytes)",
 		   mbps);
+	/* the daemon's own counters: they only grow while it runs */
+	family_f64(p, "hypercache_ingest_mbps",
+		   "Bytes the ingests fetched from the backends per second since the previous scrape, all objects together, in MB/s (1e6 bytes)",
+		   mb_per_s_since(st, dt, fetched, st->last_fetched));
+	family_f64(p, "hypercache_egress_mbps",
+		   "Bytes the uploads sent to the backends per second since the previous scrape, all objects together, in MB/s (1e6 bytes)",
+		   mb_per_s_since(st, dt, egressed, st->last_egressed));
 	family_f64(p, "hypercache_local_metadata_latency_us",
 		   "Mean LOCATE latency since the previous scrape (the whole ioctl, a wait included), in microseconds",
 		   mean_since(k->v[HC_A_STATS_LOCATE_NS], locate_n,
@@ -266,6 +283,8 @@ static void render_seed(struct hc_prom *p, const struct hc_scrape_in *in,
 		   "Objects the policy evicted", kc(in, st, HC_A_STATS_EVICTIONS));
 
 	st->last_read_bytes = read_bytes;
+	st->last_fetched = fetched;
+	st->last_egressed = egressed;
 	st->last_locate_ns = k->v[HC_A_STATS_LOCATE_NS];
 	st->last_locate_n = locate_n;
 	st->last_mread_ns = read_ns;

@@ -89,6 +89,7 @@ struct hc_scrape_state {
 	bool primed;
 	double last_now;
 	uint64_t last_read_bytes;
+	uint64_t last_fetched, last_egressed;	/* the backends' byte totals */
 	uint64_t last_locate_ns, last_locate_n;
 	uint64_t last_mread_ns, last_mread_n;
 	uint64_t last_head_n;

@@ -321,6 +321,34 @@ TEST_F(scrape, rates_and_a_pool_restart)
 	EXPECT_STREQ("0", value(self->p.buf, "hypercache_bandwidth_mbps", self->v));
 }
 
+/*
+ * The daemon's aggregate throughput: the backends' bytes since the last
+ * scrape over its interval, all objects and backends together; 0 on the
+ * first scrape (no interval yet).
+ */
+TEST_F(scrape, aggregate_ingest_and_egress_throughput)
+{
+	self->in.nr_backends = 2;
+	strcpy(self->in.b[1].name, "nfs");
+	self->in.b[1].type = "posix";
+	self->in.b[0].egress_bytes = 1000000;
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_STREQ("0", value(self->p.buf, "hypercache_ingest_mbps", self->v));
+	EXPECT_STREQ("0", value(self->p.buf, "hypercache_egress_mbps", self->v));
+	EXPECT_NE(NULL, strstr(self->p.buf, "# TYPE hypercache_ingest_mbps gauge\n"));
+	hc_prom_free(&self->p);
+	/* 4 s later: 300 + 100 MB fetched, 20 + 20 MB uploaded */
+	self->in.now = 104;
+	self->in.b[0].fetched_bytes += 300000000;
+	self->in.b[1].fetched_bytes += 100000000;
+	self->in.b[0].egress_bytes += 20000000;
+	self->in.b[1].egress_bytes += 20000000;
+	hc_prom_init(&self->p, false);
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_STREQ("100", value(self->p.buf, "hypercache_ingest_mbps", self->v));
+	EXPECT_STREQ("10", value(self->p.buf, "hypercache_egress_mbps", self->v));
+}
+
 /* The kernel's nanoseconds as seconds; 0 (nothing dirty) stays 0. */
 TEST_F(scrape, dirty_oldest_age_in_seconds)
 {

@@ -245,6 +245,7 @@ static void *worker(void *arg)
 static void run_summary(const struct pl_run *r, double secs, json_object *o)
 {
 	double gbps = secs > 0 ? (double)r->bytes / secs / 1e9 : 0.0;
+	double ops = secs > 0 ? (double)r->n / secs : 0.0;
 	char size[32];
 	size_t i;
 
@@ -257,6 +258,8 @@ static void run_summary(const struct pl_run *r, double secs, json_object *o)
 				       json_object_new_uint64(r->bytes_ingested));
 		json_object_object_add(o, "seconds", json_object_new_double(secs));
 		json_object_object_add(o, "gb_per_s", json_object_new_double(gbps));
+		json_object_object_add(o, "objects_per_s",
+				       json_object_new_double(ops));
 		json_object_object_add(o, "hits", json_object_new_uint64(r->hits));
 		json_object_object_add(o, "ingested",
 				       json_object_new_uint64(r->ingested));
@@ -282,8 +285,8 @@ static void run_summary(const struct pl_run *r, double secs, json_object *o)
 		return;
 	}
 	hcctl_fmt_size(size, sizeof(size), r->bytes);
-	printf("preloaded %zu object%s, %s in %.2f s (%.2f GB/s): %zu already cached, %zu ingested, %zu failed\n",
-	       r->n, r->n == 1 ? "" : "s", size, secs, gbps, r->hits,
+	printf("preloaded %zu object%s, %s in %.2f s (%.2f GB/s, %.1f objects/s): %zu already cached, %zu ingested, %zu failed\n",
+	       r->n, r->n == 1 ? "" : "s", size, secs, gbps, ops, r->hits,
 	       r->ingested, r->failed);
 }
 
@@ -825,12 +828,13 @@ const struct hcctl_cmd hcctl_preload_cmds[] = {
 "\n"
 "    At the end a summary goes to stdout:\n"
 "\n"
-"      preloaded 3 objects, 1.2 GiB in 4.10 s (0.31 GB/s): 1 already cached, 1 ingested, 1 failed\n"
+"      preloaded 3 objects, 1.2 GiB in 4.10 s (0.31 GB/s, 0.7 objects/s): 1 already cached, 1 ingested, 1 failed\n"
 "\n"
 "    bytes are those of every object now cached (already cached or\n"
-"    ingested); GB/s is bytes / seconds (10^9 bytes).  Every failure is\n"
-"    printed on stderr after the summary's figures are known, in the order\n"
-"    of the URIs, as 'hcctl get' prints it:\n"
+"    ingested); GB/s is bytes / seconds (10^9 bytes), objects/s the\n"
+"    objects / seconds.  Every failure is printed on stderr after the\n"
+"    summary's figures are known, in the order of the URIs, as 'hcctl get'\n"
+"    prints it:\n"
 "\n"
 "      hcctl: hypercache://store/x: not cached: No such file or directory\n"
 "\n"
@@ -862,7 +866,7 @@ const struct hcctl_cmd hcctl_preload_cmds[] = {
 "        Print the summary as one JSON object:\n"
 "\n"
 "          {\"objects\":N,\"bytes\":B,\"bytes_ingested\":B,\"seconds\":S,\n"
-"           \"gb_per_s\":R,\"hits\":H,\"ingested\":I,\"failed\":F,\n"
+"           \"gb_per_s\":R,\"objects_per_s\":O,\"hits\":H,\"ingested\":I,\"failed\":F,\n"
 "           \"failures\":[{\"uri\":\"...\",\"errno\":E,\"error\":\"...\"},...]}\n"
 "\n"
 "        hits are the objects that were cached already; errno is 0 for a\n"

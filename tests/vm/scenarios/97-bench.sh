@@ -9,6 +9,9 @@
 #   bench-locate.sh     LOCATE hits of 1-byte objects vs BLKGETSIZE64
 #   bench-s3.sh         cold ingest vs curl, against the S3 gateway
 #   bench-writeback.sh  put --sync vs a synchronous upload, same gateway
+#   bench-speed.sh      bench-ingest.sh and bench-egress.sh in one boot:
+#                       preload-batch vs curl -Z, cold ingest vs curl to
+#                       ext4 on md raid0, put --sync vs aws s3 cp / curl -T
 # Single-threaded TCG, as every test (the scripts default to multi).  The
 # host-only scripts/bench-fetch.sh is tests/checks/bench-fetch.sh.  The S3
 # ones need the gateway that tests/run-all.sh starts: without it they fail.
@@ -34,7 +37,9 @@ bench_smoke bench-locate.sh
 if "$HC_ROOT/scripts/rgw.sh" status >/dev/null 2>&1; then
 	bench_smoke bench-s3.sh
 	bench_smoke bench-writeback.sh
+	bench_smoke bench-speed.sh
 else
 	vm_record "not ok" bench-s3.sh "no S3 gateway (scripts/rgw.sh start)"
 	vm_record "not ok" bench-writeback.sh "no S3 gateway (scripts/rgw.sh start)"
+	vm_record "not ok" bench-speed.sh "no S3 gateway (scripts/rgw.sh start)"
 fi

@@ -1,0 +1,278 @@
+#!/bin/sh
+# Usage (guest, via /init; host side: scripts/bench-ingest.sh and
+# scripts/bench-egress.sh):
+#   stage-bench-speed.sh parts=ingest[:egress] [n=N] [big=MiB] [ck=COUNT]
+#                        [ckmb=MiB] [one=MiB] [aws=guest|host]
+# (3 fresh drives, --s3; --hostfs for aws=guest)
+#
+# BENCHMARKS (their smoke runs are 97-bench/bench-ingest.sh and
+# 97-bench/bench-egress.sh), each figure against its peer measured in this
+# boot, as
+#   hc: bench-speed NAME SECONDS s MB/s MB/s OBJ obj/s xRATIO (to PEER)
+# where RATIO = the peer's seconds / this one's (> 1: HyperCache faster):
+# ingest (test bench-ingest):
+#   curl-many   N objects of 1 MiB: curl -Z --parallel-max 16 -K LIST, to
+#               files on ext4 over md raid0 of the same three drives
+#   curl-1      one object of big MiB: curl to a file on that ext4
+#   curl-8      the same with 8 ranged curls writing their ranges of the file
+#   hc-many     preload-batch of the N objects (max_objects_in_flight 16,
+#               -P 64), ratio to curl-many
+#   hc-big      hcctl preload of the big object (cold ingest), ratios to
+#               curl-1 (hc-big) and curl-8 (hc-big-vs-8)
+# egress (test bench-egress):
+#   aws-seq     ck checkpoints of ckmb MiB uploaded by `aws s3 cp` one after
+#               the other (Debian's awscli, the host's /usr/bin/aws run in
+#               the guest over --hostfs; aws=host: on the host, outside the
+#               guest, the smoke run's shortcut, as python under TCG takes
+#               tens of seconds to start)
+#   hc-ckpts    the same files through the cache: ck `hcctl put --sync` at
+#               once (max_objects_in_flight 16), until the last upload is
+#               acknowledged, ratio to aws-seq
+#   curl-put    one checkpoint of one MiB (one=): curl -T
+#   hc-put      hcctl put --sync of it, ratio to curl-put
+# The objects are checked (SHA-256) in the cache or in S3 after their run
+# (of the N small ones, 32 spread over the list).
+. /hc/tests/lib.sh
+. /hc/tests/s3lib.sh
+
+PARTS=ingest:egress N=1000 BIG=1024 CK=8 CKMB=64 ONE=256 AWS=guest BUCKET_ARG="" BIGSUM=""
+for a in "$@"; do
+	case $a in
+	bucket=*) BUCKET_ARG=${a#bucket=} ;;
+	bigsha=*) BIGSUM=${a#bigsha=} ;;
+	parts=*) PARTS=${a#parts=} ;;
+	n=*) N=${a#n=} ;;
+	big=*) BIG=${a#big=} ;;
+	ck=*) CK=${a#ck=} ;;
+	ckmb=*) CKMB=${a#ckmb=} ;;
+	one=*) ONE=${a#one=} ;;
+	aws=*) AWS=${a#aws=} ;;
+	*) echo "stage-bench-speed: unknown argument $a" >&2; exit 2 ;;
+	esac
+done
+MB=1048576
+MD=/mnt/md
+# the host's bucket: many/mNNNN (1 MiB each), sums (their "SHA-256 mNNNN"
+# lines) and big (random, SHA-256 bigsha=)
+BUCKET=${BUCKET_ARG:-$BUCKET}
+
+now() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
+
+# fig NAME SECONDS BYTES OBJECTS [PEER PEER_SECONDS]
+fig() {
+	awk -v n="$1" -v t="$2" -v b="$3" -v o="$4" -v p="${5:-}" -v pt="${6:-0}" 'BEGIN {
+		l = sprintf("hc: bench-speed %s %.3f s %.1f MB/s %.2f obj/s", n, t, b / t / 1e6, o / t)
+		if (p != "")
+			l = l sprintf(" x%.2f (to %s)", pt / t, p)
+		print l }' | tee /dev/kmsg
+}
+
+# The figures a later line needs: /tmp/fig.NAME holds the seconds.
+keep() { echo "$2" >"/tmp/fig.$1"; }
+got() { cat "/tmp/fig.$1"; }
+
+md_up() {
+	mdadm --create /dev/md0 --run --level=0 --chunk=4096 --raid-devices=3 $M \
+		>/tmp/md.out 2>&1 || { cat /tmp/md.out; hc_fail "mdadm --create failed"; }
+	# busybox sh prefers its own applets: the real mke2fs by its path
+	/usr/sbin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 /dev/md0 ||
+		hc_fail "mke2fs on md0 failed"
+	mkdir -p $MD
+	mount -t ext4 /dev/md0 $MD || hc_fail "cannot mount ext4 on md0"
+}
+
+md_down() {
+	umount $MD || hc_fail "cannot unmount $MD"
+	mdadm --stop /dev/md0 >/dev/null 2>&1 || hc_fail "mdadm --stop failed"
+	for d in $M; do
+		mdadm --zero-superblock "$d" >/dev/null 2>&1 || true
+		dd if=/dev/zero of="$d" bs=1M count=8 conv=fsync 2>/dev/null
+	done
+}
+
+# ranges: 8 ranged curls, each writing its own part of $MD/big8
+curl8() {
+	sz=$((BIG * MB))
+	part=$((sz / 8))
+	: >$MD/big8
+	i=0
+	while [ $i -lt 8 ]; do
+		s3curl -r "$((i * part))-$((i * part + part - 1))" "$EP/$BUCKET/big" |
+			dd of=$MD/big8 bs=64k seek=$((i * part)) oflag=seek_bytes \
+				conv=notrunc iflag=fullblock 2>/dev/null &
+		i=$((i + 1))
+	done
+	wait
+	sync -f $MD/big8
+}
+
+t_setup() {
+	[ -n "$BUCKET_ARG" ] || hc_fail "no bucket= (the host puts the objects)"
+	: >/tmp/hcd.out
+}
+
+# the pool and hypercached, once for both parts
+hc_up() {
+	[ -f /tmp/hcd.pid ] && return 0
+	hcctl pool create $M >/dev/null || hc_fail "pool create failed"
+	# hypercached's own defaults but for max_objects_in_flight (the
+	# tests' short timeouts fail uploads through QEMU's user network on a
+	# loaded host)
+	write_conf log_level=info ingest_concurrency=8 part_size=8M max_objects_in_flight=16 \
+		retry_attempts=5 timeout_connect=10 timeout_request=300
+	start_daemon 1
+}
+
+t_ingest() {
+	# "SHA-256 KEY" of every object, from the host (hashing 1,000 MiB
+	# under TCG would take longer than the benchmark)
+	s3curl -o /tmp/sums "$EP/$BUCKET/sums" || hc_fail "no sums object in $BUCKET"
+	[ "$(wc -l </tmp/sums)" = "$N" ] || hc_fail "the sums object has not $N lines"
+	bigsum=$BIGSUM
+	# the peers on ext4 over md raid0 of the same drives
+	md_up
+	mkdir -p $MD/many
+	while read -r sum k; do
+		echo "url = \"$EP/$BUCKET/many/$k\""
+		echo "output = \"$MD/many/$k\""
+	done </tmp/sums >/tmp/curl.K
+	t0=$(now)
+	s3curl -Z --parallel-max 16 -K /tmp/curl.K || hc_fail "curl -Z failed"
+	sync -f $MD/many
+	t=$(since "$t0")
+	keep curl-many "$t"
+	fig curl-many "$t" $((N * MB)) "$N"
+	t0=$(now)
+	s3curl -o $MD/big "$EP/$BUCKET/big" || hc_fail "curl of the big object failed"
+	sync -f $MD/big
+	t=$(since "$t0")
+	keep curl-1 "$t"
+	fig curl-1 "$t" $((BIG * MB)) 1
+	rm -f $MD/big
+	t0=$(now)
+	curl8
+	t=$(since "$t0")
+	keep curl-8 "$t"
+	fig curl-8 "$t" $((BIG * MB)) 1
+	[ "$(sha $MD/big8)" = "$bigsum" ] || hc_fail "8 ranged curls: SHA-256 differs"
+	md_down
+
+	# HyperCache on the same drives
+	hc_up
+	t0=$(now)
+	hcctl preload-batch --config /tmp/hc.conf --no-progress --json -P 64 \
+		--prefix "s3://$BUCKET/many/m" >/tmp/pl.json ||
+		{ cat /tmp/pl.json; tail -n 30 /tmp/hcd.out; hc_fail "preload-batch failed"; }
+	t=$(since "$t0")
+	grep -q "\"ingested\": *$N" /tmp/pl.json || { cat /tmp/pl.json; hc_fail "not $N ingested"; }
+	fig hc-many "$t" $((N * MB)) "$N" curl-many "$(got curl-many)"
+	# its own figures: the listing's time, the aggregate objects/s
+	hc_log "preload-batch: $(tr -d '\n' </tmp/pl.json |
+		grep -o '"\(list_seconds\|seconds\|gb_per_s\|objects_per_s\)": *[0-9.e+-]*' | tr '\n' ' ')"
+	grep -q '"objects_per_s": *[0-9]' /tmp/pl.json ||
+		{ cat /tmp/pl.json; hc_fail "no objects_per_s in preload-batch --json"; }
+	wait_log "ingest: [0-9]* objects, [0-9]* bytes in .* GB/s, .* objects/s"
+	grep "ingest: [0-9]* objects, " /tmp/hcd.out
+	# every object ingested (above); 32 of them read back, spread (a
+	# process start costs about a second here)
+	step=$(((N + 31) / 32))
+	i=0
+	while read -r sum k; do
+		if [ $((i % step)) = 0 ]; then
+			[ "$(hcctl get --no-progress --no-ingest "s3://$BUCKET/many/$k" |
+				sha256sum | cut -d' ' -f1)" = "$sum" ] || hc_fail "many/$k: SHA-256 differs"
+		fi
+		i=$((i + 1))
+	done </tmp/sums
+	t0=$(now)
+	hcctl preload --no-progress --timeout 1800 "s3://$BUCKET/big" >/dev/null ||
+		{ tail -n 30 /tmp/hcd.out; hc_fail "cold ingest of the big object failed"; }
+	t=$(since "$t0")
+	fig hc-big "$t" $((BIG * MB)) 1 curl-1 "$(got curl-1)"
+	fig hc-big-vs-8 "$t" $((BIG * MB)) 1 curl-8 "$(got curl-8)"
+	[ "$(hcctl get --no-progress --no-ingest "s3://$BUCKET/big" | sha256sum |
+		cut -d' ' -f1)" = "$bigsum" ] || hc_fail "big: SHA-256 differs"
+}
+
+# aws_cp FILE KEY: Debian's awscli in the host's root, against the gateway
+aws_cp() {
+	hc_host_run /usr/bin/aws --endpoint-url "$EP" s3 cp --only-show-errors \
+		"$1" "s3://$BUCKET/$2"
+}
+
+t_egress() {
+	i=0
+	while [ $i -lt "$CK" ]; do
+		head -c $((CKMB * MB)) /dev/urandom >/tmp/ck$i
+		i=$((i + 1))
+	done
+	head -c $((ONE * MB)) /dev/urandom >/tmp/one
+	if [ "$AWS" = guest ]; then
+		# the first start reads python's modules over 9p: not timed
+		hc_host_run /usr/bin/aws --version >/dev/null || hc_fail "no aws in the host's root"
+		t0=$(now)
+		i=0
+		while [ $i -lt "$CK" ]; do
+			aws_cp /tmp/ck$i "aws/ck$i" || hc_fail "aws s3 cp of ck$i failed"
+			i=$((i + 1))
+		done
+		t=$(since "$t0")
+	else
+		# scripts/bench-egress.sh timed it on the host: its seconds
+		t=$(cat /proc/cmdline | tr ' ' '\n' | sed -n 's/^hc.awsseq=//p')
+		[ -n "$t" ] || hc_fail "aws=host without the host's time (hc.awsseq=)"
+	fi
+	keep aws-seq "$t"
+	fig aws-seq "$t" $((CK * CKMB * MB)) "$CK"
+	t0=$(now)
+	s3curl -T /tmp/one "$EP/$BUCKET/curl/one" >/dev/null || hc_fail "curl -T failed"
+	t=$(since "$t0")
+	keep curl-put "$t"
+	fig curl-put "$t" $((ONE * MB)) 1
+
+	hc_up
+	t0=$(now)
+	pids=""
+	i=0
+	while [ $i -lt "$CK" ]; do
+		hcctl put --sync --timeout 0 --no-progress /tmp/ck$i "s3://$BUCKET/hc/ck$i" \
+			>/tmp/put$i.out 2>&1 &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	for p in $pids; do
+		wait "$p" || { cat /tmp/put*.out; tail -n 30 /tmp/hcd.out; hc_fail "a put --sync failed"; }
+	done
+	t=$(since "$t0")
+	# hypercached's aggregate, once the last upload of the batch is reported
+	wait_log "egress: [0-9]* objects, [0-9]* bytes in .* GB/s, .* objects/s"
+	grep "egress: [0-9]* objects, " /tmp/hcd.out
+	fig hc-ckpts "$t" $((CK * CKMB * MB)) "$CK" aws-seq "$(got aws-seq)"
+	t0=$(now)
+	hcctl put --sync --timeout 0 --no-progress /tmp/one "s3://$BUCKET/hc/one" >/tmp/put.out 2>&1 ||
+		{ cat /tmp/put.out; tail -n 30 /tmp/hcd.out; hc_fail "put --sync of one failed"; }
+	t=$(since "$t0")
+	fig hc-put "$t" $((ONE * MB)) 1 curl-put "$(got curl-put)"
+	i=0
+	while [ $i -lt "$CK" ]; do
+		[ "$(s3curl "$EP/$BUCKET/hc/ck$i" | sha256sum | cut -d' ' -f1)" = "$(sha /tmp/ck$i)" ] ||
+			hc_fail "hc/ck$i in S3: SHA-256 differs"
+		rm -f /tmp/ck$i
+		i=$((i + 1))
+	done
+	[ "$(s3curl "$EP/$BUCKET/hc/one" | sha256sum | cut -d' ' -f1)" = "$(sha /tmp/one)" ] ||
+		hc_fail "hc/one in S3: SHA-256 differs"
+	rm -f /tmp/one
+}
+
+t_teardown() {
+	[ -f /tmp/hcd.pid ] || return 0
+	stop_daemon
+	hcctl pool stop >/dev/null || hc_fail "pool stop failed"
+}
+
+hc_test bench-setup t_setup
+case ":$PARTS:" in *:ingest:*) hc_test bench-ingest t_ingest ;; esac
+case ":$PARTS:" in *:egress:*) hc_test bench-egress t_egress ;; esac
+hc_test bench-teardown t_teardown
