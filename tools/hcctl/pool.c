@@ -365,10 +365,21 @@ int hcctl_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv)
 			  false, 0, json);
 }
 
-int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv)
+/*
+ * Sends @cmd's request @nlcmd, which takes no arguments and no options but
+ * --json, to the running pool.  Returns POOL_REQ_DONE when the kernel did
+ * it, POOL_REQ_REFUSED with @err set when the kernel refused it (not
+ * reported: the caller words the reason), or else the exit status the
+ * command ends with (--help, a usage error, a failure to send: reported).
+ */
+#define POOL_REQ_DONE		(-1)
+#define POOL_REQ_REFUSED	(-2)
+
+static int pool_simple_request(const struct hcctl_cmd *cmd, int argc,
+			       char **argv, int nlcmd,
+			       struct hcctl_nl_err *err)
 {
 	struct hcctl_nl nl = { 0 };
-	struct hcctl_nl_err err;
 	struct nl_msg *msg;
 	int ret, optind = hcctl_opt_parse(cmd, argc, argv, NULL, &ret);
 
@@ -380,16 +391,26 @@ int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv)
 
 	if (hcctl_nl_open(&nl, cmd->name) < 0)
 		return HC_EXIT_FAIL;
-	msg = hcctl_nl_request(&nl, HC_CMD_POOL_STOP, 0);
+	msg = hcctl_nl_request(&nl, nlcmd, 0);
 	if (!msg) {
 		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
 		hcctl_nl_close(&nl);
 		return HC_EXIT_FAIL;
 	}
-	ret = hcctl_nl_transact(&nl, msg, NULL, NULL, &err);
+	ret = hcctl_nl_transact(&nl, msg, NULL, NULL, err);
 	hcctl_nl_close(&nl);
-	if (ret == 0)
+	return ret == 0 ? POOL_REQ_DONE : POOL_REQ_REFUSED;
+}
+
+int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	struct hcctl_nl_err err;
+	int ret = pool_simple_request(cmd, argc, argv, HC_CMD_POOL_STOP, &err);
+
+	if (ret == POOL_REQ_DONE)
 		return HC_EXIT_OK;
+	if (ret != POOL_REQ_REFUSED)
+		return ret;
 	if (err.kernel && !err.msg[0]) {
 		if (err.error == ENODEV) {
 			hcctl_err(cmd->name, "no pool is running", 0);
@@ -405,28 +426,13 @@ int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv)
 
 int hcctl_cmd_pool_upgrade(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
-	struct hcctl_nl nl = { 0 };
 	struct hcctl_nl_err err;
-	struct nl_msg *msg;
-	int ret, optind = hcctl_opt_parse(cmd, argc, argv, NULL, &ret);
+	int ret = pool_simple_request(cmd, argc, argv, HC_CMD_POOL_UPGRADE,
+				      &err);
 
-	if (optind < 0)
+	if (ret != POOL_REQ_DONE && ret != POOL_REQ_REFUSED)
 		return ret;
-	if (optind < argc)
-		return hcctl_usage_error(cmd, "unexpected argument '%s'",
-				      argv[optind]);
-
-	if (hcctl_nl_open(&nl, cmd->name) < 0)
-		return HC_EXIT_FAIL;
-	msg = hcctl_nl_request(&nl, HC_CMD_POOL_UPGRADE, 0);
-	if (!msg) {
-		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
-		hcctl_nl_close(&nl);
-		return HC_EXIT_FAIL;
-	}
-	ret = hcctl_nl_transact(&nl, msg, NULL, NULL, &err);
-	hcctl_nl_close(&nl);
-	if (ret == 0) {
+	if (ret == POOL_REQ_DONE) {
 		if (hcctl_opt_json) {
 			json_object *o = json_object_new_object();
 
