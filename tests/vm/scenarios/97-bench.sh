@@ -9,6 +9,8 @@
 #   bench-locate.sh     LOCATE hits of 1-byte objects vs BLKGETSIZE64
 #   bench-s3.sh         cold ingest vs curl, against the S3 gateway
 #   bench-writeback.sh  put --sync vs a synchronous upload, same gateway
+#   bench-client.sh     hcctl put vs dd to md raid0, the library's read vs
+#                       fio (its smoke run leaves out the Python figures)
 # Single-threaded TCG, as every test (the scripts default to multi).  The
 # host-only scripts/bench-fetch.sh is tests/checks/bench-fetch.sh.  The S3
 # ones need the gateway that tests/run-all.sh starts: without it they fail.
@@ -31,6 +33,7 @@ bench_smoke() {
 
 bench_smoke bench.sh
 bench_smoke bench-locate.sh
+bench_smoke bench-client.sh
 if "$HC_ROOT/scripts/rgw.sh" status >/dev/null 2>&1; then
 	bench_smoke bench-s3.sh
 	bench_smoke bench-writeback.sh
