@@ -1027,40 +1027,62 @@ static int writer_crc_readback(struct hc_writer *w, uint64_t size,
 	return e;
 }
 
+/*
+ * The CRC-32C of the object's bytes as a commit now would record them:
+ * the one computed on the fly when every write came in order from offset
+ * 0, else read back.  Sets *@size to the size a commit now would give.
+ */
+static int writer_crc(struct hc_writer *w, uint32_t *crc, uint64_t *size)
+{
+	int e, in_order;
+
+	pthread_mutex_lock(&w->lock);
+	*size = w->growable ? w->end : w->size;
+	in_order = !w->crc_broken && w->crc_pos == *size;
+	*crc = w->crc;
+	pthread_mutex_unlock(&w->lock);
+	if (in_order)
+		return 0;
+	e = writer_crc_readback(w, *size, crc);
+	if (e)
+		return fail_msg(&w->msg, e, "%s: cannot read back for the CRC: %s",
+				w->shown, strerror(e));
+	return 0;
+}
+
+HCL_EXPORT int hc_writer_crc32c(struct hc_writer *w, uint32_t *crc)
+{
+	uint64_t size;
+
+	return writer_crc(w, crc, &size);
+}
+
 HCL_EXPORT int hc_writer_commit(struct hc_writer *w, unsigned int flags,
 				 uint64_t *generation)
 {
 	struct hc_commit cm;
 	uint64_t size;
-	uint32_t crc;
-	int e, in_order;
+	int e;
 
 	if (flags & ~(HC_COMMIT_CLEAN | HC_COMMIT_NO_CRC))
 		return fail_msg(&w->msg, EINVAL, "%s: unknown commit flags 0x%x",
 				w->shown, flags);
-	pthread_mutex_lock(&w->lock);
-	size = w->growable ? w->end : w->size;
-	in_order = !w->crc_broken && w->crc_pos == size;
-	crc = w->crc;
-	pthread_mutex_unlock(&w->lock);
 	memset(&cm, 0, sizeof(cm));
+	if (flags & HC_COMMIT_NO_CRC) {
+		pthread_mutex_lock(&w->lock);
+		size = w->growable ? w->end : w->size;
+		pthread_mutex_unlock(&w->lock);
+	} else {
+		e = writer_crc(w, &cm.crc32c, &size);
+		if (e)
+			return e;
+		cm.flags |= HC_COMMIT_F_CRC;
+	}
 	cm.size = sizeof(cm);
 	cm.uri = (uintptr_t)w->uri;
 	cm.uri_len = w->uri_len;
 	if (flags & HC_COMMIT_CLEAN)
 		cm.flags |= HC_COMMIT_F_CLEAN;
-	if (!(flags & HC_COMMIT_NO_CRC)) {
-		if (in_order) {
-			cm.crc32c = crc;
-		} else {
-			e = writer_crc_readback(w, size, &cm.crc32c);
-			if (e)
-				return fail_msg(&w->msg, e,
-						"%s: cannot read back for the CRC: %s",
-						w->shown, strerror(e));
-		}
-		cm.flags |= HC_COMMIT_F_CRC;
-	}
 	if (w->growable) {
 		cm.flags |= HC_COMMIT_F_SIZE;
 		cm.obj_size = size;

@@ -3,6 +3,11 @@
 chrooted in the host's root by tests/vm/guest/stage-client.sh).
 
     guest_client.py fsspec|safetensors|torch
+    guest_client.py torch-big MIB      torch.save/torch.load of a MIB MiB
+                                       state dict, by URI and through
+                                       fsspec.open, tensors equal
+    guest_client.py torch-cold BUCKET  torch.load of an object that is only
+                                       in S3 (hypercached ingests it)
 
 Each prints one line per check and exits 1 if any failed.  Objects are
 committed READY (clean) so that they can be evicted without a helper.
@@ -146,8 +151,101 @@ def t_torch():
 	HyperCacheFileSystem().rm("s3/bkt/pt", recursive=True)
 
 
+def big_state_dict(mib, seed):
+	"""mib MiB of float32 tensors of 16 MiB, tensor k from seed + k (so
+	that a check can make them again one at a time)."""
+	import torch
+
+	sd, n, k = {}, mib << 20, 0
+	while n > 0:
+		b = min(n, 16 << 20)
+		g = torch.Generator().manual_seed(seed + k)
+		sd["layer%03d" % k] = torch.rand(b // 4, generator=g)
+		n -= b
+		k += 1
+	return sd
+
+
+def equal_to_made(back, mib, seed):
+	"""back equals big_state_dict(mib, seed), made again tensor by tensor
+	(never two state dicts of a GiB in memory at once)."""
+	import torch
+
+	n, k, ok = mib << 20, 0, True
+	while n > 0:
+		b = min(n, 16 << 20)
+		g = torch.Generator().manual_seed(seed + k)
+		t = back.pop("layer%03d" % k, None)
+		ok = ok and t is not None and torch.equal(
+			t, torch.rand(b // 4, generator=g))
+		n -= b
+		k += 1
+	return ok and not back
+
+
+def t_torch_big():
+	import torch
+	from hypercache import torch as hct
+
+	mib = int(sys.argv[2])
+	fs = HyperCacheFileSystem()
+	uri = "hypercache://s3/bkt/big/ckpt.pt"
+	sd = big_state_dict(mib, 100)
+	hct.save(sd, uri, clean=True)
+	sd = None
+	info = fs.info(uri)
+	check("torch.save of %d MiB: an object, ready" % mib,
+	      info["state"] == "ready" and info["size"] > mib << 20)
+	check("torch.load of %d MiB: tensors equal" % mib,
+	      equal_to_made(hct.load(uri, map_location="cpu"), mib, 100))
+	fs.rm(uri)
+	uri = "hypercache://s3/bkt/big/f.pt"
+	sd = big_state_dict(mib, 200)
+	with fsspec.open(uri, "wb", clean=True) as f:
+		torch.save(sd, f)
+	sd = None
+	with fsspec.open(uri, "rb") as f:
+		back = torch.load(f, map_location="cpu")
+	check("torch.save/torch.load of %d MiB through fsspec.open: equal" % mib,
+	      equal_to_made(back, mib, 200))
+	back = None
+	fs.rm(uri)
+
+
+def t_torch_cold():
+	"""The object is put in S3 with boto3 (never through the cache); its
+	torch.load through hypercache:// is a miss that hypercached ingests."""
+	import boto3
+	import io
+	import torch
+	from hypercache import torch as hct
+
+	bucket, key, mib = sys.argv[2], "cold/ckpt.pt", 24
+	buf = io.BytesIO()
+	torch.save(big_state_dict(mib, 300), buf)
+	s3 = boto3.client("s3", endpoint_url=os.environ["HC_S3_ENDPOINT"])
+	s3.put_object(Bucket=bucket, Key=key, Body=buf.getvalue())
+	fs = HyperCacheFileSystem()
+	path = "s3/%s/%s" % (bucket, key)
+	check("before: not cached", not fs.exists(path))
+	try:
+		HyperCacheFileSystem(ingest=False).open(path)
+		check("before: a miss without ingest raises", False)
+	except FileNotFoundError:
+		check("before: a miss without ingest is FileNotFoundError", True)
+	back = hct.load("hypercache://" + path, map_location="cpu")
+	check("cold torch.load of s3://%s/%s (%d MiB): equal" % (bucket, key, mib),
+	      equal_to_made(back, mib, 300))
+	info = fs.info(path)
+	check("after: cached, ready, the object's size",
+	      info["state"] == "ready" and info["size"] == len(buf.getvalue()))
+	fs.rm(path)
+	s3.delete_object(Bucket=bucket, Key=key)
+
+
 if __name__ == "__main__":
 	{"fsspec": t_fsspec, "safetensors": t_safetensors,
-	 "torch": t_torch}[sys.argv[1]]()
+	 "torch": t_torch, "torch-big": t_torch_big,
+	 "torch-cold": t_torch_cold}[sys.argv[1]]()
 	print("%d failed" % failures)
 	sys.exit(1 if failures else 0)

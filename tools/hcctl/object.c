@@ -106,6 +106,25 @@ json_object *hcctl_extents_json(const struct hc_extent *ext, uint32_t n)
 	return arr;
 }
 
+/* The library's extents, as hcctl_extents_json() prints the kernel's. */
+static json_object *lib_extents_json(const struct hc_lib_extent *ext,
+				     uint32_t n)
+{
+	json_object *arr = json_object_new_array();
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "offset",
+				       json_object_new_uint64(ext[i].offset));
+		json_object_object_add(e, "length",
+				       json_object_new_uint64(ext[i].length));
+		json_object_array_add(arr, e);
+	}
+	return arr;
+}
+
 /* --- progress -------------------------------------------------------------- */
 
 struct progress {
@@ -277,16 +296,15 @@ static int put_wait_synced(struct hc_ctx *ctx, const struct put_args *a,
 }
 
 /*
- * Copy @size bytes of @in into the writer in IO_BUF_SIZE pieces (the
- * library writes them with O_DIRECT and computes the CRC-32C as they come
- * in order); with --crc, the same CRC-32C for the report in *crc.
+ * Copy @size bytes of @in into the writer in IO_BUF_SIZE pieces, in order
+ * (the library writes them with O_DIRECT and, with --crc, computes the
+ * CRC-32C as they come: hc_writer_crc32c() then costs nothing).
  */
 static int put_copy(const struct put_args *a, int in, struct hc_writer *w,
-		    void *buf, uint64_t size, uint32_t *crc)
+		    void *buf, uint64_t size)
 {
 	struct progress prog;
 	uint64_t off = 0;
-	uint32_t c = 0;
 	size_t n, got;
 	ssize_t wr;
 	char probe;
@@ -308,8 +326,6 @@ static int put_copy(const struct put_args *a, int in, struct hc_writer *w,
 				" of %" PRIu64 " bytes read)", off + got, size);
 			return -1;
 		}
-		if (a->crc)
-			c = hc_crc32c(c, buf, n);
 		wr = hc_writer_pwrite(w, buf, n, off);
 		if (wr != (ssize_t)n) {
 			progress_end(&prog, false);
@@ -326,38 +342,27 @@ static int put_copy(const struct put_args *a, int in, struct hc_writer *w,
 			" bytes)", size);
 		return -1;
 	}
-	*crc = c;
 	return 0;
 }
 
-/* The writer's extents as the kernel's (for hcctl_extents_json()). */
-static struct hc_extent *put_extents(struct hc_writer *w, uint32_t *nr)
+/* The writer's extents, malloc'd (for lib_extents_json()). */
+static struct hc_lib_extent *put_extents(struct hc_writer *w, uint32_t *nr)
 {
-	struct hc_lib_extent *le;
-	struct hc_extent *ext;
-	uint32_t i, n = hc_writer_extents(w, NULL, 0);
+	struct hc_lib_extent *ext;
+	uint32_t n = hc_writer_extents(w, NULL, 0);
 
-	le = calloc(n ? n : 1, sizeof(*le));
 	ext = calloc(n ? n : 1, sizeof(*ext));
-	if (!le || !ext) {
-		free(le);
-		free(ext);
+	if (!ext) {
 		hcctl_err(NULL, "out of memory", ENOMEM);
 		return NULL;
 	}
-	n = hc_writer_extents(w, le, n);
-	for (i = 0; i < n; i++) {
-		ext[i].offset = le[i].offset;
-		ext[i].length = le[i].length;
-	}
-	free(le);
-	*nr = n;
+	*nr = hc_writer_extents(w, ext, n);
 	return ext;
 }
 
 static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 {
-	struct hc_extent *ext = NULL;
+	struct hc_lib_extent *ext = NULL;
 	struct hc_writer *w = NULL;
 	struct hc_ctx *ctx = NULL;
 	struct stat sb;
@@ -402,8 +407,13 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 		fprintf(stderr, "hcctl: %s\n", err);
 		goto out;
 	}
-	if (put_copy(a, in, w, buf, (uint64_t)sb.st_size, &crc) < 0)
+	if (put_copy(a, in, w, buf, (uint64_t)sb.st_size) < 0)
 		goto out;
+	/* the writer's own CRC, which the commit records: computed once */
+	if (a->crc && hc_writer_crc32c(w, &crc) < 0) {
+		fprintf(stderr, "hcctl: %s\n", hc_writer_error(w));
+		goto out;
+	}
 	ext = put_extents(w, &next);
 	if (!ext)
 		goto out;
@@ -442,7 +452,7 @@ static int put_run(const struct hcctl_cmd *cmd, struct put_args *a)
 			json_object_object_add(o, "crc32c",
 					       json_object_new_uint64(crc));
 		json_object_object_add(o, "extents",
-				       hcctl_extents_json(ext, next));
+				       lib_extents_json(ext, next));
 		hcctl_json_print(o, false);
 		json_object_put(o);
 	} else {
@@ -739,80 +749,49 @@ out:
 /* --- locate ---------------------------------------------------------------- */
 
 /*
- * hc_ctx_locate() into the kernel's structs for the printers: up to
- * HC_MAX_EXTENTS extents in @ext and, with @layout, every chunk in a
- * malloc'd *@layout (the first call tells the size; again if the object
- * grew meanwhile).  Returns 0, or -1 after printing why.
+ * hc_ctx_locate(): up to HC_MAX_EXTENTS extents in @ext and, with @layout,
+ * every chunk in a malloc'd *@chunks (the first call tells the size; again
+ * if the object grew meanwhile).  Returns 0, or -1 after printing why.
  */
 static int locate_lib(struct hc_ctx *ctx, const struct hcctl_uri *uri,
-		      bool layout, struct hc_extent *ext, struct hc_locate *l,
-		      struct hc_chunk_loc **lay)
+		      bool layout, struct hc_lib_location *loc,
+		      struct hc_lib_extent *ext, struct hc_lib_chunk **chunks)
 {
-	struct hc_lib_extent lext[HC_MAX_EXTENTS];
-	struct hc_lib_chunk *chunks = NULL, *tmp;
-	struct hc_lib_location loc;
-	uint32_t chunk = hc_ctx_chunk_size(ctx), max = 0, i, n;
+	struct hc_lib_chunk *tmp;
+	uint32_t chunk = hc_ctx_chunk_size(ctx), max = 0;
 	uint64_t want;
 	char err[512];
 	int tries, ret;
 
+	*chunks = NULL;
 	for (tries = 0;; tries++) {
-		ret = hc_ctx_locate(ctx, uri->bytes, uri->len, &loc, lext,
-				    HC_MAX_EXTENTS, chunks, max, err, sizeof(err));
+		ret = hc_ctx_locate(ctx, uri->bytes, uri->len, loc, ext,
+				    HC_MAX_EXTENTS, *chunks, max, err, sizeof(err));
 		if (ret < 0) {
-			free(chunks);
 			fprintf(stderr, "hcctl: %s\n", err);
-			return -1;
-		}
-		if (!layout || loc.status == HC_LIB_MISS ||
-		    (chunks && loc.nr_chunks <= max))
 			break;
+		}
+		if (!layout || loc->status == HC_LIB_MISS ||
+		    (*chunks && loc->nr_chunks <= max))
+			return 0;
 		if (tries == 8) {
-			free(chunks);
 			hcctl_err(uri->shown, "the object kept changing; try again", 0);
-			return -1;
+			break;
 		}
-		want = chunk ? loc.size / chunk + 1 : 1;
-		if (want < loc.nr_chunks)
-			want = loc.nr_chunks;
-		if (want > UINT32_MAX / sizeof(*chunks) ||
-		    !(tmp = realloc(chunks, (size_t)want * sizeof(*chunks)))) {
-			free(chunks);
+		want = chunk ? loc->size / chunk + 1 : 1;
+		if (want < loc->nr_chunks)
+			want = loc->nr_chunks;
+		if (want > UINT32_MAX / sizeof(**chunks) ||
+		    !(tmp = realloc(*chunks, (size_t)want * sizeof(**chunks)))) {
 			hcctl_err(NULL, "out of memory", ENOMEM);
-			return -1;
+			break;
 		}
-		chunks = tmp;
+		*chunks = tmp;
 		max = (uint32_t)want;
 	}
-	memset(l, 0, sizeof(*l));
-	l->status = loc.status;
-	l->state = loc.state;
-	l->obj_flags = loc.flags;
-	l->obj_size = loc.size;
-	l->generation = loc.generation;
-	l->nr_extents = loc.nr_extents;
-	n = loc.nr_extents < HC_MAX_EXTENTS ? loc.nr_extents : HC_MAX_EXTENTS;
-	for (i = 0; i < n; i++) {
-		ext[i].offset = lext[i].offset;
-		ext[i].length = lext[i].length;
-	}
-	if (layout && loc.status != HC_LIB_MISS) {
-		l->nr_layout = loc.nr_chunks;
-		*lay = calloc(loc.nr_chunks ? loc.nr_chunks : 1, sizeof(**lay));
-		if (!*lay) {
-			free(chunks);
-			hcctl_err(NULL, "out of memory", ENOMEM);
-			return -1;
-		}
-		for (i = 0; i < loc.nr_chunks; i++) {
-			(*lay)[i].member = chunks[i].member;
-			(*lay)[i].member_offset = chunks[i].member_offset;
-			(*lay)[i].dev_offset = chunks[i].dev_offset;
-			(*lay)[i].length = chunks[i].length;
-		}
-	}
-	free(chunks);
-	return 0;
+	free(*chunks);
+	*chunks = NULL;
+	return -1;
 }
 
 static const char *member_name(const struct hcctl_pool_info *pool, uint32_t idx)
@@ -825,9 +804,10 @@ static const char *member_name(const struct hcctl_pool_info *pool, uint32_t idx)
 	return NULL;
 }
 
-static void locate_print_json(const struct hcctl_uri *uri, const struct hc_locate *l,
-			      const struct hc_extent *ext,
-			      const struct hc_chunk_loc *lay,
+static void locate_print_json(const struct hcctl_uri *uri,
+			      const struct hc_lib_location *l,
+			      const struct hc_lib_extent *ext,
+			      const struct hc_lib_chunk *lay,
 			      const struct hcctl_pool_info *pool)
 {
 	json_object *o = json_object_new_object();
@@ -837,28 +817,28 @@ static void locate_print_json(const struct hcctl_uri *uri, const struct hc_locat
 	json_object_object_add(o, "uri", json_object_new_string(uri->shown));
 	json_object_object_add(o, "status", json_object_new_string(
 		locate_status_name(l->status, buf, sizeof(buf))));
-	if (l->status == HC_LOCATE_MISS)
+	if (l->status == HC_LIB_MISS)
 		goto print;
 	if (l->state)
 		json_object_object_add(o, "state", json_object_new_string(
 			hcctl_obj_state_name(l->state, buf, sizeof(buf))));
-	json_object_object_add(o, "size", json_object_new_uint64(l->obj_size));
+	json_object_object_add(o, "size", json_object_new_uint64(l->size));
 	json_object_object_add(o, "generation",
 			       json_object_new_uint64(l->generation));
-	json_object_object_add(o, "flags", json_object_new_uint64(l->obj_flags));
+	json_object_object_add(o, "flags", json_object_new_uint64(l->flags));
 	json_object_object_add(o, "pinned", json_object_new_boolean(
-		!!(l->obj_flags & HC_OBJ_F_PINNED)));
+		!!(l->flags & HC_OBJ_F_PINNED)));
 	json_object_object_add(o, "bad", json_object_new_boolean(
-		!!(l->obj_flags & HC_OBJ_F_BAD)));
+		!!(l->flags & HC_OBJ_F_BAD)));
 	n = l->nr_extents < HC_MAX_EXTENTS ? l->nr_extents : HC_MAX_EXTENTS;
-	json_object_object_add(o, "extents", hcctl_extents_json(ext, n));
+	json_object_object_add(o, "extents", lib_extents_json(ext, n));
 	if (lay) {
 		json_object *arr = json_object_new_array();
 
 		if (pool->has_chunk_size)
 			json_object_object_add(o, "chunk_size",
 				json_object_new_uint64(pool->chunk_size));
-		for (i = 0; i < l->nr_layout; i++) {
+		for (i = 0; i < l->nr_chunks; i++) {
 			json_object *c = json_object_new_object();
 			const char *name = member_name(pool, lay[i].member);
 
@@ -883,9 +863,10 @@ print:
 	json_object_put(o);
 }
 
-static void locate_print_text(const struct hcctl_uri *uri, const struct hc_locate *l,
-			      const struct hc_extent *ext,
-			      const struct hc_chunk_loc *lay,
+static void locate_print_text(const struct hcctl_uri *uri,
+			      const struct hc_lib_location *l,
+			      const struct hc_lib_extent *ext,
+			      const struct hc_lib_chunk *lay,
 			      const struct hcctl_pool_info *pool)
 {
 	char buf[64], size[32];
@@ -894,14 +875,14 @@ static void locate_print_text(const struct hcctl_uri *uri, const struct hc_locat
 
 	printf("uri         %s\n", uri->shown);
 	printf("status      %s\n", locate_status_name(l->status, buf, sizeof(buf)));
-	if (l->status == HC_LOCATE_MISS)
+	if (l->status == HC_LIB_MISS)
 		return;
 	printf("state       %s\n",
 	       l->state ? hcctl_obj_state_name(l->state, buf, sizeof(buf)) : "-");
-	hcctl_fmt_size(size, sizeof(size), l->obj_size);
-	printf("size        %s (%" PRIu64 " bytes)\n", size, (uint64_t)l->obj_size);
+	hcctl_fmt_size(size, sizeof(size), l->size);
+	printf("size        %s (%" PRIu64 " bytes)\n", size, (uint64_t)l->size);
 	printf("generation  %" PRIu64 "\n", (uint64_t)l->generation);
-	hcctl_obj_flags_str(l->obj_flags, buf, sizeof(buf));
+	hcctl_obj_flags_str(l->flags, buf, sizeof(buf));
 	printf("flags       %s\n", buf);
 	printf("extents     %u\n", l->nr_extents);
 	n = l->nr_extents < HC_MAX_EXTENTS ? l->nr_extents : HC_MAX_EXTENTS;
@@ -913,7 +894,7 @@ static void locate_print_text(const struct hcctl_uri *uri, const struct hc_locat
 	if (!lay)
 		return;
 
-	for (i = 0; i < l->nr_layout; i++) {
+	for (i = 0; i < l->nr_chunks; i++) {
 		const char *name = member_name(pool, lay[i].member);
 		int w = name ? (int)strlen(name) : 1;
 
@@ -922,17 +903,17 @@ static void locate_print_text(const struct hcctl_uri *uri, const struct hc_locat
 	}
 	if (pool->has_chunk_size) {
 		hcctl_fmt_size_exact(size, sizeof(size), pool->chunk_size);
-		printf("layout      %u chunk%s of %s\n", l->nr_layout,
-		       l->nr_layout == 1 ? "" : "s", size);
+		printf("layout      %u chunk%s of %s\n", l->nr_chunks,
+		       l->nr_chunks == 1 ? "" : "s", size);
 	} else {
-		printf("layout      %u chunk%s\n", l->nr_layout,
-		       l->nr_layout == 1 ? "" : "s");
+		printf("layout      %u chunk%s\n", l->nr_chunks,
+		       l->nr_chunks == 1 ? "" : "s");
 	}
-	if (l->nr_layout)
+	if (l->nr_chunks)
 		printf("  %-6s  %-6s  %-*s  %-18s  %-18s  %s\n", "chunk", "member",
 		       namew, "device", "member offset", "device offset",
 		       "length");
-	for (i = 0; i < l->nr_layout; i++) {
+	for (i = 0; i < l->nr_chunks; i++) {
 		const char *name = member_name(pool, lay[i].member);
 
 		printf("  %-6u  %-6u  %-*s  %-18" PRIu64 "  %-18" PRIu64 "  %" PRIu64 "\n",
@@ -945,9 +926,9 @@ static void locate_print_text(const struct hcctl_uri *uri, const struct hc_locat
 int hcctl_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
 	struct hcctl_pool_info pool = { 0 };
-	struct hc_extent *ext = NULL;
-	struct hc_chunk_loc *lay = NULL;
-	struct hc_locate l;
+	struct hc_lib_extent *ext = NULL;
+	struct hc_lib_chunk *lay = NULL;
+	struct hc_lib_location l;
 	struct hcctl_uri uri;
 	bool json, layout = false;
 	const struct hcctl_opt opts[] = {
@@ -976,7 +957,7 @@ int hcctl_cmd_locate(const struct hcctl_cmd *cmd, int argc, char **argv)
 	/* Member names (and the chunk size) come from the pool. */
 	if (layout && hcctl_pool_get(cmd->name, &pool) < 0)
 		goto out;
-	if (locate_lib(ctx, &uri, layout, ext, &l, &lay) < 0)
+	if (locate_lib(ctx, &uri, layout, &l, ext, &lay) < 0)
 		goto out;
 	if (json)
 		locate_print_json(&uri, &l, ext, lay, &pool);

@@ -443,6 +443,20 @@ unsigned int hc_writer_extents(struct hc_writer *w, struct hc_lib_extent *ext,
 			       unsigned int max);
 
 /**
+ * hc_writer_crc32c() - the CRC-32C that hc_writer_commit() would record now
+ * @w: the writer
+ * @crc: set to the CRC-32C of the bytes from 0 to the object's size (a
+ *	growable stage: the end of the furthest write)
+ *
+ * Free when every write came in order from offset 0 (the writer computed
+ * it as they came), else the bytes are read back with O_DIRECT; a commit
+ * without HC_COMMIT_NO_CRC after it records the same value without
+ * computing it again.  For a caller that reports the CRC (hcctl put
+ * --crc).  Return: 0, or a negative errno of the read-back (-EIO).
+ */
+int hc_writer_crc32c(struct hc_writer *w, uint32_t *crc);
+
+/**
  * hc_crc32c() - CRC-32C (Castagnoli) of a buffer, continuing @crc
  * @crc: 0 to start, or a previous result
  * @buf: bytes

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Usage (guest, via /init; host side: scripts/bench-client.sh):
-#   stage-bench-client.sh [size=MiB] [rounds=R]
+#   stage-bench-client.sh [size=MiB] [rounds=R] [py=SAVE:LOAD:ST]
 #
 # A BENCHMARK (its smoke run is the test 97-bench/bench-client.sh).  On
 # three drives, in one boot, each figure against its peer on the same
@@ -17,13 +17,24 @@
 # Rounds alternate the pool and md; every figure is the mean of R rounds.
 # Lines: "hc: bench-client round R put_hc_s=... put_md_s=... ..." and
 # "hc: bench-client result ..." with the means and ratios.
+# With py= (the boot has the host's root, boot.sh --hostfs, and the S3
+# gateway, --s3), one more round: python/tests/guest_bench.py with the
+# host's python3, torch and numpy, the pool then ext4 over md raid0 of the
+# same drives (every page cache dropped before a load):
+#   torch.save of SAVE MiB to hypercache:// (durable) against torch.save to
+#   ext4 + fsync (<= 1.10) and against boto3's put_object of the same bytes
+#   to the gateway; warm torch.load of LOAD MiB (cached) against torch.load
+#   from ext4 (>= 1.0 in speed); safetensors of ST MiB loaded zero-copy,
+#   every page touched, against numpy reads of the file from ext4 (>= 1.0).
+# Line: "hc: bench-client python ..." with the seconds and the ratios.
 . /hc/tests/lib.sh
 
-size=256 rounds=3
+size=256 rounds=3 py=""
 for a in "$@"; do
 	case "$a" in
 	size=*) size=${a#size=} ;;
 	rounds=*) rounds=${a#rounds=} ;;
+	py=*) py=${a#py=} ;;
 	*) echo "stage-bench-client: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
@@ -85,6 +96,54 @@ t_round() {
 	echo "$ph $pm $lib $gm $fh" >>$B/rounds
 }
 
+# python/tests/guest_bench.py PHASE ARG... in the host's root: its
+# "name=seconds" lines appended to $B/py
+py_bench() {
+	hc_host_run env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=python \
+		HYPERCACHE_LIB="$HC_HOST_TREE/build/lib/libhypercache.so.1" \
+		/usr/bin/python3 python/tests/guest_bench.py "$@" >$B/py.out 2>&1 ||
+		{ cat $B/py.out; hc_fail "guest_bench.py $1 failed"; }
+	cat $B/py.out >>$B/py
+}
+
+t_python() {
+	# shellcheck disable=SC2086
+	set -- $(echo "$py" | tr : ' ')
+	[ $# -eq 3 ] || hc_fail "py=$py: want SAVE:LOAD:ST (MiB)"
+	rm -f /tmp/bc.src $B/py
+	# shellcheck disable=SC2086
+	hcctl pool create --force $M >/dev/null
+	py_bench pool "$1" "$2" "$3"
+	hcctl pool stop >/dev/null
+	# shellcheck disable=SC2086
+	mdadm --create /dev/md0 --run --force --level=0 --raid-devices=3 \
+		--chunk=4096 --metadata=1.2 $M >/dev/null 2>&1 || hc_fail "mdadm --create failed"
+	/usr/sbin/mke2fs -q -F -t ext4 -E lazy_itable_init=0,lazy_journal_init=0 \
+		/dev/md0 || hc_fail "mke2fs failed"
+	# the chroot's /tmp is the guest's (hc_host_run's bind mount)
+	mkdir -p /tmp/bcx
+	mount -t ext4 /dev/md0 /host/tmp/bcx || hc_fail "mount of ext4 failed"
+	py_bench ext4 /tmp/bcx "$1" "$2" "$3"
+	umount /host/tmp/bcx
+	mdadm --stop /dev/md0 >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	mdadm --zero-superblock $M 2>/dev/null || true
+	py_bench s3 "$1"
+	line=$(awk -F= '{ v[$1] = $2 }
+		END { split("torch_save_hc_s torch_save_ext4_s torch_save_boto3_s torch_load_hc_s torch_load_ext4_s st_load_hc_s st_load_ext4_s", k, " ")
+		for (i in k) if (!(v[k[i]] > 0)) exit 1
+		printf "hc: bench-client python torch_save_hc_s=%s torch_save_ext4_s=%s torch_save_boto3_s=%s ratio_save_ext4=%.3f ratio_boto3_save=%.3f torch_load_hc_s=%s torch_load_ext4_s=%s ratio_load_ext4=%.3f st_load_hc_s=%s st_load_ext4_s=%s ratio_st_numpy=%.3f\n",
+			v["torch_save_hc_s"], v["torch_save_ext4_s"], v["torch_save_boto3_s"],
+			v["torch_save_hc_s"] / v["torch_save_ext4_s"],
+			v["torch_save_boto3_s"] / v["torch_save_hc_s"],
+			v["torch_load_hc_s"], v["torch_load_ext4_s"],
+			v["torch_load_ext4_s"] / v["torch_load_hc_s"],
+			v["st_load_hc_s"], v["st_load_ext4_s"],
+			v["st_load_ext4_s"] / v["st_load_hc_s"] }' $B/py) ||
+		{ cat $B/py; hc_fail "a Python figure is missing"; }
+	echo "$line" >/dev/console
+}
+
 hc_test bench-client-src t_src
 r=1
 while [ "$r" -le "$rounds" ]; do
@@ -97,4 +156,7 @@ if [ -s $B/rounds ]; then
 		printf "hc: bench-client result size_MiB=%d rounds=%d put_hc_s=%.3f put_md_s=%.3f ratio_put_md=%.3f lib_read_MiBps=%.1f get_MiBps=%.1f fio_hc_MiBps=%.1f ratio_lib_fio=%.3f ratio_get_fio=%.3f\n",
 			z, k, ph / k, pm / k, ph / pm, lib / k, g / k, f / k, lib / f, g / f }' \
 		$B/rounds >/dev/console
+fi
+if [ -n "$py" ]; then
+	hc_test bench-client-python t_python
 fi

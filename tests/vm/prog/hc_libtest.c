@@ -24,7 +24,9 @@
  *    reader's, a layout array too short (the total still told), a bad URI;
  *    a pending stage's reader message says "not yet valid";
  *  - HC_CREATE_NO_CRC: committed with HC_COMMIT_NO_CRC (no data-crc) and
- *    without it (the bytes read back: data-crc); an unknown flag -EINVAL.
+ *    without it (the bytes read back: data-crc); an unknown flag -EINVAL;
+ *  - hc_writer_crc32c() (1.2) in order, NO_CRC and out of order: the
+ *    source's CRC-32C; `hcctl put --crc --json` reports the same value.
  *
  * Prints one line per check and exits 1 if any failed.
  */
@@ -381,6 +383,59 @@ int main(void)
 		e = hc_writer_create(ctx, "lib/badflag", 11, 1, 1U << 30, &w, err,
 				     sizeof(err));
 		expect("writer: an unknown create flag", e, -EINVAL, err);
+	}
+	{
+		/*
+		 * hc_writer_crc32c() (1.2): in order (computed as the writes
+		 * came), HC_CREATE_NO_CRC and out of order (read back), each
+		 * the CRC-32C of the source; hcctl put --crc reports the same.
+		 */
+		uint32_t want = hc_crc32c(0, src, 100001), got;
+		char cmd[256], line[4096];
+		unsigned int k;
+		FILE *p;
+
+		for (k = 0; k < 3; k++) {
+			e = hc_writer_create(ctx, "lib/crc", 7, 100001,
+					     k == 1 ? HC_CREATE_NO_CRC : 0, &w,
+					     err, sizeof(err));
+			expect("writer: lib/crc", e, 0, err);
+			if (e)
+				continue;
+			if (k == 2) {	/* the second half first */
+				n = hc_writer_pwrite(w, src + 50000, 50001, 50000);
+				n += hc_writer_pwrite(w, src, 50000, 0);
+			} else {
+				n = hc_writer_pwrite(w, src, 100001, 0);
+			}
+			expect("writer: lib/crc pwrite", n, 100001,
+			       hc_writer_error(w));
+			got = ~want;
+			e = hc_writer_crc32c(w, &got);
+			expect(k == 0 ? "hc_writer_crc32c, in order" :
+			       k == 1 ? "hc_writer_crc32c, HC_CREATE_NO_CRC (read back)" :
+			       "hc_writer_crc32c, out of order (read back)",
+			       e, 0, hc_writer_error(w));
+			check("hc_writer_crc32c: the source's CRC-32C", got == want);
+			hc_writer_abort(w);
+		}
+		p = fopen("/tmp/hc_libtest.src", "w");
+		check("/tmp/hc_libtest.src written",
+		      p && fwrite(src, 1, 100001, p) == 100001 && !fclose(p));
+		snprintf(cmd, sizeof(cmd),
+			 "hcctl put --json --clean --crc --no-progress /tmp/hc_libtest.src lib/crc");
+		p = popen(cmd, "r");
+		n = p ? (ssize_t)fread(line, 1, sizeof(line) - 1, p) : -1;
+		line[n > 0 ? n : 0] = '\0';
+		e = p ? pclose(p) : -1;
+		snprintf(cmd, sizeof(cmd), "\"crc32c\":%u", want);
+		check("hcctl put --crc --json: exit 0, the CRC-32C of the file",
+		      e == 0 && strstr(line, cmd));
+		if (!strstr(line, cmd))
+			printf("#   want %s in: %s\n", cmd, line);
+		unlink("/tmp/hc_libtest.src");
+		e = hc_ctx_evict(ctx, "lib/crc", 7);
+		expect("lib/crc evicted", e, 0, NULL);
 	}
 	e = hc_ctx_evict(ctx, "lib/a", 5);
 	expect("closed: hc_ctx_evict", e, 0, NULL);
