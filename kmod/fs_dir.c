@@ -155,7 +155,7 @@ static struct dentry *hc_fs_lookup(struct inode *dir, struct dentry *dentry,
 
 	if (file)
 		inode = hc_fs_inode_file(dir->i_sb, buf, flen, gen, size, chunks,
-					  mtime);
+					 mtime);
 	else if (subdir)
 		inode = hc_fs_inode_dir(dir->i_sb, buf, dlen);
 	else

@@ -445,7 +445,7 @@ int hc_fs_create(struct inode *dir, struct dentry *dentry)
 		return err;
 	}
 	inode = hc_fs_inode_file(dir->i_sb, uri, len, gen, 0, 0,
-				  ktime_get_real_ns());
+				 ktime_get_real_ns());
 	if (IS_ERR(inode)) {
 		hc_pool_lock();
 		hc_cache_abort(fsi->pool->cache, obj);
