@@ -35,7 +35,7 @@ static const char *const sim_class_names[SIM_CLASSES] = {
 
 static const struct sim_ops *const sim_policies[] = {
 	&sim_tinylfu_ops, &sim_lru_ops, &sim_arc_ops, &sim_gdsf_ops,
-	&sim_gdsfb_ops, &sim_oracle_ops,
+	&sim_gdsfb_ops, &sim_oracle_ops, &sim_oracle_cold_ops,
 };
 
 #define SIM_NR_POLICIES	(sizeof(sim_policies) / sizeof(sim_policies[0]))
@@ -251,7 +251,7 @@ static int simulate(const char *trace, bool arc, u64 unit, u64 capacity,
 	printf("# capacity %llu units (%.1f MiB, %.3f of distinct)\n",
 	       (unsigned long long)capacity, capacity * (double)unit / (1 << 20),
 	       t.distinct_units ? (double)capacity / t.distinct_units : 0.0);
-	printf("%-8s %12s %12s %8s %8s", "policy", "requests", "hits", "hit%",
+	printf("%-11s %12s %12s %8s %8s", "policy", "requests", "hits", "hit%",
 	       "bytes%");
 	if (classes) {
 		for (c = 0; c < SIM_CLASSES; c++)
@@ -265,7 +265,7 @@ static int simulate(const char *trace, bool arc, u64 unit, u64 capacity,
 		if (policies && !strstr(policies, ops->name))
 			continue;
 		run(ops, &t, capacity, &r);
-		printf("%-8s %12llu %12llu %8.2f %8.2f", ops->name,
+		printf("%-11s %12llu %12llu %8.2f %8.2f", ops->name,
 		       (unsigned long long)r.reqs, (unsigned long long)r.hits,
 		       pct(r.hits, r.reqs), pct(r.bytes_hit, r.bytes));
 		if (classes) {

@@ -60,7 +60,7 @@ struct sim_ops {
 };
 
 extern const struct sim_ops sim_tinylfu_ops, sim_lru_ops, sim_arc_ops,
-	sim_gdsf_ops, sim_gdsfb_ops, sim_oracle_ops;
+	sim_gdsf_ops, sim_gdsfb_ops, sim_oracle_ops, sim_oracle_cold_ops;
 
 void *sim_xcalloc(size_t n, size_t size);
 
