@@ -7,9 +7,20 @@
  *
  * - The pool lock (hc_pool_lock(), a mutex) serialises every change: the
  *   index, the policy, the allocator, the queues, the counters in
- *   hc_cache.stats and every field of struct hc_obj.  The journal's I/O
- *   is still issued under it (COMMIT's flushes and FUA record, a DELETE
- *   per evicted victim, compaction).
+ *   hc_cache.stats and every field of struct hc_obj.
+ * - Changes that wait for members let go of it for the I/O: COMMIT (the
+ *   write-back, the fence's drain, the members' flushes and the journal
+ *   record), INGEST_DONE (the flushes and the record) and EGRESS_DONE
+ *   (the record).  Under the lock the object is marked busy (hc_obj.jop,
+ *   hc_cache_busy_begin()) in its state, which every other change of it
+ *   checks; the record is encoded with the journal mutex taken under the
+ *   pool lock (lock order: pool lock -> journal mutex, journal.h), written
+ *   with the pool lock dropped, and applied (or undone, the errno to the
+ *   caller) once the lock is retaken (hc_cache_journal_out()).  A pool
+ *   stop waits for the busy objects (hc_cache_quiesce()).  Still under the
+ *   pool lock: a DELETE per evicted victim (in the middle of an admission),
+ *   an explicit eviction's DELETE, a pin's record, and compaction (by
+ *   whoever finds the half full, with both locks).
  * - Lockless readers of the index (hc_cache_locate_fast(), the LOCATE hit
  *   path) run under rcu_read_lock() on the pool published for RCU
  *   (hc_pool_current_rcu(); a stop unpublishes it and waits a grace period
@@ -436,9 +447,11 @@ u32 hc_obj_flags(const struct hc_obj *obj)
  * hc_cache_seal - close the write fence over a STAGED object and wait for
  * the writes it admitted (COMMIT, before the members are flushed)
  * @c: the cache
- * @obj: the object, STAGED
+ * @obj: the object, STAGED and busy (hc_cache_commit_begin())
  *
- * Sleeps.  hc_cache_unseal() opens it again if the COMMIT fails.
+ * Sleeps.  With or without the pool lock: nothing else changes the fence
+ * of a busy object.  hc_cache_unseal() (with the lock) opens it again if
+ * the COMMIT fails.
  */
 void hc_cache_seal(struct hc_cache *c, struct hc_obj *obj)
 {
@@ -636,6 +649,66 @@ static int hc_cache_delete(struct hc_cache *c, struct hc_obj *obj)
 	if (hc_obj_valid(obj) && c->journal)
 		err = hc_journal_delete(c->journal, obj);
 	hc_cache_unlink(c, obj, err);
+	return err;
+}
+
+/* Waited on by hc_cache_quiesce(): the last busy object is done. */
+static DECLARE_WAIT_QUEUE_HEAD(hc_busy_wait);
+
+/* Mark @obj busy (hc_obj.jop): a change with the pool lock dropped starts. */
+static void hc_cache_busy_begin(struct hc_cache *c, struct hc_obj *obj)
+{
+	obj->jop = HC_JOP_BUSY;
+	c->nr_busy++;
+}
+
+/* The change of hc_cache_busy_begin() is applied or undone. */
+static void hc_cache_busy_end(struct hc_cache *c, struct hc_obj *obj)
+{
+	obj->jop = 0;
+	if (!--c->nr_busy)
+		wake_up_all(&hc_busy_wait);
+}
+
+/**
+ * hc_cache_quiesce - wait until no object is busy (a pool stop)
+ * @c: the cache, with the pool lock held
+ *
+ * Return: 0 if none was (the pool lock was held throughout), or -EAGAIN
+ * after a wait without the pool lock (taken again): the caller checks
+ * everything again.  Sleeps.
+ */
+int hc_cache_quiesce(struct hc_cache *c)
+{
+	if (!c->nr_busy)
+		return 0;
+	hc_pool_unlock();
+	wait_event(hc_busy_wait, !READ_ONCE(c->nr_busy));
+	hc_pool_lock();
+	return -EAGAIN;
+}
+
+/*
+ * Record @obj, busy (hc_cache_busy_begin()), as @state with @flags in the
+ * journal, durably, with the pool lock dropped for the member I/O: held on
+ * entry and on return, not throughout.  Once the record is durable
+ * @obj->jop holds @state until the caller applies it, so that a
+ * compaction meanwhile records it as the log has it.  Sleeps.
+ * Return: 0, or an errno of hc_journal_begin() or hc_journal_write_out()
+ * (the caller undoes its change).
+ */
+static int hc_cache_journal_out(struct hc_cache *c, struct hc_obj *obj,
+				u32 state, u32 flags)
+{
+	struct hc_journal *j = c->journal;
+	int err;
+
+	err = hc_journal_begin(j, obj, state, flags);
+	if (err)
+		return err;
+	hc_pool_unlock();
+	err = hc_journal_write_out(j, &obj->jop, state);
+	hc_pool_lock();
 	return err;
 }
 
@@ -1069,9 +1142,9 @@ static int hc_cache_reweigh(struct hc_cache *c, struct hc_obj *obj,
  * STAGE.  The fence opens over the new chunks before this returns.  May
  * sleep.
  *
- * Return: 0; -EINVAL (not a growable stage with an open fence); -EFBIG
- * (larger than the pool); -ENOSPC (no room, or no journal room); -E2BIG
- * (more than HC_MAX_EXTENTS extents); -ENOMEM; -EIO (a journal DELETE of
+ * Return: 0; -EINVAL (not a growable stage with an open fence); -EBUSY
+ * (its COMMIT is under way); -EFBIG (larger than the pool); -ENOSPC (no
+ * room, or no journal room); -E2BIG (more than HC_MAX_EXTENTS extents); -ENOMEM; -EIO (a journal DELETE of
  * an evicted object failed).  On error the stage is as it was (objects
  * evicted for room stay evicted).
  */
@@ -1083,6 +1156,8 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	u32 nr = 0, merge, n, i;
 	int err;
 
+	if (obj->jop)
+		return -EBUSY;		/* its COMMIT is under way */
 	if (!obj->growable || obj->state != HC_OBJ_STAGED || !obj->fence ||
 	    obj->fence->closed)
 		return -EINVAL;
@@ -1238,39 +1313,71 @@ out:
 }
 
 /**
+ * hc_cache_commit_begin - COMMIT starts: mark the STAGED object busy
+ * @c: the cache
+ * @obj: the object
+ *
+ * From here until hc_cache_commit() or hc_cache_commit_cancel() the
+ * caller may drop the pool lock (for the write-back, the seal and the
+ * members' flushes); every other change of @obj is refused meanwhile.
+ * Return: 0; -EINVAL (not STAGED); -EBUSY (a COMMIT of it is under way).
+ */
+int hc_cache_commit_begin(struct hc_cache *c, struct hc_obj *obj)
+{
+	if (obj->state != HC_OBJ_STAGED)
+		return -EINVAL;
+	if (obj->jop)
+		return -EBUSY;
+	hc_cache_busy_begin(c, obj);
+	return 0;
+}
+
+/* A COMMIT failed before its record: open the fence again, not busy. */
+void hc_cache_commit_cancel(struct hc_cache *c, struct hc_obj *obj)
+{
+	hc_cache_unseal(c, obj);
+	hc_cache_busy_end(c, obj);
+}
+
+/**
  * hc_cache_commit - a STAGED object's data is written: keep it
  * @c: the cache
- * @obj: the object, STAGED
+ * @obj: the object, STAGED, busy since hc_cache_commit_begin()
  * @clean: the backend holds the same data: READY instead of DIRTY
  * @has_crc: @crc is the CRC-32C of the data
  * @crc: see @has_crc
  *
  * The caller has sealed the object (hc_cache_seal()) and then made the
- * data durable.  Records the object in the journal (durably) and drops its
- * fence.  Return: 0; -EINVAL if @obj is not STAGED; -EIO or -ENOSPC from
- * the journal (the object stays STAGED and sealed: hc_cache_unseal()).
+ * data durable.  Records the object in the journal (durably, the pool
+ * lock dropped for the I/O: hc_cache_journal_out()) and drops its fence;
+ * either way @obj is no longer busy on return.  Return: 0; -EIO or
+ * -ENOSPC from the journal (the object stays STAGED, its fence open again:
+ * hc_cache_commit_cancel()).
  */
 int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
 		    bool has_crc, u32 crc)
 {
 	u32 state = clean ? HC_OBJ_READY : HC_OBJ_DIRTY;
-	u32 flags = obj->flags;
+	u32 old_flags = obj->flags, old_crc = obj->data_crc;
 	int err;
 
-	if (obj->state != HC_OBJ_STAGED)
-		return -EINVAL;
+	/* what the record says, in the object before a compaction can see it */
 	if (has_crc) {
-		flags |= HC_OBJ_F_DATA_CRC;
+		obj->flags |= HC_OBJ_F_DATA_CRC;
 		obj->data_crc = crc;
 	}
 	/* The promise: the record is durable before COMMIT returns. */
-	err = hc_journal_put(c->journal, obj, state, flags);
-	if (err)
+	err = hc_cache_journal_out(c, obj, state, obj->flags);
+	if (err) {
+		obj->flags = old_flags;
+		obj->data_crc = old_crc;
+		hc_cache_commit_cancel(c, obj);
 		return err;
-	obj->flags = flags;
+	}
 	hc_cache_fence_free(obj);
 	obj->stager = NULL;
 	list_del_init(&obj->stage_node);
+	hc_cache_busy_end(c, obj);
 	hc_cache_set_state(c, obj, state);
 	return 0;
 }
@@ -1337,7 +1444,8 @@ void hc_cache_ingest_adopt(struct hc_cache *c)
 	struct hc_obj *obj;
 
 	list_for_each_entry(obj, &c->ingests, queue_node) {
-		if (!obj->fence || obj->fence->owner == task_tgid(current))
+		if (!obj->fence || obj->fence->owner == task_tgid(current) ||
+		    obj->jop)	/* its INGEST_DONE is under way */
 			continue;
 		f = hc_cache_fence_alloc(false);
 		if (!f)
@@ -1429,37 +1537,60 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 }
 
 /**
+ * hc_cache_ingest_done_begin - INGEST_DONE starts: close the fence, busy
+ * @c: the cache
+ * @obj: an INGESTING object
+ *
+ * Closes the fence and waits for the writes it admitted (sleeps), and
+ * marks @obj busy: the caller may drop the pool lock (for the members'
+ * flushes) until hc_cache_ingest_done().  Return: 0; -EINVAL (not
+ * allocated yet); -EBUSY (an INGEST_DONE of it is under way).
+ */
+int hc_cache_ingest_done_begin(struct hc_cache *c, struct hc_obj *obj)
+{
+	if (!obj->allocated)
+		return -EINVAL;
+	if (obj->jop)
+		return -EBUSY;
+	hc_cache_busy_begin(c, obj);
+	hc_cache_fence_close(c, obj);
+	return 0;
+}
+
+/**
  * hc_cache_ingest_done - the helper wrote an ingest's data durably
  * @c: the cache
- * @obj: an INGESTING, allocated object
+ * @obj: an INGESTING object, busy since hc_cache_ingest_done_begin()
+ * @err: 0, or why the data could not be made durable (the members'
+ *	flushes): then nothing but the fence and the busy mark change back
  * @has_crc: @crc is the CRC-32C of the data
  * @crc: see @has_crc
  *
- * Closes the fence and waits for the writes it admitted (sleeps), journals
- * the object as READY (durably), wakes readers.  Return: 0; -EINVAL (not
- * allocated yet); an error of the journal (the fence opens again).
+ * Journals the object as READY (durably, the pool lock dropped for the
+ * I/O), wakes readers; @obj is not busy any more on return.  Return: 0,
+ * @err, or an error of the journal (the fence opens again).
  */
-int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, bool has_crc,
-			 u32 crc)
+int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, int err,
+			 bool has_crc, u32 crc)
 {
-	u32 flags = obj->flags;
-	int err;
+	u32 old_flags = obj->flags, old_crc = obj->data_crc;
 
-	if (!obj->allocated)
-		return -EINVAL;
-	if (has_crc) {
-		flags |= HC_OBJ_F_DATA_CRC;
+	if (!err && has_crc) {
+		obj->flags |= HC_OBJ_F_DATA_CRC;
 		obj->data_crc = crc;
 	}
-	hc_cache_fence_close(c, obj);
-	err = hc_journal_put(c->journal, obj, HC_OBJ_READY, flags);
+	if (!err)
+		err = hc_cache_journal_out(c, obj, HC_OBJ_READY, obj->flags);
 	if (err) {
+		obj->flags = old_flags;
+		obj->data_crc = old_crc;
 		hc_cache_fence_open(c, obj);
+		hc_cache_busy_end(c, obj);
 		return err;
 	}
-	obj->flags = flags;
 	hc_cache_fence_free(obj);
 	list_del_init(&obj->queue_node);
+	hc_cache_busy_end(c, obj);
 	hc_cache_set_state(c, obj, HC_OBJ_READY);
 	return 0;
 }
@@ -1552,7 +1683,8 @@ bool hc_cache_hold_more(struct hc_obj *obj)
 
 /*
  * Set or clear the pin of @obj; a complete object's pin is journaled.
- * Return: 0, or an error of the journal (nothing changed).
+ * Return: 0, -EBUSY (a change of @obj is under way: hc_obj.jop), or an
+ * error of the journal (nothing changed).
  */
 int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
 {
@@ -1561,6 +1693,8 @@ int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
 			  obj->flags & ~HC_OBJ_F_PINNED;
 	int err;
 
+	if (obj->jop)
+		return -EBUSY;	/* its COMMIT or completion is under way */
 	if (pin != was && hc_obj_valid(obj)) {
 		err = hc_journal_put(c->journal, obj, obj->state, flags);
 		if (err)
@@ -1583,14 +1717,14 @@ int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
  * @c: the cache
  * @obj: the object
  *
- * Return: 0; -EBUSY if @obj is held, pinned, or not READY (staged,
+ * Return: 0; -EBUSY if @obj is held, pinned, busy, or not READY (staged,
  * ingesting, DIRTY or SYNCING data is never thrown away); -EIO if the
  * journal cannot record it.
  */
 int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj)
 {
 	if (atomic64_read(&obj->holds) || (obj->flags & HC_OBJ_F_PINNED) ||
-	    obj->state != HC_OBJ_READY)
+	    obj->state != HC_OBJ_READY || obj->jop)
 		return -EBUSY;
 	c->stats.evictions++;
 	trace_hc_evict(obj->uri, obj->uri_len, obj->generation, obj->size);
@@ -1718,22 +1852,28 @@ void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj)
  * @obj: a DIRTY or SYNCING object of the generation that was uploaded
  * @etag: the ETag the upload returned, or NULL or "" if none
  *
- * Journals the object as READY with @etag (durably) first, so that it
- * does not come back DIRTY after a restart; it is evictable again.
- * Return: 0, -ENOMEM or an error of the journal (nothing changed).
+ * Journals the object as READY with @etag (durably, the pool lock dropped
+ * for the I/O: hc_cache_journal_out()) first, so that it does not come
+ * back DIRTY after a restart; it is evictable again.
+ * Return: 0, -EBUSY (another EGRESS_DONE of it is under way), -ENOMEM or
+ * an error of the journal (nothing changed).
  */
-
 int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
 			 const char *etag)
 {
 	u8 *old = obj->etag, old_len = obj->etag_len;
 	int err;
 
+	if (obj->jop)
+		return -EBUSY;
 	obj->etag = NULL;
 	obj->etag_len = 0;
 	err = hc_cache_set_etag(obj, etag);
-	if (!err)
-		err = hc_journal_put(c->journal, obj, HC_OBJ_READY, obj->flags);
+	if (!err) {
+		hc_cache_busy_begin(c, obj);
+		err = hc_cache_journal_out(c, obj, HC_OBJ_READY, obj->flags);
+		hc_cache_busy_end(c, obj);
+	}
 	if (err) {
 		kfree(obj->etag);
 		obj->etag = old;
@@ -1793,7 +1933,8 @@ void hc_cache_egress_reset(struct hc_cache *c)
 	struct hc_obj *obj;
 
 	list_for_each_entry(obj, &c->egress, queue_node) {
-		if (obj->state == HC_OBJ_SYNCING)
+		/* a busy one: its EGRESS_DONE is being recorded */
+		if (obj->state == HC_OBJ_SYNCING && !obj->jop)
 			hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
 		cond_resched();
 	}
@@ -1915,6 +2056,20 @@ int hc_cache_restore_finish(struct hc_cache *c)
 	return 0;
 }
 
+/*
+ * The state the journal holds for @obj, as replay would restore it
+ * (SYNCING is recorded as DIRTY), or 0 if none: a record that is durable
+ * but that its writer has not applied yet (hc_obj.jop) counts.
+ */
+static u32 hc_cache_jstate(const struct hc_obj *obj)
+{
+	if (obj->jop && obj->jop != HC_JOP_BUSY)
+		return obj->jop;
+	if (!hc_obj_valid(obj))
+		return 0;
+	return hc_state_dirty(obj->state) ? HC_OBJ_DIRTY : obj->state;
+}
+
 /**
  * hc_cache_walk_journaled - visit the objects the journal keeps, in the
  * order replay must see them
@@ -1925,17 +2080,22 @@ int hc_cache_restore_finish(struct hc_cache *c)
  *
  * The egress queue first (DIRTY, and SYNCING recorded as DIRTY: SYNCING is
  * not a durable state), in commit order, so that replay queues the uploads
- * in that order again; then every other complete object (READY).  STAGED
- * and INGESTING objects are not journaled.  Used by compaction.
+ * in that order again; then every other object the journal keeps (READY,
+ * and those whose durable record is not applied yet: a COMMIT's DIRTY or
+ * READY, an INGEST_DONE's or EGRESS_DONE's READY; hc_cache_jstate()).
+ * STAGED and INGESTING objects are not journaled.  Used by compaction,
+ * with the pool lock and the journal mutex held.
  */
 int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 			    void *arg)
 {
 	struct hc_obj *obj;
-	u32 b;
+	u32 b, js;
 	int err;
 
 	list_for_each_entry(obj, &c->egress, queue_node) {
+		if (hc_cache_jstate(obj) != HC_OBJ_DIRTY)
+			continue;	/* its EGRESS_DONE is durable */
 		err = fn(arg, obj, HC_OBJ_DIRTY);
 		if (err)
 			return err;
@@ -1943,9 +2103,11 @@ int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 	}
 	for (b = 0; b < (1U << c->hash_bits); b++) {
 		hlist_for_each_entry(obj, &c->buckets[b], hnode) {
-			if (!hc_obj_valid(obj) || hc_state_dirty(obj->state))
-				continue;
-			err = fn(arg, obj, obj->state);
+			js = hc_cache_jstate(obj);
+			if (!js || (js == HC_OBJ_DIRTY &&
+				    hc_state_dirty(obj->state)))
+				continue;	/* not kept, or done above */
+			err = fn(arg, obj, js);
 			if (err)
 				return err;
 		}

@@ -5,8 +5,8 @@
  *
  * Locking (the rules: the top of cache.c): every function here except
  * hc_cache_fence_get(), hc_cache_fence_put(), hc_cache_read_error(),
- * hc_cache_locate_fast() and hc_cache_hold_more() is called with the pool
- * lock held (pool.c),
+ * hc_cache_locate_fast(), hc_cache_hold_more() and hc_cache_seal() (of a
+ * busy object, either way) is called with the pool lock held (pool.c),
  * which serialises every change to the cache; none of them sleeps except
  * where it says so.  The fence and the read-error bits are used by the
  * data path, and the index is read by LOCATE hits, under RCU without the
@@ -123,6 +123,19 @@ struct hc_fence {
  *	freed with the object
  * @etag_len: bytes in @etag, 0 when it is NULL
  * @onode: in the index's ordered view (hc_cache.ordered), by URI bytes
+ * @jop: a change of the object is under way with the pool lock dropped for
+ *	its I/O (COMMIT's write-back, flushes and journal record; INGEST_DONE's
+ *	flushes and record; EGRESS_DONE's record): 0 when none is;
+ *	HC_JOP_BUSY while its record is not durable yet; then, until the
+ *	owner applies it under the pool lock, the HC_OBJ_* state that the
+ *	durable record holds (compaction records that one:
+ *	hc_cache_walk_journaled()).  Every other change of the object (ABORT,
+ *	GROW, COMMIT, pin, eviction, INGEST_FAIL and expiry, the helpers'
+ *	hand-over, EGRESS_FAIL) is refused with -EBUSY or skips it meanwhile;
+ *	it is unevictable by its state (STAGED, INGESTING, DIRTY or SYNCING),
+ *	and a pool stop waits for its journal writer (hc_journal_quiesce()).
+ *	Set and cleared under the pool lock; the durable state under the
+ *	journal mutex (hc_journal_write_out())
  */
 struct hc_obj {
 	struct hlist_node hnode;
@@ -141,6 +154,7 @@ struct hc_obj {
 	bool growable;
 	bool explicit_admit;	/* its ingest is an operator's preload */
 	u8 etag_len;		/* bytes at @etag; in the bools' padding */
+	u8 jop;			/* HC_JOP_BUSY or a durable HC_OBJ_* state */
 	union {
 		struct hc_ctl *stager;
 		unsigned long egress_at;
@@ -229,6 +243,8 @@ struct hc_cache_stats {
  * @stats: counters
  * @ordered: every object of the index, ordered by URI (memcmp, then
  *	length): the file system view's directory listings
+ * @nr_busy: objects whose hc_obj.jop is set: a pool stop waits for none
+ *	to be left (hc_cache_quiesce())
  */
 struct hc_cache {
 	struct hlist_head *buckets;
@@ -261,7 +277,11 @@ struct hc_cache {
 	struct hc_readbuf __percpu *readbuf;
 	struct hc_cache_stats stats;
 	u64 hit_bytes;		/* HC_A_STATS_HIT_BYTES, under the pool lock */
+	u32 nr_busy;
 };
+
+/* hc_obj.jop: a change is under way, its journal record not durable yet. */
+#define HC_JOP_BUSY	0xff
 
 /* hc_cache_outcome(): the ingest ended because the policy did not admit it. */
 #define HC_INGEST_NOT_ADMITTED	1
@@ -286,6 +306,7 @@ void hc_cache_slab_exit(void);	/* module exit, after rcu_barrier() */
 int hc_cache_create(struct hc_pool *pool);		/* may sleep */
 void hc_cache_destroy(struct hc_pool *pool);		/* may sleep */
 bool hc_cache_busy(const struct hc_cache *c);
+int hc_cache_quiesce(struct hc_cache *c);		/* may sleep */
 int hc_cache_size_check(const struct hc_cache *c, u64 size);
 
 /* The data path's side of the write fence (any context, no lock). */
@@ -335,6 +356,8 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 void hc_cache_stage_growable(struct hc_cache *c, struct hc_obj *obj);
 int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size);
 int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size);
+int hc_cache_commit_begin(struct hc_cache *c, struct hc_obj *obj);
+void hc_cache_commit_cancel(struct hc_cache *c, struct hc_obj *obj);
 int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
 		    bool has_crc, u32 crc);
 void hc_cache_abort(struct hc_cache *c, struct hc_obj *obj);
@@ -352,8 +375,9 @@ struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id);
 void hc_cache_ingest_adopt(struct hc_cache *c);		/* sleeps */
 int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 			  bool *admitted);
-int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, bool has_crc,
-			 u32 crc);
+int hc_cache_ingest_done_begin(struct hc_cache *c, struct hc_obj *obj);
+int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, int err,
+			 bool has_crc, u32 crc);
 void hc_cache_ingest_end(struct hc_cache *c, struct hc_obj *obj, int outcome);
 int hc_cache_outcome(const struct hc_cache *c, const u8 *uri, u32 len,
 		     u64 generation);

@@ -4,10 +4,12 @@
  *
  * What an open file holds (holds, stages) belongs to it: closing the file
  * releases the holds and aborts the stages.  Every ioctl but a LOCATE hit
- * takes the pool lock for its whole duration; copies to and from user
- * memory happen under it, which is safe because nothing a page fault can
- * trigger takes it (the data path of /dev/hypercacheN never does).  LOCATE
- * with WAIT, and STAGE over the dirty limit, sleep without it.
+ * and COMMIT takes the pool lock for its whole duration; copies to and
+ * from user memory happen under it, which is safe because nothing a page
+ * fault can trigger takes it (the data path of /dev/hypercacheN never
+ * does).  LOCATE with WAIT, and STAGE over the dirty limit, sleep without
+ * it; COMMIT drops it for every step that waits for a member
+ * (hc_ctl_store()).
  *
  * A LOCATE hit without a layout is answered under RCU without the pool
  * lock (hc_ctl_locate_fast()); with HOLD too when the file holds the
@@ -665,9 +667,9 @@ static long hc_ctl_obj_op(struct hc_ctl *ctl, unsigned int cmd,
 	}
 	if (cmd == HC_IOC_ABORT) {
 		obj = hc_ctl_find_stage(ctl, uri, len);
-		if (obj)
+		err = !obj ? -ENOENT : obj->jop ? -EBUSY : 0;
+		if (!err)	/* not while its COMMIT is under way */
 			hc_cache_abort(c, obj);
-		err = obj ? 0 : -ENOENT;
 		goto out;
 	}
 	obj = hc_cache_lookup(c, uri, len);
@@ -815,6 +817,60 @@ static int hc_ctl_writeback(struct hc_pool *pool, struct hc_obj *obj)
 	return 0;
 }
 
+/**
+ * hc_ctl_store - COMMIT's steps, once its arguments are checked
+ * @pool: the running pool, with the pool lock held (on return too)
+ * @obj: the STAGED object
+ * @writeback: write the stage's range of the device's page cache back
+ *	first (a buffered writer's data: the COMMIT ioctl)
+ * @size: the final size of a growable stage (its chunks past it are
+ *	freed), unused for another
+ * @clean: READY instead of DIRTY (hc_cache_commit())
+ * @has_crc: @crc is the data's CRC-32C
+ * @crc: see @has_crc
+ *
+ * The data first: buffered writes to the device, then no write in flight
+ * any more (a growable stage then gives back the chunks past its final
+ * size), then every member's volatile cache to stable media; only then
+ * the journal record.  The object is busy throughout
+ * (hc_cache_commit_begin()) and the pool lock is dropped for every step
+ * that waits for a member, so that nothing else on the pool waits for
+ * this COMMIT's drives.  The COMMIT ioctl's and the file system view's
+ * (fs_write.c) one implementation.  Sleeps.
+ * Return: 0; -EBUSY (a COMMIT of @obj is under way); an errno of the
+ * write-back, hc_cache_trim(), a member's flush or hc_cache_commit(): the
+ * object then stays STAGED, its fence open again.
+ */
+int hc_ctl_store(struct hc_pool *pool, struct hc_obj *obj, bool writeback,
+		 u64 size, bool clean, bool has_crc, u32 crc)
+{
+	struct hc_cache *c = pool->cache;
+	u32 i;
+	int err;
+
+	err = hc_cache_commit_begin(c, obj);
+	if (err)
+		return err;
+	hc_pool_unlock();
+	err = writeback ? hc_ctl_writeback(pool, obj) : 0;
+	if (!err)
+		hc_cache_seal(c, obj);
+	hc_pool_lock();
+	if (!err && obj->growable)
+		err = hc_cache_trim(c, obj, size);
+	if (!err) {
+		hc_pool_unlock();
+		for (i = 0; i < pool->nr_members && !err; i++)
+			err = blkdev_issue_flush(pool->members[i].dev.bdev);
+		hc_pool_lock();
+	}
+	if (err) {
+		hc_cache_commit_cancel(c, obj);
+		return err;
+	}
+	return hc_cache_commit(c, obj, clean, has_crc, crc);
+}
+
 static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 {
 	struct hc_commit cm;
@@ -823,7 +879,6 @@ static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 	struct hc_obj *obj;
 	u8 uri[HC_URI_MAX];
 	long usize;
-	u32 i;
 	int err;
 
 	BUILD_BUG_ON(sizeof(cm) < HC_COMMIT_SIZE_VER1);
@@ -862,27 +917,11 @@ static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 		err = -EFBIG;
 		goto out;
 	}
-	/*
-	 * The data first: buffered writes to the device, then no write in
-	 * flight any more (a growable stage then gives back the chunks past
-	 * its final size), then every member's volatile cache to stable
-	 * media; only then the journal record.
-	 */
-	err = hc_ctl_writeback(pool, obj);
+	err = hc_ctl_store(pool, obj, true, cm.obj_size,
+			   cm.flags & HC_COMMIT_F_CLEAN,
+			   cm.flags & HC_COMMIT_F_CRC, cm.crc32c);
 	if (err)
 		goto out;
-	hc_cache_seal(c, obj);
-	if (obj->growable)
-		err = hc_cache_trim(c, obj, cm.obj_size);
-	for (i = 0; i < pool->nr_members && !err; i++)
-		err = blkdev_issue_flush(pool->members[i].dev.bdev);
-	if (!err)
-		err = hc_cache_commit(c, obj, cm.flags & HC_COMMIT_F_CLEAN,
-				      cm.flags & HC_COMMIT_F_CRC, cm.crc32c);
-	if (err) {
-		hc_cache_unseal(c, obj);
-		goto out;
-	}
 	cm.generation = obj->generation;
 	trace_hc_commit(obj->uri, obj->uri_len, obj->generation, obj->size);
 	err = hc_copy_struct_out(arg, &cm, sizeof(cm), usize);

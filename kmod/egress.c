@@ -153,8 +153,8 @@ again:
 		if (n == HC_NL_EGRESS_BATCH ||
 		    c->stats.by_state[HC_OBJ_SYNCING] >= window)
 			break;
-		if (obj->state != HC_OBJ_DIRTY)
-			continue;
+		if (obj->state != HC_OBJ_DIRTY || obj->jop)
+			continue;	/* a busy one: its EGRESS_DONE is recorded */
 		if (obj->egress_defer && time_before(now, obj->egress_at)) {
 			if (!wait || time_before(obj->egress_at, next))
 				next = obj->egress_at;
@@ -280,6 +280,8 @@ int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info)
 	hc_pool_unlock();
 	if (err == -EINVAL)
 		NL_SET_ERR_MSG(info->extack, "the object is not complete");
+	else if (err == -EBUSY)
+		NL_SET_ERR_MSG(info->extack, "the object's upload is being completed");
 	if (!err)
 		hc_nl_egress_kick();
 	return err;
@@ -299,6 +301,11 @@ int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info)
 	obj = hc_nl_egress_lookup(info, &pool);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
+	if (obj->jop) {		/* its EGRESS_DONE is being recorded */
+		hc_pool_unlock();
+		NL_SET_ERR_MSG(info->extack, "the object's upload is being completed");
+		return -EBUSY;
+	}
 	if (obj->state == HC_OBJ_SYNCING) {
 		trace_hc_egress_fail(obj->generation, obj->size,
 				     -(int)nla_get_u32(info->attrs[HC_A_EGRESS_ERRNO]));

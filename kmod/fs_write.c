@@ -166,32 +166,24 @@ static int hc_fs_wr_put_chunk(struct file *file, struct hc_fs_writer *w)
 
 /*
  * Store the object (w->lock held, the stage live, no error so far): the
- * last chunk, then as COMMIT (ctl.c): seal, trim to the size, flush the
- * members, the journal record.  Sleeps.  Return: 0, or an errno of those
+ * last chunk, then COMMIT's steps (hc_ctl_store(): seal, trim to the
+ * size, flush the members, the journal record; the pool lock dropped for
+ * each I/O).  Sleeps.  Return: 0, or an errno of those
  * steps; the stage is still there on error (the caller aborts it).
  */
 static int hc_fs_wr_store(struct file *file, struct hc_fs_writer *w)
 {
 	struct hc_pool *pool = HC_FS_SB(file_inode(file)->i_sb)->pool;
 	struct hc_obj *obj = w->obj;
-	struct hc_cache *c = pool->cache;
 	u64 mtime = 0;
-	u32 i;
 	int err;
 
 	err = hc_fs_wr_put_chunk(file, w);
 	if (err)
 		return err;
 	hc_pool_lock();
-	hc_cache_seal(c, obj);
-	err = hc_cache_trim(c, obj, w->size);
-	for (i = 0; i < pool->nr_members && !err; i++)
-		err = blkdev_issue_flush(pool->members[i].dev.bdev);
-	if (!err)
-		err = hc_cache_commit(c, obj, false, true, ~w->crc);
-	if (err) {
-		hc_cache_unseal(c, obj);
-	} else {
+	err = hc_ctl_store(pool, obj, false, w->size, false, true, ~w->crc);
+	if (!err) {
 		trace_hc_commit(obj->uri, obj->uri_len, obj->generation,
 				obj->size);
 		mtime = obj->committed;

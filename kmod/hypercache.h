@@ -229,5 +229,12 @@ struct hc_cache *hc_ctl_dirty_wait(u64 size, bool nowait,
  * Return: 0, -ETIMEDOUT or -EINTR; the lock is held again on return.
  */
 int hc_ctl_wait(unsigned long deadline, bool forever);
+/*
+ * ctl.c: COMMIT's steps (write-back, seal, trim, flushes, the journal
+ * record), the pool lock dropped for each I/O (the COMMIT ioctl and
+ * fs_write.c's store).
+ */
+int hc_ctl_store(struct hc_pool *pool, struct hc_obj *obj, bool writeback,
+		 u64 size, bool clean, bool has_crc, u32 crc);
 
 #endif /* HC_HYPERCACHE_H */

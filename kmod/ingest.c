@@ -174,7 +174,8 @@ static void hc_nl_ingest_work(struct work_struct *work)
 				hc_nl_ingest_request(pool, obj);
 			continue;
 		}
-		if (time_after_eq(now, obj->ingest_since + timeout)) {
+		if (time_after_eq(now, obj->ingest_since + timeout) &&
+		    !obj->jop) {	/* not while its INGEST_DONE is under way */
 			pr_info_ratelimited("no helper for %u ms: ingest %llu ends\n",
 					    jiffies_to_msecs(timeout),
 					    obj->generation);
@@ -329,24 +330,34 @@ int hc_nl_ingest_done(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *crc = info->attrs[HC_A_ING_CRC32C];
 	struct hc_pool *pool;
 	struct hc_obj *obj;
+	u64 gen, size;
 	u32 i;
-	int err = 0;
+	int err;
 
 	obj = hc_nl_ing_lookup(info, &pool);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	/* The helper made its writes durable; make sure of every member. */
-	for (i = 0; i < pool->nr_members && !err; i++)
-		err = blkdev_issue_flush(pool->members[i].dev.bdev);
-	if (!err) {
-		u64 gen = obj->generation, size = obj->size;
-
-		err = hc_cache_ingest_done(pool->cache, obj, crc,
-					   crc ? nla_get_u32(crc) : 0);
-		trace_hc_ingest_done(gen, size, err);
-	}
+	gen = obj->generation;
+	size = obj->size;
+	err = hc_cache_ingest_done_begin(pool->cache, obj);
 	if (err == -EINVAL)
 		NL_SET_ERR_MSG(info->extack, "the request has no allocation yet");
+	else if (err)
+		NL_SET_ERR_MSG(info->extack, "the request is being completed");
+	if (err)
+		goto out;
+	/*
+	 * The helper made its writes durable; make sure of every member,
+	 * without the pool lock (the object is busy: nothing else ends it).
+	 */
+	hc_pool_unlock();
+	for (i = 0; i < pool->nr_members && !err; i++)
+		err = blkdev_issue_flush(pool->members[i].dev.bdev);
+	hc_pool_lock();
+	err = hc_cache_ingest_done(pool->cache, obj, err, crc,
+				   crc ? nla_get_u32(crc) : 0);
+	trace_hc_ingest_done(gen, size, err);
+out:
 	hc_pool_unlock();
 	return err;
 }
@@ -364,6 +375,11 @@ int hc_nl_ingest_fail(struct sk_buff *skb, struct genl_info *info)
 	obj = hc_nl_ing_lookup(info, &pool);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
+	if (obj->jop) {		/* its INGEST_DONE is under way */
+		hc_pool_unlock();
+		NL_SET_ERR_MSG(info->extack, "the request is being completed");
+		return -EBUSY;
+	}
 	trace_hc_ingest_fail(obj->generation, obj->allocated ? obj->size : 0,
 			     -(int)nla_get_u32(e));
 	hc_cache_ingest_end(pool->cache, obj, -(int)nla_get_u32(e));

@@ -236,8 +236,8 @@ static int hc_journal_do_compact(struct hc_journal *j)
 	return 0;
 }
 
-/* hc_journal_do_compact(), traced (hc_journal_compact, trace.h) */
-int hc_journal_compact(struct hc_journal *j)
+/* hc_journal_do_compact(), traced (hc_journal_compact, trace.h); j->lock held */
+static int hc_journal_compact_locked(struct hc_journal *j)
 {
 	u64 t0 = ktime_get_ns();
 	int err = hc_journal_do_compact(j);
@@ -246,8 +246,37 @@ int hc_journal_compact(struct hc_journal *j)
 	return err;
 }
 
-/* Append j->rec, compacting first if the current half is full. */
-static int hc_journal_append(struct hc_journal *j)
+/* Woken when a journal's mutex is released. */
+static DECLARE_WAIT_QUEUE_HEAD(hc_journal_wq);
+
+static void hc_journal_unlock(struct hc_journal *j)
+{
+	mutex_unlock(&j->lock);
+	wake_up_all(&hc_journal_wq);
+}
+
+/**
+ * hc_journal_compact - rewrite the journal as the live objects only
+ * @j: the journal (the pool lock held: assembly, upgrade)
+ *
+ * hc_journal_do_compact() with the journal mutex.  Return: as that.
+ */
+int hc_journal_compact(struct hc_journal *j)
+{
+	int err;
+
+	mutex_lock(&j->lock);
+	err = hc_journal_compact_locked(j);
+	hc_journal_unlock(j);
+	return err;
+}
+
+/*
+ * Encode j->rec as the record at j->pos into j->buf (j->len bytes),
+ * compacting first if the current half is full.  The pool lock and the
+ * journal mutex held (compaction walks the cache).
+ */
+static int hc_journal_encode(struct hc_journal *j)
 {
 	int len, err;
 
@@ -257,7 +286,7 @@ static int hc_journal_append(struct hc_journal *j)
 			      min_t(u64, HC_JOURNAL_BUF,
 				    j->half_size - j->pos.off));
 	if (len == -ENOSPC) {
-		err = hc_journal_compact(j);
+		err = hc_journal_compact_locked(j);
 		if (err)
 			return err;
 		len = hc_jrec2_encode(j->rec, &j->hdr, &j->pos, j->buf,
@@ -266,14 +295,47 @@ static int hc_journal_append(struct hc_journal *j)
 	}
 	if (len < 0)
 		return len;
+	j->len = len;
+	return 0;
+}
+
+/*
+ * Write the record hc_journal_encode() left in j->buf to every member,
+ * durably, and make it part of the log.  The journal mutex held; the pool
+ * lock need not be (nothing here reads the cache).
+ */
+static int hc_journal_write_rec(struct hc_journal *j)
+{
+	int err;
+
 	err = hc_journal_write(j, j->half_off[j->cur] + j->pos.off, j->buf,
-			       len, HC_JOURNAL_SYNC);
-	trace_hc_journal_append(len, j->records + !err, err);
+			       j->len, HC_JOURNAL_SYNC);
+	trace_hc_journal_append(j->len, j->records + !err, err);
+	j->len = 0;
 	if (err)
 		return err;
 	hc_jrec_advance(&j->pos, j->buf);
 	j->records++;
 	return 0;
+}
+
+/*
+ * Append a record of @obj, durably, with the pool lock held throughout
+ * (the writers that cannot let go of it: a DELETE of an evicted victim in
+ * the middle of an admission, a pin).
+ */
+static int hc_journal_append(struct hc_journal *j, const struct hc_obj *obj,
+			     u32 type, u32 state, u32 flags)
+{
+	int err;
+
+	mutex_lock(&j->lock);
+	hc_journal_fill(j->rec, j->hdr.version, obj, type, state, flags);
+	err = hc_journal_encode(j);
+	if (!err)
+		err = hc_journal_write_rec(j);
+	hc_journal_unlock(j);
+	return err;
 }
 
 /**
@@ -283,15 +345,14 @@ static int hc_journal_append(struct hc_journal *j)
  * @state: the state to record (the caller changes obj->state on success)
  * @flags: the HC_OBJ_F_* flags to record
  *
+ * The pool lock is held throughout, the member I/O included.
  * Return: 0 once the record is durable on every member; -EIO (the journal
  * is broken); -ENOSPC (the live objects no longer fit in a half).
  */
 int hc_journal_put(struct hc_journal *j, const struct hc_obj *obj, u32 state,
 		   u32 flags)
 {
-	hc_journal_fill(j->rec, j->hdr.version, obj, HC_JREC_OBJECT, state,
-			flags);
-	return hc_journal_append(j);
+	return hc_journal_append(j, obj, HC_JREC_OBJECT, state, flags);
 }
 
 /**
@@ -299,13 +360,73 @@ int hc_journal_put(struct hc_journal *j, const struct hc_obj *obj, u32 state,
  * @j: the journal
  * @obj: the object
  *
- * Must be durable before the object's chunks are used again.
- * Return: as hc_journal_put().
+ * Must be durable before the object's chunks are used again.  The pool
+ * lock is held throughout.  Return: as hc_journal_put().
  */
 int hc_journal_delete(struct hc_journal *j, const struct hc_obj *obj)
 {
-	hc_journal_fill(j->rec, j->hdr.version, obj, HC_JREC_DELETE, 0, 0);
-	return hc_journal_append(j);
+	return hc_journal_append(j, obj, HC_JREC_DELETE, 0, 0);
+}
+
+/**
+ * hc_journal_begin - encode a record of an object as the log's next one,
+ * to be written without the pool lock
+ * @j: the journal
+ * @obj: the object; the caller keeps it from changing and from going
+ *	away until the record is written (hc_journal_write_out()) and
+ *	applied (cache.c: hc_obj.jop)
+ * @state: the state to record
+ * @flags: the HC_OBJ_F_* flags to record
+ *
+ * With the pool lock held.  If another writer's record is being written,
+ * waits for it without the pool lock (retaken before this returns).  On
+ * success the journal mutex is held and the record is encoded (compacting
+ * first if the half is full); the caller drops the pool lock and calls
+ * hc_journal_write_out().  The caller keeps the pool from stopping
+ * meanwhile (cache.c: hc_cache_quiesce()).
+ *
+ * Return: 0; -EIO (the journal is broken); -ENOSPC (the live objects no
+ * longer fit in a half).  On error nothing is held but the pool lock.
+ */
+int hc_journal_begin(struct hc_journal *j, const struct hc_obj *obj, u32 state,
+		     u32 flags)
+{
+	int err;
+
+	/* never wait for a member with the pool lock held */
+	while (!mutex_trylock(&j->lock)) {
+		hc_pool_unlock();
+		wait_event(hc_journal_wq, !mutex_is_locked(&j->lock));
+		hc_pool_lock();
+	}
+	hc_journal_fill(j->rec, j->hdr.version, obj, HC_JREC_OBJECT, state,
+			flags);
+	err = hc_journal_encode(j);
+	if (err)
+		hc_journal_unlock(j);
+	return err;
+}
+
+/**
+ * hc_journal_write_out - write the record hc_journal_begin() encoded
+ * @j: the journal, its mutex held (released here)
+ * @durable: set to @val once the record is durable, before the mutex is
+ *	released, so that a compaction (which needs the mutex) that runs
+ *	before the caller has applied the record in memory records what the
+ *	log says (hc_cache_walk_journaled())
+ * @val: see @durable
+ *
+ * Without the pool lock; sleeps (member I/O).  Return: 0 once the record is
+ * durable on every member, or -EIO (the journal is broken).
+ */
+int hc_journal_write_out(struct hc_journal *j, u8 *durable, u8 val)
+{
+	int err = hc_journal_write_rec(j);
+
+	if (!err)
+		WRITE_ONCE(*durable, val);
+	hc_journal_unlock(j);
+	return err;
 }
 
 /**
@@ -352,6 +473,7 @@ static void hc_journal_free(struct hc_journal *j)
 {
 	if (!j)
 		return;
+	mutex_destroy(&j->lock);
 	kfree(j->member_repaired);
 	vfree(j->buf);
 	kfree(j->hdrblk);
@@ -370,6 +492,7 @@ static struct hc_journal *hc_journal_alloc(struct hc_pool *pool)
 	if (!j)
 		return NULL;
 	j->pool = pool;
+	mutex_init(&j->lock);
 	j->state = HC_JOURNAL_STATE_COMPLETE;
 	j->version = pool->format == 2 ? HC_JOURNAL_VERSION_V2 :
 					 HC_JOURNAL_VERSION;

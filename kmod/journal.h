@@ -6,11 +6,23 @@
  * Documentation/journal.md.
  *
  * Every function is called with the pool lock held and may sleep (it waits
- * for member I/O), except hc_journal_obj_bytes() and hc_journal_capacity().
+ * for member I/O), except hc_journal_obj_bytes() and hc_journal_capacity(),
+ * and hc_journal_write_out(), which runs without it.
+ *
+ * Locking: @lock (the journal mutex) is held from a record's encode until
+ * the record is durable on every member (an offset reserved for a record
+ * still being written would be a hole that ends replay and loses every
+ * record after it).  It nests inside the pool lock: it is taken only with
+ * the pool lock held (hc_journal_begin() waits for it without the pool
+ * lock), and the pool lock is never taken while it is held.  So a writer
+ * may drop the pool lock for its I/O (hc_journal_write_out()) while the
+ * record it encoded stays the log's next one, and nobody holding the pool
+ * lock ever waits for a member.
  */
 #ifndef HC_JOURNAL_H
 #define HC_JOURNAL_H
 
+#include <linux/mutex.h>
 #include <linux/sizes.h>
 #include "core/jrec2.h"
 
@@ -44,6 +56,9 @@ struct hc_obj;
  *	the good copy back there, so every member's journal is the same
  * @broken: a write failed: every further change is refused with -EIO
  *	(until the pool is assembled again)
+ * @lock: the journal mutex (above): @pos, @rec, @buf, @hdr, @cur, the
+ *	counters and @broken change only with it held
+ * @len: bytes of the record encoded in @buf, not written yet
  */
 struct hc_journal {
 	struct hc_pool *pool;
@@ -64,6 +79,8 @@ struct hc_journal {
 	u32 *member_repaired;
 	u64 heal;
 	bool broken;
+	struct mutex lock;	/* from a record's encode until it is durable */
+	size_t len;
 };
 
 #define HC_JOURNAL_BUF	SZ_1M
@@ -95,6 +112,9 @@ void hc_journal_destroy(struct hc_pool *pool);
 int hc_journal_put(struct hc_journal *j, const struct hc_obj *obj, u32 state,
 		   u32 flags);
 int hc_journal_delete(struct hc_journal *j, const struct hc_obj *obj);
+int hc_journal_begin(struct hc_journal *j, const struct hc_obj *obj, u32 state,
+		     u32 flags);
+int hc_journal_write_out(struct hc_journal *j, u8 *durable, u8 val);
 u32 hc_journal_obj_bytes(const struct hc_journal *j, u32 uri_len, u32 nr_ext);
 u64 hc_journal_capacity(const struct hc_journal *j);
 

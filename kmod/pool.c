@@ -593,7 +593,9 @@ out_free:
  *	openers racing with the unload); its I/O then fails
  * @fail: filled on failure
  *
- * Waits for every bio in flight on the members, then closes them.
+ * Waits for the changes that dropped the pool lock for their journal I/O
+ * (hc_cache_quiesce()) and for every bio in flight on the members, then
+ * closes them.
  *
  * Return: 0; -ENODEV if no pool runs; -EBUSY if the device is open, an
  * open control file holds or stages objects, or the pool is mounted (even
@@ -606,12 +608,16 @@ int hc_pool_stop(bool force, struct hc_pool_fail *fail)
 
 	hc_pool_fail_set(fail, -1, NULL);
 	mutex_lock(&hc_pool_mutex);
+again:
 	pool = hc_pool_cur;
 	if (!pool) {
 		mutex_unlock(&hc_pool_mutex);
 		hc_pool_fail_set(fail, -1, "no pool is running");
 		return -ENODEV;
 	}
+	/* a change that dropped the lock for its journal I/O ends first */
+	if (hc_cache_quiesce(pool->cache))
+		goto again;
 	if (pool->fs_sb) {
 		mutex_unlock(&hc_pool_mutex);
 		hc_pool_fail_set(fail, -1, "the pool is mounted (umount it first)");
@@ -714,7 +720,8 @@ static int hc_pool_upgrade_run(struct hc_pool *pool, bool any,
 	/* finishing at assembly: the journal is v2 already, nothing races */
 	st.busy = !any && (cs->by_state[HC_OBJ_INGESTING] ||
 			   cs->by_state[HC_OBJ_STAGED] ||
-			   cs->by_state[HC_OBJ_SYNCING]);
+			   cs->by_state[HC_OBJ_SYNCING] ||
+			   pool->cache->nr_busy);
 	for (;;) {
 		st.journal_version = pool->journal->hdr.version;
 		err = hc_upgrade_next(&st, &step, &msg);

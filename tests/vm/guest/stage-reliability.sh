@@ -1,7 +1,7 @@
 #!/bin/sh
 # Usage (guest, via /init):
 #   stage-reliability.sh [parts=logwrites+fuzz+faults] [every=K] [fuzz_secs=S]
-#                        [seed=N] [known_bugs=1]
+#                        [seed=N]
 # Drives: 0 = log-writes data (3 members of 24 MiB as dm-linear slices),
 # 1 = its log, 2 = the replay target (72 MiB each, log 512 MiB), 3..5 =
 # members for the fuzzer and the fault tests (128 MiB).
@@ -24,14 +24,12 @@
 #     consistency verdict.
 # faults: dm-error, dm-flakey and dm-delay under members: read errors per
 #     object (the object is marked bad), write errors during COMMIT, a
-#     LOCATE hit during a COMMIT that waits for slow members, a member
-#     that disappears.
-# known_bugs=1 also runs the tests of defects not fixed yet (make
-#     check-reliability only, so that make check stays a gate):
-#     faults-others-during-commit (COMMIT's journal I/O under the pool lock).
+#     LOCATE hit, a further HOLD, a STATS_GET, a LOCATE miss and a STAGE +
+#     ABORT during a COMMIT that waits for slow members, a member that
+#     disappears.
 . /hc/tests/lib.sh
 
-parts=logwrites+fuzz+faults every=1 fuzz_secs=60 seed= fuzz_trace=0 known_bugs=0
+parts=logwrites+fuzz+faults every=1 fuzz_secs=60 seed= fuzz_trace=0
 for a in "$@"; do
 	case "$a" in
 	fuzz_trace=*) fuzz_trace=${a#fuzz_trace=} ;;
@@ -39,7 +37,6 @@ for a in "$@"; do
 	every=*) every=${a#every=} ;;
 	fuzz_secs=*) fuzz_secs=${a#fuzz_secs=} ;;
 	seed=*) seed=${a#seed=} ;;
-	known_bugs=*) known_bugs=${a#known_bugs=} ;;
 	*) echo "stage-reliability: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
@@ -599,13 +596,14 @@ t_member_gone() {
 	hc_expect_errno timeout 10 hcctl status
 }
 
-# KNOWN BUG (issue 9, point 16: journal I/O without the pool lock): a
-# STATS_GET (hcctl stats) and a STAGE (and ABORT) of another object must
-# not wait for a COMMIT whose member flushes and FUA journal record a slow
-# drive holds back (dm-delay: 2 s x HC_TIMEOUT_SCALE per write, so that the
-# COMMIT alone outlasts the limit); each must answer within 2 s x
-# HC_TIMEOUT_SCALE.  Today COMMIT holds the pool lock across that I/O, and
-# both wait for its end; run with known_bugs=1 (r-faults) until the fix.
+# Nothing else on the pool waits for a COMMIT's drives (issue 9, point
+# 16: the journal's I/O without the pool lock): while a COMMIT's member
+# flushes and FUA journal record wait on a slow drive (dm-delay: 2 s x
+# HC_TIMEOUT_SCALE per write, so that the COMMIT alone outlasts the
+# limit), a STATS_GET (hcctl stats), a LOCATE miss (it takes the pool
+# lock) and a STAGE (and ABORT) of another object each answer within 2 s x
+# HC_TIMEOUT_SCALE.  Before the fix COMMIT held the pool lock across that
+# I/O and all of them waited for its end (54 s and more).
 t_others_during_commit() {
 	dmsetup targets | grep -q '^delay' || hc_fail "no dm-delay target (CONFIG_DM_DELAY)"
 	hcctl pool assemble $FM >/dev/null
@@ -631,7 +629,12 @@ t_others_during_commit() {
 	  t1=$(cut -d' ' -f1 /proc/uptime)
 	  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d\n", (b - a) * 1000 }' >/tmp/oth.stage.ms ) &
 	p2=$!
-	wait $p1 $p2
+	( t0=$(cut -d' ' -f1 /proc/uptime)
+	  timeout 300 hc_obj wait 30000 f/none >/tmp/oth.miss 2>&1; echo "rc=$?" >>/tmp/oth.miss
+	  t1=$(cut -d' ' -f1 /proc/uptime)
+	  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d\n", (b - a) * 1000 }' >/tmp/oth.miss.ms ) &
+	p3=$!
+	wait $p1 $p2 $p3
 	kill -0 "$pid" 2>/dev/null && echo "(COMMIT still waiting)"
 	rc=0
 	wait "$pid" || rc=$?
@@ -639,7 +642,10 @@ t_others_during_commit() {
 	for m in 0 1 2; do f_linear $m; done
 	[ $rc = 0 ] || hc_fail "COMMIT of f/7 failed"
 	ms_stats=$(cat /tmp/oth.stats.ms) ms_stage=$(cat /tmp/oth.stage.ms)
-	echo "during COMMIT: STATS_GET $ms_stats ms, STAGE + ABORT $ms_stage ms (limit $lim ms)"
+	ms_miss=$(cat /tmp/oth.miss.ms)
+	echo "during COMMIT: STATS_GET $ms_stats ms, STAGE + ABORT $ms_stage ms, LOCATE miss $ms_miss ms (limit $lim ms)"
+	echo "hc: faults-others-during-commit: STATS_GET $ms_stats ms, STAGE + ABORT $ms_stage ms, LOCATE miss $ms_miss ms (limit $lim ms)" >/dev/console
+	grep -q '^status=miss ' /tmp/oth.miss || { cat /tmp/oth.miss; hc_fail "LOCATE of f/none was not a miss during COMMIT"; }
 	grep -q '^rc=0$' /tmp/oth.stats || { cat /tmp/oth.stats; hc_fail "hcctl stats failed during COMMIT"; }
 	grep -q '^rc=0$' /tmp/oth.stage || { cat /tmp/oth.stage; hc_fail "STAGE of f/other failed during COMMIT"; }
 	f_check 1 2 7
@@ -649,6 +655,8 @@ t_others_during_commit() {
 		hc_fail "STATS_GET took $ms_stats ms while a COMMIT waited for the members (limit $lim ms)"
 	[ "$ms_stage" -lt "$lim" ] ||
 		hc_fail "a STAGE of another object took $ms_stage ms while a COMMIT waited for the members (limit $lim ms)"
+	[ "$ms_miss" -lt "$lim" ] ||
+		hc_fail "a LOCATE miss took $ms_miss ms while a COMMIT waited for the members (limit $lim ms)"
 }
 
 if has_part faults; then
@@ -658,8 +666,6 @@ if has_part faults; then
 	hc_test faults-commit-write-error t_commit_write_error
 	hc_test faults-locate-during-commit t_locate_during_commit
 	hc_test faults-hold-during-commit t_hold_during_commit
-	if [ "$known_bugs" = 1 ]; then
-		hc_test faults-others-during-commit t_others_during_commit
-	fi
+	hc_test faults-others-during-commit t_others_during_commit
 	hc_test faults-member-gone t_member_gone
 fi
