@@ -112,6 +112,9 @@ py_bench() {
 		/usr/bin/python3 python/tests/guest_bench.py "$@" >$B/py.out 2>&1 ||
 		{ cat $B/py.out; hc_fail "guest_bench.py $1 failed"; }
 	cat $B/py.out >>$B/py
+	# each phase's seconds on the console as they come (a later phase's
+	# failure keeps them)
+	grep -v '^prof ' $B/py.out | sed "s/^/hc: bench-client step $1 /" >/dev/console
 	if [ "$prof" = 1 ]; then
 		sed -n "s/^prof /hc: bench-client-prof $1 /p" $B/py.out >/dev/console
 		head -n 14 /tmp/bc.strace.$1 | sed "s/^/hc: bench-client-prof $1 strace /" >/dev/console
