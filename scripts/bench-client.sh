@@ -2,6 +2,7 @@
 # Usage: scripts/bench-client.sh [--size-mb M] [--rounds R] [--kver K]
 #                                [--no-build] [--timeout S] [--smoke]
 #                                [--python SAVE,LOAD,ST] [--no-python]
+#                                [--profile]
 #
 # Client benchmark (issue 12), in ONE guest boot (QEMU/TCG, multi-threaded
 # unless HC_TCG_THREAD says otherwise), each figure against its peer on
@@ -31,6 +32,9 @@
 #   --timeout S   QEMU timeout (default 1800)
 #   --python S,L,ST  the Python figures' sizes in MiB (default 256,1024,256)
 #   --no-python   only the C figures (no torch in the guest)
+#   --profile     diagnosis: the Python phases under strace -c, cProfile and
+#                 /proc/self/io per step ("hc: bench-client-prof" lines);
+#                 such a run's seconds are not for comparison
 #   --smoke       the smoke run of `make check` (97-bench): 8 MiB, 1 round,
 #                 no Python (importing torch under TCG takes too long)
 #
@@ -42,7 +46,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-size=256 rounds=3 build=1 timeout=1800 kver="" smoke="" py=256,1024,256
+size=256 rounds=3 build=1 timeout=1800 kver="" smoke="" py=256,1024,256 prof=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--size-mb) size=$2; shift 2 ;;
@@ -52,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--python) py=$2; shift 2 ;;
 	--no-python) py=""; shift ;;
+	--profile) prof=",prof=1"; shift ;;
 	--smoke) size=8 rounds=1 timeout=900 smoke=-smoke py=""; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "bench-client.sh: unknown option $1" >&2; exit 2 ;;
@@ -84,7 +89,7 @@ if [ -n "$py" ]; then
 	IFS=, read -r ps pl pt <<<"$py"
 	[ $(((ps + pl + pt) / 3 + 128)) -gt $drive ] && drive=$(((ps + pl + pt) / 3 + 128))
 	boot_py=(--hostfs --s3 --mem 3584)
-	args_py=",py=${py//,/:}"
+	args_py=",py=${py//,/:}$prof"
 else
 	boot_py=() args_py=""
 fi

@@ -30,8 +30,9 @@ PACKAGES=(
 	# the exporter's VM test (prometheus, promtool) and hctrace (libbpf)
 	prometheus clang llvm bpftool libbpf-dev libelf-dev
 	# the Python package and its tests (tests/checks/python.sh, r-client):
-	# Debian's /usr/bin/python3 with fsspec, torch, numpy and pytest
-	python3-fsspec python3-torch python3-numpy python3-pytest
+	# Debian's /usr/bin/python3 with fsspec, torch, numpy and pytest; boto3
+	# for r-client's cold torch.load and bench-client's upload peer
+	python3-fsspec python3-torch python3-numpy python3-pytest python3-boto3
 	# the Caffeine comparison (scripts/bench-caffeine.sh, check:bench-caffeine)
 	libcaffeine-java openjdk-17-jdk-headless
 )

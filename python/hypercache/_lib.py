@@ -18,7 +18,7 @@ import threading
 
 from .errors import error
 
-__all__ = ["Library", "get", "set_library", "OPEN_WAIT", "OPEN_AUTO_INGEST",
+__all__ = ["Library", "get", "set_library", "address_of", "OPEN_WAIT", "OPEN_AUTO_INGEST",
            "OPEN_PEEK", "STATE_NAMES"]
 
 OPEN_WAIT = 1 << 0
@@ -140,6 +140,13 @@ def _addr(buf):
         return None, 0, mv
     arr = (ctypes.c_char * len(mv)).from_buffer(mv)
     return ctypes.addressof(arr), len(mv), arr
+
+
+def address_of(buf):
+    """The address of the first byte of a buffer (0 when it is empty)."""
+    addr, _, keep = _addr(buf)
+    del keep
+    return addr or 0
 
 
 class Reader:

@@ -2,14 +2,21 @@
 """The fsspec file system of ``hypercache://`` (see :mod:`hypercache.uri`).
 
 Reading opens the object with a hold (``LOCATE|HOLD``; a miss is ingested
-through hypercached first unless ``ingest=False``) and reads it with large
-aligned O_DIRECT reads and fsspec's read-ahead cache; writing streams into a
-growable stage that is committed when the file closes: ``close()`` returns
-once the bytes and their journal record are on the drives (the object is
-DIRTY and hypercached uploads it later); ``sync=True`` waits for the upload.
+through hypercached first unless ``ingest=False``) and reads it in aligned
+windows of the block size (16 MiB) with O_DIRECT, each straight into a
+page-aligned buffer; while a sequential reader copies out of one window the
+next is read by a thread (:class:`_ReadAhead`).  Writing copies into
+page-aligned buffers of the block size that a thread writes with O_DIRECT
+at aligned offsets, in order, while the next one fills (:class:`_WriteBehind`),
+into a growable stage that is committed when the file closes: ``close()``
+returns once the bytes and their journal record are on the drives (the
+object is DIRTY and hypercached uploads it later); ``sync=True`` waits for
+the upload.
 """
+import concurrent.futures
 import errno
 import io
+import mmap
 import os
 
 from fsspec.spec import AbstractBufferedFile, AbstractFileSystem
@@ -20,8 +27,216 @@ from .uri import prefix_of, to_cache_uri, to_path
 
 __all__ = ["HyperCacheFileSystem", "HyperCacheFile"]
 
-# Reads of 16 MiB (4 chunks: a read in flight on several members), aligned.
+# Windows and write buffers of 16 MiB (4 chunks: one O_DIRECT transfer is
+# in flight on every member), aligned.
 DEFAULT_BLOCK = 16 << 20
+# A read of a window or more whose buffer is page-aligned with the object
+# offset goes with O_DIRECT straight into the caller's buffer.
+PAGE = 4096
+
+
+class _Worker:
+    """One thread that runs library calls in the order they are given
+    (ctypes drops the GIL during each call); made again after a fork."""
+
+    def __init__(self):
+        self._pool = None
+        self._pid = None
+
+    def submit(self, fn, *args):
+        if self._pool is None or self._pid != os.getpid():
+            self._pool = concurrent.futures.ThreadPoolExecutor(1)
+            self._pid = os.getpid()
+        return self._pool.submit(fn, *args)
+
+    def shutdown(self):
+        if self._pool is not None and self._pid == os.getpid():
+            self._pool.shutdown(wait=True)
+        self._pool = None
+
+
+def _aligned_buffer(size):
+    """A page-aligned writable buffer (anonymous memory) and its view."""
+    m = mmap.mmap(-1, max(size, 1))
+    return m, memoryview(m)
+
+
+class _ReadAhead:
+    """Window-aligned reads of a held object with one window read ahead.
+
+    Window k is the object's bytes [k * W, (k + 1) * W): read whole with
+    one O_DIRECT pread into a page-aligned buffer (the library splits it
+    over the members), kept while it is one of the last three used.  When a
+    read reaches window k after window k - 1 or k (a sequential reader),
+    window k + 1 is read by the worker thread meanwhile.
+    """
+
+    KEEP = 3
+
+    def __init__(self, reader, size, window):
+        self.reader = reader
+        self.size = size
+        self.W = window
+        self.win = {}		# k -> [future or None, view, length]
+        self.order = []		# k, least recently used first
+        self.spare = []
+        self.last = None
+        self.worker = _Worker()
+
+    def _load(self, k, view):
+        off = k * self.W
+        n = min(self.W, self.size - off)
+        got = self.reader.readinto(view[:n], off)
+        if got != n:
+            raise error(errno.EIO, self.reader.uri.decode(errors="replace"),
+                        "short read of %d bytes at %d" % (got, off))
+        return n
+
+    def _start(self, k, background):
+        while len(self.win) >= self.KEEP:
+            # the least recently used window, one in flight only if all are
+            old = next((o for o in self.order if self.win[o][0] is None or
+                        self.win[o][0].done()), self.order[0])
+            fut, view, _ = self.win.pop(old)
+            self.order.remove(old)
+            if fut is not None:
+                try:
+                    fut.result()
+                except OSError:
+                    pass	# a failed read ahead is read again if needed
+            self.spare.append(view)
+        view = self.spare.pop() if self.spare else _aligned_buffer(self.W)[1]
+        if background:
+            self.win[k] = [self.worker.submit(self._load, k, view), view, 0]
+        else:
+            self.win[k] = [None, view, self._load(k, view)]
+        self.order.append(k)
+
+    def _window(self, k):
+        """(view, length) of window k, read now if it is not at hand."""
+        if k not in self.win:
+            self._start(k, False)
+        ent = self.win[k]
+        if ent[0] is not None:
+            try:
+                ent[2] = ent[0].result()
+                ent[0] = None
+            except BaseException:
+                del self.win[k]
+                self.order.remove(k)
+                self.spare.append(ent[1])
+                raise
+        self.order.remove(k)
+        self.order.append(k)
+        return ent[1], ent[2]
+
+    def readinto(self, pos, out):
+        """Copy the bytes at ``pos`` into ``out``; the number copied."""
+        n = max(0, min(len(out), self.size - pos))
+        done = 0
+        while done < n:
+            p = pos + done
+            k = p // self.W
+            left = n - done
+            if k not in self.win and left >= self.W and not (
+                    _lib.address_of(out[done:]) - p) % PAGE:
+                # aligned with the object: O_DIRECT into the caller's buffer
+                got = self.reader.readinto(out[done:n], p)
+                done += got
+                self.last = (p + max(got, 1) - 1) // self.W
+                if got != left:
+                    break
+                continue
+            view, length = self._window(k)
+            a = p - k * self.W
+            m = min(left, length - a)
+            out[done:done + m] = view[a:a + m]
+            done += m
+            seq = self.last is not None and k - 1 <= self.last <= k
+            self.last = k
+            nxt = k + 1
+            if seq and nxt * self.W < self.size and nxt not in self.win:
+                self._start(nxt, True)
+            if m <= 0:
+                break
+        return done
+
+    def _fetch(self, start, end):
+        """fsspec's cache interface: the bytes [start, end)."""
+        buf = bytearray(max(0, min(end, self.size) - start))
+        n = self.readinto(start, memoryview(buf))
+        return bytes(buf) if n == len(buf) else bytes(buf[:n])
+
+    def close(self):
+        """Wait for a read in flight (the reader may be closed next)."""
+        for fut, _, _ in self.win.values():
+            if fut is not None:
+                try:
+                    fut.result()
+                except OSError:
+                    pass
+        self.worker.shutdown()
+        self.win.clear()
+        self.spare.clear()
+
+
+class _WriteBehind:
+    """write() copies into a page-aligned buffer of B bytes; a full buffer
+    is written by the worker thread at its aligned offset with O_DIRECT
+    while the next one fills.  Buffers go in order (the library's CRC-32C
+    then comes for free) and at most one is in flight."""
+
+    def __init__(self, writer, block):
+        self.writer = writer
+        self.B = block
+        self.view = _aligned_buffer(block)[1]
+        self.fill = 0
+        self.off = 0
+        self.pending = None	# (future, view)
+        self.spare = None
+        self.worker = _Worker()
+
+    def _wait(self):
+        if self.pending is not None:
+            fut, view = self.pending
+            self.pending = None
+            self.spare = view
+            fut.result()
+
+    def _submit(self):
+        self._wait()
+        fut = self.worker.submit(self.writer.pwrite, self.view[:self.fill],
+                                 self.off)
+        self.pending = (fut, self.view)
+        self.off += self.fill
+        self.fill = 0
+        self.view = self.spare if self.spare is not None else \
+            _aligned_buffer(self.B)[1]
+        self.spare = None
+
+    def write(self, mv):
+        pos, n = 0, len(mv)
+        while pos < n:
+            m = min(n - pos, self.B - self.fill)
+            self.view[self.fill:self.fill + m] = mv[pos:pos + m]
+            self.fill += m
+            pos += m
+            if self.fill == self.B:
+                self._submit()
+
+    def finish(self):
+        """Write what is left and wait: every byte is on the drives' way."""
+        if self.fill:
+            self._submit()
+        self._wait()
+        self.worker.shutdown()
+
+    def cancel(self):
+        try:
+            self._wait()
+        except OSError:
+            pass
+        self.worker.shutdown()
 
 
 class HyperCacheFileSystem(AbstractFileSystem):
@@ -232,6 +447,7 @@ class HyperCacheFile(AbstractBufferedFile):
         self.uri = to_cache_uri(path)
         self.reader = None
         self.writer = None
+        self.stream = None
         self.generation = None
         self._sync = fs.sync if sync is None else sync
         self._clean = fs.clean if clean is None else clean
@@ -246,6 +462,11 @@ class HyperCacheFile(AbstractBufferedFile):
                          cache_options=cache_options, **kwargs)
         if mode == "rb":
             self.generation = self.reader.generation
+            if cache_type == "readahead":
+                # fsspec's read-ahead cache would read a block after every
+                # small read and copy it twice: windows instead
+                self.cache = _ReadAhead(self.reader, self.size,
+                                        self.blocksize)
 
     # -- reading ----------------------------------------------------------
 
@@ -255,37 +476,65 @@ class HyperCacheFile(AbstractBufferedFile):
         return bytes(buf[:n]) if n != len(buf) else bytes(buf)
 
     def readinto(self, b):
-        """Large reads go straight into ``b`` (no cache copy)."""
-        mv = memoryview(b).cast("B")
+        """Into ``b`` without an intermediate bytes object."""
         if self.mode != "rb":
             raise io.UnsupportedOperation("not readable")
-        if len(mv) >= self.blocksize:
-            n = self.reader.readinto(mv, self.loc)
-            self.loc += n
-            return n
-        return super().readinto(b)
+        if self.closed:
+            raise ValueError("I/O operation on closed file.")
+        mv = memoryview(b).cast("B")
+        if not isinstance(self.cache, _ReadAhead):
+            return super().readinto(mv)
+        n = self.cache.readinto(self.loc, mv)
+        self.loc += n
+        return n
 
     # -- writing ----------------------------------------------------------
 
+    def write(self, data):
+        """Copy ``data`` into the write-behind buffers; its length."""
+        if self.mode not in {"wb", "ab"}:
+            raise ValueError("File not in write mode")
+        if self.closed:
+            raise ValueError("I/O operation on closed file.")
+        if self.forced:
+            raise ValueError("This file has been force-flushed, can only "
+                             "close")
+        mv = memoryview(data)
+        if not mv.c_contiguous:
+            mv = memoryview(mv.tobytes())
+        mv = mv.cast("B")
+        if self.offset is None:
+            self.offset = 0
+            try:
+                self._initiate_upload()
+            except BaseException:
+                self.closed = True
+                raise
+        self.stream.write(mv)
+        self.loc += len(mv)
+        return len(mv)
+
     def _initiate_upload(self):
         self.writer = self.fs.lib.create(self.uri, size=None, replace=True)
+        self.stream = _WriteBehind(self.writer, self.blocksize)
 
     def _upload_chunk(self, final=False):
-        data = self.buffer.getbuffer()
-        if len(data):
-            self.writer.pwrite(data, self.offset)
-        if final:
-            self.generation = self.writer.commit(clean=self._clean)
-            self.writer = None
-            if self._sync and not self._clean:
-                self.fs.lib.wait_clean(self.uri, self.generation,
-                                       int(self.fs.timeout * 1000))
+        if not final:
+            return False	# the write-behind buffers write themselves
+        self.stream.finish()
+        self.generation = self.writer.commit(clean=self._clean)
+        self.writer = None
+        if self._sync and not self._clean:
+            self.fs.lib.wait_clean(self.uri, self.generation,
+                                   int(self.fs.timeout * 1000))
         return True
 
     def commit(self):
         pass	# COMMIT happens in the final _upload_chunk
 
     def discard(self):
+        if self.stream is not None:
+            self.stream.cancel()
         if self.writer is not None:
             self.writer.abort()
             self.writer = None
@@ -294,6 +543,8 @@ class HyperCacheFile(AbstractBufferedFile):
         if self.closed:
             return
         try:
+            if isinstance(getattr(self, "cache", None), _ReadAhead):
+                self.cache.close()
             super().close()
         except BaseException:
             self.discard()

@@ -10,6 +10,7 @@ its fixed size.  ``fail`` maps method names to an errno to inject.
 import ctypes
 import errno
 
+from hypercache._lib import address_of
 from hypercache.errors import error
 
 
@@ -24,10 +25,12 @@ class FakeReader:
         obj["holds"] += 1
         self.maps = {}
         self.reads = []		# (offset, length) of every readinto
+        self.addrs = []		# the buffer's address of each
 
     def readinto(self, buf, offset):
         mv = memoryview(buf).cast("B")
         self.reads.append((offset, len(mv)))
+        self.addrs.append(address_of(mv))
         chunk = self.data[offset:offset + len(mv)]
         mv[:len(chunk)] = chunk
         return len(chunk)
@@ -61,9 +64,14 @@ class FakeWriter:
         self.size = size
         self.buf = bytearray()
         self.writes = []
+        self.addrs = []		# the buffer's address of each write
+        lib.writers.append(self)
 
     def pwrite(self, buf, offset):
-        b = bytes(memoryview(buf).cast("B"))
+        self.lib._check("pwrite", self.uri)
+        mv = memoryview(buf).cast("B")
+        self.addrs.append(address_of(mv))
+        b = bytes(mv)
         if self.size is not None and offset + len(b) > self.size:
             raise error(errno.EFBIG, self.uri.decode())
         if len(self.buf) < offset + len(b):
@@ -99,6 +107,7 @@ class FakeLibrary:
         self.mapped = 0
         self.commits = []
         self.opens = []
+        self.writers = []
         self.fail = {}
 
     def _check(self, what, uri):

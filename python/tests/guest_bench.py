@@ -16,7 +16,10 @@ and on the same three drives as the C figures).
         SAVE_MIB state dict to $HC_S3_ENDPOINT (put_object of one body)
 
 Each prints "name=seconds" lines (the caller keeps them) and exits 1 on an
-error.  The state dicts are made the same way in every phase (float32
+error.  With HC_BENCH_PROFILE=1 (scripts/bench-client.sh --profile) each
+timed step also prints "prof name ..." lines: the process's read and write
+system calls and block-device bytes over the step (/proc/self/io, every
+thread's) and cProfile's top functions by their own time.  The state dicts are made the same way in every phase (float32
 tensors of 16 MiB filled from a seed), so the peers store the same bytes.
 """
 import io
@@ -66,7 +69,34 @@ def touch(a):
     return int(a.reshape(-1).view(np.uint8)[::PAGE].sum())
 
 
+def proc_io():
+    with open("/proc/self/io") as f:
+        return dict((k, int(v)) for k, v in (ln.split(": ") for ln in f))
+
+
+def profiled(name, fn):
+    import cProfile
+    import pstats
+
+    io0 = proc_io()
+    prof = cProfile.Profile()
+    out = prof.runcall(fn)
+    io1 = proc_io()
+    print("prof %s io %s" % (name, " ".join(
+        "%s=%d" % (k, io1[k] - io0[k]) for k in
+        ("syscr", "syscw", "rchar", "wchar", "read_bytes", "write_bytes"))))
+    st = pstats.Stats(prof, stream=io.StringIO())
+    st.sort_stats("tottime")
+    for fn_ in st.fcn_list[:12]:
+        cc, nc, tt, ct, _ = st.stats[fn_]
+        print("prof %s fn %s:%d(%s) calls=%d tottime=%.3f cumtime=%.3f"
+              % (name, os.path.basename(fn_[0]), fn_[1], fn_[2], nc, tt, ct))
+    return out
+
+
 def timed(name, fn):
+    if os.environ.get("HC_BENCH_PROFILE") == "1":
+        fn = (lambda f: lambda: profiled(name, f))(fn)
     t0 = time.monotonic()
     out = fn()
     print("%s=%.3f" % (name, time.monotonic() - t0), flush=True)

@@ -53,6 +53,61 @@ def test_sequential_reads_are_large(fake):
     assert all(n >= DEFAULT_BLOCK or off + n == len(data) for off, n in reads)
 
 
+def test_header_then_record_reads_each_byte_once(fake):
+    """torch.load's pattern: a small read (a zip entry's header), then one
+    large readinto of the record after it.  The bytes come off the device
+    once, in window-aligned reads into page-aligned buffers (fsspec's
+    read-ahead cache read each record twice: a block after the header,
+    then the record again straight into the caller's buffer)."""
+    rec = DEFAULT_BLOCK
+    data = os.urandom(4 * (64 + rec))
+    fake.add(b"hypercache://m/zip", data)
+    with fsspec.open("hypercache://m/zip", "rb") as f:
+        for i in range(4):
+            assert f.read(64) == data[i * (64 + rec):i * (64 + rec) + 64]
+            buf = bytearray(rec)
+            assert f.readinto(buf) == rec
+            assert buf == data[i * (64 + rec) + 64:(i + 1) * (64 + rec)]
+        reads, addrs = f.reader.reads, f.reader.addrs
+    assert sum(n for _, n in reads) <= len(data) + DEFAULT_BLOCK
+    assert all(off % DEFAULT_BLOCK == 0 for off, _ in reads)
+    assert all(a % 4096 == 0 for a in addrs)
+
+
+def test_sequential_reader_reads_ahead(fake):
+    """Reading window k after window k - 1 has window k + 1 read meanwhile
+    (by the worker thread); a jump elsewhere reads no more than it needs."""
+    data = os.urandom(6 * DEFAULT_BLOCK)
+    fake.add(b"hypercache://m/ra", data)
+    with fsspec.open("hypercache://m/ra", "rb") as f:
+        f.read(10)
+        assert [o for o, _ in f.reader.reads] == [0]
+        f.seek(DEFAULT_BLOCK)
+        assert f.read(10) == data[DEFAULT_BLOCK:DEFAULT_BLOCK + 10]
+        f.cache.close()		# wait for the read ahead
+        assert [o for o, _ in f.reader.reads] == [0, DEFAULT_BLOCK,
+                                                   2 * DEFAULT_BLOCK]
+        f.seek(5 * DEFAULT_BLOCK + 1)	# not sequential: no read ahead
+        assert f.read(10) == data[5 * DEFAULT_BLOCK + 1:5 * DEFAULT_BLOCK + 11]
+        f.cache.close()
+        assert len(f.reader.reads) == 4
+
+
+def test_aligned_large_readinto_goes_direct(fake):
+    """A page-aligned buffer at a page-aligned offset: straight in, no
+    window (O_DIRECT into the caller's memory)."""
+    import mmap
+
+    data = os.urandom(3 * DEFAULT_BLOCK)
+    fake.add(b"hypercache://m/al", data)
+    m = mmap.mmap(-1, 2 * DEFAULT_BLOCK)
+    with fsspec.open("hypercache://m/al", "rb") as f:
+        f.seek(4096)
+        assert f.readinto(m) == 2 * DEFAULT_BLOCK
+        assert f.reader.reads == [(4096, 2 * DEFAULT_BLOCK)]
+    assert m[:] == data[4096:4096 + 2 * DEFAULT_BLOCK]
+
+
 def test_open_miss_ingests_or_not(fake):
     fs = HyperCacheFileSystem(timeout=5)
     with pytest.raises(FileNotFoundError) as e:
@@ -75,6 +130,41 @@ def test_write_streams_and_commits_on_close(fake):
     obj = fake.objects[b"s3://bkt/ckpt/epoch_1.pt"]
     assert obj["data"] == data and obj["state"] == "dirty"
     assert f.generation == obj["generation"]
+
+
+def test_writes_are_aligned_blocks(fake):
+    """torch.save's writes (small headers, records of 16 MiB at 64-byte
+    aligned offsets) reach the library as whole blocks at block-aligned
+    offsets from page-aligned buffers, in order; only the last is short
+    (they went as the BytesIO buffer's size at any offset)."""
+    import torch
+
+    sd = {"w%d" % i: torch.rand(DEFAULT_BLOCK // 4) for i in range(3)}
+    with fsspec.open("hypercache://m/ckpt.pt", "wb") as f:
+        torch.save(sd, f)
+    w = fake.writers[-1]
+    size = len(fake.objects[b"hypercache://m/ckpt.pt"]["data"])
+    assert [off for off, _ in w.writes] == list(range(0, size,
+                                                      DEFAULT_BLOCK))
+    assert all(n == DEFAULT_BLOCK for _, n in w.writes[:-1])
+    assert all(a % 4096 == 0 for a in w.addrs)
+    back = torch.load(io.BytesIO(fake.objects[b"hypercache://m/ckpt.pt"]
+                                 ["data"]))
+    assert all(torch.equal(back[k], sd[k]) for k in sd)
+
+
+def test_failed_write_behind_raises_and_aborts(fake):
+    """An error of the writer thread's pwrite is raised by a later write()
+    or by close(), and the stage is aborted."""
+    fake.fail["pwrite"] = errno.ENOSPC
+    with pytest.raises(OSError) as e:
+        with fsspec.open("hypercache://m/full", "wb") as f:
+            for _ in range(3):
+                f.write(b"q" * DEFAULT_BLOCK)
+    assert e.value.errno == errno.ENOSPC
+    assert b"hypercache://m/full" not in fake.objects
+    assert not fake.staged
+    del fake.fail["pwrite"]
 
 
 def test_write_sync_and_clean(fake):

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Usage (guest, via /init; host side: scripts/bench-client.sh):
-#   stage-bench-client.sh [size=MiB] [rounds=R] [py=SAVE:LOAD:ST]
+#   stage-bench-client.sh [size=MiB] [rounds=R] [py=SAVE:LOAD:ST] [prof=1]
 #
 # A BENCHMARK (its smoke run is the test 97-bench/bench-client.sh).  On
 # three drives, in one boot, each figure against its peer on the same
@@ -27,14 +27,18 @@
 #   from ext4 (>= 1.0 in speed); safetensors of ST MiB loaded zero-copy,
 #   every page touched, against numpy reads of the file from ext4 (>= 1.0).
 # Line: "hc: bench-client python ..." with the seconds and the ratios.
+# prof=1 (diagnosis: the seconds are not for comparison): each Python phase
+# runs under `strace -f -c` and guest_bench.py's HC_BENCH_PROFILE=1
+# (cProfile and /proc/self/io per step); "hc: bench-client-prof" lines.
 . /hc/tests/lib.sh
 
-size=256 rounds=3 py=""
+size=256 rounds=3 py="" prof=0
 for a in "$@"; do
 	case "$a" in
 	size=*) size=${a#size=} ;;
 	rounds=*) rounds=${a#rounds=} ;;
 	py=*) py=${a#py=} ;;
+	prof=*) prof=${a#prof=} ;;
 	*) echo "stage-bench-client: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
@@ -99,11 +103,22 @@ t_round() {
 # python/tests/guest_bench.py PHASE ARG... in the host's root: its
 # "name=seconds" lines appended to $B/py
 py_bench() {
+	_st=""
+	[ "$prof" = 1 ] && _st="strace -f -c -o /tmp/bc.strace.$1"
+	# shellcheck disable=SC2086
 	hc_host_run env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=python \
 		HYPERCACHE_LIB="$HC_HOST_TREE/build/lib/libhypercache.so.1" \
+		HC_BENCH_PROFILE=$prof $_st \
 		/usr/bin/python3 python/tests/guest_bench.py "$@" >$B/py.out 2>&1 ||
 		{ cat $B/py.out; hc_fail "guest_bench.py $1 failed"; }
 	cat $B/py.out >>$B/py
+	# each phase's seconds on the console as they come (a later phase's
+	# failure keeps them)
+	grep -v '^prof ' $B/py.out | sed "s/^/hc: bench-client step $1 /" >/dev/console
+	if [ "$prof" = 1 ]; then
+		sed -n "s/^prof /hc: bench-client-prof $1 /p" $B/py.out >/dev/console
+		head -n 14 /tmp/bc.strace.$1 | sed "s/^/hc: bench-client-prof $1 strace /" >/dev/console
+	fi
 }
 
 t_python() {
