@@ -23,6 +23,9 @@
 #                  guest over --hostfs)                         goal >= 1.5
 #     hc-put       one checkpoint of M MiB (default 256) put --sync
 #                  / curl -T                                    goal >= 1.5
+#     hc-put-signed  the same with sign_payload = true (SHA-256 of every
+#                  part) / curl -T: what signing the payload costs
+#   (bench-speed-trace lines: where each put's time went)
 # --part both (the default) runs the two in the one boot.
 # Each line: `hc: bench-speed NAME SECONDS s MB/s MB/s OBJ obj/s xRATIO (to
 # PEER)`, RATIO = the peer's seconds / HyperCache's; then a summary of the
@@ -158,8 +161,8 @@ fi
 # 4 MiB chunks (md's ext4 needs less: the objects and the big file)
 need=0
 [[ :$parts: == *:ingest:* ]] && need=$((objects * 4 + big_mb))
-[[ :$parts: == *:egress:* ]] && [ $((ckpts * ckpt_mb + one_mb)) -gt $need ] &&
-	need=$((ckpts * ckpt_mb + one_mb))
+[[ :$parts: == *:egress:* ]] && [ $((ckpts * ckpt_mb + 2 * one_mb)) -gt $need ] &&
+	need=$((ckpts * ckpt_mb + 2 * one_mb))
 imgs=()
 for i in 0 1 2; do
 	img=$out/nvme$i.img
@@ -204,7 +207,7 @@ echo
 missing=0
 want=()
 [[ :$parts: == *:ingest:* ]] && want+=(curl-many curl-1 curl-8 hc-many:1.0 hc-big:1.5 hc-big-vs-8:1.0)
-[[ :$parts: == *:egress:* ]] && want+=(aws-seq curl-put hc-ckpts:1.5 hc-put:1.5)
+[[ :$parts: == *:egress:* ]] && want+=(aws-seq curl-put hc-ckpts:1.5 hc-put:1.5 hc-put-signed)
 for w in "${want[@]}"; do
 	name=${w%%:*}
 	l=$(grep -E "^hc: bench-speed $name [0-9.]+ s [0-9.]+ MB/s [0-9.]+ obj/s" "$out/figures" || true)

@@ -29,7 +29,13 @@
 #               once (max_objects_in_flight 16), until the last upload is
 #               acknowledged, ratio to aws-seq
 #   curl-put    one checkpoint of one MiB (one=): curl -T
-#   hc-put      hcctl put --sync of it, ratio to curl-put
+#   hc-put      hcctl put --sync of it, ratio to curl-put; then where its
+#               time went: put's commit_seconds and sync_seconds, and
+#               hypercached's thread-seconds of the upload (read, crc, slot
+#               wait, digest, send), as hc: bench-speed-trace lines
+#   hc-put-signed  the same with the backend's sign_payload = true (the
+#               SHA-256 of every part as the payload hash), ratio to
+#               curl-put, and its trace
 # The objects are checked (SHA-256) in the cache or in S3 after their run
 # (of the N small ones, 32 spread over the list).
 . /hc/tests/lib.sh
@@ -113,15 +119,36 @@ t_setup() {
 }
 
 # the pool and hypercached, once for both parts
+# hc_conf: hypercached's own defaults but for max_objects_in_flight (the
+# tests' short timeouts fail uploads through QEMU's user network on a
+# loaded host)
+hc_conf() {
+	write_conf log_level=info ingest_concurrency=8 part_size=8M max_objects_in_flight=16 \
+		retry_attempts=5 timeout_connect=10 timeout_request=300
+}
+
 hc_up() {
 	[ -f /tmp/hcd.pid ] && return 0
 	hcctl pool create $M >/dev/null || hc_fail "pool create failed"
-	# hypercached's own defaults but for max_objects_in_flight (the
-	# tests' short timeouts fail uploads through QEMU's user network on a
-	# loaded host)
-	write_conf log_level=info ingest_concurrency=8 part_size=8M max_objects_in_flight=16 \
-		retry_attempts=5 timeout_connect=10 timeout_request=300
+	hc_conf
 	start_daemon 1
+}
+
+# put_one NAME KEY: hcctl put --sync of /tmp/one as figure NAME, then its
+# trace: put's own phases and the daemon's thread-seconds of the upload
+put_one() {
+	t0=$(now)
+	hcctl put --sync --timeout 0 --no-progress --json /tmp/one "s3://$BUCKET/$2" >/tmp/put.out 2>&1 ||
+		{ cat /tmp/put.out; tail -n 30 /tmp/hcd.out; hc_fail "put --sync of one failed"; }
+	t=$(since "$t0")
+	fig "$1" "$t" $((ONE * MB)) 1 curl-put "$(got curl-put)"
+	wait_log "$2: upload thread-seconds"
+	echo "hc: bench-speed-trace $1 put $(tr -d '\n ' </tmp/put.out |
+		grep -o '"\(commit_seconds\|sync_seconds\)":[0-9.e+-]*' | tr '\n' ' ')" | tee /dev/kmsg
+	echo "hc: bench-speed-trace $1 $(grep "$2: upload thread-seconds" /tmp/hcd.out |
+		tail -n 1 | sed 's/^.*upload //')" | tee /dev/kmsg
+	[ "$(s3curl "$EP/$BUCKET/$2" | sha256sum | cut -d' ' -f1)" = "$(sha /tmp/one)" ] ||
+		hc_fail "$2 in S3: SHA-256 differs"
 }
 
 t_ingest() {
@@ -249,11 +276,12 @@ t_egress() {
 	wait_log "egress: [0-9]* objects, [0-9]* bytes in .* GB/s, .* objects/s"
 	grep "egress: [0-9]* objects, " /tmp/hcd.out
 	fig hc-ckpts "$t" $((CK * CKMB * MB)) "$CK" aws-seq "$(got aws-seq)"
-	t0=$(now)
-	hcctl put --sync --timeout 0 --no-progress /tmp/one "s3://$BUCKET/hc/one" >/tmp/put.out 2>&1 ||
-		{ cat /tmp/put.out; tail -n 30 /tmp/hcd.out; hc_fail "put --sync of one failed"; }
-	t=$(since "$t0")
-	fig hc-put "$t" $((ONE * MB)) 1 curl-put "$(got curl-put)"
+	put_one hc-put hc/one
+	# the same with the SHA-256 of every part signed (sign_payload = true)
+	stop_daemon
+	HC_BACKEND_KEYS=sign_payload=true hc_conf
+	start_daemon $(($(grep -c registered /tmp/hcd.out) + 1))
+	put_one hc-put-signed hc/one-signed
 	i=0
 	while [ $i -lt "$CK" ]; do
 		[ "$(s3curl "$EP/$BUCKET/hc/ck$i" | sha256sum | cut -d' ' -f1)" = "$(sha /tmp/ck$i)" ] ||
@@ -261,8 +289,6 @@ t_egress() {
 		rm -f /tmp/ck$i
 		i=$((i + 1))
 	done
-	[ "$(s3curl "$EP/$BUCKET/hc/one" | sha256sum | cut -d' ' -f1)" = "$(sha /tmp/one)" ] ||
-		hc_fail "hc/one in S3: SHA-256 differs"
 	rm -f /tmp/one
 }
 
