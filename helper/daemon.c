@@ -1198,15 +1198,58 @@ static void egress_slot_put(void *arg)
 }
 
 /*
+ * Buffer memory of an upload, from the one buffer_budget that the ingest
+ * scheduler's parts take theirs from (hc_xsched_reserve(), under the
+ * ingest engine's lock), and at most half of it for all uploads together
+ * (but always one buffer), so that write-back, which nobody waits for,
+ * never holds the whole budget against a reader's ingest.  Waits for room
+ * as an ingest part does, woken when a part or another upload's buffer
+ * ends.  -ECANCELED when stopping, -EFBIG for a buffer above the budget.
+ */
+static uint64_t egress_mem;	/* under ing.lock */
+
+static int egress_mem_get(void *arg, uint64_t bytes)
+{
+	struct egress_slot_arg *a = arg;
+	int ret;
+
+	pthread_mutex_lock(&ing.lock);
+	for (;;) {
+		ret = -EAGAIN;
+		if (!egress_mem || egress_mem + bytes <= ing.s.cfg.budget / 2)
+			ret = hc_xsched_reserve(&ing.s, bytes);
+		if (ret != -EAGAIN || a->x->stop || ing.stop)
+			break;
+		pthread_cond_wait(&ing.cv, &ing.lock);
+	}
+	if (ret == -EAGAIN)
+		ret = -ECANCELED;
+	if (!ret)
+		egress_mem += bytes;
+	pthread_mutex_unlock(&ing.lock);
+	return ret;
+}
+
+static void egress_mem_put(void *arg, uint64_t bytes)
+{
+	(void)arg;
+	pthread_mutex_lock(&ing.lock);
+	hc_xsched_release(&ing.s, bytes);
+	egress_mem -= bytes;
+	pthread_cond_broadcast(&ing.cv);
+	pthread_mutex_unlock(&ing.lock);
+}
+
+/*
  * Part threads of one multipart upload: ingest_concurrency, fewer if that
  * many part buffers of @part_size for each of max_objects_in_flight
- * uploads would pass buffer_budget (each thread holds one buffer); at
- * least one.
+ * uploads would pass write-back's half of buffer_budget (each thread holds
+ * one buffer: egress_mem_get()); at least one.
  */
 static unsigned int egress_workers(const struct hc_config *cfg,
 				   uint64_t part_size)
 {
-	uint64_t per_obj = cfg->buffer_budget /
+	uint64_t per_obj = cfg->buffer_budget / 2 /
 			   ((uint64_t)cfg->max_objects_in_flight * part_size);
 
 	if (per_obj < 1)
@@ -1241,6 +1284,8 @@ static void egress_upload(struct egress_ctx *x, struct s3_backend *s3,
 		.progress_arg = j,
 		.slot_get = egress_slot_get,
 		.slot_put = egress_slot_put,
+		.mem_get = egress_mem_get,
+		.mem_put = egress_mem_put,
 		.slot_arg = &slot,
 	};
 	double t0 = hc_now();
@@ -1333,6 +1378,11 @@ static void egress_report(struct egress_ctx *x, struct egress_job *j)
 	       j->res.seconds > 0 ? r->size / j->res.seconds / 1e6 : 0.0,
 	       (unsigned long long)j->res.parts, j->res.parts == 1 ? "" : "s",
 	       j->res.etag);
+	if (j->t.b->type == HC_BACKEND_S3)
+		hc_log(HC_LOG_INFO, "%s: upload thread-seconds: read %.3f, "
+		       "crc %.3f, slot wait %.3f, digest %.3f, send %.3f",
+		       r->uri, j->res.t.read, j->res.t.crc, j->res.t.slot,
+		       j->res.t.digest, j->res.t.send);
 }
 
 static bool same_uri(const struct hc_ingest_req *a,
@@ -1533,6 +1583,10 @@ static void *egress_thread(void *arg)
 	x->stop = 1;
 	pthread_cond_broadcast(&x->cv);
 	pthread_mutex_unlock(&x->lock);
+	/* and the uploads waiting for buffer memory (egress_mem_get()) */
+	pthread_mutex_lock(&ing.lock);
+	pthread_cond_broadcast(&ing.cv);
+	pthread_mutex_unlock(&ing.lock);
 	while (nr--)
 		pthread_join(tid[nr], NULL);
 	free(tid);

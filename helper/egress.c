@@ -69,6 +69,9 @@ int hc_egress_check(const struct hc_egress *e, char *err, size_t errlen)
 			      e->workers, HC_EGRESS_WORKERS_MAX);
 	if (!e->dev)
 		return hc_seterr(err, errlen, -EINVAL, "no device");
+	if (!e->mem_get != !e->mem_put || !e->slot_get != !e->slot_put)
+		return hc_seterr(err, errlen, -EINVAL,
+				 "a get callback without its put");
 	return hc_extents_check(e->ext, e->nr_ext, e->size, HC_EGRESS_BLOCK, err,
 				errlen);
 }
@@ -152,37 +155,103 @@ static void slot_put(const struct hc_egress *e)
 		e->slot_put(e->slot_arg);
 }
 
+/*
+ * A block-aligned buffer of @len bytes in *@buf, taken from the caller's
+ * budget first (hc_egress.mem_get): 0 or a negative errno with @err set.
+ * buf_free() gives both back.
+ */
+static int buf_alloc(const struct hc_egress *e, uint64_t len, void **buf,
+		     char *err, size_t errlen)
+{
+	int ret;
+
+	*buf = NULL;
+	if (e->mem_get) {
+		ret = e->mem_get(e->slot_arg, len);
+		if (ret)
+			return hc_seterr(err, errlen, ret, ret == -EFBIG ?
+					 "a buffer of %llu bytes is above buffer_budget" :
+					 "no buffer of %llu bytes: %s",
+					 (unsigned long long)len, strerror(-ret));
+	}
+	if (posix_memalign(buf, HC_EGRESS_BLOCK, len)) {
+		*buf = NULL;
+		if (e->mem_put)
+			e->mem_put(e->slot_arg, len);
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static void buf_free(const struct hc_egress *e, void *buf, uint64_t len)
+{
+	free(buf);
+	if (buf && e->mem_put)
+		e->mem_put(e->slot_arg, len);
+}
+
 /* --- S3 --------------------------------------------------------------- */
+
+/* Add what client @c spent since @t0 (its digest_ns then @dig0) to @t. */
+static void note_send(struct hc_egress_times *t, const struct hcs3 *c,
+		      double t0, uint64_t dig0)
+{
+	struct hcs3_stats st;
+	double d;
+
+	hcs3_get_stats(c, &st);
+	d = (double)(st.digest_ns - dig0) / 1e9;
+	t->digest += d;
+	t->send += hc_now() - t0 - d;
+}
+
+static uint64_t digest_ns(const struct hcs3 *c)
+{
+	struct hcs3_stats st;
+
+	hcs3_get_stats(c, &st);
+	return st.digest_ns;
+}
 
 static int s3_single(const struct hc_egress *e, struct hcs3 *c,
 		     const char *bucket, const char *key,
 		     struct hc_egress_result *res, char *err, size_t errlen)
 {
+	uint64_t blen = round_up_block(e->size ? e->size : 1), dig0;
+	double t0 = hc_now();
 	void *buf;
 	int fd, ret;
 
-	if (posix_memalign(&buf, HC_EGRESS_BLOCK,
-			   round_up_block(e->size ? e->size : 1)))
-		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	ret = buf_alloc(e, blen, &buf, err, errlen);
+	if (ret)
+		return ret;
 	fd = open_dev(e, err, errlen);
 	if (fd < 0) {
-		free(buf);
+		buf_free(e, buf, blen);
 		return fd;
 	}
 	ret = e->size ? hc_egress_read(fd, e->ext, e->nr_ext, 0, e->size, buf,
 				       err, errlen) : 0;
 	close(fd);
+	res->t.read = hc_now() - t0;
 	if (!ret) {
+		t0 = hc_now();
 		res->crc32c = ~crc32_iscsi(buf, (int)e->size, ~0U);
+		res->t.crc = hc_now() - t0;
 		ret = crc_check(e, res->crc32c, err, errlen);
 	}
 	if (!ret && stopped(e))
 		ret = hc_seterr(err, errlen, -ECANCELED, "stopped");
+	t0 = hc_now();
 	if (!ret)
 		ret = slot_get(e, err, errlen);
+	res->t.slot = hc_now() - t0;
 	if (!ret) {
+		t0 = hc_now();
+		dig0 = digest_ns(c);
 		ret = hcs3_put(c, bucket, key, buf, e->size, res->etag, err,
 			       errlen);
+		note_send(&res->t, c, t0, dig0);
 		slot_put(e);
 	}
 	if (!ret) {
@@ -190,7 +259,7 @@ static int s3_single(const struct hc_egress *e, struct hcs3 *c,
 		if (e->progress)
 			e->progress(e->progress_arg, 1, 1, 1);
 	}
-	free(buf);
+	buf_free(e, buf, blen);
 	return ret;
 }
 
@@ -256,6 +325,7 @@ struct mpu_run {
 
 	struct hc_parts parts;
 	uint64_t done;		/* parts uploaded, under parts.lock */
+	struct hc_egress_times t;	/* under parts.lock */
 };
 
 struct mpu_worker {
@@ -273,14 +343,17 @@ static void *mpu_worker(void *arg)
 	void *buf;
 	int ret;
 
-	if (posix_memalign(&buf, HC_EGRESS_BLOCK, p->part_size)) {
-		hc_parts_fail(&r->parts, -ENOMEM, "out of memory");
+	ret = buf_alloc(e, p->part_size, &buf, msg, sizeof(msg));
+	if (ret) {
+		hc_parts_fail(&r->parts, ret, msg);
 		return NULL;
 	}
 	for (;;) {
 		int64_t t = hc_parts_take(&r->parts);
-		uint64_t n, off, len, done;
+		struct hc_egress_times tm = { 0 };
+		uint64_t n, off, len, done, dig0;
 		uint32_t crc;
+		double t0;
 
 		if (t < 0)
 			break;
@@ -291,15 +364,19 @@ static void *mpu_worker(void *arg)
 		}
 		off = n * p->part_size;
 		len = n + 1 == p->nr_parts ? p->last_size : p->part_size;
+		t0 = hc_now();
 		ret = hc_egress_read(r->fd, e->ext, e->nr_ext, off, len, buf,
 				     msg, sizeof(msg));
 		if (ret) {
 			hc_parts_fail(&r->parts, ret, msg);
 			break;
 		}
+		tm.read = hc_now() - t0;
+		t0 = hc_now();
 		/* The CRC runs over the parts in order. */
 		if (hc_parts_crc(&r->parts, n, buf, len, &crc))
 			break;
+		tm.crc = hc_now() - t0;
 		/* All bytes seen: never upload the last part of bad data. */
 		if (n + 1 == p->nr_parts) {
 			ret = crc_check(e, crc, msg, sizeof(msg));
@@ -308,12 +385,17 @@ static void *mpu_worker(void *arg)
 				break;
 			}
 		}
+		t0 = hc_now();
 		ret = slot_get(e, msg, sizeof(msg));
+		tm.slot = hc_now() - t0;
 		if (!ret) {
+			t0 = hc_now();
+			dig0 = digest_ns(r->clients[w->id]);
 			ret = hcs3_mpu_part(r->clients[w->id], r->bucket,
 					    r->key, r->upload_id,
 					    (unsigned int)n + 1, buf, len,
 					    r->etags[n], msg, sizeof(msg));
+			note_send(&tm, r->clients[w->id], t0, dig0);
 			slot_put(e);
 		}
 		if (ret) {
@@ -326,11 +408,16 @@ static void *mpu_worker(void *arg)
 		}
 		pthread_mutex_lock(&r->parts.lock);
 		done = ++r->done;
+		r->t.read += tm.read;
+		r->t.crc += tm.crc;
+		r->t.slot += tm.slot;
+		r->t.digest += tm.digest;
+		r->t.send += tm.send;
 		pthread_mutex_unlock(&r->parts.lock);
 		if (e->progress)
 			e->progress(e->progress_arg, n + 1, done, p->nr_parts);
 	}
-	free(buf);
+	buf_free(e, buf, p->part_size);
 	return NULL;
 }
 
@@ -382,6 +469,7 @@ static int s3_multipart(const struct hc_egress *e, struct hcs3 *const *clients,
 		pthread_join(tid[i], NULL);
 	ret = r.parts.error;
 	res->parts = r.done;
+	res->t = r.t;
 	res->crc32c = hc_parts_crc32c(&r.parts);
 	hc_parts_destroy(&r.parts);
 	if (!ret && r.done != res->plan.nr_parts)
@@ -456,9 +544,12 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 	bufsz = e->size < e->part_size ? round_up_block(e->size ? e->size : 1) :
 					 e->part_size;
 	out = malloc(sizeof(*out));
-	if (!out || posix_memalign(&buf, HC_EGRESS_BLOCK, bufsz)) {
-		free(out);
+	if (!out)
 		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	ret = buf_alloc(e, bufsz, &buf, err, errlen);
+	if (ret) {
+		free(out);
+		return ret;
 	}
 	ret = hc_posix_create(out, path, err, errlen);
 	if (ret)
@@ -506,7 +597,7 @@ out_close:
 	if (dev >= 0)
 		close(dev);
 out_free:
-	free(buf);
+	buf_free(e, buf, bufsz);
 	free(out);
 	res->seconds = hc_now() - t0;
 	return ret;

@@ -86,7 +86,32 @@ struct hc_egress {
 	 */
 	int (*slot_get)(void *arg);
 	void (*slot_put)(void *arg);
+	/*
+	 * Buffer memory: @mem_get(@slot_arg, BYTES) before each buffer is
+	 * allocated (one per part thread, or the single PUT's, or the posix
+	 * copy's), @mem_put after it is freed, so that the caller keeps every
+	 * buffer in flight within its budget; both NULL or both set.
+	 * @mem_get may block; it returns 0, or a negative errno that fails the
+	 * upload (-ECANCELED: stopping; -EFBIG: BYTES never fit).
+	 */
+	int (*mem_get)(void *arg, uint64_t bytes);
+	void (*mem_put)(void *arg, uint64_t bytes);
 	void *slot_arg;
+};
+
+/*
+ * Where an upload's time went, summed over its parts (thread-seconds: with
+ * W part threads they add up to about W times the wall time).  @crc
+ * includes waiting for the part's turn in the CRC order; @send is the
+ * upload requests less @digest (hashing their bodies: MD5, and SHA-256
+ * with sign_payload), retries included.
+ */
+struct hc_egress_times {
+	double read;			/* O_DIRECT reads of the extents */
+	double crc;			/* CRC-32C, in part order */
+	double slot;			/* waiting for a transfer slot */
+	double digest;			/* MD5 / SHA-256 of the bodies */
+	double send;			/* the PUTs, on the wire */
 };
 
 struct hc_egress_result {
@@ -96,6 +121,7 @@ struct hc_egress_result {
 	uint64_t parts;			/* parts uploaded */
 	unsigned int aborted_leftovers;	/* unfinished uploads of KEY aborted */
 	double seconds;
+	struct hc_egress_times t;	/* S3 only */
 };
 
 /* hc_egress_check() - 0, or -EINVAL if @e is malformed. */

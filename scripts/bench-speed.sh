@@ -23,7 +23,16 @@
 #                  guest over --hostfs)                         goal >= 1.5
 #     hc-put       one checkpoint of M MiB (default 256) put --sync
 #                  / curl -T                                    goal >= 1.5
-# --part both (the default) runs the two in the one boot.
+#     hc-put-signed  the same with sign_payload = true (SHA-256 of every
+#                  part) / curl -T: what signing the payload costs
+#   (bench-speed-trace lines: where each put's time went)
+#   drive (--part drive, a boot of its own, before any pool): the drive
+#     I/O engines for hypercached's shape (8 threads, one 8 MiB O_DIRECT
+#     request each): psync (pwrite/pread, what it does) against io_uring
+#     with a ring per thread and with one ring of depth 8 and registered
+#     files and buffers; MB/s and the guest's CPU seconds per GB, ratios to
+#     psync of the same round, 2 rounds
+# --part both (the default) runs ingest and egress in the one boot.
 # Each line: `hc: bench-speed NAME SECONDS s MB/s MB/s OBJ obj/s xRATIO (to
 # PEER)`, RATIO = the peer's seconds / HyperCache's; then a summary of the
 # ratios against their goals and the host's load average at the start and
@@ -71,9 +80,9 @@ for v in objects big_mb ckpts ckpt_mb one_mb timeout; do
 		{ echo "$me: --${v/_/-} needs a positive integer" >&2; exit 2; }
 done
 case $part in
-ingest | egress) parts=$part ;;
+ingest | egress | drive) parts=$part ;;
 both) parts=ingest:egress ;;
-*) echo "$me: --part is ingest, egress or both, not '$part'" >&2; exit 2 ;;
+*) echo "$me: --part is ingest, egress, drive or both, not '$part'" >&2; exit 2 ;;
 esac
 case $aws in
 guest | host) ;;
@@ -158,8 +167,10 @@ fi
 # 4 MiB chunks (md's ext4 needs less: the objects and the big file)
 need=0
 [[ :$parts: == *:ingest:* ]] && need=$((objects * 4 + big_mb))
-[[ :$parts: == *:egress:* ]] && [ $((ckpts * ckpt_mb + one_mb)) -gt $need ] &&
-	need=$((ckpts * ckpt_mb + one_mb))
+[[ :$parts: == *:egress:* ]] && [ $((ckpts * ckpt_mb + 2 * one_mb)) -gt $need ] &&
+	need=$((ckpts * ckpt_mb + 2 * one_mb))
+# drive: 512 MiB of fio on the first drive
+[[ :$parts: == *:drive:* ]] && [ $need -lt 1024 ] && need=1024
 imgs=()
 for i in 0 1 2; do
 	img=$out/nvme$i.img
@@ -204,7 +215,15 @@ echo
 missing=0
 want=()
 [[ :$parts: == *:ingest:* ]] && want+=(curl-many curl-1 curl-8 hc-many:1.0 hc-big:1.5 hc-big-vs-8:1.0)
-[[ :$parts: == *:egress:* ]] && want+=(aws-seq curl-put hc-ckpts:1.5 hc-put:1.5)
+[[ :$parts: == *:egress:* ]] && want+=(aws-seq curl-put hc-ckpts:1.5 hc-put:1.5 hc-put-signed)
+if [[ :$parts: == *:drive:* ]]; then
+	for w in psync uring-8x1 uring-1x8; do
+		for rw in write read; do
+			[ "$(grep -c "^hc: bench-speed-drive $w $rw [0-9.]* MB/s [0-9.]* CPU-s/GB" "$out/figures")" = 2 ] ||
+				{ echo "$me: not 2 rounds of $w $rw" >&2; missing=1; }
+		done
+	done
+fi
 for w in "${want[@]}"; do
 	name=${w%%:*}
 	l=$(grep -E "^hc: bench-speed $name [0-9.]+ s [0-9.]+ MB/s [0-9.]+ obj/s" "$out/figures" || true)

@@ -149,6 +149,7 @@ enum hc_backend_key {
 	HC_B_CA_FILE,
 	HC_B_ROOT,
 	HC_B_ANONYMOUS,
+	HC_B_SIGN_PAYLOAD,
 	HC_B_NR,
 };
 
@@ -544,6 +545,7 @@ static const char *const hc_backend_keys[HC_B_NR] = {
 	[HC_B_CA_FILE]		= "ca_file",
 	[HC_B_ROOT]		= "root",
 	[HC_B_ANONYMOUS]	= "anonymous",
+	[HC_B_SIGN_PAYLOAD]	= "sign_payload",
 };
 
 /* Which type each key belongs to (NONE: both). */
@@ -557,6 +559,7 @@ static const enum hc_backend_type hc_backend_key_type[HC_B_NR] = {
 	[HC_B_CA_FILE]		= HC_BACKEND_S3,
 	[HC_B_ROOT]		= HC_BACKEND_POSIX,
 	[HC_B_ANONYMOUS]	= HC_BACKEND_S3,
+	[HC_B_SIGN_PAYLOAD]	= HC_BACKEND_S3,
 };
 
 static const char *const hc_type_words[] = { "", "s3", "posix", NULL };
@@ -594,6 +597,11 @@ static int hc_backend_set(struct hc_parse *p, int k, const char *v)
 		rc = hc_enum(p, v, hc_bool_words, "true or false", &i);
 		if (!rc)
 			b->anonymous = i;
+		return rc;
+	case HC_B_SIGN_PAYLOAD:
+		rc = hc_enum(p, v, hc_bool_words, "true or false", &i);
+		if (!rc)
+			b->sign_payload = i;
 		return rc;
 	case HC_B_ADDRESSING:
 		rc = hc_enum(p, v, hc_addr_words, "path or virtual", &i);
@@ -1050,6 +1058,7 @@ static void restart_backends(const struct hc_config *old,
 		HC_BACKEND_FIELD(ca_file, strcmp(a->ca_file, b->ca_file));
 		HC_BACKEND_FIELD(root, strcmp(a->root, b->root));
 		HC_BACKEND_FIELD(anonymous, a->anonymous != b->anonymous);
+		HC_BACKEND_FIELD(sign_payload, a->sign_payload != b->sign_payload);
 	}
 #undef HC_BACKEND_FIELD
 	for (i = 0; i < next->nr_backends; i++) {

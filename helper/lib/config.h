@@ -73,6 +73,7 @@ struct hc_backend {
 	char secret_key[HC_KEY_MAX + 1];	/* set iff access_key is */
 	char ca_file[HC_PATH_MAX + 1];		/* "" = system CA store */
 	bool anonymous;				/* unsigned requests (cred.h) */
+	bool sign_payload;			/* false: UNSIGNED-PAYLOAD uploads */
 	/* posix */
 	char root[HC_PATH_MAX + 1];		/* absolute, required */
 };

@@ -976,7 +976,11 @@ int hcs3_list(struct hcs3 *c, const char *bucket, const char *prefix,
 	return rc;
 }
 
-/* A PUT of @buf (whole object or one part) with SHA-256 and Content-MD5. */
+/*
+ * A PUT of @buf (whole object or one part) with a signed Content-MD5 and,
+ * with the backend's sign_payload, the SHA-256 of the body as the payload
+ * hash (UNSIGNED-PAYLOAD otherwise: the server still checks the MD5).
+ */
 static int hcs3_put_body(struct hcs3 *c, const char *bucket, const char *key,
 			 const char *query, const void *buf, size_t len,
 			 char *etag_out, char *err, size_t errlen)
@@ -986,13 +990,18 @@ static int hcs3_put_body(struct hcs3 *c, const char *bucket, const char *key,
 		.body = buf, .body_len = len, .has_body = true,
 	};
 	char sha[65], md5[32];
+	double t0 = hc_now();
 	int rc;
 
 	if (len && !buf)
 		return hc_seterr(err, errlen, -EINVAL, "no buffer");
-	sigv4_sha256_hex(len ? buf : "", len, sha);
+	if (c->b.sign_payload)
+		sigv4_sha256_hex(len ? buf : "", len, sha);
+	else
+		strcpy(sha, SIGV4_UNSIGNED_PAYLOAD);
 	if (hcs3_md5_b64(len ? buf : "", len, md5))
 		return hc_seterr(err, errlen, -EIO, "MD5 failed");
+	c->stats.digest_ns += (uint64_t)((hc_now() - t0) * 1e9);
 	r.payload_hash = sha;
 	r.content_md5 = md5;
 	rc = hcs3_perform(c, &r, err, errlen);

@@ -53,6 +53,7 @@ struct hcs3_stats {
 	uint64_t bytes_in;	/* response bodies received */
 	uint64_t bytes_out;	/* request bodies sent */
 	uint64_t connects;	/* new TCP connections opened */
+	uint64_t digest_ns;	/* hashing upload bodies (MD5, SHA-256) */
 };
 
 struct hcs3_object {

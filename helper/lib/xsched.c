@@ -97,6 +97,28 @@ static bool xsched_before(const struct hc_xsched_obj *a,
 	return a->seq < b->seq;
 }
 
+static void xsched_take(struct hc_xsched *s, uint64_t bytes)
+{
+	s->buffered += bytes;
+	if (s->buffered > s->buffered_max)
+		s->buffered_max = s->buffered;
+}
+
+int hc_xsched_reserve(struct hc_xsched *s, uint64_t bytes)
+{
+	if (!bytes || bytes > s->cfg.budget)
+		return -EFBIG;
+	if (s->buffered + bytes > s->cfg.budget)
+		return -EAGAIN;
+	xsched_take(s, bytes);
+	return 0;
+}
+
+void hc_xsched_release(struct hc_xsched *s, uint64_t bytes)
+{
+	s->buffered -= bytes;
+}
+
 int hc_xsched_next(struct hc_xsched *s, uint64_t now, struct hc_xsched_part *p,
 		  uint64_t *wake)
 {
@@ -144,9 +166,7 @@ int hc_xsched_next(struct hc_xsched *s, uint64_t now, struct hc_xsched_part *p,
 	be->slots_busy |= 1ULL << slot;
 	be->running++;
 	best->running++;
-	s->buffered += buf_len;
-	if (s->buffered > s->buffered_max)
-		s->buffered_max = s->buffered;
+	xsched_take(s, buf_len);
 	*p = (struct hc_xsched_part){ .obj = best, .no = no, .off = off,
 				     .len = len, .buf_len = buf_len,
 				     .slot = slot };

@@ -9,7 +9,8 @@
  * last one shorter).  A part runs in one of the @slots transfer slots of
  * its object's backend and holds a buffer of its length rounded up to
  * HC_XSCHED_BLOCK; the buffers of all running parts never add up to more
- * than @budget bytes.
+ * than @budget bytes, together with what callers reserve outside the
+ * parts (hc_xsched_reserve()).
  *
  * Fairness: the next part is taken from the active object with the fewest
  * parts running (ties: the fewest bytes left, then the oldest), so a 1 MiB
@@ -133,6 +134,17 @@ int hc_xsched_next(struct hc_xsched *s, uint64_t now, struct hc_xsched_part *p,
 bool hc_xsched_end(struct hc_xsched *s, const struct hc_xsched_part *p,
 		  enum hc_xsched_outcome out, int error,
 		  uint64_t retry_after_ms, uint64_t now);
+
+/*
+ * hc_xsched_reserve() - take @bytes of the budget for a buffer the
+ * scheduler does not hand out itself (write-back's part buffers), so that
+ * every buffer in flight counts against the one budget: 0; -EAGAIN if they
+ * do not fit now (the caller waits for a part to end or a release and
+ * tries again); -EFBIG if @bytes is 0 or above the whole budget (it never
+ * fits).  hc_xsched_release() gives them back.
+ */
+int hc_xsched_reserve(struct hc_xsched *s, uint64_t bytes);
+void hc_xsched_release(struct hc_xsched *s, uint64_t bytes);
 
 /* hc_xsched_idle() - no object queued or active. */
 static inline bool hc_xsched_idle(const struct hc_xsched *s)

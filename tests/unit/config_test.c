@@ -69,6 +69,7 @@ static const char full[] =
 	"access_key = AKIDEXAMPLE\n"
 	"secret_key = wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\n"
 	"ca_file = /etc/ssl/certs/ca.pem\n"
+	"sign_payload = true\n"
 	"\r\n"
 	"[backend ceph_rgw-2]\r\n"
 	"endpoint = http://rgw.local:7480\r\n"
@@ -121,6 +122,7 @@ TEST(full_file)
 	EXPECT_STREQ("AKIDEXAMPLE", b->access_key);
 	EXPECT_STREQ("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", b->secret_key);
 	EXPECT_STREQ("/etc/ssl/certs/ca.pem", b->ca_file);
+	EXPECT_TRUE(b->sign_payload);
 
 	b = hc_config_backend(&cfg, "ceph_rgw-2");
 	ASSERT_NE(NULL, b);
@@ -130,6 +132,7 @@ TEST(full_file)
 	EXPECT_EQ(HC_ADDR_PATH, b->addressing);
 	EXPECT_STREQ("", b->access_key);
 	EXPECT_STREQ("", b->ca_file);
+	EXPECT_FALSE(b->sign_payload);
 
 	b = hc_config_backend(&cfg, "nfs");
 	ASSERT_NE(NULL, b);
@@ -169,6 +172,10 @@ static const struct {
 	/* bad values */
 	{ "[backend s3]\ntype = s3\nendpoint = https://x\naddressing = vhost\n",
 	  "hypercache.conf:4: [backend s3] addressing: expected path or virtual, got \"vhost\"" },
+	{ "[backend s3]\ntype = s3\nendpoint = https://x\nsign_payload = yes\n",
+	  "hypercache.conf:4: [backend s3] sign_payload: expected true or false, got \"yes\"" },
+	{ "[backend p]\ntype = posix\nroot = /x\nsign_payload = true\n",
+	  "hypercache.conf:4: [backend p] sign_payload: not a key of a posix backend" },
 	{ "[hypercached]\nlog_level = verbose\n",
 	  "hypercache.conf:2: [hypercached] log_level: expected error, warn, info or debug, got \"verbose\"" },
 	{ "[backend b]\ntype = ftp\n",

@@ -60,6 +60,7 @@ struct fake {
 	char token[256];	/* x-amz-security-token */
 	char last_query[512];
 	char last_path[512];
+	char last_sha[80];	/* x-amz-content-sha256 of the last PUT/POST */
 	/* multipart */
 	bool upload_open;
 	char *part[MAXPART + 1];
@@ -483,6 +484,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 	}
 	sha = hdr(c, "x-amz-content-sha256");
 	sigv4_sha256_hex(r->body ? r->body : "", r->len, hex);
+	if (r->len)
+		snprintf(F.last_sha, sizeof(F.last_sha), "%s", sha);
 	if (strcmp(sha, SIGV4_UNSIGNED_PAYLOAD) && strcmp(sha, hex)) {
 		F.bad_hash++;
 		ret = s3err(c, 400, "XAmzContentSHA256Mismatch", "hash");
@@ -602,10 +605,14 @@ static const struct retry_policy fast = {
 	.max_attempts = 4, .base_ms = 1, .cap_ms = 5, .budget_ms = 60000,
 };
 
+/* The next clients' backend sign_payload (put_payload_signing). */
+static bool sign_payload;
+
 static struct hcs3 *client(const char *secret, enum hc_addressing a,
 			   const char *resolve, const char *token)
 {
-	struct hc_backend b = { .type = HC_BACKEND_S3, .addressing = a };
+	struct hc_backend b = { .type = HC_BACKEND_S3, .addressing = a,
+				.sign_payload = sign_payload };
 	struct hc_creds cr = { 0 };
 	struct hcs3_opts o = { .timeout_connect = 10, .timeout_request = 20,
 			       .retry = &fast, .resolve = resolve };
@@ -1181,6 +1188,158 @@ TEST_F_TIMEOUT(s3, egress_put_and_multipart, 120)
 	EXPECT_EQ(NULL, find("mp/other"));
 	EXPECT_EQ(0, F.bad_sigs);
 	EXPECT_EQ(0, F.bad_md5);
+
+	hcs3_free(cl[1]);
+	hcs3_free(cl[2]);
+	close(fd);
+	unlink(path);
+	free(obj);
+}
+
+/*
+ * Uploads carry a signed Content-MD5 and, only with the backend's
+ * sign_payload, the body's SHA-256 as the payload hash (UNSIGNED-PAYLOAD
+ * otherwise); the hashing time is counted in the client's digest_ns.
+ */
+TEST_F(s3, put_payload_signing)
+{
+	static char body[200000];
+	struct hcs3_stats st;
+	struct hcs3 *sc;
+	char hex[65];
+
+	for (size_t i = 0; i < sizeof(body); i++)
+		body[i] = (char)(i * 13 + (i >> 7));
+	sigv4_sha256_hex(body, sizeof(body), hex);
+	ASSERT_EQ(0, hcs3_put(self->c, BKT, "sign/no", body, sizeof(body), NULL,
+			      self->err, sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_STREQ(SIGV4_UNSIGNED_PAYLOAD, F.last_sha);
+	hcs3_get_stats(self->c, &st);
+	EXPECT_GT(st.digest_ns, 0);
+	sign_payload = true;
+	sc = client(SK, HC_ADDR_PATH, NULL, NULL);
+	sign_payload = false;
+	ASSERT_NE(NULL, sc);
+	ASSERT_EQ(0, hcs3_put(sc, BKT, "sign/yes", body, sizeof(body), NULL,
+			      self->err, sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_STREQ(hex, F.last_sha);
+	ASSERT_NE(NULL, find("sign/no"));
+	ASSERT_NE(NULL, find("sign/yes"));
+	EXPECT_EQ(0, memcmp(find("sign/no")->data, body, sizeof(body)));
+	EXPECT_EQ(0, memcmp(find("sign/yes")->data, body, sizeof(body)));
+	EXPECT_EQ(0, F.bad_sigs);
+	EXPECT_EQ(0, F.bad_hash);
+	EXPECT_EQ(0, F.bad_md5);
+	hcs3_free(sc);
+}
+
+/*
+ * The egress engine takes every buffer from the caller's budget
+ * (hc_egress.mem_get/mem_put, blocking): 3 part threads of 5 MiB within a
+ * budget of 10 MiB never hold more than 10 MiB, give it all back, and the
+ * object is whole; a budget below one part fails the upload with EFBIG and
+ * publishes nothing (no multipart upload left open).  The phase times add
+ * up: reads, digests and sends were timed.
+ */
+struct eg_budget {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	uint64_t budget, held, max;
+	unsigned int gets;
+};
+
+static int eg_mem_get(void *arg, uint64_t bytes)
+{
+	struct eg_budget *b = arg;
+
+	if (bytes > b->budget)
+		return -EFBIG;
+	pthread_mutex_lock(&b->lock);
+	while (b->held + bytes > b->budget)
+		pthread_cond_wait(&b->cv, &b->lock);
+	b->held += bytes;
+	if (b->held > b->max)
+		b->max = b->held;
+	b->gets++;
+	pthread_mutex_unlock(&b->lock);
+	return 0;
+}
+
+static void eg_mem_put(void *arg, uint64_t bytes)
+{
+	struct eg_budget *b = arg;
+
+	pthread_mutex_lock(&b->lock);
+	b->held -= bytes;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->lock);
+}
+
+TEST_F_TIMEOUT(s3, egress_budget, 120)
+{
+	static const struct hc_extent ext[1] = {
+		{ .offset = 0, .length = 16 * EG_MiB },
+	};
+	char path[] = "/tmp/hc-egress-s3-XXXXXX";
+	size_t big = 15 * EG_MiB;
+	char *obj = malloc(big);
+	struct hcs3 *cl[3] = { self->c, client(SK, HC_ADDR_PATH, NULL, NULL),
+			       client(SK, HC_ADDR_PATH, NULL, NULL) };
+	struct eg_budget b = {
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.cv = PTHREAD_COND_INITIALIZER,
+		.budget = 10 * EG_MiB,
+	};
+	struct hc_egress_result res;
+	struct hc_egress e = {
+		.ext = ext, .nr_ext = 1, .dev = path, .part_size = 4 * EG_MiB,
+		.workers = 3, .size = big, .mem_get = eg_mem_get,
+		.mem_put = eg_mem_put, .slot_arg = &b,
+	};
+	struct fobj *o;
+	int fd = mkstemp(path);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_NE(NULL, obj);
+	ASSERT_NE(NULL, cl[1]);
+	ASSERT_NE(NULL, cl[2]);
+	ASSERT_EQ(0, ftruncate(fd, 16 * EG_MiB));
+	egress_obj(_metadata, fd, ext, 1, obj, big);
+
+	ASSERT_EQ(0, hc_egress_s3(&e, cl, BKT, "bud/obj", &res, self->err,
+				  sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(3, res.parts);
+	EXPECT_EQ(3, b.gets);
+	EXPECT_LE(b.max, b.budget);
+	EXPECT_GE(b.max, 5 * EG_MiB);
+	EXPECT_EQ(0, b.held);
+	o = find("bud/obj");
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(big, o->len);
+	EXPECT_EQ(0, memcmp(o->data, obj, big));
+	EXPECT_GT(res.t.read, 0);
+	EXPECT_GT(res.t.digest, 0);
+	EXPECT_GT(res.t.send, 0);
+
+	/* a budget below one part (5 MiB): EFBIG, nothing published */
+	b.budget = 4 * EG_MiB;
+	EXPECT_EQ(-EFBIG, hc_egress_s3(&e, cl, BKT, "bud/other", &res,
+				       self->err, sizeof(self->err)));
+	EXPECT_NE(NULL, strstr(self->err, "above buffer_budget")) TH_LOG("%s", self->err);
+	EXPECT_EQ(NULL, find("bud/other"));
+	EXPECT_FALSE(F.upload_open);
+	EXPECT_EQ(0, b.held);
+	/* a single PUT's buffer too */
+	e.size = 3 * EG_MiB;
+	b.budget = 2 * EG_MiB;
+	EXPECT_EQ(-EFBIG, hc_egress_s3(&e, cl, BKT, "bud/other", &res,
+				       self->err, sizeof(self->err)));
+	EXPECT_EQ(NULL, find("bud/other"));
+	EXPECT_EQ(0, b.held);
+	/* and a mem_get without its mem_put is refused */
+	e.mem_put = NULL;
+	EXPECT_EQ(-EINVAL, hc_egress_s3(&e, cl, BKT, "bud/other", &res,
+					self->err, sizeof(self->err)));
 
 	hcs3_free(cl[1]);
 	hcs3_free(cl[2]);

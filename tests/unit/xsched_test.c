@@ -280,6 +280,71 @@ TEST(budget_never_exceeded)
 	free(sim);
 }
 
+/*
+ * Write-back's buffers share the budget (hc_xsched_reserve()): with 3 of
+ * a budget of 4 parts reserved, one part runs at a time; once they are
+ * released after the 10th part, up to 4 run; never above the budget.
+ */
+struct reserve_run {
+	uint64_t reserved, ends;
+	unsigned int running_max_reserved, running_max_after;
+};
+
+static enum hc_xsched_outcome release_at_10(struct sim *sim,
+					    const struct hc_xsched_part *p,
+					    uint64_t *ra)
+{
+	struct reserve_run *r = sim->script_arg;
+	unsigned int *m = r->reserved ? &r->running_max_reserved :
+					&r->running_max_after;
+
+	(void)p;
+	(void)ra;
+	if (sim->nr_run + 1 > *m)
+		*m = sim->nr_run + 1;
+	if (++r->ends == 10) {
+		hc_xsched_release(&sim->s, r->reserved);
+		r->reserved = 0;
+	}
+	return HC_XSCHED_OK;
+}
+
+TEST(reserve_shares_the_budget)
+{
+	struct hc_xsched_cfg c = cfg_default;
+	struct reserve_run r = { 0 };
+	struct sim *sim;
+
+	c.budget = 4 * c.part_size;
+	c.max_objects = 16;
+	sim = sim_new(&c);
+	EXPECT_EQ(-EFBIG, hc_xsched_reserve(&sim->s, 0));
+	EXPECT_EQ(-EFBIG, hc_xsched_reserve(&sim->s, c.budget + 1));
+	ASSERT_EQ(0, hc_xsched_reserve(&sim->s, 3 * c.part_size));
+	r.reserved = 3 * c.part_size;
+	EXPECT_EQ(-EAGAIN, hc_xsched_reserve(&sim->s, 2 * c.part_size));
+	EXPECT_EQ(r.reserved, sim->s.buffered);
+	sim->script = release_at_10;
+	sim->script_arg = &r;
+	for (int i = 0; i < 20; i++)
+		sim_add(sim, 3 * c.part_size, 0);
+	ASSERT_TRUE(sim_run(sim));
+	for (unsigned int i = 0; i < sim->nr_obj; i++) {
+		EXPECT_TRUE(sim->finished[i]);
+		EXPECT_EQ(0, sim->result[i]);
+	}
+	EXPECT_EQ(0, r.reserved);
+	EXPECT_EQ(1, r.running_max_reserved);
+	EXPECT_EQ(4, r.running_max_after);
+	EXPECT_EQ(0, sim->budget_violations);
+	EXPECT_EQ(c.budget, sim->s.buffered_max);
+	EXPECT_EQ(0, sim->s.buffered);
+	/* a reservation that fits again once the parts are done */
+	EXPECT_EQ(0, hc_xsched_reserve(&sim->s, c.budget));
+	hc_xsched_release(&sim->s, c.budget);
+	free(sim);
+}
+
 /* max_objects: never more objects moving at once; 1 is one at a time. */
 TEST(max_objects_in_flight)
 {

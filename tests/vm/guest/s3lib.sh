@@ -40,6 +40,10 @@ write_conf() {
 		echo "endpoint = $EP"
 		echo "access_key = $AK"
 		echo "secret_key = ${HC_SECRET:-$SK}"
+		# HC_BACKEND_KEYS="KEY=VALUE ...": more keys of [backend rgw]
+		for kv in ${HC_BACKEND_KEYS:-}; do
+			echo "${kv%%=*} = ${kv#*=}"
+		done
 	} >/tmp/hc.conf
 }
 

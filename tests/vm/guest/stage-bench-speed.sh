@@ -29,7 +29,24 @@
 #               once (max_objects_in_flight 16), until the last upload is
 #               acknowledged, ratio to aws-seq
 #   curl-put    one checkpoint of one MiB (one=): curl -T
-#   hc-put      hcctl put --sync of it, ratio to curl-put
+#   hc-put      hcctl put --sync of it, ratio to curl-put; then where its
+#               time went: put's commit_seconds and sync_seconds, and
+#               hypercached's thread-seconds of the upload (read, crc, slot
+#               wait, digest, send), as hc: bench-speed-trace lines
+#   hc-put-signed  the same with the backend's sign_payload = true (the
+#               SHA-256 of every part as the payload hash), ratio to
+#               curl-put, and its trace
+# drive (test bench-drive; before any pool or md array, on the first raw
+# drive): hypercached's drive I/O shape, 8 threads each with one 8 MiB
+# O_DIRECT request at a time (its part workers' pwrite and egress's
+# pread), through three fio engines, reads and writes, 2 rounds:
+#   psync       pwrite/pread from 8 jobs (what hypercached does)
+#   uring-8x1   io_uring, 8 jobs of iodepth 1 (a ring per thread)
+#   uring-1x8   io_uring, one job of iodepth 8, registered files and
+#               buffers (--fixedbufs --registerfiles: one ring for all)
+# as hc: bench-speed-drive ENGINE DIR MB/s CPU-s/GB, the CPU seconds of the
+# whole guest (/proc/stat) per GB moved, and each uring figure's ratio to
+# psync of the same round (throughput, and psync's CPU per GB / its own).
 # The objects are checked (SHA-256) in the cache or in S3 after their run
 # (of the N small ones, 32 spread over the list).
 . /hc/tests/lib.sh
@@ -113,15 +130,36 @@ t_setup() {
 }
 
 # the pool and hypercached, once for both parts
+# hc_conf: hypercached's own defaults but for max_objects_in_flight (the
+# tests' short timeouts fail uploads through QEMU's user network on a
+# loaded host)
+hc_conf() {
+	write_conf log_level=info ingest_concurrency=8 part_size=8M max_objects_in_flight=16 \
+		retry_attempts=5 timeout_connect=10 timeout_request=300
+}
+
 hc_up() {
 	[ -f /tmp/hcd.pid ] && return 0
 	hcctl pool create $M >/dev/null || hc_fail "pool create failed"
-	# hypercached's own defaults but for max_objects_in_flight (the
-	# tests' short timeouts fail uploads through QEMU's user network on a
-	# loaded host)
-	write_conf log_level=info ingest_concurrency=8 part_size=8M max_objects_in_flight=16 \
-		retry_attempts=5 timeout_connect=10 timeout_request=300
+	hc_conf
 	start_daemon 1
+}
+
+# put_one NAME KEY: hcctl put --sync of /tmp/one as figure NAME, then its
+# trace: put's own phases and the daemon's thread-seconds of the upload
+put_one() {
+	t0=$(now)
+	hcctl put --sync --timeout 0 --no-progress --json /tmp/one "s3://$BUCKET/$2" >/tmp/put.out 2>&1 ||
+		{ cat /tmp/put.out; tail -n 30 /tmp/hcd.out; hc_fail "put --sync of one failed"; }
+	t=$(since "$t0")
+	fig "$1" "$t" $((ONE * MB)) 1 curl-put "$(got curl-put)"
+	wait_log "$2: upload thread-seconds"
+	echo "hc: bench-speed-trace $1 put $(tr -d '\n ' </tmp/put.out |
+		grep -o '"\(commit_seconds\|sync_seconds\)":[0-9.e+-]*' | tr '\n' ' ')" | tee /dev/kmsg
+	echo "hc: bench-speed-trace $1 $(grep "$2: upload thread-seconds" /tmp/hcd.out |
+		tail -n 1 | sed 's/^.*upload //')" | tee /dev/kmsg
+	[ "$(s3curl "$EP/$BUCKET/$2" | sha256sum | cut -d' ' -f1)" = "$(sha /tmp/one)" ] ||
+		hc_fail "$2 in S3: SHA-256 differs"
 }
 
 t_ingest() {
@@ -249,11 +287,12 @@ t_egress() {
 	wait_log "egress: [0-9]* objects, [0-9]* bytes in .* GB/s, .* objects/s"
 	grep "egress: [0-9]* objects, " /tmp/hcd.out
 	fig hc-ckpts "$t" $((CK * CKMB * MB)) "$CK" aws-seq "$(got aws-seq)"
-	t0=$(now)
-	hcctl put --sync --timeout 0 --no-progress /tmp/one "s3://$BUCKET/hc/one" >/tmp/put.out 2>&1 ||
-		{ cat /tmp/put.out; tail -n 30 /tmp/hcd.out; hc_fail "put --sync of one failed"; }
-	t=$(since "$t0")
-	fig hc-put "$t" $((ONE * MB)) 1 curl-put "$(got curl-put)"
+	put_one hc-put hc/one
+	# the same with the SHA-256 of every part signed (sign_payload = true)
+	stop_daemon
+	HC_BACKEND_KEYS=sign_payload=true hc_conf
+	start_daemon $(($(grep -c registered /tmp/hcd.out) + 1))
+	put_one hc-put-signed hc/one-signed
 	i=0
 	while [ $i -lt "$CK" ]; do
 		[ "$(s3curl "$EP/$BUCKET/hc/ck$i" | sha256sum | cut -d' ' -f1)" = "$(sha /tmp/ck$i)" ] ||
@@ -261,9 +300,52 @@ t_egress() {
 		rm -f /tmp/ck$i
 		i=$((i + 1))
 	done
-	[ "$(s3curl "$EP/$BUCKET/hc/one" | sha256sum | cut -d' ' -f1)" = "$(sha /tmp/one)" ] ||
-		hc_fail "hc/one in S3: SHA-256 differs"
 	rm -f /tmp/one
+}
+
+# busy CPU jiffies of the whole guest (user nice system irq softirq steal;
+# USER_HZ is 100 on Linux)
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+
+# drive_job NAME RW FIO-OPTIONS...: one fio run, its MB/s and CPU-s/GB
+drive_job() {
+	name=$1 rw=$2
+	shift 2
+	d=${M%% *}
+	b0=$(busy)
+	t0=$(now)
+	# 512 MiB in all: 8 jobs of their own 64 MiB, or one job of 512 MiB
+	fio --name="$name" --filename="$d" --rw="$rw" --bs=8m --direct=1 \
+		--group_reporting --minimal "$@" >/tmp/fio.out 2>&1 ||
+		{ cat /tmp/fio.out; hc_fail "fio $name $rw failed"; }
+	t=$(since "$t0")
+	b1=$(busy)
+	awk -v n="$name" -v rw="$rw" -v t="$t" -v j=$((b1 - b0)) -v hz=100 'BEGIN {
+		gb = 512 * 1048576 / 1e9
+		printf "hc: bench-speed-drive %s %s %.1f MB/s %.3f CPU-s/GB\n", n, rw, gb * 1000 / t, j / hz / gb }' |
+		tee -a /tmp/drive.fig | tee /dev/kmsg
+}
+
+t_drive() {
+	: >/tmp/drive.fig
+	for round in 1 2; do
+		for rw in write read; do
+			drive_job psync "$rw" --ioengine=psync --numjobs=8 \
+				--size=64m --offset_increment=64m
+			drive_job uring-8x1 "$rw" --ioengine=io_uring --iodepth=1 \
+				--numjobs=8 --size=64m --offset_increment=64m
+			drive_job uring-1x8 "$rw" --ioengine=io_uring --iodepth=8 \
+				--numjobs=1 --size=512m --fixedbufs --registerfiles
+		done
+		# this round's ratios to psync
+		tail -n 6 /tmp/drive.fig | awk -v r=$round '
+			{ bw[$3 " " $4] = $5; cpu[$3 " " $4] = $7 }
+			END { for (k in bw) { split(k, a, " ")
+				if (a[1] == "psync") continue
+				printf "hc: bench-speed-drive-ratio round %d %s %s throughput x%.2f cpu-per-GB x%.2f (to psync)\n",
+					r, a[1], a[2], bw[k] / bw["psync " a[2]], cpu["psync " a[2]] / cpu[k] } }' |
+			sort | tee /dev/kmsg
+	done
 }
 
 t_teardown() {
@@ -272,6 +354,7 @@ t_teardown() {
 	hcctl pool stop >/dev/null || hc_fail "pool stop failed"
 }
 
+case ":$PARTS:" in *:drive:*) hc_test bench-drive t_drive ;; esac
 hc_test bench-setup t_setup
 case ":$PARTS:" in *:ingest:*) hc_test bench-ingest t_ingest ;; esac
 case ":$PARTS:" in *:egress:*) hc_test bench-egress t_egress ;; esac
