@@ -25,6 +25,8 @@ done
 MiB=1048576
 CHUNK=$((4 * MiB))
 MNT=/mnt/hc
+# the kernel's consistency check (fsck, check_superseded)
+[ -d /sys/kernel/debug/hypercache ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 members="$(hc_drive 0) $(hc_drive 1) $(hc_drive 2)"
 
 jnum() {
@@ -453,11 +455,15 @@ t_write() {
 	[ "$(objstate s3://fsb/wr)" = dirty ] || hc_fail "wr is $(objstate s3://fsb/wr)"
 	[ "$(jnum generation </tmp/loc.json)" -gt "$gen0" ] || hc_fail "wr: not a new generation"
 	same $MNT/s3/fsb/wr /tmp/src.$CHUNK
-	# refused: over a DIRTY one, over an open one, appending, seeking
-	hc_expect_errno -m "busy" sh -c "echo x >$MNT/s3/fsb/w1"
-	same $MNT/s3/fsb/w1 /tmp/src.1
-	exec 4<$MNT/s3/fsb/sizes/f1
+	# refused: over a pinned one, over one being written, appending;
+	# unlink of an open one
+	hcctl pin s3://fsb/sizes/f1 >/dev/null || hc_fail "pin"
 	hc_expect_errno -m "busy" sh -c "echo x >$MNT/s3/fsb/sizes/f1"
+	hcctl unpin s3://fsb/sizes/f1 >/dev/null || hc_fail "unpin"
+	exec 5>$MNT/s3/fsb/wbusy
+	hc_expect_errno -m "busy" sh -c "echo x >$MNT/s3/fsb/wbusy"
+	exec 5>&-
+	exec 4<$MNT/s3/fsb/sizes/f1
 	hc_expect_errno -m "busy" rm $MNT/s3/fsb/sizes/f1
 	exec 4<&-
 	same $MNT/s3/fsb/sizes/f1 /tmp/src.1
@@ -480,6 +486,87 @@ t_write() {
 	rmdir $MNT/s3/fsb/gone 2>/dev/null || true
 	[ -e $MNT/s3/fsb/gone ] && hc_fail "an empty directory shown"
 	fsck
+}
+
+# check_superseded N: the kernel's check passes and counts N superseded
+# generations (held old objects whose URI has a new one)
+check_superseded() {
+	c=/sys/kernel/debug/hypercache/check
+	[ -r $c ] || hc_fail "no debugfs"
+	grep -q "^ok .* superseded=$1\$" $c || { cat $c; hc_fail "not ok with $1 superseded"; }
+}
+
+# Writing over a file that readers hold: a new generation.  An open file, a
+# mapping and a LOCATE with HOLD keep reading the old bytes; a new open
+# sees the new ones; the old chunks go with the last hold.  Over a DIRTY
+# file nobody holds: replaced at once, the old never written back.
+t_generations() {
+	old=/tmp/src.$CHUNK new=/tmp/src.$((CHUNK + 1))
+	f=$MNT/s3/fsb/gen
+	# the pressure wave's objects (churn/N) go first: no eviction may
+	# change the free space counted below
+	hcctl ls --json | grep -o '"uri":"churn/[^"]*"' | cut -d'"' -f4 >/tmp/churn
+	while read -r u; do
+		hc_obj evict "$u" || hc_fail "evict $u"
+	done </tmp/churn
+	put $old s3://fsb/gen
+	gen0=$(hcctl locate --json s3://fsb/gen | jnum generation)
+	ino0=$(stat -c %i $f)
+	free0=$(bytes_free)
+	exec 4<$f
+	hc_fsmap $f $old >/tmp/fsmap.out 2>&1 &
+	mp=$!
+	hc_obj hold s3://fsb/gen >/tmp/hold.out 2>&1 &
+	hp=$!
+	trap 'kill -TERM $mp $hp 2>/dev/null' EXIT
+	i=0
+	until grep -q '^mapped$' /tmp/fsmap.out && grep -q '^held$' /tmp/hold.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat /tmp/fsmap.out /tmp/hold.out; hc_fail "no mapping or hold"; }
+		sleep 0.1
+	done
+	cat $new >$f || hc_fail "writing over a held file"
+	[ "$(objstate s3://fsb/gen)" = dirty ] || hc_fail "gen is $(objstate s3://fsb/gen)"
+	gen1=$(jnum generation </tmp/loc.json)
+	[ "$gen1" -gt "$gen0" ] || hc_fail "not a new generation: $gen1 after $gen0"
+	# a new open: the new bytes, the new inode
+	same $f $new
+	[ "$(stat -c '%i %s' $f)" = "$gen1 $((CHUNK + 1))" ] || hc_fail "new open: $(stat -c '%i %s' $f)"
+	# the reader: the old bytes, from its start
+	cat <&4 >/tmp/gen.read
+	same /tmp/gen.read $old
+	[ "$(stat -L -c %i /proc/self/fd/4)" = "$ino0" ] || hc_fail "the reader's inode changed"
+	# the old chunk stays with its holders: 1 + 2 chunks used
+	[ "$(bytes_free)" -eq $((free0 - 2 * CHUNK)) ] || hc_fail "free $(bytes_free), was $free0"
+	check_superseded 1
+	hcctl ls | grep -c 's3://fsb/gen' | grep -qx 1 || hc_fail "listed twice"
+	[ "$(ls $MNT/s3/fsb | grep -cx gen)" = 1 ] || hc_fail "the view lists gen twice"
+	exec 4<&-
+	kill -USR1 $mp
+	i=0
+	until grep -q '^unmapped$' /tmp/fsmap.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat /tmp/fsmap.out; hc_fail "hc_fsmap did not unmap"; }
+		sleep 0.1
+	done
+	grep -q '^same$' /tmp/fsmap.out || { cat /tmp/fsmap.out; hc_fail "the mapping changed"; }
+	kill -TERM $mp
+	wait $mp || hc_fail "hc_fsmap failed"
+	check_superseded 1		# the LOCATE hold is left
+	# RELEASE by URI finds the superseded generation the file holds
+	kill -TERM $hp
+	wait $hp || { cat /tmp/hold.out; hc_fail "RELEASE of the superseded generation"; }
+	trap - EXIT
+	check_superseded 0
+	[ "$(bytes_free)" -eq $((free0 - CHUNK)) ] || hc_fail "the old chunk did not go: free $(bytes_free)"
+	# over the DIRTY gen, unheld: replaced, the old not written back
+	cat $old >$f || hc_fail "writing over a DIRTY file"
+	[ "$(objstate s3://fsb/gen)" = dirty ] || hc_fail "gen is $(objstate s3://fsb/gen)"
+	[ "$(jnum generation </tmp/loc.json)" -gt "$gen1" ] || hc_fail "not a new generation"
+	same $f $old
+	[ "$(bytes_free)" -eq "$free0" ] || hc_fail "free $(bytes_free), not $free0"
+	check_superseded 0
+	rm -f /tmp/gen.read /tmp/fsmap.out /tmp/hold.out
 }
 
 t_perm() {
@@ -615,6 +702,7 @@ hc_test fs_hold t_hold
 hc_test fs_hostile t_hostile
 hc_test fs_many t_many
 hc_test fs_write t_write
+hc_test fs_generations t_generations
 hc_test fs_perm t_perm
 hc_test fs_mtime t_mtime
 hc_test fs_hcctl t_hcctl

@@ -7,8 +7,12 @@
 #                SHA-256-equal read back through the view
 #   fsw-python   the same size written by the host's Python (open/write of
 #                varying sizes, close) in the chroot of boot.sh --hostfs
-#   fsw-upload   hypercached started: both are written back to the S3
-#                gateway (multipart), READY, each uploaded once, and the
+#   fsw-generation  a DIRTY file written over while a reader holds it: the
+#                reader reads the old bytes to the end, a new open the new
+#                ones (no daemon yet: nothing is written back before)
+#   fsw-upload   hypercached started: the three are written back to the S3
+#                gateway (multipart for the two big ones), READY, each
+#                uploaded once (the superseded generation never), and the
 #                gateway's copies are SHA-256-equal to what was written
 #   stage-fswrite.sh phase=crash1          (3 drives of 256 MiB; 56-fs-crash)
 #       a pool, objects written through the view and closed (a: cat, b: dd
@@ -38,6 +42,8 @@ BUCKET=$B
 
 MiB=1048576
 CHUNK=$((4 * MiB))
+# the kernel's consistency check (fsck, check_superseded)
+[ -d /sys/kernel/debug/hypercache ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 BIG=$((300 * MiB))
 MNT=/mnt/hc
 
@@ -140,6 +146,20 @@ print(total, h.hexdigest())
 		hc_fail "the Python file reads back other bytes"
 }
 
+G1=$((5 * MiB + 1)) G2=$((3 * MiB + 7))
+
+t_generation() {
+	f=$MNT/s3/$BUCKET/ckpt/gen
+	hc_pattern 11 $G1 >$f || hc_fail "write gen 1"
+	stored "s3://$BUCKET/ckpt/gen" $G1
+	exec 4<$f
+	hc_pattern 12 $G2 >$f || hc_fail "write gen 2 over gen 1"
+	stored "s3://$BUCKET/ckpt/gen" $G2
+	[ "$(sha256sum $f | cut -d' ' -f1)" = "$(patsha 12 $G2)" ] || hc_fail "a new open: not gen 2"
+	[ "$(sha256sum <&4 | cut -d' ' -f1)" = "$(patsha 11 $G1)" ] || hc_fail "the reader: not gen 1"
+	exec 4<&-
+}
+
 # s3sha KEY: the SHA-256 of the gateway's copy of BUCKET/KEY
 s3sha() {
 	s3curl --max-time 600 "$EP/$BUCKET/$1" | sha256sum | cut -d' ' -f1
@@ -157,11 +177,18 @@ t_upload() {
 			hc_fail "$k: not a multipart upload"
 	done
 	[ "$(s3sha ckpt/dd)" = "$(patsha 300 $BIG)" ] || hc_fail "the gateway's ckpt/dd differs"
+	# the superseded generation is never written back, the new one once
+	wait_ready "s3://$BUCKET/ckpt/gen" 120
+	grep "ckpt/gen: uploaded" /tmp/hcd.out
+	[ "$(grep -c "s3://$BUCKET/ckpt/gen: uploaded" /tmp/hcd.out)" = 1 ] ||
+		hc_fail "gen: not uploaded once"
+	grep -q "s3://$BUCKET/ckpt/gen: uploaded $G2 bytes" /tmp/hcd.out || hc_fail "gen: not the new generation uploaded"
+	[ "$(s3sha ckpt/gen)" = "$(patsha 12 $G2)" ] || hc_fail "the gateway's ckpt/gen differs"
 	[ "$(s3sha ckpt/py)" = "$(cut -d' ' -f2 /tmp/py.out)" ] || hc_fail "the gateway's ckpt/py differs"
 	grep -q "ckpt/seed: uploaded" /tmp/hcd.out && hc_fail "the clean seed was uploaded"
 	stop_daemon
 	# the gateway is shared and holds its data in RAM
-	for k in dd py; do
+	for k in dd py gen; do
 		s3curl -X DELETE "$EP/$BUCKET/ckpt/$k" >/dev/null || true
 	done
 	fsck
@@ -225,6 +252,7 @@ main)
 	hc_test fsw-setup t_setup
 	hc_test fsw-dd t_dd
 	hc_test fsw-python t_python
+	hc_test fsw-generation t_generation
 	hc_test fsw-upload t_upload
 	umount $MNT 2>/dev/null || true
 	;;
