@@ -9,7 +9,8 @@
 # permissions from the mount options.
 #
 # Arguments: full=1 (make check-reliability, r-fs): also the object of
-# several extents (a pool filled and fragmented first) and fio; many=N
+# several extents (a pool filled and fragmented first), fio and the
+# read-only stress (stress-ng from the host's root: boot.sh --hostfs); many=N
 # objects in the listing test (default 300, 3000 with full=1).
 . /hc/tests/lib.sh
 
@@ -298,6 +299,54 @@ t_fio() {
 		hcctl evict "s3://fsb/fio/data"
 	done
 	rm -f /tmp/fio.log
+}
+
+# A read-only stress of the mount (full=1, boot.sh --hostfs): the host's
+# stress-ng (its fstat stressor: stat, lstat, open + fstat + close of every
+# entry of a directory, from several workers; its other file system
+# stressors write files of their own, which the view does not take) on
+# the view bound into the chroot, while fio reads a file with pattern
+# verification through buffered, O_DIRECT and mmap readers at once and a
+# loop lists the mount and hashes the objects; then the debugfs check.
+t_stress() {
+	[ "$FULL" = 1 ] || hc_skip "the stress runs in r-fs (full=1)"
+	hc_host_run test -x /usr/bin/stress-ng || hc_fail "no /usr/bin/stress-ng on the host (scripts/deps.sh)"
+	secs=$((60 * HC_TIMEOUT_SCALE))
+	fio --name=gen --filename=/tmp/fio.src --rw=write --bs=4k --size=32M \
+		--verify=pattern --verify_pattern=%o --do_verify=0 >/dev/null || hc_fail "fio gen"
+	put /tmp/fio.src "s3://fsb/stress/data"
+	rm -f /tmp/fio.src
+	mkdir -p /tmp/hcv
+	mount --bind $MNT /host/tmp/hcv || hc_fail "bind the view into the chroot"
+	trap 'umount /host/tmp/hcv 2>/dev/null' EXIT
+	fio --readonly --filename=$MNT/s3/fsb/stress/data --size=32M --bs=4k \
+		--rw=randread --verify=pattern --verify_pattern=%o --verify_fatal=1 \
+		--time_based --runtime=$secs \
+		--name=buf --ioengine=psync --direct=0 \
+		--name=dio --ioengine=libaio --iodepth=8 --direct=1 \
+		--name=map --ioengine=mmap >/tmp/fio.log 2>&1 &
+	fp=$!
+	hc_host_run /usr/bin/stress-ng --temp-path /tmp --fstat 4 \
+		--fstat-dir /tmp/hcv/s3/fsb/sizes --timeout ${secs}s --metrics-brief \
+		>/tmp/stress.log 2>&1 &
+	sp=$!
+	end=$(( $(date +%s) + secs ))
+	n=0
+	while [ "$(date +%s)" -lt $end ]; do
+		find $MNT >/dev/null || hc_fail "find during the stress"
+		same $MNT/s3/fsb/sizes/f$((CHUNK + 1)) /tmp/src.$((CHUNK + 1))
+		n=$((n + 1))
+	done
+	wait $sp || { cat /tmp/stress.log; hc_fail "stress-ng failed"; }
+	wait $fp || { grep -i "verify\|fio:\|err" /tmp/fio.log | head -n 5; hc_fail "fio during the stress"; }
+	grep -q "successful run completed" /tmp/stress.log || { cat /tmp/stress.log; hc_fail "stress-ng: no successful run"; }
+	[ "$(grep -c "err= 0" /tmp/fio.log)" -eq 3 ] || { cat /tmp/fio.log; hc_fail "a fio job had errors"; }
+	hc_log "stress: $secs s, $n listing rounds"
+	umount /host/tmp/hcv
+	trap - EXIT
+	hcctl evict "s3://fsb/stress/data"
+	fsck
+	rm -f /tmp/fio.log /tmp/stress.log
 }
 
 t_mmap() {
@@ -697,6 +746,7 @@ hc_test fs_coherent t_coherent
 hc_test fs_ingest t_ingest
 hc_test fs_direct t_direct
 hc_test fs_fio t_fio
+hc_test fs_stress t_stress
 hc_test fs_mmap t_mmap
 hc_test fs_hold t_hold
 hc_test fs_hostile t_hostile
