@@ -43,6 +43,10 @@
  *   so hc_cache_busy(), which refuses a pool stop) stays true.  The caller
  *   of hc_cache_hold_more() owns a hold already (ctl.c: its file's entry),
  *   so the object is not evicted, replaced or freed meanwhile.
+ * - A held object whose URI gets a new generation through the view
+ *   (hc_cache_supersede()) leaves the index but lives on, on
+ *   hc_cache.superseded, until its last hold goes (hc_cache_hold() frees
+ *   it and its chunks then): its readers keep reading its bytes.
  * - Their hits are counted in the per-CPU hc_cache.hits and recorded in
  *   the lossy per-CPU read buffer (hc_cache.readbuf), applied to the
  *   policy under the pool lock (hc_cache_readbuf_drain()): before every
@@ -1649,6 +1653,30 @@ void hc_cache_hit(struct hc_cache *c, struct hc_obj *obj)
 	}
 }
 
+/**
+ * hc_obj_superseded - whether @obj left the index for a new generation
+ * @obj: a live object
+ *
+ * A superseded object (hc_cache_supersede()) is the only live one that is
+ * not in the hash table: hc_cache_insert() hashes every object it indexes,
+ * hc_cache_unlink() frees what it unhashes.
+ */
+bool hc_obj_superseded(const struct hc_obj *obj)
+{
+	return hlist_unhashed(&obj->hnode);
+}
+
+/* The last hold on a superseded object went: free it and its chunks. */
+static void hc_cache_superseded_free(struct hc_cache *c, struct hc_obj *obj)
+{
+	list_del(&obj->stage_node);
+	if (obj->nr_ext)
+		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
+	hc_cache_fence_free(obj);
+	hc_cache_event();
+	call_rcu(&obj->rcu, hc_cache_obj_free_rcu);	/* LOCATE may read it */
+}
+
 /*
  * Add @delta (+1 or -count) to the holds on @obj, under the pool lock: the
  * only way from no hold to one and from the last hold to none.
@@ -1663,7 +1691,10 @@ void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta)
 		c->stats.held++;
 	else if (was && !now)
 		c->stats.held--;
-	hc_cache_sync_policy(c, obj);
+	if (!hc_obj_superseded(obj))
+		hc_cache_sync_policy(c, obj);
+	else if (!now)
+		hc_cache_superseded_free(c, obj);
 }
 
 /**
@@ -1729,6 +1760,57 @@ int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj)
 	c->stats.evictions++;
 	trace_hc_evict(obj->uri, obj->uri_len, obj->generation, obj->size);
 	return hc_cache_delete(c, obj);
+}
+
+/**
+ * hc_cache_supersede - a new generation of @obj's URI is being written
+ * through the view: @obj goes, but not from under its readers
+ * @c: the cache
+ * @obj: the object
+ *
+ * Its DELETE is journaled (a crash from here on does not bring it back) and
+ * it leaves the index, the policy and the egress queue: a DIRTY object is
+ * not written back any more (the last writer wins).  Unheld, it is freed
+ * at once, as an eviction frees; held (an open file of the view, a mapping,
+ * a LOCATE with HOLD), it keeps its chunks on hc_cache.superseded until
+ * its last hold goes (hc_cache_hold()), so its readers keep reading its
+ * bytes while new lookups find the new generation.
+ *
+ * Return: 0; -EBUSY if @obj is pinned or not READY or DIRTY (staged,
+ * ingesting, or SYNCING: an upload in flight is not overtaken); -EIO if the
+ * journal cannot record it (nothing changed, but for an unheld object,
+ * which is dropped with its chunks kept, as hc_cache_delete() does).
+ */
+int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
+{
+	int err;
+
+	if ((obj->flags & HC_OBJ_F_PINNED) ||
+	    (obj->state != HC_OBJ_READY && obj->state != HC_OBJ_DIRTY))
+		return -EBUSY;
+	trace_hc_evict(obj->uri, obj->uri_len, obj->generation, obj->size);
+	if (!atomic64_read(&obj->holds))
+		return hc_cache_delete(c, obj);
+	if (c->journal) {
+		err = hc_journal_delete(c->journal, obj);
+		if (err)
+			return err;
+	}
+	hc_policy_remove(&c->policy, &obj->pe);
+	c->jbytes -= obj->jbytes;
+	obj->jbytes = 0;
+	if (hc_state_dirty(obj->state)) {
+		c->dirty_bytes -= obj->size;
+		hc_cache_dirty_event();
+	}
+	c->stats.by_state[obj->state]--;
+	c->stats.objects--;
+	hlist_del_init_rcu(&obj->hnode);
+	rb_erase(&obj->onode, &c->ordered);
+	list_del_init(&obj->queue_node);
+	list_add_tail(&obj->stage_node, &c->superseded);
+	hc_cache_event();
+	return 0;
 }
 
 /**
@@ -2182,6 +2264,7 @@ int hc_cache_create(struct hc_pool *pool)
 	c->next_generation = hc_cache_generation_floor;
 	INIT_LIST_HEAD(&c->ingests);
 	INIT_LIST_HEAD(&c->egress);
+	INIT_LIST_HEAD(&c->superseded);
 	c->ordered = RB_ROOT;
 	c->hash_bits = clamp_t(u32, ilog2(chunks) + 2, 10, 20);
 	c->buckets = kvcalloc(1U << c->hash_bits, sizeof(*c->buckets),
@@ -2225,8 +2308,8 @@ out_free:
 void hc_cache_destroy(struct hc_pool *pool)
 {
 	struct hc_cache *c = pool->cache;
+	struct hc_obj *obj, *otmp;
 	struct hlist_node *tmp;
-	struct hc_obj *obj;
 	u32 b;
 
 	if (!c)
@@ -2238,6 +2321,9 @@ void hc_cache_destroy(struct hc_pool *pool)
 			hc_cache_remove(c, obj);
 		cond_resched();
 	}
+	/* held by control files a forced stop outlives (hc_pool_stop()) */
+	list_for_each_entry_safe(obj, otmp, &c->superseded, stage_node)
+		hc_cache_superseded_free(c, obj);
 	hc_cache_dirty_event();		/* STAGEs waiting for room: ENODEV */
 	free_percpu(c->readbuf);
 	free_percpu(c->hits);

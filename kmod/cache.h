@@ -263,6 +263,7 @@ struct hc_cache {
 	bool replaying;
 	struct list_head ingests;
 	struct list_head egress;
+	struct list_head superseded;	/* hc_cache_supersede()d, held */
 	u64 dirty_bytes;
 	u64 jbytes;
 	struct {
@@ -368,6 +369,8 @@ void hc_cache_hit(struct hc_cache *c, struct hc_obj *obj);
 void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta);
 int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin);
 int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj);
+int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj);
+bool hc_obj_superseded(const struct hc_obj *obj);
 bool hc_obj_valid(const struct hc_obj *obj);
 int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2);
 int hc_cache_set_etag(struct hc_obj *obj, const char *etag);

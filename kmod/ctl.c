@@ -169,6 +169,29 @@ static struct hc_ctl_hold *hc_ctl_find_hold(struct hc_ctl *ctl,
 	return NULL;
 }
 
+/*
+ * The object of @uri this file holds that left the index for a new
+ * generation (hc_cache_supersede()), or NULL.  The pool lock is held (the
+ * held object cannot go).
+ */
+static struct hc_obj *hc_ctl_find_superseded(struct hc_ctl *ctl,
+					     const u8 *uri, u32 len)
+{
+	struct hc_obj *obj = NULL;
+	struct hc_ctl_hold *h;
+
+	spin_lock(&ctl->lock);
+	list_for_each_entry(h, &ctl->holds, node) {
+		if (hc_obj_superseded(h->obj) && h->obj->uri_len == len &&
+		    !memcmp(h->obj->uri, uri, len)) {
+			obj = h->obj;
+			break;
+		}
+	}
+	spin_unlock(&ctl->lock);
+	return obj;
+}
+
 /* A chunk extent as an extent of the device, in bytes. */
 static struct hc_extent hc_ctl_extent(u32 chunk_size, struct hc_ext e)
 {
@@ -673,14 +696,20 @@ static long hc_ctl_obj_op(struct hc_ctl *ctl, unsigned int cmd,
 		goto out;
 	}
 	obj = hc_cache_lookup(c, uri, len);
+	if (cmd == HC_IOC_RELEASE) {
+		/* the URI's current object, else a generation it replaced */
+		err = obj ? hc_ctl_put_hold(ctl, c, obj) : -ENOENT;
+		obj = err == -ENOENT ? hc_ctl_find_superseded(ctl, uri, len) :
+				       NULL;
+		if (obj)
+			err = hc_ctl_put_hold(ctl, c, obj);
+		goto out;
+	}
 	if (!obj) {
 		err = -ENOENT;
 		goto out;
 	}
 	switch (cmd) {
-	case HC_IOC_RELEASE:
-		err = hc_ctl_put_hold(ctl, c, obj);
-		break;
 	case HC_IOC_PIN:
 	case HC_IOC_UNPIN:
 		err = hc_cache_pin(c, obj, cmd == HC_IOC_PIN);

@@ -52,6 +52,7 @@ struct hc_dbg_check {
 	u64 used;
 	u64 fenced;
 	u64 dirty_bytes;
+	u64 superseded;
 };
 
 static __printf(2, 3) void hc_dbg_problem(struct hc_dbg_check *k,
@@ -82,29 +83,13 @@ static bool hc_dbg_fenced(const struct hc_obj *obj)
 	       (obj->state == HC_OBJ_INGESTING && obj->allocated);
 }
 
-static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
-			     struct hc_obj *obj, u32 bucket)
+/* @obj's extents: inside the pool, owned once, used, fenced as it must. */
+static void hc_dbg_check_extents(struct hc_dbg_check *k, struct hc_cache *c,
+				 struct hc_obj *obj)
 {
 	u64 sum = 0, want;
 	u32 i;
 
-	k->objects++;
-	if (obj->hash != xxh64(obj->uri, obj->uri_len, 0))
-		hc_dbg_problem(k, "%*pEhp: hash %llx is not its URI's",
-			       hc_dbg_ulen(obj), obj->uri, obj->hash);
-	if (obj->hash >> (64 - c->hash_bits) != bucket)
-		hc_dbg_problem(k, "%*pEhp: in bucket %u, not its hash's",
-			       hc_dbg_ulen(obj), obj->uri, bucket);
-	if (obj->state < HC_OBJ_INGESTING || obj->state > HC_OBJ_SYNCING) {
-		hc_dbg_problem(k, "%*pEhp: state %u", hc_dbg_ulen(obj), obj->uri,
-			       obj->state);
-		return;
-	}
-	k->by_state[obj->state]++;
-	if (obj->flags & HC_OBJ_F_PINNED)
-		k->pinned++;
-	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
-		k->dirty_bytes += obj->size;
 	if (obj->nr_ext > HC_MAX_EXTENTS) {
 		hc_dbg_problem(k, "%*pEhp: %u extents", hc_dbg_ulen(obj), obj->uri,
 			       obj->nr_ext);
@@ -150,6 +135,29 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 			       want);
 }
 
+static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
+			     struct hc_obj *obj, u32 bucket)
+{
+	k->objects++;
+	if (obj->hash != xxh64(obj->uri, obj->uri_len, 0))
+		hc_dbg_problem(k, "%*pEhp: hash %llx is not its URI's",
+			       hc_dbg_ulen(obj), obj->uri, obj->hash);
+	if (obj->hash >> (64 - c->hash_bits) != bucket)
+		hc_dbg_problem(k, "%*pEhp: in bucket %u, not its hash's",
+			       hc_dbg_ulen(obj), obj->uri, bucket);
+	if (obj->state < HC_OBJ_INGESTING || obj->state > HC_OBJ_SYNCING) {
+		hc_dbg_problem(k, "%*pEhp: state %u", hc_dbg_ulen(obj), obj->uri,
+			       obj->state);
+		return;
+	}
+	k->by_state[obj->state]++;
+	if (obj->flags & HC_OBJ_F_PINNED)
+		k->pinned++;
+	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
+		k->dirty_bytes += obj->size;
+	hc_dbg_check_extents(k, c, obj);
+}
+
 static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 {
 	struct hc_obj *obj;
@@ -160,6 +168,14 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 		hlist_for_each_entry(obj, &c->buckets[b], hnode)
 			hc_dbg_check_obj(k, c, obj, b);
 		cond_resched();
+	}
+	/* superseded generations keep their chunks while they are held */
+	list_for_each_entry(obj, &c->superseded, stage_node) {
+		k->superseded++;
+		if (!atomic64_read(&obj->holds))
+			hc_dbg_problem(k, "%*pEhp: superseded and not held",
+				       hc_dbg_ulen(obj), obj->uri);
+		hc_dbg_check_extents(k, c, obj);
 	}
 
 	for (v = 0; v < c->nr_chunks; v++) {
@@ -242,9 +258,9 @@ static int hc_dbg_check_show(struct seq_file *m, void *unused)
 	}
 	hc_dbg_check_cache(&k, c);
 	if (!k.problems)
-		seq_printf(m, "ok objects=%llu used=%llu free=%llu fenced=%llu dirty_bytes=%llu\n",
+		seq_printf(m, "ok objects=%llu used=%llu free=%llu fenced=%llu dirty_bytes=%llu superseded=%llu\n",
 			   k.objects, k.used, c->nr_chunks - k.used, k.fenced,
-			   k.dirty_bytes);
+			   k.dirty_bytes, k.superseded);
 	else if (k.problems > HC_DBG_MAX_PROBLEMS)
 		seq_printf(m, "(%u more)\n", k.problems - HC_DBG_MAX_PROBLEMS);
 	hc_pool_unlock();

@@ -316,16 +316,25 @@ static const struct file_operations hc_fs_write_fops = {
 };
 
 /*
- * Stage @uri as a new growable object (pool lock held): replacing a stored
- * idle READY object (STAGE's REPLACE rule: EBUSY for one that is held,
- * pinned, DIRTY, SYNCING, or being written).  Return: 0 or the errno of
+ * Stage @uri as a new growable object (pool lock held), a new generation
+ * of a stored READY or DIRTY object of @uri: that one is superseded
+ * (hc_cache_supersede(): its open files and mappings keep reading it, a
+ * DIRTY one is not written back).  EBUSY for one that is pinned, SYNCING,
+ * or being written.  Return: 0 or the errno of hc_cache_supersede() or
  * hc_cache_stage().
  */
 static int hc_fs_stage(struct hc_cache *c, const u8 *uri, u32 len,
 		       struct hc_obj **objp)
 {
+	struct hc_obj *old = hc_cache_lookup(c, uri, len);
 	int err;
 
+	if (old && (old->state == HC_OBJ_READY ||
+		    old->state == HC_OBJ_DIRTY)) {
+		err = hc_cache_supersede(c, old);
+		if (err)
+			return err;
+	}
 	err = hc_cache_stage(c, uri, len, 0, true, true, NULL, objp);
 	if (!err)
 		hc_cache_stage_growable(c, *objp);

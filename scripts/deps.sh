@@ -24,6 +24,9 @@ PACKAGES=(
 	radosgw ceph-mon ceph-osd ceph-common curl awscli
 	# the guest's XFS for the discovery tests
 	xfsprogs
+	# r-fs's read-only stress of the file system view (run from the host's
+	# root in the guest, boot.sh --hostfs)
+	stress-ng
 	# the packages and man pages (make deb, make install, tests/checks/deb.sh,
 	# install.sh): debhelper, dh-dkms, rst2man, groff, sd_notify's library
 	debhelper dh-dkms python3-docutils groff-base man-db libsystemd-dev

@@ -9,7 +9,8 @@
 # permissions from the mount options.
 #
 # Arguments: full=1 (make check-reliability, r-fs): also the object of
-# several extents (a pool filled and fragmented first) and fio; many=N
+# several extents (a pool filled and fragmented first), fio and the
+# read-only stress (stress-ng from the host's root: boot.sh --hostfs); many=N
 # objects in the listing test (default 300, 3000 with full=1).
 . /hc/tests/lib.sh
 
@@ -25,6 +26,8 @@ done
 MiB=1048576
 CHUNK=$((4 * MiB))
 MNT=/mnt/hc
+# the kernel's consistency check (fsck, check_superseded)
+[ -d /sys/kernel/debug/hypercache ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 members="$(hc_drive 0) $(hc_drive 1) $(hc_drive 2)"
 
 jnum() {
@@ -298,6 +301,54 @@ t_fio() {
 	rm -f /tmp/fio.log
 }
 
+# A read-only stress of the mount (full=1, boot.sh --hostfs): the host's
+# stress-ng (its fstat stressor: stat, lstat, open + fstat + close of every
+# entry of a directory, from several workers; its other file system
+# stressors write files of their own, which the view does not take) on
+# the view bound into the chroot, while fio reads a file with pattern
+# verification through buffered, O_DIRECT and mmap readers at once and a
+# loop lists the mount and hashes the objects; then the debugfs check.
+t_stress() {
+	[ "$FULL" = 1 ] || hc_skip "the stress runs in r-fs (full=1)"
+	hc_host_run test -x /usr/bin/stress-ng || hc_fail "no /usr/bin/stress-ng on the host (scripts/deps.sh)"
+	secs=$((60 * HC_TIMEOUT_SCALE))
+	fio --name=gen --filename=/tmp/fio.src --rw=write --bs=4k --size=32M \
+		--verify=pattern --verify_pattern=%o --do_verify=0 >/dev/null || hc_fail "fio gen"
+	put /tmp/fio.src "s3://fsb/stress/data"
+	rm -f /tmp/fio.src
+	mkdir -p /tmp/hcv
+	mount --bind $MNT /host/tmp/hcv || hc_fail "bind the view into the chroot"
+	trap 'umount /host/tmp/hcv 2>/dev/null' EXIT
+	fio --readonly --filename=$MNT/s3/fsb/stress/data --size=32M --bs=4k \
+		--rw=randread --verify=pattern --verify_pattern=%o --verify_fatal=1 \
+		--time_based --runtime=$secs \
+		--name=buf --ioengine=psync --direct=0 \
+		--name=dio --ioengine=libaio --iodepth=8 --direct=1 \
+		--name=map --ioengine=mmap >/tmp/fio.log 2>&1 &
+	fp=$!
+	hc_host_run /usr/bin/stress-ng --temp-path /tmp --fstat 4 \
+		--fstat-dir /tmp/hcv/s3/fsb/sizes --timeout ${secs}s --metrics-brief \
+		>/tmp/stress.log 2>&1 &
+	sp=$!
+	end=$(( $(date +%s) + secs ))
+	n=0
+	while [ "$(date +%s)" -lt $end ]; do
+		find $MNT >/dev/null || hc_fail "find during the stress"
+		same $MNT/s3/fsb/sizes/f$((CHUNK + 1)) /tmp/src.$((CHUNK + 1))
+		n=$((n + 1))
+	done
+	wait $sp || { cat /tmp/stress.log; hc_fail "stress-ng failed"; }
+	wait $fp || { grep -i "verify\|fio:\|err" /tmp/fio.log | head -n 5; hc_fail "fio during the stress"; }
+	grep -q "successful run completed" /tmp/stress.log || { cat /tmp/stress.log; hc_fail "stress-ng: no successful run"; }
+	[ "$(grep -c "err= 0" /tmp/fio.log)" -eq 3 ] || { cat /tmp/fio.log; hc_fail "a fio job had errors"; }
+	hc_log "stress: $secs s, $n listing rounds"
+	umount /host/tmp/hcv
+	trap - EXIT
+	hcctl evict "s3://fsb/stress/data"
+	fsck
+	rm -f /tmp/fio.log /tmp/stress.log
+}
+
 t_mmap() {
 	for n in 1 $((CHUNK - 1)) $CHUNK $((CHUNK + 1)) $((3 * CHUNK + 12345)); do
 		hc_mmapcmp $MNT/s3/fsb/sizes/f$n 0 /tmp/src.$n ||
@@ -453,11 +504,15 @@ t_write() {
 	[ "$(objstate s3://fsb/wr)" = dirty ] || hc_fail "wr is $(objstate s3://fsb/wr)"
 	[ "$(jnum generation </tmp/loc.json)" -gt "$gen0" ] || hc_fail "wr: not a new generation"
 	same $MNT/s3/fsb/wr /tmp/src.$CHUNK
-	# refused: over a DIRTY one, over an open one, appending, seeking
-	hc_expect_errno -m "busy" sh -c "echo x >$MNT/s3/fsb/w1"
-	same $MNT/s3/fsb/w1 /tmp/src.1
-	exec 4<$MNT/s3/fsb/sizes/f1
+	# refused: over a pinned one, over one being written, appending;
+	# unlink of an open one
+	hcctl pin s3://fsb/sizes/f1 >/dev/null || hc_fail "pin"
 	hc_expect_errno -m "busy" sh -c "echo x >$MNT/s3/fsb/sizes/f1"
+	hcctl unpin s3://fsb/sizes/f1 >/dev/null || hc_fail "unpin"
+	exec 5>$MNT/s3/fsb/wbusy
+	hc_expect_errno -m "busy" sh -c "echo x >$MNT/s3/fsb/wbusy"
+	exec 5>&-
+	exec 4<$MNT/s3/fsb/sizes/f1
 	hc_expect_errno -m "busy" rm $MNT/s3/fsb/sizes/f1
 	exec 4<&-
 	same $MNT/s3/fsb/sizes/f1 /tmp/src.1
@@ -480,6 +535,87 @@ t_write() {
 	rmdir $MNT/s3/fsb/gone 2>/dev/null || true
 	[ -e $MNT/s3/fsb/gone ] && hc_fail "an empty directory shown"
 	fsck
+}
+
+# check_superseded N: the kernel's check passes and counts N superseded
+# generations (held old objects whose URI has a new one)
+check_superseded() {
+	c=/sys/kernel/debug/hypercache/check
+	[ -r $c ] || hc_fail "no debugfs"
+	grep -q "^ok .* superseded=$1\$" $c || { cat $c; hc_fail "not ok with $1 superseded"; }
+}
+
+# Writing over a file that readers hold: a new generation.  An open file, a
+# mapping and a LOCATE with HOLD keep reading the old bytes; a new open
+# sees the new ones; the old chunks go with the last hold.  Over a DIRTY
+# file nobody holds: replaced at once, the old never written back.
+t_generations() {
+	old=/tmp/src.$CHUNK new=/tmp/src.$((CHUNK + 1))
+	f=$MNT/s3/fsb/gen
+	# the pressure wave's objects (churn/N) go first: no eviction may
+	# change the free space counted below
+	hcctl ls --json | grep -o '"uri":"churn/[^"]*"' | cut -d'"' -f4 >/tmp/churn
+	while read -r u; do
+		hc_obj evict "$u" || hc_fail "evict $u"
+	done </tmp/churn
+	put $old s3://fsb/gen
+	gen0=$(hcctl locate --json s3://fsb/gen | jnum generation)
+	ino0=$(stat -c %i $f)
+	free0=$(bytes_free)
+	exec 4<$f
+	hc_fsmap $f $old >/tmp/fsmap.out 2>&1 &
+	mp=$!
+	hc_obj hold s3://fsb/gen >/tmp/hold.out 2>&1 &
+	hp=$!
+	trap 'kill -TERM $mp $hp 2>/dev/null' EXIT
+	i=0
+	until grep -q '^mapped$' /tmp/fsmap.out && grep -q '^held$' /tmp/hold.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat /tmp/fsmap.out /tmp/hold.out; hc_fail "no mapping or hold"; }
+		sleep 0.1
+	done
+	cat $new >$f || hc_fail "writing over a held file"
+	[ "$(objstate s3://fsb/gen)" = dirty ] || hc_fail "gen is $(objstate s3://fsb/gen)"
+	gen1=$(jnum generation </tmp/loc.json)
+	[ "$gen1" -gt "$gen0" ] || hc_fail "not a new generation: $gen1 after $gen0"
+	# a new open: the new bytes, the new inode
+	same $f $new
+	[ "$(stat -c '%i %s' $f)" = "$gen1 $((CHUNK + 1))" ] || hc_fail "new open: $(stat -c '%i %s' $f)"
+	# the reader: the old bytes, from its start
+	cat <&4 >/tmp/gen.read
+	same /tmp/gen.read $old
+	[ "$(stat -L -c %i /proc/self/fd/4)" = "$ino0" ] || hc_fail "the reader's inode changed"
+	# the old chunk stays with its holders: 1 + 2 chunks used
+	[ "$(bytes_free)" -eq $((free0 - 2 * CHUNK)) ] || hc_fail "free $(bytes_free), was $free0"
+	check_superseded 1
+	hcctl ls | grep -c 's3://fsb/gen' | grep -qx 1 || hc_fail "listed twice"
+	[ "$(ls $MNT/s3/fsb | grep -cx gen)" = 1 ] || hc_fail "the view lists gen twice"
+	exec 4<&-
+	kill -USR1 $mp
+	i=0
+	until grep -q '^unmapped$' /tmp/fsmap.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat /tmp/fsmap.out; hc_fail "hc_fsmap did not unmap"; }
+		sleep 0.1
+	done
+	grep -q '^same$' /tmp/fsmap.out || { cat /tmp/fsmap.out; hc_fail "the mapping changed"; }
+	kill -TERM $mp
+	wait $mp || hc_fail "hc_fsmap failed"
+	check_superseded 1		# the LOCATE hold is left
+	# RELEASE by URI finds the superseded generation the file holds
+	kill -TERM $hp
+	wait $hp || { cat /tmp/hold.out; hc_fail "RELEASE of the superseded generation"; }
+	trap - EXIT
+	check_superseded 0
+	[ "$(bytes_free)" -eq $((free0 - CHUNK)) ] || hc_fail "the old chunk did not go: free $(bytes_free)"
+	# over the DIRTY gen, unheld: replaced, the old not written back
+	cat $old >$f || hc_fail "writing over a DIRTY file"
+	[ "$(objstate s3://fsb/gen)" = dirty ] || hc_fail "gen is $(objstate s3://fsb/gen)"
+	[ "$(jnum generation </tmp/loc.json)" -gt "$gen1" ] || hc_fail "not a new generation"
+	same $f $old
+	[ "$(bytes_free)" -eq "$free0" ] || hc_fail "free $(bytes_free), not $free0"
+	check_superseded 0
+	rm -f /tmp/gen.read /tmp/fsmap.out /tmp/hold.out
 }
 
 t_perm() {
@@ -610,11 +746,13 @@ hc_test fs_coherent t_coherent
 hc_test fs_ingest t_ingest
 hc_test fs_direct t_direct
 hc_test fs_fio t_fio
+hc_test fs_stress t_stress
 hc_test fs_mmap t_mmap
 hc_test fs_hold t_hold
 hc_test fs_hostile t_hostile
 hc_test fs_many t_many
 hc_test fs_write t_write
+hc_test fs_generations t_generations
 hc_test fs_perm t_perm
 hc_test fs_mtime t_mtime
 hc_test fs_hcctl t_hcctl

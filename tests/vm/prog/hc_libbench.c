@@ -10,12 +10,22 @@
  *   hc_libbench time CMD [ARG...]
  *	runs CMD (its stdout to /dev/null) and prints "seconds=S" (the wall
  *	time from fork to its exit, CLOCK_MONOTONIC), exit status CMD's.
+ *   hc_libbench mmap FILE
+ *	maps all of FILE (MAP_SHARED, PROT_READ) and reads every 8-byte word
+ *	of it in order, as a loader that mmaps a model does; prints
+ *	"bytes=N seconds=S MiBps=M" (mmap to munmap).
+ *   hc_libbench openstat FILE N
+ *	N times open(O_RDONLY) + fstat + close of FILE; prints "ops=N
+ *	seconds=S us_per_op=U".
+ * (scripts/bench-fs.sh uses the last two.)
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,12 +109,80 @@ static int cmd_time(char **argv)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
+static int cmd_mmap(const char *path)
+{
+	volatile uint64_t sink;
+	const uint64_t *w;
+	uint64_t sum = 0;
+	struct stat st;
+	size_t i, n;
+	double t0, t;
+	void *map;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		perror("hc_libbench: open");
+		return 1;
+	}
+	if (!st.st_size) {
+		fprintf(stderr, "hc_libbench: %s is empty\n", path);
+		return 1;
+	}
+	t0 = now();
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		perror("hc_libbench: mmap");
+		return 1;
+	}
+	w = map;
+	n = (size_t)st.st_size / sizeof(*w);
+	for (i = 0; i < n; i++)
+		sum += w[i];
+	munmap(map, (size_t)st.st_size);
+	t = now() - t0;
+	sink = sum;
+	(void)sink;
+	close(fd);
+	printf("bytes=%lld seconds=%.6f MiBps=%.1f\n", (long long)st.st_size, t,
+	       t > 0 ? (double)st.st_size / 1048576.0 / t : 0.0);
+	return 0;
+}
+
+static int cmd_openstat(const char *path, long n)
+{
+	struct stat st;
+	double t0, t;
+	long i;
+	int fd;
+
+	if (n <= 0) {
+		fprintf(stderr, "hc_libbench: openstat needs N > 0\n");
+		return 2;
+	}
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || fstat(fd, &st)) {
+			perror("hc_libbench: open");
+			return 1;
+		}
+		close(fd);
+	}
+	t = now() - t0;
+	printf("ops=%ld seconds=%.6f us_per_op=%.3f\n", n, t, t * 1e6 / (double)n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "read"))
 		return cmd_read(argv[2], argc > 3 ? (unsigned int)atoi(argv[3]) : 0);
 	if (argc >= 3 && !strcmp(argv[1], "time"))
 		return cmd_time(argv + 2);
-	fprintf(stderr, "usage: hc_libbench read URI [THREADS] | time CMD [ARG...]\n");
+	if (argc == 3 && !strcmp(argv[1], "mmap"))
+		return cmd_mmap(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "openstat"))
+		return cmd_openstat(argv[2], atol(argv[3]));
+	fprintf(stderr, "usage: hc_libbench read URI [THREADS] | time CMD [ARG...] | mmap FILE | openstat FILE N\n");
 	return 2;
 }

@@ -11,6 +11,9 @@
 #   bench-writeback.sh  put --sync vs a synchronous upload, same gateway
 #   bench-client.sh     hcctl put vs dd to md raid0, the library's read vs
 #                       fio (its smoke run leaves out the Python figures)
+#   bench-fs.sh         the file system view vs ext4 on md raid0 (buffered,
+#                       mmap, open), vs /dev/hypercache0 (O_DIRECT) and vs
+#                       dd to md raid0 (a durable write)
 #   bench-speed.sh      bench-ingest.sh and bench-egress.sh in one boot:
 #                       preload-batch vs curl -Z, cold ingest vs curl to
 #                       ext4 on md raid0, put --sync vs aws s3 cp / curl -T
@@ -37,6 +40,7 @@ bench_smoke() {
 bench_smoke bench.sh
 bench_smoke bench-locate.sh
 bench_smoke bench-client.sh
+bench_smoke bench-fs.sh
 if "$HC_ROOT/scripts/rgw.sh" status >/dev/null 2>&1; then
 	bench_smoke bench-s3.sh
 	bench_smoke bench-writeback.sh
