@@ -205,6 +205,8 @@ struct call_args {
 	const char *etag;
 	const uint32_t *crc;
 	const uint32_t *retry_ms;
+	bool permanent;			/* egress fail */
+	const char *msg;		/* egress fail, NULL: none */
 };
 
 /* Put @a into @m in the attribute set of @cmd's channel. */
@@ -226,7 +228,10 @@ static int put_args(struct nl_msg *m, uint8_t cmd, const struct call_args *a)
 		       (a->err_no && nla_put_u32(m, HC_A_EGRESS_ERRNO,
 						 a->err_no)) ||
 		       (a->etag && *a->etag &&
-			nla_put_string(m, HC_A_EGRESS_ETAG, a->etag));
+			nla_put_string(m, HC_A_EGRESS_ETAG, a->etag)) ||
+		       (a->permanent && nla_put_u8(m, HC_A_EGRESS_PERMANENT, 1)) ||
+		       (a->msg && *a->msg &&
+			nla_put_string(m, HC_A_EGRESS_MESSAGE, a->msg));
 	return nla_put_u64(m, HC_A_ING_ID, r->id) ||
 	       (r->has_pool && nla_put(m, HC_A_ING_POOL_UUID, 16,
 				       r->pool_uuid)) ||
@@ -322,6 +327,11 @@ int hc_channel_open(struct hc_channel **out, char *err, size_t errlen)
 			    errlen);
 }
 
+int hc_channel_egress_reregister(struct hc_channel *ch)
+{
+	return call(ch, HC_CMD_EGRESS_REGISTER, &(struct call_args){ 0 });
+}
+
 int hc_channel_egress_open(struct hc_channel **out, char *err, size_t errlen)
 {
 	return channel_open(out, HC_CMD_EGRESS_REGISTER, HC_CMD_EGRESS, err,
@@ -408,9 +418,21 @@ int hc_channel_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
 }
 
 int hc_channel_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
-		   int err_no, uint32_t retry_ms)
+			   int err_no, uint32_t retry_ms, bool permanent,
+			   const char *msg)
 {
-	return call(ch, HC_CMD_EGRESS_FAIL, &(struct call_args){
+	struct call_args a = {
 		.r = r, .uri = true, .err_no = err_no > 0 ? err_no : EIO,
-		.retry_ms = retry_ms ? &retry_ms : NULL });
+		.retry_ms = retry_ms ? &retry_ms : NULL,
+		.permanent = permanent, .msg = msg,
+	};
+	int ret = call(ch, HC_CMD_EGRESS_FAIL, &a);
+
+	/* a module older than PERMANENT and MESSAGE refuses them: without */
+	if (ret == -EINVAL && (permanent || (msg && *msg))) {
+		a.permanent = false;
+		a.msg = NULL;
+		ret = call(ch, HC_CMD_EGRESS_FAIL, &a);
+	}
+	return ret;
 }

@@ -62,6 +62,13 @@ void hc_channel_close(struct hc_channel *ch);
 int hc_channel_egress_open(struct hc_channel **out, char *err, size_t errlen);
 
 /*
+ * hc_channel_egress_reregister() - HC_CMD_EGRESS_REGISTER again on the
+ * registered channel: the kernel re-sends the uploads that failed for
+ * good (a reload after the configuration was fixed).  0 or -errno.
+ */
+int hc_channel_egress_reregister(struct hc_channel *ch);
+
+/*
  * hc_channel_next() - wait for the next request into @r.  The wait is a
  * ppoll() with @sigmask (NULL: the current mask), so a signal blocked
  * elsewhere and unblocked in @sigmask interrupts it: -EINTR.  So does
@@ -90,9 +97,14 @@ int hc_channel_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
 		   const char *etag);
 /*
  * hc_channel_egress_fail() - the upload of @r failed with @err_no (positive); the
- * kernel re-sends it after @retry_ms (0: the kernel's own backoff).
+ * kernel re-sends it after @retry_ms (0: the kernel's own backoff), or, if
+ * @permanent, not until an egress helper registers again.  @msg (NULL: none;
+ * at most HC_EGRESS_MESSAGE_MAX bytes) is kept with the object for 'hcctl ls
+ * --dirty'.  A module that does not know PERMANENT and MESSAGE refuses them
+ * (-EINVAL): the failure is then sent again without them.
  */
 int hc_channel_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
-		   int err_no, uint32_t retry_ms);
+			   int err_no, uint32_t retry_ms, bool permanent,
+			   const char *msg);
 
 #endif /* HC_CHANNEL_H */

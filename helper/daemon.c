@@ -509,10 +509,15 @@ static void ingest_posix(struct hc_channel *ch, const struct hc_config *cfg,
 /* The ingest thread's; the egress thread has its own. */
 static struct s3_backend s3_backends[HC_BACKENDS_MAX];
 
+/*
+ * The clients of S3 backend @b in @tab, made on first use; NULL with the
+ * reason in @err and its negative errno in *@rc (the credential chain's:
+ * -EACCES refused, -EIO/-ETIMEDOUT unreachable, ...; -ENOMEM).
+ */
 static struct s3_backend *s3_clients(struct s3_backend *tab,
 				     const struct hc_config *cfg,
 				     const struct hc_backend *b,
-				     char *err, size_t errlen)
+				     char *err, size_t errlen, int *rc)
 {
 	struct retry_policy *pol;
 	struct hcs3_opts opts;
@@ -528,13 +533,16 @@ static struct s3_backend *s3_clients(struct s3_backend *tab,
 		if (!s->b)
 			break;
 	}
+	*rc = -ENOMEM;
 	if (i == HC_BACKENDS_MAX) {
 		snprintf(err, errlen, "too many S3 backends");
 		return NULL;
 	}
 	ret = hc_creds_lookup(b, environ, getenv("HOME"), &creds, err, errlen);
-	if (ret)
+	if (ret) {
+		*rc = ret;
 		return NULL;
+	}
 	pol = malloc(sizeof(*pol));
 	if (!pol) {
 		hc_creds_release(&creds);
@@ -550,6 +558,7 @@ static struct s3_backend *s3_clients(struct s3_backend *tab,
 	};
 	ret = hcs3_new(b, &creds, &opts, &s->ctl, err, errlen);
 	if (ret) {
+		*rc = ret;
 		hc_creds_release(&creds);
 		free(pol);
 		return NULL;
@@ -559,6 +568,7 @@ static struct s3_backend *s3_clients(struct s3_backend *tab,
 	for (i = 0; i < cfg->ingest_concurrency; i++) {
 		ret = hcs3_new(b, &creds, &opts, &s->c[i], err, errlen);
 		if (ret) {
+			*rc = ret;
 			while (i--)
 				hcs3_free(s->c[i]);
 			hcs3_free(s->ctl);
@@ -692,10 +702,11 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 	struct hc_ingest_req *r = &o->r;
 	struct s3_src *src = &o->s3;
 	char err[768];
+	int rc;
 
 	src->bucket = o->t.bucket;
 	src->key = o->t.key;
-	src->s = s3_clients(s3_backends, cfg, o->t.b, err, sizeof(err));
+	src->s = s3_clients(s3_backends, cfg, o->t.b, err, sizeof(err), &rc);
 	if (!src->s) {
 		hc_log(HC_LOG_ERROR, "%s: backend %s: %s", r->uri,
 		       o->t.b->name, err);
@@ -1066,6 +1077,7 @@ struct egress_ctx {
 	struct hc_channel *ch;
 	int wake_fd;			/* eventfd: stop, or @done not empty */
 	volatile int stop;
+	atomic_int reregister;		/* a reload: register again */
 	int error;			/* the channel broke */
 	struct egress_fails fails[EGRESS_FAILS_MAX];	/* the dispatcher's */
 	uint64_t tick;
@@ -1134,20 +1146,39 @@ static uint32_t egress_backoff_ms(unsigned int n)
 	return (uint32_t)(ceil / 2 + d / 2);
 }
 
+/*
+ * Report a failed upload: a transient failure is retried after the
+ * backoff; a permanent one (hc_egress_permanent(): a 403, a missing
+ * bucket, a URI the backend refuses) is not, until the daemon registers
+ * again (a restart or a reload): the kernel keeps the object DIRTY with
+ * the errno and @why for 'hcctl ls --dirty'.
+ */
 static void egress_failed(struct egress_ctx *x, const struct hc_ingest_req *r,
 			  int e, const char *why)
 {
 	struct egress_fails *f = fails_find(x, r, true);
+	bool permanent = hc_egress_permanent(e);
+	char msg[HC_EGRESS_MESSAGE_MAX + 1];
 	uint32_t ms;
 	int ret;
 
 	f->n++;
 	f->used = ++x->tick;
 	ms = egress_backoff_ms(f->n);
-	hc_log(HC_LOG_ERROR, "%s: upload of generation %llu failed (%s%s%s), "
-	       "attempt %u; retry in %u ms", r->uri, (unsigned long long)r->id,
-	       strerror(e), why ? ": " : "", why ? why : "", f->n, ms);
-	ret = hc_channel_egress_fail(x->ch, r, e, ms);
+	if (permanent)
+		hc_log(HC_LOG_ERROR, "%s: upload of generation %llu failed "
+		       "(%s%s%s), attempt %u; permanent: not retried until "
+		       "hypercached is reloaded or restarted (hcctl ls --dirty; "
+		       "hcctl evict --discard-dirty throws it away)", r->uri,
+		       (unsigned long long)r->id, strerror(e), why ? ": " : "",
+		       why ? why : "", f->n);
+	else
+		hc_log(HC_LOG_ERROR, "%s: upload of generation %llu failed "
+		       "(%s%s%s), attempt %u; retry in %u ms", r->uri,
+		       (unsigned long long)r->id, strerror(e), why ? ": " : "",
+		       why ? why : "", f->n, ms);
+	hc_egress_message(msg, sizeof(msg), e, why);
+	ret = hc_channel_egress_fail(x->ch, r, e, ms, permanent, msg);
 	if (ret)
 		hc_log(HC_LOG_WARN, "%s: EGRESS_FAIL: %s", r->uri,
 		       strerror(-ret));
@@ -1311,11 +1342,9 @@ static void egress_upload(struct egress_ctx *x, struct s3_backend *s3,
 		j->secs = hc_now() - t0;
 		return;
 	}
-	s = s3_clients(s3, cfg, j->t.b, j->err, sizeof(j->err));
-	if (!s) {
-		j->ret = -EACCES;
+	s = s3_clients(s3, cfg, j->t.b, j->err, sizeof(j->err), &j->ret);
+	if (!s)
 		return;
-	}
 	if (!hc_egress_plan(r->size, cfg->part_size, &plan) && plan.multipart) {
 		e.workers = egress_workers(cfg, plan.part_size);
 		hc_log(HC_LOG_INFO, "%s: multipart upload to %s/%s: %llu "
@@ -1549,6 +1578,15 @@ static void *egress_thread(void *arg)
 		egress_reap(x);
 		if (x->stop)	/* set before the wake that reap consumed */
 			break;
+		if (atomic_exchange(&x->reregister, 0)) {
+			ret = hc_channel_egress_reregister(x->ch);
+			if (ret)
+				hc_log(HC_LOG_WARN, "egress channel: register again: %s",
+				       strerror(-ret));
+			else
+				hc_log(HC_LOG_INFO, "egress channel registered again: "
+				       "uploads that failed for good are retried");
+		}
 		if (!j)
 			j = calloc(1, sizeof(*j));
 		if (!j) {
@@ -1798,6 +1836,13 @@ int main(int argc, char **argv)
 		if (reload_signal) {
 			reload_signal = 0;
 			reload_config(cfg_path, &cfg);
+			if (egress_on) {	/* retry what failed for good */
+				uint64_t one = 1;
+
+				atomic_store(&eg.reregister, 1);
+				if (write(eg.wake_fd, &one, sizeof(one)) != sizeof(one))
+					hc_log(HC_LOG_WARN, "cannot wake the egress thread");
+			}
 		}
 
 		ingest_reap(ch, &ing);

@@ -602,3 +602,43 @@ out_free:
 	res->seconds = hc_now() - t0;
 	return ret;
 }
+
+bool hc_egress_permanent(int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+	case ENOENT:
+	case EINVAL:
+	case ENAMETOOLONG:
+	case ENXIO:
+	case EFBIG:
+	case ENOTDIR:
+	case EISDIR:
+	case EROFS:
+	case ELOOP:
+	case EBADMSG:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void hc_egress_message(char *dst, size_t len, int err, const char *why)
+{
+	size_t n;
+
+	if (!len)
+		return;
+	if (!why || !*why)
+		why = strerror(err);
+	n = strlen(why);
+	if (n >= len) {
+		n = len - 1;
+		/* do not end inside a UTF-8 sequence: back to its lead byte */
+		while (n && ((unsigned char)why[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, why, n);
+	dst[n] = 0;
+}

@@ -148,4 +148,26 @@ int hc_egress_s3(const struct hc_egress *e, struct hcs3 *const *clients,
 int hc_egress_posix(const struct hc_egress *e, const char *path,
 		    struct hc_egress_result *res, char *err, size_t errlen);
 
+/*
+ * hc_egress_permanent() - whether an upload that failed with positive
+ * errno @err cannot succeed by being retried, only by an operator's
+ * change (credentials, bucket, configuration) or a discard: EACCES and
+ * EPERM (403: AccessDenied, InvalidAccessKeyId, SignatureDoesNotMatch),
+ * ENOENT (NoSuchBucket, a posix root that is not there), EINVAL and
+ * ENAMETOOLONG (InvalidBucketName, InvalidURI, KeyTooLongError, a key the
+ * client refuses), ENXIO (no backend for the URI), EFBIG (EntityTooLarge),
+ * ENOTDIR, EISDIR, EROFS and ELOOP (posix), EBADMSG (the bytes on the pool
+ * do not match the writer's CRC-32C: they will not next time either).
+ * Everything else is transient: EIO (a 5xx after the retries, an unknown
+ * answer), EAGAIN (SlowDown), ETIMEDOUT, ECONNREFUSED, ENOSPC, ENOMEM.
+ */
+bool hc_egress_permanent(int err);
+
+/*
+ * hc_egress_message() - @why as the kernel keeps it (HC_A_EGRESS_MESSAGE):
+ * at most @len - 1 bytes, cut before a UTF-8 sequence it would split,
+ * NUL-terminated; strerror(@err) if @why is NULL or "".
+ */
+void hc_egress_message(char *dst, size_t len, int err, const char *why);
+
 #endif /* HC_EGRESS_H */

@@ -227,6 +227,8 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 		obj->dirty_since = ktime_get_boottime_ns();
 		c->dirty_bytes += obj->size;
 	} else if (was_dirty && !hc_state_dirty(state)) {
+		kfree(obj->egress_err);		/* uploaded: no longer news */
+		obj->egress_err = NULL;
 		list_del_init(&obj->queue_node);
 		c->dirty_bytes -= obj->size;
 		hc_cache_dirty_event();
@@ -492,6 +494,7 @@ void hc_cache_slab_exit(void)
 /* Free the object and its URI only: its extents and fence are the caller's. */
 static void hc_cache_obj_release(struct hc_obj *obj)
 {
+	kfree(obj->egress_err);
 	kfree(obj->etag);
 	kfree(obj->uri);
 	kmem_cache_free(hc_obj_cache, obj);
@@ -1053,7 +1056,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
 			hc_cache_ingest_end(c, obj, 0);	/* outcome: unknown */
 		else
-			err = hc_cache_evict(c, obj);
+			err = hc_cache_evict(c, obj, false);
 		if (err)
 			return err;
 	}
@@ -1747,15 +1750,18 @@ int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
  * hc_cache_evict - remove an idle, clean object
  * @c: the cache
  * @obj: the object
+ * @discard_dirty: a DIRTY object may go too: the operator throws away
+ *	data its backend does not have (the caller logs it)
  *
  * Return: 0; -EBUSY if @obj is held, pinned, busy, or not READY (staged,
- * ingesting, DIRTY or SYNCING data is never thrown away); -EIO if the
- * journal cannot record it.
+ * ingesting or SYNCING data is never thrown away, nor DIRTY data without
+ * @discard_dirty); -EIO if the journal cannot record it.
  */
-int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj)
+int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj, bool discard_dirty)
 {
 	if (atomic64_read(&obj->holds) || (obj->flags & HC_OBJ_F_PINNED) ||
-	    obj->state != HC_OBJ_READY || obj->jop)
+	    obj->jop || !(obj->state == HC_OBJ_READY ||
+			  (discard_dirty && obj->state == HC_OBJ_DIRTY)))
 		return -EBUSY;
 	c->stats.evictions++;
 	trace_hc_evict(obj->uri, obj->uri_len, obj->generation, obj->size);
@@ -1982,19 +1988,56 @@ void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
 	obj->egress_defer = true;
 }
 
+/*
+ * Keep the failure in @obj->egress_err: a new record with the failures
+ * counted on, or, out of memory, the old one updated without its message
+ * (none kept at all if there was none).  May sleep.
+ */
+static void hc_cache_egress_note(struct hc_obj *obj, u32 err_no,
+				 bool permanent, const char *msg)
+{
+	struct hc_egress_err *old = obj->egress_err, *e;
+	size_t len = msg ? strnlen(msg, HC_EGRESS_MESSAGE_MAX) : 0;
+
+	e = kmalloc(struct_size(e, msg, len), GFP_KERNEL);
+	if (!e) {
+		e = old;
+		if (!e)
+			return;
+		e->msg_len = 0;
+	} else {
+		e->failures = old ? old->failures : 0;
+		e->msg_len = len;
+		memcpy(e->msg, msg, len);
+		kfree(old);
+	}
+	e->failed_at = ktime_get_real_ns();
+	e->err = err_no;
+	e->permanent = permanent;
+	e->failures++;
+	obj->egress_err = e;
+}
+
 /**
  * hc_cache_egress_fail - an upload of @obj (SYNCING) failed
  * @c: the cache
  * @obj: the object
  * @has_retry: @retry_ms is the helper's delay before the next attempt
  * @retry_ms: see @has_retry
+ * @err_no: the helper's positive errno
+ * @permanent: retrying cannot succeed (the helper's word): not re-sent
+ *	until an egress helper registers
+ * @msg: the helper's message (NUL-terminated, at most
+ *	HC_EGRESS_MESSAGE_MAX bytes are kept), or NULL
  *
  * It becomes DIRTY again and keeps its place in commit order; it is not
  * re-sent before the delay: @retry_ms, or by default 1 s doubling with
- * every failure up to 60 s.
+ * every failure up to 60 s.  The failure is kept for the listing
+ * (HC_A_OBJ_EGRESS_*).  May sleep (allocates).
  */
 void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,
-			  bool has_retry, u32 retry_ms)
+			  bool has_retry, u32 retry_ms, u32 err_no,
+			  bool permanent, const char *msg)
 {
 	u32 delay = has_retry ? retry_ms :
 		    min_t(u32, MSEC_PER_SEC << obj->egress_backoff,
@@ -2003,7 +2046,32 @@ void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,
 	c->stats.egress_failed++;
 	if (obj->egress_backoff < 6)
 		obj->egress_backoff++;
+	hc_cache_egress_note(obj, err_no, permanent, msg);
 	hc_cache_egress_requeue(c, obj, delay);
+}
+
+/**
+ * hc_cache_egress_unpark - an egress helper registered: the objects whose
+ * last upload failed for good are sent again (their last error stays
+ * listed until they are uploaded)
+ * @c: the cache
+ *
+ * Return: how many there were.
+ */
+u32 hc_cache_egress_unpark(struct hc_cache *c)
+{
+	struct hc_obj *obj;
+	u32 n = 0;
+
+	list_for_each_entry(obj, &c->egress, queue_node) {
+		if (hc_obj_egress_parked(obj)) {
+			obj->egress_err->permanent = false;
+			obj->egress_defer = false;
+			n++;
+		}
+		cond_resched();
+	}
+	return n;
 }
 
 /*

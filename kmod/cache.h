@@ -136,6 +136,10 @@ struct hc_fence {
  *	and a pool stop waits for its journal writer (hc_journal_quiesce()).
  *	Set and cleared under the pool lock; the durable state under the
  *	journal mutex (hc_journal_write_out())
+ * @egress_err: DIRTY or SYNCING: the last failed upload (its own kmalloc,
+ *	only once an upload failed; replaced by the next failure, freed when
+ *	the object leaves DIRTY and SYNCING or the index); under the pool
+ *	lock, never read by lockless LOCATE
  */
 struct hc_obj {
 	struct hlist_node hnode;
@@ -177,7 +181,33 @@ struct hc_obj {
 	struct hc_ext *ext;
 	u8 *uri;
 	u8 *etag;		/* the backend's ETag, no NUL; NULL: unknown */
+	struct hc_egress_err *egress_err;
 };
+
+/**
+ * struct hc_egress_err - the last failed upload of a DIRTY object
+ * @failed_at: CLOCK_REALTIME ns of the failure
+ * @err: its positive errno, as the egress helper reported it
+ * @failures: failed uploads since the object became DIRTY
+ * @permanent: the helper said retrying cannot succeed: the object is not
+ *	re-sent until an egress helper registers (hc_cache_egress_unpark())
+ * @msg_len: bytes in @msg (at most HC_EGRESS_MESSAGE_MAX), no NUL
+ * @msg: the helper's message, for the operator
+ */
+struct hc_egress_err {
+	u64 failed_at;
+	u32 err;
+	u32 failures;
+	bool permanent;
+	u8 msg_len;
+	char msg[];
+};
+
+/* Whether @obj waits for an operator: its last upload failed for good. */
+static inline bool hc_obj_egress_parked(const struct hc_obj *obj)
+{
+	return obj->egress_err && obj->egress_err->permanent;
+}
 
 /**
  * struct hc_cache_stats - counters (read under the pool lock); the hits of
@@ -368,7 +398,7 @@ void hc_cache_miss(struct hc_cache *c, const u8 *uri, u32 len);
 void hc_cache_hit(struct hc_cache *c, struct hc_obj *obj);
 void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta);
 int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin);
-int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj);
+int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj, bool discard_dirty);
 int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj);
 bool hc_obj_superseded(const struct hc_obj *obj);
 bool hc_obj_valid(const struct hc_obj *obj);
@@ -394,7 +424,9 @@ int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
 void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
 			     u32 delay_ms);
 void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,
-			  bool has_retry, u32 retry_ms);
+			  bool has_retry, u32 retry_ms, u32 err_no,
+			  bool permanent, const char *msg);
+u32 hc_cache_egress_unpark(struct hc_cache *c);
 void hc_cache_egress_reset(struct hc_cache *c);
 
 /* Compaction's visitor: @state is what to record for @obj. */

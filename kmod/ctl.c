@@ -715,7 +715,7 @@ static long hc_ctl_obj_op(struct hc_ctl *ctl, unsigned int cmd,
 		err = hc_cache_pin(c, obj, cmd == HC_IOC_PIN);
 		break;
 	case HC_IOC_EVICT:
-		err = hc_cache_evict(c, obj);
+		err = hc_cache_evict(c, obj, false);
 		break;
 	}
 out:

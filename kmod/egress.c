@@ -117,7 +117,9 @@ static void hc_nl_egress_undo(u32 port, u64 gen)
 
 /*
  * Send the egress helper the oldest eligible DIRTY objects (commit order;
- * one whose retry delay has not passed is skipped, not waited for) until
+ * one whose retry delay has not passed is skipped, not waited for, one
+ * whose last upload failed for good is skipped until an egress helper
+ * registers) until
  * egress_window are SYNCING.  A batch of messages is built and its objects
  * made SYNCING under the pool lock; the batch is sent after the lock is
  * dropped.  If some object waits for its retry delay, come back then; if
@@ -153,8 +155,9 @@ again:
 		if (n == HC_NL_EGRESS_BATCH ||
 		    c->stats.by_state[HC_OBJ_SYNCING] >= window)
 			break;
-		if (obj->state != HC_OBJ_DIRTY || obj->jop)
-			continue;	/* a busy one: its EGRESS_DONE is recorded */
+		if (obj->state != HC_OBJ_DIRTY || obj->jop ||
+		    hc_obj_egress_parked(obj))
+			continue;	/* busy (its EGRESS_DONE is recorded) or parked */
 		if (obj->egress_defer && time_before(now, obj->egress_at)) {
 			if (!wait || time_before(obj->egress_at, next))
 				next = obj->egress_at;
@@ -193,8 +196,15 @@ again:
 				   time_after(next, now) ? next - now : 0);
 }
 
+/*
+ * A registration (a new egress helper, or the registered one again: a
+ * daemon reloaded after its configuration was fixed) also sends the
+ * objects whose last upload failed for good once more.
+ */
 int hc_nl_egress_register(struct sk_buff *skb, struct genl_info *info)
 {
+	struct hc_pool *pool;
+	u32 parked = 0;
 	int err = 0;
 
 	hc_pool_lock();
@@ -204,8 +214,11 @@ int hc_nl_egress_register(struct sk_buff *skb, struct genl_info *info)
 	} else {
 		hc_nl_egress = info->snd_portid;
 		hc_nl_egress_net = genl_info_net(info);
-		pr_info("egress helper registered (port %u)\n",
-			hc_nl_egress);
+		pool = hc_pool_current();
+		if (pool)
+			parked = hc_cache_egress_unpark(pool->cache);
+		pr_info("egress helper registered (port %u)%s\n",
+			hc_nl_egress, parked ? ", uploads that failed for good are retried" : "");
 	}
 	hc_pool_unlock();
 	if (!err)
@@ -290,6 +303,8 @@ int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info)
 int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *retry = info->attrs[HC_A_EGRESS_RETRY_MS];
+	struct nlattr *perm = info->attrs[HC_A_EGRESS_PERMANENT];
+	struct nlattr *msg = info->attrs[HC_A_EGRESS_MESSAGE];
 	struct hc_pool *pool;
 	struct hc_obj *obj;
 	int err = 0;
@@ -307,10 +322,14 @@ int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info)
 		return -EBUSY;
 	}
 	if (obj->state == HC_OBJ_SYNCING) {
-		trace_hc_egress_fail(obj->generation, obj->size,
-				     -(int)nla_get_u32(info->attrs[HC_A_EGRESS_ERRNO]));
+		u32 err_no = nla_get_u32(info->attrs[HC_A_EGRESS_ERRNO]);
+
+		trace_hc_egress_fail(obj->generation, obj->size, -(int)err_no);
+		/* the policy made @msg a NUL-terminated string */
 		hc_cache_egress_fail(pool->cache, obj, retry,
-				     retry ? nla_get_u32(retry) : 0);
+				     retry ? nla_get_u32(retry) : 0, err_no,
+				     perm && nla_get_u8(perm),
+				     msg ? nla_data(msg) : NULL);
 	} else {
 		err = -EINVAL;
 	}

@@ -406,7 +406,7 @@ static int hc_fs_unlink(struct inode *dir, struct dentry *dentry)
 	if (!obj || obj->generation != hi->generation)
 		err = -ENOENT;
 	else
-		err = hc_cache_evict(c, obj);
+		err = hc_cache_evict(c, obj, false);
 	hc_pool_unlock();
 	if (!err)
 		clear_nlink(inode);

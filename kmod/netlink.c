@@ -20,6 +20,8 @@
 #include <linux/blkdev.h>
 #include <linux/err.h>
 #include <linux/file.h>
+#include <linux/cred.h>
+#include <linux/sched.h>
 #include <net/genetlink.h>
 #include "hypercache.h"
 #include "../uapi/hypercache_netlink.h"
@@ -52,8 +54,9 @@ static const struct nla_policy hc_nl_assemble_policy[HC_A_POOL_MAX + 1] = {
 	[HC_A_POOL_MEMBER]	= NLA_POLICY_NESTED(hc_nl_member_policy),
 };
 
-static const struct nla_policy hc_nl_obj_policy[HC_A_OBJ_URI + 1] = {
+static const struct nla_policy hc_nl_evict_policy[HC_A_OBJ_DISCARD_DIRTY + 1] = {
 	[HC_A_OBJ_URI]		= { .type = NLA_BINARY, .len = HC_URI_MAX },
+	[HC_A_OBJ_DISCARD_DIRTY] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static const struct nla_policy hc_nl_obj_get_policy[HC_A_OBJ_MAX + 1] = {
@@ -102,6 +105,9 @@ static const struct nla_policy hc_nl_egr_fail_policy[HC_A_EGRESS_MAX + 1] = {
 	[HC_A_EGRESS_ERRNO]	= NLA_POLICY_RANGE(NLA_U32, 1, MAX_ERRNO),
 	[HC_A_EGRESS_RETRY_MS]	= { .type = NLA_U32 },
 	[HC_A_EGRESS_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
+	[HC_A_EGRESS_PERMANENT]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[HC_A_EGRESS_MESSAGE]	= { .type = NLA_NUL_STRING,
+				    .len = HC_EGRESS_MESSAGE_MAX },
 };
 
 enum hc_nl_mcgrp {
@@ -416,6 +422,28 @@ int hc_nl_put_extents(struct sk_buff *msg, const struct hc_pool *pool,
 	return 0;
 }
 
+/* The last failed upload of a DIRTY object (HC_A_OBJ_EGRESS_*). */
+static int hc_nl_fill_egress_err(struct sk_buff *msg,
+				 const struct hc_egress_err *e)
+{
+	struct nlattr *a;
+
+	if (nla_put_u32(msg, HC_A_OBJ_EGRESS_ERRNO, e->err) ||
+	    nla_put_u32(msg, HC_A_OBJ_EGRESS_FAILURES, e->failures) ||
+	    nla_put_u64_64bit(msg, HC_A_OBJ_EGRESS_FAILED_AT, e->failed_at,
+			      HC_A_OBJ_PAD) ||
+	    nla_put_u8(msg, HC_A_OBJ_EGRESS_PERMANENT, e->permanent))
+		return -EMSGSIZE;
+	if (!e->msg_len)
+		return 0;
+	a = nla_reserve(msg, HC_A_OBJ_EGRESS_MESSAGE, e->msg_len + 1);
+	if (!a)
+		return -EMSGSIZE;
+	memcpy(nla_data(a), e->msg, e->msg_len);
+	((char *)nla_data(a))[e->msg_len] = 0;
+	return 0;
+}
+
 static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 			  const struct hc_obj *obj)
 {
@@ -437,6 +465,8 @@ static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 		memcpy(nla_data(a), obj->etag, obj->etag_len);
 		((char *)nla_data(a))[obj->etag_len] = 0;
 	}
+	if (obj->egress_err && hc_nl_fill_egress_err(msg, obj->egress_err))
+		return -EMSGSIZE;
 	return hc_nl_put_extents(msg, pool, obj, HC_A_OBJ_EXTENT);
 }
 
@@ -560,20 +590,48 @@ static int hc_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/*
+ * The record of a discarded DIRTY object, in the kernel log: what was
+ * thrown away, what its uploads had said, and who asked.
+ */
+static void hc_nl_log_discard(const struct hc_obj *obj, u64 dirty_ns)
+{
+	const struct hc_egress_err *e = obj->egress_err;
+
+	pr_warn("discarded DIRTY object %*pE (generation %llu, %llu bytes, dirty for %llu s, never uploaded; %u failed uploads, last errno %u%s%*pE) at the request of %s[%d] uid %u\n",
+		(int)obj->uri_len, obj->uri, obj->generation, obj->size,
+		div_u64(dirty_ns, NSEC_PER_SEC), e ? e->failures : 0,
+		e ? e->err : 0, e && e->msg_len ? ": " : "",
+		e ? (int)e->msg_len : 0, e ? e->msg : "", current->comm,
+		task_tgid_vnr(current),
+		from_kuid(&init_user_ns, current_uid()));
+}
+
 static int hc_nl_obj_evict(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *discard = info->attrs[HC_A_OBJ_DISCARD_DIRTY];
+	bool dirty, discard_dirty = discard && nla_get_u8(discard);
 	struct hc_pool *pool;
 	struct hc_obj *obj;
+	u64 dirty_ns;
 	int err;
 
 	obj = hc_nl_obj_lookup(info, &pool);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	err = hc_cache_evict(pool->cache, obj);
+	dirty = obj->state == HC_OBJ_DIRTY;
+	dirty_ns = ktime_get_boottime_ns() - obj->dirty_since;
+	if (dirty && discard_dirty && !atomic64_read(&obj->holds) &&
+	    !(obj->flags & HC_OBJ_F_PINNED))
+		hc_nl_log_discard(obj, dirty_ns);	/* before it is freed */
+	err = hc_cache_evict(pool->cache, obj, discard_dirty);
 	hc_pool_unlock();
-	if (err)
+	if (err == -EBUSY && dirty && !discard_dirty)
 		NL_SET_ERR_MSG(info->extack,
-			       "object is held, pinned, staged, ingesting or not yet in the backend");
+			       "dirty: its backend does not have it yet (discard-dirty throws it away)");
+	else if (err == -EBUSY)
+		NL_SET_ERR_MSG(info->extack,
+			       "object is held, pinned, staged, ingesting or being uploaded");
 	return err;
 }
 
@@ -739,8 +797,8 @@ static const struct genl_ops hc_nl_ops[] = {
 	{
 		.cmd	= HC_CMD_OBJ_EVICT,
 		.doit	= hc_nl_obj_evict,
-		.policy	= hc_nl_obj_policy,
-		.maxattr = ARRAY_SIZE(hc_nl_obj_policy) - 1,
+		.policy	= hc_nl_evict_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_evict_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{

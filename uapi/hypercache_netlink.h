@@ -41,7 +41,9 @@
  * @HC_CMD_OBJ_GET: dump every indexed object (enum hc_obj_attr), or with
  *	HC_A_OBJ_URI in a do request, that one object (-ENOENT).
  * @HC_CMD_OBJ_EVICT: evict the object HC_A_OBJ_URI (-EBUSY unless idle and
- *	clean).
+ *	clean).  With HC_A_OBJ_DISCARD_DIRTY = 1 a DIRTY object is evicted
+ *	too: its data, which the backend does not have, is thrown away, and
+ *	the kernel log says so (-EBUSY while it is SYNCING, held or pinned).
  * @HC_CMD_OBJ_PIN: set (HC_A_OBJ_PINNED = 1) or clear (0) the pin of the
  *	object HC_A_OBJ_URI.
  * @HC_CMD_STATS_GET: the object cache's counters (enum hc_stats_attr).
@@ -89,9 +91,13 @@
  *	changes), -ENOENT if it is gone.
  * @HC_CMD_EGRESS_FAIL: egress helper -> kernel: HC_A_EGRESS_URI,
  *	HC_A_EGRESS_GENERATION, HC_A_EGRESS_POOL_UUID, HC_A_EGRESS_ERRNO and
- *	optional HC_A_EGRESS_RETRY_MS.  The object becomes DIRTY again, keeps
+ *	optional HC_A_EGRESS_RETRY_MS, HC_A_EGRESS_PERMANENT and
+ *	HC_A_EGRESS_MESSAGE.  The object becomes DIRTY again, keeps
  *	its place in commit order and is re-sent after HC_A_EGRESS_RETRY_MS
- *	(default: doubling from 1 s up to 60 s per object).
+ *	(default: doubling from 1 s up to 60 s per object); a permanent
+ *	failure is not re-sent until an egress helper registers (again).
+ *	The errno, the message and the number of failures are kept with the
+ *	object (HC_A_OBJ_EGRESS_*) until it is uploaded.
  *	EGRESS_DONE and EGRESS_FAIL are accepted only from the registered
  *	egress helper.
  * @HC_CMD_POOL_NTF: multicast on HC_GENL_MCGRP_EVENTS whenever a pool starts
@@ -275,6 +281,20 @@ enum hc_member_attr {
  *	object came from (ingest) or was uploaded as (EGRESS_DONE), as the
  *	helper reported it; absent when unknown (a v1 pool after a restart, an
  *	object written but not uploaded yet, a helper that sent none)
+ *
+ * Appended for issue 14 (the last failed upload of a DIRTY object, in
+ * replies only when an upload of it failed since it became DIRTY; kept in
+ * memory, not journaled):
+ * @HC_A_OBJ_EGRESS_ERRNO: u32, positive errno of the last failed upload
+ * @HC_A_OBJ_EGRESS_MESSAGE: string, the egress helper's message about it
+ *	(at most HC_EGRESS_MESSAGE_MAX bytes; absent if it sent none)
+ * @HC_A_OBJ_EGRESS_FAILURES: u32, failed uploads since it became DIRTY
+ * @HC_A_OBJ_EGRESS_FAILED_AT: u64, CLOCK_REALTIME nanoseconds of the last
+ *	failure
+ * @HC_A_OBJ_EGRESS_PERMANENT: u8, 1 if the helper called the last failure
+ *	permanent: the object is not re-sent until an egress helper registers
+ * @HC_A_OBJ_DISCARD_DIRTY: u8, HC_CMD_OBJ_EVICT requests: 1 evicts a
+ *	DIRTY object too, throwing away data its backend does not have
  */
 enum hc_obj_attr {
 	HC_A_OBJ_UNSPEC,
@@ -290,6 +310,12 @@ enum hc_obj_attr {
 	HC_A_OBJ_PINNED,
 	HC_A_OBJ_CTL_FD,
 	HC_A_OBJ_ETAG,
+	HC_A_OBJ_EGRESS_ERRNO,
+	HC_A_OBJ_EGRESS_MESSAGE,
+	HC_A_OBJ_EGRESS_FAILURES,
+	HC_A_OBJ_EGRESS_FAILED_AT,
+	HC_A_OBJ_EGRESS_PERMANENT,
+	HC_A_OBJ_DISCARD_DIRTY,
 
 	__HC_A_OBJ_MAX,
 	HC_A_OBJ_MAX = __HC_A_OBJ_MAX - 1
@@ -499,6 +525,11 @@ enum hc_ing_attr {
  *	with HC_CMD_EGRESS, echoed by the helper in DONE and FAIL; another
  *	pool than the running one is -ESTALE (without it, only the URI and
  *	generation are checked)
+ * @HC_A_EGRESS_PERMANENT: u8, EGRESS_FAIL: 1 if retrying cannot succeed
+ *	(a 403, a missing bucket, a URI the backend refuses): the kernel does
+ *	not re-send the object until an egress helper registers
+ * @HC_A_EGRESS_MESSAGE: string, EGRESS_FAIL: why, for the operator (at
+ *	most HC_EGRESS_MESSAGE_MAX bytes; longer is refused)
  */
 enum hc_egress_attr {
 	HC_A_EGRESS_UNSPEC,
@@ -513,9 +544,14 @@ enum hc_egress_attr {
 	HC_A_EGRESS_ERRNO,
 	HC_A_EGRESS_RETRY_MS,
 	HC_A_EGRESS_POOL_UUID,
+	HC_A_EGRESS_PERMANENT,
+	HC_A_EGRESS_MESSAGE,
 
 	__HC_A_EGRESS_MAX,
 	HC_A_EGRESS_MAX = __HC_A_EGRESS_MAX - 1
 };
+
+/* HC_A_EGRESS_MESSAGE, HC_A_OBJ_EGRESS_MESSAGE: bytes without the NUL */
+#define HC_EGRESS_MESSAGE_MAX	255
 
 #endif /* _UAPI_HYPERCACHE_NETLINK_H */

@@ -570,6 +570,11 @@ static int check_holders(const struct snap *s, const struct blk *self,
 				copy_name(first, de->d_name);
 		}
 		closedir(dir);
+		/* the pool links each member's holders/ to its disk */
+		if (n == 1 && !strncmp(first, "hypercache", 10))
+			return exclude(d, HC_REASON_MEMBER,
+				       "%sis a member of the running HyperCache pool (%s)",
+				       who(d, b, buf, sizeof(buf)), first);
 		if (n == 1)
 			return exclude(d, HC_REASON_HOLDERS, "%sis held by %s",
 				       who(d, b, buf, sizeof(buf)), first);
@@ -860,6 +865,7 @@ bool hc_discover_forcible(const struct hc_drive *d)
 	case HC_REASON_SWAP:
 	case HC_REASON_MOUNTED:
 	case HC_REASON_HOLDERS:
+	case HC_REASON_MEMBER:
 	case HC_REASON_EMPTY:
 		break;
 	}
@@ -885,6 +891,8 @@ const char *hc_discover_reason_name(enum hc_reason r)
 		return "signature";
 	case HC_REASON_PROBE:
 		return "probe";
+	case HC_REASON_MEMBER:
+		return "member";
 	}
 	return "?";
 }

@@ -13,13 +13,16 @@
  *     is a partition of such a disk;
  *   - it or one of its partitions is used as swap (/proc/swaps);
  *   - it or one of its partitions is mounted (/proc/self/mountinfo);
+ *   - it is a member of the running HyperCache pool (its holder is
+ *     hypercacheN);
  *   - it or one of its partitions has holders (dm, md, LVM, bcache);
  *   - it has no capacity;
  *   - libblkid finds a signature on it: a file system, swap, LUKS, LVM,
  *     md or bcache superblock, or a partition table.
  * It is UNKNOWN when it cannot be probed (no device node, no permission),
  * and SAFE otherwise.  A HyperCache superblock is not a libblkid type: a
- * pool member is SAFE here and left to the kernel's own check.
+ * member of a stopped pool is SAFE here and left to the kernel's own check;
+ * one of the running pool is EXCLUDED (HC_REASON_MEMBER).
  *
  * Not thread-safe against concurrent changes of the system, obviously: the
  * answer describes the moment of the call.
@@ -49,6 +52,7 @@ enum hc_reason {
 	HC_REASON_EMPTY,	/* size 0 */
 	HC_REASON_SIGNATURE,
 	HC_REASON_PROBE,	/* the probe failed (UNKNOWN) */
+	HC_REASON_MEMBER,	/* a member of the running pool (held by hypercacheN) */
 };
 
 #define HC_DRIVE_NAME_MAX	64
@@ -101,7 +105,7 @@ int hc_discover_check(const char *root, const char *devpath,
  * verdict @d on a device: a file-system, RAID or partition signature (the
  * data is declared expendable) or a failed probe, yes.  The disk of the
  * root file system, a mounted device, active swap, a device with holders
- * and an empty device: never; such a device is refused with or without
+ * (a member of the running pool among them) and an empty device: never; such a device is refused with or without
  * --force, and --force is not suggested.  A SAFE device: true.
  */
 bool hc_discover_forcible(const struct hc_drive *d);

@@ -114,6 +114,13 @@ static const struct {
 	{ "AccessDenied",		EACCES },
 	{ "SignatureDoesNotMatch",	EACCES },
 	{ "InvalidAccessKeyId",		EACCES },
+	{ "AllAccessDisabled",		EACCES },
+	{ "AccountProblem",		EACCES },
+	{ "InvalidBucketName",		EINVAL },
+	{ "InvalidURI",			EINVAL },
+	{ "InvalidArgument",		EINVAL },
+	{ "KeyTooLongError",		ENAMETOOLONG },
+	{ "EntityTooLarge",		EFBIG },
 	{ "SlowDown",			EAGAIN },
 	{ "InternalError",		EIO },
 };

@@ -42,7 +42,11 @@ int s3xml_error_parse(const char *doc, size_t len, struct s3xml_error *out,
  * s3xml_code_errno() - the positive errno for an S3 error code:
  *   NoSuchKey, NoSuchBucket                           ENOENT
  *   AccessDenied, SignatureDoesNotMatch,
- *   InvalidAccessKeyId                                EACCES
+ *   InvalidAccessKeyId, AllAccessDisabled,
+ *   AccountProblem                                    EACCES
+ *   InvalidBucketName, InvalidURI, InvalidArgument    EINVAL
+ *   KeyTooLongError                                   ENAMETOOLONG
+ *   EntityTooLarge                                    EFBIG
  *   SlowDown                                          EAGAIN
  *   InternalError and every other code (or NULL)      EIO
  */

@@ -662,6 +662,20 @@ TEST_F(disc, holders_of_disk)
 	EXPECT_STREQ("is held by bcache0", d.detail);
 }
 
+/* A member of the running pool is named as one, and never forcible. */
+TEST_F(disc, member_of_running_pool)
+{
+	struct hc_drive d;
+
+	ASSERT_EQ(0, add_holder(self->root, "nvme3n1", "hypercache0"));
+	d = CHECK("nvme3n1");
+	EXPECT_EQ(HC_VERDICT_EXCLUDED, d.verdict);
+	EXPECT_EQ(HC_REASON_MEMBER, d.reason);
+	EXPECT_STREQ("member", hc_discover_reason_name(d.reason));
+	EXPECT_STREQ("is a member of the running HyperCache pool (hypercache0)", d.detail);
+	EXPECT_FALSE(hc_discover_forcible(&d));
+}
+
 TEST_F(disc, holders_of_partition)
 {
 	struct hc_drive d;

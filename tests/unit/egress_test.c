@@ -392,4 +392,56 @@ TEST_F(dev, check_refuses)
 	EXPECT_EQ(0, hc_egress_check(&e, err, sizeof(err)));
 }
 
+/* What stops the retries of an upload, and what does not. */
+TEST(permanent_errors)
+{
+	static const int permanent[] = {
+		EACCES, EPERM, ENOENT, EINVAL, ENAMETOOLONG, ENXIO, EFBIG,
+		ENOTDIR, EISDIR, EROFS, ELOOP, EBADMSG,
+	};
+	static const int transient[] = {
+		EIO, EAGAIN, ETIMEDOUT, ECONNREFUSED, ECONNRESET, ENOSPC,
+		ENOMEM, ECANCELED, ESTALE, EHOSTUNREACH, 0,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(permanent) / sizeof(permanent[0]); i++)
+		EXPECT_TRUE(hc_egress_permanent(permanent[i])) {
+			TH_LOG("errno %d should be permanent", permanent[i]);
+		}
+	for (i = 0; i < sizeof(transient) / sizeof(transient[0]); i++)
+		EXPECT_FALSE(hc_egress_permanent(transient[i])) {
+			TH_LOG("errno %d should be transient", transient[i]);
+		}
+}
+
+/* The message the kernel keeps: bounded, whole UTF-8 sequences. */
+TEST(message_cut)
+{
+	char big[600], out[256];
+	size_t i;
+
+	hc_egress_message(out, sizeof(out), EACCES, NULL);
+	EXPECT_STREQ(strerror(EACCES), out);
+	hc_egress_message(out, sizeof(out), EACCES, "");
+	EXPECT_STREQ(strerror(EACCES), out);
+	hc_egress_message(out, sizeof(out), EIO, "S3 AccessDenied: no");
+	EXPECT_STREQ("S3 AccessDenied: no", out);
+	/* 254 ASCII bytes, then a 2-byte sequence across the limit */
+	memset(big, 'a', 254);
+	strcpy(big + 254, "\xc3\xa9tail");
+	hc_egress_message(out, sizeof(out), EIO, big);
+	EXPECT_EQ(254, strlen(out));
+	/* all 2-byte sequences: the cut falls between two of them */
+	for (i = 0; i + 2 < sizeof(big); i += 2) {
+		big[i] = '\xc3';
+		big[i + 1] = '\xa9';
+	}
+	big[i] = 0;
+	hc_egress_message(out, sizeof(out), EIO, big);
+	EXPECT_EQ(254, strlen(out));
+	hc_egress_message(out, 1, EIO, "x");
+	EXPECT_STREQ("", out);
+}
+
 TEST_HARNESS_MAIN

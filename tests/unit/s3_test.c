@@ -51,6 +51,8 @@ struct fake {
 	int nobj;
 	/* script */
 	int fail_503, fail_429, reset_body;	/* next N requests */
+	int fail_n, fail_status;		/* next N: this status, */
+	const char *fail_code;			/* with this S3 code */
 	unsigned int retry_after;		/* seconds, on a 503; 0: none */
 	bool ignore_range, ignore_if_match, complete_error, complete_no_etag;
 	unsigned int sleep_ms;
@@ -500,6 +502,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 			ret = s3err(c, 400, "BadDigest", "md5");
 			goto out;
 		}
+	}
+	if (F.fail_n) {
+		F.fail_n--;
+		ret = s3err(c, F.fail_status, F.fail_code, "scripted");
+		goto out;
 	}
 	if (F.fail_503) {
 		F.fail_503--;
@@ -1346,6 +1353,75 @@ TEST_F_TIMEOUT(s3, egress_budget, 120)
 	close(fd);
 	unlink(path);
 	free(obj);
+
+/*
+ * An upload's failures, classified as hypercached's egress does: the
+ * answers that retrying cannot change stop at once (one request, no
+ * retry in the client) and are permanent; the others are not.
+ */
+TEST_F(s3, egress_permanent_errors)
+{
+	static const struct hc_extent ext[1] = {
+		{ .offset = 0, .length = 4 * EG_MiB },
+	};
+	static const struct {
+		int status;
+		const char *code;
+		int err;
+		bool permanent;
+		int requests;	/* the client's attempts */
+	} cases[] = {
+		{ 403, "AccessDenied", -EACCES, true, 1 },
+		{ 403, "InvalidAccessKeyId", -EACCES, true, 1 },
+		{ 400, "InvalidBucketName", -EINVAL, true, 1 },
+		{ 400, "KeyTooLongError", -ENAMETOOLONG, true, 1 },
+		{ 400, "EntityTooLarge", -EFBIG, true, 1 },
+		{ 400, "BadDigest", -EIO, false, 1 },
+		{ 500, "InternalError", -EIO, false, 4 },
+		{ 503, "SlowDown", -EAGAIN, false, 4 },
+	};
+	char path[] = "/tmp/hc-egress-perm-XXXXXX";
+	struct hcs3 *cl[1] = { self->c };
+	struct hc_egress_result res;
+	char obj[1000];
+	struct hc_egress e = {
+		.ext = ext, .nr_ext = 1, .dev = path, .part_size = 4 * EG_MiB,
+		.workers = 1, .size = sizeof(obj),
+	};
+	int fd = mkstemp(path), ret;
+	size_t i;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, ftruncate(fd, 4 * EG_MiB));
+	egress_obj(_metadata, fd, ext, 1, obj, sizeof(obj));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		F.requests = 0;
+		F.fail_n = 100;
+		F.fail_status = cases[i].status;
+		F.fail_code = cases[i].code;
+		ret = hc_egress_s3(&e, cl, BKT, "perm/obj", &res, self->err,
+				   sizeof(self->err));
+		EXPECT_EQ(cases[i].err, ret) TH_LOG("%s: %s", cases[i].code, self->err);
+		EXPECT_EQ(cases[i].permanent, hc_egress_permanent(-ret))
+			TH_LOG("%s", cases[i].code);
+		EXPECT_EQ(cases[i].requests, F.requests) TH_LOG("%s", cases[i].code);
+		EXPECT_NE(NULL, strstr(self->err, cases[i].code)) TH_LOG("%s", self->err);
+		EXPECT_EQ(NULL, find("perm/obj"));
+	}
+	F.fail_n = 0;
+	/* a bucket that does not exist: NoSuchBucket, permanent */
+	F.requests = 0;
+	ret = hc_egress_s3(&e, cl, "nosuchbucket", "perm/obj", &res, self->err,
+			   sizeof(self->err));
+	EXPECT_EQ(-ENOENT, ret) TH_LOG("%s", self->err);
+	EXPECT_TRUE(hc_egress_permanent(-ret));
+	EXPECT_EQ(1, F.requests);
+	/* and it works once the backend agrees */
+	EXPECT_EQ(0, hc_egress_s3(&e, cl, BKT, "perm/obj", &res, self->err,
+				  sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_NE(NULL, find("perm/obj"));
+	close(fd);
+	unlink(path);
 }
 
 TEST_F(s3, virtual_host)

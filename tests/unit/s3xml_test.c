@@ -62,8 +62,17 @@ TEST(errno_table)
 	EXPECT_EQ(EACCES, s3xml_code_errno("AccessDenied"));
 	EXPECT_EQ(EACCES, s3xml_code_errno("SignatureDoesNotMatch"));
 	EXPECT_EQ(EACCES, s3xml_code_errno("InvalidAccessKeyId"));
+	EXPECT_EQ(EACCES, s3xml_code_errno("AllAccessDisabled"));
+	EXPECT_EQ(EACCES, s3xml_code_errno("AccountProblem"));
+	/* a URI the backend refuses: permanent for an upload */
+	EXPECT_EQ(EINVAL, s3xml_code_errno("InvalidBucketName"));
+	EXPECT_EQ(EINVAL, s3xml_code_errno("InvalidURI"));
+	EXPECT_EQ(EINVAL, s3xml_code_errno("InvalidArgument"));
+	EXPECT_EQ(ENAMETOOLONG, s3xml_code_errno("KeyTooLongError"));
+	EXPECT_EQ(EFBIG, s3xml_code_errno("EntityTooLarge"));
 	EXPECT_EQ(EAGAIN, s3xml_code_errno("SlowDown"));
 	EXPECT_EQ(EIO, s3xml_code_errno("InternalError"));
+	EXPECT_EQ(EIO, s3xml_code_errno("BadDigest"));	/* a retry re-reads */
 	EXPECT_EQ(EIO, s3xml_code_errno("PreconditionFailed"));
 	EXPECT_EQ(EIO, s3xml_code_errno("nosuchkey"));	/* codes are case-sensitive */
 	EXPECT_EQ(EIO, s3xml_code_errno(""));

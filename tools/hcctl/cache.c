@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <netlink/attr.h>
 #include <netlink/msg.h>
@@ -43,6 +44,13 @@ struct obj_info {
 	uint32_t holds;
 	bool has_holds;
 	char *etag;	/* HC_A_OBJ_ETAG, NULL when the kernel sent none */
+	/* the last failed upload (HC_A_OBJ_EGRESS_*), if has_egress */
+	bool has_egress;
+	bool egress_permanent;
+	uint32_t egress_errno;
+	uint32_t egress_failures;
+	uint64_t egress_failed_at;	/* CLOCK_REALTIME ns */
+	char *egress_msg;		/* NULL when the helper sent none */
 	struct hc_extent *ext;
 	uint32_t next;
 };
@@ -64,6 +72,11 @@ static struct nla_policy obj_policy[HC_A_OBJ_MAX + 1] = {
 	[HC_A_OBJ_EXTENT]     = { .type = NLA_NESTED },
 	[HC_A_OBJ_PINNED]     = { .type = NLA_U8 },
 	[HC_A_OBJ_ETAG]	      = { .type = NLA_NUL_STRING },
+	[HC_A_OBJ_EGRESS_ERRNO]	    = { .type = NLA_U32 },
+	[HC_A_OBJ_EGRESS_MESSAGE]   = { .type = NLA_NUL_STRING },
+	[HC_A_OBJ_EGRESS_FAILURES]  = { .type = NLA_U32 },
+	[HC_A_OBJ_EGRESS_FAILED_AT] = { .type = NLA_U64 },
+	[HC_A_OBJ_EGRESS_PERMANENT] = { .type = NLA_U8 },
 };
 
 static struct nla_policy ext_policy[HC_A_EXT_MAX + 1] = {
@@ -76,6 +89,7 @@ static void obj_free(struct obj_info *o)
 	free(o->uri);
 	free(o->shown);
 	free(o->etag);
+	free(o->egress_msg);
 	free(o->ext);
 }
 
@@ -119,6 +133,21 @@ static int obj_parse(struct nl_msg *msg, struct obj_info *o)
 	if (tb[HC_A_OBJ_ETAG]) {
 		o->etag = strdup(nla_get_string(tb[HC_A_OBJ_ETAG]));
 		if (!o->etag)
+			return -ENOMEM;
+	}
+	if (tb[HC_A_OBJ_EGRESS_ERRNO]) {
+		o->has_egress = true;
+		o->egress_errno = nla_get_u32(tb[HC_A_OBJ_EGRESS_ERRNO]);
+		if (tb[HC_A_OBJ_EGRESS_FAILURES])
+			o->egress_failures = nla_get_u32(tb[HC_A_OBJ_EGRESS_FAILURES]);
+		if (tb[HC_A_OBJ_EGRESS_FAILED_AT])
+			o->egress_failed_at = nla_get_u64(tb[HC_A_OBJ_EGRESS_FAILED_AT]);
+		o->egress_permanent = tb[HC_A_OBJ_EGRESS_PERMANENT] &&
+				      nla_get_u8(tb[HC_A_OBJ_EGRESS_PERMANENT]);
+	}
+	if (o->has_egress && tb[HC_A_OBJ_EGRESS_MESSAGE]) {
+		o->egress_msg = strdup(nla_get_string(tb[HC_A_OBJ_EGRESS_MESSAGE]));
+		if (!o->egress_msg)
 			return -ENOMEM;
 	}
 
@@ -179,6 +208,25 @@ static int cmp_obj(const void *a, const void *b)
 	return x->uri_len < y->uri_len ? -1 : x->uri_len > y->uri_len;
 }
 
+static json_object *upload_error_json(const struct obj_info *o)
+{
+	json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "errno", json_object_new_uint64(o->egress_errno));
+	json_object_object_add(j, "error", json_object_new_string(
+		strerror((int)o->egress_errno)));
+	if (o->egress_msg)
+		json_object_object_add(j, "message",
+				       json_object_new_string(o->egress_msg));
+	json_object_object_add(j, "failures",
+			       json_object_new_uint64(o->egress_failures));
+	json_object_object_add(j, "failed_at_ns",
+			       json_object_new_uint64(o->egress_failed_at));
+	json_object_object_add(j, "permanent",
+			       json_object_new_boolean(o->egress_permanent));
+	return j;
+}
+
 static json_object *obj_json(const struct obj_info *o)
 {
 	json_object *j = json_object_new_object();
@@ -204,9 +252,40 @@ static json_object *obj_json(const struct obj_info *o)
 		json_object_object_add(j, "holds", json_object_new_uint64(o->holds));
 	if (o->etag)
 		json_object_object_add(j, "etag", json_object_new_string(o->etag));
+	if (o->has_egress)
+		json_object_object_add(j, "upload_error", upload_error_json(o));
 	json_object_object_add(j, "extents", hcctl_extents_json(o->ext, o->next));
 	return j;
 }
+
+/* "2026-12-02 07:10:11 UTC" of CLOCK_REALTIME nanoseconds @ns. */
+static void fmt_utc(char *out, size_t len, uint64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000ULL);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(out, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(out, len, "-");
+}
+
+/*
+ * The line under an object whose last upload failed (ls, evict
+ * --discard-dirty): how often, when, why and whether it is retried.
+ */
+static void upload_error_text(const struct obj_info *o, char *out, size_t len)
+{
+	char when[40];
+
+	fmt_utc(when, sizeof(when), o->egress_failed_at);
+	snprintf(out, len, "upload failed %u time%s, last at %s: %s%s%s; %s",
+		 o->egress_failures, o->egress_failures == 1 ? "" : "s", when,
+		 strerror((int)o->egress_errno), o->egress_msg ? ": " : "",
+		 o->egress_msg ? o->egress_msg : "",
+		 o->egress_permanent ?
+		 "permanent: not retried until hypercached is reloaded or restarted" :
+		 "retried");
+}
+
 
 static void ls_print_text(const struct obj_list *l, bool etag)
 {
@@ -250,6 +329,12 @@ static void ls_print_text(const struct obj_list *l, bool etag)
 		if (etag)
 			printf("%-34s  ", o->etag ? o->etag : "-");
 		printf("%s\n", o->shown);
+		if (o->has_egress) {
+			char why[HC_EGRESS_MESSAGE_MAX + 256];
+
+			upload_error_text(o, why, sizeof(why));
+			printf("           %s\n", why);
+		}
 	}
 }
 
@@ -321,6 +406,71 @@ static int obj_list_get(const char *who, const char *prefix, bool dirty,
 	qsort(l->v, l->n, sizeof(*l->v), cmp_obj);
 	ret = 0;
 out:
+	hcctl_nl_close(&nl);
+	return ret;
+}
+
+int hcctl_discard_describe(const char *who, const struct hcctl_uri *uri,
+			   struct hcctl_discard *out)
+{
+	struct obj_list l = { 0 };
+	struct hcctl_nl nl = { 0 };
+	struct hcctl_nl_err err;
+	const struct obj_info *o;
+	struct nl_msg *msg;
+	char size[32];
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (hcctl_nl_open(&nl, who) < 0)
+		return -1;
+	msg = hcctl_nl_request(&nl, HC_CMD_OBJ_GET,
+			       NLA_HDRLEN + NLA_ALIGN(uri->len) + 16);
+	if (msg && (nla_put(msg, HC_A_OBJ_URI, (int)uri->len, uri->bytes) < 0 ||
+		    hcctl_nl_put_ctl_fd(msg, HC_A_OBJ_CTL_FD) < 0)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	if (!msg) {
+		hcctl_err(who, "cannot build netlink request", ENOMEM);
+		goto out;
+	}
+	if (hcctl_nl_transact(&nl, msg, ls_reply, &l, &err) < 0 || l.n != 1) {
+		if (err.kernel && err.error == ENODEV && !err.msg[0])
+			snprintf(err.msg, sizeof(err.msg), "no pool is running");
+		if (err.kernel && err.error == ENOENT && !err.msg[0])
+			snprintf(err.msg, sizeof(err.msg), "not cached");
+		hcctl_nl_report(err.kernel ? uri->shown : who, &err, NULL, NULL, 0);
+		goto out;
+	}
+	o = &l.v[0];
+	out->shown = strdup(o->shown);
+	if (!out->shown) {
+		hcctl_err(who, "out of memory", ENOMEM);
+		goto out;
+	}
+	out->dirty = o->has_state && o->state == HC_OBJ_DIRTY;
+	out->size = o->size;
+	out->generation = o->generation;
+	if (out->dirty) {
+		hcctl_fmt_size(size, sizeof(size), o->size);
+		fprintf(stderr, "hcctl: %s: discarding %s: %s (%" PRIu64 " bytes), "
+			"generation %" PRIu64 ", dirty: its backend does not have "
+			"this data, and nothing else does\n", who, o->shown, size,
+			o->size, o->generation);
+		if (o->has_egress) {
+			char why[HC_EGRESS_MESSAGE_MAX + 256];
+
+			upload_error_text(o, why, sizeof(why));
+			fprintf(stderr, "hcctl: %s: %s\n", o->shown, why);
+		} else {
+			fprintf(stderr, "hcctl: %s: no upload of it has failed yet\n",
+				o->shown);
+		}
+	}
+	ret = 0;
+out:
+	obj_list_free(&l);
 	hcctl_nl_close(&nl);
 	return ret;
 }

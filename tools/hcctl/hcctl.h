@@ -180,6 +180,20 @@ enum { HCCTL_PREFIX_EVICT, HCCTL_PREFIX_PIN, HCCTL_PREFIX_UNPIN };
 int hcctl_prefix_cmd(const struct hcctl_cmd *cmd, int argc, char **argv,
 		     int op);
 bool hcctl_has_prefix_opt(int argc, char **argv);
+/*
+ * cache.c: what 'evict --discard-dirty' throws away: the object @uri is
+ * looked up (HC_CMD_OBJ_GET) and, if DIRTY, described on stderr (size,
+ * generation, the last upload error).  0 with @out filled (free
+ * out->shown), or -1 after reporting why (not cached, no pool).
+ */
+struct hcctl_uri;
+struct hcctl_discard {
+	char *shown;
+	bool dirty;
+	uint64_t size, generation;
+};
+int hcctl_discard_describe(const char *who, const struct hcctl_uri *uri,
+			   struct hcctl_discard *out);
 int hcctl_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_bench(const struct hcctl_cmd *cmd, int argc, char **argv);
 /* cache.c: one HC_CMD_STATS_GET (reported unless @quiet); 0 or -errno */

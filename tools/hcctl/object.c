@@ -975,26 +975,26 @@ out:
 
 /* --- evict, pin, unpin (netlink) ------------------------------------------- */
 
-/* @pin: -1 for EVICT, else the HC_A_OBJ_PINNED value. */
-static int obj_nl(const struct hcctl_cmd *cmd, int argc, char **argv,
-		  uint8_t nlcmd, int pin)
+/*
+ * EVICT or PIN of @uri (freed here).  @pin: -1 for EVICT, else the
+ * HC_A_OBJ_PINNED value; @discard: EVICT with HC_A_OBJ_DISCARD_DIRTY = 1.
+ */
+static int obj_nl_uri(const struct hcctl_cmd *cmd, struct hcctl_uri uri,
+		      uint8_t nlcmd, int pin, bool discard)
 {
 	struct hcctl_nl nl = { 0 };
 	struct hcctl_nl_err err;
 	struct nl_msg *msg;
-	struct hcctl_uri uri;
 	int ret;
 
-	ret = parse_uri_only(cmd, argc, argv, &uri);
-	if (ret >= 0)
-		return ret;
 	if (hcctl_nl_open(&nl, cmd->name) < 0) {
 		hcctl_uri_free(&uri);
 		return HC_EXIT_FAIL;
 	}
 	msg = hcctl_nl_request(&nl, nlcmd, NLA_HDRLEN + NLA_ALIGN(uri.len) + 16);
 	if (!msg || nla_put(msg, HC_A_OBJ_URI, (int)uri.len, uri.bytes) < 0 ||
-	    (pin >= 0 && nla_put_u8(msg, HC_A_OBJ_PINNED, (uint8_t)pin) < 0)) {
+	    (pin >= 0 && nla_put_u8(msg, HC_A_OBJ_PINNED, (uint8_t)pin) < 0) ||
+	    (discard && nla_put_u8(msg, HC_A_OBJ_DISCARD_DIRTY, 1) < 0)) {
 		if (msg)
 			nlmsg_free(msg);
 		hcctl_err(cmd->name, "cannot build netlink request", ENOMEM);
@@ -1029,8 +1029,26 @@ static int obj_nl(const struct hcctl_cmd *cmd, int argc, char **argv,
 			snprintf(err.msg, sizeof(err.msg), "%s", why);
 	}
 	hcctl_nl_report(err.kernel ? uri.shown : cmd->name, &err, NULL, NULL, 0);
+	if (err.kernel && err.error == EBUSY && nlcmd == HC_CMD_OBJ_EVICT &&
+	    !discard && !strncmp(err.msg, "dirty", 5))
+		fprintf(stderr, "hcctl: %s: 'hcctl ls --dirty' says why it is not "
+			"uploaded; 'hcctl evict --discard-dirty' throws it away\n",
+			uri.shown);
 	hcctl_uri_free(&uri);
 	return HC_EXIT_FAIL;
+}
+
+/* @pin: -1 for EVICT, else the HC_A_OBJ_PINNED value. */
+static int obj_nl(const struct hcctl_cmd *cmd, int argc, char **argv,
+		  uint8_t nlcmd, int pin)
+{
+	struct hcctl_uri uri;
+	int ret;
+
+	ret = parse_uri_only(cmd, argc, argv, &uri);
+	if (ret >= 0)
+		return ret;
+	return obj_nl_uri(cmd, uri, nlcmd, pin, false);
 }
 
 /* Whether the command line names --prefix (the prefix form, in cache.c). */
@@ -1045,11 +1063,46 @@ bool hcctl_has_prefix_opt(int argc, char **argv)
 	return false;
 }
 
+/*
+ * evict [--discard-dirty] URI.  --discard-dirty first says on stderr what
+ * is thrown away (hcctl_discard_describe()), then asks the kernel, which
+ * logs it; the outcome is said on stderr too.
+ */
 int hcctl_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
+	bool discard = false;
+	const struct hcctl_opt opts[] = {
+		HCCTL_FLAG("discard-dirty", 0, &discard),
+		HCCTL_OPT_END
+	};
+	struct hcctl_discard what;
+	struct hcctl_uri uri;
+	int ret, optind;
+
 	if (hcctl_has_prefix_opt(argc, argv))
 		return hcctl_prefix_cmd(cmd, argc, argv, HCCTL_PREFIX_EVICT);
-	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_EVICT, -1);
+	optind = hcctl_opt_parse(cmd, argc, argv, opts, &ret);
+	if (optind < 0)
+		return ret;
+	ret = one_uri(cmd, argc, argv, optind, &uri);
+	if (ret >= 0)
+		return ret;
+	if (!discard)
+		return obj_nl_uri(cmd, uri, HC_CMD_OBJ_EVICT, -1, false);
+	if (hcctl_discard_describe(cmd->name, &uri, &what) < 0) {
+		hcctl_uri_free(&uri);
+		return HC_EXIT_FAIL;
+	}
+	ret = obj_nl_uri(cmd, uri, HC_CMD_OBJ_EVICT, -1, true);
+	if (ret == HC_EXIT_OK && what.dirty)
+		fprintf(stderr, "hcctl: evict: discarded %s (generation %" PRIu64
+			", %" PRIu64 " bytes its backend never got); the kernel "
+			"log records it\n", what.shown, what.generation, what.size);
+	else if (ret == HC_EXIT_OK)
+		fprintf(stderr, "hcctl: evict: %s was not dirty: evicted, nothing "
+			"discarded\n", what.shown);
+	free(what.shown);
+	return ret;
 }
 
 int hcctl_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv)
@@ -1296,7 +1349,7 @@ HCCTL_EXIT_STATUS_TEXT,
 {
 	.name = "evict",
 	.summary = "remove an object (or every object under a prefix) from the cache",
-	.synopsis = "[--json] URI\n"
+	.synopsis = "[--discard-dirty] [--json] URI\n"
 		    "    hcctl evict --prefix PREFIX [--yes] [--json]",
 	.handler = hcctl_cmd_evict,
 	.help =
@@ -1304,8 +1357,19 @@ HCCTL_EXIT_STATUS_TEXT,
 "    Evict the object URI (HC_CMD_OBJ_EVICT): its chunks become free.  Only\n"
 "    an idle, clean, unpinned object can be evicted; one that is held,\n"
 "    staged, ingesting, pinned, dirty or being synced fails with \"Device or\n"
-"    resource busy\" (a dirty object's data is never thrown away).  Prints\n"
-"    nothing on success.\n"
+"    resource busy\" (a dirty object's data is never thrown away without\n"
+"    --discard-dirty).  Prints nothing on success.\n"
+"\n"
+"    --discard-dirty\n"
+"        Evict URI even if it is dirty: committed but not in its backend\n"
+"        yet, typically because its upload failed for good ('hcctl ls\n"
+"        --dirty' shows the last error).  Its data is lost: nothing else\n"
+"        has it.  hcctl first prints on stderr what is thrown away (size,\n"
+"        generation, the last upload error), then the outcome; the kernel\n"
+"        log records the discard with the requesting process and user.\n"
+"        Still refused (EBUSY) while the object is being uploaded, held or\n"
+"        pinned.  One URI at a time: not with --prefix.  An object that is\n"
+"        not dirty is evicted as without the option.\n"
 "\n"
 "    With --prefix PREFIX instead of URI, every cached object whose URI\n"
 "    starts with the bytes of PREFIX: without --yes a dry run lists them,\n"

@@ -18,7 +18,8 @@
 #                           pool, the first MiB of the XFS and the blank drive
 #                           unchanged (SHA-256)
 #   discover-create-force   with --force the XFS drive becomes a member; it is
-#                           then excluded as held by hypercache0
+#                           then excluded as members of the running pool
+#                           (refused by pool create --force)
 #   discover-force-refused  --force never overrides a mounted drive (nor the
 #                           root disk, swap or holders: discover_test): EBUSY,
 #                           --force not suggested, alone or after a blank
@@ -121,10 +122,12 @@ t_create_force() {
 	hcctl pool create --force "$D1" "$D3"
 	hcctl inspect --json "$D1" "$D3" >/tmp/inspect3.json
 	cat /tmp/inspect3.json
-	[ "$(grep -o '"reason":"holders"' /tmp/inspect3.json | wc -l)" -eq 2 ] ||
-		hc_fail "the members are not excluded as held"
-	grep -q '"detail":"is held by hypercache0"' /tmp/inspect3.json ||
-		hc_fail "the holder is not named"
+	[ "$(grep -o '"verdict":"excluded","reason":"member"' /tmp/inspect3.json | wc -l)" -eq 2 ] ||
+		hc_fail "the members are not excluded as members"
+	grep -q '"detail":"is a member of the running HyperCache pool (hypercache0)"' /tmp/inspect3.json ||
+		hc_fail "the pool is not named"
+	# and never offered to a new pool, not even with --force
+	refused "^hcctl: $D1: device is in use: is a member of the running HyperCache pool \(hypercache0\) \(--force does not override this\)" --force "$D1"
 	hcctl pool stop
 }
 

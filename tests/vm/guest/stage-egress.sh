@@ -8,8 +8,10 @@
 #       leaves its SYNCING objects to the next one, each uploaded once; one
 #       egress helper at a time (beside the ingest helper); the dirty limit
 #       blocks a STAGE, or fails it with EAGAIN (NOWAIT), until uploads
-#       make room; a pool stopped, and the module unloaded, with uploads
-#       outstanding
+#       make room; a permanent failure is not retried, listed with its
+#       error by ls --dirty, discarded only with evict --discard-dirty
+#       (logged) and retried by a new registration; a pool stopped, and
+#       the module unloaded, with uploads outstanding
 #   stage-egress.sh phase=2       the same drives
 #       put one object and upload it (READY), put three more DIRTY, then
 #       print HC-EGRESS-KILL: the host kills QEMU there (power loss)
@@ -283,12 +285,71 @@ t_resend() {
 	stop_egress
 }
 
+# A permanent failure (the helper says retrying cannot succeed) is not
+# re-sent; the object stays DIRTY with its last error, listed by ls
+# --dirty; evict refuses it without --discard-dirty and with it throws it
+# away loudly (stderr, the kernel log, journaled); a new registration
+# sends what failed for good once more.
+t_permanent() {
+	failed0=$(stat egress_failed)
+	put_dirty wb/p1 71 5000
+	put_dirty wb/p2 72 3000
+	msg="S3 AccessDenied: Access Denied (HTTP 403, PUT http://gw/b/wb/p1)"
+	start_egress /tmp/eg13.log --fail 2 --errno 13 --permanent "$msg"
+	wait_line /tmp/eg13.log '^fail ' 2 30
+	sleep 4		# transient: re-sent after 1 s, then 2 s
+	[ "$(grep -c '^egress ' /tmp/eg13.log)" = 2 ] ||
+		{ cat /tmp/eg13.log; hc_fail "a permanent failure was re-sent"; }
+	[ $(($(stat egress_failed) - failed0)) = 2 ] ||
+		hc_fail "egress_failed counted $(($(stat egress_failed) - failed0)), not 2"
+	[ "$(state wb/p1)" = dirty ] || hc_fail "wb/p1 $(state wb/p1)"
+	hcctl ls --dirty >/tmp/ls.out
+	cat /tmp/ls.out
+	grep -q "^ *upload failed 1 time, last at 20[0-9-]* [0-9:]* UTC: Permission denied: $msg; permanent: not retried" /tmp/ls.out ||
+		hc_fail "ls --dirty does not show the last error"
+	hcctl ls --dirty --json | grep -q "\"upload_error\":{\"errno\":13,\"error\":\"Permission denied\",\"message\":\"$msg\",\"failures\":1,\"failed_at_ns\":[0-9]*,\"permanent\":true}" ||
+		{ hcctl ls --dirty --json; hc_fail "ls --dirty --json: no upload_error"; }
+	# refused without the option, which the refusal names
+	hc_expect_errno -m "discard-dirty" hcctl evict wb/p1
+	[ "$(state wb/p1)" = dirty ] || hc_fail "wb/p1 $(state wb/p1) after a refused evict"
+	hc_expect_errno -m "unrecognized|unknown" hcctl evict --prefix wb/ --discard-dirty --yes
+	hcctl evict --discard-dirty wb/p1 2>/tmp/discard.err ||
+		{ cat /tmp/discard.err; hc_fail "evict --discard-dirty failed"; }
+	cat /tmp/discard.err
+	grep -q "discarding wb/p1: .* (5000 bytes), generation [0-9]*, dirty" /tmp/discard.err &&
+		grep -q "wb/p1: upload failed 1 time" /tmp/discard.err &&
+		grep -q "discarded wb/p1 (generation [0-9]*, 5000 bytes its backend never got)" /tmp/discard.err ||
+		hc_fail "evict --discard-dirty did not say what it threw away"
+	hcctl locate wb/p1 | grep -q '^status *miss$' || hc_fail "wb/p1: $(hcctl locate wb/p1)"
+	dmesg | grep -q "discarded DIRTY object wb/p1 (generation [0-9]*, 5000 bytes, dirty for [0-9]* s, never uploaded; 1 failed uploads, last errno 13: $msg) at the request of hcctl\[[0-9]*\] uid 0" ||
+		{ dmesg | tail -5; hc_fail "the kernel log does not record the discard"; }
+	[ "$(stat dirty_bytes)" = 3000 ] || hc_fail "dirty_bytes $(stat dirty_bytes)"
+	# a clean object with the option: evicted as usual
+	hc_pattern 73 1000 >/tmp/src
+	hcctl put --no-progress --clean /tmp/src wb/p3 >/dev/null
+	hcctl evict --discard-dirty wb/p3 2>/tmp/discard.err
+	grep -q "not dirty: evicted, nothing discarded" /tmp/discard.err || hc_fail "$(cat /tmp/discard.err)"
+	# registering again retries wb/p2
+	stop_egress
+	[ "$(state wb/p2)" = dirty ] || hc_fail "wb/p2 $(state wb/p2)"
+	start_egress /tmp/eg14.log
+	wait_clean 30
+	check_copy wb/p2 72 3000
+	hcctl ls --json | grep -q upload_error && hc_fail "an uploaded object keeps its error"
+	# the discard is journaled: wb/p1 does not come back
+	hcctl pool stop
+	hcctl pool assemble $M >/dev/null
+	hcctl locate wb/p1 | grep -q '^status *miss$' || hc_fail "wb/p1: $(hcctl locate wb/p1)"
+	stop_egress
+}
+
 t_stop_outstanding() {
 	start_egress /tmp/eg9.log --delay 4000
 	put_dirty wb/f1 41 2000000
 	wait_line /tmp/eg9.log '^egress wb/f1' 1 30
 	[ "$(state wb/f1)" = syncing ] || hc_fail "wb/f1 $(state wb/f1)"
 	hc_expect_errno -m "busy" hcctl evict wb/f1
+	hc_expect_errno -m "being uploaded" hcctl evict --discard-dirty wb/f1
 	hc_expect_errno -m "busy" hc_stage wb/f1 1000
 	hcctl pool stop			# with an upload outstanding
 	wait_line /tmp/eg9.log '^fail wb/f1\|^done wb/f1' 1 30
@@ -362,6 +423,7 @@ case "$phase" in
 	hc_test egress-dirty-limit t_dirty_limit
 	hc_test egress-window-param t_window_param
 	hc_test egress-resend t_resend
+	hc_test egress-permanent t_permanent
 	hc_test egress-stop-outstanding t_stop_outstanding
 	;;
 2) hc_test egress-crash-put t_crash_put ;;

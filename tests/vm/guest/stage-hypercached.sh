@@ -5,7 +5,9 @@
 # hypercache://store/KEY is ingested from /tmp/store/KEY byte-identical and
 # becomes ready; a missing key is ENOENT, a key with ".." EACCES, an s3://
 # URI ENXIO (no S3 backend configured); a bad configuration stops
-# it with exit 2 naming FILE:LINE; SIGTERM stops it cleanly (exit 0).
+# it with exit 2 naming FILE:LINE; SIGTERM stops it cleanly (exit 0); a
+# permanent upload failure (a read-only posix root) is not retried until a
+# reload.
 . /hc/tests/lib.sh
 
 M="$(hc_drive 0) $(hc_drive 1) $(hc_drive 2)"
@@ -231,3 +233,51 @@ t_reload() {
 	hcctl pool stop
 }
 hc_test hypercached-reload t_reload
+
+# The daemon's classification of a failed upload: a posix backend on a
+# read-only file system (EROFS) is permanent: logged once, not retried,
+# listed with the daemon's message by ls --dirty; once the file system is
+# writable, a reload registers the egress channel again and the object is
+# uploaded.
+t_permanent() {
+	hcctl pool create --force $M >/dev/null
+	write_conf
+	mkdir -p /tmp/ro
+	mount -t tmpfs -o size=8m tmpfs /tmp/ro
+	mount -o remount,ro /tmp/ro
+	cat >>/tmp/hc.conf <<-EOT
+
+	[backend ro]
+	type = posix
+	root = /tmp/ro
+	EOT
+	start_daemon
+	pid=$(cat /tmp/hcd.pid)
+	hc_pattern 81 7000 >/tmp/src
+	hcctl put --no-progress /tmp/src hypercache://ro/k1 >/dev/null
+	i=0
+	while ! grep -q "permanent: not retried" /tmp/hcd.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat /tmp/hcd.out; hc_fail "no permanent failure logged"; }
+		sleep 0.1
+	done
+	sleep 3		# a transient failure would be retried after 1 s
+	n=$(grep -c "hypercache://ro/k1: upload of generation" /tmp/hcd.out)
+	[ "$n" = 1 ] || { cat /tmp/hcd.out; hc_fail "$n upload attempts, not 1"; }
+	hcctl ls --dirty | grep -q "upload failed 1 time, .*Read-only file system: .*; permanent" ||
+		{ hcctl ls --dirty; hc_fail "ls --dirty does not show the daemon's error"; }
+	mount -o remount,rw /tmp/ro
+	kill -HUP "$pid"
+	i=0
+	while ! hcctl locate hypercache://ro/k1 | grep -q '^state *ready$'; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat /tmp/hcd.out; hc_fail "not uploaded after the reload"; }
+		sleep 0.1
+	done
+	grep -q "egress channel registered again" /tmp/hcd.out || { cat /tmp/hcd.out; hc_fail "no re-registration line"; }
+	cmp /tmp/src /tmp/ro/k1 || hc_fail "the upload differs"
+	stop_daemon TERM
+	umount /tmp/ro
+	hcctl pool stop
+}
+hc_test hypercached-permanent t_permanent

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hc_fakeegress --out DIR [--fail K] [--errno E] [--retry-ms MS]
- *               [--delay MS] [--exit-after N]
+ *               [--permanent MSG] [--delay MS] [--exit-after N]
  *
  * A stand-in for the egress (write-back) side of hypercached, to test the
  * kernel's egress channel: it registers as the egress helper, and for every
@@ -12,6 +12,8 @@
  *   --fail K        answer the first K requests EGRESS_FAIL instead
  *   --errno E       the errno of those failures (default EIO)
  *   --retry-ms MS   send HC_A_EGRESS_RETRY_MS = MS with them
+ *   --permanent MSG send HC_A_EGRESS_PERMANENT = 1 and HC_A_EGRESS_MESSAGE
+ *                   = MSG with them (the kernel keeps MSG with the object)
  *   --delay MS      sleep MS milliseconds before each upload
  *   --exit-after N  exit 0 after answering N requests
  *
@@ -128,6 +130,8 @@ static int on_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
+static const char *permanent_msg;	/* --permanent MSG */
+
 /* Send a request and wait for its ack; return 0 or -errno. */
 static int call(struct nl_sock *sk, int family, uint8_t cmd,
 		const struct req *r, uint32_t err_no, int retry_ms)
@@ -152,6 +156,10 @@ static int call(struct nl_sock *sk, int family, uint8_t cmd,
 		nla_put_u32(m, HC_A_EGRESS_ERRNO, err_no);
 	if (retry_ms >= 0)
 		nla_put_u32(m, HC_A_EGRESS_RETRY_MS, retry_ms);
+	if (cmd == HC_CMD_EGRESS_FAIL && permanent_msg) {
+		nla_put_u8(m, HC_A_EGRESS_PERMANENT, 1);
+		nla_put_string(m, HC_A_EGRESS_MESSAGE, permanent_msg);
+	}
 	acked = false;
 	ack_err = 0;
 	if (nl_send_auto(sk, m) < 0) {
@@ -250,12 +258,14 @@ int main(int argc, char **argv)
 			err_no = atoi(v);
 		else if (!strcmp(argv[i], "--retry-ms") && v)
 			retry_ms = atoi(v);
+		else if (!strcmp(argv[i], "--permanent") && v)
+			permanent_msg = v;
 		else if (!strcmp(argv[i], "--delay") && v)
 			delay_ms = atoi(v);
 		else if (!strcmp(argv[i], "--exit-after") && v)
 			exit_after = atoi(v);
 		else {
-			fprintf(stderr, "usage: hc_fakeegress --out DIR [--fail K] [--errno E] [--retry-ms MS] [--delay MS] [--exit-after N]\n");
+			fprintf(stderr, "usage: hc_fakeegress --out DIR [--fail K] [--errno E] [--retry-ms MS] [--permanent MSG] [--delay MS] [--exit-after N]\n");
 			return 2;
 		}
 		i++;
