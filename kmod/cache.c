@@ -1151,9 +1151,9 @@ static int hc_cache_reweigh(struct hc_cache *c, struct hc_obj *obj,
  *
  * Return: 0; -EINVAL (not a growable stage with an open fence); -EBUSY
  * (its COMMIT is under way); -EFBIG (larger than the pool); -ENOSPC (no
- * room, or no journal room); -E2BIG (more than HC_MAX_EXTENTS extents); -ENOMEM; -EIO (a journal DELETE of
- * an evicted object failed).  On error the stage is as it was (objects
- * evicted for room stay evicted).
+ * room, or no journal room); -E2BIG (more than HC_MAX_EXTENTS extents);
+ * -ENOMEM; -EIO (a journal DELETE of an evicted object failed).  On error
+ * the stage is as it was (objects evicted for room stay evicted).
  */
 int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 {
