@@ -1353,6 +1353,7 @@ TEST_F_TIMEOUT(s3, egress_budget, 120)
 	close(fd);
 	unlink(path);
 	free(obj);
+}
 
 /*
  * An upload's failures, classified as hypercached's egress does: the
