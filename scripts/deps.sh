@@ -24,6 +24,8 @@ PACKAGES=(
 	radosgw ceph-mon ceph-osd ceph-common curl awscli
 	# the guest's XFS for the discovery tests
 	xfsprogs
+	# the systemd guest of r-systemd (tests/vm/debian-image.sh)
+	mmdebstrap
 	# the packages and man pages (make deb, make install, tests/checks/deb.sh,
 	# install.sh): debhelper, dh-dkms, rst2man, groff, sd_notify's library
 	debhelper dh-dkms python3-docutils groff-base man-db libsystemd-dev
