@@ -82,7 +82,7 @@ check: deps
 # HC_VM_FULL=1 (the guest's HC_FULL: 300 MiB write-back, 100 MiB ingest...);
 # check-reliability runs them so, beside the r-* matrices, through
 # tests/run-all.sh --vm-only (the S3 gateway, both kernels at once).
-RELIABILITY_SCENARIOS ?= r-logwrites r-fuzz r-faults r-jmirror-full r-fs r-client r-sched r-scrape r-bench-locate r-memory
+RELIABILITY_SCENARIOS ?= r-logwrites r-fuzz r-faults r-jmirror-full r-fs r-client r-sched r-scrape r-bench-locate r-memory r-systemd
 FULL_SCENARIOS ?= 84-metrics 90-s3 95-writeback
 check-reliability: deps
 	$(MAKE) modules-all tools test-progs

@@ -27,6 +27,8 @@ PACKAGES=(
 	# r-fs's read-only stress of the file system view (run from the host's
 	# root in the guest, boot.sh --hostfs)
 	stress-ng
+	# the systemd guest of r-systemd (tests/vm/debian-image.sh)
+	mmdebstrap
 	# the packages and man pages (make deb, make install, tests/checks/deb.sh,
 	# install.sh): debhelper, dh-dkms, rst2man, groff, sd_notify's library
 	debhelper dh-dkms python3-docutils groff-base man-db libsystemd-dev

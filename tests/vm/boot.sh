@@ -3,6 +3,7 @@
 #            [--args A,B] [--timeout SECONDS] [--log FILE] [--mem MB]
 #            [--kill-on MARKER] [--keep] [--noload] [--verbose] [--net] [--s3]
 #            [--kargs 'K=V ...'] [--hostfwd HOSTPORT:GUESTPORT]
+#            [--debian ROOT.IMG]
 #
 # Boots the test guest once under QEMU/TCG and runs /hc/tests/stage-NAME.sh.
 #   --drives    raw images, one emulated NVMe controller each (serial hc0, hc1,
@@ -30,6 +31,13 @@
 #               (mount_tag hchost), mounted by the guest at /host
 #               (hc.hostfs=1): the guest runs the host's /usr/bin/python3
 #               and its Debian packages chrooted there (lib.sh hc_host_run)
+#   --debian    the systemd guest instead (r-systemd): boot the kernel and
+#               initrd of tests/vm/debian-image.sh with ROOT.IMG (a copy of
+#               its root.img, written by the guest) as /dev/vda, systemd as
+#               init, this tree read-only over virtio-9p (tag hctree); the
+#               image's hc-guest-test.service runs tests/vm/debian/
+#               stage-NAME.sh and powers off (tests/vm/debian/hc-exit.shutdown
+#               ends QEMU through isa-debug-exit, as the busybox guest does)
 # Environment: HC_KO, HC_BIN_DIRS (see mkinitramfs.sh), HC_QEMU_EXTRA (extra
 # QEMU arguments, word-split), HC_S3_GUEST_ENDPOINT (with --s3).
 # HCTEST/HCVM lines are echoed to stdout. Exit 0 only if QEMU exited with 1
@@ -42,7 +50,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 kargs=""
 hostfwd=""
 stage="" drives="" args="" timeout=300 log="" mem=2048 kill_on="" keep=0 noload=0 verbose=0
-net=0 s3="" hostfs=0
+net=0 s3="" hostfs=0 debian=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--stage) stage=$2; shift 2 ;;
@@ -60,6 +68,7 @@ while [ $# -gt 0 ]; do
 	--net) net=1; shift ;;
 	--hostfwd) net=1; hostfwd=$2; shift 2 ;;
 	--hostfs) hostfs=1; shift ;;
+	--debian) debian=$2; shift 2 ;;
 	--s3) net=1; s3=${HC_S3_GUEST_ENDPOINT:-http://10.0.2.2:7480}; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
@@ -70,11 +79,20 @@ if [ -z "$stage" ] || [ -z "$drives" ]; then
 	exit 2
 fi
 
-. "$ROOT/tests/vm/kernel.sh"
-hc_kernel_select
-kernel=$(hc_kernel_image "$HC_KVER")
-initrd=$ROOT/build/vm/$HC_KVER/initramfs.cpio
-"$ROOT/tests/vm/mkinitramfs.sh" "$HC_KVER" "$initrd" >&2
+if [ -n "$debian" ]; then
+	[ -f "$debian" ] || { echo "boot.sh: no root image $debian" >&2; exit 2; }
+	ddir=$("$ROOT/tests/vm/debian-image.sh" --print-dir) ||
+		{ echo "boot.sh: no systemd guest image: run tests/vm/debian-image.sh" >&2; exit 2; }
+	HC_KVER=$(cat "$ddir/kver")
+	kernel=$ddir/vmlinuz
+	initrd=$ddir/initrd.img
+else
+	. "$ROOT/tests/vm/kernel.sh"
+	hc_kernel_select
+	kernel=$(hc_kernel_image "$HC_KVER")
+	initrd=$ROOT/build/vm/$HC_KVER/initramfs.cpio
+	"$ROOT/tests/vm/mkinitramfs.sh" "$HC_KVER" "$initrd" >&2
+fi
 
 if [ -z "$log" ]; then
 	log=$ROOT/build/vm/logs/$stage-$(date +%Y%m%d-%H%M%S.%3N).log
@@ -108,6 +126,11 @@ done
 # IO-APIC timer ticks can fail ("IO-APIC + timer doesn't work!", a panic
 # at boot seen once with ten guests on two cores); the timer works.
 cmdline="console=ttyS0 panic=-1 loglevel=4 no_timer_check hc.stage=$stage hc.drives=$n"
+if [ -n "$debian" ]; then
+	qemu+=(-drive "file=$debian,if=virtio,format=raw"
+		-virtfs "local,path=$ROOT,mount_tag=hctree,security_model=none,readonly=on,multidevs=remap")
+	cmdline+=" root=/dev/vda rw"
+fi
 [ -n "$args" ] && cmdline+=" hc.args=$args"
 [ -n "$kargs" ] && cmdline+=" $kargs"
 [ $keep = 1 ] && cmdline+=" hc.keep=1"
