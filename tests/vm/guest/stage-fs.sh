@@ -363,6 +363,19 @@ t_mmap() {
 	hc_fsmap --tail $MNT/s3/fsb/sizes/f$((CHUNK + 1)) || hc_fail "the last page is not zero past the end"
 }
 
+# fsmap_unmap PID: tell hc_fsmap PID (output in /tmp/fsmap.out) to munmap,
+# wait until it says so, and fail unless the mapping kept its bytes.
+fsmap_unmap() {
+	kill -USR1 "$1"
+	i=0
+	until grep -q '^unmapped$' /tmp/fsmap.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat /tmp/fsmap.out; hc_fail "hc_fsmap did not unmap"; }
+		sleep 0.1
+	done
+	grep -q '^same$' /tmp/fsmap.out || { cat /tmp/fsmap.out; hc_fail "the mapping changed"; }
+}
+
 # A mapped object stays through an eviction pressure wave; unmapped it goes.
 t_hold() {
 	mkrand /tmp/held $((CHUNK + 99))
@@ -385,14 +398,7 @@ t_hold() {
 	[ "$ev" -gt $((ev0 + 20)) ] || hc_fail "no pressure wave"
 	[ "$(hcctl locate --json s3://fsb/held | jstr status)" = hit ] ||
 		hc_fail "the mapped object was evicted"
-	kill -USR1 $pid
-	i=0
-	until grep -q '^unmapped$' /tmp/fsmap.out; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || { cat /tmp/fsmap.out; hc_fail "hc_fsmap did not unmap"; }
-		sleep 0.1
-	done
-	grep -q '^same$' /tmp/fsmap.out || { cat /tmp/fsmap.out; hc_fail "the mapping changed"; }
+	fsmap_unmap $pid
 	# unmapped (the process lives on): nothing holds it any more
 	hcctl evict "s3://fsb/held" || hc_fail "evict after munmap"
 	kill -TERM $pid
@@ -591,14 +597,7 @@ t_generations() {
 	hcctl ls | grep -c 's3://fsb/gen' | grep -qx 1 || hc_fail "listed twice"
 	[ "$(ls $MNT/s3/fsb | grep -cx gen)" = 1 ] || hc_fail "the view lists gen twice"
 	exec 4<&-
-	kill -USR1 $mp
-	i=0
-	until grep -q '^unmapped$' /tmp/fsmap.out; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || { cat /tmp/fsmap.out; hc_fail "hc_fsmap did not unmap"; }
-		sleep 0.1
-	done
-	grep -q '^same$' /tmp/fsmap.out || { cat /tmp/fsmap.out; hc_fail "the mapping changed"; }
+	fsmap_unmap $mp
 	kill -TERM $mp
 	wait $mp || hc_fail "hc_fsmap failed"
 	check_superseded 1		# the LOCATE hold is left
