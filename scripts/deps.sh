@@ -92,15 +92,26 @@ SRC
 	fi
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update || echo "deps.sh: apt-get update reported errors (ignored)" >&2
-	v=$(apt-cache search --names-only '^linux-headers-6\.12\..*\+deb12-amd64$' |
-		awk '{print $1}' | sed 's/^linux-headers-//' | sort -V | tail -n1)
+	# The newest 6.12 with headers and an image: the signed image, or,
+	# while a new release has only its -unsigned one published (seen on
+	# 2026-12-02 with 6.12.118), that one (the guest boots either).
+	v='' img=''
+	for cand in $(apt-cache search --names-only '^linux-headers-6\.12\..*\+deb12-amd64$' |
+		awk '{print $1}' | sed 's/^linux-headers-//' | sort -rV); do
+		for i in "linux-image-$cand" "linux-image-$cand-unsigned"; do
+			pol=$(apt-cache policy "$i" 2>/dev/null || true)
+			if [[ $pol == *"Candidate: "[0-9]* ]]; then
+				v=$cand img=$i
+				break 2
+			fi
+		done
+	done
 	if [ -z "$v" ]; then
-		echo "deps.sh: no 6.12 kernel found in bookworm-backports" >&2
+		echo "deps.sh: no 6.12 kernel image found in bookworm-backports or bookworm-security" >&2
 		exit 1
 	fi
-	echo "deps.sh: installing kernel $v from bookworm-backports"
-	apt-get install -y --no-install-recommends -t bookworm-backports \
-		"linux-image-$v" "linux-headers-$v"
+	echo "deps.sh: installing kernel $v ($img)"
+	apt-get install -y --no-install-recommends "$img" "linux-headers-$v"
 fi
 
 "$here/kselftest-headers.sh"
