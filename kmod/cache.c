@@ -675,6 +675,7 @@ static void hc_cache_busy_end(struct hc_cache *c, struct hc_obj *obj)
 	obj->jop = 0;
 	if (!--c->nr_busy)
 		wake_up_all(&hc_busy_wait);
+	hc_cache_event();	/* a LOCATE|PIN|WAIT of @obj goes on */
 }
 
 /**
@@ -1727,18 +1728,20 @@ int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
 			  obj->flags & ~HC_OBJ_F_PINNED;
 	int err;
 
+	if (pin == was)
+		return 0;	/* nothing changes: not even while @obj is busy */
 	if (obj->jop)
 		return -EBUSY;	/* its COMMIT or completion is under way */
-	if (pin != was && hc_obj_valid(obj)) {
+	if (hc_obj_valid(obj)) {
 		err = hc_journal_put(c->journal, obj, obj->state, flags);
 		if (err)
 			return err;
 	}
 
-	if (pin && !was) {
+	if (pin) {
 		obj->flags |= HC_OBJ_F_PINNED;
 		c->stats.pinned++;
-	} else if (!pin && was) {
+	} else {
 		obj->flags &= ~HC_OBJ_F_PINNED;
 		c->stats.pinned--;
 	}

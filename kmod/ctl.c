@@ -534,6 +534,17 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 		if ((loc.flags & HC_LOCATE_F_PIN) && !obj->bad &&
 		    (hc_obj_valid(obj) || obj->state == HC_OBJ_INGESTING)) {
 			err = hc_cache_pin(c, obj, true);
+			/*
+			 * Its INGEST_DONE or COMMIT is being recorded
+			 * (hc_obj.jop): a waiter pins it once that is done.
+			 */
+			if (err == -EBUSY && (loc.flags & HC_LOCATE_F_WAIT)) {
+				waited = obj->generation;
+				err = hc_ctl_wait(deadline, !loc.timeout_ms);
+				if (err)
+					goto out_unlock;
+				continue;
+			}
 			if (err)
 				goto out_unlock;
 		}

@@ -144,7 +144,10 @@ struct hc_chunk_loc {
 #define HC_LOCATE_F_EXPLICIT	(1U << 4)
 /*
  * pin the object found, or the one whose ingest this LOCATE starts or
- * joins (admitted pinned); needs CAP_SYS_ADMIN (else EPERM)
+ * joins (admitted pinned); needs CAP_SYS_ADMIN (else EPERM).  An object
+ * pinned already needs nothing; one not pinned yet whose COMMIT or ingest
+ * completion is being recorded cannot change meanwhile: EBUSY, or with
+ * HC_LOCATE_F_WAIT the LOCATE waits for the record and pins it then
  */
 #define HC_LOCATE_F_PIN		(1U << 5)
 #define HC_LOCATE_F_ALL		(HC_LOCATE_F_HOLD | HC_LOCATE_F_WAIT | \

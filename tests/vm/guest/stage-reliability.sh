@@ -572,6 +572,73 @@ t_hold_during_commit() {
 	hcctl pool stop
 }
 
+# A LOCATE|PIN of an object whose INGEST_DONE is being recorded (the
+# journal's I/O without the pool lock marks it busy, hc_obj.jop) does not
+# fail: the first LOCATE pinned it already, so a later one has nothing to
+# change, and a waiter that does have one waits for the record.  Before,
+# every LOCATE|PIN that came during the record's member I/O answered
+# EBUSY, and 'hcctl preload --pin' of three objects failed when one's
+# completion woke the waiter of another (82-preload, the CI of stop 23).
+# The members are slowed (dm-delay, 300 ms an I/O) so that the record's
+# write and flushes take seconds; a LOCATE|PIN every 0.1 s meets them.
+# p_fail MSG: leave the members linear and no pool or helper behind
+p_fail() {
+	kill -9 $fpid $wpid 2>/dev/null || true
+	for m in 0 1 2; do f_linear $m; done
+	hcctl pool stop 2>/dev/null || true
+	hc_fail "$@"
+}
+
+t_pin_during_ingest() {
+	wpid=
+	dmsetup targets | grep -q '^delay' || hc_fail "no dm-delay target (CONFIG_DM_DELAY)"
+	hcctl pool assemble $FM >/dev/null
+	hc_pattern 48 3000000 >/tmp/f8
+	hc_fakehelper >/tmp/helper.out 2>&1 &
+	fpid=$!
+	i=0
+	until grep -q registered /tmp/helper.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat /tmp/helper.out; p_fail "hc_fakehelper did not register"; }
+		sleep 0.1
+	done
+	for m in 0 1 2; do
+		d=$(hc_drive $((3 + m)))
+		f_table $m "0 $FSZ delay $d 0 300 $d 0 300"
+	done
+	hc_obj pin-ingest 120000 file:/tmp/f8 >/tmp/pin.wait 2>&1 &
+	wpid=$!
+	n=0 busy=0 st=
+	while [ $n -lt 600 ]; do
+		n=$((n + 1))
+		out=$(hc_obj pin-locate file:/tmp/f8 2>&1) || {
+			echo "$out"
+			busy=$((busy + 1))
+		}
+		st=${out%% *}
+		[ "$st" = status=hit ] && break
+		sleep 0.1
+	done
+	rc=0
+	wait $wpid || rc=$?
+	for m in 0 1 2; do f_linear $m; done
+	kill -9 $fpid 2>/dev/null || true
+	wait $fpid 2>/dev/null || true
+	cat /tmp/pin.wait
+	echo "pin-during-ingest: $n LOCATE|PIN, $busy refused"
+	[ "$busy" = 0 ] || p_fail "$busy LOCATE|PIN of file:/tmp/f8 were refused while it was being ingested"
+	[ "$st" = status=hit ] || p_fail "file:/tmp/f8 was not ingested: $out"
+	[ $rc = 0 ] || p_fail "the waiting LOCATE|PIN of file:/tmp/f8 failed"
+	grep -q '^status=hit ' /tmp/pin.wait || p_fail "the waiting LOCATE|PIN of file:/tmp/f8 was not a hit"
+	hcctl ls --json | tr '{' '\n' | grep '"uri":"file:/tmp/f8"' | grep -q '"pinned":true' ||
+		{ hcctl ls; p_fail "file:/tmp/f8 is not pinned"; }
+	hcctl get --no-ingest --no-progress -o /tmp/got file:/tmp/f8 || p_fail "file:/tmp/f8 unreadable"
+	cmp -s /tmp/f8 /tmp/got || p_fail "file:/tmp/f8 differs"
+	v=$(cat /sys/kernel/debug/hypercache/check)
+	case "$v" in ok*) ;; *) p_fail "inconsistent: $v" ;; esac
+	hcctl pool stop
+}
+
 t_member_gone() {
 	for m in 0 1 2; do dmsetup remove fm$m; done
 	M="$(hc_drive 3) $(hc_drive 4) $(hc_drive 5)"
@@ -667,5 +734,6 @@ if has_part faults; then
 	hc_test faults-locate-during-commit t_locate_during_commit
 	hc_test faults-hold-during-commit t_hold_during_commit
 	hc_test faults-others-during-commit t_others_during_commit
+	hc_test faults-pin-during-ingest t_pin_during_ingest
 	hc_test faults-member-gone t_member_gone
 fi

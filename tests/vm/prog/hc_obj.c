@@ -6,9 +6,9 @@
  *   hc_obj [--ro] pin|unpin|evict|release|abort URI
  *	one HC_IOC_PIN/UNPIN/EVICT/RELEASE/ABORT; exit 0, or print
  *	"hc_obj: OP: URI: strerror" and exit 1
- *   hc_obj [--ro] locate URI
- *	LOCATE (no hold): prints "status=hit|miss|pending|not-admitted
- *	state=N size=N"
+ *   hc_obj [--ro] locate|pin-locate URI
+ *	LOCATE (no hold; pin-locate: with HC_LOCATE_F_PIN): prints
+ *	"status=hit|miss|pending|not-admitted state=N size=N"
  *   hc_obj [--ro] hold URI
  *	LOCATE with HC_LOCATE_F_HOLD (must hit), print "held", then sleep
  *	until SIGTERM/SIGINT and RELEASE (SIGKILL: the kernel drops the hold)
@@ -23,6 +23,8 @@
  *	elapsed_ms=N" (exit 1)
  *   hc_obj [--ro] ingest TIMEOUT_MS URI
  *	the same with HC_LOCATE_F_AUTO_INGEST: a miss asks the helper
+ *   hc_obj pin-ingest TIMEOUT_MS URI
+ *	the same with HC_LOCATE_F_PIN too ('hcctl preload --pin')
  *   hc_obj [--ro] stat
  *	HC_IOC_STAT: one "key value" line per counter
  *   hc_obj stage-zero PREFIX COUNT [--clean]
@@ -194,7 +196,8 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "stage-zero") && (argc == 4 || argc == 5))
 		return stage_zero(fd, argv[2], strtoul(argv[3], NULL, 0),
 				  argc == 5 && !strcmp(argv[4], "--clean"));
-	if ((!strcmp(op, "wait") || !strcmp(op, "ingest")) && argc == 4) {
+	if ((!strcmp(op, "wait") || !strcmp(op, "ingest") ||
+	     !strcmp(op, "pin-ingest")) && argc == 4) {
 		double t0 = now_ms(), el;
 		int ret;
 
@@ -205,7 +208,8 @@ int main(int argc, char **argv)
 		printf("waiting\n");
 		fflush(stdout);
 		ret = locate(fd, uri, HC_LOCATE_F_WAIT |
-			     (!strcmp(op, "ingest") ? HC_LOCATE_F_AUTO_INGEST : 0),
+			     (strcmp(op, "wait") ? HC_LOCATE_F_AUTO_INGEST : 0) |
+			     (!strcmp(op, "pin-ingest") ? HC_LOCATE_F_PIN : 0),
 			     strtoul(argv[2], NULL, 0), &l);
 		el = now_ms() - t0;
 		if (ret) {
@@ -232,8 +236,9 @@ int main(int argc, char **argv)
 		return ref_op(fd, HC_IOC_RELEASE, op, uri);
 	if (!strcmp(op, "abort"))
 		return ref_op(fd, HC_IOC_ABORT, op, uri);
-	if (!strcmp(op, "locate")) {
-		if (locate(fd, uri, 0, 0, &l)) {
+	if (!strcmp(op, "locate") || !strcmp(op, "pin-locate")) {
+		if (locate(fd, uri, !strcmp(op, "pin-locate") ? HC_LOCATE_F_PIN : 0,
+			   0, &l)) {
 			fprintf(stderr, "hc_obj: locate: %s: %s\n", uri,
 				strerror(errno));
 			return 1;
