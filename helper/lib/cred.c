@@ -1003,13 +1003,13 @@ static int cred_env_keys(char *const envp[], struct hc_creds *out,
 	return 0;
 }
 
-static int cred_web_identity(char *const envp[], struct hc_creds *out,
-			     char *err, size_t errlen)
+/* Web identity through STS at @sts (cred_endpoint()'s choice). */
+static int cred_web_identity(char *const envp[], const char *sts,
+			     struct hc_creds *out, char *err, size_t errlen)
 {
 	const char *file = cred_env(envp, "AWS_WEB_IDENTITY_TOKEN_FILE");
 	const char *arn = cred_env(envp, "AWS_ROLE_ARN");
 	const char *name = cred_env(envp, "AWS_ROLE_SESSION_NAME");
-	const char *sts = cred_env(envp, "AWS_ENDPOINT_URL_STS");
 	struct hc_credp *p;
 	int rc;
 
@@ -1031,13 +1031,8 @@ static int cred_web_identity(char *const envp[], struct hc_creds *out,
 	if (!name)
 		snprintf(p->session_name, sizeof(p->session_name),
 			 "hypercache-%lld", (long long)time(NULL));
-	if (sts)
-		rc = cred_put(p->sts_url, sizeof(p->sts_url), sts);
-	else
-		rc = snprintf(p->sts_url, sizeof(p->sts_url),
-			      "https://sts.%s.amazonaws.com/", out->region) < 0;
-	if (rc) {
-		rc = hc_seterr(err, errlen, -EINVAL, "AWS_ENDPOINT_URL_STS too long");
+	if (cred_put(p->sts_url, sizeof(p->sts_url), sts)) {
+		rc = hc_seterr(err, errlen, -EINVAL, "the STS endpoint is too long");
 		goto fail;
 	}
 	rc = cred_provider_start(p, out, err, errlen);
@@ -1137,9 +1132,24 @@ static int cred_profile_load(struct cred_files *f, char *const envp[],
 	return rc;
 }
 
-/* [services NAME] of the config file: its s3 sub-section's endpoint_url. */
+/* A service whose endpoint the chain chooses. */
+struct cred_service {
+	const char *env;	/* AWS_ENDPOINT_URL_<ID> */
+	const char *key;	/* its sub-section of [services NAME] */
+	const char *dflt;	/* printf format of the region */
+};
+
+static const struct cred_service cred_s3 = {
+	"AWS_ENDPOINT_URL_S3", "s3", "https://s3.%s.amazonaws.com"
+};
+static const struct cred_service cred_sts = {
+	"AWS_ENDPOINT_URL_STS", "sts", "https://sts.%s.amazonaws.com/"
+};
+
+/* [services NAME] of the config file: one service's endpoint_url. */
 struct cred_services {
 	const char *want;	/* NAME */
+	const char *key;	/* "s3" */
 	bool found;
 	bool bad;
 	char url[HC_CRED_ENDPOINT_MAX + 1];
@@ -1159,7 +1169,7 @@ static int cred_services_key(void *user, const char *section,
 	if (strncmp(section, "services ", 9) || strcmp(section + 9, c->want))
 		return 1;
 	c->found = true;
-	if (strcmp(name, "s3") || strncmp(v, "endpoint_url", n))
+	if (strcmp(name, c->key) || strncmp(v, "endpoint_url", n))
 		return 1;
 	for (v += n; *v == ' ' || *v == '\t'; v++)
 		;
@@ -1196,28 +1206,29 @@ const char *hc_endpoint_source_name(enum hc_endpoint_source s)
 }
 
 /*
- * The S3 endpoint, as the AWS SDKs choose it ("Service-specific
- * endpoints"): the backend's `endpoint`; unless
+ * The endpoint of service @sv as the AWS SDKs choose it ("Service-specific
+ * endpoints"): @given (the backend's `endpoint`; NULL or "": none); unless
  * AWS_IGNORE_CONFIGURED_ENDPOINT_URLS (else the profile's
- * ignore_configured_endpoint_urls) is true, AWS_ENDPOINT_URL_S3,
- * AWS_ENDPOINT_URL, the s3 endpoint_url of the profile's [services NAME]
- * section, the profile's endpoint_url; else https://s3.REGION.amazonaws.com.
- * out->region is set.
+ * ignore_configured_endpoint_urls) is true, AWS_ENDPOINT_URL_<ID>,
+ * AWS_ENDPOINT_URL, the service's endpoint_url in the profile's
+ * [services NAME] section, the profile's endpoint_url; else the AWS default
+ * of @region.  Into @url (HC_CRED_ENDPOINT_MAX + 1 bytes), where from in
+ * *@src (HC_ENDPOINT_ENV_S3 stands for any AWS_ENDPOINT_URL_<ID>).
  */
-static int cred_endpoint(const struct hc_backend *b, char *const envp[],
-			 const char *home, struct cred_files *f,
-			 struct cred_profile *pr, struct hc_creds *out,
-			 char *err, size_t errlen)
+static int cred_endpoint(const struct cred_service *sv, const char *given,
+			 char *const envp[], const char *home,
+			 struct cred_files *f, struct cred_profile *pr,
+			 const char *region, char *url,
+			 enum hc_endpoint_source *src, char *err, size_t errlen)
 {
 	const char *ign = cred_env(envp, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
 	const char *v = NULL, *name = NULL, *why;
-	struct cred_services sv = { 0 };
+	struct cred_services sec = { .key = sv->key };
 	int rc;
 
-	if (b && *b->endpoint) {
-		out->endpoint_source = HC_ENDPOINT_CONFIG;
-		return cred_put(out->endpoint, sizeof(out->endpoint),
-				b->endpoint) ?
+	if (given && *given) {
+		*src = HC_ENDPOINT_CONFIG;
+		return cred_put(url, HC_CRED_ENDPOINT_MAX + 1, given) ?
 		       hc_seterr(err, errlen, -EINVAL, "endpoint too long") : 0;
 	}
 	if (!ign) {
@@ -1228,12 +1239,12 @@ static int cred_endpoint(const struct hc_backend *b, char *const envp[],
 	}
 	if (cred_true(ign))
 		goto dflt;
-	if ((v = cred_env(envp, "AWS_ENDPOINT_URL_S3"))) {
-		name = "AWS_ENDPOINT_URL_S3";
-		out->endpoint_source = HC_ENDPOINT_ENV_S3;
+	if ((v = cred_env(envp, sv->env))) {
+		name = sv->env;
+		*src = HC_ENDPOINT_ENV_S3;
 	} else if ((v = cred_env(envp, "AWS_ENDPOINT_URL"))) {
 		name = "AWS_ENDPOINT_URL";
-		out->endpoint_source = HC_ENDPOINT_ENV;
+		*src = HC_ENDPOINT_ENV;
 	}
 	if (v) {
 		why = hc_config_url_problem(v);
@@ -1241,45 +1252,44 @@ static int cred_endpoint(const struct hc_backend *b, char *const envp[],
 			return hc_seterr(err, errlen, -EINVAL, "%s: %s \"%.200s\"",
 					 name, why ? why : "longer than 1023 bytes in",
 					 v);
-		strcpy(out->endpoint, v);
+		strcpy(url, v);
 		return 0;
 	}
 	rc = cred_profile_load(f, envp, home, pr, err, errlen);
 	if (rc)
 		return rc;
 	if (*pr->services && !f->cp) {
-		sv.want = pr->services;
-		rc = hc_ini_file(f->cpath, cred_services_key, &sv, err, errlen);
-		if (rc && sv.bad) {
+		sec.want = pr->services;
+		rc = hc_ini_file(f->cpath, cred_services_key, &sec, err, errlen);
+		if (rc && sec.bad) {
 			size_t n = err ? strlen(err) : 0;
 
 			if (err && n < errlen)
 				snprintf(err + n, errlen - n,
-					 ": [services %s] s3 endpoint_url empty, too long or malformed",
-					 pr->services);
+					 ": [services %s] %s endpoint_url empty, too long or malformed",
+					 pr->services, sv->key);
 		}
 		if (rc && rc != -ENOENT)
 			return rc;
-		if (!sv.found)
+		if (!sec.found)
 			return hc_seterr(err, errlen, -ENOENT,
 					 "profile [%s]: services = %s, but %s has no [services %s]",
 					 pr->want, pr->services, f->cpath,
 					 pr->services);
-		if (*sv.url) {
-			strcpy(out->endpoint, sv.url);
-			out->endpoint_source = HC_ENDPOINT_SERVICES;
+		if (*sec.url) {
+			strcpy(url, sec.url);
+			*src = HC_ENDPOINT_SERVICES;
 			return 0;
 		}
 	}
 	if (*pr->endpoint_url) {
-		strcpy(out->endpoint, pr->endpoint_url);
-		out->endpoint_source = HC_ENDPOINT_PROFILE;
+		strcpy(url, pr->endpoint_url);
+		*src = HC_ENDPOINT_PROFILE;
 		return 0;
 	}
 dflt:
-	snprintf(out->endpoint, sizeof(out->endpoint),
-		 "https://s3.%s.amazonaws.com", out->region);
-	out->endpoint_source = HC_ENDPOINT_DEFAULT;
+	snprintf(url, HC_CRED_ENDPOINT_MAX + 1, sv->dflt, region);
+	*src = HC_ENDPOINT_DEFAULT;
 	return 0;
 }
 
@@ -1313,7 +1323,9 @@ static int cred_chain(const struct hc_backend *b, char *const envp[],
 		return hc_seterr(err, errlen, -EINVAL,
 				 "region \"%.70s\": expected a-z 0-9 -", r);
 	strcpy(out->region, r);
-	rc = cred_endpoint(b, envp, home, &f, pr, out, err, errlen);
+	rc = cred_endpoint(&cred_s3, b ? b->endpoint : NULL, envp, home, &f,
+			   pr, out->region, out->endpoint,
+			   &out->endpoint_source, err, errlen);
 	if (rc)
 		return rc;
 
@@ -1331,8 +1343,16 @@ static int cred_chain(const struct hc_backend *b, char *const envp[],
 	    cred_env(envp, "AWS_SECRET_ACCESS_KEY"))
 		return cred_env_keys(envp, out, err, errlen);
 	if (cred_env(envp, "AWS_WEB_IDENTITY_TOKEN_FILE") ||
-	    cred_env(envp, "AWS_ROLE_ARN"))
-		return cred_web_identity(envp, out, err, errlen);
+	    cred_env(envp, "AWS_ROLE_ARN")) {
+		enum hc_endpoint_source src;
+		char sts[HC_CRED_ENDPOINT_MAX + 1];
+
+		rc = cred_endpoint(&cred_sts, NULL, envp, home, &f, pr,
+				   out->region, sts, &src, err, errlen);
+		if (rc)
+			return rc;
+		return cred_web_identity(envp, sts, out, err, errlen);
+	}
 	rc = cred_profile_load(&f, envp, home, pr, err, errlen);
 	if (rc)
 		return rc;

@@ -9,7 +9,8 @@
  *   2. AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY [+ AWS_SESSION_TOKEN];
  *   3. web identity: AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN
  *      [+ AWS_ROLE_SESSION_NAME] through STS AssumeRoleWithWebIdentity
- *      (AWS_ENDPOINT_URL_STS, else https://sts.REGION.amazonaws.com);
+ *      (its endpoint chosen as the S3 one below, with AWS_ENDPOINT_URL_STS
+ *      and the sts sub-section, else https://sts.REGION.amazonaws.com/);
  *   4. profile $AWS_PROFILE (else "default") of the shared credentials
  *      file ($AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials) and of
  *      the config file ($AWS_CONFIG_FILE, else ~/.aws/config, where it is

@@ -730,6 +730,39 @@ TEST_F(chain, endpoint_order)
 	EXPECT_NE(NULL, strstr(self->err, "[services l] s3 endpoint_url")) TH_LOG("%s", self->err);
 }
 
+/* STS's endpoint follows the same order, with its own variable and section. */
+TEST_F(chain, sts_endpoint)
+{
+	char web[200], arn[] = "AWS_ROLE_ARN=" ROLE, glob[96], text[512];
+	char *env_glob[] = { self->home, web, arn, glob, NULL };
+	char *env_both[] = { self->home, web, arn, glob,
+			     "AWS_ENDPOINT_URL_STS=http://127.0.0.1:1/", NULL };
+	char *env_prof[] = { self->home, web, arn, "AWS_PROFILE=irsa", NULL };
+
+	snprintf(web, sizeof(web), "AWS_WEB_IDENTITY_TOKEN_FILE=%s", self->jwt);
+	snprintf(glob, sizeof(glob), "AWS_ENDPOINT_URL=http://127.0.0.1:%u/sts/",
+		 F.port);
+	/* the global variable serves STS too */
+	ASSERT_EQ(0, LOOKUP(env_glob)) TH_LOG("%s", self->err);
+	EXPECT_EQ(HC_CREDS_WEB_IDENTITY, self->c.source);
+	EXPECT_EQ(1, F.sts_calls);
+	hc_creds_release(&self->c);
+	/* AWS_ENDPOINT_URL_STS beats it: a closed port, refused */
+	EXPECT_NE(0, LOOKUP(env_both));
+	EXPECT_NE(NULL, strstr(self->err, "127.0.0.1:1/")) TH_LOG("%s", self->err);
+	EXPECT_EQ(1, F.sts_calls);
+	/* the profile's [services NAME] sts endpoint_url; s3's is not STS's */
+	snprintf(text, sizeof(text),
+		 "[profile irsa]\nservices = ep\nendpoint_url = http://127.0.0.1:1/\n"
+		 "[services ep]\ns3 =\n  endpoint_url = http://127.0.0.1:1/\n"
+		 "sts =\n  endpoint_url = http://127.0.0.1:%u/sts/\n", F.port);
+	put(self->cfile, text, 0600);
+	ASSERT_EQ(0, LOOKUP(env_prof)) TH_LOG("%s", self->err);
+	EXPECT_EQ(2, F.sts_calls);
+	/* ... while the backend's endpoint stays the configuration's */
+	EXPECT_EQ(HC_ENDPOINT_CONFIG, self->c.endpoint_source);
+}
+
 /*
  * A credential_process that hangs is killed after the backend's
  * credential_process_timeout, with its children: the lookup fails with
