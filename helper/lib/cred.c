@@ -637,6 +637,12 @@ static int cred_fetch_process(struct hc_credp *p, struct hc_creds *out,
 			       p->profile, strerror(-wrc));
 		goto out_free;
 	}
+	if (!rc && got > HC_CRED_PROCESS_MAX) {	/* before its SIGPIPE */
+		rc = hc_seterr(err, errlen, -EFBIG,
+			       "profile [%s] credential_process \"%.200s\": output over 64 KiB",
+			       p->profile, p->process);
+		goto out_free;
+	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		rc = hc_seterr(err, errlen, -EACCES,
 			       "profile [%s] credential_process \"%.200s\": %s %d",
@@ -646,11 +652,10 @@ static int cred_fetch_process(struct hc_credp *p, struct hc_creds *out,
 						   WTERMSIG(status));
 		goto out_free;
 	}
-	if (rc || got > HC_CRED_PROCESS_MAX) {
-		rc = hc_seterr(err, errlen, rc ? rc : -EFBIG,
-			       "profile [%s] credential_process \"%.200s\": output %s",
-			       p->profile, p->process,
-			       rc ? strerror(-rc) : "over 64 KiB");
+	if (rc) {
+		rc = hc_seterr(err, errlen, rc,
+			       "profile [%s] credential_process \"%.200s\": output: %s",
+			       p->profile, p->process, strerror(-rc));
 		goto out_free;
 	}
 	buf[got] = '\0';

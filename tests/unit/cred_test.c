@@ -814,6 +814,10 @@ TEST_F(chain, process_timeout)
 	EXPECT_NE(NULL, strstr(self->err, "profile [slow] credential_process \"echo"))
 		TH_LOG("%s", self->err);
 	EXPECT_NE(NULL, strstr(self->err, "Expiration has passed")) TH_LOG("%s", self->err);
+	/* too much output: said so (not the SIGPIPE that follows) */
+	put(self->cfile, "[profile slow]\ncredential_process = yes\n", 0600);
+	EXPECT_EQ(-EFBIG, LOOKUP(env_proc));
+	EXPECT_NE(NULL, strstr(self->err, "output over 64 KiB")) TH_LOG("%s", self->err);
 	put(self->cfile, "[profile slow]\ncredential_process = echo '{\"Version\": 2}'\n", 0600);
 	EXPECT_EQ(-EINVAL, LOOKUP(env_proc));
 	EXPECT_NE(NULL, strstr(self->err, ": \"Version\" is not 1")) TH_LOG("%s", self->err);
