@@ -911,6 +911,7 @@ struct cred_profile {
 	char endpoint_url[HC_CRED_ENDPOINT_MAX + 1];
 	char services[HC_CRED_NAME_MAX + 1];	/* [services NAME] */
 	char ignore_endpoints[8];		/* "true" or "false" */
+	bool role;				/* role_arn: not supported */
 };
 
 static int cred_profile_key(void *user, const char *section,
@@ -927,6 +928,10 @@ static int cred_profile_key(void *user, const char *section,
 		      : strcmp(section, c->want))
 		return 1;	/* another profile */
 	c->found = true;
+	if (!strcmp(name, "role_arn")) {
+		c->role = true;
+		return 1;
+	}
 #define CRED_KEY(k, f) (!strcmp(name, k)) { dst = c->f; size = sizeof(c->f); }
 	if CRED_KEY("aws_access_key_id", access_key)
 	else if CRED_KEY("aws_secret_access_key", secret_key)
@@ -1361,6 +1366,10 @@ static int cred_chain(const struct hc_backend *b, char *const envp[],
 	rc = cred_profile_load(&f, envp, home, pr, err, errlen);
 	if (rc)
 		return rc;
+	if (pr->role)	/* its keys or process are the source's, not the role's */
+		return hc_seterr(err, errlen, -EOPNOTSUPP,
+				 "profile [%s]: role_arn (an assume-role profile) is not supported; give the role's credentials through credential_process, web identity or the environment",
+				 pr->want);
 	if (*pr->access_key || *pr->secret_key) {
 		if (!*pr->access_key || !*pr->secret_key)
 			return hc_seterr(err, errlen, -EINVAL,

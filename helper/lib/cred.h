@@ -22,7 +22,8 @@
  *   6. anonymous: unsigned requests, for public buckets.
  * A source that is configured but fails (half a key pair, an unreadable
  * token file, STS refusing, a credential_process exiting non-zero, an
- * AWS_PROFILE that names no profile) is an error, not a fall-through: the
+ * AWS_PROFILE that names no profile, a profile with role_arn: AssumeRole
+ * is not implemented, -EOPNOTSUPP) is an error, not a fall-through: the
  * operator asked for it.  The region is the backend's `region` when given,
  * else AWS_REGION, AWS_DEFAULT_REGION, the profile's region, "us-east-1".
  * The endpoint is the backend's `endpoint` when given; else, unless

@@ -434,6 +434,12 @@ TEST_F(chain, profiles)
 	EXPECT_EQ(-EACCES, LOOKUP(env_proc));
 	EXPECT_NE(NULL, strstr(self->err, "exit status 3")) TH_LOG("%s", self->err);
 
+	/* an assume-role profile is refused, not used with its source's keys */
+	put(self->cfile, "[profile proc]\nrole_arn = " ROLE "\nsource_profile = default\n"
+	    "aws_access_key_id = AKIDSOURCE\naws_secret_access_key = S\n", 0600);
+	EXPECT_EQ(-EOPNOTSUPP, LOOKUP(env_proc));
+	EXPECT_NE(NULL, strstr(self->err, "profile [proc]: role_arn")) TH_LOG("%s", self->err);
+
 	/* a broken file is an error, with its line */
 	put(self->kfile, "[default]\naws_access_key_id A\n", 0600);
 	EXPECT_EQ(-EINVAL, LOOKUP(env_def));
