@@ -578,8 +578,9 @@ static struct s3_backend *s3_clients(struct s3_backend *tab,
 		}
 	}
 	s->b = b;
-	hc_log(HC_LOG_INFO, "backend %s: %u S3 clients, region %s, credentials from %s%s%s",
-	       b->name, cfg->ingest_concurrency, creds.region,
+	hc_log(HC_LOG_INFO, "backend %s: %u S3 clients, endpoint %s (from %s), region %s, credentials from %s%s%s",
+	       b->name, cfg->ingest_concurrency, creds.endpoint,
+	       hc_endpoint_source_name(creds.endpoint_source), creds.region,
 	       hc_creds_source_name(creds.source),
 	       creds.provider ? ", refreshed before they expire" : "",
 	       creds.source == HC_CREDS_ANONYMOUS && !b->anonymous ?
@@ -745,7 +746,7 @@ static void ingest_s3_headed(struct hc_channel *ch,
 	}
 	o->err[0] = '\0';
 	snprintf(what, sizeof(what), "%s (backend %s, ETag %s)",
-		 o->t.b->endpoint, o->t.b->name, o->s3.obj.etag);
+		 o->s3.s->creds.endpoint, o->t.b->name, o->s3.obj.etag);
 	o->fetch = s3_fetch;
 	o->src = &o->s3;
 	o->refetch = s3_refetch;

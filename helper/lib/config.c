@@ -150,6 +150,7 @@ enum hc_backend_key {
 	HC_B_ROOT,
 	HC_B_ANONYMOUS,
 	HC_B_SIGN_PAYLOAD,
+	HC_B_PROCESS_TIMEOUT,
 	HC_B_NR,
 };
 
@@ -451,8 +452,7 @@ bad:
 	return hc_kfail(p, "expected HOST:PORT or [IPV6]:PORT, got \"%s\"", v);
 }
 
-/* http:// or https:// followed by a host; no spaces. */
-static int hc_url(struct hc_parse *p, char *dst, size_t size, const char *v)
+const char *hc_config_url_problem(const char *v)
 {
 	const char *host;
 
@@ -461,11 +461,20 @@ static int hc_url(struct hc_parse *p, char *dst, size_t size, const char *v)
 	else if (!strncmp(v, "http://", 7))
 		host = v + 7;
 	else
-		return hc_kfail(p, "expected an http:// or https:// URL, got \"%s\"", v);
+		return "expected an http:// or https:// URL, got";
 	if (!hc_host_char(*host) && *host != '[')
-		return hc_kfail(p, "no host in \"%s\"", v);
+		return "no host in";
 	if (strpbrk(v, " \t"))
-		return hc_kfail(p, "spaces in \"%s\"", v);
+		return "spaces in";
+	return NULL;
+}
+
+static int hc_url(struct hc_parse *p, char *dst, size_t size, const char *v)
+{
+	const char *why = hc_config_url_problem(v);
+
+	if (why)
+		return hc_kfail(p, "%s \"%s\"", why, v);
 	return hc_copy(p, dst, size, v);
 }
 
@@ -546,6 +555,7 @@ static const char *const hc_backend_keys[HC_B_NR] = {
 	[HC_B_ROOT]		= "root",
 	[HC_B_ANONYMOUS]	= "anonymous",
 	[HC_B_SIGN_PAYLOAD]	= "sign_payload",
+	[HC_B_PROCESS_TIMEOUT]	= "credential_process_timeout",
 };
 
 /* Which type each key belongs to (NONE: both). */
@@ -560,6 +570,7 @@ static const enum hc_backend_type hc_backend_key_type[HC_B_NR] = {
 	[HC_B_ROOT]		= HC_BACKEND_POSIX,
 	[HC_B_ANONYMOUS]	= HC_BACKEND_S3,
 	[HC_B_SIGN_PAYLOAD]	= HC_BACKEND_S3,
+	[HC_B_PROCESS_TIMEOUT]	= HC_BACKEND_S3,
 };
 
 static const char *const hc_type_words[] = { "", "s3", "posix", NULL };
@@ -614,6 +625,8 @@ static int hc_backend_set(struct hc_parse *p, int k, const char *v)
 		return hc_copy(p, b->secret_key, sizeof(b->secret_key), v);
 	case HC_B_CA_FILE:
 		return hc_copy(p, b->ca_file, sizeof(b->ca_file), v);
+	case HC_B_PROCESS_TIMEOUT:
+		return hc_uint(p, v, 1, 3600, &b->process_timeout);
 	case HC_B_ROOT:
 		if (v[0] != '/')
 			return hc_kfail(p, "expected an absolute path, got \"%s\"", v);
@@ -638,9 +651,6 @@ static int hc_backend_check(struct hc_parse *p)
 					"not a key of %s backend",
 					b->type == HC_BACKEND_S3 ? "an s3" : "a posix");
 	if (b->type == HC_BACKEND_S3) {
-		if (!p->bk_line[HC_B_ENDPOINT])
-			return hc_sfail(p, p->sec_line, NULL,
-					"missing required key \"endpoint\"");
 		if (b->anonymous && p->bk_line[HC_B_ACCESS_KEY])
 			return hc_sfail(p, p->bk_line[HC_B_ANONYMOUS], "anonymous",
 					"true with access_key: unsigned requests carry no key");
@@ -730,6 +740,7 @@ static int hc_on_header(void *ctx, const char *name, size_t len)
 	b->type = HC_BACKEND_NONE;
 	b->addressing = HC_ADDR_PATH;
 	strcpy(b->region, "us-east-1");
+	b->process_timeout = HC_PROCESS_TIMEOUT_DEFAULT;
 	memset(p->bk_line, 0, sizeof(p->bk_line));
 	p->sec = HC_SEC_BACKEND;
 	p->bk = b;
@@ -1059,6 +1070,8 @@ static void restart_backends(const struct hc_config *old,
 		HC_BACKEND_FIELD(root, strcmp(a->root, b->root));
 		HC_BACKEND_FIELD(anonymous, a->anonymous != b->anonymous);
 		HC_BACKEND_FIELD(sign_payload, a->sign_payload != b->sign_payload);
+		HC_BACKEND_FIELD(credential_process_timeout,
+				 a->process_timeout != b->process_timeout);
 	}
 #undef HC_BACKEND_FIELD
 	for (i = 0; i < next->nr_backends; i++) {

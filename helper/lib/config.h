@@ -41,6 +41,7 @@
 #define HC_TOKEN_MAX		(HC_INI_MAX_LINE - 1)
 #define HC_LISTEN_MAX		263	/* [host]:port */
 #define HC_HOST_MAX		255
+#define HC_PROCESS_TIMEOUT_DEFAULT 60	/* s, as the AWS SDK for Go */
 
 enum hc_log_level {
 	HC_LOG_ERROR,
@@ -65,7 +66,7 @@ struct hc_backend {
 	enum hc_backend_type type;
 	unsigned int line;			/* of its [backend NAME] header */
 	/* s3 */
-	char endpoint[HC_URL_MAX + 1];		/* required */
+	char endpoint[HC_URL_MAX + 1];		/* "" = the chain's (cred.h) */
 	char region[HC_REGION_MAX + 1];		/* "us-east-1" */
 	bool region_set;			/* given: before AWS_REGION */
 	enum hc_addressing addressing;		/* path */
@@ -74,6 +75,7 @@ struct hc_backend {
 	char ca_file[HC_PATH_MAX + 1];		/* "" = system CA store */
 	bool anonymous;				/* unsigned requests (cred.h) */
 	bool sign_payload;			/* false: UNSIGNED-PAYLOAD uploads */
+	unsigned int process_timeout;		/* 60 s, 1..3600: credential_process */
 	/* posix */
 	char root[HC_PATH_MAX + 1];		/* absolute, required */
 };
@@ -111,6 +113,15 @@ int hc_config_parse(const char *text, const char *name, struct hc_config *cfg,
 /* hc_config_load() - hc_config_parse() of the file at @path (named so). */
 int hc_config_load(const char *path, struct hc_config *cfg,
 		   char *err, size_t errlen);
+
+/*
+ * hc_config_url_problem() - NULL if @v is an endpoint URL as the `endpoint`
+ * key takes it (http:// or https://, a host, no spaces; the length is the
+ * caller's to check), else what is wrong with it, worded to be followed
+ * by the quoted value ("no host in \"http://\""); the credential chain
+ * checks AWS_ENDPOINT_URL* and endpoint_url with it too.
+ */
+const char *hc_config_url_problem(const char *v);
 
 /* hc_config_backend() - the backend called @name, or NULL. */
 const struct hc_backend *hc_config_backend(const struct hc_config *cfg,

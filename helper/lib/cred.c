@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -32,6 +34,8 @@
 #define CRED_IMDS_DEFAULT	"http://169.254.169.254"
 #define CRED_IMDS_TTL		"21600"
 
+_Static_assert(HC_CRED_ENDPOINT_MAX == HC_URL_MAX, "an endpoint is a config URL");
+
 /* A refreshable source: its parameters and the set every copy follows. */
 struct hc_credp {
 	pthread_mutex_t lock;		/* refs, cur, stale */
@@ -47,6 +51,8 @@ struct hc_credp {
 	char sts_url[CRED_URL_MAX + 1];
 	/* credential_process */
 	char process[CRED_PROCESS_CMD_MAX + 1];
+	char profile[HC_CRED_NAME_MAX + 1];
+	unsigned int timeout;		/* s */
 	char *const *envp;		/* the caller's; the process's env */
 	/* IMDS */
 	char imds_url[CRED_URL_MAX + 1];
@@ -346,16 +352,38 @@ static int cred_json_keys(json_object *o, const char *what, const char *tok,
 	return 0;
 }
 
+/* @s as one JSON value and nothing else but white space, or NULL. */
+static json_object *cred_json_parse(const char *s)
+{
+	struct json_tokener *t = json_tokener_new();
+	size_t len = strlen(s), end;
+	json_object *o;
+
+	if (!t)
+		return NULL;
+	o = json_tokener_parse_ex(t, s, (int)len);
+	end = json_tokener_get_parse_end(t);
+	if (o && json_tokener_get_error(t) == json_tokener_success)
+		for (; end < len; end++)
+			if (!strchr(" \t\r\n", s[end])) {
+				json_object_put(o);
+				o = NULL;
+				break;
+			}
+	json_tokener_free(t);
+	return o;
+}
+
 int hc_creds_parse_process(const char *json, struct hc_creds *out,
 			   char *err, size_t errlen)
 {
-	json_object *o = json_tokener_parse(json), *v;
+	json_object *o = cred_json_parse(json), *v;
 	int rc;
 
 	if (!o || !json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
 		return hc_seterr(err, errlen, -EINVAL,
-				 "credential_process: the output is not a JSON object");
+				 "credential_process: the output is not one JSON object");
 	}
 	if (!json_object_object_get_ex(o, "Version", &v) ||
 	    !json_object_is_type(v, json_type_int) ||
@@ -373,7 +401,7 @@ int hc_creds_parse_process(const char *json, struct hc_creds *out,
 int hc_creds_parse_imds(const char *json, struct hc_creds *out,
 			char *err, size_t errlen)
 {
-	json_object *o = json_tokener_parse(json);
+	json_object *o = cred_json_parse(json);
 	const char *code;
 	int rc;
 
@@ -475,12 +503,83 @@ out:
 	return rc;
 }
 
+/*
+ * Wait for child @pid until @deadline (hc_now() seconds); past it, kill its
+ * process group.  Returns 0 with its wait status in *@status, -ETIMEDOUT
+ * once it was killed (and reaped).
+ */
+static int cred_reap(pid_t pid, double deadline, int *status)
+{
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (hc_now() >= deadline)
+			break;
+		usleep(10000);
+	}
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	return -ETIMEDOUT;
+}
+
+/*
+ * Read the child's stdout (@fd) into @buf until EOF, HC_CRED_PROCESS_MAX
+ * + 1 bytes or @deadline.  Returns 0, -ETIMEDOUT or a read error.
+ */
+static int cred_read_until(int fd, char *buf, size_t *got, double deadline)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	double left;
+	ssize_t n;
+	int r;
+
+	*got = 0;
+	while (*got <= HC_CRED_PROCESS_MAX) {
+		left = deadline - hc_now();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		r = poll(&pf, 1, (int)(left * 1000) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			continue;	/* the deadline is checked above */
+		n = read(fd, buf + *got, HC_CRED_PROCESS_MAX + 1 - *got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		*got += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * A profile's credential_process: /bin/sh -c COMMAND in a process group of
+ * its own, stdin /dev/null, the caller's environment; its stdout read for
+ * at most p->timeout seconds, then the whole group is killed (a hung
+ * helper must not hang the S3 clients waiting for credentials).
+ */
 static int cred_fetch_process(struct hc_credp *p, struct hc_creds *out,
 			      char *err, size_t errlen)
 {
 	char *argv[] = { "/bin/sh", "-c", p->process, NULL };
 	posix_spawn_file_actions_t fa;
-	int pfd[2], status = 0, rc;
+	posix_spawnattr_t attr;
+	char perr[256] = "";
+	int pfd[2], status = 0, rc, wrc;
+	sigset_t none, dfl;
+	const char *why;
+	double deadline;
 	size_t got = 0;
 	char *buf;
 	pid_t pid;
@@ -492,39 +591,86 @@ static int cred_fetch_process(struct hc_credp *p, struct hc_creds *out,
 		rc = hc_seterr(err, errlen, -errno, "pipe: %s", strerror(errno));
 		goto out_free;
 	}
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGHUP);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
+					POSIX_SPAWN_SETSIGMASK |
+					POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	rc = -posix_spawn(&pid, "/bin/sh", &fa, NULL, argv,
+	deadline = hc_now() + p->timeout;
+	rc = -posix_spawn(&pid, "/bin/sh", &fa, &attr, argv,
 			  (char **)p->envp);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 	close(pfd[1]);
 	if (rc) {
 		close(pfd[0]);
-		rc = hc_seterr(err, errlen, rc, "credential_process: /bin/sh: %s",
-			       strerror(-rc));
+		rc = hc_seterr(err, errlen, rc,
+			       "profile [%s] credential_process: /bin/sh: %s",
+			       p->profile, strerror(-rc));
 		goto out_free;
 	}
-	rc = hc_read_full(pfd[0], buf, HC_CRED_PROCESS_MAX + 1, &got);
+	rc = cred_read_until(pfd[0], buf, &got, deadline);
 	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	if (rc == -ETIMEDOUT)
+		deadline = 0;	/* kill it now */
+	wrc = cred_reap(pid, deadline, &status);
+	if (rc == -ETIMEDOUT || wrc == -ETIMEDOUT) {
+		rc = hc_seterr(err, errlen, -ETIMEDOUT,
+			       "profile [%s] credential_process \"%.200s\": no answer within %u s (credential_process_timeout): killed",
+			       p->profile, p->process, p->timeout);
+		goto out_free;
+	}
+	if (wrc) {
+		rc = hc_seterr(err, errlen, wrc,
+			       "profile [%s] credential_process: waitpid: %s",
+			       p->profile, strerror(-wrc));
+		goto out_free;
+	}
+	if (!rc && got > HC_CRED_PROCESS_MAX) {	/* before its SIGPIPE */
+		rc = hc_seterr(err, errlen, -EFBIG,
+			       "profile [%s] credential_process \"%.200s\": output over 64 KiB",
+			       p->profile, p->process);
+		goto out_free;
+	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		rc = hc_seterr(err, errlen, -EACCES,
-			       "credential_process \"%.200s\": %s %d", p->process,
+			       "profile [%s] credential_process \"%.200s\": %s %d",
+			       p->profile, p->process,
 			       WIFEXITED(status) ? "exit status" : "killed by signal",
 			       WIFEXITED(status) ? WEXITSTATUS(status) :
 						   WTERMSIG(status));
 		goto out_free;
 	}
-	if (rc || got > HC_CRED_PROCESS_MAX) {
-		rc = hc_seterr(err, errlen, rc ? rc : -EFBIG,
-			       "credential_process: output %s",
-			       rc ? strerror(-rc) : "over 64 KiB");
+	if (rc) {
+		rc = hc_seterr(err, errlen, rc,
+			       "profile [%s] credential_process \"%.200s\": output: %s",
+			       p->profile, p->process, strerror(-rc));
 		goto out_free;
 	}
 	buf[got] = '\0';
-	rc = hc_creds_parse_process(buf, out, err, errlen);
+	rc = hc_creds_parse_process(buf, out, perr, sizeof(perr));
+	if (!rc && out->expiration && out->expiration <= time(NULL))
+		rc = hc_seterr(perr, sizeof(perr), -EINVAL,
+			       "credential_process: Expiration has passed");
+	if (rc) {
+		why = perr;
+		if (!strncmp(why, "credential_process: ", 20))
+			why += 20;
+		hc_seterr(err, errlen, rc,
+			  "profile [%s] credential_process \"%.200s\": %s",
+			  p->profile, p->process, why);
+	}
 out_free:
 	explicit_bzero(buf, HC_CRED_PROCESS_MAX + 1);
 	free(buf);
@@ -756,12 +902,16 @@ struct cred_profile {
 	const char *want;
 	bool config;		/* ~/.aws/config: [profile NAME] */
 	bool found;
-	const char *bad_key;
+	char bad_key[40];	/* a copy: libinih reuses its line buffer */
 	char access_key[HC_CRED_KEY_MAX + 1];
 	char secret_key[HC_CRED_KEY_MAX + 1];
 	char session_token[HC_CRED_TOKEN_MAX + 1];
 	char region[HC_CRED_REGION_MAX + 1];
 	char process[CRED_PROCESS_CMD_MAX + 1];
+	char endpoint_url[HC_CRED_ENDPOINT_MAX + 1];
+	char services[HC_CRED_NAME_MAX + 1];	/* [services NAME] */
+	char ignore_endpoints[8];		/* "true" or "false" */
+	bool role;				/* role_arn: not supported */
 };
 
 static int cred_profile_key(void *user, const char *section,
@@ -778,20 +928,31 @@ static int cred_profile_key(void *user, const char *section,
 		      : strcmp(section, c->want))
 		return 1;	/* another profile */
 	c->found = true;
+	if (!strcmp(name, "role_arn")) {
+		c->role = true;
+		return 1;
+	}
 #define CRED_KEY(k, f) (!strcmp(name, k)) { dst = c->f; size = sizeof(c->f); }
 	if CRED_KEY("aws_access_key_id", access_key)
 	else if CRED_KEY("aws_secret_access_key", secret_key)
 	else if CRED_KEY("aws_session_token", session_token)
 	else if CRED_KEY("region", region)
 	else if CRED_KEY("credential_process", process)
+	else if CRED_KEY("endpoint_url", endpoint_url)
+	else if CRED_KEY("services", services)
+	else if CRED_KEY("ignore_configured_endpoint_urls", ignore_endpoints)
 	else
 		return 1;	/* keys we do not use */
 #undef CRED_KEY
 	if (*dst)
 		return 1;	/* the credentials file, read first, wins */
 	if (cred_put(dst, size, value) ||
-	    (dst == c->region && !cred_region_ok(value))) {
-		c->bad_key = name;
+	    (dst == c->region && !cred_region_ok(value)) ||
+	    (dst == c->endpoint_url && hc_config_url_problem(value)) ||
+	    (dst == c->ignore_endpoints && strcasecmp(value, "true") &&
+	     strcasecmp(value, "false"))) {
+		if (!*c->bad_key)
+			snprintf(c->bad_key, sizeof(c->bad_key), "%s", name);
 		return 0;
 	}
 	return 1;
@@ -805,7 +966,7 @@ static int cred_profile_file(struct cred_profile *c, const char *file,
 
 	if (rc == -ENOENT)
 		return 0;
-	if (rc && c->bad_key) {
+	if (rc && *c->bad_key) {
 		size_t n = err ? strlen(err) : 0;
 
 		if (err && n < errlen)
@@ -852,13 +1013,13 @@ static int cred_env_keys(char *const envp[], struct hc_creds *out,
 	return 0;
 }
 
-static int cred_web_identity(char *const envp[], struct hc_creds *out,
-			     char *err, size_t errlen)
+/* Web identity through STS at @sts (cred_endpoint()'s choice). */
+static int cred_web_identity(char *const envp[], const char *sts,
+			     struct hc_creds *out, char *err, size_t errlen)
 {
 	const char *file = cred_env(envp, "AWS_WEB_IDENTITY_TOKEN_FILE");
 	const char *arn = cred_env(envp, "AWS_ROLE_ARN");
 	const char *name = cred_env(envp, "AWS_ROLE_SESSION_NAME");
-	const char *sts = cred_env(envp, "AWS_ENDPOINT_URL_STS");
 	struct hc_credp *p;
 	int rc;
 
@@ -880,13 +1041,8 @@ static int cred_web_identity(char *const envp[], struct hc_creds *out,
 	if (!name)
 		snprintf(p->session_name, sizeof(p->session_name),
 			 "hypercache-%lld", (long long)time(NULL));
-	if (sts)
-		rc = cred_put(p->sts_url, sizeof(p->sts_url), sts);
-	else
-		rc = snprintf(p->sts_url, sizeof(p->sts_url),
-			      "https://sts.%s.amazonaws.com/", out->region) < 0;
-	if (rc) {
-		rc = hc_seterr(err, errlen, -EINVAL, "AWS_ENDPOINT_URL_STS too long");
+	if (cred_put(p->sts_url, sizeof(p->sts_url), sts)) {
+		rc = hc_seterr(err, errlen, -EINVAL, "the STS endpoint is too long");
 		goto fail;
 	}
 	rc = cred_provider_start(p, out, err, errlen);
@@ -899,8 +1055,9 @@ fail:
 	return rc;
 }
 
-static int cred_process(char *const envp[], const struct cred_profile *pr,
-			struct hc_creds *out, char *err, size_t errlen)
+static int cred_process(const struct hc_backend *b, char *const envp[],
+			const struct cred_profile *pr, struct hc_creds *out,
+			char *err, size_t errlen)
 {
 	struct hc_credp *p = cred_provider_new(HC_CREDS_PROCESS, envp);
 	int rc;
@@ -908,6 +1065,9 @@ static int cred_process(char *const envp[], const struct cred_profile *pr,
 	if (!p)
 		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	strcpy(p->process, pr->process);
+	strcpy(p->profile, pr->want);
+	p->timeout = b && b->process_timeout ? b->process_timeout :
+		     HC_PROCESS_TIMEOUT_DEFAULT;
 	rc = cred_provider_start(p, out, err, errlen);
 	if (!out->provider)
 		cred_provider_put(p);	/* failed, or never expires */
@@ -982,6 +1142,167 @@ static int cred_profile_load(struct cred_files *f, char *const envp[],
 	return rc;
 }
 
+/* A service whose endpoint the chain chooses. */
+struct cred_service {
+	const char *env;	/* AWS_ENDPOINT_URL_<ID> */
+	const char *key;	/* its sub-section of [services NAME] */
+	const char *dflt;	/* printf format of the region */
+};
+
+static const struct cred_service cred_s3 = {
+	"AWS_ENDPOINT_URL_S3", "s3", "https://s3.%s.amazonaws.com"
+};
+static const struct cred_service cred_sts = {
+	"AWS_ENDPOINT_URL_STS", "sts", "https://sts.%s.amazonaws.com/"
+};
+
+/* [services NAME] of the config file: one service's endpoint_url. */
+struct cred_services {
+	const char *want;	/* NAME */
+	const char *key;	/* "s3" */
+	bool found;
+	bool bad;
+	char url[HC_CRED_ENDPOINT_MAX + 1];
+};
+
+/*
+ * The AWS files nest a service's settings under "s3 =" in indented lines,
+ * which libinih hands over as further values of "s3": "endpoint_url = URL".
+ */
+static int cred_services_key(void *user, const char *section,
+			     const char *name, const char *value)
+{
+	struct cred_services *c = user;
+	const char *v = value;
+	size_t n = strlen("endpoint_url");
+
+	if (strncmp(section, "services ", 9) || strcmp(section + 9, c->want))
+		return 1;
+	c->found = true;
+	if (strcmp(name, c->key) || strncmp(v, "endpoint_url", n))
+		return 1;
+	for (v += n; *v == ' ' || *v == '\t'; v++)
+		;
+	if (*v != '=')
+		return 1;	/* endpoint_url_something */
+	for (v++; *v == ' ' || *v == '\t'; v++)
+		;
+	if (*c->url)
+		return 1;	/* the first wins */
+	if (cred_put(c->url, sizeof(c->url), v) || hc_config_url_problem(v)) {
+		c->bad = true;
+		return 0;
+	}
+	return 1;
+}
+
+const char *hc_endpoint_source_name(enum hc_endpoint_source s)
+{
+	switch (s) {
+	case HC_ENDPOINT_CONFIG:
+		return "the configuration";
+	case HC_ENDPOINT_ENV_S3:
+		return "AWS_ENDPOINT_URL_S3";
+	case HC_ENDPOINT_ENV:
+		return "AWS_ENDPOINT_URL";
+	case HC_ENDPOINT_SERVICES:
+		return "the profile's services section";
+	case HC_ENDPOINT_PROFILE:
+		return "the profile's endpoint_url";
+	case HC_ENDPOINT_DEFAULT:
+		return "the AWS default for the region";
+	}
+	return "?";
+}
+
+/*
+ * The endpoint of service @sv as the AWS SDKs choose it ("Service-specific
+ * endpoints"): @given (the backend's `endpoint`; NULL or "": none); unless
+ * AWS_IGNORE_CONFIGURED_ENDPOINT_URLS (else the profile's
+ * ignore_configured_endpoint_urls) is true, AWS_ENDPOINT_URL_<ID>,
+ * AWS_ENDPOINT_URL, the service's endpoint_url in the profile's
+ * [services NAME] section, the profile's endpoint_url; else the AWS default
+ * of @region.  Into @url (HC_CRED_ENDPOINT_MAX + 1 bytes), where from in
+ * *@src (HC_ENDPOINT_ENV_S3 stands for any AWS_ENDPOINT_URL_<ID>).
+ */
+static int cred_endpoint(const struct cred_service *sv, const char *given,
+			 char *const envp[], const char *home,
+			 struct cred_files *f, struct cred_profile *pr,
+			 const char *region, char *url,
+			 enum hc_endpoint_source *src, char *err, size_t errlen)
+{
+	const char *ign = cred_env(envp, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
+	const char *v = NULL, *name = NULL, *why;
+	struct cred_services sec = { .key = sv->key };
+	int rc;
+
+	if (given && *given) {
+		*src = HC_ENDPOINT_CONFIG;
+		return cred_put(url, HC_CRED_ENDPOINT_MAX + 1, given) ?
+		       hc_seterr(err, errlen, -EINVAL, "endpoint too long") : 0;
+	}
+	if (!ign) {
+		rc = cred_profile_load(f, envp, home, pr, err, errlen);
+		if (rc)
+			return rc;
+		ign = *pr->ignore_endpoints ? pr->ignore_endpoints : NULL;
+	}
+	if (cred_true(ign))
+		goto dflt;
+	if ((v = cred_env(envp, sv->env))) {
+		name = sv->env;
+		*src = HC_ENDPOINT_ENV_S3;
+	} else if ((v = cred_env(envp, "AWS_ENDPOINT_URL"))) {
+		name = "AWS_ENDPOINT_URL";
+		*src = HC_ENDPOINT_ENV;
+	}
+	if (v) {
+		why = hc_config_url_problem(v);
+		if (why || strlen(v) > HC_CRED_ENDPOINT_MAX)
+			return hc_seterr(err, errlen, -EINVAL, "%s: %s \"%.200s\"",
+					 name, why ? why : "longer than 1023 bytes in",
+					 v);
+		strcpy(url, v);
+		return 0;
+	}
+	rc = cred_profile_load(f, envp, home, pr, err, errlen);
+	if (rc)
+		return rc;
+	if (*pr->services && !f->cp) {
+		sec.want = pr->services;
+		rc = hc_ini_file(f->cpath, cred_services_key, &sec, err, errlen);
+		if (rc && sec.bad) {
+			size_t n = err ? strlen(err) : 0;
+
+			if (err && n < errlen)
+				snprintf(err + n, errlen - n,
+					 ": [services %s] %s endpoint_url empty, too long or malformed",
+					 pr->services, sv->key);
+		}
+		if (rc && rc != -ENOENT)
+			return rc;
+		if (!sec.found)
+			return hc_seterr(err, errlen, -ENOENT,
+					 "profile [%s]: services = %s, but %s has no [services %s]",
+					 pr->want, pr->services, f->cpath,
+					 pr->services);
+		if (*sec.url) {
+			strcpy(url, sec.url);
+			*src = HC_ENDPOINT_SERVICES;
+			return 0;
+		}
+	}
+	if (*pr->endpoint_url) {
+		strcpy(url, pr->endpoint_url);
+		*src = HC_ENDPOINT_PROFILE;
+		return 0;
+	}
+dflt:
+	snprintf(url, HC_CRED_ENDPOINT_MAX + 1, sv->dflt, region);
+	*src = HC_ENDPOINT_DEFAULT;
+	return 0;
+}
+
 /* The whole chain; @pr is scratch space. */
 static int cred_chain(const struct hc_backend *b, char *const envp[],
 		      const char *home, struct cred_profile *pr,
@@ -1012,6 +1333,11 @@ static int cred_chain(const struct hc_backend *b, char *const envp[],
 		return hc_seterr(err, errlen, -EINVAL,
 				 "region \"%.70s\": expected a-z 0-9 -", r);
 	strcpy(out->region, r);
+	rc = cred_endpoint(&cred_s3, b ? b->endpoint : NULL, envp, home, &f,
+			   pr, out->region, out->endpoint,
+			   &out->endpoint_source, err, errlen);
+	if (rc)
+		return rc;
 
 	if (b && b->anonymous) {
 		out->source = HC_CREDS_ANONYMOUS;
@@ -1027,11 +1353,23 @@ static int cred_chain(const struct hc_backend *b, char *const envp[],
 	    cred_env(envp, "AWS_SECRET_ACCESS_KEY"))
 		return cred_env_keys(envp, out, err, errlen);
 	if (cred_env(envp, "AWS_WEB_IDENTITY_TOKEN_FILE") ||
-	    cred_env(envp, "AWS_ROLE_ARN"))
-		return cred_web_identity(envp, out, err, errlen);
+	    cred_env(envp, "AWS_ROLE_ARN")) {
+		enum hc_endpoint_source src;
+		char sts[HC_CRED_ENDPOINT_MAX + 1];
+
+		rc = cred_endpoint(&cred_sts, NULL, envp, home, &f, pr,
+				   out->region, sts, &src, err, errlen);
+		if (rc)
+			return rc;
+		return cred_web_identity(envp, sts, out, err, errlen);
+	}
 	rc = cred_profile_load(&f, envp, home, pr, err, errlen);
 	if (rc)
 		return rc;
+	if (pr->role)	/* its keys or process are the source's, not the role's */
+		return hc_seterr(err, errlen, -EOPNOTSUPP,
+				 "profile [%s]: role_arn (an assume-role profile) is not supported; give the role's credentials through credential_process, web identity or the environment",
+				 pr->want);
 	if (*pr->access_key || *pr->secret_key) {
 		if (!*pr->access_key || !*pr->secret_key)
 			return hc_seterr(err, errlen, -EINVAL,
@@ -1046,7 +1384,7 @@ static int cred_chain(const struct hc_backend *b, char *const envp[],
 	}
 	if (*pr->process) {
 		strcpy(out->profile, pr->want);
-		return cred_process(envp, pr, out, err, errlen);
+		return cred_process(b, envp, pr, out, err, errlen);
 	}
 	if (profile && !pr->found)
 		return hc_seterr(err, errlen, -ENOENT,

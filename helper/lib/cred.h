@@ -9,7 +9,8 @@
  *   2. AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY [+ AWS_SESSION_TOKEN];
  *   3. web identity: AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN
  *      [+ AWS_ROLE_SESSION_NAME] through STS AssumeRoleWithWebIdentity
- *      (AWS_ENDPOINT_URL_STS, else https://sts.REGION.amazonaws.com);
+ *      (its endpoint chosen as the S3 one below, with AWS_ENDPOINT_URL_STS
+ *      and the sts sub-section, else https://sts.REGION.amazonaws.com/);
  *   4. profile $AWS_PROFILE (else "default") of the shared credentials
  *      file ($AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials) and of
  *      the config file ($AWS_CONFIG_FILE, else ~/.aws/config, where it is
@@ -21,9 +22,23 @@
  *   6. anonymous: unsigned requests, for public buckets.
  * A source that is configured but fails (half a key pair, an unreadable
  * token file, STS refusing, a credential_process exiting non-zero, an
- * AWS_PROFILE that names no profile) is an error, not a fall-through: the
+ * AWS_PROFILE that names no profile, a profile with role_arn: AssumeRole
+ * is not implemented, -EOPNOTSUPP) is an error, not a fall-through: the
  * operator asked for it.  The region is the backend's `region` when given,
  * else AWS_REGION, AWS_DEFAULT_REGION, the profile's region, "us-east-1".
+ * The endpoint is the backend's `endpoint` when given; else, unless
+ * AWS_IGNORE_CONFIGURED_ENDPOINT_URLS (or the profile's
+ * ignore_configured_endpoint_urls) is true, AWS_ENDPOINT_URL_S3,
+ * AWS_ENDPOINT_URL, the s3 endpoint_url of the profile's
+ * `services = NAME` section ([services NAME] of the config file), the
+ * profile's endpoint_url; else https://s3.REGION.amazonaws.com (the AWS
+ * SDKs' "service-specific endpoints" order).  A malformed URL is -EINVAL.
+ *
+ * A credential_process runs at most the backend's
+ * credential_process_timeout seconds (HC_PROCESS_TIMEOUT_DEFAULT); then
+ * its process group is killed and the lookup (or refresh) fails with
+ * -ETIMEDOUT, naming the profile and the command.  Its output must be
+ * Version 1 with an Expiration, if any, that has not passed.
  *
  * Temporary credentials (3, a credential_process with Expiration, 5) live
  * in a provider shared by every copy of them: hc_creds_current() refreshes
@@ -52,6 +67,7 @@
 #define HC_CRED_IMDS_TIMEOUT_MS	1000
 #define HC_CRED_HTTP_TIMEOUT_S	30	/* STS */
 #define HC_CRED_PROCESS_MAX	(64 << 10)	/* bytes of output */
+#define HC_CRED_ENDPOINT_MAX	1023		/* HC_URL_MAX */
 
 struct hc_backend;
 struct hc_credp;
@@ -67,6 +83,16 @@ enum hc_creds_source {
 	HC_CREDS_ANONYMOUS,	/* none: unsigned requests */
 };
 
+/* Where hc_creds_lookup() found the S3 endpoint, in precedence order. */
+enum hc_endpoint_source {
+	HC_ENDPOINT_CONFIG,	/* the backend's endpoint key */
+	HC_ENDPOINT_ENV_S3,	/* AWS_ENDPOINT_URL_S3 */
+	HC_ENDPOINT_ENV,	/* AWS_ENDPOINT_URL */
+	HC_ENDPOINT_SERVICES,	/* [services NAME] s3 = endpoint_url = ... */
+	HC_ENDPOINT_PROFILE,	/* the profile's endpoint_url */
+	HC_ENDPOINT_DEFAULT,	/* https://s3.REGION.amazonaws.com */
+};
+
 struct hc_creds {
 	enum hc_creds_source source;
 	char access_key[HC_CRED_KEY_MAX + 1];	/* "" iff anonymous */
@@ -74,6 +100,8 @@ struct hc_creds {
 	char session_token[HC_CRED_TOKEN_MAX + 1];	/* "" if none */
 	char profile[HC_CRED_NAME_MAX + 1];	/* FILE and PROCESS */
 	char region[HC_CRED_REGION_MAX + 1];	/* resolved, never "" */
+	char endpoint[HC_CRED_ENDPOINT_MAX + 1];	/* resolved, never "" */
+	enum hc_endpoint_source endpoint_source;
 	time_t expiration;			/* 0: does not expire */
 	unsigned int gen;			/* of the provider's set */
 	struct hc_credp *provider;		/* NULL: static */
@@ -82,13 +110,17 @@ struct hc_creds {
 /* hc_creds_source_name() - "the configuration", "web identity (STS)", ... */
 const char *hc_creds_source_name(enum hc_creds_source s);
 
+/* hc_endpoint_source_name() - "the configuration", "AWS_ENDPOINT_URL_S3", ... */
+const char *hc_endpoint_source_name(enum hc_endpoint_source s);
+
 /*
  * hc_creds_lookup() - the credentials and region of S3 backend @b (NULL:
  * none configured), by the chain above.  @envp is a NULL-terminated
  * "NAME=value" array (environ, or a test's); @home NULL means $HOME from
  * @envp.  Returns 0; -EINVAL (half a pair, a malformed file or answer),
  * -ENOENT (AWS_PROFILE names no profile, a token file is missing), -EACCES
- * (STS or IMDS refused), -EIO/-ETIMEDOUT (STS unreachable), -ENOMEM, with
+ * (STS or IMDS refused, a credential_process failed), -EIO/-ETIMEDOUT (STS
+ * unreachable, a credential_process killed after its timeout), -ENOMEM, with
  * a message naming the source in @err.  On success release @out with
  * hc_creds_release().
  */

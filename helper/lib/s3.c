@@ -132,6 +132,8 @@ int hcs3_new(const struct hc_backend *b, const struct hc_creds *creds,
 		return hc_seterr(err, errlen, -EINVAL, "no backend or credentials");
 	if (!*b->region && !*creds->region)
 		return hc_seterr(err, errlen, -EINVAL, "backend has no region");
+	if (!*b->endpoint && !*creds->endpoint)
+		return hc_seterr(err, errlen, -EINVAL, "backend has no endpoint");
 	pthread_once(&hcs3_once, hcs3_global_init);
 	if (hcs3_global_rc)
 		return hc_seterr(err, errlen, -ENOMEM, "curl_global_init: %s",
@@ -142,6 +144,8 @@ int hcs3_new(const struct hc_backend *b, const struct hc_creds *creds,
 	c->b = *b;
 	if (*creds->region)
 		strcpy(c->b.region, creds->region);	/* the chain's choice */
+	if (*creds->endpoint)
+		strcpy(c->b.endpoint, creds->endpoint);	/* likewise */
 	hc_creds_hold(&c->creds, creds);
 	if (opts)
 		c->opts = *opts;

@@ -63,7 +63,9 @@ struct hcs3_object {
 
 /*
  * hcs3_new() - a client for S3 backend @b with credentials @creds.
- * @opts may be NULL (defaults).  The backend and credentials are copied.
+ * @opts may be NULL (defaults).  The backend and credentials are copied;
+ * the region and endpoint hc_creds_lookup() resolved into @creds (when
+ * set) replace @b's.
  */
 int hcs3_new(const struct hc_backend *b, const struct hc_creds *creds,
 	     const struct hcs3_opts *opts, struct hcs3 **out,

@@ -134,6 +134,12 @@ expect 2 err "unrecognized option '--force-empty-journal'" -- pool create --forc
 expect 0 out "--force-empty-journal"  -- pool assemble --help
 expect 2 err "unrecognized option '--bogus'"      -- pool create --bogus /dev/null
 expect 2 err "invalid option -- 'x'"              -- pool create -x /dev/null
+# a flag given a value: named as such (it was "invalid option -- ''" for a
+# long-only flag, "invalid option -- 'j'" for --json)
+expect 2 err "evict: option '--discard-dirty' doesn't allow an argument" -- evict --discard-dirty=1 s3://b/o
+expect 2 err "ls: option '--json' doesn't allow an argument" -- ls --json=yes
+expect 2 err "option '--json' doesn't allow an argument" -- --json=1 ls
+expect 2 err "evict: unrecognized option '--dirty=1'" -- evict --dirty=1 s3://b/o
 expect 2 err "option '--data-offset' requires an argument" -- pool create --data-offset
 expect 2 err "invalid --data-offset '12Q'"        -- pool create --data-offset 12Q /dev/null
 expect 2 err "invalid --data-offset 'lots'"       -- pool create --data-offset lots /dev/null

@@ -133,6 +133,7 @@ TEST(full_file)
 	EXPECT_STREQ("", b->access_key);
 	EXPECT_STREQ("", b->ca_file);
 	EXPECT_FALSE(b->sign_payload);
+	EXPECT_EQ(HC_PROCESS_TIMEOUT_DEFAULT, b->process_timeout);
 
 	b = hc_config_backend(&cfg, "nfs");
 	ASSERT_NE(NULL, b);
@@ -192,6 +193,12 @@ static const struct {
 	  "hypercache.conf:3: [backend b] root: expected an absolute path, got \"data/cache\"" },
 	{ "[backend b]\ntype = s3\nendpoint = https://x\nregion = EU West\n",
 	  "hypercache.conf:4: [backend b] region: expected a-z 0-9 -, got \"EU West\"" },
+	{ "[backend b]\ntype = s3\nendpoint = https://\n",
+	  "hypercache.conf:3: [backend b] endpoint: no host in \"https://\"" },
+	{ "[backend b]\ntype = s3\ncredential_process_timeout = 0\n",
+	  "hypercache.conf:3: [backend b] credential_process_timeout: 0 out of range 1..3600" },
+	{ "[backend b]\ntype = posix\nroot = /x\ncredential_process_timeout = 5\n",
+	  "hypercache.conf:4: [backend b] credential_process_timeout: not a key of a posix backend" },
 	/* out of range */
 	{ "[hypercached]\ningest_concurrency = 65\n",
 	  "hypercache.conf:2: [hypercached] ingest_concurrency: 65 out of range 1..64" },
@@ -254,8 +261,6 @@ static const struct {
 	  "hypercache.conf:1: [backend b]: missing required key \"type\" (s3 or posix)" },
 	{ "[backend b]\n",
 	  "hypercache.conf:1: [backend b]: missing required key \"type\" (s3 or posix)" },
-	{ "[hypercached]\n[backend s3]\ntype = s3\nregion = us-west-2\n",
-	  "hypercache.conf:2: [backend s3]: missing required key \"endpoint\"" },
 	{ "[backend nfs]\ntype = posix\n[backend b]\ntype = posix\nroot = /x\n",
 	  "hypercache.conf:1: [backend nfs]: missing required key \"root\"" },
 	{ "[backend nfs]\nendpoint = https://x\ntype = posix\nroot = /x\n",
@@ -279,6 +284,19 @@ static const struct {
 	{ "[backend b]\ntype = s3\nendpoint = \n",
 	  "hypercache.conf:3: [backend b] endpoint: expected an http:// or https:// URL, got \"\"" },
 };
+
+/* An s3 backend without endpoint: the credential chain chooses it (cred.h). */
+TEST(endpoint_optional)
+{
+	ASSERT_EQ(0, parse("[backend s3]\ntype = s3\nregion = us-west-2\n"
+			   "credential_process_timeout = 5\n")) TH_LOG("%s", err);
+	EXPECT_STREQ("", cfg.backends[0].endpoint);
+	EXPECT_EQ(5, cfg.backends[0].process_timeout);
+	EXPECT_EQ(NULL, hc_config_url_problem("http://[::1]:9000/p"));
+	EXPECT_STREQ("expected an http:// or https:// URL, got",
+		     hc_config_url_problem("s3.amazonaws.com"));
+	EXPECT_STREQ("spaces in", hc_config_url_problem("https://a b"));
+}
 
 /* The exporter's egress price (Documentation/metrics.md). */
 TEST(egress_price)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -433,6 +434,12 @@ TEST_F(chain, profiles)
 	EXPECT_EQ(-EACCES, LOOKUP(env_proc));
 	EXPECT_NE(NULL, strstr(self->err, "exit status 3")) TH_LOG("%s", self->err);
 
+	/* an assume-role profile is refused, not used with its source's keys */
+	put(self->cfile, "[profile proc]\nrole_arn = " ROLE "\nsource_profile = default\n"
+	    "aws_access_key_id = AKIDSOURCE\naws_secret_access_key = S\n", 0600);
+	EXPECT_EQ(-EOPNOTSUPP, LOOKUP(env_proc));
+	EXPECT_NE(NULL, strstr(self->err, "profile [proc]: role_arn")) TH_LOG("%s", self->err);
+
 	/* a broken file is an error, with its line */
 	put(self->kfile, "[default]\naws_access_key_id A\n", 0600);
 	EXPECT_EQ(-EINVAL, LOOKUP(env_def));
@@ -619,6 +626,209 @@ TEST_F(chain, s3_anonymous_unsigned)
 	hcs3_free(c);
 }
 
+/* The S3 endpoint, in the AWS SDKs' order, when the backend gives none. */
+TEST_F(chain, endpoint_order)
+{
+	char s3e[96], glob[96];
+	char *env_none[] = { self->home, "AWS_REGION=eu-west-3", NULL };
+	char *env_glob[] = { self->home, glob, NULL };
+	char *env_both[] = { self->home, glob, s3e, NULL };
+	char *env_ign[] = { self->home, glob, s3e,
+			    "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true", NULL };
+	char *env_unign[] = { self->home, glob,
+			      "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=false", NULL };
+	char *env_dev[] = { self->home, "AWS_PROFILE=dev", NULL };
+	char *env_bad[] = { self->home, "AWS_ENDPOINT_URL_S3=ftp://x", NULL };
+	char buf[8];
+	struct hcs3 *c;
+
+	snprintf(s3e, sizeof(s3e), "AWS_ENDPOINT_URL_S3=http://127.0.0.1:%u", F.port);
+	strcpy(glob, "AWS_ENDPOINT_URL=http://global.example:9000");
+	self->b.endpoint[0] = '\0';
+
+	/* nothing anywhere: AWS's regional endpoint */
+	ASSERT_EQ(0, LOOKUP(env_none)) TH_LOG("%s", self->err);
+	EXPECT_STREQ("https://s3.eu-west-3.amazonaws.com", self->c.endpoint);
+	EXPECT_EQ(HC_ENDPOINT_DEFAULT, self->c.endpoint_source);
+	hc_creds_release(&self->c);
+
+	/* the profile's endpoint_url; its services section beats it */
+	put(self->cfile,
+	    "[profile dev]\nendpoint_url = http://profile.example\n"
+	    "aws_access_key_id = A\naws_secret_access_key = S\n", 0600);
+	ASSERT_EQ(0, LOOKUP(env_dev)) TH_LOG("%s", self->err);
+	EXPECT_STREQ("http://profile.example", self->c.endpoint);
+	EXPECT_EQ(HC_ENDPOINT_PROFILE, self->c.endpoint_source);
+	hc_creds_release(&self->c);
+	put(self->cfile,
+	    "[services local]\ns3 =\n  addressing_style = path\n"
+	    "  endpoint_url = http://services.example:7480\n"
+	    "sts =\n  endpoint_url = http://sts.example\n"
+	    "[profile dev]\nendpoint_url = http://profile.example\n"
+	    "services = local\n"
+	    "aws_access_key_id = A\naws_secret_access_key = S\n", 0600);
+	ASSERT_EQ(0, LOOKUP(env_dev)) TH_LOG("%s", self->err);
+	EXPECT_STREQ("http://services.example:7480", self->c.endpoint);
+	EXPECT_EQ(HC_ENDPOINT_SERVICES, self->c.endpoint_source);
+	hc_creds_release(&self->c);
+
+	/* the default profile: the global environment beats the files */
+	put(self->cfile,
+	    "[default]\nendpoint_url = http://profile.example\n"
+	    "services = local\n"
+	    "[services local]\ns3 =\n  endpoint_url = http://services.example\n",
+	    0600);
+	ASSERT_EQ(0, LOOKUP(env_glob)) TH_LOG("%s", self->err);
+	EXPECT_STREQ("http://global.example:9000", self->c.endpoint);
+	EXPECT_EQ(HC_ENDPOINT_ENV, self->c.endpoint_source);
+	hc_creds_release(&self->c);
+	/* ... and the S3 one beats the global one */
+	ASSERT_EQ(0, LOOKUP(env_both)) TH_LOG("%s", self->err);
+	EXPECT_STREQ(s3e + strlen("AWS_ENDPOINT_URL_S3="), self->c.endpoint);
+	EXPECT_EQ(HC_ENDPOINT_ENV_S3, self->c.endpoint_source);
+	/* the client goes there */
+	c = client(self);
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, hcs3_get_range(c, "bkt", "obj", 0, 5, NULL, buf,
+				    self->err, sizeof(self->err)))
+		TH_LOG("%s", self->err);
+	EXPECT_EQ(1, F.s3_calls);
+	hcs3_free(c);
+	hc_creds_release(&self->c);
+
+	/* ignore_configured_endpoint_urls: the default, env or profile */
+	ASSERT_EQ(0, LOOKUP(env_ign)) TH_LOG("%s", self->err);
+	EXPECT_STREQ("https://s3.us-east-1.amazonaws.com", self->c.endpoint);
+	EXPECT_EQ(HC_ENDPOINT_DEFAULT, self->c.endpoint_source);
+	hc_creds_release(&self->c);
+	put(self->cfile,
+	    "[default]\nendpoint_url = http://profile.example\n"
+	    "ignore_configured_endpoint_urls = true\n", 0600);
+	ASSERT_EQ(0, LOOKUP(env_glob)) TH_LOG("%s", self->err);
+	EXPECT_EQ(HC_ENDPOINT_DEFAULT, self->c.endpoint_source);
+	hc_creds_release(&self->c);
+	ASSERT_EQ(0, LOOKUP(env_unign)) TH_LOG("%s", self->err);
+	EXPECT_EQ(HC_ENDPOINT_ENV, self->c.endpoint_source);	/* env wins */
+	hc_creds_release(&self->c);
+
+	/* the configuration's endpoint beats them all, ignore or not */
+	strcpy(self->b.endpoint, "http://config.example");
+	ASSERT_EQ(0, LOOKUP(env_ign)) TH_LOG("%s", self->err);
+	EXPECT_STREQ("http://config.example", self->c.endpoint);
+	EXPECT_EQ(HC_ENDPOINT_CONFIG, self->c.endpoint_source);
+	hc_creds_release(&self->c);
+	self->b.endpoint[0] = '\0';
+
+	/* malformed: an error naming the source */
+	unlink(self->cfile);
+	EXPECT_EQ(-EINVAL, LOOKUP(env_bad));
+	EXPECT_STREQ("AWS_ENDPOINT_URL_S3: expected an http:// or https:// URL, got \"ftp://x\"",
+		     self->err);
+	put(self->cfile, "[default]\nendpoint_url = s3.example\n", 0600);
+	EXPECT_EQ(-EINVAL, LOOKUP(env_none));
+	EXPECT_NE(NULL, strstr(self->err, "config:2:")) TH_LOG("%s", self->err);
+	EXPECT_NE(NULL, strstr(self->err, "endpoint_url")) TH_LOG("%s", self->err);
+	put(self->cfile, "[default]\nservices = nope\n", 0600);
+	EXPECT_EQ(-ENOENT, LOOKUP(env_none));
+	EXPECT_NE(NULL, strstr(self->err, "no [services nope]")) TH_LOG("%s", self->err);
+	put(self->cfile, "[default]\nservices = l\n[services l]\ns3 =\n  endpoint_url = x\n", 0600);
+	EXPECT_EQ(-EINVAL, LOOKUP(env_none));
+	EXPECT_NE(NULL, strstr(self->err, "[services l] s3 endpoint_url")) TH_LOG("%s", self->err);
+}
+
+/* STS's endpoint follows the same order, with its own variable and section. */
+TEST_F(chain, sts_endpoint)
+{
+	char web[200], arn[] = "AWS_ROLE_ARN=" ROLE, glob[96], text[512];
+	char *env_glob[] = { self->home, web, arn, glob, NULL };
+	char *env_both[] = { self->home, web, arn, glob,
+			     "AWS_ENDPOINT_URL_STS=http://127.0.0.1:1/", NULL };
+	char *env_prof[] = { self->home, web, arn, "AWS_PROFILE=irsa", NULL };
+
+	snprintf(web, sizeof(web), "AWS_WEB_IDENTITY_TOKEN_FILE=%s", self->jwt);
+	snprintf(glob, sizeof(glob), "AWS_ENDPOINT_URL=http://127.0.0.1:%u/sts/",
+		 F.port);
+	/* the global variable serves STS too */
+	ASSERT_EQ(0, LOOKUP(env_glob)) TH_LOG("%s", self->err);
+	EXPECT_EQ(HC_CREDS_WEB_IDENTITY, self->c.source);
+	EXPECT_EQ(1, F.sts_calls);
+	hc_creds_release(&self->c);
+	/* AWS_ENDPOINT_URL_STS beats it: a closed port, refused */
+	EXPECT_NE(0, LOOKUP(env_both));
+	EXPECT_NE(NULL, strstr(self->err, "127.0.0.1:1/")) TH_LOG("%s", self->err);
+	EXPECT_EQ(1, F.sts_calls);
+	/* the profile's [services NAME] sts endpoint_url; s3's is not STS's */
+	snprintf(text, sizeof(text),
+		 "[profile irsa]\nservices = ep\nendpoint_url = http://127.0.0.1:1/\n"
+		 "[services ep]\ns3 =\n  endpoint_url = http://127.0.0.1:1/\n"
+		 "sts =\n  endpoint_url = http://127.0.0.1:%u/sts/\n", F.port);
+	put(self->cfile, text, 0600);
+	ASSERT_EQ(0, LOOKUP(env_prof)) TH_LOG("%s", self->err);
+	EXPECT_EQ(2, F.sts_calls);
+	/* ... while the backend's endpoint stays the configuration's */
+	EXPECT_EQ(HC_ENDPOINT_CONFIG, self->c.endpoint_source);
+}
+
+/*
+ * A credential_process that hangs is killed after the backend's
+ * credential_process_timeout, with its children: the lookup fails with
+ * -ETIMEDOUT naming the profile and the command, in about that time.
+ */
+TEST_F(chain, process_timeout)
+{
+	char *env_proc[] = { self->home, "AWS_PROFILE=slow", NULL };
+	char text[512], pidf[128];
+	double t;
+	FILE *f;
+	int pid = 0, i;
+
+	snprintf(pidf, sizeof(pidf), "%s/sleeper.pid", self->dir);
+	snprintf(text, sizeof(text),
+		 "[profile slow]\ncredential_process = sleep 30 & echo $! > %s; wait\n",
+		 pidf);
+	put(self->cfile, text, 0600);
+	self->b.process_timeout = 1;
+	t = hc_now();
+	EXPECT_EQ(-ETIMEDOUT, LOOKUP(env_proc));
+	t = hc_now() - t;
+	EXPECT_GE(t, 0.9);
+	EXPECT_LT(t, 5.0);
+	EXPECT_NE(NULL, strstr(self->err, "profile [slow] credential_process \"sleep 30"))
+		TH_LOG("%s", self->err);
+	EXPECT_NE(NULL, strstr(self->err, "no answer within 1 s"))
+		TH_LOG("%s", self->err);
+	/* the shell's child went with it (reaped by init, so poll a little) */
+	f = fopen(pidf, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%d", &pid));
+	fclose(f);
+	for (i = 0; i < 200 && !kill(pid, 0); i++)
+		usleep(10000);
+	EXPECT_NE(0, kill(pid, 0)) TH_LOG("sleep %d still runs", pid);
+
+	/* stdout closed, the process lingers: killed too, same error */
+	put(self->cfile, "[profile slow]\ncredential_process = exec >&-; sleep 30\n", 0600);
+	t = hc_now();
+	EXPECT_EQ(-ETIMEDOUT, LOOKUP(env_proc));
+	EXPECT_LT(hc_now() - t, 5.0);
+
+	/* a quick one is not affected; its output is checked */
+	snprintf(text, sizeof(text),
+		 "[profile slow]\ncredential_process = echo '{\"Version\": 1, \"AccessKeyId\": \"A\", \"SecretAccessKey\": \"S\", \"Expiration\": \"2020-01-01T00:00:00Z\"}'\n");
+	put(self->cfile, text, 0600);
+	EXPECT_EQ(-EINVAL, LOOKUP(env_proc));
+	EXPECT_NE(NULL, strstr(self->err, "profile [slow] credential_process \"echo"))
+		TH_LOG("%s", self->err);
+	EXPECT_NE(NULL, strstr(self->err, "Expiration has passed")) TH_LOG("%s", self->err);
+	/* too much output: said so (not the SIGPIPE that follows) */
+	put(self->cfile, "[profile slow]\ncredential_process = yes\n", 0600);
+	EXPECT_EQ(-EFBIG, LOOKUP(env_proc));
+	EXPECT_NE(NULL, strstr(self->err, "output over 64 KiB")) TH_LOG("%s", self->err);
+	put(self->cfile, "[profile slow]\ncredential_process = echo '{\"Version\": 2}'\n", 0600);
+	EXPECT_EQ(-EINVAL, LOOKUP(env_proc));
+	EXPECT_NE(NULL, strstr(self->err, ": \"Version\" is not 1")) TH_LOG("%s", self->err);
+}
+
 TEST(parse_time)
 {
 	time_t t;
@@ -655,6 +865,13 @@ TEST(parse_answers)
 	EXPECT_EQ(-EINVAL, hc_creds_parse_process("{\"Version\":1,\"AccessKeyId\":\"A\",\"SecretAccessKey\":\"S\",\"Expiration\":\"soon\"}",
 						  &c, err, sizeof(err)));
 	EXPECT_EQ(-EINVAL, hc_creds_parse_process("[]", &c, err, sizeof(err)));
+	/* one object and nothing after it (json-c alone would take it) */
+	EXPECT_EQ(-EINVAL, hc_creds_parse_process("{\"Version\":1,\"AccessKeyId\":\"A\",\"SecretAccessKey\":\"S\"} trailing",
+						  &c, err, sizeof(err)));
+	EXPECT_STREQ("credential_process: the output is not one JSON object", err);
+	EXPECT_EQ(0, hc_creds_parse_process("{\"Version\":1,\"AccessKeyId\":\"A\",\"SecretAccessKey\":\"S\"}\n\n",
+					    &c, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, hc_creds_parse_process("{\"Version\":1,", &c, err, sizeof(err)));
 
 	EXPECT_EQ(-EACCES, hc_creds_parse_imds("{\"Code\":\"AssumeRoleUnauthorizedAccess\"}",
 					       &c, err, sizeof(err)));

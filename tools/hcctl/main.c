@@ -151,6 +151,13 @@ int hcctl_getopt_error(const struct hcctl_cmd *cmd, int c, int optopt_, char **a
 					      optopt_);
 		return hcctl_usage_error(cmd, "option '%s' requires an argument", arg);
 	}
+	if (optopt_ && !strncmp(arg, "--", 2)) {
+		/* a long flag given "=VALUE": glibc sets optopt to its val */
+		const char *eq = strchr(arg, '=');
+
+		return hcctl_usage_error(cmd, "option '%.*s' doesn't allow an argument",
+					 eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+	}
 	if (optopt_)
 		return hcctl_usage_error(cmd, "invalid option -- '%c'", optopt_);
 	return hcctl_usage_error(cmd, "unrecognized option '%s'", arg);
