@@ -8,11 +8,14 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <isa-l/crc.h>
 
 #include "hypercache_format.h"
 #include "hcctl.h"
@@ -23,6 +26,8 @@
 #include "config.h"
 #include "resolve.h"
 #include "s3.h"
+#include "posix.h"
+#include "util.h"
 
 extern char **environ;
 
@@ -96,6 +101,55 @@ static int vf_client(struct vf_worker *w, const struct hc_backend *b,
 	return 0;
 }
 
+/*
+ * A posix backend's "HEAD": the size of ROOT/KEY and, when it is the
+ * cached size, the ETag hypercached's upload gave it (the CRC-32C of the
+ * bytes as 8 hex digits, egress.c), computed by reading the file.  An
+ * object ingested from a posix backend has no ETag and is not checked.
+ */
+static int vf_posix_head(const struct hc_target *t, uint64_t kept_size,
+			 struct hcs3_object *out, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	uint32_t crc = ~0U;
+	uint64_t off = 0;
+	void *buf;
+	int fd, ret;
+
+	ret = hc_posix_path(t->b, t->key, t->key_len, path, sizeof(path),
+			    err, errlen);
+	if (!ret)
+		ret = hc_posix_open(path, &fd, &out->size, err, errlen);
+	if (ret)
+		return ret;
+	if (out->size != kept_size) {
+		close(fd);
+		return 0;	/* changed: no need to read it */
+	}
+	buf = malloc(1U << 20);
+	if (!buf) {
+		close(fd);
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	}
+	while (off < out->size) {
+		size_t len = out->size - off < (1U << 20) ? out->size - off : (1U << 20);
+
+		ret = hc_pread_full(fd, buf, len, off);
+		if (ret) {
+			hc_seterr(err, errlen, ret, "%s: read: %s", path,
+				  strerror(-ret));
+			break;
+		}
+		crc = crc32_iscsi(buf, (int)len, crc);
+		off += len;
+	}
+	free(buf);
+	close(fd);
+	if (!ret)
+		snprintf(out->etag, sizeof(out->etag), "%08x", ~crc);
+	return ret;
+}
+
 /* The verdict on @it: from the listing, or from a HEAD. */
 static void vf_check(struct vf_worker *w, struct vf_item *it)
 {
@@ -113,7 +167,7 @@ static void vf_check(struct vf_worker *w, struct vf_item *it)
 				 "the kernel sent no state this hcctl knows");
 		else if (it->v == HCCTL_V_NO_ETAG)
 			snprintf(it->msg, sizeof(it->msg),
-				 "no ETag kept (a format-1 pool after a restart, or a posix backend)");
+				 "no ETag kept (a format-1 pool after a restart, or ingested from a posix backend)");
 		return;
 	}
 	ret = hc_resolve(w->x->cfg, (const char *)o->uri, o->uri_len, 0, &t,
@@ -124,11 +178,10 @@ static void vf_check(struct vf_worker *w, struct vf_item *it)
 		snprintf(it->msg, sizeof(it->msg), "%s", err);
 		return;
 	}
-	if (t.b->type != HC_BACKEND_S3) {
-		it->v = HCCTL_V_NO_ETAG;
-		snprintf(it->msg, sizeof(it->msg),
-			 "backend %s is not S3: it has no ETag to compare", t.b->name);
-		return;
+	memset(&head, 0, sizeof(head));
+	if (t.b->type == HC_BACKEND_POSIX) {
+		ret = vf_posix_head(&t, o->size, &head, err, sizeof(err));
+		goto verdict;
 	}
 	key = strndup(t.key, t.key_len);
 	if (!key) {
@@ -137,11 +190,11 @@ static void vf_check(struct vf_worker *w, struct vf_item *it)
 		snprintf(it->msg, sizeof(it->msg), "out of memory");
 		return;
 	}
-	memset(&head, 0, sizeof(head));
 	ret = vf_client(w, t.b, &c, err, sizeof(err));
 	if (!ret)
 		ret = hcs3_head(c, t.bucket, key, &head, err, sizeof(err));
 	free(key);
+verdict:
 	it->v = hcctl_verdict_compare(o->etag, o->size, ret, head.etag, head.size);
 	if (!ret) {
 		memcpy(it->etag, head.etag, sizeof(it->etag));
@@ -275,7 +328,7 @@ static void vf_reason(const struct vf_item *it, char *out, size_t len)
 		hcctl_fmt_size(a, sizeof(a), it->o->size);
 		hcctl_fmt_size(b, sizeof(b), it->size);
 		snprintf(out, len, "changed: cached ETag %s (%s), the backend's %s (%s)",
-			 it->o->etag, a, it->etag[0] ? it->etag : "(none)", b);
+			 it->o->etag, a, it->etag[0] ? it->etag : "not computed", b);
 		break;
 	case HCCTL_V_RESIZED:
 		snprintf(out, len, "changed size: cached %" PRIu64 " bytes, the backend's %"

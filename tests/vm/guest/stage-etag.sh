@@ -21,6 +21,10 @@
 #                          deleted one, then (unpinned) the replaced one,
 #                          whose next get ingests the new bytes; the
 #                          unchanged one keeps its generation
+#            etag-verify-posix  the same over a posix backend: objects
+#                          uploaded with put --sync (ETag: the CRC-32C), one
+#                          file rewritten (same size), one removed: those two
+#                          stale, --evict evicts them, the third is current
 #            then, the v2 pool running: another `put --sync` and at once
 #                          "hc: etags A:B:C" and HC-CRASH-NOW: QEMU is killed
 #   phase=2  etag-powercut the same images after the power cut: the three
@@ -207,6 +211,38 @@ t_verify() {
 	grep -q " 0 stale" /tmp/vf.out || hc_fail "verify after the re-ingest: still stale"
 }
 
+t_verify_posix() {
+	stop_daemon
+	printf '\n[backend px]\ntype = posix\nroot = /tmp/px\n' >>/tmp/hc.conf
+	mkdir -p /tmp/px
+	: >/tmp/hcd.out
+	start_daemon
+	p=hypercache://px/v
+	for k in f g h; do
+		hc_pattern "$(printf %d "'$k")" 200000 >/tmp/v.$k
+		hcctl put --no-progress --sync --config /tmp/hc.conf /tmp/v.$k "$p/$k" >/dev/null ||
+			{ tail -n 20 /tmp/hcd.out; hc_fail "put --sync $p/$k failed"; }
+	done
+	cmp -s /tmp/px/v/g /tmp/v.g || hc_fail "the upload of $p/g differs"
+	[ -n "$(etag_of "$p/g")" ] || hc_fail "no ETag after a posix upload"
+	hc_pattern 77 200000 >/tmp/px/v/f	# same size, other bytes
+	rm /tmp/px/v/h
+	rc=0
+	hcctl verify --no-progress --config /tmp/hc.conf "$p/" >/tmp/vf.out 2>&1 || rc=$?
+	cat /tmp/vf.out
+	[ $rc = 1 ] || hc_fail "verify of a posix backend with 2 stale objects: exit $rc, want 1"
+	grep -q "^stale    $p/f: changed: " /tmp/vf.out || hc_fail "the rewritten $p/f is not named changed"
+	grep -q "^stale    $p/h: gone: " /tmp/vf.out || hc_fail "the removed $p/h is not named gone"
+	grep -q "^3 objects: 1 current, 2 stale" /tmp/vf.out || hc_fail "verify's totals are wrong"
+	rc=0
+	hcctl verify --no-progress --evict --config /tmp/hc.conf "$p/" >/tmp/vf.out 2>&1 || rc=$?
+	cat /tmp/vf.out
+	grep -q "; 2 evicted, 0 refused" /tmp/vf.out || hc_fail "--evict did not evict both"
+	[ "$(hcctl ls "$p/" | grep -c "$p/")" = 1 ] || hc_fail "not exactly $p/g is left"
+	hcctl get --no-progress --timeout 300 -o /tmp/got "$p/f" || hc_fail "get $p/f failed"
+	cmp -s /tmp/got /tmp/px/v/f || hc_fail "$p/f: not the rewritten bytes after --evict"
+}
+
 t_powercut() {
 	hcctl pool assemble $M >/dev/null
 	a=${etags%%:*} b=${etags#*:} c=${b#*:} b=${b%%:*}
@@ -228,6 +264,7 @@ if [ "$phase" = 1 ]; then
 	hc_test etag-restart t_restart
 	hc_test etag-v1-memory-only t_v1
 	hc_test etag-verify t_verify
+	hc_test etag-verify-posix t_verify_posix
 	# an upload, and the power goes as soon as it is acknowledged
 	hc_pattern 5 100000 >/tmp/last
 	hcctl put --no-progress --sync /tmp/last "s3://$BUCKET/etag/last" >/dev/null
