@@ -335,7 +335,7 @@ static void vf_reason(const struct vf_item *it, char *out, size_t len)
 			 PRIu64 " (same ETag %s)", it->o->size, it->size, it->etag);
 		break;
 	case HCCTL_V_GONE:
-		snprintf(out, len, "gone: the backend has no such object (404)");
+		snprintf(out, len, "gone: the backend has no such object");
 		break;
 	case HCCTL_V_NOT_UPLOADED:
 		snprintf(out, len, "not uploaded yet");
@@ -443,7 +443,9 @@ static void vf_print_text(const struct vf_ctx *x,
 			tag = "skipped";
 		printf("%-8s %s: %s\n", tag, it->o->shown, why);
 	}
-	printf("%zu object%s: %zu current, %zu stale (%zu changed, %zu gone), %zu without an ETag, %zu not uploaded yet, %zu being ingested, %zu error%s",
+	printf("%zu object%s: %zu current, %zu stale (%zu changed, %zu gone), "
+	       "%zu without an ETag, %zu not uploaded yet, %zu being ingested, "
+	       "%zu error%s",
 	       x->n, x->n == 1 ? "" : "s", c->n[HCCTL_V_CURRENT],
 	       c->n[HCCTL_V_CHANGED] + c->n[HCCTL_V_RESIZED] + c->n[HCCTL_V_GONE],
 	       c->n[HCCTL_V_CHANGED] + c->n[HCCTL_V_RESIZED], c->n[HCCTL_V_GONE],
@@ -554,25 +556,28 @@ const struct hcctl_cmd hcctl_verify_cmds[] = {
 "    backend object the URI names in hypercached's configuration (as\n"
 "    hypercached resolves it: s3://BUCKET/KEY of default_backend,\n"
 "    hypercache://NAME/BUCKET/KEY), with the backend's credentials as\n"
-"    hypercached finds them.  The object\n"
-"    is current when the backend's ETag is the kept one (quotes and a\n"
-"    weak validator's W/ aside) and its size the cached size; stale when\n"
-"    the ETag changed (the object was replaced), the size changed, or the\n"
-"    backend has no such object any more (404).  One line per object that\n"
-"    is not current, then the totals:\n"
+"    hypercached finds them.  The object is current when the backend's\n"
+"    ETag is the kept one (quotes and a weak validator's W/ aside) and its\n"
+"    size the cached size; stale when the ETag changed (the object was\n"
+"    replaced), the size changed, or the backend has no such object any\n"
+"    more (404, or no such file).  One line per object that is not\n"
+"    current, then the totals:\n"
 "\n"
 "      stale    s3://b/m/a: changed: cached ETag \"9b2c...\" (5.0 MiB), the backend's \"77e1...\" (6.0 MiB)\n"
-"      stale    s3://b/m/b: gone: the backend has no such object (404)\n"
-"      skipped  s3://b/m/c: no ETag kept (a format-1 pool after a restart, or a posix backend)\n"
+"      stale    s3://b/m/b: gone: the backend has no such object\n"
+"      skipped  s3://b/m/c: no ETag kept (a format-1 pool after a restart, ...)\n"
 "      skipped  s3://b/m/d: not uploaded yet\n"
-"      3 objects: 1 current, 2 stale (1 changed, 1 gone), 1 without an ETag, ...\n"
+"      5 objects: 1 current, 2 stale (1 changed, 1 gone), 1 without an ETag, 1 not uploaded yet, ...\n"
 "\n"
 "    Not checked, and never evicted: objects written through the cache and\n"
 "    not uploaded yet (staged, dirty, syncing), objects being ingested, and\n"
 "    objects without a kept ETag (a format-1 pool journals none, so after\n"
-"    a restart it has none; a posix backend has none).  A HEAD that fails\n"
-"    otherwise (403, timeout, a URI no backend serves) is an error, named\n"
-"    on stderr; the object is neither current nor stale.\n"
+"    a restart it has none; an ingest from a posix backend sends none).\n"
+"    On a posix backend the \"HEAD\" is a stat of ROOT/KEY and, at the\n"
+"    cached size, a read of the file for its CRC-32C, the ETag its upload\n"
+"    got.  A HEAD that fails otherwise (403, timeout, a URI no backend\n"
+"    serves) is an error, named on stderr; the object is neither current\n"
+"    nor stale.\n"
 "\n"
 "OPTIONS\n"
 "    --evict\n"
