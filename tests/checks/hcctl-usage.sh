@@ -70,7 +70,7 @@ expect 0 out "pool stop"              -- help pool
 expect 0 out "pool stop"              -- pool --help
 for c in "pool create" "pool assemble" "pool stop" status monitor geometry \
 	 put get locate preload preload-batch flush restore ls evict pin unpin \
-	 stats inspect help version; do
+	 stats verify inspect help version; do
 	# shellcheck disable=SC2086
 	expect 0 out "SYNOPSIS"       -- $c --help
 	# shellcheck disable=SC2086
@@ -92,7 +92,7 @@ expect 0 out "use --force to overwrite" -- pool create --help
 # refused by get, pool stop, evict, pin, unpin, help and version) ...
 for c in "pool create" "pool assemble" "pool stop" status monitor geometry \
 	 put get locate preload preload-batch flush restore ls evict pin unpin \
-	 stats inspect help version; do
+	 stats verify inspect help version; do
 	# shellcheck disable=SC2086
 	expect 0 out "SYNOPSIS"       -- $c --json --help
 	# shellcheck disable=SC2086
@@ -272,6 +272,14 @@ expect 1 err "hcctl: /nonexistent.conf: cannot load the configuration" -- \
 expect 2 err "ls: unexpected argument 'extra'"    -- ls s3://b/ extra
 expect 2 err "ls: empty PREFIX"                   -- ls ''
 expect 2 err "ls: unrecognized option '--bogus'"  -- ls --bogus
+expect 2 err "verify: unexpected argument 'extra'" -- verify s3://b/ extra
+expect 2 err "verify: empty PREFIX"               -- verify ''
+expect 2 err "verify: bad --parallel '0'"         -- verify --parallel 0
+expect 2 err "verify: bad --parallel '65'"        -- verify -P 65 s3://b/
+expect 2 err "verify: unrecognized option '--bogus'" -- verify --bogus
+expect 0 out "EXIT STATUS"                        -- verify --help
+expect 1 err "hcctl: /nonexistent.conf: cannot load hypercached's configuration" -- \
+	verify --config /nonexistent.conf s3://b/
 expect 2 err "stats: unexpected argument 'extra'" -- stats extra
 expect 2 err "stats: invalid option -- 'x'"       -- stats -x
 # issue 15: the prefix forms and preload's list file
@@ -341,6 +349,7 @@ if [ ! -d /sys/module/hypercache ]; then
 	expect 1 err "hcctl: pool stop: $nl"   -- pool stop
 	expect 1 err "hcctl: monitor: $nl"     -- monitor --count 1
 	expect 1 err "hcctl: ls: $nl"          -- ls
+	expect 1 err "hcctl: verify: $nl"      -- verify --config "$tmp/hc.conf"
 	expect 1 err "hcctl: stats: $nl"       -- stats --json
 	expect 1 err "hcctl: evict: $nl"       -- evict s3://b/o
 	expect 1 err "hcctl: pin: $nl"         -- pin s3://b/o

@@ -24,42 +24,9 @@
 #include "ctl.h"
 #include "nl.h"
 #include "scrape.h"
+#include "cache.h"
 
 /* --- ls -------------------------------------------------------------------- */
-
-struct obj_info {
-	unsigned char *uri;
-	uint32_t uri_len;
-	char *shown;		/* escaped URI */
-	uint32_t state;
-	bool has_state;
-	uint32_t flags;
-	bool has_flags;
-	uint64_t size;
-	bool has_size;
-	uint64_t generation;
-	bool has_generation;
-	uint64_t chunks;
-	bool has_chunks;
-	uint32_t holds;
-	bool has_holds;
-	char *etag;	/* HC_A_OBJ_ETAG, NULL when the kernel sent none */
-	/* the last failed upload (HC_A_OBJ_EGRESS_*), if has_egress */
-	bool has_egress;
-	bool egress_permanent;
-	uint32_t egress_errno;
-	uint32_t egress_failures;
-	uint64_t egress_failed_at;	/* CLOCK_REALTIME ns */
-	char *egress_msg;		/* NULL when the helper sent none */
-	struct hc_extent *ext;
-	uint32_t next;
-};
-
-struct obj_list {
-	struct obj_info *v;
-	size_t n;
-	size_t cap;
-};
 
 static struct nla_policy obj_policy[HC_A_OBJ_MAX + 1] = {
 	[HC_A_OBJ_URI]	      = { .type = NLA_UNSPEC },
@@ -344,7 +311,7 @@ static bool obj_under(const struct obj_info *o, const char *prefix, size_t plen)
 	return o->uri_len >= plen && !memcmp(o->uri, prefix, plen);
 }
 
-static void obj_list_free(struct obj_list *l)
+void hcctl_obj_list_free(struct obj_list *l)
 {
 	size_t i;
 
@@ -360,7 +327,7 @@ static void obj_list_free(struct obj_list *l)
  * with @dirty, sorted by URI, into @l.  Errors are reported as @who's.
  * Returns 0 or -1.
  */
-static int obj_list_get(const char *who, const char *prefix, bool dirty,
+int hcctl_obj_list_get(const char *who, const char *prefix, bool dirty,
 			struct obj_list *l)
 {
 	size_t i, n, plen = prefix ? strlen(prefix) : 0;
@@ -385,7 +352,7 @@ static int obj_list_get(const char *who, const char *prefix, bool dirty,
 		if (err.kernel && err.error == ENODEV && !err.msg[0])
 			snprintf(err.msg, sizeof(err.msg), "no pool is running");
 		hcctl_nl_report(who, &err, NULL, NULL, 0);
-		obj_list_free(l);
+		hcctl_obj_list_free(l);
 		goto out;
 	}
 	for (i = n = 0; i < l->n; i++) {
@@ -470,7 +437,7 @@ int hcctl_discard_describe(const char *who, const struct hcctl_uri *uri,
 	}
 	ret = 0;
 out:
-	obj_list_free(&l);
+	hcctl_obj_list_free(&l);
 	hcctl_nl_close(&nl);
 	return ret;
 }
@@ -501,7 +468,7 @@ int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 	if (prefix && !prefix[0])
 		return hcctl_usage_error(cmd, "empty PREFIX (omit it to list everything)");
 
-	if (obj_list_get(cmd->name, prefix, dirty, &l) < 0)
+	if (hcctl_obj_list_get(cmd->name, prefix, dirty, &l) < 0)
 		return HC_EXIT_FAIL;
 	if (json) {
 		json_object *o = json_object_new_object();
@@ -515,7 +482,7 @@ int hcctl_cmd_ls(const struct hcctl_cmd *cmd, int argc, char **argv)
 	} else {
 		ls_print_text(&l, etag);
 	}
-	obj_list_free(&l);
+	hcctl_obj_list_free(&l);
 	return HC_EXIT_OK;
 }
 
@@ -603,6 +570,19 @@ static int prefix_one(struct hcctl_nl *nl, int op, const struct obj_info *o,
 	return err.error ? err.error : EIO;
 }
 
+const char *hcctl_evict_refusal(const struct obj_info *o)
+{
+	bool skip;
+
+	return prefix_refusal(HCCTL_PREFIX_EVICT, o, &skip);
+}
+
+int hcctl_evict_one(struct hcctl_nl *nl, const struct obj_info *o, char *why,
+		    size_t len)
+{
+	return prefix_one(nl, HCCTL_PREFIX_EVICT, o, why, len);
+}
+
 /*
  * hcctl evict|pin|unpin --prefix PREFIX [--yes]: without --yes list what
  * would be done (and what the kernel will refuse); with it, do it object
@@ -634,7 +614,7 @@ int hcctl_prefix_cmd(const struct hcctl_cmd *cmd, int argc, char **argv,
 					 argv[optind]);
 	if (!prefix || !prefix[0])
 		return hcctl_usage_error(cmd, "empty --prefix (it would take every object)");
-	if (obj_list_get(cmd->name, prefix, false, &l) < 0)
+	if (hcctl_obj_list_get(cmd->name, prefix, false, &l) < 0)
 		return HC_EXIT_FAIL;
 	if (yes && hcctl_nl_open(&nl, cmd->name) < 0)
 		goto out;
@@ -711,7 +691,7 @@ int hcctl_prefix_cmd(const struct hcctl_cmd *cmd, int argc, char **argv,
 out:
 	if (yes)
 		hcctl_nl_close(&nl);
-	obj_list_free(&l);
+	hcctl_obj_list_free(&l);
 	return rc;
 }
 

@@ -67,6 +67,8 @@ extern const struct hcctl_cmd hcctl_pool_cmds[], hcctl_inspect_cmds[],
 	hcctl_bench_cmds[], hcctl_member_cmds[];
 /* mount.c: mount, umount (the file system view) */
 extern const struct hcctl_cmd hcctl_mount_cmds[];
+/* verify.c: verify (the cached objects against their backend) */
+extern const struct hcctl_cmd hcctl_verify_cmds[];
 
 /* Global options (set by main.c before a handler runs). */
 extern bool hcctl_opt_json;
@@ -195,6 +197,7 @@ struct hcctl_discard {
 int hcctl_discard_describe(const char *who, const struct hcctl_uri *uri,
 			   struct hcctl_discard *out);
 int hcctl_cmd_stats(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_verify(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_bench(const struct hcctl_cmd *cmd, int argc, char **argv);
 /* cache.c: one HC_CMD_STATS_GET (reported unless @quiet); 0 or -errno */
 struct hc_scrape_kernel;

@@ -60,7 +60,8 @@ HCCTL_EXIT_STATUS_TEXT,
 static const struct hcctl_cmd *const groups[] = {
 	hcctl_pool_cmds, hcctl_inspect_cmds, hcctl_member_cmds, hcctl_status_cmds,
 	hcctl_object_cmds, hcctl_preload_cmds, hcctl_flush_cmds,
-	hcctl_restore_cmds, hcctl_cache_cmds, hcctl_bench_cmds, hcctl_mount_cmds,
+	hcctl_restore_cmds, hcctl_cache_cmds, hcctl_verify_cmds, hcctl_bench_cmds,
+	hcctl_mount_cmds,
 	main_cmds,
 };
 

@@ -13,6 +13,18 @@
 #            etag-restart  both ETags after a pool stop and assemble
 #            etag-v1-memory-only  a format-v1 pool (drive 3) shows the
 #                          ETag of an ingest until a restart, and none after
+#            etag-verify   `hcctl verify`: three objects ingested, one
+#                          replaced in S3 and one deleted: exactly those two
+#                          named stale (exit 1), an object put --clean (no
+#                          ETag) and a dirty one skipped; --evict refuses the
+#                          replaced one while it is pinned, evicts the
+#                          deleted one, then (unpinned) the replaced one,
+#                          whose next get ingests the new bytes; the
+#                          unchanged one keeps its generation
+#            etag-verify-posix  the same over a posix backend: objects
+#                          uploaded with put --sync (ETag: the CRC-32C), one
+#                          file rewritten (same size), one removed: those two
+#                          stale, --evict evicts them, the third is current
 #            then, the v2 pool running: another `put --sync` and at once
 #                          "hc: etags A:B:C" and HC-CRASH-NOW: QEMU is killed
 #   phase=2  etag-powercut the same images after the power cut: the three
@@ -107,6 +119,130 @@ t_v1() {
 	start_daemon
 }
 
+# verify_result JSON NAME: the "result" of object .../etag/v/NAME in JSON
+verify_result() {
+	tr '{' '\n' <"$1" | grep -F "\"uri\":\"s3://$BUCKET/etag/v/$2\"" |
+		sed -n 's/.*"result":"\([a-z ]*\)".*/\1/p'
+}
+
+# gen_of URI: the generation `hcctl ls --json` shows
+gen_of() {
+	hcctl ls --json "$1" | sed -n 's/.*"generation":\([0-9]*\).*/\1/p'
+}
+
+t_verify() {
+	p=s3://$BUCKET/etag/v
+	vf="hcctl verify --no-progress --config /tmp/hc.conf"
+	for k in a b c; do
+		hc_pattern "$(printf %d "'$k")" 300000 >/tmp/v.$k
+		s3put /tmp/v.$k etag/v/$k
+		hcctl get --no-progress --timeout 300 -o /tmp/got "$p/$k" ||
+			{ tail -n 20 /tmp/hcd.out; hc_fail "get $p/$k failed"; }
+		cmp -s /tmp/got /tmp/v.$k || hc_fail "$p/$k: the ingested bytes differ"
+	done
+	$vf "$p/" >/tmp/vf.out 2>&1 || { cat /tmp/vf.out; hc_fail "verify of 3 current objects: exit $?"; }
+	grep -q "^3 objects: 3 current, 0 stale" /tmp/vf.out ||
+		{ cat /tmp/vf.out; hc_fail "verify does not count 3 current"; }
+	gen_a=$(gen_of "$p/a")
+	# b replaced in S3 (other bytes, other size), c deleted
+	hc_pattern 99 123456 >/tmp/v.b2
+	s3put /tmp/v.b2 etag/v/b
+	s3curl -X DELETE "$EP/$BUCKET/etag/v/c" >/dev/null || hc_fail "DELETE etag/v/c failed"
+	# e: stored without an upload (no ETag); d: dirty, no egress helper running
+	stop_daemon
+	hc_pattern 5 1000 >/tmp/v.e
+	hcctl put --no-progress --clean /tmp/v.e "$p/e" >/dev/null || hc_fail "put --clean failed"
+	hcctl put --no-progress --config /tmp/hc.conf /tmp/v.e "$p/d" >/dev/null || hc_fail "put (dirty) failed"
+	rc=0
+	$vf "$p/" >/tmp/vf.out 2>/tmp/vf.err || rc=$?
+	cat /tmp/vf.out
+	[ $rc = 1 ] || hc_fail "verify with 2 stale objects: exit $rc, want 1"
+	[ "$(grep -c '^stale' /tmp/vf.out)" = 2 ] || hc_fail "verify does not name exactly 2 stale objects"
+	grep -q "^stale    $p/b: changed: " /tmp/vf.out || hc_fail "verify does not name $p/b changed"
+	grep -q "^stale    $p/c: gone: " /tmp/vf.out || hc_fail "verify does not name $p/c gone"
+	grep -q "^skipped  $p/d: not uploaded yet" /tmp/vf.out || hc_fail "verify does not skip dirty $p/d"
+	grep -q "^skipped  $p/e: no ETag" /tmp/vf.out || hc_fail "verify does not skip $p/e (no ETag)"
+	grep -q "^5 objects: 1 current, 2 stale (1 changed, 1 gone), 1 without an ETag, 1 not uploaded yet" \
+		/tmp/vf.out || hc_fail "verify's totals are wrong"
+	[ ! -s /tmp/vf.err ] || { cat /tmp/vf.err; hc_fail "verify wrote to stderr"; }
+	rc=0
+	$vf --json "$p/" >/tmp/vf.json || rc=$?
+	[ $rc = 1 ] || hc_fail "verify --json: exit $rc, want 1"
+	for kv in a=current b=changed c=gone d="not uploaded" e="no etag"; do
+		[ "$(verify_result /tmp/vf.json "${kv%%=*}")" = "${kv#*=}" ] ||
+			{ cat /tmp/vf.json; hc_fail "verify --json: ${kv%%=*} is not ${kv#*=}"; }
+	done
+	grep -q '"stale":2,' /tmp/vf.json || hc_fail "verify --json: stale is not 2"
+	# --evict: b pinned is refused by name, c evicted, d (dirty) never
+	hcctl pin "$p/b" || hc_fail "pin failed"
+	rc=0
+	$vf --evict "$p/" >/tmp/vf.out 2>/tmp/vf.err || rc=$?
+	cat /tmp/vf.out /tmp/vf.err
+	[ $rc = 1 ] || hc_fail "verify --evict with a pinned stale object: exit $rc, want 1"
+	grep -q "$p/b: stale, not evicted: pinned" /tmp/vf.err ||
+		hc_fail "verify --evict does not name the pinned refusal"
+	grep -q "^refused  $p/b: changed" /tmp/vf.out || hc_fail "b's line does not say refused"
+	grep -q "^evicted  $p/c: gone" /tmp/vf.out || hc_fail "c's line does not say evicted"
+	grep -q "; 1 evicted, 1 refused" /tmp/vf.out || hc_fail "verify --evict's totals are wrong"
+	hcctl ls "$p/c" | grep -qF "$p/c" && hc_fail "$p/c is still cached"
+	hcctl ls "$p/d" | grep -q "^dirty" || hc_fail "dirty $p/d was touched"
+	hcctl unpin "$p/b" || hc_fail "unpin failed"
+	rc=0
+	$vf --evict "$p/" >/tmp/vf.out 2>&1 || rc=$?
+	cat /tmp/vf.out
+	[ $rc = 1 ] || hc_fail "verify --evict of b: exit $rc, want 1 (it was stale)"
+	grep -q "^evicted  $p/b: changed" /tmp/vf.out || hc_fail "b was not evicted"
+	hcctl ls "$p/b" | grep -qF "$p/b" && hc_fail "$p/b is still cached"
+	[ "$(gen_of "$p/a")" = "$gen_a" ] || hc_fail "the unchanged $p/a was touched"
+	: >/tmp/hcd.out
+	start_daemon
+	rm -f /tmp/got
+	hcctl get --no-progress --timeout 300 -o /tmp/got "$p/b" ||
+		{ tail -n 20 /tmp/hcd.out; hc_fail "get of the replaced $p/b failed"; }
+	cmp -s /tmp/got /tmp/v.b2 || hc_fail "$p/b: not the new bytes after --evict"
+	hcctl get --no-progress --timeout 300 -o /tmp/got "$p/a" || hc_fail "get $p/a failed"
+	cmp -s /tmp/got /tmp/v.a || hc_fail "$p/a changed"
+	hcctl evict --discard-dirty "$p/d" >/dev/null 2>&1 || :
+	hcctl evict "$p/e" >/dev/null 2>&1 || :
+	rc=0
+	$vf "$p/" >/tmp/vf.out 2>&1 || rc=$?
+	cat /tmp/vf.out
+	[ $rc = 0 ] || hc_fail "verify after --evict and a get: exit $rc, want 0"
+	grep -q " 0 stale" /tmp/vf.out || hc_fail "verify after the re-ingest: still stale"
+}
+
+t_verify_posix() {
+	stop_daemon
+	printf '\n[backend px]\ntype = posix\nroot = /tmp/px\n' >>/tmp/hc.conf
+	mkdir -p /tmp/px
+	: >/tmp/hcd.out
+	start_daemon
+	p=hypercache://px/v
+	for k in f g h; do
+		hc_pattern "$(printf %d "'$k")" 200000 >/tmp/v.$k
+		hcctl put --no-progress --sync --config /tmp/hc.conf /tmp/v.$k "$p/$k" >/dev/null ||
+			{ tail -n 20 /tmp/hcd.out; hc_fail "put --sync $p/$k failed"; }
+	done
+	cmp -s /tmp/px/v/g /tmp/v.g || hc_fail "the upload of $p/g differs"
+	[ -n "$(etag_of "$p/g")" ] || hc_fail "no ETag after a posix upload"
+	hc_pattern 77 200000 >/tmp/px/v/f	# same size, other bytes
+	rm /tmp/px/v/h
+	rc=0
+	hcctl verify --no-progress --config /tmp/hc.conf "$p/" >/tmp/vf.out 2>&1 || rc=$?
+	cat /tmp/vf.out
+	[ $rc = 1 ] || hc_fail "verify of a posix backend with 2 stale objects: exit $rc, want 1"
+	grep -q "^stale    $p/f: changed: " /tmp/vf.out || hc_fail "the rewritten $p/f is not named changed"
+	grep -q "^stale    $p/h: gone: " /tmp/vf.out || hc_fail "the removed $p/h is not named gone"
+	grep -q "^3 objects: 1 current, 2 stale" /tmp/vf.out || hc_fail "verify's totals are wrong"
+	rc=0
+	hcctl verify --no-progress --evict --config /tmp/hc.conf "$p/" >/tmp/vf.out 2>&1 || rc=$?
+	cat /tmp/vf.out
+	grep -q "; 2 evicted, 0 refused" /tmp/vf.out || hc_fail "--evict did not evict both"
+	[ "$(hcctl ls "$p/" | grep -c "$p/")" = 1 ] || hc_fail "not exactly $p/g is left"
+	hcctl get --no-progress --timeout 300 -o /tmp/got "$p/f" || hc_fail "get $p/f failed"
+	cmp -s /tmp/got /tmp/px/v/f || hc_fail "$p/f: not the rewritten bytes after --evict"
+}
+
 t_powercut() {
 	hcctl pool assemble $M >/dev/null
 	a=${etags%%:*} b=${etags#*:} c=${b#*:} b=${b%%:*}
@@ -127,6 +263,8 @@ if [ "$phase" = 1 ]; then
 	hc_test etag-upload t_upload
 	hc_test etag-restart t_restart
 	hc_test etag-v1-memory-only t_v1
+	hc_test etag-verify t_verify
+	hc_test etag-verify-posix t_verify_posix
 	# an upload, and the power goes as soon as it is acknowledged
 	hc_pattern 5 100000 >/tmp/last
 	hcctl put --no-progress --sync /tmp/last "s3://$BUCKET/etag/last" >/dev/null
