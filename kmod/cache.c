@@ -52,7 +52,8 @@
  *   policy under the pool lock (hc_cache_readbuf_drain()): before every
  *   admission, and when a buffer fills and the lock is free.
  * - The data path (no lock): the write fence under RCU
- *   (hc_cache_fence_get()/_put()) and the per-chunk read-error bits
+ *   (hc_cache_fence_get()/_put()/_failed()/_refused()) and the per-chunk
+ *   read-error bits
  *   (hc_cache_read_error()), applied under the pool lock
  *   (hc_cache_bad_settle()).
  * - The data path never takes the pool lock, and no sleeping lock is
@@ -362,6 +363,43 @@ struct hc_fence *hc_cache_fence_get(struct hc_cache *c, u64 chunk)
 }
 
 /**
+ * hc_cache_fence_failed - a write that hc_cache_fence_get() admitted failed
+ * on its member
+ * @f: its fence, before hc_cache_fence_put() (so that a drain sees it)
+ *
+ * Any context.  Counted as lost, for the COMMIT's seal to report.
+ */
+void hc_cache_fence_failed(struct hc_fence *f)
+{
+	atomic_inc(&f->lost);
+}
+
+/**
+ * hc_cache_fence_refused - hc_cache_fence_get() refused a write-back of
+ * the device's page cache into @chunk
+ * @c: the cache
+ * @chunk: pool chunk
+ *
+ * Any context, no lock (RCU).  Its pages are lost and nobody is told (a
+ * flusher's write-back of a buffered stager, or of another writer's pages
+ * in the stage's range): counted as lost in the fence of the object that
+ * owns @chunk, if any; a refusal elsewhere concerns no stage.  A refused
+ * direct write is not counted: its submitter gets the error.
+ */
+void hc_cache_fence_refused(struct hc_cache *c, u64 chunk)
+{
+	struct hc_fence *f;
+
+	if (chunk >= c->nr_chunks)
+		return;
+	rcu_read_lock();
+	f = rcu_dereference(c->fence[chunk]);
+	if (f)
+		atomic_inc(&f->lost);
+	rcu_read_unlock();
+}
+
+/**
  * hc_cache_fence_put - a write that hc_cache_fence_get() admitted completed
  * @f: its fence
  *
@@ -450,18 +488,37 @@ u32 hc_obj_flags(const struct hc_obj *obj)
 }
 
 /**
- * hc_cache_seal - close the write fence over a STAGED object and wait for
- * the writes it admitted (COMMIT, before the members are flushed)
+ * hc_cache_seal - close the write fence over a STAGED object, wait for the
+ * writes it admitted (COMMIT, before the members are flushed) and tell
+ * whether a write into its chunks was lost
  * @c: the cache
  * @obj: the object, STAGED and busy (hc_cache_commit_begin())
  *
  * Sleeps.  With or without the pool lock: nothing else changes the fence
  * of a busy object.  hc_cache_unseal() (with the lock) opens it again if
- * the COMMIT fails.
+ * the COMMIT fails.  A write is lost when it failed on its member, or when
+ * the fence refused a write-back of the device's page cache into @obj's
+ * chunks (struct hc_fence, @lost): only writes into @obj's chunks count,
+ * never those elsewhere on the device.  Reported once: a rewrite and a new
+ * COMMIT may succeed.
+ * Return: 0; -EIO if one was lost since the stage opened or since the last
+ * seal that returned -EIO (the fence is closed either way).
  */
-void hc_cache_seal(struct hc_cache *c, struct hc_obj *obj)
+int hc_cache_seal(struct hc_cache *c, struct hc_obj *obj)
 {
+	struct hc_fence *f = obj->fence;
+	int lost;
+
 	hc_cache_fence_close(c, obj);
+	if (!f)
+		return 0;
+	/* the drain saw the last put, which follows its failure's count */
+	smp_rmb();
+	lost = atomic_read(&f->lost);
+	if (lost == f->lost_seen)
+		return 0;
+	f->lost_seen = lost;
+	return -EIO;
 }
 
 /* Open the fence of a sealed STAGED object again (its COMMIT failed). */

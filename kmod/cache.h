@@ -4,7 +4,7 @@
  * (W-TinyLFU), the chunk allocator and the write fence.
  *
  * Locking (the rules: the top of cache.c): every function here except
- * hc_cache_fence_get(), hc_cache_fence_put(), hc_cache_read_error(),
+ * hc_cache_fence_get(), _put(), _failed(), _refused(), hc_cache_read_error(),
  * hc_cache_locate_fast(), hc_cache_hold_more() and hc_cache_seal() (of a
  * busy object, either way) is called with the pool lock held (pool.c),
  * which serialises every change to the cache; none of them sleeps except
@@ -16,7 +16,6 @@
 #define HC_CACHE_H
 
 #include <linux/atomic.h>
-#include <linux/errseq.h>
 #include <linux/list.h>
 #include <linux/pid.h>
 #include <linux/rbtree.h>
@@ -44,8 +43,11 @@ struct hc_readbuf;
  *	write-back included, not only @owner's
  * @owner: the thread group whose tasks may write (the stager, or the
  *	helper that allocated the ingest)
- * @wb_since: the device's page-cache write-back error state when the stage
- *	opened (COMMIT fails with -EIO if a write-back failed since)
+ * @lost: writes into the chunks that were lost, whoever submitted them:
+ *	admitted ones that failed on their member (hc_cache_fence_failed())
+ *	and refused write-backs of the device's page cache
+ *	(hc_cache_fence_refused())
+ * @lost_seen: @lost when COMMIT last reported it (hc_cache_seal())
  * @rcu: freed after a grace period (hc_cache_fence_get() runs under RCU)
  *
  * The data path looks the fence of a chunk up in hc_cache.fence and counts
@@ -58,7 +60,8 @@ struct hc_fence {
 	bool closed;
 	bool any_writer;
 	struct pid *owner;
-	errseq_t wb_since;
+	atomic_t lost;
+	int lost_seen;
 	struct rcu_head rcu;
 };
 
@@ -343,12 +346,16 @@ int hc_cache_size_check(const struct hc_cache *c, u64 size);
 /* The data path's side of the write fence (any context, no lock). */
 struct hc_fence *hc_cache_fence_get(struct hc_cache *c, u64 chunk);
 void hc_cache_fence_put(struct hc_fence *f);
+void hc_cache_fence_failed(struct hc_fence *f);
+void hc_cache_fence_refused(struct hc_cache *c, u64 chunk);
 /* The data path: a read of @chunk failed (any context, no lock). */
 void hc_cache_read_error(struct hc_cache *c, u64 chunk);
 void hc_cache_bad_settle(struct hc_cache *c);
 u32 hc_obj_flags(const struct hc_obj *obj);
-/* COMMIT: close the fence and drain its writes, or open it again. */
-void hc_cache_seal(struct hc_cache *c, struct hc_obj *obj);	/* sleeps */
+/* COMMIT: close the fence, drain its writes and count the lost ones, or
+ * open it again.
+ */
+int hc_cache_seal(struct hc_cache *c, struct hc_obj *obj);	/* sleeps */
 void hc_cache_unseal(struct hc_cache *c, struct hc_obj *obj);
 
 struct hc_obj *hc_cache_lookup(struct hc_cache *c, const u8 *uri, u32 len);

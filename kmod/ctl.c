@@ -804,7 +804,6 @@ static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 		goto out;
 	if (st.flags & HC_STAGE_F_GROW)
 		hc_cache_stage_growable(c, obj);
-	obj->fence->wb_since = READ_ONCE(hc_ctl_mapping(pool)->wb_err);
 	if (obj->nr_ext > st.max_extents) {
 		hc_cache_abort(c, obj);
 		err = -E2BIG;
@@ -828,9 +827,12 @@ out:
 /*
  * Write back the stage's range of the device's page cache and wait for it
  * (COMMIT), in the committer's context, so that the write fence admits the
- * write-back of a buffered writer.  Return: 0, or -EIO if a write-back of
- * the device failed since the stage opened (or now): a buffered write may
- * be lost, the committer must know.  Sleeps.
+ * write-back of a buffered writer.  Whether a write of the range was lost
+ * (failed on a member, or refused: a flusher's write-back) is the seal's
+ * to tell (hc_cache_seal()), from the stage's own fence: the device's
+ * write-back error state is one for the whole device, and a page lost
+ * elsewhere on it is no concern of this stage.  Return: 0 or the errno of
+ * filemap_fdatawrite_range().  Sleeps.
  */
 static int hc_ctl_writeback(struct hc_pool *pool, struct hc_obj *obj)
 {
@@ -847,13 +849,6 @@ static int hc_ctl_writeback(struct hc_pool *pool, struct hc_obj *obj)
 			return err;
 		filemap_fdatawait_range_keep_errors(m, start, end);
 	}
-	/*
-	 * Reported here, and marked seen, so that it is not reported again
-	 * to this stage (a rewrite and a new COMMIT may succeed) nor to the
-	 * next fsync() of an unrelated opener of the device.
-	 */
-	if (errseq_check_and_advance(&m->wb_err, &obj->fence->wb_since))
-		return -EIO;
 	return 0;
 }
 
@@ -870,16 +865,18 @@ static int hc_ctl_writeback(struct hc_pool *pool, struct hc_obj *obj)
  * @crc: see @has_crc
  *
  * The data first: buffered writes to the device, then no write in flight
- * any more (a growable stage then gives back the chunks past its final
- * size), then every member's volatile cache to stable media; only then
- * the journal record.  The object is busy throughout
+ * any more and none of the stage's lost (hc_cache_seal(); a growable stage
+ * then gives back the chunks past its final size), then every member's
+ * volatile cache to stable media; only then the journal record.  The
+ * object is busy throughout
  * (hc_cache_commit_begin()) and the pool lock is dropped for every step
  * that waits for a member, so that nothing else on the pool waits for
  * this COMMIT's drives.  The COMMIT ioctl's and the file system view's
  * (fs_write.c) one implementation.  Sleeps.
- * Return: 0; -EBUSY (a COMMIT of @obj is under way); an errno of the
- * write-back, hc_cache_trim(), a member's flush or hc_cache_commit(): the
- * object then stays STAGED, its fence open again.
+ * Return: 0; -EBUSY (a COMMIT of @obj is under way); -EIO (a write into
+ * the stage's chunks failed or was refused: hc_cache_seal()); an errno of
+ * the write-back, hc_cache_trim(), a member's flush or hc_cache_commit():
+ * the object then stays STAGED, its fence open again.
  */
 int hc_ctl_store(struct hc_pool *pool, struct hc_obj *obj, bool writeback,
 		 u64 size, bool clean, bool has_crc, u32 crc)
@@ -894,7 +891,7 @@ int hc_ctl_store(struct hc_pool *pool, struct hc_obj *obj, bool writeback,
 	hc_pool_unlock();
 	err = writeback ? hc_ctl_writeback(pool, obj) : 0;
 	if (!err)
-		hc_cache_seal(c, obj);
+		err = hc_cache_seal(c, obj);
 	hc_pool_lock();
 	if (!err && obj->growable)
 		err = hc_cache_trim(c, obj, size);

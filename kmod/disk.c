@@ -15,7 +15,10 @@
  * context of the task that submitted them (the pre-flush of a write is
  * waited for by its already fenced clone, not by the original bio), so the
  * fence can tell the writer; each admitted piece counts in its fence until
- * it completes on the member.
+ * it completes on the member.  A write lost in a stage's chunks is counted
+ * in the stage's fence for its COMMIT to report: one that fails on its
+ * member, and a refused write-back of the device's page cache (the pages
+ * are gone; a refused direct write's submitter gets EIO itself).
  *
  * A read that fails on its member marks its chunk (hc_cache_read_error())
  * before the caller sees the error, so the object is reported bad.
@@ -70,8 +73,12 @@ static void hc_disk_io_endio(struct bio *clone)
 	struct bio *orig = io->orig;
 	u64 ns;
 
-	if (io->fence)
+	if (io->fence) {
+		/* counted before the put, so that a COMMIT's drain sees it */
+		if (unlikely(clone->bi_status))
+			hc_cache_fence_failed(io->fence);
 		hc_cache_fence_put(io->fence);
+	}
 	ns = ktime_get_ns() - io->t0;
 	hc_stats_member_io(&pool->members[io->member], bio_op(clone),
 			   io->bytes, clone->bi_status, ns);
@@ -128,6 +135,17 @@ static void hc_disk_remap(struct hc_pool *pool, struct bio *bio,
 }
 
 /*
+ * Whether @bio carries pages of the device's own page cache (write-back of
+ * buffered writes, by whoever): refused, they are lost without their
+ * writer being told, unlike the pages of a direct write.
+ */
+static bool hc_disk_is_writeback(struct hc_pool *pool, struct bio *bio)
+{
+	return bio_has_data(bio) && page_folio(bio_page(bio))->mapping ==
+				    hc_bdev_mapping(pool->disk->part0);
+}
+
+/*
  * Split a data bio at its first chunk boundary and remap the first part.
  * Runs in the submitter's context (the fence checks the writer).
  */
@@ -163,10 +181,13 @@ static void hc_disk_map(struct hc_pool *pool, struct bio *bio)
 	 * chunk as it is split.
 	 */
 	if (op_is_write(bio_op(bio))) {
-		fence = hc_cache_fence_get(pool->cache,
-					   bio->bi_iter.bi_sector >>
-					   pool->stripe.chunk_shift);
+		u64 chunk = bio->bi_iter.bi_sector >> pool->stripe.chunk_shift;
+
+		fence = hc_cache_fence_get(pool->cache, chunk);
 		if (!fence) {
+			/* a stage's pages lost: its COMMIT must know */
+			if (hc_disk_is_writeback(pool, bio))
+				hc_cache_fence_refused(pool->cache, chunk);
 			bio_io_error(bio);
 			return;
 		}

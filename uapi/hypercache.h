@@ -97,7 +97,8 @@ struct hc_geometry {
  * anywhere else fails with EIO, including the page-cache write-back that
  * kernel flusher threads do for buffered writes: buffered data reaches a
  * stage only through write-back its stager starts (fsync(), fdatasync(),
- * sync_file_range() or COMMIT itself).  HC_STAGE_F_ANY_WRITER (needs
+ * sync_file_range() or COMMIT itself), and a refused write-back into a
+ * stage fails its COMMIT with EIO.  HC_STAGE_F_ANY_WRITER (needs
  * CAP_SYS_ADMIN) lets every writer in, for raw-device tests and
  * benchmarks.  Before an object's chunks are freed (ABORT, close, a failed
  * ingest) or sealed (COMMIT), the writes already admitted into them are
@@ -338,9 +339,13 @@ struct hc_stage {
  * flushes the members and journals the object.  When COMMIT returns, the
  * object is DIRTY (or READY with HC_COMMIT_F_CLEAN), its data and its
  * journal record are durable, and the write fence has closed over it.
- * EIO if a write-back of the device's page cache failed since the STAGE
- * (a buffered write may be lost: rewrite and COMMIT again), or if a member
- * flush failed; the object then stays STAGED and writable.
+ * EIO if a write into the stage's own range was lost since the STAGE (or
+ * since the COMMIT that last reported one): it failed on a member, whoever
+ * submitted it, or the write fence refused a write-back of the device's
+ * page cache into it (the flusher's, or another process's sync, of a
+ * buffered write: those pages are gone); rewrite and COMMIT again.  A page
+ * lost elsewhere on the device does not fail this COMMIT.  EIO also if a
+ * member flush failed.  The object then stays STAGED and writable.
  *
  * A growable stage (HC_STAGE_F_GROW) commits only with HC_COMMIT_F_SIZE
  * (else EINVAL), and HC_COMMIT_F_SIZE is only for one (else EINVAL; with
