@@ -159,6 +159,7 @@ struct hc_obj {
 	bool explicit_admit;	/* its ingest is an operator's preload */
 	u8 etag_len;		/* bytes at @etag; in the bools' padding */
 	u8 jop;			/* HC_JOP_BUSY or a durable HC_OBJ_* state */
+	bool keep_chunks;	/* superseded, its DELETE failed: never freed */
 	union {
 		struct hc_ctl *stager;
 		unsigned long egress_at;
@@ -273,8 +274,12 @@ struct hc_cache_stats {
  * @stats: counters
  * @ordered: every object of the index, ordered by URI (memcmp, then
  *	length): the file system view's directory listings
- * @nr_busy: objects whose hc_obj.jop is set: a pool stop waits for none
- *	to be left (hc_cache_quiesce())
+ * @nr_busy: objects whose hc_obj.jop is set, and batches of DELETEs being
+ *	written: a pool stop waits for none to be left (hc_cache_quiesce())
+ * @doomed: objects out of the index whose DELETE is being journaled
+ *	(hc_cache_deletes_out(), on hc_obj.stage_node): their chunks stay
+ *	allocated until it is durable
+ * @reserved: chunks of the @doomed objects
  */
 struct hc_cache {
 	struct hlist_head *buckets;
@@ -294,6 +299,8 @@ struct hc_cache {
 	struct list_head ingests;
 	struct list_head egress;
 	struct list_head superseded;	/* hc_cache_supersede()d, held */
+	struct list_head doomed;
+	u64 reserved;
 	u64 dirty_bytes;
 	u64 jbytes;
 	struct {
@@ -337,6 +344,7 @@ void hc_cache_slab_exit(void);	/* module exit, after rcu_barrier() */
 int hc_cache_create(struct hc_pool *pool);		/* may sleep */
 void hc_cache_destroy(struct hc_pool *pool);		/* may sleep */
 bool hc_cache_busy(const struct hc_cache *c);
+void hc_cache_busy_wait(void);				/* sleeps */
 int hc_cache_quiesce(struct hc_cache *c);		/* may sleep */
 int hc_cache_size_check(const struct hc_cache *c, u64 size);
 

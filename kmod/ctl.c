@@ -534,6 +534,10 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 		if ((loc.flags & HC_LOCATE_F_PIN) && !obj->bad &&
 		    (hc_obj_valid(obj) || obj->state == HC_OBJ_INGESTING)) {
 			err = hc_cache_pin(c, obj, true);
+			if (err == -EBUSY) {	/* being changed: look again */
+				hc_cache_busy_wait();
+				continue;
+			}
 			if (err)
 				goto out_unlock;
 		}
@@ -683,6 +687,7 @@ static long hc_ctl_obj_op(struct hc_ctl *ctl, unsigned int cmd,
 		return -EPERM;
 
 	hc_pool_lock();
+again:
 	c = hc_ctl_cache(&pool);
 	if (IS_ERR(c)) {
 		err = PTR_ERR(c);
@@ -713,6 +718,10 @@ static long hc_ctl_obj_op(struct hc_ctl *ctl, unsigned int cmd,
 	case HC_IOC_PIN:
 	case HC_IOC_UNPIN:
 		err = hc_cache_pin(c, obj, cmd == HC_IOC_PIN);
+		if (err == -EBUSY) {	/* being changed: look again */
+			hc_cache_busy_wait();
+			goto again;
+		}
 		break;
 	case HC_IOC_EVICT:
 		err = hc_cache_evict(c, obj, false);
