@@ -10,17 +10,32 @@
  *   hc_cache.stats and every field of struct hc_obj.
  * - Changes that wait for members let go of it for the I/O: COMMIT (the
  *   write-back, the fence's drain, the members' flushes and the journal
- *   record), INGEST_DONE (the flushes and the record) and EGRESS_DONE
- *   (the record).  Under the lock the object is marked busy (hc_obj.jop,
- *   hc_cache_busy_begin()) in its state, which every other change of it
- *   checks; the record is encoded with the journal mutex taken under the
- *   pool lock (lock order: pool lock -> journal mutex, journal.h), written
- *   with the pool lock dropped, and applied (or undone, the errno to the
- *   caller) once the lock is retaken (hc_cache_journal_out()).  A pool
- *   stop waits for the busy objects (hc_cache_quiesce()).  Still under the
- *   pool lock: a DELETE per evicted victim (in the middle of an admission),
- *   an explicit eviction's DELETE, a pin's record, and compaction (by
- *   whoever finds the half full, with both locks).
+ *   record), INGEST_DONE (the flushes and the record), EGRESS_DONE and a
+ *   pin (the record).  Under the lock the object is marked busy
+ *   (hc_obj.jop, hc_cache_busy_begin()) in its state, which every other
+ *   change of it checks (and unevictable in the policy); the record is
+ *   encoded with the journal mutex taken under the pool lock (lock order:
+ *   pool lock -> journal mutex, journal.h; hc_journal_lock() waits for the
+ *   mutex without the pool lock), written with the pool lock dropped, and
+ *   applied (or undone, the errno to the caller) once the lock is retaken
+ *   (hc_cache_journal_out()).  A caller that finds an object busy either
+ *   fails with -EBUSY or waits (hc_cache_busy_wait()) and looks it up again.
+ * - Evictions (the victims of an admission, HC_IOC_EVICT and netlink
+ *   EVICT, hc_cache_supersede()) take the journal mutex first, then take
+ *   the objects out of the index (hc_cache_doom(): no LOCATE finds them, no
+ *   hold can be taken), encode their DELETEs as one batch and write it with
+ *   the pool lock dropped (hc_cache_deletes_out()); the chunks stay
+ *   allocated, on hc_cache.doomed, until the DELETEs are durable, so a
+ *   crash before that replays the objects intact.  The mutex is taken
+ *   before they leave the index so that no record of a new object of one of
+ *   their URIs can precede their DELETE.  An admission takes it only when
+ *   the policy may evict (hc_policy_would_evict()); the object being
+ *   admitted is busy or not yet indexed meanwhile.  An allocation that
+ *   finds its room in chunks still being deleted waits for them.
+ * - A pool stop waits for the busy objects and the DELETE batches in
+ *   flight (hc_cache.nr_busy, hc_cache_quiesce()).  Still under the pool
+ *   lock: compaction (by whoever finds the half full, with both locks),
+ *   and the assembly's and an upgrade's compaction.
  * - Lockless readers of the index (hc_cache_locate_fast(), the LOCATE hit
  *   path) run under rcu_read_lock() on the pool published for RCU
  *   (hc_pool_current_rcu(); a stop unpublishes it and waits a grace period
