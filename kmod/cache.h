@@ -125,17 +125,21 @@ struct hc_fence {
  * @onode: in the index's ordered view (hc_cache.ordered), by URI bytes
  * @jop: a change of the object is under way with the pool lock dropped for
  *	its I/O (COMMIT's write-back, flushes and journal record; INGEST_DONE's
- *	flushes and record; EGRESS_DONE's record): 0 when none is;
+ *	flushes and record; EGRESS_DONE's and a pin's record; an eviction's
+ *	wait for the journal mutex; an admission's victims' DELETEs): 0 when
+ *	none is;
  *	HC_JOP_BUSY while its record is not durable yet; then, until the
  *	owner applies it under the pool lock, the HC_OBJ_* state that the
  *	durable record holds (compaction records that one:
  *	hc_cache_walk_journaled()).  Every other change of the object (ABORT,
  *	GROW, COMMIT, pin, eviction, INGEST_FAIL and expiry, the helpers'
  *	hand-over, EGRESS_FAIL) is refused with -EBUSY or skips it meanwhile;
- *	it is unevictable by its state (STAGED, INGESTING, DIRTY or SYNCING),
- *	and a pool stop waits for its journal writer (hc_journal_quiesce()).
+ *	it is unevictable (hc_cache_sync_policy()), and a pool stop waits
+ *	for its journal writer (hc_cache_quiesce()).
  *	Set and cleared under the pool lock; the durable state under the
  *	journal mutex (hc_journal_write_out())
+ * @keep_chunks: superseded, and its DELETE could not be journaled: its
+ *	chunks are never freed (the next assembly may bring it back)
  * @egress_err: DIRTY or SYNCING: the last failed upload (its own kmalloc,
  *	only once an upload failed; replaced by the next failure, freed when
  *	the object leaves DIRTY and SYNCING or the index); under the pool
