@@ -32,10 +32,19 @@
  *   the policy may evict (hc_policy_would_evict()); the object being
  *   admitted is busy or not yet indexed meanwhile.  An allocation that
  *   finds its room in chunks still being deleted waits for them.
+ * - Compaction, when a record does not fit in the current half: the
+ *   writer takes a snapshot of the objects the log holds under both locks
+ *   (hc_cache_walk_journaled()) and writes the new half without the pool
+ *   lock, the journal mutex held throughout (journal.h).  The objects stay
+ *   and their journaled fields (URI, size, generation, extents, flags, CRC,
+ *   ETag) do not change meanwhile: a journaled object leaves the index only
+ *   through a DELETE, and every change of those fields is journaled, made
+ *   with the journal mutex held (a pin's flag, EGRESS_DONE's ETag) or made
+ *   while the object is not journaled yet (STAGED, INGESTING: COMMIT's and
+ *   INGEST_DONE's CRC).  The assembly's and an upgrade's compaction run
+ *   under the pool lock (nothing else runs then).
  * - A pool stop waits for the busy objects and the DELETE batches in
- *   flight (hc_cache.nr_busy, hc_cache_quiesce()).  Still under the pool
- *   lock: compaction (by whoever finds the half full, with both locks),
- *   and the assembly's and an upgrade's compaction.
+ *   flight (hc_cache.nr_busy, hc_cache_quiesce()).
  * - Lockless readers of the index (hc_cache_locate_fast(), the LOCATE hit
  *   path) run under rcu_read_lock() on the pool published for RCU
  *   (hc_pool_current_rcu(); a stop unpublishes it and waits a grace period
@@ -2543,8 +2552,8 @@ static u32 hc_cache_jstate(const struct hc_obj *obj)
  * in that order again; then every other object the journal keeps (READY,
  * and those whose durable record is not applied yet: a COMMIT's DIRTY or
  * READY, an INGEST_DONE's or EGRESS_DONE's READY; hc_cache_jstate()).
- * STAGED and INGESTING objects are not journaled.  Used by compaction,
- * with the pool lock and the journal mutex held.
+ * STAGED and INGESTING objects are not journaled.  Used by compaction's
+ * snapshot (journal.c), with the pool lock and the journal mutex held.
  */
 int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 			    void *arg)

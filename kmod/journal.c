@@ -174,13 +174,15 @@ static void hc_journal_heal(struct hc_journal *j)
  * hc_journal_do_compact - rewrite the journal as the live objects only
  * @j: the journal
  *
- * Writes every object the cache keeps into the other half under a new
- * header (epoch + 1), then makes that half current.  The cache hands the
- * objects over in the order replay must see them
- * (hc_cache_walk_journaled()).  The header write is the commit point:
- * until it is durable, the old half stays current and complete.  Called
- * when a half is full, and by the pool after a replay (which makes every
- * member's copy identical again).
+ * Writes every object of the snapshot (hc_journal_snapshot(): the objects
+ * the cache keeps, in the order replay must see them) into the other half
+ * under a new header (epoch + 1), then makes that half current.  The
+ * header write is the commit point: until it is durable, the old half
+ * stays current and complete.  Called when a half is full (without the
+ * pool lock, from hc_journal_write_out()), and by the pool after a replay
+ * (which makes every member's copy identical again) and for an upgrade
+ * (with it).  The journal mutex is held throughout, so no record is
+ * written meanwhile: the snapshot is what the log holds.
  *
  * Return: 0; -ENOSPC (the live objects do not fit in a half); -EIO (the
  * journal is broken).
@@ -197,6 +199,7 @@ static int hc_journal_do_compact(struct hc_journal *j)
 		.half_size = j->half_size,
 	};
 	struct hc_journal_batch b = { .j = j, .h = &h };
+	u64 n;
 	u32 i;
 	int err;
 
@@ -209,7 +212,11 @@ static int hc_journal_do_compact(struct hc_journal *j)
 	b.batch_off = b.pos.off;
 	b.half = j->half_off[other];
 
-	err = hc_cache_walk_journaled(pool->cache, hc_journal_batch_obj, &b);
+	for (n = 0; n < j->nr_snap && !err; n++) {
+		err = hc_journal_batch_obj(&b, j->snap[n].obj, j->snap[n].state);
+		if (!(n % 1024))
+			cond_resched();
+	}
 	if (!err)
 		err = hc_journal_flush_batch(&b);
 	if (err) {
@@ -236,13 +243,64 @@ static int hc_journal_do_compact(struct hc_journal *j)
 	return 0;
 }
 
-/* hc_journal_do_compact(), traced (hc_journal_compact, trace.h); j->lock held */
+/* Keep the object and state compaction is to record (a snapshot entry). */
+static int hc_journal_snap_add(void *arg, const struct hc_obj *obj, u32 state)
+{
+	struct hc_journal *j = arg;
+
+	if (j->nr_snap >= j->max_snap)
+		return -EUCLEAN;	/* more kept objects than indexed ones */
+	j->snap[j->nr_snap].obj = obj;
+	j->snap[j->nr_snap].state = state;
+	j->nr_snap++;
+	return 0;
+}
+
+/* Forget the snapshot (compacted, or given up). */
+static void hc_journal_snap_free(struct hc_journal *j)
+{
+	kvfree(j->snap);
+	j->snap = NULL;
+	j->nr_snap = 0;
+	j->max_snap = 0;
+}
+
+/*
+ * The objects the log holds, as compaction must record them, in replay
+ * order (hc_cache_walk_journaled()), into j->snap: with the pool lock and
+ * the journal mutex held.  The compaction may then run without the pool
+ * lock: the objects stay, and their journaled fields (URI, size,
+ * generation, extents, flags, CRC, ETag) do not change, as long as the
+ * mutex is held, since every change of them is journaled (cache.c: the
+ * locking rules).  Return: 0 or -ENOMEM.
+ */
+static int hc_journal_snapshot(struct hc_journal *j)
+{
+	struct hc_cache *c = j->pool->cache;
+	int err;
+
+	j->max_snap = max_t(u64, c->stats.objects, 1);
+	j->nr_snap = 0;
+	j->snap = kvmalloc_array(j->max_snap, sizeof(*j->snap), GFP_KERNEL);
+	if (!j->snap)
+		return -ENOMEM;
+	err = hc_cache_walk_journaled(c, hc_journal_snap_add, j);
+	if (err)
+		hc_journal_snap_free(j);
+	return err;
+}
+
+/*
+ * hc_journal_do_compact() of the snapshot, traced (hc_journal_compact,
+ * trace.h), which it frees; j->lock held.
+ */
 static int hc_journal_compact_locked(struct hc_journal *j)
 {
 	u64 t0 = ktime_get_ns();
 	int err = hc_journal_do_compact(j);
 
 	trace_hc_journal_compact(j->compactions, ktime_get_ns() - t0, err);
+	hc_journal_snap_free(j);
 	return err;
 }
 
@@ -257,42 +315,36 @@ static void hc_journal_unlock(struct hc_journal *j)
 
 /**
  * hc_journal_compact - rewrite the journal as the live objects only
- * @j: the journal (the pool lock held: assembly, upgrade)
+ * @j: the journal (the pool lock held throughout: assembly, upgrade, when
+ *	nothing else changes the cache or writes the journal)
  *
- * hc_journal_do_compact() with the journal mutex.  Return: as that.
+ * hc_journal_do_compact() with the journal mutex.  Return: as that, or
+ * -ENOMEM.
  */
 int hc_journal_compact(struct hc_journal *j)
 {
 	int err;
 
 	mutex_lock(&j->lock);
-	err = hc_journal_compact_locked(j);
+	err = hc_journal_snapshot(j);
+	if (!err)
+		err = hc_journal_compact_locked(j);
 	hc_journal_unlock(j);
 	return err;
 }
 
 /*
- * Encode j->rec as the record at j->pos into j->buf (j->len bytes),
- * compacting first if the current half is full.  The pool lock and the
- * journal mutex held (compaction walks the cache).
+ * Encode j->rec as the record at j->pos into j->buf (j->len bytes).  The
+ * journal mutex held.  Return: 0, -ENOSPC (the current half is full) or
+ * another error of hc_jrec2_encode().
  */
 static int hc_journal_encode(struct hc_journal *j)
 {
-	int len, err;
+	int len;
 
-	if (j->broken)
-		return -EIO;
 	len = hc_jrec2_encode(j->rec, &j->hdr, &j->pos, j->buf,
 			      min_t(u64, HC_JOURNAL_BUF,
 				    j->half_size - j->pos.off));
-	if (len == -ENOSPC) {
-		err = hc_journal_compact_locked(j);
-		if (err)
-			return err;
-		len = hc_jrec2_encode(j->rec, &j->hdr, &j->pos, j->buf,
-				      min_t(u64, HC_JOURNAL_BUF,
-					    j->half_size - j->pos.off));
-	}
 	if (len < 0)
 		return len;
 	j->len = len;
@@ -350,6 +402,8 @@ void hc_journal_cancel(struct hc_journal *j)
 {
 	j->len = 0;
 	j->nr_dels = 0;
+	j->rec_pending = false;
+	hc_journal_snap_free(j);
 	hc_journal_unlock(j);
 }
 
@@ -362,18 +416,30 @@ void hc_journal_cancel(struct hc_journal *j)
  * @state: the state to record
  * @flags: the HC_OBJ_F_* flags to record
  *
- * With the pool lock held (a compaction, when the half is full, walks the
- * cache).  Return: 0; -EIO (the journal is broken); -ENOSPC (the live
- * objects no longer fit in a half).  On error the mutex is released.
+ * With the pool lock held.  When the record does not fit in the current
+ * half, the objects the log holds are taken for a compaction
+ * (hc_journal_snapshot()) that hc_journal_write_out() runs first, without
+ * the pool lock; the record is encoded into the new half after it.
+ * Return: 0; -EIO (the journal is broken); -ENOMEM (no memory for the
+ * compaction's snapshot); another error of the codec.  On error the mutex
+ * is released.
  */
 int hc_journal_prepare(struct hc_journal *j, const struct hc_obj *obj,
 		       u32 state, u32 flags)
 {
-	int err;
+	int err = -EIO;
 
+	if (j->broken)
+		goto out;
 	hc_journal_fill(j->rec, j->hdr.version, obj, HC_JREC_OBJECT, state,
 			flags);
 	err = hc_journal_encode(j);
+	if (err == -ENOSPC) {
+		/* compact first, without the pool lock: encoded after it */
+		err = hc_journal_snapshot(j);
+		j->rec_pending = !err;
+	}
+out:
 	if (err)
 		hc_journal_unlock(j);
 	return err;
@@ -389,9 +455,10 @@ int hc_journal_prepare(struct hc_journal *j, const struct hc_obj *obj,
  * @n: how many
  *
  * With the pool lock held.  If the records do not fit in the current half,
- * the half is compacted now: the objects are no longer in the index, so
- * the new half does not hold them and no record is needed any more.
- * Return: 0; -EIO; -ENOSPC.  On error the mutex is released.
+ * the half is compacted instead (hc_journal_snapshot(), written by
+ * hc_journal_write_out()): the objects are no longer in the index, so the
+ * new half does not hold them and no DELETE is needed any more.
+ * Return: 0; -EIO; -ENOMEM.  On error the mutex is released.
  */
 int hc_journal_prepare_deletes(struct hc_journal *j,
 			       struct hc_obj *const *objs, u32 n)
@@ -414,7 +481,7 @@ int hc_journal_prepare_deletes(struct hc_journal *j,
 	if (j->pos.off + bytes <= j->half_size)
 		return 0;
 	j->nr_dels = 0;
-	err = hc_journal_compact_locked(j);
+	err = hc_journal_snapshot(j);
 	if (err)
 		hc_journal_unlock(j);
 	return err;
@@ -508,8 +575,8 @@ int hc_journal_begin(struct hc_journal *j, const struct hc_obj *obj, u32 state,
 
 /**
  * hc_journal_write_out - write what hc_journal_prepare() or
- * hc_journal_prepare_deletes() left to write (nothing after a compaction
- * that made the DELETEs unnecessary)
+ * hc_journal_prepare_deletes() left to write: first the compaction they
+ * decided on, if any (then no DELETE is needed any more), then the records
  * @j: the journal, its mutex held (released here)
  * @durable: NULL, or set to @val once the record is durable, before the mutex is
  *	released, so that a compaction (which needs the mutex) that runs
@@ -518,16 +585,26 @@ int hc_journal_begin(struct hc_journal *j, const struct hc_obj *obj, u32 state,
  * @val: see @durable
  *
  * Without the pool lock; sleeps (member I/O).  Return: 0 once the record is
- * durable on every member, or -EIO (the journal is broken).
+ * durable on every member; -EIO (the journal is broken); -ENOSPC (the
+ * compaction's objects do not fit in a half).
  */
 int hc_journal_write_out(struct hc_journal *j, u8 *durable, u8 val)
 {
 	int err = 0;
 
-	if (j->nr_dels)
+	if (j->snap)
+		err = hc_journal_compact_locked(j);
+	if (!err && j->rec_pending)
+		err = hc_journal_encode(j);	/* fits: the capacity rule */
+	j->rec_pending = false;
+	if (err) {
+		j->len = 0;
+		j->nr_dels = 0;
+	} else if (j->nr_dels) {
 		err = hc_journal_write_deletes(j);
-	else if (j->len)
+	} else if (j->len) {
 		err = hc_journal_write_rec(j);
+	}
 	if (!err && durable)
 		WRITE_ONCE(*durable, val);
 	hc_journal_unlock(j);
@@ -579,6 +656,7 @@ static void hc_journal_free(struct hc_journal *j)
 	if (!j)
 		return;
 	mutex_destroy(&j->lock);
+	kvfree(j->snap);
 	kfree(j->member_repaired);
 	vfree(j->buf);
 	kfree(j->hdrblk);

@@ -8,10 +8,13 @@
  * Every function is called with the pool lock held and may sleep, except
  * hc_journal_obj_bytes() and hc_journal_capacity(), and
  * hc_journal_write_out(), which runs without it.  Only hc_journal_write_out()
- * and compaction wait for member I/O; compaction runs under the pool lock
- * at assembly and upgrade (hc_journal_compact()), and when a record does
- * not fit in the current half (in hc_journal_prepare() and
- * hc_journal_prepare_deletes()).
+ * and hc_journal_compact() wait for member I/O; the latter under the pool
+ * lock, at assembly and upgrade.  When a record does not fit in the current
+ * half, hc_journal_prepare() or hc_journal_prepare_deletes() takes the
+ * objects the log holds (a snapshot, under both locks) and
+ * hc_journal_write_out() compacts them into the other half first, without
+ * the pool lock: the mutex, held throughout, keeps every other record out,
+ * so the snapshot stays what the log holds.
  *
  * Locking: @lock (the journal mutex) is held from a record's encode until
  * the record is durable on every member (an offset reserved for a record
@@ -34,6 +37,12 @@
 
 struct hc_pool;
 struct hc_obj;
+
+/* One object a compaction records, and the state it records it in. */
+struct hc_journal_snap {
+	const struct hc_obj *obj;
+	u32 state;
+};
 
 /**
  * struct hc_journal - the journal of a running pool
@@ -68,6 +77,12 @@ struct hc_obj;
  * @dels: the objects whose DELETE records are to be written
  *	(hc_journal_prepare_deletes()), @nr_dels of them
  * @nr_dels: see @dels; 0 when none are pending
+ * @rec_pending: the OBJECT record in @rec is to be encoded after the
+ *	compaction of @snap (it did not fit in the current half)
+ * @snap: the objects a pending compaction records (hc_journal_snapshot()),
+ *	@nr_snap of them (room for @max_snap), or NULL
+ * @nr_snap: see @snap
+ * @max_snap: see @snap
  */
 struct hc_journal {
 	struct hc_pool *pool;
@@ -92,6 +107,10 @@ struct hc_journal {
 	size_t len;
 	struct hc_obj *const *dels;
 	u32 nr_dels;
+	bool rec_pending;
+	struct hc_journal_snap *snap;
+	u64 nr_snap;
+	u64 max_snap;
 };
 
 #define HC_JOURNAL_BUF	SZ_1M

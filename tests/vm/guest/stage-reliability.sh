@@ -744,6 +744,60 @@ t_others_during_evictions() {
 	hcctl pool stop
 }
 
+# f_jfield NAME: the value after NAME in hc_jpoke show of member 0
+f_jfield() {
+	hc_jpoke show /dev/mapper/fm0 | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1
+}
+
+# Nothing else on the pool waits for a compaction's writes (issue 9,
+# point 16): the log is brought to the exact end of its half (pin toggles
+# of an empty object, one block each: hc_jfill), the members are put under
+# dm-delay (2 s x HC_TIMEOUT_SCALE per write), and one more toggle
+# compacts into the other half (the objects' records, the members'
+# flushes, the new header, then the pin's record) with the pool lock
+# dropped; it outlasts 1 s while a STATS_GET, a LOCATE miss and a STAGE +
+# ABORT each answer within the limit.  The pin is what the last record
+# says after a reassembly.  Before, the compaction ran with the pool lock
+# held and they all waited for it.
+t_others_during_compaction() {
+	dmsetup targets | grep -q '^delay' || hc_fail "no dm-delay target (CONFIG_DM_DELAY)"
+	hcctl pool assemble $FM >/dev/null
+	lim=$((2000 * HC_TIMEOUT_SCALE))
+	hc_jfill new edge/one 40 1 >/dev/null
+	one=edge/one0$(head -c 31 /dev/zero | tr '\0' x)
+	half=$(f_jfield half)
+	room=$((($(f_jfield half_size) - $(f_jfield end)) / $(f_jfield block)))
+	hc_jfill pin "$one" "$room" >/dev/null
+	[ "$(f_jfield end)" -eq "$(f_jfield half_size)" ] ||
+		hc_fail "the log ends at $(f_jfield end), not at the end of its half ($(f_jfield half_size))"
+	for m in 0 1 2; do
+		d=$(hc_drive $((3 + m)))
+		f_table $m "0 $FSZ delay $d 0 0 $d 0 $lim"
+	done
+	( hc_jfill pin "$one" 1 >/tmp/cmp.out 2>&1; echo "rc=$?" >>/tmp/cmp.out ) &
+	cpid=$!
+	sleep 1
+	kill -0 "$cpid" 2>/dev/null || { cat /tmp/cmp.out; hc_fail "the pin that compacts ended within 1 s: it did not wait for the members"; }
+	t_time stats hcctl stats --json
+	t_time miss hc_obj wait 30000 f/none
+	t_time stage hc_stage --now f/other 1
+	wait
+	for m in 0 1 2; do f_linear $m; done
+	grep -q '^rc=0$' /tmp/cmp.out || { cat /tmp/cmp.out; hc_fail "the pin that compacts failed"; }
+	[ "$(f_jfield half)" != "$half" ] || hc_fail "no compaction: still half $half"
+	grep -q '^status=miss ' /tmp/oth.miss || { cat /tmp/oth.miss; hc_fail "LOCATE of f/none was not a miss"; }
+	f_consistent
+	# room + 1 toggles from unpinned
+	want=$(((room + 1) % 2 == 1))
+	hcctl pool stop
+	t_within "$lim" "a compaction waited for the members" stats miss stage
+	hcctl pool assemble $FM >/dev/null
+	got=$(hcctl ls --json | tr '{' '\n' | grep "\"uri\":\"$one\"" | grep -c '"pinned":true')
+	[ "$got" = "$want" ] || hc_fail "after reassembly $one is pinned=$got, want $want"
+	f_consistent
+	hcctl pool stop
+}
+
 if has_part faults; then
 	hc_test faults-read-error-per-object t_read_error
 	hc_test faults-read-error-marks-object t_read_error_marks_object
@@ -753,5 +807,6 @@ if has_part faults; then
 	hc_test faults-hold-during-commit t_hold_during_commit
 	hc_test faults-others-during-commit t_others_during_commit
 	hc_test faults-others-during-evictions t_others_during_evictions
+	hc_test faults-others-during-compaction t_others_during_compaction
 	hc_test faults-member-gone t_member_gone
 fi
