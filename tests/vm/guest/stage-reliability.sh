@@ -678,7 +678,7 @@ t_within() {
 		grep -q '^rc=0$' /tmp/oth.$_n || { cat /tmp/oth.$_n; hc_fail "$_n failed while $_what"; }
 		_ms=$(cat /tmp/oth.$_n.ms)
 		echo "while $_what: $_n $_ms ms (limit $_lim ms)"
-		echo "hc: faults-others-during-evictions: while $_what: $_n $_ms ms (limit $_lim ms)" >/dev/console
+		echo "hc: ${_hc_name:-t_within}: while $_what: $_n $_ms ms (limit $_lim ms)" >/dev/console
 		[ "$_ms" -lt "$_lim" ] ||
 			hc_fail "$_n took $_ms ms while $_what (limit $_lim ms)"
 	done
