@@ -10,17 +10,41 @@
  *   hc_cache.stats and every field of struct hc_obj.
  * - Changes that wait for members let go of it for the I/O: COMMIT (the
  *   write-back, the fence's drain, the members' flushes and the journal
- *   record), INGEST_DONE (the flushes and the record) and EGRESS_DONE
- *   (the record).  Under the lock the object is marked busy (hc_obj.jop,
- *   hc_cache_busy_begin()) in its state, which every other change of it
- *   checks; the record is encoded with the journal mutex taken under the
- *   pool lock (lock order: pool lock -> journal mutex, journal.h), written
- *   with the pool lock dropped, and applied (or undone, the errno to the
- *   caller) once the lock is retaken (hc_cache_journal_out()).  A pool
- *   stop waits for the busy objects (hc_cache_quiesce()).  Still under the
- *   pool lock: a DELETE per evicted victim (in the middle of an admission),
- *   an explicit eviction's DELETE, a pin's record, and compaction (by
- *   whoever finds the half full, with both locks).
+ *   record), INGEST_DONE (the flushes and the record), EGRESS_DONE and a
+ *   pin (the record).  Under the lock the object is marked busy
+ *   (hc_obj.jop, hc_cache_busy_begin()) in its state, which every other
+ *   change of it checks (and unevictable in the policy); the record is
+ *   encoded with the journal mutex taken under the pool lock (lock order:
+ *   pool lock -> journal mutex, journal.h; hc_journal_lock() waits for the
+ *   mutex without the pool lock), written with the pool lock dropped, and
+ *   applied (or undone, the errno to the caller) once the lock is retaken
+ *   (hc_cache_journal_out()).  A caller that finds an object busy either
+ *   fails with -EBUSY or waits (hc_cache_busy_wait()) and looks it up again.
+ * - Evictions (the victims of an admission, HC_IOC_EVICT and netlink
+ *   EVICT, hc_cache_supersede()) take the journal mutex first, then take
+ *   the objects out of the index (hc_cache_doom(): no LOCATE finds them, no
+ *   hold can be taken), encode their DELETEs as one batch and write it with
+ *   the pool lock dropped (hc_cache_deletes_out()); the chunks stay
+ *   allocated, on hc_cache.doomed, until the DELETEs are durable, so a
+ *   crash before that replays the objects intact.  The mutex is taken
+ *   before they leave the index so that no record of a new object of one of
+ *   their URIs can precede their DELETE.  An admission takes it only when
+ *   the policy may evict (hc_policy_would_evict()); the object being
+ *   admitted is busy or not yet indexed meanwhile.  An allocation that
+ *   finds its room in chunks still being deleted waits for them.
+ * - Compaction, when a record does not fit in the current half: the
+ *   writer takes a snapshot of the objects the log holds under both locks
+ *   (hc_cache_walk_journaled()) and writes the new half without the pool
+ *   lock, the journal mutex held throughout (journal.h).  The objects stay
+ *   and their journaled fields (URI, size, generation, extents, flags, CRC,
+ *   ETag) do not change meanwhile: a journaled object leaves the index only
+ *   through a DELETE, and every change of those fields is journaled, made
+ *   with the journal mutex held (a pin's flag, EGRESS_DONE's ETag) or made
+ *   while the object is not journaled yet (STAGED, INGESTING: COMMIT's and
+ *   INGEST_DONE's CRC).  The assembly's and an upgrade's compaction run
+ *   under the pool lock (nothing else runs then).
+ * - A pool stop waits for the busy objects and the DELETE batches in
+ *   flight (hc_cache.nr_busy, hc_cache_quiesce()).
  * - Lockless readers of the index (hc_cache_locate_fast(), the LOCATE hit
  *   path) run under rcu_read_lock() on the pool published for RCU
  *   (hc_pool_current_rcu(); a stop unpublishes it and waits a grace period
@@ -198,8 +222,8 @@ static void hc_cache_sync_policy(struct hc_cache *c, struct hc_obj *obj)
 
 	if (obj->flags & HC_OBJ_F_PINNED)
 		want |= HC_POLICY_F_PINNED;
-	if (atomic64_read(&obj->holds) || obj->state == HC_OBJ_STAGED ||
-	    obj->state == HC_OBJ_INGESTING)
+	if (atomic64_read(&obj->holds) || obj->jop ||
+	    obj->state == HC_OBJ_STAGED || obj->state == HC_OBJ_INGESTING)
 		want |= HC_POLICY_F_HELD;
 	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
 		want |= HC_POLICY_F_DIRTY;
@@ -659,22 +683,16 @@ static void hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 }
 
 /*
- * Drop @obj from everything and free it; its chunks return to the pool
- * unless @keep_chunks (a journal DELETE failed: the chunks must not be
- * reused, since the object may come back at the next assembly) or the
- * object was never placed (replay).
+ * Take @obj out of everything (the index, the policy, the queues, the
+ * counters) but its chunks, which stay allocated, and keep it: the caller
+ * frees it with hc_cache_reap().  Its fence is closed and drained first
+ * (writes into its chunks end before they can be reused).
  */
-static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
-			    bool keep_chunks)
+static void hc_cache_detach(struct hc_cache *c, struct hc_obj *obj)
 {
 	hc_policy_remove(&c->policy, &obj->pe);
-	/*
-	 * Drain the writes into the chunks before they can be reused.
-	 * Restored objects never opened a fence (and are unchecked yet).
-	 */
+	/* Restored objects never opened a fence (and are unchecked yet). */
 	hc_cache_fence_close(c, obj);
-	if (obj->nr_ext && !keep_chunks && !c->replaying)
-		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
 	if (obj->flags & HC_OBJ_F_PINNED)
 		c->stats.pinned--;
 	if (atomic64_read(&obj->holds))
@@ -691,8 +709,29 @@ static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
 	list_del(&obj->stage_node);
 	list_del(&obj->queue_node);
 	hc_cache_event();
+}
+
+/*
+ * Free @obj, detached: its chunks return to the pool unless @keep_chunks
+ * (a journal DELETE failed: the chunks must not be reused, since the
+ * object may come back at the next assembly) or the object was never
+ * placed (replay).
+ */
+static void hc_cache_reap(struct hc_cache *c, struct hc_obj *obj,
+			  bool keep_chunks)
+{
+	if (obj->nr_ext && !keep_chunks && !c->replaying)
+		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
 	hc_cache_fence_free(obj);
 	call_rcu(&obj->rcu, hc_cache_obj_free_rcu);	/* LOCATE may read it */
+}
+
+/* Drop @obj from everything and free it, chunks included. */
+static void hc_cache_unlink(struct hc_cache *c, struct hc_obj *obj,
+			    bool keep_chunks)
+{
+	hc_cache_detach(c, obj);
+	hc_cache_reap(c, obj, keep_chunks);
 }
 
 /* Drop @obj, which the journal does not record (or no longer needs to). */
@@ -702,22 +741,42 @@ static void hc_cache_remove(struct hc_cache *c, struct hc_obj *obj)
 }
 
 /*
- * Drop @obj for good: a complete object is first recorded as deleted in
- * the journal, so that it does not come back.  Return: 0 or -EIO (the
- * journal broke: @obj is dropped but its chunks stay allocated).
+ * @obj goes for good, and its DELETE is about to be journaled: it leaves
+ * the index now (no LOCATE finds it, no hold can be taken) and waits on
+ * hc_cache.doomed, its chunks allocated, until the DELETE is durable
+ * (hc_cache_deletes_out()).
  */
-static int hc_cache_delete(struct hc_cache *c, struct hc_obj *obj)
+static void hc_cache_doom(struct hc_cache *c, struct hc_obj *obj)
 {
-	int err = 0;
-
-	if (hc_obj_valid(obj) && c->journal)
-		err = hc_journal_delete(c->journal, obj);
-	hc_cache_unlink(c, obj, err);
-	return err;
+	hc_cache_detach(c, obj);
+	list_add_tail(&obj->stage_node, &c->doomed);
+	c->reserved += obj->chunks;
 }
 
-/* Waited on by hc_cache_quiesce(): the last busy object is done. */
+/* A doomed object's DELETE is durable (or failed: @keep_chunks): free it. */
+static void hc_cache_doomed_free(struct hc_cache *c, struct hc_obj *obj,
+				 bool keep_chunks)
+{
+	list_del(&obj->stage_node);
+	c->reserved -= obj->chunks;
+	hc_cache_reap(c, obj, keep_chunks);
+}
+
+/*
+ * Woken whenever a busy change ends (hc_busy_seq counts them, under the
+ * pool lock): hc_cache_quiesce() waits for the last, hc_cache_busy_wait()
+ * for the next.
+ */
 static DECLARE_WAIT_QUEUE_HEAD(hc_busy_wait);
+static unsigned int hc_busy_seq;
+
+/* A busy change (counted in hc_cache.nr_busy) ends. */
+static void hc_cache_busy_put(struct hc_cache *c)
+{
+	hc_busy_seq++;
+	c->nr_busy--;
+	wake_up_all(&hc_busy_wait);
+}
 
 /* Mark @obj busy (hc_obj.jop): a change with the pool lock dropped starts. */
 static void hc_cache_busy_begin(struct hc_cache *c, struct hc_obj *obj)
@@ -730,9 +789,57 @@ static void hc_cache_busy_begin(struct hc_cache *c, struct hc_obj *obj)
 static void hc_cache_busy_end(struct hc_cache *c, struct hc_obj *obj)
 {
 	obj->jop = 0;
-	if (!--c->nr_busy)
-		wake_up_all(&hc_busy_wait);
+	hc_cache_busy_put(c);
 	hc_cache_event();	/* a LOCATE|PIN|WAIT of @obj goes on */
+}
+
+/**
+ * hc_cache_busy_wait - wait for the end of a busy change
+ *
+ * The pool lock held on entry and on return, dropped until some object's
+ * busy change (hc_obj.jop) ends or some DELETEs are durable.  The caller
+ * wanted to change an object that was busy: it looks the pool and the
+ * object up again, since either may have gone meanwhile.  Sleeps.
+ */
+void hc_cache_busy_wait(void)
+{
+	unsigned int seen = hc_busy_seq;
+
+	hc_pool_unlock();
+	wait_event(hc_busy_wait, READ_ONCE(hc_busy_seq) != seen);
+	hc_pool_lock();
+}
+
+/*
+ * Journal the DELETEs of the @n doomed objects @objs (hc_cache_doom()) as
+ * one batch, with the pool lock dropped for the member I/O, then free them;
+ * the journal mutex is held on entry (hc_journal_lock(), taken before they
+ * left the index: a record of a new object of one of their URIs cannot
+ * come before their DELETE) and released here.  Their chunks are reused
+ * only once the DELETEs are durable: a crash before that replays them
+ * intact.  On a journal error they are freed with their chunks kept
+ * allocated (not reusable until the next assembly, which may bring them
+ * back).  The pool stop waits meanwhile (hc_cache.nr_busy).  Sleeps.
+ * Return: 0, or the journal's errno.
+ */
+static int hc_cache_deletes_out(struct hc_cache *c, struct hc_obj **objs,
+				u32 n)
+{
+	struct hc_journal *j = c->journal;
+	u32 i;
+	int err;
+
+	err = hc_journal_prepare_deletes(j, objs, n);
+	if (!err) {
+		c->nr_busy++;
+		hc_pool_unlock();
+		err = hc_journal_write_out(j, NULL, 0);
+		hc_pool_lock();
+		hc_cache_busy_put(c);
+	}
+	for (i = 0; i < n; i++)
+		hc_cache_doomed_free(c, objs[i], err);
+	return err;
 }
 
 /**
@@ -973,17 +1080,35 @@ static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
  * evict the objects it names to make room; @victims has room for
  * @obj->pe.weight entries.  An unevictable @obj cannot be refused, only
  * fail for want of room; neither can an explicit admission
- * (@obj->explicit_admit: an operator's preload, no frequency duel).  May
- * sleep.  Return: 0 (resident); HC_INGEST_NOT_ADMITTED (an evictable object
- * lost its duel); -ENOSPC (no room: counted in refused_room); -EIO (a
- * victim's journal DELETE failed); not resident on error.
+ * (@obj->explicit_admit: an operator's preload, no frequency duel).
+ *
+ * The victims leave the index at once and their DELETEs are journaled as
+ * one batch with the pool lock dropped (hc_cache_deletes_out()); the
+ * journal mutex is taken first, before the policy chooses them, whenever
+ * the admission can evict (the lock may be dropped while waiting for it).
+ * So the caller keeps @obj busy (hc_obj.jop) or out of the index; once
+ * admitted it is unevictable (HC_POLICY_F_HELD, until the caller's
+ * hc_cache_sync_policy()).  May sleep.  Return: 0 (resident);
+ * HC_INGEST_NOT_ADMITTED (an evictable object lost its duel);
+ * -ENOSPC (no room: counted in refused_room); -EIO (the journal is broken,
+ * or the victims' DELETEs failed: they are gone, their chunks kept); not
+ * resident on error.
  */
 static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 			  struct hc_policy_entry **victims)
 {
+	/* the same slots, turned into the victims' objects one by one */
+	struct hc_obj **doomed = (struct hc_obj **)victims;
+	bool jlocked = false;
 	u32 nr = 0, i;
 	int ret, err = 0;
 
+	if (c->journal && hc_policy_would_evict(&c->policy, obj->pe.weight)) {
+		err = hc_journal_lock(c->journal);
+		if (err)
+			return err;
+		jlocked = true;
+	}
 	hc_cache_readbuf_drain(c);	/* the victims are chosen on fresh hits */
 	if (obj->explicit_admit)
 		ret = hc_policy_admit_explicit(&c->policy, &obj->pe, victims,
@@ -991,15 +1116,27 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 	else
 		ret = hc_policy_admit(&c->policy, &obj->pe, victims,
 				      obj->pe.weight, &nr);
+	if (hc_policy_resident(&obj->pe))
+		hc_policy_set_flags(&c->policy, &obj->pe, HC_POLICY_F_HELD, 0);
 	for (i = 0; i < nr; i++) {
 		struct hc_obj *v = container_of(victims[i], struct hc_obj, pe);
 
 		c->stats.evictions++;
 		trace_hc_evict(v->uri, v->uri_len, v->generation, v->size);
-		if (err)
-			hc_cache_unlink(c, v, true);
-		else
-			err = hc_cache_delete(c, v);
+		hc_cache_doom(c, v);
+		doomed[i] = v;
+	}
+	if (nr && c->journal && WARN_ON_ONCE(!jlocked)) {
+		err = hc_journal_lock(c->journal);
+		jlocked = !err;
+	}
+	if (nr && jlocked) {
+		err = hc_cache_deletes_out(c, doomed, nr);
+	} else {
+		if (jlocked)
+			hc_journal_cancel(c->journal);
+		for (i = 0; i < nr; i++)	/* no journal (or broken) */
+			hc_cache_doomed_free(c, doomed[i], err);
 	}
 	if (err) {
 		hc_policy_remove(&c->policy, &obj->pe);
@@ -1019,7 +1156,8 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 /*
  * Make room for @obj (weight set, flags set) through the policy and
  * allocate its chunks.  @force: @obj is unevictable, so the policy cannot
- * refuse it, only fail for want of room.  May sleep (GFP_KERNEL).
+ * refuse it, only fail for want of room.  May sleep (GFP_KERNEL), and drop
+ * the pool lock (hc_cache_admit()): @obj is busy or not indexed.
  * Return: 0; HC_INGEST_NOT_ADMITTED (an evictable object lost its duel);
  * -ENOSPC (no room); -E2BIG (room, but too fragmented for HC_MAX_EXTENTS
  * extents); -ENOMEM.
@@ -1042,8 +1180,19 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 		goto out;
 
 	if (chunks) {
-		err = hc_alloc_get(&c->alloc, chunks, hc_cache_start_member(c, obj),
-				   ext, HC_MAX_EXTENTS, &nr_ext);
+		for (;;) {
+			err = hc_alloc_get(&c->alloc, chunks,
+					   hc_cache_start_member(c, obj), ext,
+					   HC_MAX_EXTENTS, &nr_ext);
+			/*
+			 * The policy made room, but the room is chunks of
+			 * another admission's victims, whose DELETEs are
+			 * being written: wait for them (@obj is busy).
+			 */
+			if (err != -ENOSPC || !c->reserved)
+				break;
+			hc_cache_busy_wait();
+		}
 		if (err) {
 			if (err == -E2BIG)
 				c->stats.refused_fragmented++;
@@ -1068,6 +1217,41 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 out:
 	kvfree(victims);
 	kfree(ext);
+	return err;
+}
+
+/* Give back what hc_cache_place() gave @obj (it is not indexed). */
+static void hc_cache_unplace(struct hc_cache *c, struct hc_obj *obj)
+{
+	hc_policy_remove(&c->policy, &obj->pe);
+	if (obj->nr_ext)
+		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
+	kfree(obj->ext);
+	obj->ext = NULL;
+	obj->nr_ext = 0;
+	obj->chunks = 0;
+}
+
+/*
+ * hc_cache_place() of a new stage may have dropped the pool lock (its
+ * victims' DELETEs): check again what hc_cache_stage() checked before.
+ * Return: 0; -EEXIST or -EBUSY (@replace) if another object of the URI
+ * came meanwhile; -ENOSPC (no journal room any more); what @obj was given
+ * is given back on error.
+ */
+static int hc_cache_replaced_check(struct hc_cache *c, struct hc_obj *obj,
+				   bool replace)
+{
+	int err = 0;
+
+	if (hc_cache_lookup(c, obj->uri, obj->uri_len)) {
+		err = replace ? -EBUSY : -EEXIST;
+	} else if (hc_cache_journal_room(c, obj->uri_len, obj->nr_ext, 0)) {
+		c->stats.refused_journal++;
+		err = -ENOSPC;
+	}
+	if (err)
+		hc_cache_unplace(c, obj);
 	return err;
 }
 
@@ -1111,6 +1295,8 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	if (obj) {
 		if (!replace)
 			return -EEXIST;
+		if (obj->jop)
+			return -EBUSY;	/* a change of it is being journaled */
 		if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
 			hc_cache_ingest_end(c, obj, 0);	/* outcome: unknown */
 		else
@@ -1140,7 +1326,11 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	hc_policy_entry_init(&obj->pe, obj->hash, max_t(u64, chunks, 1));
 	if (chunks) {
 		hc_policy_set_flags(&c->policy, &obj->pe, HC_POLICY_F_HELD, 0);
+		hc_cache_busy_begin(c, obj);	/* not indexed: for a pool stop */
 		err = hc_cache_place(c, obj, chunks);
+		hc_cache_busy_end(c, obj);
+		if (!err)
+			err = hc_cache_replaced_check(c, obj, replace);
 		if (err) {
 			hc_cache_obj_free(obj);
 			return err > 0 ? -ENOSPC : err;	/* held: never refused */
@@ -1219,10 +1409,11 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	struct hc_ext *ext = NULL, *all = NULL, *last = NULL;
 	u64 chunks, add, old = obj->chunks, end = 0, k;
 	u32 nr = 0, merge, n, i;
+	bool busy = false;
 	int err;
 
 	if (obj->jop)
-		return -EBUSY;		/* its COMMIT is under way */
+		return -EBUSY;		/* its COMMIT (or a GROW) is under way */
 	if (!obj->growable || obj->state != HC_OBJ_STAGED || !obj->fence ||
 	    obj->fence->closed)
 		return -EINVAL;
@@ -1245,7 +1436,13 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 		goto out;
 	}
 
+	/* the pool lock may be dropped for the victims' DELETEs */
+	hc_cache_busy_begin(c, obj);
+	busy = true;
 	err = hc_cache_reweigh(c, obj, chunks, victims);
+	if (!err)	/* another change may have used the room meanwhile */
+		err = hc_cache_journal_room(c, obj->uri_len,
+					    (u64)obj->nr_ext + add, obj->jbytes);
 	if (err)
 		goto restore;
 	if (obj->nr_ext) {
@@ -1306,6 +1503,8 @@ restore:
 	/* The old weight fits: the stage held it before (victims: >= old). */
 	hc_cache_reweigh(c, obj, old, victims);
 out:
+	if (busy)
+		hc_cache_busy_end(c, obj);
 	kvfree(victims);
 	kfree(all);
 	kfree(ext);
@@ -1549,8 +1748,9 @@ struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id)
  * The fence admits writes from the calling task's thread group (the
  * helper, whose doit runs in its context).
  *
- * Return: 0 (see @admitted); -EINVAL (another size than before); -EFBIG
- * (larger than the pool); -ENOSPC; -E2BIG; -ENOMEM.  When not admitted or
+ * Return: 0 (see @admitted); -EINVAL (another size than before); -EBUSY
+ * (another report of it is being admitted); -EFBIG (larger than the
+ * pool); -ENOSPC; -E2BIG; -ENOMEM; -EIO (the journal is broken).  When not admitted or
  * on an error, the caller ends the request (hc_cache_ingest_end()).
  */
 int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
@@ -1564,6 +1764,8 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 		*admitted = true;
 		return size == obj->size ? 0 : -EINVAL;
 	}
+	if (obj->jop)
+		return -EBUSY;	/* another report of it is being admitted */
 	err = hc_cache_size_check(c, size);
 	if (err)
 		return err;
@@ -1582,7 +1784,15 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 		if (obj->flags & HC_OBJ_F_PINNED)
 			hc_policy_set_flags(&c->policy, &obj->pe,
 					    HC_POLICY_F_PINNED, 0);
+		hc_cache_busy_begin(c, obj);	/* the lock may be dropped */
 		err = hc_cache_place(c, obj, chunks);
+		hc_cache_busy_end(c, obj);
+		if (!err && hc_cache_journal_room(c, obj->uri_len, obj->nr_ext,
+						  0)) {
+			c->stats.refused_journal++;
+			hc_cache_unplace(c, obj);
+			err = -ENOSPC;
+		}
 		if (err)
 			hc_cache_fence_free(obj);
 		if (err > 0)
@@ -1731,7 +1941,7 @@ bool hc_obj_superseded(const struct hc_obj *obj)
 static void hc_cache_superseded_free(struct hc_cache *c, struct hc_obj *obj)
 {
 	list_del(&obj->stage_node);
-	if (obj->nr_ext)
+	if (obj->nr_ext && !obj->keep_chunks)
 		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
 	hc_cache_fence_free(obj);
 	hc_cache_event();
@@ -1754,7 +1964,7 @@ void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta)
 		c->stats.held--;
 	if (!hc_obj_superseded(obj))
 		hc_cache_sync_policy(c, obj);
-	else if (!now)
+	else if (!now && !obj->jop)	/* else: once its DELETE is durable */
 		hc_cache_superseded_free(c, obj);
 }
 
@@ -1774,25 +1984,64 @@ bool hc_cache_hold_more(struct hc_obj *obj)
 }
 
 /*
- * Set or clear the pin of @obj; a complete object's pin is journaled.
- * Return: 0, -EBUSY (a change of @obj is under way: hc_obj.jop), or an
- * error of the journal (nothing changed).
+ * Whether an explicit eviction may take @obj: idle, unpinned, not busy,
+ * READY (or DIRTY with @discard_dirty).
+ */
+static bool hc_cache_evictable(const struct hc_obj *obj, bool discard_dirty)
+{
+	return !atomic64_read(&obj->holds) && !(obj->flags & HC_OBJ_F_PINNED) &&
+	       !obj->jop && (obj->state == HC_OBJ_READY ||
+			     (discard_dirty && obj->state == HC_OBJ_DIRTY));
+}
+
+/*
+ * Set or clear the pin of @obj; a complete object's pin is journaled, with
+ * the pool lock dropped for the I/O: @obj is busy (hc_obj.jop) meanwhile,
+ * as for COMMIT, and unevictable.  The flag changes in @obj with the
+ * journal mutex held, before the record (as COMMIT's CRC): a compaction
+ * after the record is durable and before this applies it records it too.
+ * Return: 0, -EBUSY (a change of @obj is under way: the caller may wait,
+ * hc_cache_busy_wait(), and look it up again), or an error of the journal
+ * (nothing changed in memory).
  */
 int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
 {
 	bool was = obj->flags & HC_OBJ_F_PINNED;
-	u32 flags = pin ? obj->flags | HC_OBJ_F_PINNED :
-			  obj->flags & ~HC_OBJ_F_PINNED;
+	u32 state = obj->state;
+	bool flipped = false;
 	int err;
 
 	if (pin == was)
 		return 0;	/* nothing changes: not even while @obj is busy */
 	if (obj->jop)
 		return -EBUSY;	/* its COMMIT or completion is under way */
-	if (hc_obj_valid(obj)) {
-		err = hc_journal_put(c->journal, obj, obj->state, flags);
-		if (err)
+	if (hc_obj_valid(obj) && c->journal) {
+		hc_cache_busy_begin(c, obj);
+		hc_cache_sync_policy(c, obj);
+		err = hc_journal_lock(c->journal);
+		if (!err) {
+			obj->flags ^= HC_OBJ_F_PINNED;
+			flipped = true;
+			err = hc_journal_prepare(c->journal, obj, state,
+						 obj->flags);
+		}
+		if (!err) {
+			hc_pool_unlock();
+			err = hc_journal_write_out(c->journal, &obj->jop,
+						   hc_state_dirty(state) ?
+						   HC_OBJ_DIRTY : state);
+			hc_pool_lock();
+		}
+		if (err && flipped)
+			obj->flags ^= HC_OBJ_F_PINNED;
+		hc_cache_busy_end(c, obj);
+		if (err) {
+			hc_cache_sync_policy(c, obj);
 			return err;
+		}
+		c->stats.pinned += pin ? 1 : -1;
+		hc_cache_sync_policy(c, obj);
+		return 0;
 	}
 
 	if (pin) {
@@ -1813,19 +2062,46 @@ int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
  * @discard_dirty: a DIRTY object may go too: the operator throws away
  *	data its backend does not have (the caller logs it)
  *
+ * The journal mutex is taken first (busy and unevictable meanwhile: the
+ * pool lock may be dropped while waiting for it), then @obj leaves the
+ * index and its DELETE is written with the pool lock dropped; its chunks
+ * are freed once it is durable (hc_cache_deletes_out()).  @obj is gone on
+ * return, unless -EBUSY.  Sleeps.
+ *
  * Return: 0; -EBUSY if @obj is held, pinned, busy, or not READY (staged,
  * ingesting or SYNCING data is never thrown away, nor DIRTY data without
- * @discard_dirty); -EIO if the journal cannot record it.
+ * @discard_dirty), also after the wait for the journal; -EIO if the
+ * journal cannot record it (it is dropped, its chunks kept allocated).
  */
 int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj, bool discard_dirty)
 {
-	if (atomic64_read(&obj->holds) || (obj->flags & HC_OBJ_F_PINNED) ||
-	    obj->jop || !(obj->state == HC_OBJ_READY ||
-			  (discard_dirty && obj->state == HC_OBJ_DIRTY)))
+	int err = 0;
+
+	if (!hc_cache_evictable(obj, discard_dirty))
 		return -EBUSY;
+	if (c->journal) {
+		hc_cache_busy_begin(c, obj);
+		hc_cache_sync_policy(c, obj);
+		err = hc_journal_lock(c->journal);
+		hc_cache_busy_end(c, obj);
+		/* held meanwhile (a LOCATE with HOLD): it stays */
+		if (!err && !hc_cache_evictable(obj, discard_dirty)) {
+			hc_journal_cancel(c->journal);
+			err = -EBUSY;
+		}
+		if (err) {
+			hc_cache_sync_policy(c, obj);
+			return err;
+		}
+	}
 	c->stats.evictions++;
 	trace_hc_evict(obj->uri, obj->uri_len, obj->generation, obj->size);
-	return hc_cache_delete(c, obj);
+	hc_cache_doom(c, obj);
+	if (!c->journal) {
+		hc_cache_doomed_free(c, obj, false);
+		return 0;
+	}
+	return hc_cache_deletes_out(c, &obj, 1);
 }
 
 /**
@@ -1837,30 +2113,44 @@ int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj, bool discard_dirty)
  * Its DELETE is journaled (a crash from here on does not bring it back) and
  * it leaves the index, the policy and the egress queue: a DIRTY object is
  * not written back any more (the last writer wins).  Unheld, it is freed
- * at once, as an eviction frees; held (an open file of the view, a mapping,
- * a LOCATE with HOLD), it keeps its chunks on hc_cache.superseded until
- * its last hold goes (hc_cache_hold()), so its readers keep reading its
- * bytes while new lookups find the new generation.
+ * once its DELETE is durable, as an eviction frees; held (an open file of
+ * the view, a mapping, a LOCATE with HOLD), it keeps its chunks on
+ * hc_cache.superseded until its last hold goes (hc_cache_hold()) and its
+ * DELETE is durable, so its readers keep reading its bytes while new
+ * lookups find the new generation.  As for hc_cache_evict(), the journal
+ * mutex is taken first and the DELETE written with the pool lock dropped.
+ * Sleeps.
  *
- * Return: 0; -EBUSY if @obj is pinned or not READY or DIRTY (staged,
- * ingesting, or SYNCING: an upload in flight is not overtaken); -EIO if the
- * journal cannot record it (nothing changed, but for an unheld object,
- * which is dropped with its chunks kept, as hc_cache_delete() does).
+ * Return: 0; -EBUSY if @obj is pinned, busy, or not READY or DIRTY
+ * (staged, ingesting, or SYNCING: an upload in flight is not overtaken);
+ * -EIO if the journal cannot record it: it is gone from the index all the
+ * same, its chunks kept allocated (not reusable until the next assembly).
  */
 int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 {
-	int err;
+	int err = 0;
 
-	if ((obj->flags & HC_OBJ_F_PINNED) ||
+	if ((obj->flags & HC_OBJ_F_PINNED) || obj->jop ||
 	    (obj->state != HC_OBJ_READY && obj->state != HC_OBJ_DIRTY))
 		return -EBUSY;
-	trace_hc_evict(obj->uri, obj->uri_len, obj->generation, obj->size);
-	if (!atomic64_read(&obj->holds))
-		return hc_cache_delete(c, obj);
 	if (c->journal) {
-		err = hc_journal_delete(c->journal, obj);
-		if (err)
+		hc_cache_busy_begin(c, obj);
+		hc_cache_sync_policy(c, obj);
+		err = hc_journal_lock(c->journal);
+		hc_cache_busy_end(c, obj);
+		if (err) {
+			hc_cache_sync_policy(c, obj);
 			return err;
+		}
+	}
+	trace_hc_evict(obj->uri, obj->uri_len, obj->generation, obj->size);
+	if (!atomic64_read(&obj->holds)) {
+		hc_cache_doom(c, obj);
+		if (!c->journal) {
+			hc_cache_doomed_free(c, obj, false);
+			return 0;
+		}
+		return hc_cache_deletes_out(c, &obj, 1);
 	}
 	hc_policy_remove(&c->policy, &obj->pe);
 	c->jbytes -= obj->jbytes;
@@ -1876,7 +2166,22 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 	list_del_init(&obj->queue_node);
 	list_add_tail(&obj->stage_node, &c->superseded);
 	hc_cache_event();
-	return 0;
+	if (!c->journal)
+		return 0;
+	/* busy: its last hold going meanwhile does not free its chunks */
+	hc_cache_busy_begin(c, obj);
+	err = hc_journal_prepare_deletes(c->journal, &obj, 1);
+	if (!err) {
+		hc_pool_unlock();
+		err = hc_journal_write_out(c->journal, NULL, 0);
+		hc_pool_lock();
+	}
+	if (err)
+		obj->keep_chunks = true;
+	hc_cache_busy_end(c, obj);
+	if (!atomic64_read(&obj->holds))
+		hc_cache_superseded_free(c, obj);
+	return err;
 }
 
 /**
@@ -2001,34 +2306,48 @@ void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj)
  * @etag: the ETag the upload returned, or NULL or "" if none
  *
  * Journals the object as READY with @etag (durably, the pool lock dropped
- * for the I/O: hc_cache_journal_out()) first, so that it does not come
- * back DIRTY after a restart; it is evictable again.
- * Return: 0, -EBUSY (another EGRESS_DONE of it is under way), -ENOMEM or
- * an error of the journal (nothing changed).
+ * for the I/O) first, so that it does not come back DIRTY after a restart;
+ * it is evictable again.  The ETag is replaced with the journal mutex held
+ * (a compaction reads it without the pool lock).
+ * Return: 0; -EBUSY (a change of it is being journaled: the caller waits,
+ * hc_cache_busy_wait(), and looks it up again); -ENOMEM (nothing
+ * changed); an error of the journal (it stays DIRTY or SYNCING, with the
+ * new ETag).
  */
 int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
 			 const char *etag)
 {
-	u8 *old = obj->etag, old_len = obj->etag_len;
+	size_t len = etag ? strnlen(etag, HC_ETAG_MAX) : 0;
+	u8 *copy = NULL;
 	int err;
 
 	if (obj->jop)
 		return -EBUSY;
-	obj->etag = NULL;
-	obj->etag_len = 0;
-	err = hc_cache_set_etag(obj, etag);
+	if (len) {
+		copy = kmemdup(etag, len, GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+	}
+	hc_cache_busy_begin(c, obj);
+	err = hc_journal_lock(c->journal);
 	if (!err) {
-		hc_cache_busy_begin(c, obj);
-		err = hc_cache_journal_out(c, obj, HC_OBJ_READY, obj->flags);
-		hc_cache_busy_end(c, obj);
-	}
-	if (err) {
 		kfree(obj->etag);
-		obj->etag = old;
-		obj->etag_len = old_len;
-		return err;
+		obj->etag = copy;
+		obj->etag_len = len;
+		copy = NULL;
+		err = hc_journal_prepare(c->journal, obj, HC_OBJ_READY,
+					 obj->flags);
 	}
-	kfree(old);
+	if (!err) {
+		hc_pool_unlock();
+		err = hc_journal_write_out(c->journal, &obj->jop,
+					   HC_OBJ_READY);
+		hc_pool_lock();
+	}
+	kfree(copy);
+	hc_cache_busy_end(c, obj);
+	if (err)
+		return err;
 	c->stats.egress_done++;
 	hc_cache_set_state(c, obj, HC_OBJ_READY);
 	return 0;
@@ -2293,8 +2612,8 @@ static u32 hc_cache_jstate(const struct hc_obj *obj)
  * in that order again; then every other object the journal keeps (READY,
  * and those whose durable record is not applied yet: a COMMIT's DIRTY or
  * READY, an INGEST_DONE's or EGRESS_DONE's READY; hc_cache_jstate()).
- * STAGED and INGESTING objects are not journaled.  Used by compaction,
- * with the pool lock and the journal mutex held.
+ * STAGED and INGESTING objects are not journaled.  Used by compaction's
+ * snapshot (journal.c), with the pool lock and the journal mutex held.
  */
 int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 			    void *arg)
@@ -2393,6 +2712,7 @@ int hc_cache_create(struct hc_pool *pool)
 	INIT_LIST_HEAD(&c->ingests);
 	INIT_LIST_HEAD(&c->egress);
 	INIT_LIST_HEAD(&c->superseded);
+	INIT_LIST_HEAD(&c->doomed);
 	c->ordered = RB_ROOT;
 	c->hash_bits = clamp_t(u32, ilog2(chunks) + 2, 10, 20);
 	c->buckets = kvcalloc(1U << c->hash_bits, sizeof(*c->buckets),

@@ -128,17 +128,21 @@ struct hc_fence {
  * @onode: in the index's ordered view (hc_cache.ordered), by URI bytes
  * @jop: a change of the object is under way with the pool lock dropped for
  *	its I/O (COMMIT's write-back, flushes and journal record; INGEST_DONE's
- *	flushes and record; EGRESS_DONE's record): 0 when none is;
+ *	flushes and record; EGRESS_DONE's and a pin's record; an eviction's
+ *	wait for the journal mutex; an admission's victims' DELETEs): 0 when
+ *	none is;
  *	HC_JOP_BUSY while its record is not durable yet; then, until the
  *	owner applies it under the pool lock, the HC_OBJ_* state that the
  *	durable record holds (compaction records that one:
  *	hc_cache_walk_journaled()).  Every other change of the object (ABORT,
  *	GROW, COMMIT, pin, eviction, INGEST_FAIL and expiry, the helpers'
  *	hand-over, EGRESS_FAIL) is refused with -EBUSY or skips it meanwhile;
- *	it is unevictable by its state (STAGED, INGESTING, DIRTY or SYNCING),
- *	and a pool stop waits for its journal writer (hc_journal_quiesce()).
+ *	it is unevictable (hc_cache_sync_policy()), and a pool stop waits
+ *	for its journal writer (hc_cache_quiesce()).
  *	Set and cleared under the pool lock; the durable state under the
  *	journal mutex (hc_journal_write_out())
+ * @keep_chunks: superseded, and its DELETE could not be journaled: its
+ *	chunks are never freed (the next assembly may bring it back)
  * @egress_err: DIRTY or SYNCING: the last failed upload (its own kmalloc,
  *	only once an upload failed; replaced by the next failure, freed when
  *	the object leaves DIRTY and SYNCING or the index); under the pool
@@ -162,6 +166,7 @@ struct hc_obj {
 	bool explicit_admit;	/* its ingest is an operator's preload */
 	u8 etag_len;		/* bytes at @etag; in the bools' padding */
 	u8 jop;			/* HC_JOP_BUSY or a durable HC_OBJ_* state */
+	bool keep_chunks;	/* superseded, its DELETE failed: never freed */
 	union {
 		struct hc_ctl *stager;
 		unsigned long egress_at;
@@ -276,8 +281,12 @@ struct hc_cache_stats {
  * @stats: counters
  * @ordered: every object of the index, ordered by URI (memcmp, then
  *	length): the file system view's directory listings
- * @nr_busy: objects whose hc_obj.jop is set: a pool stop waits for none
- *	to be left (hc_cache_quiesce())
+ * @nr_busy: objects whose hc_obj.jop is set, and batches of DELETEs being
+ *	written: a pool stop waits for none to be left (hc_cache_quiesce())
+ * @doomed: objects out of the index whose DELETE is being journaled
+ *	(hc_cache_deletes_out(), on hc_obj.stage_node): their chunks stay
+ *	allocated until it is durable
+ * @reserved: chunks of the @doomed objects
  */
 struct hc_cache {
 	struct hlist_head *buckets;
@@ -297,6 +306,8 @@ struct hc_cache {
 	struct list_head ingests;
 	struct list_head egress;
 	struct list_head superseded;	/* hc_cache_supersede()d, held */
+	struct list_head doomed;
+	u64 reserved;
 	u64 dirty_bytes;
 	u64 jbytes;
 	struct {
@@ -340,6 +351,7 @@ void hc_cache_slab_exit(void);	/* module exit, after rcu_barrier() */
 int hc_cache_create(struct hc_pool *pool);		/* may sleep */
 void hc_cache_destroy(struct hc_pool *pool);		/* may sleep */
 bool hc_cache_busy(const struct hc_cache *c);
+void hc_cache_busy_wait(void);				/* sleeps */
 int hc_cache_quiesce(struct hc_cache *c);		/* may sleep */
 int hc_cache_size_check(const struct hc_cache *c, u64 size);
 

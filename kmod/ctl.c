@@ -535,14 +535,14 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 		    (hc_obj_valid(obj) || obj->state == HC_OBJ_INGESTING)) {
 			err = hc_cache_pin(c, obj, true);
 			/*
-			 * Its INGEST_DONE or COMMIT is being recorded
-			 * (hc_obj.jop): a waiter pins it once that is done.
+			 * Being changed (hc_obj.jop: its INGEST_DONE, COMMIT
+			 * or another pin is being recorded): wait for that
+			 * to end and look again; if it went meanwhile, the
+			 * outcome of its ingest is said.
 			 */
-			if (err == -EBUSY && (loc.flags & HC_LOCATE_F_WAIT)) {
+			if (err == -EBUSY) {
 				waited = obj->generation;
-				err = hc_ctl_wait(deadline, !loc.timeout_ms);
-				if (err)
-					goto out_unlock;
+				hc_cache_busy_wait();
 				continue;
 			}
 			if (err)
@@ -694,6 +694,7 @@ static long hc_ctl_obj_op(struct hc_ctl *ctl, unsigned int cmd,
 		return -EPERM;
 
 	hc_pool_lock();
+again:
 	c = hc_ctl_cache(&pool);
 	if (IS_ERR(c)) {
 		err = PTR_ERR(c);
@@ -724,6 +725,10 @@ static long hc_ctl_obj_op(struct hc_ctl *ctl, unsigned int cmd,
 	case HC_IOC_PIN:
 	case HC_IOC_UNPIN:
 		err = hc_cache_pin(c, obj, cmd == HC_IOC_PIN);
+		if (err == -EBUSY) {	/* being changed: look again */
+			hc_cache_busy_wait();
+			goto again;
+		}
 		break;
 	case HC_IOC_EVICT:
 		err = hc_cache_evict(c, obj, false);

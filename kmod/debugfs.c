@@ -172,11 +172,15 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 	/* superseded generations keep their chunks while they are held */
 	list_for_each_entry(obj, &c->superseded, stage_node) {
 		k->superseded++;
-		if (!atomic64_read(&obj->holds))
+		/* busy: its DELETE is being written, then it is freed */
+		if (!atomic64_read(&obj->holds) && !obj->jop)
 			hc_dbg_problem(k, "%*pEhp: superseded and not held",
 				       hc_dbg_ulen(obj), obj->uri);
 		hc_dbg_check_extents(k, c, obj);
 	}
+	/* evicted, their DELETEs being written: chunks kept until durable */
+	list_for_each_entry(obj, &c->doomed, stage_node)
+		hc_dbg_check_extents(k, c, obj);
 
 	for (v = 0; v < c->nr_chunks; v++) {
 		bool used = hc_alloc_used(&c->alloc, v);

@@ -275,6 +275,7 @@ int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info)
 	struct hc_obj *obj;
 	int err = 0;
 
+again:
 	obj = hc_nl_egress_lookup(info, &pool);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
@@ -286,6 +287,11 @@ int hc_nl_egress_done(struct sk_buff *skb, struct genl_info *info)
 
 		err = hc_cache_egress_done(pool->cache, obj,
 					   etag ? nla_data(etag) : NULL);
+		if (err == -EBUSY) {	/* a pin or another DONE: wait */
+			hc_cache_busy_wait();
+			hc_pool_unlock();
+			goto again;
+		}
 		trace_hc_egress_done(gen, size, err);
 	} else if (obj->state != HC_OBJ_READY) {
 		err = -EINVAL;
@@ -313,13 +319,14 @@ int hc_nl_egress_fail(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "the errno is needed");
 		return -EINVAL;
 	}
+again:
 	obj = hc_nl_egress_lookup(info, &pool);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	if (obj->jop) {		/* its EGRESS_DONE is being recorded */
+	if (obj->jop) {		/* its EGRESS_DONE or a pin is being recorded */
+		hc_cache_busy_wait();
 		hc_pool_unlock();
-		NL_SET_ERR_MSG(info->extack, "the object's upload is being completed");
-		return -EBUSY;
+		goto again;
 	}
 	if (obj->state == HC_OBJ_SYNCING) {
 		u32 err_no = nla_get_u32(info->attrs[HC_A_EGRESS_ERRNO]);

@@ -174,13 +174,15 @@ static void hc_journal_heal(struct hc_journal *j)
  * hc_journal_do_compact - rewrite the journal as the live objects only
  * @j: the journal
  *
- * Writes every object the cache keeps into the other half under a new
- * header (epoch + 1), then makes that half current.  The cache hands the
- * objects over in the order replay must see them
- * (hc_cache_walk_journaled()).  The header write is the commit point:
- * until it is durable, the old half stays current and complete.  Called
- * when a half is full, and by the pool after a replay (which makes every
- * member's copy identical again).
+ * Writes every object of the snapshot (hc_journal_snapshot(): the objects
+ * the cache keeps, in the order replay must see them) into the other half
+ * under a new header (epoch + 1), then makes that half current.  The
+ * header write is the commit point: until it is durable, the old half
+ * stays current and complete.  Called when a half is full (without the
+ * pool lock, from hc_journal_write_out()), and by the pool after a replay
+ * (which makes every member's copy identical again) and for an upgrade
+ * (with it).  The journal mutex is held throughout, so no record is
+ * written meanwhile: the snapshot is what the log holds.
  *
  * Return: 0; -ENOSPC (the live objects do not fit in a half); -EIO (the
  * journal is broken).
@@ -197,6 +199,7 @@ static int hc_journal_do_compact(struct hc_journal *j)
 		.half_size = j->half_size,
 	};
 	struct hc_journal_batch b = { .j = j, .h = &h };
+	u64 n;
 	u32 i;
 	int err;
 
@@ -209,7 +212,11 @@ static int hc_journal_do_compact(struct hc_journal *j)
 	b.batch_off = b.pos.off;
 	b.half = j->half_off[other];
 
-	err = hc_cache_walk_journaled(pool->cache, hc_journal_batch_obj, &b);
+	for (n = 0; n < j->nr_snap && !err; n++) {
+		err = hc_journal_batch_obj(&b, j->snap[n].obj, j->snap[n].state);
+		if (!(n % 1024))
+			cond_resched();
+	}
 	if (!err)
 		err = hc_journal_flush_batch(&b);
 	if (err) {
@@ -236,13 +243,64 @@ static int hc_journal_do_compact(struct hc_journal *j)
 	return 0;
 }
 
-/* hc_journal_do_compact(), traced (hc_journal_compact, trace.h); j->lock held */
+/* Keep the object and state compaction is to record (a snapshot entry). */
+static int hc_journal_snap_add(void *arg, const struct hc_obj *obj, u32 state)
+{
+	struct hc_journal *j = arg;
+
+	if (j->nr_snap >= j->max_snap)
+		return -EUCLEAN;	/* more kept objects than indexed ones */
+	j->snap[j->nr_snap].obj = obj;
+	j->snap[j->nr_snap].state = state;
+	j->nr_snap++;
+	return 0;
+}
+
+/* Forget the snapshot (compacted, or given up). */
+static void hc_journal_snap_free(struct hc_journal *j)
+{
+	kvfree(j->snap);
+	j->snap = NULL;
+	j->nr_snap = 0;
+	j->max_snap = 0;
+}
+
+/*
+ * The objects the log holds, as compaction must record them, in replay
+ * order (hc_cache_walk_journaled()), into j->snap: with the pool lock and
+ * the journal mutex held.  The compaction may then run without the pool
+ * lock: the objects stay, and their journaled fields (URI, size,
+ * generation, extents, flags, CRC, ETag) do not change, as long as the
+ * mutex is held, since every change of them is journaled (cache.c: the
+ * locking rules).  Return: 0 or -ENOMEM.
+ */
+static int hc_journal_snapshot(struct hc_journal *j)
+{
+	struct hc_cache *c = j->pool->cache;
+	int err;
+
+	j->max_snap = max_t(u64, c->stats.objects, 1);
+	j->nr_snap = 0;
+	j->snap = kvmalloc_array(j->max_snap, sizeof(*j->snap), GFP_KERNEL);
+	if (!j->snap)
+		return -ENOMEM;
+	err = hc_cache_walk_journaled(c, hc_journal_snap_add, j);
+	if (err)
+		hc_journal_snap_free(j);
+	return err;
+}
+
+/*
+ * hc_journal_do_compact() of the snapshot, traced (hc_journal_compact,
+ * trace.h), which it frees; j->lock held.
+ */
 static int hc_journal_compact_locked(struct hc_journal *j)
 {
 	u64 t0 = ktime_get_ns();
 	int err = hc_journal_do_compact(j);
 
 	trace_hc_journal_compact(j->compactions, ktime_get_ns() - t0, err);
+	hc_journal_snap_free(j);
 	return err;
 }
 
@@ -257,42 +315,36 @@ static void hc_journal_unlock(struct hc_journal *j)
 
 /**
  * hc_journal_compact - rewrite the journal as the live objects only
- * @j: the journal (the pool lock held: assembly, upgrade)
+ * @j: the journal (the pool lock held throughout: assembly, upgrade, when
+ *	nothing else changes the cache or writes the journal)
  *
- * hc_journal_do_compact() with the journal mutex.  Return: as that.
+ * hc_journal_do_compact() with the journal mutex.  Return: as that, or
+ * -ENOMEM.
  */
 int hc_journal_compact(struct hc_journal *j)
 {
 	int err;
 
 	mutex_lock(&j->lock);
-	err = hc_journal_compact_locked(j);
+	err = hc_journal_snapshot(j);
+	if (!err)
+		err = hc_journal_compact_locked(j);
 	hc_journal_unlock(j);
 	return err;
 }
 
 /*
- * Encode j->rec as the record at j->pos into j->buf (j->len bytes),
- * compacting first if the current half is full.  The pool lock and the
- * journal mutex held (compaction walks the cache).
+ * Encode j->rec as the record at j->pos into j->buf (j->len bytes).  The
+ * journal mutex held.  Return: 0, -ENOSPC (the current half is full) or
+ * another error of hc_jrec2_encode().
  */
 static int hc_journal_encode(struct hc_journal *j)
 {
-	int len, err;
+	int len;
 
-	if (j->broken)
-		return -EIO;
 	len = hc_jrec2_encode(j->rec, &j->hdr, &j->pos, j->buf,
 			      min_t(u64, HC_JOURNAL_BUF,
 				    j->half_size - j->pos.off));
-	if (len == -ENOSPC) {
-		err = hc_journal_compact_locked(j);
-		if (err)
-			return err;
-		len = hc_jrec2_encode(j->rec, &j->hdr, &j->pos, j->buf,
-				      min_t(u64, HC_JOURNAL_BUF,
-					    j->half_size - j->pos.off));
-	}
 	if (len < 0)
 		return len;
 	j->len = len;
@@ -319,111 +371,241 @@ static int hc_journal_write_rec(struct hc_journal *j)
 	return 0;
 }
 
-/*
- * Append a record of @obj, durably, with the pool lock held throughout
- * (the writers that cannot let go of it: a DELETE of an evicted victim in
- * the middle of an admission, a pin).
+/**
+ * hc_journal_lock - take the journal mutex, to encode records
+ * @j: the journal
+ *
+ * With the pool lock held.  If another writer holds the mutex (its record
+ * is being written), waits for it without the pool lock (retaken before
+ * this returns): nobody holding the pool lock ever waits for a member, and
+ * the journal mutex is never waited for with the pool lock held.  The
+ * caller keeps what it changes from going away meanwhile (cache.c:
+ * hc_obj.jop) and the pool from stopping (hc_cache_quiesce()).
+ * Return: 0 with the mutex held, or -EIO (the journal is broken) without.
  */
-static int hc_journal_append(struct hc_journal *j, const struct hc_obj *obj,
-			     u32 type, u32 state, u32 flags)
+int hc_journal_lock(struct hc_journal *j)
 {
-	int err;
+	while (!mutex_trylock(&j->lock)) {
+		hc_pool_unlock();
+		wait_event(hc_journal_wq, !mutex_is_locked(&j->lock));
+		hc_pool_lock();
+	}
+	if (j->broken) {
+		hc_journal_unlock(j);
+		return -EIO;
+	}
+	return 0;
+}
 
-	mutex_lock(&j->lock);
-	hc_journal_fill(j->rec, j->hdr.version, obj, type, state, flags);
-	err = hc_journal_encode(j);
-	if (!err)
-		err = hc_journal_write_rec(j);
+/* Give up the mutex hc_journal_lock() took, with nothing written. */
+void hc_journal_cancel(struct hc_journal *j)
+{
+	j->len = 0;
+	j->nr_dels = 0;
+	j->rec_pending = false;
+	hc_journal_snap_free(j);
 	hc_journal_unlock(j);
-	return err;
 }
 
 /**
- * hc_journal_put - record the full state of an object, durably
- * @j: the journal
- * @obj: the object (its extents, size, generation, data CRC)
- * @state: the state to record (the caller changes obj->state on success)
- * @flags: the HC_OBJ_F_* flags to record
- *
- * The pool lock is held throughout, the member I/O included.
- * Return: 0 once the record is durable on every member; -EIO (the journal
- * is broken); -ENOSPC (the live objects no longer fit in a half).
- */
-int hc_journal_put(struct hc_journal *j, const struct hc_obj *obj, u32 state,
-		   u32 flags)
-{
-	return hc_journal_append(j, obj, HC_JREC_OBJECT, state, flags);
-}
-
-/**
- * hc_journal_delete - record that an object is gone, durably
- * @j: the journal
- * @obj: the object
- *
- * Must be durable before the object's chunks are used again.  The pool
- * lock is held throughout.  Return: as hc_journal_put().
- */
-int hc_journal_delete(struct hc_journal *j, const struct hc_obj *obj)
-{
-	return hc_journal_append(j, obj, HC_JREC_DELETE, 0, 0);
-}
-
-/**
- * hc_journal_begin - encode a record of an object as the log's next one,
- * to be written without the pool lock
- * @j: the journal
+ * hc_journal_prepare - encode a record of an object as the log's next one
+ * @j: the journal, its mutex held (hc_journal_lock())
  * @obj: the object; the caller keeps it from changing and from going
  *	away until the record is written (hc_journal_write_out()) and
  *	applied (cache.c: hc_obj.jop)
  * @state: the state to record
  * @flags: the HC_OBJ_F_* flags to record
  *
- * With the pool lock held.  If another writer's record is being written,
- * waits for it without the pool lock (retaken before this returns).  On
- * success the journal mutex is held and the record is encoded (compacting
- * first if the half is full); the caller drops the pool lock and calls
- * hc_journal_write_out().  The caller keeps the pool from stopping
- * meanwhile (cache.c: hc_cache_quiesce()).
- *
- * Return: 0; -EIO (the journal is broken); -ENOSPC (the live objects no
- * longer fit in a half).  On error nothing is held but the pool lock.
+ * With the pool lock held.  When the record does not fit in the current
+ * half, the objects the log holds are taken for a compaction
+ * (hc_journal_snapshot()) that hc_journal_write_out() runs first, without
+ * the pool lock; the record is encoded into the new half after it.
+ * Return: 0; -EIO (the journal is broken); -ENOMEM (no memory for the
+ * compaction's snapshot); another error of the codec.  On error the mutex
+ * is released.
  */
-int hc_journal_begin(struct hc_journal *j, const struct hc_obj *obj, u32 state,
-		     u32 flags)
+int hc_journal_prepare(struct hc_journal *j, const struct hc_obj *obj,
+		       u32 state, u32 flags)
 {
-	int err;
+	int err = -EIO;
 
-	/* never wait for a member with the pool lock held */
-	while (!mutex_trylock(&j->lock)) {
-		hc_pool_unlock();
-		wait_event(hc_journal_wq, !mutex_is_locked(&j->lock));
-		hc_pool_lock();
-	}
+	if (j->broken)
+		goto out;
 	hc_journal_fill(j->rec, j->hdr.version, obj, HC_JREC_OBJECT, state,
 			flags);
 	err = hc_journal_encode(j);
+	if (err == -ENOSPC) {
+		/* compact first, without the pool lock: encoded after it */
+		err = hc_journal_snapshot(j);
+		j->rec_pending = !err;
+	}
+out:
 	if (err)
 		hc_journal_unlock(j);
 	return err;
 }
 
 /**
- * hc_journal_write_out - write the record hc_journal_begin() encoded
+ * hc_journal_prepare_deletes - make DELETE records of @n objects the log's
+ * next ones, to be written as one batch without the pool lock
+ * @j: the journal, its mutex held (hc_journal_lock())
+ * @objs: the objects; the cache has taken them out of the index already
+ *	and keeps them (and their chunks) until hc_journal_write_out()
+ *	returns
+ * @n: how many
+ *
+ * With the pool lock held.  If the records do not fit in the current half,
+ * the half is compacted instead (hc_journal_snapshot(), written by
+ * hc_journal_write_out()): the objects are no longer in the index, so the
+ * new half does not hold them and no DELETE is needed any more.
+ * Return: 0; -EIO; -ENOMEM.  On error the mutex is released.
+ */
+int hc_journal_prepare_deletes(struct hc_journal *j,
+			       struct hc_obj *const *objs, u32 n)
+{
+	u64 bytes = 0;
+	u32 i;
+	int err;
+
+	if (j->broken) {
+		hc_journal_unlock(j);
+		return -EIO;
+	}
+	for (i = 0; i < n; i++) {
+		hc_journal_fill(j->rec, j->hdr.version, objs[i], HC_JREC_DELETE,
+				0, 0);
+		bytes += hc_jrec2_size(j->rec, &j->hdr);
+	}
+	j->dels = objs;
+	j->nr_dels = n;
+	if (j->pos.off + bytes <= j->half_size)
+		return 0;
+	j->nr_dels = 0;
+	err = hc_journal_snapshot(j);
+	if (err)
+		hc_journal_unlock(j);
+	return err;
+}
+
+/* Write buf[0, @used) at @off of the current half; @pos follows it. */
+static int hc_journal_write_piece(struct hc_journal *j, u64 off, size_t used,
+				  const struct hc_jrec_pos *pos, u32 recs)
+{
+	int err;
+
+	err = hc_journal_write(j, j->half_off[j->cur] + off, j->buf, used,
+			       HC_JOURNAL_SYNC);
+	trace_hc_journal_append(used, j->records + (err ? 0 : recs), err);
+	if (err)
+		return err;
+	j->pos = *pos;
+	j->records += recs;
+	return 0;
+}
+
+/*
+ * Write the DELETE records hc_journal_prepare_deletes() was given, in as
+ * few writes as HC_JOURNAL_BUF allows, each PREFLUSH|FUA.  A record longer
+ * than one block ends its write: the next record is written only once it
+ * is durable, so that a crash in the middle of a write can tear a record
+ * only where nothing follows it (replay takes a torn record with an intact
+ * successor for damage, journal.md).  A record of one block cannot tear
+ * (a logical block is written atomically).
+ */
+static int hc_journal_write_deletes(struct hc_journal *j)
+{
+	struct hc_jrec_pos pos = j->pos;
+	u64 start = pos.off;
+	size_t used = 0, room;
+	u32 i = 0, recs = 0;
+	int len, err = 0;
+
+	while (i < j->nr_dels && !err) {
+		hc_journal_fill(j->rec, j->hdr.version, j->dels[i],
+				HC_JREC_DELETE, 0, 0);
+		room = min_t(u64, HC_JOURNAL_BUF - used,
+			     j->half_size - pos.off);
+		len = hc_jrec2_encode(j->rec, &j->hdr, &pos, j->buf + used,
+				      room);
+		if (len == -ENOSPC && used) {
+			err = hc_journal_write_piece(j, start, used, &pos, recs);
+			start = pos.off;
+			used = 0;
+			recs = 0;
+			continue;
+		}
+		if (len < 0) {
+			err = len;
+			break;
+		}
+		hc_jrec_advance(&pos, j->buf + used);
+		used += len;
+		recs++;
+		i++;
+		if (len > j->hdr.block_size || i == j->nr_dels) {
+			err = hc_journal_write_piece(j, start, used, &pos, recs);
+			start = pos.off;
+			used = 0;
+			recs = 0;
+		}
+	}
+	j->nr_dels = 0;
+	return err;
+}
+
+/**
+ * hc_journal_begin - hc_journal_lock() and hc_journal_prepare() in one
+ * @j: the journal
+ * @obj: the object, as for hc_journal_prepare()
+ * @state: the state to record
+ * @flags: the HC_OBJ_F_* flags to record
+ *
+ * With the pool lock held (dropped while waiting for the mutex).  On
+ * success the journal mutex is held and the record is encoded; the caller
+ * drops the pool lock and calls hc_journal_write_out().
+ * Return: 0; -EIO; -ENOSPC.  On error nothing is held but the pool lock.
+ */
+int hc_journal_begin(struct hc_journal *j, const struct hc_obj *obj, u32 state,
+		     u32 flags)
+{
+	int err = hc_journal_lock(j);
+
+	return err ? err : hc_journal_prepare(j, obj, state, flags);
+}
+
+/**
+ * hc_journal_write_out - write what hc_journal_prepare() or
+ * hc_journal_prepare_deletes() left to write: first the compaction they
+ * decided on, if any (then no DELETE is needed any more), then the records
  * @j: the journal, its mutex held (released here)
- * @durable: set to @val once the record is durable, before the mutex is
+ * @durable: NULL, or set to @val once the record is durable, before the mutex is
  *	released, so that a compaction (which needs the mutex) that runs
  *	before the caller has applied the record in memory records what the
  *	log says (hc_cache_walk_journaled())
  * @val: see @durable
  *
  * Without the pool lock; sleeps (member I/O).  Return: 0 once the record is
- * durable on every member, or -EIO (the journal is broken).
+ * durable on every member; -EIO (the journal is broken); -ENOSPC (the
+ * compaction's objects do not fit in a half).
  */
 int hc_journal_write_out(struct hc_journal *j, u8 *durable, u8 val)
 {
-	int err = hc_journal_write_rec(j);
+	int err = 0;
 
-	if (!err)
+	if (j->snap)
+		err = hc_journal_compact_locked(j);
+	if (!err && j->rec_pending)
+		err = hc_journal_encode(j);	/* fits: the capacity rule */
+	j->rec_pending = false;
+	if (err) {
+		j->len = 0;
+		j->nr_dels = 0;
+	} else if (j->nr_dels) {
+		err = hc_journal_write_deletes(j);
+	} else if (j->len) {
+		err = hc_journal_write_rec(j);
+	}
+	if (!err && durable)
 		WRITE_ONCE(*durable, val);
 	hc_journal_unlock(j);
 	return err;
@@ -474,6 +656,7 @@ static void hc_journal_free(struct hc_journal *j)
 	if (!j)
 		return;
 	mutex_destroy(&j->lock);
+	kvfree(j->snap);
 	kfree(j->member_repaired);
 	vfree(j->buf);
 	kfree(j->hdrblk);

@@ -5,19 +5,28 @@
  * assembly.  The record format and its rules are in jrec.h and
  * Documentation/journal.md.
  *
- * Every function is called with the pool lock held and may sleep (it waits
- * for member I/O), except hc_journal_obj_bytes() and hc_journal_capacity(),
- * and hc_journal_write_out(), which runs without it.
+ * Every function is called with the pool lock held and may sleep, except
+ * hc_journal_obj_bytes() and hc_journal_capacity(), and
+ * hc_journal_write_out(), which runs without it.  Only hc_journal_write_out()
+ * and hc_journal_compact() wait for member I/O; the latter under the pool
+ * lock, at assembly and upgrade.  When a record does not fit in the current
+ * half, hc_journal_prepare() or hc_journal_prepare_deletes() takes the
+ * objects the log holds (a snapshot, under both locks) and
+ * hc_journal_write_out() compacts them into the other half first, without
+ * the pool lock: the mutex, held throughout, keeps every other record out,
+ * so the snapshot stays what the log holds.
  *
  * Locking: @lock (the journal mutex) is held from a record's encode until
  * the record is durable on every member (an offset reserved for a record
  * still being written would be a hole that ends replay and loses every
  * record after it).  It nests inside the pool lock: it is taken only with
- * the pool lock held (hc_journal_begin() waits for it without the pool
+ * the pool lock held (hc_journal_lock() waits for it without the pool
  * lock), and the pool lock is never taken while it is held.  So a writer
  * may drop the pool lock for its I/O (hc_journal_write_out()) while the
- * record it encoded stays the log's next one, and nobody holding the pool
- * lock ever waits for a member.
+ * records it encoded stay the log's next ones, and nobody holding the pool
+ * lock ever waits for a member.  A writer takes the mutex before it
+ * changes what its records describe (a DELETE's object leaves the index
+ * only with it held), so that the log's order is the order of the changes.
  */
 #ifndef HC_JOURNAL_H
 #define HC_JOURNAL_H
@@ -28,6 +37,12 @@
 
 struct hc_pool;
 struct hc_obj;
+
+/* One object a compaction records, and the state it records it in. */
+struct hc_journal_snap {
+	const struct hc_obj *obj;
+	u32 state;
+};
 
 /**
  * struct hc_journal - the journal of a running pool
@@ -59,6 +74,15 @@ struct hc_obj;
  * @lock: the journal mutex (above): @pos, @rec, @buf, @hdr, @cur, the
  *	counters and @broken change only with it held
  * @len: bytes of the record encoded in @buf, not written yet
+ * @dels: the objects whose DELETE records are to be written
+ *	(hc_journal_prepare_deletes()), @nr_dels of them
+ * @nr_dels: see @dels; 0 when none are pending
+ * @rec_pending: the OBJECT record in @rec is to be encoded after the
+ *	compaction of @snap (it did not fit in the current half)
+ * @snap: the objects a pending compaction records (hc_journal_snapshot()),
+ *	@nr_snap of them (room for @max_snap), or NULL
+ * @nr_snap: see @snap
+ * @max_snap: see @snap
  */
 struct hc_journal {
 	struct hc_pool *pool;
@@ -81,6 +105,12 @@ struct hc_journal {
 	bool broken;
 	struct mutex lock;	/* from a record's encode until it is durable */
 	size_t len;
+	struct hc_obj *const *dels;
+	u32 nr_dels;
+	bool rec_pending;
+	struct hc_journal_snap *snap;
+	u64 nr_snap;
+	u64 max_snap;
 };
 
 #define HC_JOURNAL_BUF	SZ_1M
@@ -109,9 +139,12 @@ int hc_journal_create(struct hc_pool *pool);
 int hc_journal_open(struct hc_pool *pool, struct hc_journal_replay *rp);
 int hc_journal_compact(struct hc_journal *j);
 void hc_journal_destroy(struct hc_pool *pool);
-int hc_journal_put(struct hc_journal *j, const struct hc_obj *obj, u32 state,
-		   u32 flags);
-int hc_journal_delete(struct hc_journal *j, const struct hc_obj *obj);
+int hc_journal_lock(struct hc_journal *j);
+void hc_journal_cancel(struct hc_journal *j);
+int hc_journal_prepare(struct hc_journal *j, const struct hc_obj *obj,
+		       u32 state, u32 flags);
+int hc_journal_prepare_deletes(struct hc_journal *j,
+			       struct hc_obj *const *objs, u32 n);
 int hc_journal_begin(struct hc_journal *j, const struct hc_obj *obj, u32 state,
 		     u32 flags);
 int hc_journal_write_out(struct hc_journal *j, u8 *durable, u8 val);

@@ -645,11 +645,17 @@ static int hc_nl_obj_pin(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "the pin to set is needed");
 		return -EINVAL;
 	}
+again:
 	obj = hc_nl_obj_lookup(info, &pool);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	err = hc_cache_pin(pool->cache, obj,
 			   nla_get_u8(info->attrs[HC_A_OBJ_PINNED]));
+	if (err == -EBUSY) {	/* being changed: look it up again */
+		hc_cache_busy_wait();
+		hc_pool_unlock();
+		goto again;
+	}
 	hc_pool_unlock();
 	return err;
 }

@@ -126,6 +126,16 @@ static inline bool hc_policy_resident(const struct hc_policy_entry *e)
 	return e->region != HC_POLICY_NONE;
 }
 
+/*
+ * Whether admitting an entry of @weight may return victims: only when the
+ * policy would hold more than its capacity (hc_policy_admit() and
+ * hc_policy_admit_explicit() evict nothing otherwise).
+ */
+static inline bool hc_policy_would_evict(const struct hc_policy *p, u32 weight)
+{
+	return p->used + weight > p->capacity;
+}
+
 static inline bool hc_policy_evictable(const struct hc_policy_entry *e)
 {
 	return !(e->flags & HC_POLICY_F_ALL);

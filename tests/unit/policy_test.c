@@ -48,6 +48,7 @@ static int request(struct __test_metadata *_metadata, FIXTURE_DATA(policy) *self
 		   u32 k, u32 w)
 {
 	struct obj *o = &self->objs[k];
+	bool may_evict;
 	u32 nr, i;
 	int ret;
 
@@ -57,9 +58,13 @@ static int request(struct __test_metadata *_metadata, FIXTURE_DATA(policy) *self
 		return 1;
 	}
 	hc_policy_entry_init(&o->pe, k, w);
+	may_evict = hc_policy_would_evict(&self->p, w);
 	ret = hc_policy_admit(&self->p, &o->pe, self->victims, CAP, &nr);
 	EXPECT_TRUE(ret == HC_POLICY_ADMITTED || ret == HC_POLICY_REJECTED);
 	EXPECT_LE(nr, w);
+	/* the module takes the journal mutex only when this says so */
+	if (!may_evict)
+		EXPECT_EQ(0, nr);
 	for (i = 0; i < nr; i++) {
 		struct obj *v = (struct obj *)self->victims[i];
 

@@ -726,6 +726,148 @@ t_others_during_commit() {
 		hc_fail "a LOCATE miss took $ms_miss ms while a COMMIT waited for the members (limit $lim ms)"
 }
 
+# t_time NAME CMD...: run CMD in the background, its output and "rc=N" in
+# /tmp/oth.NAME, its run time in ms (of /proc/uptime) in /tmp/oth.NAME.ms
+t_time() {
+	_n=$1
+	shift
+	( t0=$(cut -d' ' -f1 /proc/uptime)
+	  timeout 300 "$@" >/tmp/oth.$_n 2>&1; echo "rc=$?" >>/tmp/oth.$_n
+	  t1=$(cut -d' ' -f1 /proc/uptime)
+	  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d\n", (b - a) * 1000 }' >/tmp/oth.$_n.ms ) &
+}
+
+# t_within LIM WHAT NAME...: each timed NAME succeeded within LIM ms
+t_within() {
+	_lim=$1 _what=$2
+	shift 2
+	for _n in "$@"; do
+		grep -q '^rc=0$' /tmp/oth.$_n || { cat /tmp/oth.$_n; hc_fail "$_n failed while $_what"; }
+		_ms=$(cat /tmp/oth.$_n.ms)
+		echo "while $_what: $_n $_ms ms (limit $_lim ms)"
+		echo "hc: ${_hc_name:-t_within}: while $_what: $_n $_ms ms (limit $_lim ms)" >/dev/console
+		[ "$_ms" -lt "$_lim" ] ||
+			hc_fail "$_n took $_ms ms while $_what (limit $_lim ms)"
+	done
+}
+
+# Nothing else on the pool waits for an eviction's journal DELETE (issue
+# 9, point 16): with the members under dm-delay (2 s x HC_TIMEOUT_SCALE
+# per write), (a) an explicit EVICT, whose DELETE is written with the pool
+# lock dropped, and (b) a STAGE that must evict every clean object, whose
+# victims' DELETEs are written as one batch with the pool lock dropped,
+# each outlast 1 s; meanwhile a STATS_GET, a LOCATE hit of another object
+# (or a miss, once everything is evicted) and a STAGE + ABORT (of a small
+# object, then an empty one: no eviction) each answer within the limit.
+# Before the fix the DELETEs were written with the pool lock held and all
+# of them waited for the members.
+t_others_during_evictions() {
+	dmsetup targets | grep -q '^delay' || hc_fail "no dm-delay target (CONFIG_DM_DELAY)"
+	hcctl pool assemble $FM >/dev/null
+	lim=$((2000 * HC_TIMEOUT_SCALE))
+	hc_pattern 48 1000000 >/tmp/f8
+	hcctl put --clean --no-progress /tmp/f8 f/8 >/dev/null
+	cap=$(hcctl stats --json | sed -n 's/.*"capacity":\([0-9]*\).*/\1/p')
+	[ -n "$cap" ] || hc_fail "no capacity in hcctl stats --json"
+	for m in 0 1 2; do
+		d=$(hc_drive $((3 + m)))
+		f_table $m "0 $FSZ delay $d 0 0 $d 0 $lim"
+	done
+
+	# (a) an explicit EVICT
+	( hc_obj evict f/8 >/tmp/ev.out 2>&1; echo "rc=$?" >>/tmp/ev.out ) &
+	epid=$!
+	sleep 1
+	kill -0 "$epid" 2>/dev/null || { cat /tmp/ev.out; hc_fail "EVICT ended within 1 s: it did not wait for the members"; }
+	t_time stats hcctl stats --json
+	t_time hit hc_obj locate f/1
+	t_time stage hc_stage --now f/other 1
+	wait $!
+	wait
+	grep -q '^rc=0$' /tmp/ev.out || { cat /tmp/ev.out; hc_fail "EVICT of f/8 failed"; }
+	grep -q '^status=hit ' /tmp/oth.hit || { cat /tmp/oth.hit; hc_fail "LOCATE of f/1 was not a hit"; }
+	t_within "$lim" "an EVICT waited for the members" stats hit stage
+
+	# (b) an admission that evicts every clean object
+	( hc_stage --now f/big "$cap" >/tmp/big.out 2>&1; echo "rc=$?" >>/tmp/big.out ) &
+	bpid=$!
+	sleep 1
+	kill -0 "$bpid" 2>/dev/null || { cat /tmp/big.out; hc_fail "the evicting STAGE ended within 1 s: it did not wait for the members"; }
+	t_time stats hcctl stats --json
+	t_time miss hc_obj wait 30000 f/none
+	t_time stage hc_stage --now f/empty 0
+	wait
+	grep -q '^rc=0$' /tmp/big.out || { cat /tmp/big.out; hc_fail "the STAGE of f/big failed"; }
+	grep -q '^status=miss ' /tmp/oth.miss || { cat /tmp/oth.miss; hc_fail "LOCATE of f/none was not a miss"; }
+	for m in 0 1 2; do f_linear $m; done
+	f_consistent
+	hcctl ls | grep -q ' f/[1-8]$' && { hcctl ls; hc_fail "an object survived the capacity-sized STAGE"; }
+	hcctl pool stop
+	t_within "$lim" "a STAGE's evictions waited for the members" stats miss stage
+	# the evictions are durable: none of them comes back
+	hcctl pool assemble $FM >/dev/null
+	hcctl ls | grep -q ' f/[1-8]$' && { hcctl ls; hc_fail "an evicted object came back after assembly"; }
+	f_consistent
+	hcctl pool stop
+}
+
+# f_jfield NAME: the value after NAME in hc_jpoke show of member 0
+f_jfield() {
+	hc_jpoke show /dev/mapper/fm0 | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1
+}
+
+# Nothing else on the pool waits for a compaction's writes (issue 9,
+# point 16): the log is brought to the exact end of its half (pin toggles
+# of an empty object, one block each: hc_jfill), the members are put under
+# dm-delay (2 s x HC_TIMEOUT_SCALE per write), and one more toggle
+# compacts into the other half (the objects' records, the members'
+# flushes, the new header, then the pin's record) with the pool lock
+# dropped; it outlasts 1 s while a STATS_GET, a LOCATE miss and a STAGE +
+# ABORT each answer within the limit.  The pin is what the last record
+# says after a reassembly.  Before, the compaction ran with the pool lock
+# held and they all waited for it.
+t_others_during_compaction() {
+	dmsetup targets | grep -q '^delay' || hc_fail "no dm-delay target (CONFIG_DM_DELAY)"
+	hcctl pool assemble $FM >/dev/null
+	lim=$((2000 * HC_TIMEOUT_SCALE))
+	hc_jfill new edge/one 40 1 >/dev/null
+	one=edge/one0$(head -c 31 /dev/zero | tr '\0' x)
+	half=$(f_jfield half)
+	room=$((($(f_jfield half_size) - $(f_jfield end)) / $(f_jfield block)))
+	hc_jfill pin "$one" "$room" >/dev/null
+	[ "$(f_jfield end)" -eq "$(f_jfield half_size)" ] ||
+		hc_fail "the log ends at $(f_jfield end), not at the end of its half ($(f_jfield half_size))"
+	for m in 0 1 2; do
+		d=$(hc_drive $((3 + m)))
+		f_table $m "0 $FSZ delay $d 0 0 $d 0 $lim"
+	done
+	# hc_jfill toggles from PIN: after an odd number the object is pinned
+	op=pin
+	[ $((room % 2)) = 0 ] || op=unpin
+	( hc_obj $op "$one" >/tmp/cmp.out 2>&1; echo "rc=$?" >>/tmp/cmp.out ) &
+	cpid=$!
+	sleep 1
+	kill -0 "$cpid" 2>/dev/null || { cat /tmp/cmp.out; hc_fail "the $op that compacts ended within 1 s: it did not wait for the members"; }
+	t_time stats hcctl stats --json
+	t_time miss hc_obj wait 30000 f/none
+	t_time stage hc_stage --now f/other 1
+	wait
+	for m in 0 1 2; do f_linear $m; done
+	grep -q '^rc=0$' /tmp/cmp.out || { cat /tmp/cmp.out; hc_fail "the $op that compacts failed"; }
+	[ "$(f_jfield half)" != "$half" ] || hc_fail "no compaction: still half $half"
+	grep -q '^status=miss ' /tmp/oth.miss || { cat /tmp/oth.miss; hc_fail "LOCATE of f/none was not a miss"; }
+	f_consistent
+	# room + 1 toggles from unpinned
+	want=$(((room + 1) % 2))
+	hcctl pool stop
+	t_within "$lim" "a compaction waited for the members" stats miss stage
+	hcctl pool assemble $FM >/dev/null
+	got=$(hcctl ls --json | tr '{' '\n' | grep "\"uri\":\"$one\"" | grep -c '"pinned":true' || true)
+	[ "$got" = "$want" ] || hc_fail "after reassembly $one is pinned=$got, want $want"
+	f_consistent
+	hcctl pool stop
+}
+
 if has_part faults; then
 	hc_test faults-read-error-per-object t_read_error
 	hc_test faults-read-error-marks-object t_read_error_marks_object
@@ -735,5 +877,7 @@ if has_part faults; then
 	hc_test faults-hold-during-commit t_hold_during_commit
 	hc_test faults-others-during-commit t_others_during_commit
 	hc_test faults-pin-during-ingest t_pin_during_ingest
+	hc_test faults-others-during-evictions t_others_during_evictions
+	hc_test faults-others-during-compaction t_others_during_compaction
 	hc_test faults-member-gone t_member_gone
 fi

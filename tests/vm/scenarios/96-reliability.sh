@@ -1,7 +1,7 @@
 #!/bin/bash
 # The reliability suite's slice for make check (stage-reliability.sh), in
 # one boot: crash replay with dm-log-writes at every 33rd flush/FUA point
-# (8 of the stream's 261, and its end), the control-surface fuzzer for
+# (8 of the stream's 222, and its end), the control-surface fuzzer for
 # 20 s, and member faults under dm-error, dm-flakey and dm-delay.  make check-reliability runs the full matrices
 # (scenarios r-logwrites, r-fuzz, r-faults).  The fuzzer's seed is fixed here (777), so
 # that make check is repeatable; HC_FUZZ_SEED picks another, and r-fuzz
