@@ -290,16 +290,16 @@ static struct hc_obj *hc_index_next(struct hc_obj *obj)
 }
 
 /*
- * Walks of the whole index, in URI order, under the pool lock; @tmp is
- * the next object, so @obj may be removed.  The walker calls
+ * Walks of the whole index, in URI order, under the pool lock:
+ *
+ *	for (obj = hc_index_first(c); obj; obj = tmp) {
+ *		tmp = hc_index_next(obj);	(so @obj may be removed)
+ *		hc_index_resched(&n);
+ *
  * hc_index_resched() once per object: a preemption point every
  * HC_INDEX_WALK_BATCH objects (see the locking rules).
  */
 #define HC_INDEX_WALK_BATCH	256
-
-#define hc_index_for_each_safe(c, obj, tmp)				\
-	for (obj = hc_index_first(c), tmp = obj ? hc_index_next(obj) : NULL; \
-	     obj; obj = tmp, tmp = obj ? hc_index_next(obj) : NULL)
 
 static void hc_index_resched(u32 *n)
 {
@@ -554,7 +554,8 @@ void hc_cache_bad_settle(struct hc_cache *c)
 		return;
 	atomic_set(&c->bad_pending, 0);
 	smp_mb__after_atomic();	/* pairs with hc_cache_read_error() */
-	hc_index_for_each_safe(c, obj, tmp) {
+	for (obj = hc_index_first(c); obj; obj = tmp) {
+		tmp = hc_index_next(obj);
 		hc_index_resched(&n);
 		if (obj->bad || !hc_obj_has_bad_chunk(c, obj))
 			continue;
@@ -2279,7 +2280,8 @@ static void hc_cache_report_collision(struct hc_cache *c,
 	u32 n = 0;
 	u64 chunk;
 
-	hc_index_for_each_safe(c, o, tmp) {
+	for (o = hc_index_first(c); o; o = tmp) {
+		tmp = hc_index_next(o);
 		hc_index_resched(&n);
 		if (o == obj || !hc_ext_overlap(obj, o, &chunk))
 			continue;
@@ -2342,7 +2344,8 @@ int hc_cache_restore_finish(struct hc_cache *c)
 	int err;
 
 	c->replaying = true;
-	hc_index_for_each_safe(c, obj, tmp) {
+	for (obj = hc_index_first(c); obj; obj = tmp) {
+		tmp = hc_index_next(obj);
 		hc_index_resched(&n);
 		if (obj->state == HC_OBJ_INGESTING ||
 		    obj->state == HC_OBJ_STAGED)
@@ -2402,7 +2405,8 @@ int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 			return err;
 		cond_resched();
 	}
-	hc_index_for_each_safe(c, obj, tmp) {
+	for (obj = hc_index_first(c); obj; obj = tmp) {
+		tmp = hc_index_next(obj);
 		hc_index_resched(&n);
 		js = hc_cache_jstate(obj);
 		if (!js || (js == HC_OBJ_DIRTY && hc_state_dirty(obj->state)))
@@ -2546,7 +2550,8 @@ void hc_cache_destroy(struct hc_pool *pool)
 		return;
 	hc_cache_generation_floor = max(hc_cache_generation_floor,
 					c->next_generation);
-	hc_index_for_each_safe(c, obj, tmp) {
+	for (obj = hc_index_first(c); obj; obj = tmp) {
+		tmp = hc_index_next(obj);
 		hc_index_resched(&n);
 		hc_cache_remove(c, obj);
 	}
