@@ -48,9 +48,11 @@
  * - Lockless readers of the index (hc_cache_locate_fast(), the LOCATE hit
  *   path) run under rcu_read_lock() on the pool published for RCU
  *   (hc_pool_current_rcu(); a stop unpublishes it and waits a grace period
- *   before the teardown).  For them: objects enter and leave the hash
- *   buckets with hlist_add_head_rcu()/hlist_del_rcu() and are freed (with
- *   their extents) by call_rcu() after they left; an object's state is
+ *   before the teardown).  For them: objects enter and leave the index's
+ *   table (an rhltable, "The index" below: resized by the kernel's worker,
+ *   lookups safe under RCU during a resize) with rhltable_insert() and
+ *   rhltable_remove() under the pool lock, and are freed (with their
+ *   extents) by call_rcu() after they left; an object's state is
  *   published with smp_store_release() and read with smp_load_acquire();
  *   once READY, DIRTY or SYNCING an object's uri, hash, size, generation,
  *   chunks, nr_ext and ext never change (a replacement is a new object);
@@ -83,11 +85,20 @@
  * - The data path never takes the pool lock, and no sleeping lock is
  *   taken under rcu_read_lock() (a full read buffer is drained only with
  *   mutex_trylock(), after rcu_read_unlock()).
+ * - Lookups under the pool lock (hc_cache_lookup(), the read buffer's
+ *   drain) take rcu_read_lock() too, which the table's lookup asks for;
+ *   the pool lock is what keeps the object they return.
+ * - Walks of the whole index never use the table: they follow the
+ *   ordered view (hc_cache.ordered, an rbtree in URI order, changed with
+ *   the table under the pool lock), which a resize does not reorder, so a
+ *   resumable walk (hc_cache_for_each() with a cursor: the URI of the
+ *   last object visited) misses and repeats nothing across messages.
  * - Walks of the whole index or a whole queue (hc_cache_destroy(), the
  *   replay's hc_cache_restore_finish(), compaction's
  *   hc_cache_walk_journaled(), hc_cache_for_each() of dumps,
  *   hc_cache_bad_settle(), debugfs's check, the journal's replay loop)
- *   call cond_resched() between buckets or records: with a million
+ *   call cond_resched() every HC_INDEX_WALK_BATCH objects or between
+ *   records: with a million
  *   objects one pass takes longer than the RCU stall limit (21 s) under
  *   TCG, and without a preemption point (PREEMPT_VOLUNTARY) it starves
  *   RCU's grace-period kthread.  So they must run in process context
@@ -100,6 +111,7 @@
 #include <linux/crc32.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/rhashtable.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -203,9 +215,121 @@ static u64 hc_cache_hash(const u8 *uri, u32 len)
 	return xxh64(uri, len, 0);
 }
 
-static struct hlist_head *hc_cache_bucket(struct hc_cache *c, u64 hash)
+/*
+ * The index
+ *
+ * An rhltable (lib/rhashtable.c, the list variant) keyed by hc_obj.hash,
+ * the xxh64 of the URI, rather than an rhashtable with obj_cmpfn over the
+ * URI bytes:
+ *
+ * - the key is a fixed 8 bytes, so the table hashes it with jhash2 of two
+ *   words and its random seed, a few instructions, where a URI key would
+ *   be hashed again, all its bytes, by every lookup and every rehash;
+ * - the 64-bit hash is needed anyway: it is the policy's key and what the
+ *   lossy read buffer records, which its drain finds objects by
+ *   (hc_cache_readbuf_drain()), and LOCATE hashes the URI once for both;
+ * - URIs whose xxh64 collide (anyone may choose URIs, and xxh64 is not a
+ *   keyed hash) share one entry's list: they cost their lookups a longer
+ *   list walk but cannot lengthen a bucket's chain, so inserts never fail
+ *   for them (an rhashtable refuses an insert with -EBUSY when a chain
+ *   passes 16 entries and a rehash is already under way).
+ *
+ * The table starts at HC_INDEX_MIN_BUCKETS buckets and is grown (at 75 %
+ * load) and shrunk (below 30 %) by the kernel's worker as objects come
+ * and go, so its chains stay short from ten objects to millions.  Inserts
+ * and removals happen under the pool lock; lookups run under RCU, with or
+ * without it, and allocate nothing.  An insert can still fail (-ENOMEM,
+ * or -EBUSY/-E2BIG when the table can neither grow nor be rehashed at
+ * that moment): hc_cache_insert() reports -ENOMEM and its callers undo
+ * what they did.  Walks of the whole index never use the table (an
+ * rhashtable_walk may repeat objects across a resize): they follow
+ * hc_cache.ordered, in URI order, which a resize does not touch.
+ */
+#define HC_INDEX_MIN_BUCKETS	64
+
+static const struct rhashtable_params hc_index_params = {
+	.head_offset		= offsetof(struct hc_obj, hnode),
+	.key_offset		= offsetof(struct hc_obj, hash),
+	.key_len		= sizeof(u64),
+	.min_size		= HC_INDEX_MIN_BUCKETS,
+	.automatic_shrinking	= true,
+};
+
+/* The object of @uri with @hash; under rcu_read_lock() (the caller's). */
+static struct hc_obj *hc_index_find(struct hc_cache *c, u64 hash,
+				    const u8 *uri, u32 len)
 {
-	return &c->buckets[hash >> (64 - c->hash_bits)];
+	struct rhlist_head *pos, *list;
+	struct hc_obj *obj;
+
+	list = rhltable_lookup(&c->index, &hash, hc_index_params);
+	rhl_for_each_entry_rcu(obj, pos, list, hnode)
+		if (obj->uri_len == len && !memcmp(obj->uri, uri, len))
+			return obj;
+	return NULL;
+}
+
+/* Whether @obj is on the index's list of its hash (debugfs's check). */
+bool hc_cache_index_has(struct hc_cache *c, struct hc_obj *obj)
+{
+	struct rhlist_head *pos, *list;
+	struct hc_obj *o;
+	bool found = false;
+
+	rcu_read_lock();
+	list = rhltable_lookup(&c->index, &obj->hash, hc_index_params);
+	rhl_for_each_entry_rcu(o, pos, list, hnode)
+		if (o == obj)
+			found = true;
+	rcu_read_unlock();
+	return found;
+}
+
+/* Buckets of the index's current table (a resize may be under way). */
+u32 hc_cache_index_buckets(struct hc_cache *c)
+{
+	const struct bucket_table *tbl;
+	u32 size;
+
+	rcu_read_lock();
+	tbl = rcu_dereference(c->index.ht.tbl);
+	size = tbl->size;
+	rcu_read_unlock();
+	return size;
+}
+
+/* The first object of the index in URI order, or NULL. */
+static struct hc_obj *hc_index_first(struct hc_cache *c)
+{
+	struct rb_node *n = rb_first(&c->ordered);
+
+	return n ? rb_entry(n, struct hc_obj, onode) : NULL;
+}
+
+/* The object after @obj in URI order, or NULL. */
+static struct hc_obj *hc_index_next(struct hc_obj *obj)
+{
+	struct rb_node *n = rb_next(&obj->onode);
+
+	return n ? rb_entry(n, struct hc_obj, onode) : NULL;
+}
+
+/*
+ * Walks of the whole index, in URI order, under the pool lock:
+ *
+ *	for (obj = hc_index_first(c); obj; obj = tmp) {
+ *		tmp = hc_index_next(obj);	(so @obj may be removed)
+ *		hc_index_resched(&n);
+ *
+ * hc_index_resched() once per object: a preemption point every
+ * HC_INDEX_WALK_BATCH objects (see the locking rules).
+ */
+#define HC_INDEX_WALK_BATCH	256
+
+static void hc_index_resched(u32 *n)
+{
+	if (!(++*n % HC_INDEX_WALK_BATCH))
+		cond_resched();
 }
 
 /* Whether @obj's data may be read: READY, DIRTY or SYNCING. */
@@ -485,23 +609,22 @@ static bool hc_obj_has_bad_chunk(const struct hc_cache *c,
  */
 void hc_cache_bad_settle(struct hc_cache *c)
 {
-	struct hc_obj *obj;
-	u32 b;
+	struct hc_obj *obj, *tmp;
+	u32 n = 0;
 
 	if (likely(!atomic_read(&c->bad_pending)))
 		return;
 	atomic_set(&c->bad_pending, 0);
 	smp_mb__after_atomic();	/* pairs with hc_cache_read_error() */
-	for (b = 0; b < (1U << c->hash_bits); b++) {
-		hlist_for_each_entry(obj, &c->buckets[b], hnode) {
-			if (obj->bad || !hc_obj_has_bad_chunk(c, obj))
-				continue;
-			obj->bad = true;
-			pr_warn("object '%.*s' (generation %llu): a read of its data failed on a member: marked bad\n",
-				obj->uri_len, obj->uri, obj->generation);
-			hc_cache_event();
-		}
-		cond_resched();
+	for (obj = hc_index_first(c); obj; obj = tmp) {
+		tmp = hc_index_next(obj);
+		hc_index_resched(&n);
+		if (obj->bad || !hc_obj_has_bad_chunk(c, obj))
+			continue;
+		obj->bad = true;
+		pr_warn("object '%.*s' (generation %llu): a read of its data failed on a member: marked bad\n",
+			obj->uri_len, obj->uri, obj->generation);
+		hc_cache_event();
 	}
 }
 
@@ -595,6 +718,7 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 	}
 	obj->uri_len = len;
 	obj->hash = hc_cache_hash(uri, len);
+	RB_CLEAR_NODE(&obj->onode);	/* not indexed: hc_obj_superseded() */
 	INIT_LIST_HEAD(&obj->stage_node);
 	INIT_LIST_HEAD(&obj->queue_node);
 	return obj;
@@ -674,12 +798,33 @@ struct hc_obj *hc_cache_ordered_ceil(struct hc_cache *c, const u8 *key,
 	return best;
 }
 
-static void hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
+/*
+ * Index @obj in @state.  Return: 0, or -ENOMEM: the table refused it
+ * (rhltable_insert(): -ENOMEM, or -EBUSY/-E2BIG when it could neither grow
+ * nor be rehashed then); nothing changed, @obj is the caller's to undo.
+ */
+static int hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 {
-	hlist_add_head_rcu(&obj->hnode, hc_cache_bucket(c, obj->hash));
+	int err;
+
+	err = rhltable_insert(&c->index, &obj->hnode, hc_index_params);
+	if (err) {
+		pr_warn_ratelimited("the index refused an object (%d, %llu objects): -ENOMEM\n",
+				    err, c->stats.objects);
+		return -ENOMEM;
+	}
 	hc_cache_ordered_add(c, obj);
 	c->stats.objects++;
 	hc_cache_set_state(c, obj, state);
+	return 0;
+}
+
+/* Take @obj out of the index (the table and the ordered view). */
+static void hc_cache_unindex(struct hc_cache *c, struct hc_obj *obj)
+{
+	WARN_ON_ONCE(rhltable_remove(&c->index, &obj->hnode, hc_index_params));
+	rb_erase(&obj->onode, &c->ordered);
+	RB_CLEAR_NODE(&obj->onode);
 }
 
 /*
@@ -704,8 +849,7 @@ static void hc_cache_detach(struct hc_cache *c, struct hc_obj *obj)
 	}
 	c->stats.by_state[obj->state]--;
 	c->stats.objects--;
-	hlist_del_rcu(&obj->hnode);
-	rb_erase(&obj->onode, &c->ordered);
+	hc_cache_unindex(c, obj);
 	list_del(&obj->stage_node);
 	list_del(&obj->queue_node);
 	hc_cache_event();
@@ -894,14 +1038,13 @@ static int hc_cache_journal_out(struct hc_cache *c, struct hc_obj *obj,
  */
 struct hc_obj *hc_cache_lookup(struct hc_cache *c, const u8 *uri, u32 len)
 {
-	u64 hash = hc_cache_hash(uri, len);
 	struct hc_obj *obj;
 
-	hlist_for_each_entry(obj, hc_cache_bucket(c, hash), hnode)
-		if (obj->hash == hash && obj->uri_len == len &&
-		    !memcmp(obj->uri, uri, len))
-			return obj;
-	return NULL;
+	/* the pool lock keeps it: RCU is what the table's lookup asks */
+	rcu_read_lock();
+	obj = hc_index_find(c, hc_cache_hash(uri, len), uri, len);
+	rcu_read_unlock();
+	return obj;
 }
 
 /*
@@ -962,11 +1105,7 @@ int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 
 	if (READ_ONCE(c->replaying) || atomic_read(&c->bad_pending))
 		return -EAGAIN;
-	hlist_for_each_entry_rcu(obj, hc_cache_bucket(c, hash), hnode) {
-		if (obj->hash == hash && obj->uri_len == len &&
-		    !memcmp(obj->uri, uri, len))
-			break;
-	}
+	obj = hc_index_find(c, hash, uri, len);
 	if (!obj)
 		return -EAGAIN;
 	state = smp_load_acquire(&obj->state);	/* pairs with set_state() */
@@ -1002,6 +1141,7 @@ int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
  */
 void hc_cache_readbuf_drain(struct hc_cache *c)
 {
+	struct rhlist_head *pos, *list;
 	struct hc_obj *obj;
 	unsigned int i;
 	int cpu;
@@ -1014,13 +1154,16 @@ void hc_cache_readbuf_drain(struct hc_cache *c)
 			if (!atomic64_read(&rb->slot[i]))
 				continue;
 			hash = atomic64_xchg(&rb->slot[i], 0);
-			hlist_for_each_entry(obj, hc_cache_bucket(c, hash),
-					     hnode)
-				if (obj->hash == hash && hc_obj_valid(obj) &&
+			rcu_read_lock();	/* the table's; the pool lock */
+			list = rhltable_lookup(&c->index, &hash,
+					       hc_index_params);
+			rhl_for_each_entry_rcu(obj, pos, list, hnode)
+				if (hc_obj_valid(obj) &&
 				    hc_policy_resident(&obj->pe)) {
 					hc_policy_access(&c->policy, &obj->pe);
 					break;
 				}
+			rcu_read_unlock();
 		}
 	}
 }
@@ -1338,10 +1481,19 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	} else {
 		c->stats.admissions++;
 	}
-	hc_cache_journal_charge(c, obj);
 	obj->generation = c->next_generation++;
 	obj->stager = stager;
-	hc_cache_insert(c, obj, HC_OBJ_STAGED);
+	err = hc_cache_insert(c, obj, HC_OBJ_STAGED);
+	if (err) {
+		/* the victims stay evicted; this object's place is undone */
+		hc_policy_remove(&c->policy, &obj->pe);
+		if (obj->nr_ext)
+			WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext,
+						  obj->nr_ext));
+		hc_cache_obj_free(obj);
+		return err;
+	}
+	hc_cache_journal_charge(c, obj);
 	hc_cache_fence_open(c, obj);
 	*objp = obj;
 	return 0;
@@ -1683,7 +1835,10 @@ int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
 	hc_policy_entry_init(&obj->pe, obj->hash, 1);
 	obj->generation = c->next_generation++;
 	obj->ingest_since = jiffies;
-	hc_cache_insert(c, obj, HC_OBJ_INGESTING);
+	if (hc_cache_insert(c, obj, HC_OBJ_INGESTING)) {
+		hc_cache_obj_free(obj);
+		return -ENOMEM;
+	}
 	list_add_tail(&obj->queue_node, &c->ingests);
 	*objp = obj;
 	return 0;
@@ -1929,12 +2084,13 @@ void hc_cache_hit(struct hc_cache *c, struct hc_obj *obj)
  * @obj: a live object
  *
  * A superseded object (hc_cache_supersede()) is the only live one that is
- * not in the hash table: hc_cache_insert() hashes every object it indexes,
- * hc_cache_unlink() frees what it unhashes.
+ * not in the index: hc_cache_insert() indexes every object it is given,
+ * hc_cache_unlink() frees what it takes out (hc_cache_unindex() clears
+ * hc_obj.onode, which a new object's is too).
  */
 bool hc_obj_superseded(const struct hc_obj *obj)
 {
-	return hlist_unhashed(&obj->hnode);
+	return RB_EMPTY_NODE(&obj->onode);
 }
 
 /* The last hold on a superseded object went: free it and its chunks. */
@@ -2161,8 +2317,7 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 	}
 	c->stats.by_state[obj->state]--;
 	c->stats.objects--;
-	hlist_del_init_rcu(&obj->hnode);
-	rb_erase(&obj->onode, &c->ordered);
+	hc_cache_unindex(c, obj);
 	list_del_init(&obj->queue_node);
 	list_add_tail(&obj->stage_node, &c->superseded);
 	hc_cache_event();
@@ -2249,10 +2404,13 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 	obj->generation = r->generation;
 	obj->flags = r->flags & HC_OBJ_F_ALL;	/* not the v2 record flags */
 	obj->data_crc = r->data_crc;
+	hc_policy_entry_init(&obj->pe, obj->hash, max_t(u64, obj->chunks, 1));
+	if (hc_cache_insert(c, obj, r->state)) {
+		hc_cache_obj_free(obj);
+		return -ENOMEM;
+	}
 	if (obj->flags & HC_OBJ_F_PINNED)
 		c->stats.pinned++;
-	hc_policy_entry_init(&obj->pe, obj->hash, max_t(u64, obj->chunks, 1));
-	hc_cache_insert(c, obj, r->state);
 	if (place)
 		list_move(&obj->queue_node, place);
 	if (r->generation >= c->next_generation)
@@ -2496,21 +2654,19 @@ static bool hc_ext_overlap(const struct hc_obj *a, const struct hc_obj *b,
 static void hc_cache_report_collision(struct hc_cache *c,
 				      const struct hc_obj *obj)
 {
-	const struct hc_obj *o;
+	struct hc_obj *o, *tmp;
 	bool named = false;
+	u32 n = 0;
 	u64 chunk;
-	u32 b;
 
-	for (b = 0; b < (1U << c->hash_bits); b++) {
-		hlist_for_each_entry(o, &c->buckets[b], hnode) {
-			if (o == obj || !hc_ext_overlap(obj, o, &chunk))
-				continue;
-			pr_err("journaled objects \"%*pE\" and \"%*pE\" both claim chunk %llu\n",
-			       obj->uri_len, obj->uri, o->uri_len, o->uri,
-			       chunk);
-			named = true;
-		}
-		cond_resched();
+	for (o = hc_index_first(c); o; o = tmp) {
+		tmp = hc_index_next(o);
+		hc_index_resched(&n);
+		if (o == obj || !hc_ext_overlap(obj, o, &chunk))
+			continue;
+		pr_err("journaled objects \"%*pE\" and \"%*pE\" both claim chunk %llu\n",
+		       obj->uri_len, obj->uri, o->uri_len, o->uri, chunk);
+		named = true;
 	}
 	if (!named)
 		pr_err("journaled object \"%*pE\" claims a chunk twice\n",
@@ -2562,22 +2718,20 @@ static int hc_cache_restore_one(void *arg, struct hc_obj *obj)
  */
 int hc_cache_restore_finish(struct hc_cache *c)
 {
-	struct hlist_node *tmp;
-	struct hc_obj *obj;
-	u64 it = 0;
-	u32 b;
+	struct hc_obj *obj, *tmp;
+	u32 n = 0;
 	int err;
 
 	c->replaying = true;
-	for (b = 0; b < (1U << c->hash_bits); b++) {
-		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
-			if (obj->state == HC_OBJ_INGESTING ||
-			    obj->state == HC_OBJ_STAGED)
-				hc_cache_remove(c, obj);
-		cond_resched();
+	for (obj = hc_index_first(c); obj; obj = tmp) {
+		tmp = hc_index_next(obj);
+		hc_index_resched(&n);
+		if (obj->state == HC_OBJ_INGESTING ||
+		    obj->state == HC_OBJ_STAGED)
+			hc_cache_remove(c, obj);
 	}
 	c->replaying = false;
-	err = hc_cache_for_each(c, &it, hc_cache_restore_one, c);
+	err = hc_cache_for_each(c, NULL, hc_cache_restore_one, c);
 	if (err) {
 		c->replaying = true;
 		return -EUCLEAN;
@@ -2618,8 +2772,8 @@ static u32 hc_cache_jstate(const struct hc_obj *obj)
 int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 			    void *arg)
 {
-	struct hc_obj *obj;
-	u32 b, js;
+	struct hc_obj *obj, *tmp;
+	u32 js, n = 0;
 	int err;
 
 	list_for_each_entry(obj, &c->egress, queue_node) {
@@ -2630,48 +2784,58 @@ int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 			return err;
 		cond_resched();
 	}
-	for (b = 0; b < (1U << c->hash_bits); b++) {
-		hlist_for_each_entry(obj, &c->buckets[b], hnode) {
-			js = hc_cache_jstate(obj);
-			if (!js || (js == HC_OBJ_DIRTY &&
-				    hc_state_dirty(obj->state)))
-				continue;	/* not kept, or done above */
-			err = fn(arg, obj, js);
-			if (err)
-				return err;
-		}
-		cond_resched();
+	for (obj = hc_index_first(c); obj; obj = tmp) {
+		tmp = hc_index_next(obj);
+		hc_index_resched(&n);
+		js = hc_cache_jstate(obj);
+		if (!js || (js == HC_OBJ_DIRTY && hc_state_dirty(obj->state)))
+			continue;	/* not kept, or done above */
+		err = fn(arg, obj, js);
+		if (err)
+			return err;
 	}
 	return 0;
 }
 
-/*
- * Visit objects from position *@pos (bucket << 32 | index in the bucket),
- * updating it, until @fn returns non-zero (returned) or all are visited (0).
+/**
+ * hc_cache_for_each - visit the objects in URI order, resumably
+ * @c: the cache, with the pool lock held
+ * @cur: NULL (one walk of every object), or where a walk stands: the
+ *	visit starts after the object of @cur's URI (at the first object if
+ *	@cur->len is 0) and @cur is left at the last object @fn accepted
+ * @fn: called with each object; a non-zero return (the object was not
+ *	taken: a full message) stops the walk and is returned
+ * @arg: passed to @fn
+ *
+ * The cursor is a URI, not a place in the hash table, so a walk resumed
+ * with the pool lock taken again (every message of a netlink dump) visits
+ * every object that existed throughout exactly once, whatever was added,
+ * removed or resized in between; one O(log n) step to resume.
+ * Return: 0 when every object was visited, else @fn's return.
  */
-int hc_cache_for_each(struct hc_cache *c, u64 *pos,
+int hc_cache_for_each(struct hc_cache *c, struct hc_cache_cursor *cur,
 		      int (*fn)(void *arg, struct hc_obj *obj), void *arg)
 {
-	u64 b = *pos >> 32, skip = *pos & 0xffffffff;
-	struct hc_obj *obj;
-	int ret;
+	struct hc_obj *obj, *last = NULL;
+	u32 n = 0;
+	int ret = 0;
 
-	for (; b < (1ULL << c->hash_bits); b++, skip = 0) {
-		u64 i = 0;
-
-		hlist_for_each_entry(obj, &c->buckets[b], hnode) {
-			if (i++ < skip)
-				continue;
-			ret = fn(arg, obj);
-			if (ret) {
-				*pos = b << 32 | (i - 1);
-				return ret;
-			}
-		}
-		cond_resched();
+	if (cur && cur->len)
+		obj = hc_cache_ordered_ceil(c, cur->uri, cur->len, true);
+	else
+		obj = hc_index_first(c);
+	for (; obj; obj = hc_index_next(obj)) {
+		ret = fn(arg, obj);
+		if (ret)
+			break;
+		last = obj;
+		hc_index_resched(&n);
 	}
-	*pos = b << 32;
-	return 0;
+	if (cur && last) {
+		cur->len = last->uri_len;
+		memcpy(cur->uri, last->uri, last->uri_len);
+	}
+	return ret;
 }
 
 /*
@@ -2714,9 +2878,12 @@ int hc_cache_create(struct hc_pool *pool)
 	INIT_LIST_HEAD(&c->superseded);
 	INIT_LIST_HEAD(&c->doomed);
 	c->ordered = RB_ROOT;
-	c->hash_bits = clamp_t(u32, ilog2(chunks) + 2, 10, 20);
-	c->buckets = kvcalloc(1U << c->hash_bits, sizeof(*c->buckets),
-			      GFP_KERNEL);
+	err = rhltable_init(&c->index, &hc_index_params);
+	if (err) {
+		kfree(c);
+		return err;
+	}
+	err = -ENOMEM;
 	sketch_bytes = hc_sketch_bytes(chunks);
 	c->sketch = kvzalloc(sketch_bytes, GFP_KERNEL);
 	c->alloc_words = kvcalloc(hc_alloc_words(chunks), sizeof(u64),
@@ -2726,7 +2893,7 @@ int hc_cache_create(struct hc_pool *pool)
 				 GFP_KERNEL);
 	c->hits = alloc_percpu(u64);
 	c->readbuf = alloc_percpu(struct hc_readbuf);
-	if (!c->buckets || !c->sketch || !c->alloc_words || !c->fence ||
+	if (!c->sketch || !c->alloc_words || !c->fence ||
 	    !c->bad_chunks || !c->hits || !c->readbuf)
 		goto out_free;
 
@@ -2747,7 +2914,7 @@ out_free:
 	kvfree(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);
-	kvfree(c->buckets);
+	rhltable_destroy(&c->index);
 	kfree(c);
 	return err;
 }
@@ -2756,21 +2923,20 @@ out_free:
 void hc_cache_destroy(struct hc_pool *pool)
 {
 	struct hc_cache *c = pool->cache;
-	struct hc_obj *obj, *otmp;
-	struct hlist_node *tmp;
-	u32 b;
+	struct hc_obj *obj, *tmp;
+	u32 n = 0;
 
 	if (!c)
 		return;
 	hc_cache_generation_floor = max(hc_cache_generation_floor,
 					c->next_generation);
-	for (b = 0; b < (1U << c->hash_bits); b++) {
-		hlist_for_each_entry_safe(obj, tmp, &c->buckets[b], hnode)
-			hc_cache_remove(c, obj);
-		cond_resched();
+	for (obj = hc_index_first(c); obj; obj = tmp) {
+		tmp = hc_index_next(obj);
+		hc_index_resched(&n);
+		hc_cache_remove(c, obj);
 	}
 	/* held by control files a forced stop outlives (hc_pool_stop()) */
-	list_for_each_entry_safe(obj, otmp, &c->superseded, stage_node)
+	list_for_each_entry_safe(obj, tmp, &c->superseded, stage_node)
 		hc_cache_superseded_free(c, obj);
 	hc_cache_dirty_event();		/* STAGEs waiting for room: ENODEV */
 	free_percpu(c->readbuf);
@@ -2779,7 +2945,7 @@ void hc_cache_destroy(struct hc_pool *pool)
 	kvfree(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);
-	kvfree(c->buckets);
+	rhltable_destroy(&c->index);	/* empty: every object was removed */
 	kfree(c);
 	pool->cache = NULL;
 }

@@ -20,6 +20,7 @@
 #include <linux/pid.h>
 #include <linux/rbtree.h>
 #include <linux/rcupdate.h>
+#include <linux/rhashtable-types.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include "core/alloc.h"
@@ -67,7 +68,8 @@ struct hc_fence {
 
 /**
  * struct hc_obj - one cached object
- * @hnode: in the index's hash bucket
+ * @hnode: in the index (hc_cache.index), on the list of the objects whose
+ *	URIs have @hash (almost always one)
  * @pe: the policy's part
  * @stage_node: in the stager's list of stages (STAGED only)
  * @rcu: freed after a grace period once out of the index (lockless LOCATE
@@ -149,7 +151,7 @@ struct hc_fence {
  *	lock, never read by lockless LOCATE
  */
 struct hc_obj {
-	struct hlist_node hnode;
+	struct rhlist_head hnode;
 	struct rb_node onode;
 	struct hc_policy_entry pe;
 	union {
@@ -242,8 +244,9 @@ struct hc_cache_stats {
 
 /**
  * struct hc_cache - the object cache of one pool
- * @buckets: the index, 1 << @hash_bits hash buckets
- * @hash_bits: log2 of the number of buckets
+ * @index: the index: a resizable RCU hash table (rhltable) keyed by
+ *	hc_obj.hash, sized by the kernel from the number of objects in it
+ *	(see "The index" in cache.c)
  * @policy: W-TinyLFU over the objects
  * @sketch: the policy's sketch table (vmalloc'ed)
  * @alloc: chunk allocator
@@ -280,7 +283,8 @@ struct hc_cache_stats {
  *	hc_cache_locate_fast())
  * @stats: counters
  * @ordered: every object of the index, ordered by URI (memcmp, then
- *	length): the file system view's directory listings
+ *	length): the file system view's directory listings, and every walk
+ *	of the whole index (a stable order while @index resizes)
  * @nr_busy: objects whose hc_obj.jop is set, and batches of DELETEs being
  *	written: a pool stop waits for none to be left (hc_cache_quiesce())
  * @doomed: objects out of the index whose DELETE is being journaled
@@ -289,9 +293,8 @@ struct hc_cache_stats {
  * @reserved: chunks of the @doomed objects
  */
 struct hc_cache {
-	struct hlist_head *buckets;
+	struct rhltable index;
 	struct rb_root ordered;
-	u32 hash_bits;
 	struct hc_policy policy;
 	void *sketch;
 	struct hc_alloc alloc;
@@ -458,8 +461,28 @@ int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 struct hc_obj *hc_cache_ordered_ceil(struct hc_cache *c, const u8 *key,
 				     u32 len, bool strict);
 
+/**
+ * struct hc_cache_cursor - where a resumable walk of the index stands
+ * @len: bytes of @uri; 0 before the first object
+ * @uri: the URI of the last object visited
+ *
+ * A URI, not a position in the hash table: the walk is in URI order
+ * (hc_cache.ordered), so objects that exist throughout a dump are visited
+ * exactly once whatever is added, removed or resized meanwhile.
+ */
+struct hc_cache_cursor {
+	u32 len;
+	u8 uri[HC_URI_MAX];
+};
+
 /* Visit every object (netlink dump); stops when @fn returns non-zero. */
-int hc_cache_for_each(struct hc_cache *c, u64 *pos,
+int hc_cache_for_each(struct hc_cache *c, struct hc_cache_cursor *cur,
 		      int (*fn)(void *arg, struct hc_obj *obj), void *arg);
+
+/* Buckets of the index's table now (debugfs). */
+u32 hc_cache_index_buckets(struct hc_cache *c);
+
+/* Whether @obj is on the index's list of its hash (debugfs). */
+bool hc_cache_index_has(struct hc_cache *c, struct hc_obj *obj);
 
 #endif /* HC_CACHE_H */

@@ -24,6 +24,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "cache.h"
@@ -423,11 +424,20 @@ static void hc_ctl_unhold(struct hc_ctl *ctl, struct hc_cache *c,
  * Account a LOCATE that is answered: its latency since @t0 and the trace
  * event, with the URI's first bytes kept in @turi (the URI's buffer holds
  * the extents by now).
+ *
+ * The clock is local_clock() (sched_clock: the TSC, read with one
+ * instruction), not ktime_get_ns(): that reads the system's clocksource,
+ * which on some machines is the HPET, a device read each time (the QEMU
+ * guests of the tests: two HPET reads were most of what a LOCATE hit cost
+ * above a no-op ioctl, Documentation/benchmarks.md).  local_clock() may
+ * differ by a little between CPUs, so a LOCATE that moved to another CPU
+ * (a WAIT) may count a little more or less; never less than 0.
  */
 static void hc_ctl_locate_done(const u8 *turi, const struct hc_locate *loc,
 			       u64 t0)
 {
-	u64 ns = ktime_get_ns() - t0;
+	s64 d = (s64)(local_clock() - t0);
+	u64 ns = d > 0 ? d : 0;
 
 	hc_stats_locate_done(ns);
 	trace_hc_locate(turi, loc->uri_len, loc->status, loc->obj_size, ns);
@@ -448,7 +458,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 	struct hc_pool *pool;
 	struct hc_obj *obj;
 	bool counted = false;
-	u64 waited = 0, t0 = ktime_get_ns();
+	u64 waited = 0, t0 = local_clock();
 	long usize;
 	int err;
 

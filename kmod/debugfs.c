@@ -5,11 +5,13 @@
  * (the control-surface fuzzer reads it after every run).
  *
  * Reading it walks the index, the allocator bitmap and the write fence and
- * prints one line, "ok objects=N used=U free=F fenced=X dirty_bytes=D", or
+ * prints one line, "ok objects=N used=U free=F fenced=X dirty_bytes=D
+ * index_buckets=B superseded=S" (B: buckets of the index's table now), or
  * "no pool", or "FAIL" followed by up to HC_DBG_MAX_PROBLEMS lines naming
  * what disagrees.  What must agree:
  *
- *  - every object is in the bucket of its URI's hash, in a valid state,
+ *  - every object of the ordered view is found in the index's table under
+ *    its URI's hash, the table holds as many as the view, in a valid state,
  *    with extents inside the pool that add up to its chunks, and as many
  *    chunks as its size needs (an INGESTING object before its allocation
  *    has none);
@@ -32,6 +34,7 @@
 #include <linux/bitmap.h>
 #include <linux/debugfs.h>
 #include <linux/math64.h>
+#include <linux/rbtree.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -53,6 +56,7 @@ struct hc_dbg_check {
 	u64 fenced;
 	u64 dirty_bytes;
 	u64 superseded;
+	u32 buckets;	/* of the index's table */
 };
 
 static __printf(2, 3) void hc_dbg_problem(struct hc_dbg_check *k,
@@ -74,6 +78,14 @@ static __printf(2, 3) void hc_dbg_problem(struct hc_dbg_check *k,
 static int hc_dbg_ulen(const struct hc_obj *obj)
 {
 	return min_t(u32, obj->uri_len, 64);
+}
+
+/* Whether @a's URI comes strictly before @b's in the ordered view. */
+static bool hc_dbg_uri_before(const struct hc_obj *a, const struct hc_obj *b)
+{
+	int r = memcmp(a->uri, b->uri, min(a->uri_len, b->uri_len));
+
+	return r < 0 || (!r && a->uri_len < b->uri_len);
 }
 
 /* Whether @obj's chunks must be open in the fence. */
@@ -136,15 +148,15 @@ static void hc_dbg_check_extents(struct hc_dbg_check *k, struct hc_cache *c,
 }
 
 static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
-			     struct hc_obj *obj, u32 bucket)
+			     struct hc_obj *obj)
 {
 	k->objects++;
 	if (obj->hash != xxh64(obj->uri, obj->uri_len, 0))
 		hc_dbg_problem(k, "%*pEhp: hash %llx is not its URI's",
 			       hc_dbg_ulen(obj), obj->uri, obj->hash);
-	if (obj->hash >> (64 - c->hash_bits) != bucket)
-		hc_dbg_problem(k, "%*pEhp: in bucket %u, not its hash's",
-			       hc_dbg_ulen(obj), obj->uri, bucket);
+	if (!hc_cache_index_has(c, obj))
+		hc_dbg_problem(k, "%*pEhp: not in the index's table under its hash",
+			       hc_dbg_ulen(obj), obj->uri);
 	if (obj->state < HC_OBJ_INGESTING || obj->state > HC_OBJ_SYNCING) {
 		hc_dbg_problem(k, "%*pEhp: state %u", hc_dbg_ulen(obj), obj->uri,
 			       obj->state);
@@ -160,15 +172,25 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 
 static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 {
-	struct hc_obj *obj;
+	struct hc_obj *obj, *prev = NULL;
+	struct rb_node *rb;
 	u64 v, n;
-	u32 b, s;
+	u32 s;
 
-	for (b = 0; b < (1U << c->hash_bits); b++) {
-		hlist_for_each_entry(obj, &c->buckets[b], hnode)
-			hc_dbg_check_obj(k, c, obj, b);
-		cond_resched();
+	for (rb = rb_first(&c->ordered); rb; rb = rb_next(rb)) {
+		obj = rb_entry(rb, struct hc_obj, onode);
+		if (prev && !hc_dbg_uri_before(prev, obj))
+			hc_dbg_problem(k, "%*pEhp: out of order in the ordered view",
+				       hc_dbg_ulen(obj), obj->uri);
+		prev = obj;
+		hc_dbg_check_obj(k, c, obj);
+		if (!(k->objects % 256))
+			cond_resched();
 	}
+	k->buckets = hc_cache_index_buckets(c);
+	if (atomic_read(&c->index.ht.nelems) != k->objects)
+		hc_dbg_problem(k, "index: the table holds %d objects, the ordered view %llu",
+			       atomic_read(&c->index.ht.nelems), k->objects);
 	/* superseded generations keep their chunks while they are held */
 	list_for_each_entry(obj, &c->superseded, stage_node) {
 		k->superseded++;
@@ -262,9 +284,9 @@ static int hc_dbg_check_show(struct seq_file *m, void *unused)
 	}
 	hc_dbg_check_cache(&k, c);
 	if (!k.problems)
-		seq_printf(m, "ok objects=%llu used=%llu free=%llu fenced=%llu dirty_bytes=%llu superseded=%llu\n",
+		seq_printf(m, "ok objects=%llu used=%llu free=%llu fenced=%llu dirty_bytes=%llu index_buckets=%u superseded=%llu\n",
 			   k.objects, k.used, c->nr_chunks - k.used, k.fenced,
-			   k.dirty_bytes, k.superseded);
+			   k.dirty_bytes, k.buckets, k.superseded);
 	else if (k.problems > HC_DBG_MAX_PROBLEMS)
 		seq_printf(m, "(%u more)\n", k.problems - HC_DBG_MAX_PROBLEMS);
 	hc_pool_unlock();

@@ -558,21 +558,44 @@ static int hc_nl_obj_dump_one(void *arg, struct hc_obj *obj)
 	return 0;
 }
 
-/* A dump starts in the sender's context: check it there, once. */
+/*
+ * A dump starts in the sender's context: check it there, once.  Its
+ * cursor (the URI of the last object sent) is kept in cb->args[0] until
+ * hc_nl_obj_dump_done().
+ */
 static int hc_nl_obj_dump_start(struct netlink_callback *cb)
 {
-	return hc_nl_may_read(cb->skb, hc_genl_dump_attrs(cb)[HC_A_OBJ_CTL_FD],
-			      cb->extack);
+	struct hc_cache_cursor *cur;
+	int err;
+
+	err = hc_nl_may_read(cb->skb, hc_genl_dump_attrs(cb)[HC_A_OBJ_CTL_FD],
+			     cb->extack);
+	if (err)
+		return err;
+	cur = kmalloc(sizeof(*cur), GFP_KERNEL);
+	if (!cur)
+		return -ENOMEM;
+	cur->len = 0;
+	cb->args[0] = (long)cur;
+	return 0;
+}
+
+static int hc_nl_obj_dump_done(struct netlink_callback *cb)
+{
+	kfree((struct hc_cache_cursor *)cb->args[0]);
+	return 0;
 }
 
 /*
- * Dump every object; cb->args[0] is the position to resume at.  A dump
+ * Dump every object, in URI order, each message resuming after the last
+ * object sent (hc_cache_for_each()): objects that exist throughout the
+ * dump are each sent once, whatever changes between the messages.  A dump
  * that spans a pool restart continues in the new pool's index.
  */
 static int hc_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	struct hc_cache_cursor *cur = (struct hc_cache_cursor *)cb->args[0];
 	struct hc_nl_dump d = { .skb = skb, .cb = cb };
-	u64 pos = cb->args[0];
 	int err;
 
 	hc_pool_lock();
@@ -582,9 +605,8 @@ static int hc_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		return skb->len ? skb->len : -ENODEV;
 	}
 	hc_cache_bad_settle(d.pool->cache);
-	err = hc_cache_for_each(d.pool->cache, &pos, hc_nl_obj_dump_one, &d);
+	err = hc_cache_for_each(d.pool->cache, cur, hc_nl_obj_dump_one, &d);
 	hc_pool_unlock();
-	cb->args[0] = pos;
 	if (err && !skb->len)
 		return err;	/* one object does not fit an empty message */
 	return skb->len;
@@ -797,6 +819,7 @@ static const struct genl_ops hc_nl_ops[] = {
 		.doit	= hc_nl_obj_get,
 		.start	= hc_nl_obj_dump_start,
 		.dumpit	= hc_nl_obj_dump,
+		.done	= hc_nl_obj_dump_done,
 		.policy	= hc_nl_obj_get_policy,
 		.maxattr = ARRAY_SIZE(hc_nl_obj_get_policy) - 1,
 	},

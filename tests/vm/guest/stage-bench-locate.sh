@@ -87,7 +87,8 @@ t_bench() {
 
 hc_test bench-locate-pool t_pool
 echo "hc: bench-locate config counts=$counts calls=$calls batch=$batch threads=$threads fill=$fill" \
-	"kernel=$(uname -r) $(cat /tmp/geometry 2>/dev/null)"
+	"kernel=$(uname -r) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" \
+	"$(cat /tmp/geometry 2>/dev/null)"
 if [ -s /tmp/geometry ]; then
 	hc_test bench-locate t_bench
 	[ -f /tmp/bench.out ] && sed 's/^/hc: bench-locate /' /tmp/bench.out

@@ -512,6 +512,79 @@ t_zero_size() {
 	rm -f /tmp/one
 }
 
+# The index is a resizable hash table (rhltable): it grows with the objects
+# and shrinks when they go (debugfs's index_buckets), and a dump (hcctl ls:
+# an OBJ_GET netlink dump of many messages, the pool lock taken again for
+# each) taken while objects are added or evicted and the table resizes
+# lists every object that existed throughout exactly once (the dump's
+# cursor is a URI in the ordered view, not a place in the table).  0-byte
+# objects, on a fresh pool whose journal half (8 MiB) holds them all.
+ix_buckets() {
+	grep -o 'index_buckets=[0-9]*' /sys/kernel/debug/hypercache/check | cut -d= -f2
+}
+
+# ix_settle: index_buckets once the kernel's resize worker is done (the
+# same figure twice, 0.2 s apart, up to 5 s)
+ix_settle() {
+	a=$(ix_buckets) i=0
+	while [ $i -lt 25 ]; do
+		sleep 0.2
+		b=$(ix_buckets)
+		[ "$a" = "$b" ] && break
+		a=$b i=$((i + 1))
+	done
+	echo "$a"
+}
+
+# ix_dumps PID: hcctl ls while PID runs; every obj/ix/a/ object listed
+# once in each, no URI twice; sets dumps to the number of dumps taken
+ix_dumps() {
+	dumps=0
+	while kill -0 "$1" 2>/dev/null; do
+		hcctl ls --json | tr '{' '\n' | grep -o '"uri":"[^"]*"' >/tmp/ix.ls ||
+			hc_fail "hcctl ls failed"
+		n=$(grep -c '"uri":"obj/ix/a/' /tmp/ix.ls)
+		[ "$n" -eq 300 ] || hc_fail "a dump during a resize listed $n of the 300 objects that stayed"
+		dup=$(sort /tmp/ix.ls | uniq -d | head -n 3)
+		[ -z "$dup" ] || hc_fail "a dump during a resize listed twice: $dup"
+		dumps=$((dumps + 1))
+		sleep 0.1	# leave the CPU to the writer
+	done
+}
+
+t_index_resize() {
+	c=/sys/kernel/debug/hypercache/check
+	[ -d /sys/kernel/debug/hypercache ] ||
+		mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	[ -r $c ] || hc_fail "no debugfs"
+	hcctl pool stop
+	hcctl pool create --force --data-offset 16M $members >/dev/null
+	b0=$(ix_buckets)
+	[ -n "$b0" ] || { cat $c; hc_fail "no index_buckets in $c"; }
+	out=$(hc_obj stage-zero obj/ix/a/ 300 --clean) ||
+		hc_fail "STAGE/COMMIT of 300 0-byte objects failed: $out"
+	hc_obj stage-zero obj/ix/b/ 500 --clean >/tmp/ix.out 2>&1 &
+	pid=$!
+	ix_dumps $pid
+	wait $pid || hc_fail "STAGE/COMMIT of 500 more failed: $(cat /tmp/ix.out)"
+	[ "$dumps" -ge 2 ] || hc_fail "only $dumps dumps while the objects were added"
+	grep -q '^ok objects=800 ' $c || { cat $c; hc_fail "check after the growth"; }
+	b1=$(ix_settle)
+	[ "$b1" -gt "$b0" ] && [ "$b1" -ge 800 ] ||
+		hc_fail "the table did not grow with the objects: $b0 buckets, $b1 for 800 objects"
+	echo "index: $b0 buckets empty, $b1 for 800 objects ($dumps dumps while growing)"
+	hcctl evict --prefix obj/ix/b/ --yes >/tmp/ix.out 2>&1 &
+	pid=$!
+	ix_dumps $pid
+	wait $pid || hc_fail "evict --prefix failed: $(cat /tmp/ix.out)"
+	grep -q '^ok objects=300 ' $c || { cat $c; hc_fail "check after the evictions"; }
+	b2=$(ix_settle)
+	[ "$b2" -lt "$b1" ] ||
+		hc_fail "the table did not shrink: $b1 buckets for 800 objects, $b2 for 300"
+	echo "index: $b2 buckets for 300 objects ($dumps dumps while shrinking)"
+	rm -f /tmp/ix.ls /tmp/ix.out
+}
+
 hc_test obj-create t_create
 hc_test obj-layout t_layout
 hc_test obj-roundtrip t_roundtrip
@@ -524,3 +597,4 @@ hc_test obj-perm t_perm
 hc_test obj-evict-pressure t_evict_pressure
 hc_test obj-enospc t_enospc
 hc_test obj-zero-size t_zero_size
+hc_test obj-index-resize t_index_resize
