@@ -636,6 +636,9 @@ t_pin_during_ingest() {
 	cmp -s /tmp/f8 /tmp/got || p_fail "file:/tmp/f8 differs"
 	v=$(cat /sys/kernel/debug/hypercache/check)
 	case "$v" in ok*) ;; *) p_fail "inconsistent: $v" ;; esac
+	# the next tests need every object of the pool evictable
+	hcctl unpin file:/tmp/f8 >/dev/null || p_fail "unpin of file:/tmp/f8 failed"
+	hcctl evict file:/tmp/f8 >/dev/null || p_fail "evict of file:/tmp/f8 failed"
 	hcctl pool stop
 }
 
