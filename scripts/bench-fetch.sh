@@ -38,11 +38,7 @@ for v in size_mb rounds; do
 done
 [ $build = 1 ] && make -C helper >&2
 
-started=0
-if ! scripts/rgw.sh status >/dev/null 2>&1; then
-	scripts/rgw.sh start >&2
-	started=1
-fi
+started=$(scripts/rgw.sh up)
 eval "$(scripts/rgw.sh env)"
 out=$ROOT/build/bench-fetch$smoke
 mkdir -p "$out"
@@ -51,7 +47,7 @@ size=$((size_mb << 20))
 cleanup() {
 	scripts/rgw.sh rm "s3://$bucket/$key" >/dev/null 2>&1 || true
 	rm -rf "$out"
-	[ $started = 0 ] || scripts/rgw.sh stop >/dev/null 2>&1 || true
+	[ -z "$started" ] || scripts/rgw.sh stop >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 scripts/rgw.sh mb "$bucket" >/dev/null 2>&1 || true

@@ -39,11 +39,7 @@ done
 [ -n "$kver" ] && KVER=$kver
 hc_kernel_select
 
-started=0
-if ! scripts/rgw.sh status >/dev/null 2>&1; then
-	scripts/rgw.sh start >&2
-	started=1
-fi
+started=$(scripts/rgw.sh up)
 bucket=hcbenchwb
 scripts/rgw.sh mb "$bucket" >/dev/null 2>&1 || true
 # HC_BENCH_DIR: another directory for the images and logs (two runs at once)
@@ -67,7 +63,7 @@ for ((r = 0; r < rounds; r++)); do
 	scripts/rgw.sh rm "s3://$bucket/curl-$r" >/dev/null 2>&1 || true
 	scripts/rgw.sh rm "s3://$bucket/hc-$r" >/dev/null 2>&1 || true
 done
-[ $started = 0 ] || scripts/rgw.sh stop >/dev/null 2>&1 || true
+[ -z "$started" ] || scripts/rgw.sh stop >/dev/null 2>&1 || true
 
 echo "== write-back versus a synchronous upload =="
 echo "date:    $(date -u +%Y-%m-%dT%H:%MZ)"

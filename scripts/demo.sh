@@ -27,13 +27,8 @@ done
 work=$ROOT/build/demo
 mkdir -p "$work"
 
-rgw_started=0
-if ! "$ROOT/scripts/rgw.sh" status >/dev/null 2>&1; then
-	echo "demo: starting the S3 gateway (Ceph radosgw on 127.0.0.1:7480)"
-	"$ROOT/scripts/rgw.sh" start
-	rgw_started=1
-fi
-trap '[ $rgw_started = 0 ] || "$ROOT/scripts/rgw.sh" stop >/dev/null 2>&1 || true' EXIT
+rgw_started=$("$ROOT/scripts/rgw.sh" up)
+trap '[ -z "$rgw_started" ] || "$ROOT/scripts/rgw.sh" stop >/dev/null 2>&1 || true' EXIT
 bucket=demo-models
 "$ROOT/scripts/rgw.sh" mb "$bucket" >/dev/null 2>&1 || true
 head -c $((64 << 20)) /dev/urandom >"$work/model.safetensors"

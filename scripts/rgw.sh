@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: scripts/rgw.sh start|stop|status|env
+# Usage: scripts/rgw.sh start|up|stop|status|env
 #        scripts/rgw.sh mb BUCKET
 #        scripts/rgw.sh put FILE s3://BUCKET/KEY
 #        scripts/rgw.sh get s3://BUCKET/KEY FILE
@@ -20,6 +20,10 @@
 #           waits until the gateway answers (HC_RGW_TIMEOUT s, default 120;
 #           on failure: the log tails, the daemons stopped, exit 1), creates
 #           the user and prints the time it took.
+#   up      for the scripts that need a gateway for a while: reuses a
+#           running one (prints nothing) or starts one (start's output to
+#           stderr, then prints `started` on stdout: the caller stops it when
+#           done, `[ -z "$started" ] || scripts/rgw.sh stop`).
 #   stop    stops the daemons this state dir started, by their pid files
 #           only (never by name), and waits for them to exit.
 #   status  exit 0 if the gateway answers and accepts our credentials.
@@ -272,6 +276,12 @@ case "$cmd" in
 start)
 	[ $# -eq 0 ] || usage
 	do_start ;;
+up)
+	[ $# -eq 0 ] || usage
+	ours && exit 0
+	echo "rgw.sh: starting the S3 gateway (Ceph radosgw on $ENDPOINT)" >&2
+	do_start >&2
+	echo started ;;
 stop)
 	[ $# -eq 0 ] || usage
 	do_stop ;;

@@ -18,11 +18,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 make -s -C helper hcfetch >&2
 
-started=0
-if ! scripts/rgw.sh status >/dev/null 2>&1; then
-	scripts/rgw.sh start >&2
-	started=1
-fi
+started=$(scripts/rgw.sh up)
 eval "$(scripts/rgw.sh env)"
 out=$PWD/build/cred-endpoint
 bkt=hc-cred-endpoint-$$ key=obj
@@ -32,7 +28,7 @@ cleanup() {
 	scripts/rgw.sh rm "s3://$bkt/$key" >/dev/null 2>&1 || true
 	scripts/rgw.sh rb "$bkt" >/dev/null 2>&1 || true
 	rm -rf "$out"
-	[ $started = 0 ] || scripts/rgw.sh stop >/dev/null 2>&1 || true
+	[ -z "$started" ] || scripts/rgw.sh stop >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 rm -rf "$out"
