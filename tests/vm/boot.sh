@@ -83,9 +83,11 @@ if [ -n "$debian" ]; then
 	[ -f "$debian" ] || { echo "boot.sh: no root image $debian" >&2; exit 2; }
 	ddir=$("$ROOT/tests/vm/debian-image.sh" --print-dir) ||
 		{ echo "boot.sh: no systemd guest image: run tests/vm/debian-image.sh" >&2; exit 2; }
-	HC_KVER=$(cat "$ddir/kver")
-	kernel=$ddir/vmlinuz
-	initrd=$ddir/initrd.img
+	HC_KVER=${KVER:-$(cat "$ddir/kver")}
+	kernel=$ddir/vmlinuz-$HC_KVER
+	initrd=$ddir/initrd.img-$HC_KVER
+	[ -f "$kernel" ] && [ -f "$initrd" ] ||
+		{ echo "boot.sh: the systemd guest's image has no kernel $HC_KVER" >&2; exit 2; }
 else
 	. "$ROOT/tests/vm/kernel.sh"
 	hc_kernel_select

@@ -12,9 +12,10 @@
 # postinst and `dkms install -k`.  Result, under build/vm/debian/:
 #   root.img       raw ext4 image (the guest's /dev/vda), never written by
 #                  the tests (each run boots a copy)
-#   vmlinuz, initrd.img    the 6.1 kernel and its initramfs-tools initrd,
-#                  taken from the image
-#   kver           the kernel release booted
+#   vmlinuz-KVER, initrd.img-KVER   each kernel and its initramfs-tools
+#                  initrd, taken from the image (boot.sh --debian boots the
+#                  one of the run's KVER, else the 6.1 one)
+#   kver           the 6.1 kernel release (the default boot)
 #   key            what the image was built from (the packages' list and
 #                  the .debs' SHA-256): a different key rebuilds
 # Packages come from the host's apt sources (deb.debian.org), .debs already
@@ -36,11 +37,19 @@ command -v mmdebstrap >/dev/null ||
 	{ echo "debian-image.sh: mmdebstrap is not installed (scripts/deps.sh)" >&2; exit 1; }
 
 # The kernels: the newest installed 6.1 and 6.12 of the host (the ones the
-# rest of the VM suite boots), by package name.
+# rest of the VM suite boots), by package name: the image package the host
+# has (6.12's is linux-image-KVER or linux-image-KVER-unsigned, scripts/deps.sh).
 kvers=$("$root/scripts/kernels.sh")
 k61=$(echo "$kvers" | grep '^6\.1\.' | head -n1)
 k612=$(echo "$kvers" | grep '^6\.12\.' | head -n1)
 [ -n "$k61" ] || { echo "debian-image.sh: no 6.1 kernel installed" >&2; exit 1; }
+image_pkg() {
+	dpkg-query -S "/boot/vmlinuz-$1" 2>/dev/null | cut -d: -f1 | head -n1
+}
+img61=$(image_pkg "$k61")
+img612=${k612:+$(image_pkg "$k612")}
+[ -n "$img61" ] && { [ -z "$k612" ] || [ -n "$img612" ]; } ||
+	{ echo "debian-image.sh: no package owns /boot/vmlinuz-$k61${k612:+ or -$k612}" >&2; exit 1; }
 
 debs=$(ls "$root"/build/deb/hypercache_*.deb "$root"/build/deb/hypercache-dkms_*.deb \
 	"$root"/build/deb/libhypercache1_*.deb 2>/dev/null || true)
@@ -48,8 +57,8 @@ debs=$(ls "$root"/build/deb/hypercache_*.deb "$root"/build/deb/hypercache-dkms_*
 	{ echo "debian-image.sh: build/deb/ lacks the packages: run make deb first" >&2; exit 1; }
 
 pkgs="systemd systemd-sysv udev dbus kmod procps iproute2 util-linux e2fsprogs
-	initramfs-tools linux-image-$k61 linux-headers-$k61
-	${k612:+linux-headers-$k612} dkms gcc make libc6-dev
+	initramfs-tools $img61 linux-headers-$k61
+	${k612:+$img612 linux-headers-$k612} dkms gcc make libc6-dev
 	python3 ca-certificates less"
 key=$( { echo $pkgs; sha256sum $debs | cut -d' ' -f1; sha256sum "$0" "$root/tests/vm/debian/hc-guest-test.service" | cut -d' ' -f1; } | sha256sum | cut -c1-16)
 if [ -s "$out/kver" ] && [ -s "$out/root.img" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
@@ -120,8 +129,9 @@ apt_opts=()
 	echo "debian-image.sh: mmdebstrap failed (log: $log)" >&2
 	exit 1
 }
-cp "$tree/boot/vmlinuz-$k61" "$out/vmlinuz"
-cp "$tree/boot/initrd.img-$k61" "$out/initrd.img"
+for k in $k61 $k612; do
+	cp "$tree/boot/vmlinuz-$k" "$tree/boot/initrd.img-$k" "$out/"
+done
 # A 3 GiB ext4 file system made from the tree (mke2fs -d: no loop device).
 size=$(du -sm "$tree" | cut -f1)
 truncate -s $(( (size + 1024 > 3072 ? size + 1024 : 3072) ))M "$out/root.img"

@@ -1,9 +1,10 @@
 # r-systemd, first boot of a fresh image: what the packages installed and
 # what systemd and udev made of it, then a pool and a cached object for the
 # next boot.  Sourced by run-stage.sh (lib.sh's hc_test; hc_drive N is the
-# by-id path of QEMU drive hcN).  $1: the 6.12 kernel release whose DKMS
-# module is removed and installed again in the guest ("" to skip).
-K612=${1:-}
+# by-id path of QEMU drive hcN).  $1: the other supported kernel's release
+# (6.12 when 6.1 runs, 6.1 when 6.12 runs), whose DKMS module is removed
+# and installed again in the guest ("" to skip).
+OTHER=${1:-}
 
 t_boot_units() {
 	# the boot's jobs are done (run-stage.sh waited); no unit failed
@@ -21,7 +22,7 @@ hc_test boot-units t_boot_units
 
 t_dkms_both_kernels() {
 	dkms status hypercache
-	for k in $(uname -r) $K612; do
+	for k in $(uname -r) $OTHER; do
 		dkms status -m hypercache -k "$k" | grep -q ': installed' ||
 			hc_fail "dkms: hypercache not installed for $k"
 	done
@@ -42,21 +43,21 @@ t_module_at_boot() {
 hc_test module-at-boot t_module_at_boot
 
 t_dkms_remove_install() {
-	[ -n "$K612" ] || hc_skip "no 6.12 kernel"
+	[ -n "$OTHER" ] || hc_skip "no other kernel"
 	v=$(dkms status hypercache | sed -n 's|^hypercache/\([^,]*\),.*|\1|p' | head -n1)
-	dkms remove -m hypercache -v "$v" -k "$K612"
-	! dkms status -m hypercache -k "$K612" | grep -q ': installed' ||
-		hc_fail "still installed for $K612 after dkms remove"
-	[ ! -e "/lib/modules/$K612/updates/dkms/hypercache.ko" ] &&
-		[ ! -e "/lib/modules/$K612/updates/dkms/hypercache.ko.xz" ] ||
-		hc_fail "the module file for $K612 is still there"
+	dkms remove -m hypercache -v "$v" -k "$OTHER"
+	! dkms status -m hypercache -k "$OTHER" | grep -q ': installed' ||
+		hc_fail "still installed for $OTHER after dkms remove"
+	[ ! -e "/lib/modules/$OTHER/updates/dkms/hypercache.ko" ] &&
+		[ ! -e "/lib/modules/$OTHER/updates/dkms/hypercache.ko.xz" ] ||
+		hc_fail "the module file for $OTHER is still there"
 	# the running kernel's module is untouched
-	grep -q '^hypercache ' /proc/modules || hc_fail "remove for $K612 unloaded the module"
+	grep -q '^hypercache ' /proc/modules || hc_fail "remove for $OTHER unloaded the module"
 	t0=$(cut -d. -f1 /proc/uptime)
-	dkms install -m hypercache -v "$v" -k "$K612"
-	echo "dkms install -k $K612: $(( $(cut -d. -f1 /proc/uptime) - t0 )) s (TCG)"
-	dkms status -m hypercache -k "$K612" | grep -q ': installed' ||
-		hc_fail "not installed for $K612 after dkms install"
+	dkms install -m hypercache -v "$v" -k "$OTHER"
+	echo "dkms install -k $OTHER: $(( $(cut -d. -f1 /proc/uptime) - t0 )) s (TCG)"
+	dkms status -m hypercache -k "$OTHER" | grep -q ': installed' ||
+		hc_fail "not installed for $OTHER after dkms install"
 }
 hc_test dkms-remove-install t_dkms_remove_install
 
