@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -24,10 +25,17 @@
 
 #include "config.h"
 #include "cred.h"
+#include "sigv4.h"
 #include "util.h"
 
 #define CRED_URL_MAX		1023
 #define CRED_ARN_MAX		2047
+#define CRED_SESSION_MAX	64	/* RoleSessionName */
+#define CRED_EXTERNAL_ID_MAX	1224	/* ExternalId */
+#define CRED_MFA_MAX		256	/* SerialNumber */
+#define CRED_DURATION_MIN	900	/* DurationSeconds */
+#define CRED_DURATION_MAX	43200
+#define CRED_ROLE_DEPTH_MAX	8	/* profiles in a source_profile chain */
 #define CRED_PROCESS_CMD_MAX	4095
 #define CRED_HTTP_BODY_MAX	(1 << 20)
 #define CRED_TOKEN_FILE_MAX	(64 << 10)
@@ -44,12 +52,18 @@ struct hc_credp {
 	enum hc_creds_source source;
 	struct hc_creds cur;		/* cur.provider is NULL */
 	bool stale;			/* refused as expired */
-	/* web identity */
+	/* web identity and AssumeRole */
 	char token_file[HC_PATH_MAX + 1];
+	char token_what[HC_CRED_NAME_MAX + 48];	/* the file's name in messages */
 	char role_arn[CRED_ARN_MAX + 1];
-	char session_name[65];
+	char session_name[CRED_SESSION_MAX + 1];
 	char sts_url[CRED_URL_MAX + 1];
-	/* credential_process */
+	/* AssumeRole */
+	char external_id[CRED_EXTERNAL_ID_MAX + 1];	/* "": none */
+	unsigned int duration;		/* s; 0: STS's default */
+	char region[HC_CRED_REGION_MAX + 1];	/* STS's signing region */
+	struct hc_creds src;		/* the source's; under refresh */
+	/* credential_process, AssumeRole */
 	char process[CRED_PROCESS_CMD_MAX + 1];
 	char profile[HC_CRED_NAME_MAX + 1];
 	unsigned int timeout;		/* s */
@@ -71,6 +85,8 @@ const char *hc_creds_source_name(enum hc_creds_source s)
 		return "the shared credentials file";
 	case HC_CREDS_PROCESS:
 		return "credential_process";
+	case HC_CREDS_ASSUME_ROLE:
+		return "an assume-role profile (STS AssumeRole)";
 	case HC_CREDS_IMDS:
 		return "the EC2 instance metadata service";
 	case HC_CREDS_ANONYMOUS:
@@ -277,14 +293,20 @@ static int cred_xml_put(xmlNode *root, const char *name, char *dst,
 	return rc;
 }
 
-int hc_creds_parse_sts(const char *doc, size_t len, struct hc_creds *out,
-		       char *err, size_t errlen)
+/*
+ * An STS answer, AssumeRoleWithWebIdentity's or AssumeRole's: the keys of
+ * its <Credentials>, or the <Code> of its <Error> into @code (@codelen
+ * bytes; "" when there is none) and -EACCES.
+ */
+static int cred_sts_parse(const char *doc, size_t len, struct hc_creds *out,
+			  char *code, size_t codelen, char *err, size_t errlen)
 {
-	char code[128] = "", msg[512] = "", exp[64] = "";
+	char msg[512] = "", exp[64] = "";
 	xmlDoc *d;
 	xmlNode *root;
 	int rc = 0;
 
+	*code = '\0';
 	d = xmlReadMemory(doc, (int)len, "sts.xml", NULL,
 			  XML_PARSE_NONET | XML_PARSE_NOERROR |
 			  XML_PARSE_NOWARNING);
@@ -292,7 +314,7 @@ int hc_creds_parse_sts(const char *doc, size_t len, struct hc_creds *out,
 		return hc_seterr(err, errlen, -EINVAL, "STS: the answer is not XML");
 	root = xmlDocGetRootElement(d);
 	if (cred_xml_find(root, "Error")) {
-		cred_xml_put(root, "Code", code, sizeof(code));
+		cred_xml_put(root, "Code", code, codelen);
 		cred_xml_put(root, "Message", msg, sizeof(msg));
 		rc = hc_seterr(err, errlen, -EACCES, "STS: %s: %s",
 			       *code ? code : "error", msg);
@@ -313,6 +335,14 @@ int hc_creds_parse_sts(const char *doc, size_t len, struct hc_creds *out,
 out:
 	xmlFreeDoc(d);
 	return rc;
+}
+
+int hc_creds_parse_sts(const char *doc, size_t len, struct hc_creds *out,
+		       char *err, size_t errlen)
+{
+	char code[128];
+
+	return cred_sts_parse(doc, len, out, code, sizeof(code), err, errlen);
 }
 
 static const char *cred_json_str(json_object *o, const char *key)
@@ -423,47 +453,226 @@ int hc_creds_parse_imds(const char *json, struct hc_creds *out,
 
 /* ------------------------------------------------------------ sources */
 
+/* Rewrite @err as @fmt's text followed by its old text. */
+static void cred_err_prefix(char *err, size_t errlen, const char *fmt, ...)
+{
+	char *old, pre[HC_CRED_NAME_MAX + CRED_ARN_MAX + 128];
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	old = strdup(err);
+	if (!old)
+		return;		/* the message without its context */
+	va_start(ap, fmt);
+	vsnprintf(pre, sizeof(pre), fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "%s%s", pre, old);
+	free(old);
+}
+
+/* @err, a failed STS call of provider @p, with whose role it asked where. */
+static void cred_sts_context(const struct hc_credp *p, char *err,
+			     size_t errlen)
+{
+	size_t n;
+
+	if (*p->profile)
+		cred_err_prefix(err, errlen, "profile [%s]: ", p->profile);
+	n = err ? strlen(err) : 0;
+	if (err && n < errlen)
+		snprintf(err + n, errlen - n, " (role %s at %s)", p->role_arn,
+			 p->sts_url);
+}
+
+#define CRED_FORM	"application/x-www-form-urlencoded"
+#define CRED_STS_LINES	8	/* header lines of an STS request */
+
+/*
+ * The lines that sign a POST of @body to @url for STS with @sig's keys
+ * (SigV4, service "sts", region @region): Host (sent as signed, not left
+ * to curl), X-Amz-Date, @sig's session token as X-Amz-Security-Token,
+ * Authorization; each malloc'd, appended at lines[*n] (room for 4 more).
+ */
+static int cred_sts_sign(const char *url, const char *body,
+			 const struct hc_creds *sig, const char *region,
+			 char **lines, size_t *n, char *err, size_t errlen)
+{
+	struct sigv4_credentials cred = {
+		.access_key = sig->access_key,
+		.secret_key = sig->secret_key,
+		.session_token = *sig->session_token ? sig->session_token : NULL,
+	};
+	struct sigv4_params par = {
+		.region = region, .service = "sts", .timestamp = time(NULL),
+	};
+	char *host = NULL, *port = NULL, *path = NULL, *query = NULL;
+	struct sigv4_request req = { .method = "POST" };
+	struct sigv4_header h[2];
+	struct sigv4_result res;
+	char phash[65];
+	CURLU *u = curl_url();
+	size_t i;
+	int rc;
+
+	if (!u)
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	if (curl_url_set(u, CURLUPART_URL, url, 0) ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) ||
+	    curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE)) {
+		rc = hc_seterr(err, errlen, -EINVAL, "STS endpoint %s: not a URL",
+			       url);
+		goto out;
+	}
+	curl_url_get(u, CURLUPART_PORT, &port, 0);	/* may be absent */
+	curl_url_get(u, CURLUPART_QUERY, &query, 0);	/* likewise */
+	if (asprintf(&lines[*n], "Host: %s%s%s", host, port ? ":" : "",
+		     port ? port : "") < 0) {
+		lines[*n] = NULL;
+		rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	h[0] = (struct sigv4_header){ "Host", lines[(*n)++] + strlen("Host: ") };
+	h[1] = (struct sigv4_header){ "Content-Type", CRED_FORM };
+	sigv4_sha256_hex(body, strlen(body), phash);
+	req.path = path;
+	req.query = query;
+	req.headers = h;
+	req.n_headers = 2;
+	req.payload_hash = phash;
+	rc = sigv4_sign(&req, &cred, &par, &res, err, errlen);
+	if (rc) {
+		cred_err_prefix(err, errlen, "STS: signing: ");
+		goto out;
+	}
+	for (i = 0; i <= res.n_added && !rc; i++) {
+		if (i < res.n_added)
+			rc = asprintf(&lines[*n], "%s: %s", res.added[i].name,
+				      res.added[i].value);
+		else
+			rc = asprintf(&lines[*n], "Authorization: %s",
+				      res.authorization);
+		if (rc < 0) {
+			lines[*n] = NULL;
+			rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
+		} else {
+			(*n)++;
+			rc = 0;
+		}
+	}
+	sigv4_result_free(&res);
+out:
+	curl_free(host);
+	curl_free(port);
+	curl_free(path);
+	curl_free(query);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/*
+ * One STS call: POST @body (form-encoded) to @url, SigV4-signed with
+ * @sig's keys for @region, or unsigned when @sig is NULL (web identity),
+ * and the <Credentials> of the answer into @out.  STS's error code goes to
+ * @code (@codelen bytes, "" when none).  Returns 0, -EACCES (an STS
+ * <Error>), -EIO (another HTTP status), -EINVAL (a malformed answer), or
+ * cred_http()'s errors; @err says "STS: ...".
+ */
+static int cred_sts_call(const char *url, const char *body,
+			 const struct hc_creds *sig, const char *region,
+			 struct hc_creds *out, char *code, size_t codelen,
+			 char *err, size_t errlen)
+{
+	char *lines[CRED_STS_LINES] = {
+		"Content-Type: " CRED_FORM, "Accept: application/xml",
+	};
+	const size_t fixed = 2;
+	size_t n = fixed, i;
+	char *resp = NULL;
+	long status = 0;
+	int rc = 0;
+
+	*code = '\0';
+	if (sig)
+		rc = cred_sts_sign(url, body, sig, region, lines, &n, err,
+				   errlen);
+	if (rc)
+		goto out;
+	lines[n] = NULL;
+	rc = cred_http("POST", url, (const char *const *)lines, body,
+		       HC_CRED_HTTP_TIMEOUT_S * 1000L, &status, &resp, err,
+		       errlen);
+	if (rc)
+		goto out;
+	rc = cred_sts_parse(resp, strlen(resp), out, code, codelen, err,
+			    errlen);
+	if (rc != -EACCES && status != 200)
+		rc = hc_seterr(err, errlen, -EIO, "STS: HTTP %ld", status);
+out:
+	for (i = fixed; i < n; i++) {
+		explicit_bzero(lines[i], strlen(lines[i]));
+		free(lines[i]);
+	}
+	if (resp) {
+		explicit_bzero(resp, strlen(resp));
+		free(resp);
+	}
+	return rc;
+}
+
+/* The token of @p's token file, trailing white space cut, into *@tok. */
+static int cred_read_token(const struct hc_credp *p, char **tok,
+			   char *err, size_t errlen)
+{
+	size_t got = 0;
+	int fd, rc;
+	char *t;
+
+	*tok = NULL;
+	fd = open(p->token_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return hc_seterr(err, errlen, -errno, "%s %s: %s",
+				 p->token_what, p->token_file, strerror(errno));
+	t = malloc(CRED_TOKEN_FILE_MAX + 1);
+	if (!t) {
+		close(fd);
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	}
+	rc = hc_read_full(fd, t, CRED_TOKEN_FILE_MAX + 1, &got);
+	close(fd);
+	if (rc || got > CRED_TOKEN_FILE_MAX) {
+		rc = hc_seterr(err, errlen, rc ? rc : -EFBIG, "%s %s: %s",
+			       p->token_what, p->token_file,
+			       rc ? strerror(-rc) : "larger than 64 KiB");
+		goto fail;
+	}
+	while (got && (t[got - 1] == '\n' || t[got - 1] == '\r' ||
+		       t[got - 1] == ' '))
+		got--;
+	t[got] = '\0';
+	if (!got) {
+		rc = hc_seterr(err, errlen, -EINVAL, "%s %s: empty",
+			       p->token_what, p->token_file);
+		goto fail;
+	}
+	*tok = t;
+	return 0;
+fail:
+	explicit_bzero(t, CRED_TOKEN_FILE_MAX + 1);
+	free(t);
+	return rc;
+}
+
 static int cred_fetch_web_identity(struct hc_credp *p, struct hc_creds *out,
 				   char *err, size_t errlen)
 {
 	char *tok = NULL, *etok = NULL, *earn = NULL, *ename = NULL;
-	char *body = NULL, *resp = NULL;
-	size_t got = 0;
-	long status = 0;
-	int fd, rc;
-	const char *hdrs[] = {
-		"Content-Type: application/x-www-form-urlencoded",
-		"Accept: application/xml", NULL
-	};
+	char *body = NULL, code[128];
+	int rc;
 
-	fd = open(p->token_file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return hc_seterr(err, errlen, -errno,
-				 "AWS_WEB_IDENTITY_TOKEN_FILE %s: %s",
-				 p->token_file, strerror(errno));
-	tok = malloc(CRED_TOKEN_FILE_MAX + 1);
-	if (!tok) {
-		close(fd);
-		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
-	}
-	rc = hc_read_full(fd, tok, CRED_TOKEN_FILE_MAX + 1, &got);
-	close(fd);
-	if (rc || got > CRED_TOKEN_FILE_MAX) {
-		rc = hc_seterr(err, errlen, rc ? rc : -EFBIG,
-			       "AWS_WEB_IDENTITY_TOKEN_FILE %s: %s", p->token_file,
-			       rc ? strerror(-rc) : "larger than 64 KiB");
-		goto out;
-	}
-	while (got && (tok[got - 1] == '\n' || tok[got - 1] == '\r' ||
-		       tok[got - 1] == ' '))
-		got--;
-	tok[got] = '\0';
-	if (!got) {
-		rc = hc_seterr(err, errlen, -EINVAL,
-			       "AWS_WEB_IDENTITY_TOKEN_FILE %s: empty",
-			       p->token_file);
-		goto out;
-	}
+	rc = cred_read_token(p, &tok, err, errlen);
+	if (rc)
+		return rc;
 	etok = curl_easy_escape(NULL, tok, 0);
 	earn = curl_easy_escape(NULL, p->role_arn, 0);
 	ename = curl_easy_escape(NULL, p->session_name, 0);
@@ -474,32 +683,76 @@ static int cred_fetch_web_identity(struct hc_credp *p, struct hc_creds *out,
 		rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = cred_http("POST", p->sts_url, hdrs, body,
-		       HC_CRED_HTTP_TIMEOUT_S * 1000L, &status, &resp,
-		       err, errlen);
+	rc = cred_sts_call(p->sts_url, body, NULL, NULL, out, code,
+			   sizeof(code), err, errlen);
 	if (rc)
-		goto out;
-	rc = hc_creds_parse_sts(resp, strlen(resp), out, err, errlen);
-	if (!rc && status != 200)
-		rc = hc_seterr(err, errlen, -EIO, "STS: HTTP %ld", status);
-	if (rc) {
-		size_t n = err ? strlen(err) : 0;
-
-		if (err && n < errlen)
-			snprintf(err + n, errlen - n, " (role %s at %s)",
-				 p->role_arn, p->sts_url);
-	}
+		cred_sts_context(p, err, errlen);
 out:
-	if (tok)
-		explicit_bzero(tok, CRED_TOKEN_FILE_MAX + 1);
+	explicit_bzero(tok, strlen(tok));
 	if (body)
 		explicit_bzero(body, strlen(body));
+	if (etok)
+		explicit_bzero(etok, strlen(etok));
 	free(tok);
 	free(body);
-	free(resp);
 	curl_free(etok);
 	curl_free(earn);
 	curl_free(ename);
+	return rc;
+}
+
+/*
+ * STS AssumeRole of @p's role, signed with its source's credentials, which
+ * are brought up to date first (a temporary source is refreshed when due).
+ * A source refused as expired (ExpiredToken) is marked stale and the call
+ * made once more with its next set.
+ */
+static int cred_fetch_assume_role(struct hc_credp *p, struct hc_creds *out,
+				  char *err, size_t errlen)
+{
+	char *earn, *ename, *eext = NULL, *body = NULL, dur[32] = "", code[128];
+	bool retried = false;
+	int rc;
+
+	earn = curl_easy_escape(NULL, p->role_arn, 0);
+	ename = curl_easy_escape(NULL, p->session_name, 0);
+	if (*p->external_id)
+		eext = curl_easy_escape(NULL, p->external_id, 0);
+	if (p->duration)
+		snprintf(dur, sizeof(dur), "&DurationSeconds=%u", p->duration);
+	if (!earn || !ename || (*p->external_id && !eext) ||
+	    asprintf(&body, "Action=AssumeRole&Version=2011-06-15&RoleArn=%s&RoleSessionName=%s%s%s%s",
+		     earn, ename, eext ? "&ExternalId=" : "",
+		     eext ? eext : "", dur) < 0) {
+		body = NULL;
+		rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (;;) {
+		rc = hc_creds_current(&p->src, err, errlen);
+		if (rc) {
+			cred_err_prefix(err, errlen, "profile [%s]: the source of role %s: ",
+					p->profile, p->role_arn);
+			break;
+		}
+		rc = cred_sts_call(p->sts_url, body, &p->src, p->region, out,
+				   code, sizeof(code), err, errlen);
+		if (rc == -EACCES && !retried && !strcmp(code, "ExpiredToken") &&
+		    hc_creds_expired(&p->src)) {
+			retried = true;
+			continue;
+		}
+		if (rc)
+			cred_sts_context(p, err, errlen);
+		break;
+	}
+out:
+	if (body)
+		explicit_bzero(body, strlen(body));
+	free(body);
+	curl_free(earn);
+	curl_free(ename);
+	curl_free(eext);
 	return rc;
 }
 
@@ -748,6 +1001,8 @@ static int cred_fetch(struct hc_credp *p, struct hc_creds *out,
 		return cred_fetch_process(p, out, err, errlen);
 	case HC_CREDS_IMDS:
 		return cred_fetch_imds(p, out, err, errlen);
+	case HC_CREDS_ASSUME_ROLE:
+		return cred_fetch_assume_role(p, out, err, errlen);
 	default:
 		return hc_seterr(err, errlen, -EINVAL, "not a refreshable source");
 	}
@@ -781,6 +1036,7 @@ static void cred_provider_put(struct hc_credp *p)
 	pthread_mutex_unlock(&p->lock);
 	if (left)
 		return;
+	hc_creds_release(&p->src);	/* an AssumeRole's source */
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->refresh);
 	explicit_bzero(p, sizeof(*p));
@@ -911,7 +1167,15 @@ struct cred_profile {
 	char endpoint_url[HC_CRED_ENDPOINT_MAX + 1];
 	char services[HC_CRED_NAME_MAX + 1];	/* [services NAME] */
 	char ignore_endpoints[8];		/* "true" or "false" */
-	bool role;				/* role_arn: not supported */
+	/* an assume-role profile, or web identity */
+	char role_arn[CRED_ARN_MAX + 1];
+	char source_profile[HC_CRED_NAME_MAX + 1];
+	char cred_source[32];			/* credential_source */
+	char session_name[CRED_SESSION_MAX + 1];	/* role_session_name */
+	char external_id[CRED_EXTERNAL_ID_MAX + 1];
+	char duration[16];			/* duration_seconds */
+	char mfa_serial[CRED_MFA_MAX + 1];
+	char token_file[HC_PATH_MAX + 1];	/* web_identity_token_file */
 };
 
 static int cred_profile_key(void *user, const char *section,
@@ -928,10 +1192,6 @@ static int cred_profile_key(void *user, const char *section,
 		      : strcmp(section, c->want))
 		return 1;	/* another profile */
 	c->found = true;
-	if (!strcmp(name, "role_arn")) {
-		c->role = true;
-		return 1;
-	}
 #define CRED_KEY(k, f) (!strcmp(name, k)) { dst = c->f; size = sizeof(c->f); }
 	if CRED_KEY("aws_access_key_id", access_key)
 	else if CRED_KEY("aws_secret_access_key", secret_key)
@@ -941,6 +1201,14 @@ static int cred_profile_key(void *user, const char *section,
 	else if CRED_KEY("endpoint_url", endpoint_url)
 	else if CRED_KEY("services", services)
 	else if CRED_KEY("ignore_configured_endpoint_urls", ignore_endpoints)
+	else if CRED_KEY("role_arn", role_arn)
+	else if CRED_KEY("source_profile", source_profile)
+	else if CRED_KEY("credential_source", cred_source)
+	else if CRED_KEY("role_session_name", session_name)
+	else if CRED_KEY("external_id", external_id)
+	else if CRED_KEY("duration_seconds", duration)
+	else if CRED_KEY("mfa_serial", mfa_serial)
+	else if CRED_KEY("web_identity_token_file", token_file)
 	else
 		return 1;	/* keys we do not use */
 #undef CRED_KEY
@@ -1013,28 +1281,34 @@ static int cred_env_keys(char *const envp[], struct hc_creds *out,
 	return 0;
 }
 
-/* Web identity through STS at @sts (cred_endpoint()'s choice). */
-static int cred_web_identity(char *const envp[], const char *sts,
-			     struct hc_creds *out, char *err, size_t errlen)
+/*
+ * A web identity provider: the token in @file (named @what in messages),
+ * role @arn, session @name (NULL: hypercache-TIME), STS at @sts;
+ * @profile is the profile it comes from, NULL for the environment.
+ */
+static int cred_web_identity_start(char *const envp[], const char *what,
+				   const char *profile, const char *file,
+				   const char *arn, const char *name,
+				   const char *sts, struct hc_creds *out,
+				   char *err, size_t errlen)
 {
-	const char *file = cred_env(envp, "AWS_WEB_IDENTITY_TOKEN_FILE");
-	const char *arn = cred_env(envp, "AWS_ROLE_ARN");
-	const char *name = cred_env(envp, "AWS_ROLE_SESSION_NAME");
 	struct hc_credp *p;
 	int rc;
 
-	if (!file != !arn)
-		return hc_seterr(err, errlen, -EINVAL,
-				 "environment: %s is set but %s is not",
-				 file ? "AWS_WEB_IDENTITY_TOKEN_FILE" : "AWS_ROLE_ARN",
-				 file ? "AWS_ROLE_ARN" : "AWS_WEB_IDENTITY_TOKEN_FILE");
 	p = cred_provider_new(HC_CREDS_WEB_IDENTITY, envp);
 	if (!p)
 		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	snprintf(p->token_what, sizeof(p->token_what), "%s", what);
+	if (profile)
+		snprintf(p->profile, sizeof(p->profile), "%s", profile);
 	if (cred_put(p->token_file, sizeof(p->token_file), file) ||
 	    cred_put(p->role_arn, sizeof(p->role_arn), arn) ||
 	    (name && cred_put(p->session_name, sizeof(p->session_name), name))) {
-		rc = hc_seterr(err, errlen, -EINVAL,
+		rc = profile ?
+		     hc_seterr(err, errlen, -EINVAL,
+			       "profile [%s]: web_identity_token_file, role_arn or role_session_name too long",
+			       profile) :
+		     hc_seterr(err, errlen, -EINVAL,
 			       "environment: AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN or AWS_ROLE_SESSION_NAME too long");
 		goto fail;
 	}
@@ -1049,10 +1323,30 @@ static int cred_web_identity(char *const envp[], const char *sts,
 	if (rc)
 		goto fail;
 	out->source = HC_CREDS_WEB_IDENTITY;
+	if (profile)
+		snprintf(out->profile, sizeof(out->profile), "%s", profile);
 	return 0;
 fail:
 	cred_provider_put(p);
 	return rc;
+}
+
+/* Web identity of the environment through STS at @sts (cred_endpoint()'s). */
+static int cred_web_identity(char *const envp[], const char *sts,
+			     struct hc_creds *out, char *err, size_t errlen)
+{
+	const char *file = cred_env(envp, "AWS_WEB_IDENTITY_TOKEN_FILE");
+	const char *arn = cred_env(envp, "AWS_ROLE_ARN");
+
+	if (!file != !arn)
+		return hc_seterr(err, errlen, -EINVAL,
+				 "environment: %s is set but %s is not",
+				 file ? "AWS_WEB_IDENTITY_TOKEN_FILE" : "AWS_ROLE_ARN",
+				 file ? "AWS_ROLE_ARN" : "AWS_WEB_IDENTITY_TOKEN_FILE");
+	return cred_web_identity_start(envp, "AWS_WEB_IDENTITY_TOKEN_FILE", NULL,
+				       file, arn,
+				       cred_env(envp, "AWS_ROLE_SESSION_NAME"),
+				       sts, out, err, errlen);
 }
 
 static int cred_process(const struct hc_backend *b, char *const envp[],
@@ -1117,13 +1411,24 @@ struct cred_files {
 	bool loaded;
 };
 
-/* Profile @pr->want of both files, once: only when the chain needs it. */
+/* Profile @pr->want of both files, whose paths cred_profile_load() set. */
+static int cred_profile_read(const struct cred_files *f,
+			     struct cred_profile *pr, char *err, size_t errlen)
+{
+	int rc = f->kp ? 0 : cred_profile_file(pr, f->kpath, err, errlen);
+
+	if (!rc && !f->cp) {
+		pr->config = true;
+		rc = cred_profile_file(pr, f->cpath, err, errlen);
+	}
+	return rc;
+}
+
+/* The chosen profile @pr of both files, once: only when the chain needs it. */
 static int cred_profile_load(struct cred_files *f, char *const envp[],
 			     const char *home, struct cred_profile *pr,
 			     char *err, size_t errlen)
 {
-	int rc;
-
 	if (f->loaded)
 		return 0;
 	f->loaded = true;
@@ -1134,12 +1439,15 @@ static int cred_profile_load(struct cred_files *f, char *const envp[],
 	if (f->kp == -ENAMETOOLONG || f->cp == -ENAMETOOLONG)
 		return hc_seterr(err, errlen, -ENAMETOOLONG,
 				 "the path of ~/.aws/credentials or ~/.aws/config is too long");
-	rc = f->kp ? 0 : cred_profile_file(pr, f->kpath, err, errlen);
-	if (!rc && !f->cp) {
-		pr->config = true;
-		rc = cred_profile_file(pr, f->cpath, err, errlen);
-	}
-	return rc;
+	return cred_profile_read(f, pr, err, errlen);
+}
+
+/* Where a profile was looked for, for messages. */
+static const char *cred_files_name(const struct cred_files *f, bool config)
+{
+	if (config)
+		return f->cp ? "~/.aws/config" : f->cpath;
+	return f->kp ? "~/.aws/credentials" : f->kpath;
 }
 
 /* A service whose endpoint the chain chooses. */
@@ -1303,6 +1611,310 @@ dflt:
 	return 0;
 }
 
+/* ------------------------------------------------- assume-role profiles */
+
+/* What resolving a role needs of the chain; the profiles it went through. */
+struct cred_roles {
+	const struct hc_backend *b;
+	char *const *envp;
+	const char *home;
+	struct cred_files *f;
+	struct cred_profile *top;		/* the chosen profile */
+	const char *region;			/* STS's signing region */
+	char sts[HC_CRED_ENDPOINT_MAX + 1];	/* "" until chosen */
+	const char *chain[CRED_ROLE_DEPTH_MAX];	/* profile names, top first */
+	unsigned int depth;
+};
+
+#define CRED_CHAIN_MAX	((HC_CRED_NAME_MAX + 4) * (CRED_ROLE_DEPTH_MAX + 1))
+
+_Static_assert(sizeof(((struct hc_credp *)0)->sts_url) ==
+	       sizeof(((struct cred_roles *)0)->sts), "one STS URL size");
+
+/* STS's endpoint, chosen as S3's is, for the chosen profile: once. */
+static int cred_roles_sts(struct cred_roles *x, char *err, size_t errlen)
+{
+	enum hc_endpoint_source src;
+
+	if (*x->sts)
+		return 0;
+	return cred_endpoint(&cred_sts, NULL, x->envp, x->home, x->f, x->top,
+			     x->region, x->sts, &src, err, errlen);
+}
+
+/* "a -> b -> @next" into @buf (CRED_CHAIN_MAX + 1 bytes). */
+static const char *cred_roles_chain(const struct cred_roles *x,
+				    const char *next, char *buf)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < x->depth; i++)
+		n += (size_t)sprintf(buf + n, "%s -> ", x->chain[i]);
+	sprintf(buf + n, "%s", next);
+	return buf;
+}
+
+static bool cred_profile_has_keys(const struct cred_profile *pr)
+{
+	return *pr->access_key || *pr->secret_key;
+}
+
+/* The static keys of profile @pr. */
+static int cred_profile_keys(const struct cred_profile *pr,
+			     struct hc_creds *out, char *err, size_t errlen)
+{
+	if (!*pr->access_key || !*pr->secret_key)
+		return hc_seterr(err, errlen, -EINVAL,
+				 "profile [%s]: needs aws_access_key_id and aws_secret_access_key",
+				 pr->want);
+	out->source = HC_CREDS_FILE;
+	strcpy(out->access_key, pr->access_key);
+	strcpy(out->secret_key, pr->secret_key);
+	strcpy(out->session_token, pr->session_token);
+	strcpy(out->profile, pr->want);
+	return 0;
+}
+
+/* A web_identity_token_file needs its role_arn, as in the environment. */
+static int cred_profile_check(const struct cred_profile *pr, char *err,
+			      size_t errlen)
+{
+	if (*pr->token_file && !*pr->role_arn)
+		return hc_seterr(err, errlen, -EINVAL,
+				 "profile [%s]: web_identity_token_file is set but role_arn is not",
+				 pr->want);
+	return 0;
+}
+
+static int cred_role(struct cred_roles *x, const struct cred_profile *pr,
+		     struct hc_creds *out, char *err, size_t errlen);
+
+/*
+ * The credentials that profile @pr, the source_profile of @of, stands for
+ * (botocore's rule): its web identity, else its keys (even beside a
+ * role_arn), else its own role (chaining), else its credential_process.
+ */
+static int cred_source_profile(struct cred_roles *x,
+			       const struct cred_profile *pr, const char *of,
+			       struct hc_creds *out, char *err, size_t errlen)
+{
+	int rc = cred_profile_check(pr, err, errlen);
+
+	if (rc)
+		return rc;
+	if (*pr->role_arn && (*pr->token_file || !cred_profile_has_keys(pr)))
+		return cred_role(x, pr, out, err, errlen);
+	if (cred_profile_has_keys(pr))
+		return cred_profile_keys(pr, out, err, errlen);
+	if (*pr->process)
+		return cred_process(x->b, x->envp, pr, out, err, errlen);
+	return hc_seterr(err, errlen, -EINVAL,
+			 "profile [%s]: its source_profile [%s] has no credentials (aws_access_key_id, credential_process, role_arn or web_identity_token_file)",
+			 of, pr->want);
+}
+
+/* The source credentials of role profile @pr, into @src. */
+static int cred_role_source(struct cred_roles *x,
+			    const struct cred_profile *pr,
+			    struct hc_creds *src, char *err, size_t errlen)
+{
+	const char *name = pr->source_profile;
+	char chain[CRED_CHAIN_MAX + 1];
+	struct cred_profile *sp;
+	unsigned int i;
+	int rc;
+
+	if (!strcasecmp(pr->cred_source, "Environment")) {
+		if (!cred_env(x->envp, "AWS_ACCESS_KEY_ID") &&
+		    !cred_env(x->envp, "AWS_SECRET_ACCESS_KEY"))
+			return hc_seterr(err, errlen, -ENOENT,
+					 "profile [%s]: credential_source = Environment, but AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set",
+					 pr->want);
+		rc = cred_env_keys(x->envp, src, err, errlen);
+		if (rc)
+			cred_err_prefix(err, errlen, "profile [%s]: credential_source = Environment: ",
+					pr->want);
+		return rc;
+	}
+	if (!strcasecmp(pr->cred_source, "Ec2InstanceMetadata")) {
+		rc = cred_imds(x->envp, src, err, errlen);
+		if (rc)
+			cred_err_prefix(err, errlen, "profile [%s]: credential_source = Ec2InstanceMetadata: ",
+					pr->want);
+		return rc;
+	}
+	if (!strcmp(name, pr->want)) {	/* its own keys, and its role */
+		if (cred_profile_has_keys(pr))
+			return cred_profile_keys(pr, src, err, errlen);
+		return hc_seterr(err, errlen, -ELOOP,
+				 "profile [%s]: source_profile chain %s loops (a profile may be its own source_profile only with aws_access_key_id and aws_secret_access_key)",
+				 x->chain[0], cred_roles_chain(x, name, chain));
+	}
+	for (i = 0; i < x->depth; i++)
+		if (!strcmp(x->chain[i], name))
+			return hc_seterr(err, errlen, -ELOOP,
+					 "profile [%s]: source_profile chain %s loops",
+					 x->chain[0], cred_roles_chain(x, name, chain));
+	if (x->depth == CRED_ROLE_DEPTH_MAX)
+		return hc_seterr(err, errlen, -ELOOP,
+				 "profile [%s]: source_profile chain %s is longer than %d profiles",
+				 x->chain[0], cred_roles_chain(x, name, chain),
+				 CRED_ROLE_DEPTH_MAX);
+	sp = calloc(1, sizeof(*sp));
+	if (!sp)
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	sp->want = name;
+	rc = cred_profile_read(x->f, sp, err, errlen);
+	if (!rc && !sp->found)
+		rc = hc_seterr(err, errlen, -ENOENT,
+			       "profile [%s]: source_profile = %s: no such profile in %s or %s",
+			       pr->want, name, cred_files_name(x->f, false),
+			       cred_files_name(x->f, true));
+	if (!rc) {
+		x->chain[x->depth++] = name;
+		rc = cred_source_profile(x, sp, pr->want, src, err, errlen);
+		x->depth--;
+	}
+	explicit_bzero(sp, sizeof(*sp));
+	free(sp);
+	return rc;
+}
+
+/*
+ * Role profile @pr: web identity when it has a web_identity_token_file,
+ * else STS AssumeRole signed with its source's credentials (source_profile
+ * or credential_source), refreshed before it expires.  Everything in the
+ * chain is checked before any STS call: calls are made as it unwinds.
+ */
+static int cred_role(struct cred_roles *x, const struct cred_profile *pr,
+		     struct hc_creds *out, char *err, size_t errlen)
+{
+	const char *cs = pr->cred_source;
+	unsigned long dur = 0;
+	struct hc_credp *p;
+	char *end;
+	int rc;
+
+	if (*pr->token_file) {
+		char what[HC_CRED_NAME_MAX + 48];
+
+		rc = cred_roles_sts(x, err, errlen);
+		if (rc)
+			return rc;
+		snprintf(what, sizeof(what), "profile [%s] web_identity_token_file",
+			 pr->want);
+		return cred_web_identity_start(x->envp, what, pr->want,
+					       pr->token_file, pr->role_arn,
+					       *pr->session_name ?
+					       pr->session_name : NULL,
+					       x->sts, out, err, errlen);
+	}
+	if (*pr->mfa_serial)
+		return hc_seterr(err, errlen, -EOPNOTSUPP,
+				 "profile [%s]: mfa_serial = %s: AssumeRole would need an MFA token code typed in at every refresh, which a daemon cannot ask for; give the role a source that needs no MFA",
+				 pr->want, pr->mfa_serial);
+	if (!*pr->source_profile == !*cs)
+		return hc_seterr(err, errlen, -EINVAL,
+				 "profile [%s]: role_arn needs exactly one of source_profile and credential_source, not %s",
+				 pr->want, *cs ? "both" : "neither");
+	if (*cs && strcasecmp(cs, "Environment") &&
+	    strcasecmp(cs, "Ec2InstanceMetadata")) {
+		if (!strcasecmp(cs, "EcsContainer"))
+			return hc_seterr(err, errlen, -EOPNOTSUPP,
+					 "profile [%s]: credential_source = EcsContainer: the ECS container credentials endpoint is not supported",
+					 pr->want);
+		return hc_seterr(err, errlen, -EINVAL,
+				 "profile [%s]: credential_source = %s: expected Environment, Ec2InstanceMetadata or EcsContainer",
+				 pr->want, cs);
+	}
+	if (*pr->duration) {
+		errno = 0;
+		dur = strtoul(pr->duration, &end, 10);
+		if (pr->duration[0] < '0' || pr->duration[0] > '9' || *end ||
+		    errno || dur < CRED_DURATION_MIN || dur > CRED_DURATION_MAX)
+			return hc_seterr(err, errlen, -EINVAL,
+					 "profile [%s]: duration_seconds = %s: expected %d..%d seconds",
+					 pr->want, pr->duration,
+					 CRED_DURATION_MIN, CRED_DURATION_MAX);
+	}
+	rc = cred_roles_sts(x, err, errlen);
+	if (rc)
+		return rc;
+	p = cred_provider_new(HC_CREDS_ASSUME_ROLE, x->envp);
+	if (!p)
+		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
+	strcpy(p->role_arn, pr->role_arn);
+	strcpy(p->profile, pr->want);
+	strcpy(p->external_id, pr->external_id);
+	strcpy(p->region, x->region);
+	strcpy(p->sts_url, x->sts);
+	p->duration = (unsigned int)dur;
+	if (*pr->session_name)
+		strcpy(p->session_name, pr->session_name);
+	else
+		snprintf(p->session_name, sizeof(p->session_name),
+			 "hypercache-%lld", (long long)time(NULL));
+	rc = cred_role_source(x, pr, &p->src, err, errlen);
+	if (!rc)
+		rc = cred_provider_start(p, out, err, errlen);
+	if (rc) {
+		cred_provider_put(p);
+		return rc;
+	}
+	out->source = HC_CREDS_ASSUME_ROLE;
+	strcpy(out->profile, pr->want);
+	return 0;
+}
+
+/*
+ * Whether the chosen profile is a role whose chain of source_profile ends
+ * in credential_source = Environment: then the environment's keys are that
+ * role's source, not the credentials (the SDKs' rule for a profile named
+ * explicitly).  The links are followed by cred_source_profile()'s rule; a
+ * loop or a missing profile is left for the resolution to report.
+ */
+static int cred_env_feeds_role(struct cred_roles *x, bool *yes, char *err,
+			       size_t errlen)
+{
+	const struct cred_profile *p = x->top;
+	char name[HC_CRED_NAME_MAX + 1];
+	struct cred_profile *q = NULL;
+	unsigned int i;
+	int rc;
+
+	*yes = false;
+	rc = cred_profile_load(x->f, x->envp, x->home, x->top, err, errlen);
+	for (i = 0; !rc && i < CRED_ROLE_DEPTH_MAX; i++) {
+		if (!*p->role_arn || *p->token_file ||
+		    (i && cred_profile_has_keys(p)))
+			break;
+		if (*p->cred_source) {
+			*yes = !strcasecmp(p->cred_source, "Environment");
+			break;
+		}
+		if (!*p->source_profile || !strcmp(p->source_profile, p->want))
+			break;
+		if (!q) {
+			q = malloc(sizeof(*q));
+			if (!q) {
+				rc = hc_seterr(err, errlen, -ENOMEM, "out of memory");
+				break;
+			}
+		}
+		strcpy(name, p->source_profile);	/* p may be q */
+		memset(q, 0, sizeof(*q));
+		q->want = name;
+		rc = cred_profile_read(x->f, q, err, errlen);
+		p = q;
+	}
+	if (q) {
+		explicit_bzero(q, sizeof(*q));
+		free(q);
+	}
+	return rc;
+}
+
 /* The whole chain; @pr is scratch space. */
 static int cred_chain(const struct hc_backend *b, char *const envp[],
 		      const char *home, struct cred_profile *pr,
@@ -1310,10 +1922,15 @@ static int cred_chain(const struct hc_backend *b, char *const envp[],
 {
 	const char *profile = cred_env(envp, "AWS_PROFILE");
 	struct cred_files f = { .loaded = false };
+	struct cred_roles x = {
+		.b = b, .envp = envp, .home = home, .f = &f, .top = pr,
+		.region = out->region, .depth = 1,
+	};
 	const char *r;
 	int rc;
 
 	pr->want = profile ? profile : "default";
+	x.chain[0] = pr->want;
 	if (strlen(pr->want) > HC_CRED_NAME_MAX)
 		return hc_seterr(err, errlen, -EINVAL,
 				 "AWS_PROFILE: longer than %d bytes",
@@ -1350,38 +1967,30 @@ static int cred_chain(const struct hc_backend *b, char *const envp[],
 		return 0;
 	}
 	if (cred_env(envp, "AWS_ACCESS_KEY_ID") ||
-	    cred_env(envp, "AWS_SECRET_ACCESS_KEY"))
-		return cred_env_keys(envp, out, err, errlen);
-	if (cred_env(envp, "AWS_WEB_IDENTITY_TOKEN_FILE") ||
-	    cred_env(envp, "AWS_ROLE_ARN")) {
-		enum hc_endpoint_source src;
-		char sts[HC_CRED_ENDPOINT_MAX + 1];
+	    cred_env(envp, "AWS_SECRET_ACCESS_KEY")) {
+		bool feeds;
 
-		rc = cred_endpoint(&cred_sts, NULL, envp, home, &f, pr,
-				   out->region, sts, &src, err, errlen);
+		rc = cred_env_feeds_role(&x, &feeds, err, errlen);
 		if (rc)
 			return rc;
-		return cred_web_identity(envp, sts, out, err, errlen);
+		if (!feeds)
+			return cred_env_keys(envp, out, err, errlen);
+	} else if (cred_env(envp, "AWS_WEB_IDENTITY_TOKEN_FILE") ||
+		   cred_env(envp, "AWS_ROLE_ARN")) {
+		rc = cred_roles_sts(&x, err, errlen);
+		if (rc)
+			return rc;
+		return cred_web_identity(envp, x.sts, out, err, errlen);
 	}
 	rc = cred_profile_load(&f, envp, home, pr, err, errlen);
+	if (!rc)
+		rc = cred_profile_check(pr, err, errlen);
 	if (rc)
 		return rc;
-	if (pr->role)	/* its keys or process are the source's, not the role's */
-		return hc_seterr(err, errlen, -EOPNOTSUPP,
-				 "profile [%s]: role_arn (an assume-role profile) is not supported; give the role's credentials through credential_process, web identity or the environment",
-				 pr->want);
-	if (*pr->access_key || *pr->secret_key) {
-		if (!*pr->access_key || !*pr->secret_key)
-			return hc_seterr(err, errlen, -EINVAL,
-					 "profile [%s]: needs aws_access_key_id and aws_secret_access_key",
-					 pr->want);
-		out->source = HC_CREDS_FILE;
-		strcpy(out->access_key, pr->access_key);
-		strcpy(out->secret_key, pr->secret_key);
-		strcpy(out->session_token, pr->session_token);
-		strcpy(out->profile, pr->want);
-		return 0;
-	}
+	if (*pr->role_arn)	/* its keys, if any, are its source's */
+		return cred_role(&x, pr, out, err, errlen);
+	if (cred_profile_has_keys(pr))
+		return cred_profile_keys(pr, out, err, errlen);
 	if (*pr->process) {
 		strcpy(out->profile, pr->want);
 		return cred_process(b, envp, pr, out, err, errlen);
@@ -1389,8 +1998,8 @@ static int cred_chain(const struct hc_backend *b, char *const envp[],
 	if (profile && !pr->found)
 		return hc_seterr(err, errlen, -ENOENT,
 				 "AWS_PROFILE=%s: no such profile in %s or %s",
-				 profile, f.kp ? "~/.aws/credentials" : f.kpath,
-				 f.cp ? "~/.aws/config" : f.cpath);
+				 profile, cred_files_name(&f, false),
+				 cred_files_name(&f, true));
 	if (!cred_true(cred_env(envp, "AWS_EC2_METADATA_DISABLED"))) {
 		rc = cred_imds(envp, out, err, errlen);
 		if (rc != -ENODEV)

@@ -14,18 +14,36 @@
  *   4. profile $AWS_PROFILE (else "default") of the shared credentials
  *      file ($AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials) and of
  *      the config file ($AWS_CONFIG_FILE, else ~/.aws/config, where it is
- *      [profile NAME]): static keys, else its credential_process (run by
- *      /bin/sh, its JSON output read with json-c);
+ *      [profile NAME]): with role_arn, its role (below); else static keys,
+ *      else its credential_process (run by /bin/sh, its JSON output read
+ *      with json-c);
  *   5. the EC2 instance metadata service v2, unless
  *      AWS_EC2_METADATA_DISABLED=true (AWS_EC2_METADATA_SERVICE_ENDPOINT,
  *      else http://169.254.169.254; HC_CRED_IMDS_TIMEOUT_MS per request);
  *   6. anonymous: unsigned requests, for public buckets.
+ * A profile's role, as botocore resolves it: with web_identity_token_file,
+ * web identity as in 3 (the profile's role_session_name); else STS
+ * AssumeRole (RoleSessionName role_session_name, else hypercache-TIME;
+ * ExternalId external_id; DurationSeconds duration_seconds, 900..43200)
+ * at STS's endpoint (as in 3) for the chosen region, SigV4-signed with
+ * the credentials of exactly one of
+ *   - source_profile = NAME: NAME's web identity, else its static keys,
+ *     else its own role (role chaining, recursively), else its
+ *     credential_process; a profile may be its own source only with
+ *     static keys; a loop or a chain of more than 8 profiles is -ELOOP
+ *     naming the chain;
+ *   - credential_source = Environment (AWS_ACCESS_KEY_ID ...: when the
+ *     chosen profile's chain ends there, those keys are its source and
+ *     not, as in 2, the credentials) or Ec2InstanceMetadata (as in 5).
+ * mfa_serial (a token code to type) and credential_source = EcsContainer
+ * are -EOPNOTSUPP.  Every link is checked before the first STS call.
+ *
  * A source that is configured but fails (half a key pair, an unreadable
  * token file, STS refusing, a credential_process exiting non-zero, an
- * AWS_PROFILE that names no profile, a profile with role_arn: AssumeRole
- * is not implemented, -EOPNOTSUPP) is an error, not a fall-through: the
- * operator asked for it.  The region is the backend's `region` when given,
- * else AWS_REGION, AWS_DEFAULT_REGION, the profile's region, "us-east-1".
+ * AWS_PROFILE that names no profile, a role's source absent) is an error,
+ * not a fall-through: the operator asked for it.  The region is the
+ * backend's `region` when given, else AWS_REGION, AWS_DEFAULT_REGION, the
+ * profile's region, "us-east-1".
  * The endpoint is the backend's `endpoint` when given; else, unless
  * AWS_IGNORE_CONFIGURED_ENDPOINT_URLS (or the profile's
  * ignore_configured_endpoint_urls) is true, AWS_ENDPOINT_URL_S3,
@@ -40,13 +58,16 @@
  * -ETIMEDOUT, naming the profile and the command.  Its output must be
  * Version 1 with an Expiration, if any, that has not passed.
  *
- * Temporary credentials (3, a credential_process with Expiration, 5) live
- * in a provider shared by every copy of them: hc_creds_current() refreshes
- * them HC_CRED_REFRESH_AHEAD seconds before they expire (one thread
- * fetches; the others keep signing with their still valid copy; only a copy
- * already expired waits), and hc_creds_expired() marks them stale after a
- * request failed with ExpiredToken, so that the next hc_creds_current()
- * fetches fresh ones.  Static credentials have no provider.
+ * Temporary credentials (3, a credential_process with Expiration, a role,
+ * 5) live in a provider shared by every copy of them: hc_creds_current()
+ * refreshes them HC_CRED_REFRESH_AHEAD seconds before they expire (one
+ * thread fetches; the others keep signing with their still valid copy; only
+ * a copy already expired waits; a role's provider holds its source's
+ * credentials and brings them up to date, by the same rule, before each
+ * AssumeRole, and once more after STS refused them as ExpiredToken), and
+ * hc_creds_expired() marks them stale after a request failed with
+ * ExpiredToken, so that the next hc_creds_current() fetches fresh ones.
+ * Static credentials have no provider.
  *
  * Thread-safety: a struct hc_creds is one thread's; the provider behind it
  * is shared and locked.  Results hold secrets: hc_creds_release() clears
@@ -81,6 +102,7 @@ enum hc_creds_source {
 	HC_CREDS_PROCESS,	/* a profile's credential_process */
 	HC_CREDS_IMDS,		/* EC2 instance metadata v2 */
 	HC_CREDS_ANONYMOUS,	/* none: unsigned requests */
+	HC_CREDS_ASSUME_ROLE,	/* a profile's role_arn: STS AssumeRole */
 };
 
 /* Where hc_creds_lookup() found the S3 endpoint, in precedence order. */
@@ -98,7 +120,7 @@ struct hc_creds {
 	char access_key[HC_CRED_KEY_MAX + 1];	/* "" iff anonymous */
 	char secret_key[HC_CRED_KEY_MAX + 1];
 	char session_token[HC_CRED_TOKEN_MAX + 1];	/* "" if none */
-	char profile[HC_CRED_NAME_MAX + 1];	/* FILE and PROCESS */
+	char profile[HC_CRED_NAME_MAX + 1];	/* "" unless from a profile */
 	char region[HC_CRED_REGION_MAX + 1];	/* resolved, never "" */
 	char endpoint[HC_CRED_ENDPOINT_MAX + 1];	/* resolved, never "" */
 	enum hc_endpoint_source endpoint_source;
@@ -117,11 +139,17 @@ const char *hc_endpoint_source_name(enum hc_endpoint_source s);
  * hc_creds_lookup() - the credentials and region of S3 backend @b (NULL:
  * none configured), by the chain above.  @envp is a NULL-terminated
  * "NAME=value" array (environ, or a test's); @home NULL means $HOME from
- * @envp.  Returns 0; -EINVAL (half a pair, a malformed file or answer),
- * -ENOENT (AWS_PROFILE names no profile, a token file is missing), -EACCES
- * (STS or IMDS refused, a credential_process failed), -EIO/-ETIMEDOUT (STS
- * unreachable, a credential_process killed after its timeout), -ENOMEM, with
- * a message naming the source in @err.  On success release @out with
+ * @envp.  Returns 0; -EINVAL (half a pair, a malformed file or answer, a
+ * role with both or neither of source_profile and credential_source, a
+ * duration_seconds out of range), -ENOENT (AWS_PROFILE or a source_profile
+ * names no profile, a token file is missing, credential_source =
+ * Environment without the keys), -ELOOP (a source_profile loop, too long a
+ * chain), -EOPNOTSUPP (mfa_serial, credential_source = EcsContainer),
+ * -ENODEV (credential_source = Ec2InstanceMetadata without the service),
+ * -EACCES (STS or IMDS refused, a credential_process failed),
+ * -EIO/-ETIMEDOUT (STS unreachable, a credential_process killed after its
+ * timeout), -ENOMEM, with a message naming the source (the profile, the
+ * role) in @err.  On success release @out with
  * hc_creds_release().
  */
 int hc_creds_lookup(const struct hc_backend *b, char *const envp[],

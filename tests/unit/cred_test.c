@@ -25,10 +25,25 @@
 #include "config.h"
 #include "cred.h"
 #include "s3.h"
+#include "sigv4.h"
 #include "util.h"
 
 #define JWT	"eyJhbGciOi.jwt-token.sig"
 #define ROLE	"arn:aws:iam::123456789012:role/hc"
+
+/* What the fake STS saw of one call. */
+struct sts_call {
+	char action[40], version[16], role[128], session[80];
+	char external_id[64], duration[16];
+	bool has_external_id, has_duration;
+	/* AssumeRole's signature */
+	char ak[64], date[16], region[32], service[16], signed_headers[128];
+	char amz_date[20], token[128];
+	bool sig_ok;		/* recomputed over what arrived: the same */
+	char why[2048];		/* what was wrong, if anything */
+};
+
+#define CALLS_MAX 16
 
 /* The fake's state; the MHD thread and the test share it. */
 static struct {
@@ -38,6 +53,8 @@ static struct {
 	/* script */
 	long sts_ttl;		/* s from now of each STS Expiration */
 	bool sts_deny;		/* answer AccessDenied */
+	bool role_deny;		/* AssumeRole: AccessDenied */
+	char expired_ak[64];	/* AssumeRole signed with it: ExpiredToken, once */
 	long imds_ttl;
 	bool imds_no_role;
 	int s3_expire;		/* next N S3 requests: 400 ExpiredToken */
@@ -45,6 +62,8 @@ static struct {
 	/* seen */
 	int sts_calls, imds_token_calls, imds_cred_calls, s3_calls;
 	char sts_body[2048];
+	struct sts_call calls[CALLS_MAX];	/* call n is calls[n - 1] */
+	int roles_issued;	/* ASIAROLE<n> */
 	char s3_token[256];	/* x-amz-security-token of the last S3 request */
 	bool s3_signed;		/* the last S3 request had Authorization */
 } F = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -94,14 +113,195 @@ static const char *hdr(struct MHD_Connection *c, const char *name)
 	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
 }
 
-static enum MHD_Result sts(struct MHD_Connection *c, struct rq *r)
+/* The value of field @key of form @body, %-decoded, into @out; false if absent. */
+static bool form_get(const char *body, const char *key, char *out, size_t len)
 {
-	char doc[2048], exp[32];
-	int n;
+	size_t klen = strlen(key), n = 0;
+	const char *s = body, *v;
+	unsigned int x;
 
-	snprintf(F.sts_body, sizeof(F.sts_body), "%.*s", (int)r->len,
-		 r->body ? r->body : "");
-	n = ++F.sts_calls;
+	for (; s && *s; s = strchr(s, '&') ? strchr(s, '&') + 1 : NULL) {
+		if (strncmp(s, key, klen) || s[klen] != '=')
+			continue;
+		for (v = s + klen + 1; *v && *v != '&' && n + 1 < len; v++) {
+			if (*v == '%' && sscanf(v + 1, "%2x", &x) == 1) {
+				out[n++] = (char)x;
+				v += 2;
+			} else {
+				out[n++] = *v == '+' ? ' ' : *v;
+			}
+		}
+		out[n] = '\0';
+		return true;
+	}
+	out[0] = '\0';
+	return false;
+}
+
+/*
+ * The secret and session token of every access key the fake knows: the
+ * tests' static keys, and the temporary ones its STS and IMDS issue.
+ */
+static bool secret_of(const char *ak, char *sk, char *tok, size_t len)
+{
+	static const struct { const char *ak, *sk, *tok; } fixed[] = {
+		{ "AKIDFILEDEFAULT", "secretfiledefault", "" },
+		{ "AKIDFILEDEV", "secretfiledev", "tokenfiledev" },
+		{ "AKIDSRC", "secretsrc", "" },
+		{ "AKIDENV", "secretenv", "tokenenv" },
+		{ "AKIDPROC", "secretproc", "" },
+	};
+	static const struct { const char *prefix, *sk, *tok; } issued[] = {
+		{ "ASIAROLE", "rolesecret", "roletoken" },
+		{ "ASIASTS", "stssecret", "ststoken" },
+		{ "ASIAIMDS", "imdssecret", "imdstoken" },
+	};
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(fixed); i++)
+		if (!strcmp(ak, fixed[i].ak)) {
+			snprintf(sk, len, "%s", fixed[i].sk);
+			snprintf(tok, len, "%s", fixed[i].tok);
+			return true;
+		}
+	for (i = 0; i < ARRAY_SIZE(issued); i++) {
+		n = strlen(issued[i].prefix);
+		if (!strncmp(ak, issued[i].prefix, n) && ak[n]) {
+			snprintf(sk, len, "%s%s", issued[i].sk, ak + n);
+			snprintf(tok, len, "%s%s", issued[i].tok, ak + n);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Check the SigV4 signature of the request the fake received, as STS
+ * does: its Authorization names the key, the scope and the signed
+ * headers; the signature is computed again (sigv4.c) over the canonical
+ * request made of what arrived (method, path, those headers as received,
+ * the body's hash), with the key's secret and session token.  Fills @k's
+ * seen fields; returns NULL, or STS's error code with @k->why.
+ */
+static const char *sts_verify(struct MHD_Connection *c, const char *url,
+			      const struct rq *r, struct sts_call *k)
+{
+	const char *authz = hdr(c, "Authorization");
+	const char *date = hdr(c, "X-Amz-Date");
+	const char *tok = hdr(c, "X-Amz-Security-Token");
+	char sk[128], want_tok[128], sig[65], list[128], *name, *save = NULL;
+	struct sigv4_header h[8];
+	struct sigv4_request req = { "POST", url, NULL, h, 0, NULL };
+	struct sigv4_credentials cred = { k->ak, sk, NULL };
+	struct sigv4_params par = { k->region, k->service, 0, 0 };
+	struct sigv4_result res;
+	char phash[65], e[256];
+	struct tm tm = { 0 };
+	int rc;
+
+	snprintf(k->token, sizeof(k->token), "%s", tok ? tok : "");
+	if (!authz || sscanf(authz, "AWS4-HMAC-SHA256 Credential=%63[^/]/%15[^/]/%31[^/]/%15[^/]/aws4_request, SignedHeaders=%127[^,], Signature=%64s",
+			     k->ak, k->date, k->region, k->service,
+			     k->signed_headers, sig) != 6) {
+		snprintf(k->why, sizeof(k->why), "Authorization \"%s\"",
+			 authz ? authz : "");
+		return "MissingAuthenticationToken";
+	}
+	if (!secret_of(k->ak, sk, want_tok, sizeof(sk))) {
+		snprintf(k->why, sizeof(k->why), "unknown key %s", k->ak);
+		return "InvalidClientTokenId";
+	}
+	if (strcmp(k->token, want_tok)) {
+		snprintf(k->why, sizeof(k->why), "key %s with token \"%s\", not \"%s\"",
+			 k->ak, k->token, want_tok);
+		return "InvalidClientTokenId";
+	}
+	if (*want_tok)
+		cred.session_token = want_tok;
+	if (!date || !strptime(date, "%Y%m%dT%H%M%SZ", &tm)) {
+		snprintf(k->why, sizeof(k->why), "X-Amz-Date \"%s\"", date ? date : "");
+		return "IncompleteSignature";
+	}
+	snprintf(k->amz_date, sizeof(k->amz_date), "%s", date);
+	par.timestamp = timegm(&tm);
+	snprintf(list, sizeof(list), "%s", k->signed_headers);
+	for (name = strtok_r(list, ";", &save); name;
+	     name = strtok_r(NULL, ";", &save)) {
+		if (req.n_headers == ARRAY_SIZE(h) || !hdr(c, name)) {
+			snprintf(k->why, sizeof(k->why), "signed header %s not received", name);
+			return "IncompleteSignature";
+		}
+		h[req.n_headers++] = (struct sigv4_header){ name, hdr(c, name) };
+	}
+	sigv4_sha256_hex(r->body ? r->body : "", r->len, phash);
+	req.payload_hash = phash;
+	rc = sigv4_sign(&req, &cred, &par, &res, e, sizeof(e));
+	if (rc) {
+		snprintf(k->why, sizeof(k->why), "sigv4_sign: %s", e);
+		return "IncompleteSignature";
+	}
+	k->sig_ok = !strcmp(res.signature, sig);
+	if (!k->sig_ok)
+		snprintf(k->why, sizeof(k->why), "signature %s, computed %s over\n%s",
+			 sig, res.signature, res.canonical_request);
+	sigv4_result_free(&res);
+	return k->sig_ok ? NULL : "SignatureDoesNotMatch";
+}
+
+static enum MHD_Result sts_error(struct MHD_Connection *c, unsigned int status,
+				 const char *code, const char *msg)
+{
+	char doc[1024];
+
+	snprintf(doc, sizeof(doc),
+		 "<ErrorResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><Error><Type>Sender</Type><Code>%s</Code><Message>%s</Message></Error><RequestId>0</RequestId></ErrorResponse>",
+		 code, msg);
+	return reply(c, status, doc);
+}
+
+/* STS: call @n, what the fake saw of it into @k. */
+static enum MHD_Result sts_answer(struct MHD_Connection *c, const char *url,
+				  struct rq *r, int n, struct sts_call *k)
+{
+	char doc[2048], exp[32], msg[512];
+	const char *code;
+
+	form_get(F.sts_body, "Action", k->action, sizeof(k->action));
+	form_get(F.sts_body, "Version", k->version, sizeof(k->version));
+	form_get(F.sts_body, "RoleArn", k->role, sizeof(k->role));
+	form_get(F.sts_body, "RoleSessionName", k->session, sizeof(k->session));
+	k->has_external_id = form_get(F.sts_body, "ExternalId", k->external_id,
+				      sizeof(k->external_id));
+	k->has_duration = form_get(F.sts_body, "DurationSeconds", k->duration,
+				   sizeof(k->duration));
+	if (strcmp(k->version, "2011-06-15"))
+		return sts_error(c, 400, "InvalidAction", "Version");
+	if (!strcmp(k->action, "AssumeRole")) {
+		code = sts_verify(c, url, r, k);
+		if (code)
+			return sts_error(c, 403, code, k->why);
+		if (!strcmp(k->ak, F.expired_ak)) {
+			F.expired_ak[0] = '\0';		/* once */
+			return sts_error(c, 400, "ExpiredToken",
+					 "The security token included in the request is expired");
+		}
+		if (F.role_deny) {
+			snprintf(msg, sizeof(msg), "User: arn:aws:iam::123456789012:user/%s is not authorized to perform: sts:AssumeRole on resource: %s",
+				 k->ak, k->role);
+			return sts_error(c, 403, "AccessDenied", msg);
+		}
+		n = ++F.roles_issued;
+		iso(F.sts_ttl, exp, sizeof(exp));
+		snprintf(doc, sizeof(doc),
+			 "<AssumeRoleResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><AssumeRoleResult><AssumedRoleUser><AssumedRoleId>AROA3XFRBF535PLBIFPI4:%s</AssumedRoleId><Arn>%s/%s</Arn></AssumedRoleUser><Credentials><AccessKeyId>ASIAROLE%d</AccessKeyId><SecretAccessKey>rolesecret%d</SecretAccessKey><SessionToken>roletoken%d</SessionToken><Expiration>%s</Expiration></Credentials><PackedPolicySize>6</PackedPolicySize></AssumeRoleResult><ResponseMetadata><RequestId>c6104cbe</RequestId></ResponseMetadata></AssumeRoleResponse>",
+			 k->session, k->role, k->session, n, n, n, exp);
+		return reply(c, 200, doc);
+	}
+	if (strcmp(k->action, "AssumeRoleWithWebIdentity"))
+		return sts_error(c, 400, "InvalidAction", k->action);
+	if (hdr(c, "Authorization"))
+		return sts_error(c, 400, "InvalidParameterValue",
+				 "AssumeRoleWithWebIdentity is not signed");
 	if (F.sts_deny)
 		return reply(c, 403, "<ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>Not authorized to perform sts:AssumeRoleWithWebIdentity</Message></Error></ErrorResponse>");
 	iso(F.sts_ttl, exp, sizeof(exp));
@@ -109,6 +309,21 @@ static enum MHD_Result sts(struct MHD_Connection *c, struct rq *r)
 		 "<AssumeRoleWithWebIdentityResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><AssumeRoleWithWebIdentityResult><Credentials><AccessKeyId>ASIASTS%d</AccessKeyId><SecretAccessKey>stssecret%d</SecretAccessKey><SessionToken>ststoken%d</SessionToken><Expiration>%s</Expiration></Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>",
 		 n, n, n, exp);
 	return reply(c, 200, doc);
+}
+
+static enum MHD_Result sts(struct MHD_Connection *c, const char *url,
+			   struct rq *r)
+{
+	struct sts_call k = { .sig_ok = false };
+	enum MHD_Result ret;
+	int n;
+
+	snprintf(F.sts_body, sizeof(F.sts_body), "%.*s", (int)r->len,
+		 r->body ? r->body : "");
+	n = ++F.sts_calls;
+	ret = sts_answer(c, url, r, n, &k);
+	F.calls[(n - 1) % CALLS_MAX] = k;
+	return ret;
 }
 
 static enum MHD_Result imds(struct MHD_Connection *c, const char *method,
@@ -177,7 +392,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 	}
 	pthread_mutex_lock(&F.lock);
 	if (!strcmp(url, "/sts/") && !strcmp(method, "POST"))
-		ret = sts(c, r);
+		ret = sts(c, url, r);
 	else if (!strncmp(url, "/latest/", 8))
 		ret = imds(c, method, url);
 	else if (!strncmp(url, "/bkt/", 5))
@@ -398,6 +613,7 @@ TEST_F(chain, profiles)
 	char *env_nope[] = { self->home, "AWS_PROFILE=nope", NULL };
 	char *env_half[] = { self->home, "AWS_PROFILE=half", NULL };
 	char *env_proc[] = { self->home, "AWS_PROFILE=proc", NULL };
+	char *env_proc_sts[] = { self->home, "AWS_PROFILE=proc", self->sts, NULL };
 	char text[1024];
 
 	put(self->kfile, creds_file, 0600);
@@ -434,11 +650,16 @@ TEST_F(chain, profiles)
 	EXPECT_EQ(-EACCES, LOOKUP(env_proc));
 	EXPECT_NE(NULL, strstr(self->err, "exit status 3")) TH_LOG("%s", self->err);
 
-	/* an assume-role profile is refused, not used with its source's keys */
+	/* an assume-role profile: its source's keys sign AssumeRole; its own
+	 * keys are not the credentials (they were, before role_arn was read) */
 	put(self->cfile, "[profile proc]\nrole_arn = " ROLE "\nsource_profile = default\n"
 	    "aws_access_key_id = AKIDSOURCE\naws_secret_access_key = S\n", 0600);
-	EXPECT_EQ(-EOPNOTSUPP, LOOKUP(env_proc));
-	EXPECT_NE(NULL, strstr(self->err, "profile [proc]: role_arn")) TH_LOG("%s", self->err);
+	ASSERT_EQ(0, LOOKUP(env_proc_sts)) TH_LOG("%s", self->err);
+	EXPECT_EQ(HC_CREDS_ASSUME_ROLE, self->c.source);
+	EXPECT_STREQ("ASIAROLE1", self->c.access_key);
+	EXPECT_STREQ("AKIDFILEDEFAULT", F.calls[0].ak);
+	EXPECT_TRUE(F.calls[0].sig_ok) TH_LOG("%s", F.calls[0].why);
+	hc_creds_release(&self->c);
 
 	/* a broken file is an error, with its line */
 	put(self->kfile, "[default]\naws_access_key_id A\n", 0600);
@@ -827,6 +1048,513 @@ TEST_F(chain, process_timeout)
 	put(self->cfile, "[profile slow]\ncredential_process = echo '{\"Version\": 2}'\n", 0600);
 	EXPECT_EQ(-EINVAL, LOOKUP(env_proc));
 	EXPECT_NE(NULL, strstr(self->err, ": \"Version\" is not 1")) TH_LOG("%s", self->err);
+}
+
+/* ------------------------------------------------- assume-role profiles */
+
+#define ROLE_A	"arn:aws:iam::123456789012:role/a"
+#define ROLE_B	"arn:aws:iam::210987654321:role/b"
+#define SRC_KEYS "[src]\naws_access_key_id = AKIDSRC\naws_secret_access_key = secretsrc\n"
+
+static const struct sts_call *call(int n)
+{
+	return &F.calls[(n - 1) % CALLS_MAX];
+}
+
+/*
+ * STS call @n was an AssumeRole of @role signed with key @ak (and its
+ * session token @tok as a signed X-Amz-Security-Token, "" for none) for
+ * STS in @region: the scope of its Authorization names them and today's
+ * date, and the fake found the signature right over what it received.
+ */
+static void expect_assume(struct __test_metadata *_metadata, int n,
+			  const char *role, const char *ak, const char *tok,
+			  const char *region)
+{
+	const struct sts_call *k = call(n);
+	struct tm tm = { 0 };
+	time_t t;
+
+	ASSERT_LE(n, F.sts_calls);
+	EXPECT_STREQ("AssumeRole", k->action) TH_LOG("call %d", n);
+	EXPECT_STREQ("2011-06-15", k->version);
+	EXPECT_STREQ(role, k->role) TH_LOG("call %d", n);
+	EXPECT_STREQ(ak, k->ak) TH_LOG("call %d: %s", n, k->why);
+	EXPECT_STREQ(region, k->region) TH_LOG("call %d", n);
+	EXPECT_STREQ("sts", k->service) TH_LOG("call %d", n);
+	EXPECT_STREQ(tok, k->token) TH_LOG("call %d", n);
+	EXPECT_TRUE(k->sig_ok) TH_LOG("call %d: %s", n, k->why);
+	EXPECT_EQ(0, strncmp(k->date, k->amz_date, 8)) TH_LOG("%s %s", k->date, k->amz_date);
+	ASSERT_NE(NULL, strptime(k->amz_date, "%Y%m%dT%H%M%SZ", &tm));
+	t = timegm(&tm);
+	EXPECT_LT(labs((long)(t - time(NULL))), 300) TH_LOG("X-Amz-Date %s", k->amz_date);
+	EXPECT_NE(NULL, strstr(k->signed_headers, "host")) TH_LOG("%s", k->signed_headers);
+	EXPECT_NE(NULL, strstr(k->signed_headers, "x-amz-date"));
+	if (*tok)
+		EXPECT_NE(NULL, strstr(k->signed_headers, "x-amz-security-token"))
+			TH_LOG("%s", k->signed_headers);
+}
+
+/* source_profile with static keys; the profile's own keys as its source. */
+TEST_F(chain, role_source_profile)
+{
+	char *env[] = { self->home, self->sts, "AWS_PROFILE=role", NULL };
+	char *env_min[] = { self->home, self->sts, "AWS_PROFILE=min", NULL };
+	char *env_self[] = { self->home, self->sts, "AWS_PROFILE=self", NULL };
+	char buf[8];
+	struct hcs3 *c;
+
+	put(self->kfile, SRC_KEYS, 0600);
+	put(self->cfile,
+	    "[profile role]\nregion = eu-west-2\nrole_arn = " ROLE_A "\n"
+	    "source_profile = src\nrole_session_name = sess-1\n"
+	    "external_id = ext/1 x&y\nduration_seconds = 1800\n"
+	    "[profile min]\nrole_arn = " ROLE_A "\nsource_profile = src\n"
+	    "[profile self]\nrole_arn = " ROLE_B "\nsource_profile = self\n"
+	    "aws_access_key_id = AKIDFILEDEFAULT\n"
+	    "aws_secret_access_key = secretfiledefault\n", 0600);
+	ASSERT_EQ(0, LOOKUP(env)) TH_LOG("%s", self->err);
+	EXPECT_EQ(HC_CREDS_ASSUME_ROLE, self->c.source);
+	EXPECT_STREQ("role", self->c.profile);
+	EXPECT_STREQ("ASIAROLE1", self->c.access_key);
+	EXPECT_STREQ("rolesecret1", self->c.secret_key);
+	EXPECT_STREQ("roletoken1", self->c.session_token);
+	EXPECT_STREQ("eu-west-2", self->c.region);
+	EXPECT_NE(NULL, self->c.provider);
+	EXPECT_LT(time(NULL) + 3000, self->c.expiration);
+	ASSERT_EQ(1, F.sts_calls);
+	expect_assume(_metadata, 1, ROLE_A, "AKIDSRC", "", "eu-west-2");
+	EXPECT_STREQ("sess-1", call(1)->session);
+	EXPECT_STREQ("ext/1 x&y", call(1)->external_id) TH_LOG("%s", F.sts_body);
+	EXPECT_STREQ("1800", call(1)->duration);
+	/* S3 is signed with the role's credentials */
+	c = client(self);
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, hcs3_get_range(c, "bkt", "obj", 0, 5, NULL, buf,
+				    self->err, sizeof(self->err)))
+		TH_LOG("%s", self->err);
+	EXPECT_STREQ("roletoken1", F.s3_token);
+	hcs3_free(c);
+	hc_creds_release(&self->c);
+
+	/* the SDKs' defaults: a session name of its own, no ExternalId, no
+	 * DurationSeconds (STS's one hour) */
+	ASSERT_EQ(0, LOOKUP(env_min)) TH_LOG("%s", self->err);
+	expect_assume(_metadata, 2, ROLE_A, "AKIDSRC", "", "us-east-1");
+	EXPECT_EQ(0, strncmp(call(2)->session, "hypercache-", 11)) TH_LOG("%s", call(2)->session);
+	EXPECT_FALSE(call(2)->has_external_id);
+	EXPECT_FALSE(call(2)->has_duration);
+	hc_creds_release(&self->c);
+
+	/* its own source_profile: its keys sign the call, the role is the answer */
+	ASSERT_EQ(0, LOOKUP(env_self)) TH_LOG("%s", self->err);
+	expect_assume(_metadata, 3, ROLE_B, "AKIDFILEDEFAULT", "", "us-east-1");
+	EXPECT_STREQ("ASIAROLE3", self->c.access_key);
+	EXPECT_STREQ("self", self->c.profile);
+}
+
+/* Role chaining, and the other kinds of source profile. */
+TEST_F(chain, role_chain)
+{
+	char *env_a[] = { self->home, self->sts, "AWS_PROFILE=a", NULL };
+	char *env_k[] = { self->home, self->sts, "AWS_PROFILE=k", NULL };
+	char *env_p[] = { self->home, self->sts, "AWS_PROFILE=p", NULL };
+	char *env_w[] = { self->home, self->sts, "AWS_PROFILE=w", NULL };
+	char text[4096];
+
+	put(self->kfile, SRC_KEYS, 0600);
+	snprintf(text, sizeof(text),
+		 "[profile a]\nrole_arn = " ROLE_A "\nsource_profile = b\n"
+		 "[profile b]\nrole_arn = " ROLE_B "\nsource_profile = src\n"
+		 "[profile k]\nrole_arn = " ROLE_A "\nsource_profile = kb\n"
+		 "[profile kb]\nrole_arn = " ROLE_B "\nsource_profile = src\n"
+		 "aws_access_key_id = AKIDFILEDEFAULT\n"
+		 "aws_secret_access_key = secretfiledefault\n"
+		 "[profile p]\nrole_arn = " ROLE_A "\nsource_profile = proc\n"
+		 "[profile proc]\ncredential_process = echo '{\"Version\": 1, \"AccessKeyId\": \"AKIDPROC\", \"SecretAccessKey\": \"secretproc\"}'\n"
+		 "[profile w]\nrole_arn = " ROLE_A "\nsource_profile = web\n"
+		 "[profile web]\nrole_arn = " ROLE "\nweb_identity_token_file = %s\n"
+		 "[profile h]\nrole_arn = " ROLE_A "\nsource_profile = half\n"
+		 "[profile half]\naws_access_key_id = AKIDHALF\n"
+		 "[profile e]\nrole_arn = " ROLE_A "\nsource_profile = empty\n"
+		 "[profile empty]\nregion = eu-west-1\n",
+		 self->jwt);
+	put(self->cfile, text, 0600);
+
+	/* a source with half a key pair, or no credentials at all */
+	env_a[2] = "AWS_PROFILE=h";
+	EXPECT_EQ(-EINVAL, LOOKUP(env_a));
+	EXPECT_STREQ("profile [half]: needs aws_access_key_id and aws_secret_access_key", self->err);
+	env_a[2] = "AWS_PROFILE=e";
+	EXPECT_EQ(-EINVAL, LOOKUP(env_a));
+	EXPECT_STREQ("profile [e]: its source_profile [empty] has no credentials (aws_access_key_id, credential_process, role_arn or web_identity_token_file)",
+		     self->err);
+	EXPECT_EQ(0, F.sts_calls);
+	env_a[2] = "AWS_PROFILE=a";
+
+	/* a -> b -> src: b's role first, then a's signed with b's temporary keys */
+	ASSERT_EQ(0, LOOKUP(env_a)) TH_LOG("%s", self->err);
+	ASSERT_EQ(2, F.sts_calls);
+	expect_assume(_metadata, 1, ROLE_B, "AKIDSRC", "", "us-east-1");
+	expect_assume(_metadata, 2, ROLE_A, "ASIAROLE1", "roletoken1", "us-east-1");
+	EXPECT_STREQ("ASIAROLE2", self->c.access_key);
+	EXPECT_STREQ("a", self->c.profile);
+	hc_creds_release(&self->c);
+
+	/* a source profile's keys win over its own role_arn (botocore) */
+	ASSERT_EQ(0, LOOKUP(env_k)) TH_LOG("%s", self->err);
+	ASSERT_EQ(3, F.sts_calls);
+	expect_assume(_metadata, 3, ROLE_A, "AKIDFILEDEFAULT", "", "us-east-1");
+	hc_creds_release(&self->c);
+
+	/* a source profile's credential_process */
+	ASSERT_EQ(0, LOOKUP(env_p)) TH_LOG("%s", self->err);
+	ASSERT_EQ(4, F.sts_calls);
+	expect_assume(_metadata, 4, ROLE_A, "AKIDPROC", "", "us-east-1");
+	hc_creds_release(&self->c);
+
+	/* a source profile's web identity: unsigned, then AssumeRole with it */
+	ASSERT_EQ(0, LOOKUP(env_w)) TH_LOG("%s", self->err);
+	ASSERT_EQ(6, F.sts_calls);
+	EXPECT_STREQ("AssumeRoleWithWebIdentity", call(5)->action);
+	EXPECT_STREQ(ROLE, call(5)->role);
+	expect_assume(_metadata, 6, ROLE_A, "ASIASTS5", "ststoken5", "us-east-1");
+	EXPECT_EQ(HC_CREDS_ASSUME_ROLE, self->c.source);
+}
+
+/* credential_source: Environment, Ec2InstanceMetadata; the rest refused. */
+TEST_F(chain, role_credential_source)
+{
+#define ENV_KEYS "AWS_ACCESS_KEY_ID=AKIDENV", "AWS_SECRET_ACCESS_KEY=secretenv", \
+		 "AWS_SESSION_TOKEN=tokenenv"
+	char *env_keys[] = { self->home, self->sts, "AWS_PROFILE=envrole", ENV_KEYS, NULL };
+	char *env_chain[] = { self->home, self->sts, "AWS_PROFILE=top", ENV_KEYS, NULL };
+	char *env_static[] = { self->home, self->sts, "AWS_PROFILE=static", ENV_KEYS, NULL };
+	char *env_nokeys[] = { self->home, self->sts, "AWS_PROFILE=envrole", NULL };
+	char *env_imds[] = { self->home, self->sts, self->imds, "AWS_PROFILE=imdsrole", NULL };
+	char *env_noimds[] = { self->home, self->sts, "AWS_PROFILE=imdsrole",
+			       "AWS_EC2_METADATA_SERVICE_ENDPOINT=http://127.0.0.1:1", NULL };
+	char *env_ecs[] = { self->home, self->sts, "AWS_PROFILE=ecs", NULL };
+	char *env_bad[] = { self->home, self->sts, "AWS_PROFILE=bad", NULL };
+	char *env_both[] = { self->home, self->sts, "AWS_PROFILE=both", NULL };
+	char *env_neither[] = { self->home, self->sts, "AWS_PROFILE=neither", NULL };
+#undef ENV_KEYS
+
+	put(self->kfile, SRC_KEYS, 0600);
+	put(self->cfile,
+	    "[profile envrole]\nrole_arn = " ROLE_A "\ncredential_source = Environment\n"
+	    "[profile top]\nrole_arn = " ROLE_B "\nsource_profile = envrole\n"
+	    "[profile static]\nrole_arn = " ROLE_A "\nsource_profile = src\n"
+	    "[profile imdsrole]\nrole_arn = " ROLE_A "\ncredential_source = ec2instancemetadata\n"
+	    "[profile ecs]\nrole_arn = " ROLE_A "\ncredential_source = EcsContainer\n"
+	    "[profile bad]\nrole_arn = " ROLE_A "\ncredential_source = Lambda\n"
+	    "[profile both]\nrole_arn = " ROLE_A "\ncredential_source = Environment\n"
+	    "source_profile = src\n"
+	    "[profile neither]\nrole_arn = " ROLE_A "\n", 0600);
+
+	/* the environment's keys are the role's source, not the credentials */
+	ASSERT_EQ(0, LOOKUP(env_keys)) TH_LOG("%s", self->err);
+	EXPECT_EQ(HC_CREDS_ASSUME_ROLE, self->c.source);
+	EXPECT_STREQ("ASIAROLE1", self->c.access_key);
+	expect_assume(_metadata, 1, ROLE_A, "AKIDENV", "tokenenv", "us-east-1");
+	hc_creds_release(&self->c);
+	/* ... at the end of a chain too */
+	ASSERT_EQ(0, LOOKUP(env_chain)) TH_LOG("%s", self->err);
+	ASSERT_EQ(3, F.sts_calls);
+	expect_assume(_metadata, 2, ROLE_A, "AKIDENV", "tokenenv", "us-east-1");
+	expect_assume(_metadata, 3, ROLE_B, "ASIAROLE2", "roletoken2", "us-east-1");
+	hc_creds_release(&self->c);
+	/* a role whose source is not the environment: the keys win (source 2) */
+	ASSERT_EQ(0, LOOKUP(env_static)) TH_LOG("%s", self->err);
+	EXPECT_EQ(HC_CREDS_ENV, self->c.source);
+	EXPECT_STREQ("AKIDENV", self->c.access_key);
+	EXPECT_EQ(3, F.sts_calls);
+	hc_creds_release(&self->c);
+	EXPECT_EQ(-ENOENT, LOOKUP(env_nokeys));
+	EXPECT_STREQ("profile [envrole]: credential_source = Environment, but AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set",
+		     self->err);
+
+	/* the metadata service's role (the value is case-insensitive) */
+	ASSERT_EQ(0, LOOKUP(env_imds)) TH_LOG("%s", self->err);
+	EXPECT_EQ(1, F.imds_cred_calls);
+	expect_assume(_metadata, 4, ROLE_A, "ASIAIMDS1", "imdstoken1", "us-east-1");
+	EXPECT_STREQ("ASIAROLE4", self->c.access_key);
+	hc_creds_release(&self->c);
+	/* named but absent: an error, not anonymous */
+	EXPECT_EQ(-ENODEV, LOOKUP(env_noimds));
+	EXPECT_NE(NULL, strstr(self->err, "profile [imdsrole]: credential_source = Ec2InstanceMetadata: IMDS"))
+		TH_LOG("%s", self->err);
+
+	EXPECT_EQ(-EOPNOTSUPP, LOOKUP(env_ecs));
+	EXPECT_STREQ("profile [ecs]: credential_source = EcsContainer: the ECS container credentials endpoint is not supported",
+		     self->err);
+	EXPECT_EQ(-EINVAL, LOOKUP(env_bad));
+	EXPECT_STREQ("profile [bad]: credential_source = Lambda: expected Environment, Ec2InstanceMetadata or EcsContainer",
+		     self->err);
+	EXPECT_EQ(-EINVAL, LOOKUP(env_both));
+	EXPECT_STREQ("profile [both]: role_arn needs exactly one of source_profile and credential_source, not both",
+		     self->err);
+	EXPECT_EQ(-EINVAL, LOOKUP(env_neither));
+	EXPECT_STREQ("profile [neither]: role_arn needs exactly one of source_profile and credential_source, not neither",
+		     self->err);
+	EXPECT_EQ(4, F.sts_calls);
+}
+
+/* Loops and chains too long are refused, naming the chain, before any call. */
+TEST_F(chain, role_loop)
+{
+	char *env_a[] = { self->home, self->sts, "AWS_PROFILE=a", NULL };
+	char *env_s[] = { self->home, self->sts, "AWS_PROFILE=s", NULL };
+	char *env_m[] = { self->home, self->sts, "AWS_PROFILE=m", NULL };
+	char *env_p1[] = { self->home, self->sts, "AWS_PROFILE=p1", NULL };
+	char *env_p2[] = { self->home, self->sts, "AWS_PROFILE=p2", NULL };
+	char text[4096], want[512];
+	size_t n;
+	int i;
+
+	n = (size_t)snprintf(text, sizeof(text),
+			     "[profile a]\nrole_arn = " ROLE_A "\nsource_profile = b\n"
+			     "[profile b]\nrole_arn = " ROLE_B "\nsource_profile = a\n"
+			     "[profile s]\nrole_arn = " ROLE_A "\nsource_profile = s\n"
+			     "[profile m]\nrole_arn = " ROLE_A "\nsource_profile = nope\n"
+			     "[profile ka]\nrole_arn = " ROLE_A "\nsource_profile = kb\n"
+			     "aws_access_key_id = AKIDSRC\naws_secret_access_key = secretsrc\n"
+			     "[profile kb]\nrole_arn = " ROLE_B "\nsource_profile = ka\n");
+	for (i = 1; i < 10; i++)	/* p1 -> p2 -> ... -> p9 -> p10 (keys) */
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+				      "[profile p%d]\nrole_arn = " ROLE_A "\nsource_profile = p%d\n",
+				      i, i + 1);
+	snprintf(text + n, sizeof(text) - n,
+		 "[profile p10]\naws_access_key_id = AKIDSRC\naws_secret_access_key = secretsrc\n");
+	put(self->cfile, text, 0600);
+
+	EXPECT_EQ(-ELOOP, LOOKUP(env_a));
+	EXPECT_STREQ("profile [a]: source_profile chain a -> b -> a loops", self->err);
+	/* the first profile's keys do not end the loop back to it (the SDKs'
+	 * shared assume-role tests: "infinite loop with static credentials") */
+	env_s[2] = "AWS_PROFILE=ka";
+	EXPECT_EQ(-ELOOP, LOOKUP(env_s));
+	EXPECT_STREQ("profile [ka]: source_profile chain ka -> kb -> ka loops", self->err);
+	env_s[2] = "AWS_PROFILE=s";
+	EXPECT_EQ(-ELOOP, LOOKUP(env_s));
+	EXPECT_NE(NULL, strstr(self->err, "profile [s]: source_profile chain s -> s loops (a profile may be its own source_profile only with aws_access_key_id"))
+		TH_LOG("%s", self->err);
+	EXPECT_EQ(-ENOENT, LOOKUP(env_m));
+	snprintf(want, sizeof(want), "profile [m]: source_profile = nope: no such profile in %s or %s",
+		 self->kfile, self->cfile);
+	EXPECT_STREQ(want, self->err);
+	/* 10 profiles: more than the 8 allowed */
+	EXPECT_EQ(-ELOOP, LOOKUP(env_p1));
+	EXPECT_STREQ("profile [p1]: source_profile chain p1 -> p2 -> p3 -> p4 -> p5 -> p6 -> p7 -> p8 -> p9 is longer than 8 profiles",
+		     self->err);
+	EXPECT_EQ(0, F.sts_calls);
+	/* 9 profiles: p2 .. p9 and the keys of p10 ... */
+	EXPECT_EQ(-ELOOP, LOOKUP(env_p2));
+	EXPECT_EQ(0, F.sts_calls);
+	/* ... 8 are allowed: seven roles assumed in turn */
+	put(self->cfile, strstr(text, "[profile p3]"), 0600);
+	env_p2[2] = "AWS_PROFILE=p3";
+	ASSERT_EQ(0, LOOKUP(env_p2)) TH_LOG("%s", self->err);
+	ASSERT_EQ(7, F.sts_calls);
+	expect_assume(_metadata, 1, ROLE_A, "AKIDSRC", "", "us-east-1");
+	expect_assume(_metadata, 7, ROLE_A, "ASIAROLE6", "roletoken6", "us-east-1");
+	EXPECT_STREQ("ASIAROLE7", self->c.access_key);
+}
+
+/* mfa_serial needs a token code typed in: refused, in a source too. */
+TEST_F(chain, role_mfa_refused)
+{
+	char *env[] = { self->home, self->sts, "AWS_PROFILE=mfa", NULL };
+	char *env_top[] = { self->home, self->sts, "AWS_PROFILE=top", NULL };
+
+	put(self->kfile, SRC_KEYS, 0600);
+	put(self->cfile,
+	    "[profile mfa]\nrole_arn = " ROLE_A "\nsource_profile = src\n"
+	    "mfa_serial = arn:aws:iam::123456789012:mfa/me\n"
+	    "[profile top]\nrole_arn = " ROLE_B "\nsource_profile = mfa\n", 0600);
+	EXPECT_EQ(-EOPNOTSUPP, LOOKUP(env));
+	EXPECT_NE(NULL, strstr(self->err, "profile [mfa]: mfa_serial = arn:aws:iam::123456789012:mfa/me: AssumeRole would need an MFA token code"))
+		TH_LOG("%s", self->err);
+	EXPECT_EQ(-EOPNOTSUPP, LOOKUP(env_top));
+	EXPECT_NE(NULL, strstr(self->err, "profile [mfa]: mfa_serial")) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, F.sts_calls);
+}
+
+/* duration_seconds: 900..43200, else an error naming the key. */
+TEST_F(chain, role_duration_range)
+{
+	static const char *const bad[] = { "899", "43201", "12x", "-900", "0x384",
+					   "99999999999999" };
+	char *env[] = { self->home, self->sts, "AWS_PROFILE=d", NULL };
+	char text[512], want[128];
+	size_t i;
+
+	put(self->kfile, SRC_KEYS, 0600);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(text, sizeof(text),
+			 "[profile d]\nrole_arn = " ROLE_A "\nsource_profile = src\nduration_seconds = %s\n",
+			 bad[i]);
+		put(self->cfile, text, 0600);
+		EXPECT_EQ(-EINVAL, LOOKUP(env)) TH_LOG("%s", bad[i]);
+		snprintf(want, sizeof(want),
+			 "profile [d]: duration_seconds = %s: expected 900..43200 seconds", bad[i]);
+		EXPECT_STREQ(want, self->err);
+	}
+	EXPECT_EQ(0, F.sts_calls);
+	put(self->cfile, "[profile d]\nrole_arn = " ROLE_A "\nsource_profile = src\nduration_seconds = 900\n", 0600);
+	ASSERT_EQ(0, LOOKUP(env)) TH_LOG("%s", self->err);
+	EXPECT_STREQ("900", call(1)->duration);
+	hc_creds_release(&self->c);
+	put(self->cfile, "[profile d]\nrole_arn = " ROLE_A "\nsource_profile = src\nduration_seconds = 43200\n", 0600);
+	ASSERT_EQ(0, LOOKUP(env)) TH_LOG("%s", self->err);
+	EXPECT_STREQ("43200", call(2)->duration);
+}
+
+/* STS refusing: named with the profile, the role and STS's code and message. */
+TEST_F(chain, role_sts_errors)
+{
+	char *env[] = { self->home, self->sts, "AWS_PROFILE=role", NULL };
+	char *env_a[] = { self->home, self->sts, "AWS_PROFILE=a", NULL };
+
+	put(self->kfile, SRC_KEYS, 0600);
+	put(self->cfile,
+	    "[profile role]\nrole_arn = " ROLE_A "\nsource_profile = src\n"
+	    "[profile a]\nrole_arn = " ROLE_A "\nsource_profile = b\n"
+	    "[profile b]\nrole_arn = " ROLE_B "\nsource_profile = src\n", 0600);
+	F.role_deny = true;
+	EXPECT_EQ(-EACCES, LOOKUP(env));
+	EXPECT_NE(NULL, strstr(self->err, "profile [role]: STS: AccessDenied: User: arn:aws:iam::123456789012:user/AKIDSRC is not authorized to perform: sts:AssumeRole on resource: " ROLE_A))
+		TH_LOG("%s", self->err);
+	EXPECT_NE(NULL, strstr(self->err, "(role " ROLE_A " at http://127.0.0.1:"))
+		TH_LOG("%s", self->err);
+	F.role_deny = false;
+
+	/* a static source refused as expired: said so, not retried */
+	strcpy(F.expired_ak, "AKIDSRC");
+	EXPECT_EQ(-EACCES, LOOKUP(env));
+	EXPECT_NE(NULL, strstr(self->err, "profile [role]: STS: ExpiredToken: "))
+		TH_LOG("%s", self->err);
+	EXPECT_EQ(2, F.sts_calls);
+
+	/* a temporary source refused as expired: fetched again, the call made once more */
+	strcpy(F.expired_ak, "ASIAROLE1");
+	ASSERT_EQ(0, LOOKUP(env_a)) TH_LOG("%s", self->err);
+	ASSERT_EQ(6, F.sts_calls);
+	expect_assume(_metadata, 3, ROLE_B, "AKIDSRC", "", "us-east-1");
+	expect_assume(_metadata, 4, ROLE_A, "ASIAROLE1", "roletoken1", "us-east-1");
+	expect_assume(_metadata, 5, ROLE_B, "AKIDSRC", "", "us-east-1");
+	expect_assume(_metadata, 6, ROLE_A, "ASIAROLE2", "roletoken2", "us-east-1");
+	EXPECT_STREQ("ASIAROLE3", self->c.access_key);
+}
+
+/* Assumed credentials are refreshed before they expire, their source too. */
+TEST_F(chain, role_refresh)
+{
+	char *env[] = { self->home, self->sts, "AWS_PROFILE=role", NULL };
+	char *env_a[] = { self->home, self->sts, "AWS_PROFILE=a", NULL };
+	struct hc_creds copy;
+
+	put(self->kfile, SRC_KEYS, 0600);
+	put(self->cfile,
+	    "[profile role]\nrole_arn = " ROLE_A "\nsource_profile = src\n"
+	    "[profile a]\nrole_arn = " ROLE_A "\nsource_profile = b\n"
+	    "[profile b]\nrole_arn = " ROLE_B "\nsource_profile = src\n", 0600);
+	F.sts_ttl = HC_CRED_REFRESH_AHEAD - 60;
+	ASSERT_EQ(0, LOOKUP(env)) TH_LOG("%s", self->err);
+	F.sts_ttl = 3600;
+	hc_creds_hold(&copy, &self->c);
+	ASSERT_EQ(0, hc_creds_current(&copy, self->err, sizeof(self->err)))
+		TH_LOG("%s", self->err);
+	ASSERT_EQ(2, F.sts_calls);
+	expect_assume(_metadata, 2, ROLE_A, "AKIDSRC", "", "us-east-1");
+	EXPECT_STREQ("ASIAROLE2", copy.access_key);
+	EXPECT_STREQ("roletoken2", copy.session_token);
+	/* the other copy follows without a call of its own */
+	ASSERT_EQ(0, hc_creds_current(&self->c, self->err, sizeof(self->err)));
+	EXPECT_EQ(2, F.sts_calls);
+	EXPECT_STREQ("ASIAROLE2", self->c.access_key);
+	/* refused as expired: the next use calls STS again */
+	EXPECT_TRUE(hc_creds_expired(&copy));
+	ASSERT_EQ(0, hc_creds_current(&copy, self->err, sizeof(self->err)));
+	EXPECT_EQ(3, F.sts_calls);
+	EXPECT_STREQ("ASIAROLE3", copy.access_key);
+	hc_creds_release(&copy);
+	hc_creds_release(&self->c);
+
+	/* a chain: the source's role is due too, so it is assumed again first
+	 * (at the lookup already: b's first set, due at once, is not used) */
+	F.sts_ttl = HC_CRED_REFRESH_AHEAD - 60;
+	ASSERT_EQ(0, LOOKUP(env_a)) TH_LOG("%s", self->err);
+	ASSERT_EQ(6, F.sts_calls);
+	expect_assume(_metadata, 4, ROLE_B, "AKIDSRC", "", "us-east-1");
+	expect_assume(_metadata, 5, ROLE_B, "AKIDSRC", "", "us-east-1");
+	expect_assume(_metadata, 6, ROLE_A, "ASIAROLE5", "roletoken5", "us-east-1");
+	F.sts_ttl = 3600;
+	ASSERT_EQ(0, hc_creds_current(&self->c, self->err, sizeof(self->err)))
+		TH_LOG("%s", self->err);
+	ASSERT_EQ(8, F.sts_calls);
+	expect_assume(_metadata, 7, ROLE_B, "AKIDSRC", "", "us-east-1");
+	expect_assume(_metadata, 8, ROLE_A, "ASIAROLE7", "roletoken7", "us-east-1");
+	EXPECT_STREQ("ASIAROLE8", self->c.access_key);
+	/* both fresh now: nothing called */
+	ASSERT_EQ(0, hc_creds_current(&self->c, self->err, sizeof(self->err)));
+	EXPECT_EQ(8, F.sts_calls);
+	/* a stale role whose source is still fresh: only the role is assumed */
+	EXPECT_TRUE(hc_creds_expired(&self->c));
+	ASSERT_EQ(0, hc_creds_current(&self->c, self->err, sizeof(self->err)));
+	ASSERT_EQ(9, F.sts_calls);
+	expect_assume(_metadata, 9, ROLE_A, "ASIAROLE7", "roletoken7", "us-east-1");
+	EXPECT_STREQ("ASIAROLE9", self->c.access_key);
+}
+
+/* A profile's web_identity_token_file + role_arn, as the environment's. */
+TEST_F(chain, role_web_identity_profile)
+{
+	char web[200], arn[] = "AWS_ROLE_ARN=" ROLE_B, text[1024];
+	char *env[] = { self->home, self->sts, "AWS_PROFILE=w", NULL };
+	char *env_missing[] = { self->home, self->sts, "AWS_PROFILE=wmissing", NULL };
+	char *env_norole[] = { self->home, self->sts, "AWS_PROFILE=wnorole", NULL };
+	char *env_role[] = { self->home, self->sts, "AWS_PROFILE=role", web, arn, NULL };
+
+	snprintf(web, sizeof(web), "AWS_WEB_IDENTITY_TOKEN_FILE=%s", self->jwt);
+	put(self->kfile, SRC_KEYS, 0600);
+	snprintf(text, sizeof(text),
+		 "[profile w]\nrole_arn = " ROLE "\nweb_identity_token_file = %s\n"
+		 "role_session_name = wsess\n"
+		 "[profile wmissing]\nrole_arn = " ROLE "\nweb_identity_token_file = %s/none\n"
+		 "[profile wnorole]\nweb_identity_token_file = %s\n"
+		 "[profile role]\nrole_arn = " ROLE_A "\nsource_profile = src\n",
+		 self->jwt, self->dir, self->jwt);
+	put(self->cfile, text, 0600);
+
+	ASSERT_EQ(0, LOOKUP(env)) TH_LOG("%s", self->err);
+	EXPECT_EQ(HC_CREDS_WEB_IDENTITY, self->c.source);
+	EXPECT_STREQ("w", self->c.profile);
+	EXPECT_STREQ("ASIASTS1", self->c.access_key);
+	EXPECT_NE(NULL, self->c.provider);
+	EXPECT_STREQ("AssumeRoleWithWebIdentity", call(1)->action);
+	EXPECT_STREQ(ROLE, call(1)->role);
+	EXPECT_STREQ("wsess", call(1)->session);
+	EXPECT_NE(NULL, strstr(F.sts_body, "WebIdentityToken=" JWT)) TH_LOG("%s", F.sts_body);
+	hc_creds_release(&self->c);
+
+	EXPECT_EQ(-ENOENT, LOOKUP(env_missing));
+	EXPECT_NE(NULL, strstr(self->err, "profile [wmissing] web_identity_token_file "))
+		TH_LOG("%s", self->err);
+	EXPECT_NE(NULL, strstr(self->err, "/none: ")) TH_LOG("%s", self->err);
+	EXPECT_EQ(-EINVAL, LOOKUP(env_norole));
+	EXPECT_STREQ("profile [wnorole]: web_identity_token_file is set but role_arn is not",
+		     self->err);
+	F.sts_deny = true;
+	EXPECT_EQ(-EACCES, LOOKUP(env));
+	EXPECT_NE(NULL, strstr(self->err, "profile [w]: STS: AccessDenied: ")) TH_LOG("%s", self->err);
+	F.sts_deny = false;
+
+	/* the environment's web identity comes before the profile's role (source 3) */
+	ASSERT_EQ(0, LOOKUP(env_role)) TH_LOG("%s", self->err);
+	EXPECT_EQ(HC_CREDS_WEB_IDENTITY, self->c.source);
+	EXPECT_STREQ("", self->c.profile);
+	EXPECT_STREQ(ROLE_B, call(F.sts_calls)->role);
 }
 
 TEST(parse_time)

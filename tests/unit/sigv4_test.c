@@ -432,6 +432,56 @@ static const char *line_of(const char *s, int n)
 	return buf;
 }
 
+/*
+ * STS AssumeRole as cred.c sends it (POST, form body, service "sts", a
+ * regional endpoint), without and with a session token: the Authorization
+ * botocore 1.43.11's SigV4Auth computes for the same request at the same
+ * time (generated once, kept here: no file needed).
+ */
+TEST(sts_assume_role_botocore_vector)
+{
+	static const char body[] =
+		"Action=AssumeRole&Version=2011-06-15"
+		"&RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Fdemo"
+		"&RoleSessionName=hypercache-1440938160&ExternalId=ext-1&DurationSeconds=1800";
+	static const struct sigv4_header h[] = {
+		{ "Host", "sts.eu-west-1.amazonaws.com" },
+		{ "Content-Type", "application/x-www-form-urlencoded" },
+	};
+	struct sigv4_credentials cred = { SUITE_AK, SUITE_SK, NULL };
+	struct sigv4_params par = { "eu-west-1", "sts", utc(2015, 8, 30, 12, 36, 0), 0 };
+	struct sigv4_request req = { "POST", "/", NULL, h, 2, NULL };
+	struct sigv4_result r;
+	char phash[65], err[256];
+
+	sigv4_sha256_hex(body, strlen(body), phash);
+	EXPECT_STREQ("a066eac7606ebd348513fa80f45b5c5d84e325000cdd9ce9374f9d0c2277ecad", phash);
+	req.payload_hash = phash;
+	ASSERT_EQ(0, sigv4_sign(&req, &cred, &par, &r, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_STREQ("POST\n/\n\n"
+		     "content-type:application/x-www-form-urlencoded\n"
+		     "host:sts.eu-west-1.amazonaws.com\n"
+		     "x-amz-date:20150830T123600Z\n\n"
+		     "content-type;host;x-amz-date\n"
+		     "a066eac7606ebd348513fa80f45b5c5d84e325000cdd9ce9374f9d0c2277ecad",
+		     r.canonical_request);
+	EXPECT_STREQ("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/eu-west-1/sts/aws4_request, "
+		     "SignedHeaders=content-type;host;x-amz-date, "
+		     "Signature=fd45de210ecda685600717c69eb81e06dcd68b48b8001637b22e08591c917204",
+		     r.authorization);
+	sigv4_result_free(&r);
+
+	cred.session_token = "AQoDYXdzEJrEXAMPLETOKEN";
+	ASSERT_EQ(0, sigv4_sign(&req, &cred, &par, &r, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_STREQ("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/eu-west-1/sts/aws4_request, "
+		     "SignedHeaders=content-type;host;x-amz-date;x-amz-security-token, "
+		     "Signature=7bbd4c5bfb1432f88b599147860abae959e16fd3647b704bb08fbed82e9988a8",
+		     r.authorization);
+	ASSERT_EQ(2, r.n_added);
+	EXPECT_STREQ("x-amz-security-token", r.added[1].name);
+	sigv4_result_free(&r);
+}
+
 TEST(signing_key_aws_docs_vector)
 {
 	unsigned char key[32];
