@@ -29,6 +29,7 @@
 #include "opt.h"
 #include "config.h"
 #include "resolve.h"
+#include "scrape.h"
 
 #define IO_BUF_SIZE	(4U << 20)	/* bytes per O_DIRECT transfer */
 
@@ -602,12 +603,52 @@ static void not_hit_reason(const struct hc_locate *l, struct hcctl_fetch_err *e)
 	}
 }
 
+/*
+ * A miss that no helper can fetch.  The kernel keeps an ingest
+ * request for a helper that registers within ingest_timeout_ms, so a
+ * LOCATE|AUTO_INGEST|WAIT of an object that is neither cached nor being
+ * fetched would wait out its whole timeout when none is registered; the
+ * caller found it absent, and this asks STATS_GET whether an ingest helper
+ * is registered.  None: fail at once (ENOTCONN, the file system view's
+ * errno for the same case) with @e saying so.  Once one was seen it is not
+ * asked again (a helper that goes away later makes the wait time out, as
+ * before), and when the kernel cannot tell (netlink refused) the fetch goes
+ * on.  Threads may call it.  Return: 0 (fetch), or -1 with @e filled.
+ */
+static int fetch_no_helper(struct hcctl_fetch_err *e)
+{
+	static bool seen;
+	struct hc_scrape_kernel st;
+
+	if (__atomic_load_n(&seen, __ATOMIC_RELAXED))
+		return 0;
+	if (hcctl_stats_get("LOCATE", &st, true) < 0 ||
+	    !st.has[HC_A_STATS_INGEST_HELPER])
+		return 0;
+	if (st.v[HC_A_STATS_INGEST_HELPER]) {
+		__atomic_store_n(&seen, true, __ATOMIC_RELAXED);
+		return 0;
+	}
+	e->errnum = ENOTCONN;
+	snprintf(e->reason, sizeof(e->reason),
+		 "not cached, and no ingest helper is registered to fetch it (is hypercached running?)");
+	return -1;
+}
+
 int hcctl_obj_fetch(int ctl, const struct hcctl_uri *uri, uint32_t flags,
 		 unsigned long timeout_s, struct hc_extent *ext,
 		 uint32_t max_ext, struct hc_locate *l, struct hcctl_fetch_err *e)
 {
 	int ret;
 
+	if ((flags & HC_LOCATE_F_AUTO_INGEST) && (flags & HC_LOCATE_F_WAIT)) {
+		/* absent, not even being fetched: can anyone fetch it? */
+		ret = hcctl_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, NULL, 0,
+				       NULL, 0, l);
+		if (ret == 0 && l->status == HC_LOCATE_MISS &&
+		    fetch_no_helper(e) < 0)
+			return -1;
+	}
 	ret = hcctl_ctl_locate_wait(ctl, uri, flags, (uint32_t)(timeout_s * 1000),
 				 ext, max_ext, l);
 	if (ret == -ETIMEDOUT) {
@@ -698,6 +739,16 @@ int hcctl_cmd_get(const struct hcctl_cmd *cmd, int argc, char **argv)
 	ctx = lib_open(cmd->name, false);
 	if (!ctx)
 		goto out;
+	if (flags & HC_OPEN_AUTO_INGEST) {
+		struct hcctl_fetch_err fe;
+		struct hc_lib_info info;
+
+		if (hc_ctx_info(ctx, uri.bytes, uri.len, &info) == -ENOENT &&
+		    fetch_no_helper(&fe) < 0) {
+			hcctl_errf(uri.shown, fe.errnum, "%s", fe.reason);
+			goto out;
+		}
+	}
 	ret = hc_reader_open(ctx, uri.bytes, uri.len, flags,
 			     (uint32_t)(timeout * 1000), &r, err, sizeof(err));
 	if (ret < 0) {
@@ -1255,6 +1306,8 @@ HCCTL_EXIT_STATUS_TEXT
 "    backend (HC_LOCATE_F_AUTO_INGEST) and hcctl waits for it\n"
 "    (HC_LOCATE_F_WAIT) up to --timeout seconds.  The helper's error (for\n"
 "    example \"No such file or directory\" for a missing key) is reported.\n"
+"    With no ingest helper registered (hypercached not running) a miss\n"
+"    fails at once (ENOTCONN) instead of waiting out the timeout.\n"
 "\n"
 "    Fails with \"not cached\" if URI is not in the cache and --no-ingest\n"
 "    is given, or if the cache did not admit it (read the backend directly\n"
