@@ -40,9 +40,9 @@
  *   backend version) do not change meanwhile: a journaled object leaves the
  *   index only through a DELETE, and every change of those fields is
  *   journaled, made with the journal mutex held (a pin's flag, EGRESS_DONE's
- *   backend version) or made
- *   while the object is not journaled yet (STAGED, INGESTING: COMMIT's and
- *   INGEST_DONE's CRC).  The assembly's and an upgrade's compaction run
+ *   backend version) or made while the object is not journaled yet (STAGED,
+ *   INGESTING: COMMIT's and INGEST_DONE's CRC, INGEST_ALLOC's backend
+ *   version).  The assembly's and an upgrade's compaction run
  *   under the pool lock (nothing else runs then).
  * - A pool stop waits for the busy objects and the DELETE batches in
  *   flight (hc_cache.nr_busy, hc_cache_quiesce()).
