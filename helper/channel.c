@@ -203,11 +203,22 @@ struct call_args {
 	const uint64_t *size;
 	int err_no;
 	const char *etag;
+	int64_t mtime;			/* Last-Modified; sent if in range */
 	const uint32_t *crc;
 	const uint32_t *retry_ms;
 	bool permanent;			/* egress fail */
 	const char *msg;		/* egress fail, NULL: none */
 };
+
+/*
+ * Whether Last-Modified @t can be sent: 1..HC_LAST_MODIFIED_MAX (the
+ * kernel refuses more; a posix file may be older than 1970 or from the far
+ * future, and is sent as unknown then).
+ */
+static bool mtime_ok(int64_t t)
+{
+	return t > 0 && (uint64_t)t <= HC_LAST_MODIFIED_MAX;
+}
 
 /* Put @a into @m in the attribute set of @cmd's channel. */
 static int put_args(struct nl_msg *m, uint8_t cmd, const struct call_args *a)
@@ -229,6 +240,9 @@ static int put_args(struct nl_msg *m, uint8_t cmd, const struct call_args *a)
 						 a->err_no)) ||
 		       (a->etag && *a->etag &&
 			nla_put_string(m, HC_A_EGRESS_ETAG, a->etag)) ||
+		       (mtime_ok(a->mtime) &&
+			nla_put_u64(m, HC_A_EGRESS_LAST_MODIFIED,
+				    (uint64_t)a->mtime)) ||
 		       (a->permanent && nla_put_u8(m, HC_A_EGRESS_PERMANENT, 1)) ||
 		       (a->msg && *a->msg &&
 			nla_put_string(m, HC_A_EGRESS_MESSAGE, a->msg));
@@ -239,6 +253,8 @@ static int put_args(struct nl_msg *m, uint8_t cmd, const struct call_args *a)
 	       (a->err_no && nla_put_u32(m, HC_A_ING_ERRNO, a->err_no)) ||
 	       (a->etag && *a->etag &&
 		nla_put_string(m, HC_A_ING_ETAG, a->etag)) ||
+	       (mtime_ok(a->mtime) &&
+		nla_put_u64(m, HC_A_ING_LAST_MODIFIED, (uint64_t)a->mtime)) ||
 	       (a->crc && nla_put_u32(m, HC_A_ING_CRC32C, *a->crc));
 }
 
@@ -376,14 +392,15 @@ int hc_channel_next(struct hc_channel *ch, struct hc_ingest_req *r,
 }
 
 int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
-		     uint64_t size, const char *etag, bool *admitted)
+		     uint64_t size, const char *etag, int64_t mtime,
+		     bool *admitted)
 {
 	int ret;
 
 	*admitted = false;
 	ch->reply = r;
-	ret = call(ch, HC_CMD_INGEST_ALLOC,
-		   &(struct call_args){ .r = r, .size = &size, .etag = etag });
+	ret = call(ch, HC_CMD_INGEST_ALLOC, &(struct call_args){
+		.r = r, .size = &size, .etag = etag, .mtime = mtime });
 	ch->reply = NULL;
 	if (ret)
 		return ret;
@@ -411,10 +428,10 @@ int hc_channel_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
 }
 
 int hc_channel_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
-		   const char *etag)
+			   const char *etag, int64_t mtime)
 {
-	return call(ch, HC_CMD_EGRESS_DONE,
-		    &(struct call_args){ .r = r, .uri = true, .etag = etag });
+	return call(ch, HC_CMD_EGRESS_DONE, &(struct call_args){
+		.r = r, .uri = true, .etag = etag, .mtime = mtime });
 }
 
 int hc_channel_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,

@@ -19,6 +19,7 @@
  *                       gave one, the pool's UUID), in arrival order =
  *                       commit order
  *   hc_channel_egress_done()    HC_CMD_EGRESS_DONE with the backend's ETag
+ *                               and Last-Modified
  *   hc_channel_egress_fail()    HC_CMD_EGRESS_FAIL with an errno and a RETRY_MS
  *
  * Every answer echoes the pool UUID that came with its request, so the
@@ -78,13 +79,16 @@ int hc_channel_next(struct hc_channel *ch, struct hc_ingest_req *r,
 		    const sigset_t *sigmask, int wake_fd);
 
 /*
- * hc_channel_alloc() - report @size (and the backend's @etag, may be NULL)
- * for request @r.  Returns 0 with *@admitted set; when admitted, @r's size
- * and extents are filled in and @r->allocated is set.  Not admitted ends
- * the request in the kernel.
+ * hc_channel_alloc() - report @size and the backend version being fetched
+ * (@etag, may be NULL; Last-Modified @mtime in seconds since the epoch,
+ * 0: unknown, as is a time outside 1..HC_LAST_MODIFIED_MAX) for request
+ * @r.  Returns 0 with *@admitted set; when admitted, @r's size and extents
+ * are filled in and @r->allocated is set.  Not admitted ends the request
+ * in the kernel.
  */
 int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
-		     uint64_t size, const char *etag, bool *admitted);
+		     uint64_t size, const char *etag, int64_t mtime,
+		     bool *admitted);
 
 /* hc_channel_done() - the data of @r is durable; its CRC-32C if @crc. */
 int hc_channel_done(struct hc_channel *ch, const struct hc_ingest_req *r,
@@ -92,9 +96,12 @@ int hc_channel_done(struct hc_channel *ch, const struct hc_ingest_req *r,
 int hc_channel_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
 		    int err_no);
 
-/* hc_channel_egress_done() - request @r is in the backend, which answered @etag. */
+/*
+ * hc_channel_egress_done() - request @r is in the backend, which answered
+ * @etag; @mtime: the new version's Last-Modified, as for hc_channel_alloc().
+ */
 int hc_channel_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
-		   const char *etag);
+			   const char *etag, int64_t mtime);
 /*
  * hc_channel_egress_fail() - the upload of @r failed with @err_no (positive); the
  * kernel re-sends it after @retry_ms (0: the kernel's own backoff), or, if

@@ -12,9 +12,9 @@
  *   s3://BUCKET/KEY                 the default S3 backend
  *   hypercache://NAME/BUCKET/KEY    S3 backend NAME
  *   hypercache://NAME/KEY           posix backend NAME: ROOT/KEY
- * An S3 object is read with HEAD (size, ETag) then ranged GETs carrying
- * If-Match, so an object replaced during the ingest is never cached half
- * old, half new.
+ * An S3 object is read with HEAD (size, ETag, Last-Modified) then ranged
+ * GETs carrying If-Match, so an object replaced during the ingest is never
+ * cached half old, half new.
  *
  * Write-back: a second thread registers as the egress helper on its own
  * socket and uploads the DIRTY objects the kernel sends (HC_CMD_EGRESS, in
@@ -403,14 +403,15 @@ static void ingest_start(struct ingest_eng *e, struct ingest_obj *o)
 }
 
 /*
- * Report @size/@etag (unless the kernel allocated the request already, as it
- * does for a request re-sent after a helper died: then the size must not
- * have changed), check the extents and start the transfer; or FAIL.
- * @what names the source in the log.  Frees @o unless started.
+ * Report @size and the version's @etag and Last-Modified @mtime (unless
+ * the kernel allocated the request already, as it does for a request
+ * re-sent after a helper died: then the size must not have changed), check
+ * the extents and start the transfer; or FAIL.  @what names the source in
+ * the log.  Frees @o unless started.
  */
 static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
 			struct ingest_obj *o, uint64_t size,
-			const char *etag, const char *what)
+			const char *etag, int64_t mtime, const char *what)
 {
 	struct hc_ingest_req *r = &o->r;
 	uint64_t nr_parts;
@@ -427,7 +428,7 @@ static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
 			goto out_free;
 		}
 	} else {
-		ret = hc_channel_alloc(ch, r, size, etag, &admitted);
+		ret = hc_channel_alloc(ch, r, size, etag, mtime, &admitted);
 		if (ret) {
 			hc_log(HC_LOG_WARN, "%s: ALLOC of %llu bytes: %s",
 			       r->uri, (unsigned long long)size,
@@ -483,6 +484,7 @@ static void ingest_posix(struct hc_channel *ch, const struct hc_config *cfg,
 	char path[HC_PATH_MAX + URI_KEY_MAX + 2], err[512];
 	struct hc_ingest_req *r = &o->r;
 	uint64_t size;
+	int64_t mtime;
 	int ret;
 
 	ret = hc_posix_path(o->t.b, o->t.u.key, o->t.u.key_len, path,
@@ -490,7 +492,7 @@ static void ingest_posix(struct hc_channel *ch, const struct hc_config *cfg,
 	if (!ret) {
 		double t = hc_now();
 
-		ret = hc_posix_open(path, &o->posix_fd, &size, err,
+		ret = hc_posix_open(path, &o->posix_fd, &size, &mtime, err,
 				    sizeof(err));
 		hc_metrics_note_head(o->t.b->name, hc_now() - t);
 	}
@@ -502,7 +504,7 @@ static void ingest_posix(struct hc_channel *ch, const struct hc_config *cfg,
 	}
 	o->fetch = hc_posix_fetch;
 	o->src = (void *)(intptr_t)o->posix_fd;
-	ingest_fill(ch, cfg, o, size, NULL, path);
+	ingest_fill(ch, cfg, o, size, NULL, mtime, path);
 }
 
 
@@ -751,7 +753,8 @@ static void ingest_s3_headed(struct hc_channel *ch,
 	o->src = &o->s3;
 	o->refetch = s3_refetch;
 	metrics_backend = o->t.b->name;
-	ingest_fill(ch, cfg, o, o->s3.obj.size, o->s3.obj.etag, what);
+	ingest_fill(ch, cfg, o, o->s3.obj.size, o->s3.obj.etag,
+		    o->s3.obj.mtime, what);
 	metrics_backend = NULL;
 }
 
@@ -1369,6 +1372,7 @@ static void egress_upload(struct egress_ctx *x, struct s3_backend *s3,
 static void egress_report(struct egress_ctx *x, struct egress_job *j)
 {
 	const struct hc_ingest_req *r = &j->r;
+	char when[HC_UTC_LEN];
 	struct egress_fails *f;
 	int ret;
 
@@ -1386,7 +1390,10 @@ static void egress_report(struct egress_ctx *x, struct egress_job *j)
 	f = fails_find(x, r, false);
 	if (f)
 		f->hash = 0;
-	ret = hc_channel_egress_done(x->ch, r, j->res.etag);
+	if (j->res.mtime_err)
+		hc_log(HC_LOG_WARN, "%s: uploaded, but its Last-Modified is "
+		       "unknown: %s", r->uri, j->res.mtime_msg);
+	ret = hc_channel_egress_done(x->ch, r, j->res.etag, j->res.mtime);
 	if (ret == -ESTALE || ret == -ENOENT)
 		hc_log(HC_LOG_INFO, "%s: uploaded generation %llu, but the "
 		       "object was %s meanwhile", r->uri,
@@ -1403,16 +1410,18 @@ static void egress_report(struct egress_ctx *x, struct egress_job *j)
 		pthread_mutex_unlock(&x->lock);
 	}
 	hc_log(HC_LOG_INFO, "%s: uploaded %llu bytes in %.3f s (%.1f MB/s, "
-	       "%llu part%s, ETag %s)", r->uri, (unsigned long long)r->size,
-	       j->res.seconds,
+	       "%llu part%s, ETag %s, Last-Modified %s)", r->uri,
+	       (unsigned long long)r->size, j->res.seconds,
 	       j->res.seconds > 0 ? r->size / j->res.seconds / 1e6 : 0.0,
 	       (unsigned long long)j->res.parts, j->res.parts == 1 ? "" : "s",
-	       j->res.etag);
+	       j->res.etag, j->res.mtime ?
+	       hc_fmt_utc(when, sizeof(when), j->res.mtime) : "unknown");
 	if (j->t.b->type == HC_BACKEND_S3)
 		hc_log(HC_LOG_INFO, "%s: upload thread-seconds: read %.3f, "
-		       "crc %.3f, slot wait %.3f, digest %.3f, send %.3f",
-		       r->uri, j->res.t.read, j->res.t.crc, j->res.t.slot,
-		       j->res.t.digest, j->res.t.send);
+		       "crc %.3f, slot wait %.3f, digest %.3f, send %.3f, "
+		       "head %.3f", r->uri, j->res.t.read, j->res.t.crc,
+		       j->res.t.slot, j->res.t.digest, j->res.t.send,
+		       j->res.t.head);
 }
 
 static bool same_uri(const struct hc_ingest_req *a,

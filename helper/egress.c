@@ -498,6 +498,48 @@ out:
 	return ret;
 }
 
+/*
+ * The Last-Modified of the version the upload created into @res (see
+ * egress.h): a HEAD with client @c on a transfer slot, kept if it shows
+ * the upload's ETag.  Never fails: @res->mtime stays 0 and
+ * @res->mtime_err, @res->mtime_msg say why.
+ */
+static void s3_uploaded_mtime(const struct hc_egress *e, struct hcs3 *c,
+			      const char *bucket, const char *key,
+			      struct hc_egress_result *res)
+{
+	struct hcs3_object o;
+	double t0 = hc_now();
+	int ret = stopped(e) ? hc_seterr(res->mtime_msg,
+					 sizeof(res->mtime_msg), -ECANCELED,
+					 "stopped") : 0;
+
+	if (!ret)
+		ret = slot_get(e, res->mtime_msg, sizeof(res->mtime_msg));
+	res->t.slot += hc_now() - t0;
+	if (ret) {
+		res->mtime_err = ret;
+		return;
+	}
+	t0 = hc_now();
+	ret = hcs3_head(c, bucket, key, &o, res->mtime_msg,
+			sizeof(res->mtime_msg));
+	res->t.head += hc_now() - t0;
+	slot_put(e);
+	if (!ret && (!res->etag[0] || strcmp(o.etag, res->etag)))
+		ret = hc_seterr(res->mtime_msg, sizeof(res->mtime_msg), -ESTALE,
+				"its HEAD shows ETag %s, not the upload's %s: "
+				"another version", o.etag[0] ? o.etag : "(none)",
+				res->etag[0] ? res->etag : "(none)");
+	else if (!ret && !o.mtime)
+		ret = hc_seterr(res->mtime_msg, sizeof(res->mtime_msg),
+				-ENODATA, "its HEAD has no Last-Modified");
+	if (ret)
+		res->mtime_err = ret;
+	else
+		res->mtime = o.mtime;
+}
+
 int hc_egress_s3(const struct hc_egress *e, struct hcs3 *const *clients,
 		 const char *bucket, const char *key,
 		 struct hc_egress_result *res, char *err, size_t errlen)
@@ -516,6 +558,8 @@ int hc_egress_s3(const struct hc_egress *e, struct hcs3 *const *clients,
 		ret = s3_multipart(e, clients, bucket, key, res, err, errlen);
 	else
 		ret = s3_single(e, clients[0], bucket, key, res, err, errlen);
+	if (!ret)
+		s3_uploaded_mtime(e, clients[0], bucket, key, res);
 	res->seconds = hc_now() - t0;
 	return ret;
 }
@@ -526,6 +570,7 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 		    struct hc_egress_result *res, char *err, size_t errlen)
 {
 	struct hc_posix_file *out;
+	struct stat st;
 	int dev = -1, ret;
 	uint64_t off = 0, bufsz;
 	uint32_t crc = ~0U;
@@ -587,6 +632,13 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 	ret = crc_check(e, res->crc32c, err, errlen);
 	if (ret)
 		goto out_abort;
+	/* the file's mtime: the last write's, which the rename keeps */
+	if (fstat(out->fd, &st)) {
+		ret = hc_seterr(err, errlen, -errno, "%s: fstat: %s", out->tmp,
+				strerror(errno));
+		goto out_abort;
+	}
+	res->mtime = st.st_mtim.tv_sec;
 	ret = hc_posix_commit(out, err, errlen);
 	if (!ret)
 		snprintf(res->etag, sizeof(res->etag), "%08x", res->crc32c);

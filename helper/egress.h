@@ -21,13 +21,18 @@
  * every part but the last) and, for huge objects, grown so that at most
  * HC_EGRESS_PARTS_MAX parts are needed (hc_egress_plan()).  Before a
  * multipart upload of KEY, unfinished uploads of exactly KEY (left by a
- * crash) are aborted; any failure aborts the new upload.
+ * crash) are aborted; any failure aborts the new upload.  Neither answer
+ * carries the new version's Last-Modified: once the upload succeeded, a
+ * HEAD (on a transfer slot) gives it, kept only if the HEAD shows the ETag
+ * the upload returned; a failed or mismatched HEAD leaves it unknown and
+ * never fails the upload (Documentation/writeback.md, "Last-Modified").
  *
  * posix (hc_egress_posix()): ROOT/KEY is written atomically by the posix
  * backend's one rule (posix.h: a temporary, stale temporaries of KEY
  * removed, fsync, rename, fsync of the directory): readers see the old
  * file or the new one, never a part.  The "ETag" is the CRC-32C of the
- * bytes as 8 lowercase hex digits.
+ * bytes as 8 lowercase hex digits; the Last-Modified is the st_mtime of
+ * the file renamed into place (its temporary's, after the last write).
  *
  * Functions return 0 or a negative errno with a message in @err.
  */
@@ -112,10 +117,19 @@ struct hc_egress_times {
 	double slot;			/* waiting for a transfer slot */
 	double digest;			/* MD5 / SHA-256 of the bodies */
 	double send;			/* the PUTs, on the wire */
+	double head;			/* the HEAD for Last-Modified */
 };
 
 struct hc_egress_result {
 	char etag[HCS3_ETAG_MAX + 1];	/* the backend's ETag */
+	/*
+	 * The backend's Last-Modified of the version written, seconds since
+	 * the epoch; 0: unknown, and then @mtime_err (a negative errno) and
+	 * @mtime_msg say why (the upload itself succeeded).
+	 */
+	int64_t mtime;
+	int mtime_err;
+	char mtime_msg[256];
 	uint32_t crc32c;		/* of the bytes read */
 	struct hc_egress_plan plan;
 	uint64_t parts;			/* parts uploaded */

@@ -37,11 +37,12 @@
  *   (hc_cache_walk_journaled()) and writes the new half without the pool
  *   lock, the journal mutex held throughout (journal.h).  The objects stay
  *   and their journaled fields (URI, size, generation, extents, flags, CRC,
- *   ETag) do not change meanwhile: a journaled object leaves the index only
- *   through a DELETE, and every change of those fields is journaled, made
- *   with the journal mutex held (a pin's flag, EGRESS_DONE's ETag) or made
- *   while the object is not journaled yet (STAGED, INGESTING: COMMIT's and
- *   INGEST_DONE's CRC).  The assembly's and an upgrade's compaction run
+ *   backend version) do not change meanwhile: a journaled object leaves the
+ *   index only through a DELETE, and every change of those fields is
+ *   journaled, made with the journal mutex held (a pin's flag, EGRESS_DONE's
+ *   backend version) or made while the object is not journaled yet (STAGED,
+ *   INGESTING: COMMIT's and INGEST_DONE's CRC, INGEST_ALLOC's backend
+ *   version).  The assembly's and an upgrade's compaction run
  *   under the pool lock (nothing else runs then).
  * - A pool stop waits for the busy objects and the DELETE batches in
  *   flight (hc_cache.nr_busy, hc_cache_quiesce()).
@@ -699,7 +700,7 @@ void hc_cache_slab_exit(void)
 static void hc_cache_obj_release(struct hc_obj *obj)
 {
 	kfree(obj->egress_err);
-	kfree(obj->etag);
+	kfree(obj->bver);
 	kfree(obj->uri);
 	kmem_cache_free(hc_obj_cache, obj);
 }
@@ -2339,11 +2340,31 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 	return err;
 }
 
+/*
+ * A backend version of @etag_len bytes of @etag (no NUL needed) and @mtime:
+ * NULL if neither is known, ERR_PTR(-ENOMEM).  @etag_len <= HC_ETAG_MAX.
+ */
+static struct hc_bver *hc_bver_new(const u8 *etag, size_t etag_len, u64 mtime)
+{
+	struct hc_bver *v;
+
+	if (!etag_len && !mtime)
+		return NULL;
+	v = kmalloc(struct_size(v, etag, etag_len), GFP_KERNEL);
+	if (!v)
+		return ERR_PTR(-ENOMEM);
+	v->mtime = mtime;
+	v->etag_len = etag_len;
+	memcpy(v->etag, etag, etag_len);
+	return v;
+}
+
 /**
  * hc_cache_restore - apply one replayed journal record to the index
  * @c: the cache of an assembling pool
  * @r2: an OBJECT record (insert or replace the URI's object) or a DELETE,
- *	of either version (a v2 record's ETag is kept with the object)
+ *	of either version (a v2 record's backend version is kept with the
+ *	object)
  *
  * The restored objects' chunks are claimed, and the objects admitted to
  * the policy, by hc_cache_restore_finish().  Return: 0, -EUCLEAN (an
@@ -2388,14 +2409,19 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 			return -ENOMEM;
 		}
 	}
-	if ((r->flags & HC_OBJ_F_BACKEND) && r2->etag_len) {
-		obj->etag = kmemdup(r2->etag, r2->etag_len, GFP_KERNEL);
-		if (!obj->etag) {
+	if (r->flags & HC_OBJ_F_BACKEND) {
+		/* a time the netlink attribute could not carry is unknown */
+		u64 mtime = r2->backend_mtime > 0 &&
+			    (u64)r2->backend_mtime <= HC_LAST_MODIFIED_MAX ?
+			    r2->backend_mtime : 0;
+
+		obj->bver = hc_bver_new(r2->etag, r2->etag_len, mtime);
+		if (IS_ERR(obj->bver)) {
+			obj->bver = NULL;
 			kfree(obj->ext);
 			hc_cache_obj_release(obj);
 			return -ENOMEM;
 		}
-		obj->etag_len = r2->etag_len;
 	}
 	obj->nr_ext = r->nr_ext;
 	for (i = 0; i < r->nr_ext; i++)
@@ -2418,28 +2444,31 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 	return 0;
 }
 
+/* The backend version of a NUL-terminated @etag (NULL: none) and @mtime. */
+static struct hc_bver *hc_bver_of(const char *etag, u64 mtime)
+{
+	return hc_bver_new(etag, etag ? strnlen(etag, HC_ETAG_MAX) : 0, mtime);
+}
+
 /**
- * hc_cache_set_etag - keep the backend's ETag of @obj
- * @obj: the object (pool lock held)
+ * hc_cache_set_bver - keep the backend version of @obj
+ * @obj: the object (pool lock held), not journaled yet (INGESTING)
  * @etag: a NUL-terminated ETag of at most HC_ETAG_MAX bytes (the netlink
  *	policy caps it at 127), or NULL or "" for none
+ * @mtime: its Last-Modified, seconds since the epoch, or 0 for none
  *
- * Replaces what @obj kept; journaled with its next OBJECT record (format
- * v2).  Return: 0, or -ENOMEM (@obj unchanged).
+ * Replaces what @obj kept (with nothing if neither is known); journaled
+ * with its next OBJECT record (format v2).  Return: 0, or -ENOMEM (@obj
+ * unchanged).
  */
-int hc_cache_set_etag(struct hc_obj *obj, const char *etag)
+int hc_cache_set_bver(struct hc_obj *obj, const char *etag, u64 mtime)
 {
-	size_t len = etag ? strnlen(etag, HC_ETAG_MAX) : 0;
-	u8 *copy = NULL;
+	struct hc_bver *v = hc_bver_of(etag, mtime);
 
-	if (len) {
-		copy = kmemdup(etag, len, GFP_KERNEL);
-		if (!copy)
-			return -ENOMEM;
-	}
-	kfree(obj->etag);
-	obj->etag = copy;
-	obj->etag_len = len;
+	if (IS_ERR(v))
+		return PTR_ERR(v);
+	kfree(obj->bver);
+	obj->bver = v;
 	return 0;
 }
 
@@ -2462,37 +2491,33 @@ void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj)
  * @c: the cache
  * @obj: a DIRTY or SYNCING object of the generation that was uploaded
  * @etag: the ETag the upload returned, or NULL or "" if none
+ * @mtime: the Last-Modified of the uploaded version, or 0 if unknown
  *
- * Journals the object as READY with @etag (durably, the pool lock dropped
- * for the I/O) first, so that it does not come back DIRTY after a restart;
- * it is evictable again.  The ETag is replaced with the journal mutex held
- * (a compaction reads it without the pool lock).
+ * Journals the object as READY with that backend version (durably, the
+ * pool lock dropped for the I/O) first, so that it does not come back
+ * DIRTY after a restart; it is evictable again.  The backend version is
+ * replaced with the journal mutex held (a compaction reads it without the
+ * pool lock).
  * Return: 0; -EBUSY (a change of it is being journaled: the caller waits,
  * hc_cache_busy_wait(), and looks it up again); -ENOMEM (nothing
  * changed); an error of the journal (it stays DIRTY or SYNCING, with the
- * new ETag).
+ * new backend version).
  */
 int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
-			 const char *etag)
+			 const char *etag, u64 mtime)
 {
-	size_t len = etag ? strnlen(etag, HC_ETAG_MAX) : 0;
-	u8 *copy = NULL;
+	struct hc_bver *v;
 	int err;
 
 	if (obj->jop)
 		return -EBUSY;
-	if (len) {
-		copy = kmemdup(etag, len, GFP_KERNEL);
-		if (!copy)
-			return -ENOMEM;
-	}
+	v = hc_bver_of(etag, mtime);
+	if (IS_ERR(v))
+		return PTR_ERR(v);
 	hc_cache_busy_begin(c, obj);
 	err = hc_journal_lock(c->journal);
 	if (!err) {
-		kfree(obj->etag);
-		obj->etag = copy;
-		obj->etag_len = len;
-		copy = NULL;
+		swap(obj->bver, v);	/* @v: the old one, freed below */
 		err = hc_journal_prepare(c->journal, obj, HC_OBJ_READY,
 					 obj->flags);
 	}
@@ -2502,7 +2527,7 @@ int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
 					   HC_OBJ_READY);
 		hc_pool_lock();
 	}
-	kfree(copy);
+	kfree(v);
 	hc_cache_busy_end(c, obj);
 	if (err)
 		return err;

@@ -122,11 +122,11 @@ struct hc_fence {
  * @uri: the URI (@uri_len bytes, its own kmalloc: hc_obj has its own slab
  *	cache, so a long URI does not round the object up to kmalloc-512;
  *	freed with the object, after the same grace period)
- * @etag: the backend's ETag (@etag_len bytes, its own kmalloc, only when
- *	known: most objects of a v1 pool have none), from INGEST_ALLOC,
- *	EGRESS_DONE or the journal (format v2); replaced under the pool lock,
- *	freed with the object
- * @etag_len: bytes in @etag, 0 when it is NULL
+ * @bver: the backend version it came from or was uploaded as (its own
+ *	kmalloc, only when the helper reported an ETag or a Last-Modified:
+ *	most objects of a v1 pool have none), from INGEST_ALLOC, EGRESS_DONE
+ *	or the journal (format v2); NULL: unknown.  Replaced under the pool
+ *	lock (and, once journaled, the journal mutex), freed with the object
  * @onode: in the index's ordered view (hc_cache.ordered), by URI bytes
  * @jop: a change of the object is under way with the pool lock dropped for
  *	its I/O (COMMIT's write-back, flushes and journal record; INGEST_DONE's
@@ -166,7 +166,6 @@ struct hc_obj {
 	u8 egress_backoff;
 	bool growable;
 	bool explicit_admit;	/* its ingest is an operator's preload */
-	u8 etag_len;		/* bytes at @etag; in the bools' padding */
 	u8 jop;			/* HC_JOP_BUSY or a durable HC_OBJ_* state */
 	bool keep_chunks;	/* superseded, its DELETE failed: never freed */
 	union {
@@ -190,8 +189,27 @@ struct hc_obj {
 	u32 uri_len;
 	struct hc_ext *ext;
 	u8 *uri;
-	u8 *etag;		/* the backend's ETag, no NUL; NULL: unknown */
+	struct hc_bver *bver;	/* the backend version; NULL: unknown */
 	struct hc_egress_err *egress_err;
+};
+
+/**
+ * struct hc_bver - the backend version of an object: what the backend
+ *	said about the version the object was ingested from or uploaded as
+ * @mtime: its Last-Modified, seconds since the Unix epoch (UTC),
+ *	1..HC_LAST_MODIFIED_MAX; 0: unknown
+ * @etag_len: bytes in @etag, 0..HC_ETAG_MAX; 0: unknown
+ * @etag: its ETag as the helper reported it (quotes included), no NUL
+ *
+ * Kept out of struct hc_obj (issue 15: every object pays for its fields,
+ * and most objects of a v1 pool have no backend version), allocated only
+ * when at least one of @mtime and @etag is known.  Never changed once
+ * made: a new version replaces the whole allocation.
+ */
+struct hc_bver {
+	u64 mtime;
+	u8 etag_len;
+	u8 etag[];
 };
 
 /**
@@ -425,7 +443,7 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj);
 bool hc_obj_superseded(const struct hc_obj *obj);
 bool hc_obj_valid(const struct hc_obj *obj);
 int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2);
-int hc_cache_set_etag(struct hc_obj *obj, const char *etag);
+int hc_cache_set_bver(struct hc_obj *obj, const char *etag, u64 mtime);
 struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id);
 void hc_cache_ingest_adopt(struct hc_cache *c);		/* sleeps */
 int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
@@ -442,7 +460,7 @@ u64 hc_cache_dirty_limit(void);
 u64 hc_cache_dirty_oldest_ns(const struct hc_cache *c);
 void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj);
 int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
-			 const char *etag);
+			 const char *etag, u64 mtime);
 void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
 			     u32 delay_ms);
 void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,

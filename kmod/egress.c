@@ -281,12 +281,13 @@ again:
 		return PTR_ERR(obj);
 	/* READY: a repeated DONE.  DIRTY: uploaded, then its helper died. */
 	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING) {
+		struct nlattr *etag = info->attrs[HC_A_EGRESS_ETAG];
+		struct nlattr *mtime = info->attrs[HC_A_EGRESS_LAST_MODIFIED];
 		u64 gen = obj->generation, size = obj->size;
 
-		struct nlattr *etag = info->attrs[HC_A_EGRESS_ETAG];
-
 		err = hc_cache_egress_done(pool->cache, obj,
-					   etag ? nla_data(etag) : NULL);
+					   etag ? nla_data(etag) : NULL,
+					   mtime ? nla_get_u64(mtime) : 0);
 		if (err == -EBUSY) {	/* a pin or another DONE: wait */
 			hc_cache_busy_wait();
 			hc_pool_unlock();

@@ -256,6 +256,8 @@ static struct hc_obj *hc_nl_ing_lookup(struct genl_info *info,
 
 int hc_nl_ingest_alloc(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *etag = info->attrs[HC_A_ING_ETAG];
+	struct nlattr *mtime = info->attrs[HC_A_ING_LAST_MODIFIED];
 	struct hc_pool *pool;
 	u64 size;
 	struct hc_obj *obj;
@@ -286,10 +288,10 @@ int hc_nl_ingest_alloc(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = hc_cache_ingest_alloc(pool->cache, obj, size, &admitted);
 	trace_hc_ingest_alloc(obj->generation, size, err ? err : !admitted);
-	/* the ETag of the version being fetched: journaled at INGEST_DONE */
-	if (!err && admitted && info->attrs[HC_A_ING_ETAG])
-		err = hc_cache_set_etag(obj,
-					nla_data(info->attrs[HC_A_ING_ETAG]));
+	/* the version being fetched: journaled at INGEST_DONE */
+	if (!err && admitted)
+		err = hc_cache_set_bver(obj, etag ? nla_data(etag) : NULL,
+					mtime ? nla_get_u64(mtime) : 0);
 	if (err == -EINVAL) {
 		NL_SET_ERR_MSG(info->extack, "another size than reported before");
 		goto out_unlock;

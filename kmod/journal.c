@@ -45,7 +45,8 @@ static int hc_journal_write(struct hc_journal *j, u64 off, void *buf,
 
 /*
  * Fill @r2 for a half of @version: a v2 half's OBJECT record carries the
- * backend version (the ETag and size) when the object has one.
+ * backend version (the ETag, Last-Modified and size) when the object has
+ * one.
  */
 static void hc_journal_fill(struct hc_jrec2 *r2, u32 version,
 			    const struct hc_obj *obj, u32 type, u32 state,
@@ -75,12 +76,13 @@ static void hc_journal_fill(struct hc_jrec2 *r2, u32 version,
 	r->data_crc = (flags & HC_OBJ_F_DATA_CRC) ? obj->data_crc : 0;
 	r->nr_ext = obj->nr_ext;
 	memcpy(r->ext, obj->ext, obj->nr_ext * sizeof(*obj->ext));
-	if (version != HC_JOURNAL_VERSION_V2 || !obj->etag_len)
+	if (version != HC_JOURNAL_VERSION_V2 || !obj->bver)
 		return;
 	r->flags |= HC_OBJ_F_BACKEND;
-	r2->etag_len = obj->etag_len;
-	memcpy(r2->etag, obj->etag, obj->etag_len);
+	r2->etag_len = obj->bver->etag_len;
+	memcpy(r2->etag, obj->bver->etag, obj->bver->etag_len);
 	r2->backend_size = obj->size;
+	r2->backend_mtime = obj->bver->mtime;
 }
 
 struct hc_journal_batch {

@@ -73,11 +73,22 @@ static const struct nla_policy hc_nl_pin_policy[HC_A_OBJ_PINNED + 1] = {
 	[HC_A_OBJ_PINNED]	= NLA_POLICY_MAX(NLA_U8, 1),
 };
 
+/*
+ * HC_A_*_LAST_MODIFIED: seconds since the epoch, 0 = unknown.  Not const:
+ * 6.1's nla_policy points at a non-const range (never written).
+ */
+static struct netlink_range_validation hc_nl_last_modified_range = {
+	.min = 0,
+	.max = HC_LAST_MODIFIED_MAX,
+};
+
 static const struct nla_policy hc_nl_ing_alloc_policy[HC_A_ING_MAX + 1] = {
 	[HC_A_ING_ID]		= { .type = NLA_U64 },
 	[HC_A_ING_SIZE]		= { .type = NLA_U64 },
 	[HC_A_ING_ETAG]		= { .type = NLA_NUL_STRING, .len = 127 },
 	[HC_A_ING_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
+	[HC_A_ING_LAST_MODIFIED] = NLA_POLICY_FULL_RANGE(NLA_U64,
+						&hc_nl_last_modified_range),
 };
 
 static const struct nla_policy hc_nl_ing_done_policy[HC_A_ING_MAX + 1] = {
@@ -97,6 +108,8 @@ static const struct nla_policy hc_nl_egr_done_policy[HC_A_EGRESS_MAX + 1] = {
 	[HC_A_EGRESS_URI]	= { .type = NLA_BINARY, .len = HC_URI_MAX },
 	[HC_A_EGRESS_ETAG]	= { .type = NLA_NUL_STRING, .len = 127 },
 	[HC_A_EGRESS_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
+	[HC_A_EGRESS_LAST_MODIFIED] = NLA_POLICY_FULL_RANGE(NLA_U64,
+						&hc_nl_last_modified_range),
 };
 
 static const struct nla_policy hc_nl_egr_fail_policy[HC_A_EGRESS_MAX + 1] = {
@@ -444,6 +457,24 @@ static int hc_nl_fill_egress_err(struct sk_buff *msg,
 	return 0;
 }
 
+/* The backend version of an object (HC_A_OBJ_ETAG, _LAST_MODIFIED). */
+static int hc_nl_fill_bver(struct sk_buff *msg, const struct hc_bver *v)
+{
+	struct nlattr *a;
+
+	if (v->mtime && nla_put_u64_64bit(msg, HC_A_OBJ_LAST_MODIFIED, v->mtime,
+					  HC_A_OBJ_PAD))
+		return -EMSGSIZE;
+	if (!v->etag_len)
+		return 0;
+	a = nla_reserve(msg, HC_A_OBJ_ETAG, v->etag_len + 1);
+	if (!a)
+		return -EMSGSIZE;
+	memcpy(nla_data(a), v->etag, v->etag_len);
+	((char *)nla_data(a))[v->etag_len] = 0;
+	return 0;
+}
+
 static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 			  const struct hc_obj *obj)
 {
@@ -456,15 +487,8 @@ static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 	    nla_put_u64_64bit(msg, HC_A_OBJ_CHUNKS, obj->chunks, HC_A_OBJ_PAD) ||
 	    nla_put_u32(msg, HC_A_OBJ_HOLDS, atomic64_read(&obj->holds)))
 		return -EMSGSIZE;
-	if (obj->etag_len) {
-		struct nlattr *a = nla_reserve(msg, HC_A_OBJ_ETAG,
-					       obj->etag_len + 1);
-
-		if (!a)
-			return -EMSGSIZE;
-		memcpy(nla_data(a), obj->etag, obj->etag_len);
-		((char *)nla_data(a))[obj->etag_len] = 0;
-	}
+	if (obj->bver && hc_nl_fill_bver(msg, obj->bver))
+		return -EMSGSIZE;
 	if (obj->egress_err && hc_nl_fill_egress_err(msg, obj->egress_err))
 		return -EMSGSIZE;
 	return hc_nl_put_extents(msg, pool, obj, HC_A_OBJ_EXTENT);

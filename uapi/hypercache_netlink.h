@@ -58,7 +58,8 @@
  *	HC_A_ING_SIZE and the HC_A_ING_EXTENT list come with it: fill them,
  *	then send DONE.
  * @HC_CMD_INGEST_ALLOC: helper -> kernel: the object's size (HC_A_ING_SIZE)
- *	and HC_A_ING_ETAG.  The kernel runs admission and allocates; the reply
+ *	and the backend version it fetches: HC_A_ING_ETAG and
+ *	HC_A_ING_LAST_MODIFIED (both optional).  The kernel runs admission and allocates; the reply
  *	(same command) carries HC_A_ING_ADMITTED and, when admitted, the
  *	HC_A_ING_EXTENT list into which the helper writes the data through
  *	/dev/hypercacheN.  Not admitted: the request ends and readers read the
@@ -85,7 +86,8 @@
  *	DIRTY or SYNCING), and its extents stay readable and unchanged.
  * @HC_CMD_EGRESS_DONE: egress helper -> kernel: HC_A_EGRESS_URI,
  *	HC_A_EGRESS_GENERATION (the generation uploaded), HC_A_EGRESS_POOL_UUID
- *	and the backend's HC_A_EGRESS_ETAG.  The
+ *	and the backend's HC_A_EGRESS_ETAG and HC_A_EGRESS_LAST_MODIFIED
+ *	(both optional: what the upload created).  The
  *	object becomes READY (clean, evictable), journaled durably before the
  *	reply.  -ESTALE if the URI now has another generation (nothing
  *	changes), -ENOENT if it is gone.
@@ -295,6 +297,12 @@ enum hc_member_attr {
  *	permanent: the object is not re-sent until an egress helper registers
  * @HC_A_OBJ_DISCARD_DIRTY: u8, HC_CMD_OBJ_EVICT requests: 1 evicts a
  *	DIRTY object too, throwing away data its backend does not have
+ *
+ * Appended for issue 17 (the backend version, beside HC_A_OBJ_ETAG):
+ * @HC_A_OBJ_LAST_MODIFIED: u64 (replies), the backend's Last-Modified of
+ *	that version, seconds since the Unix epoch (UTC), as the helper
+ *	reported it (HC_A_ING_LAST_MODIFIED, HC_A_EGRESS_LAST_MODIFIED);
+ *	absent when unknown, as HC_A_OBJ_ETAG
  */
 enum hc_obj_attr {
 	HC_A_OBJ_UNSPEC,
@@ -316,6 +324,7 @@ enum hc_obj_attr {
 	HC_A_OBJ_EGRESS_FAILED_AT,
 	HC_A_OBJ_EGRESS_PERMANENT,
 	HC_A_OBJ_DISCARD_DIRTY,
+	HC_A_OBJ_LAST_MODIFIED,
 
 	__HC_A_OBJ_MAX,
 	HC_A_OBJ_MAX = __HC_A_OBJ_MAX - 1
@@ -480,6 +489,10 @@ enum hc_stats_member_attr {
  *	Sent with HC_CMD_INGEST and the ALLOC reply; a helper echoes it in
  *	ALLOC, DONE and FAIL, and a request of another pool than the running
  *	one is -ESTALE (without it, only the id is checked)
+ * @HC_A_ING_LAST_MODIFIED: u64, INGEST_ALLOC: the backend's Last-Modified
+ *	of the version being fetched, seconds since the Unix epoch (UTC):
+ *	S3's HEAD, a posix file's st_mtime.  1..HC_LAST_MODIFIED_MAX; 0 or
+ *	absent: unknown (a larger value is refused with -ERANGE)
  *
  * Each operation accepts only its own request attributes (see the spec);
  * any other is refused with -EINVAL.
@@ -497,6 +510,7 @@ enum hc_ing_attr {
 	HC_A_ING_ERRNO,
 	HC_A_ING_RETRY_MS,
 	HC_A_ING_POOL_UUID,
+	HC_A_ING_LAST_MODIFIED,
 
 	__HC_A_ING_MAX,
 	HC_A_ING_MAX = __HC_A_ING_MAX - 1
@@ -530,6 +544,9 @@ enum hc_ing_attr {
  *	not re-send the object until an egress helper registers
  * @HC_A_EGRESS_MESSAGE: string, EGRESS_FAIL: why, for the operator (at
  *	most HC_EGRESS_MESSAGE_MAX bytes; longer is refused)
+ * @HC_A_EGRESS_LAST_MODIFIED: u64, EGRESS_DONE: the backend's Last-Modified
+ *	of the version the upload created, as HC_A_ING_LAST_MODIFIED (0 or
+ *	absent: unknown)
  */
 enum hc_egress_attr {
 	HC_A_EGRESS_UNSPEC,
@@ -546,6 +563,7 @@ enum hc_egress_attr {
 	HC_A_EGRESS_POOL_UUID,
 	HC_A_EGRESS_PERMANENT,
 	HC_A_EGRESS_MESSAGE,
+	HC_A_EGRESS_LAST_MODIFIED,
 
 	__HC_A_EGRESS_MAX,
 	HC_A_EGRESS_MAX = __HC_A_EGRESS_MAX - 1
@@ -553,5 +571,11 @@ enum hc_egress_attr {
 
 /* HC_A_EGRESS_MESSAGE, HC_A_OBJ_EGRESS_MESSAGE: bytes without the NUL */
 #define HC_EGRESS_MESSAGE_MAX	255
+
+/*
+ * HC_A_*_LAST_MODIFIED: the largest accepted, 9999-12-31T23:59:59Z (the
+ * last second an HTTP date or a four-digit ISO 8601 year can name).
+ */
+#define HC_LAST_MODIFIED_MAX	253402300799ULL
 
 #endif /* _UAPI_HYPERCACHE_NETLINK_H */

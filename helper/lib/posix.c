@@ -65,7 +65,7 @@ int hc_posix_path(const struct hc_backend *b, const char *key, size_t key_len,
 	return 0;
 }
 
-int hc_posix_open(const char *path, int *fd, uint64_t *size,
+int hc_posix_open(const char *path, int *fd, uint64_t *size, int64_t *mtime,
 		  char *err, size_t errlen)
 {
 	struct stat st;
@@ -87,6 +87,8 @@ int hc_posix_open(const char *path, int *fd, uint64_t *size,
 	}
 	*fd = f;
 	*size = st.st_size;
+	if (mtime)
+		*mtime = st.st_mtim.tv_sec;
 	return 0;
 }
 

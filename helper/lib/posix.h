@@ -41,8 +41,12 @@ int hc_posix_key_check(const char *key, size_t len, char *err, size_t errlen);
 int hc_posix_path(const struct hc_backend *b, const char *key, size_t key_len,
 		  char *out, size_t outlen, char *err, size_t errlen);
 
-/* hc_posix_open() - open regular file @path for reading; its size. */
-int hc_posix_open(const char *path, int *fd, uint64_t *size,
+/*
+ * hc_posix_open() - open regular file @path for reading; its size and, if
+ * @mtime is not NULL, its st_mtime (seconds since the epoch, the
+ * nanoseconds dropped).
+ */
+int hc_posix_open(const char *path, int *fd, uint64_t *size, int64_t *mtime,
 		  char *err, size_t errlen);
 
 /*

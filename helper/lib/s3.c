@@ -343,6 +343,7 @@ struct hcs3_req {
 	bool body_trunc;
 	char etag[HCS3_ETAG_MAX + 1];
 	bool etag_bad;			/* too long */
+	int64_t last_modified;		/* Last-Modified, s; 0: none */
 	curl_off_t content_length;	/* -1 unknown */
 	char content_range[128];
 	uint64_t retry_after_ms;	/* Retry-After: N seconds, 0: none */
@@ -549,6 +550,18 @@ static enum retry_outcome hcs3_outcome(CURLcode cc)
 	}
 }
 
+/*
+ * An HTTP date (RFC 9110: IMF-fixdate, and the obsolete RFC 850 and
+ * asctime() forms, as curl_getdate() reads them) in seconds since the
+ * epoch; 0 for one it cannot read, or before 1970-01-01T00:00:01Z.
+ */
+static int64_t hcs3_http_date(const char *s)
+{
+	time_t t = curl_getdate(s, NULL);
+
+	return t > 0 ? (int64_t)t : 0;
+}
+
 /* Keep the response headers we use, from curl's header store. */
 static void hcs3_response_headers(struct hcs3 *c, struct hcs3_req *r)
 {
@@ -557,6 +570,10 @@ static void hcs3_response_headers(struct hcs3 *c, struct hcs3_req *r)
 	r->etag[0] = '\0';
 	r->etag_bad = false;
 	r->content_range[0] = '\0';
+	r->last_modified = 0;
+	if (curl_easy_header(c->curl, "Last-Modified", 0, CURLH_HEADER, -1,
+			     &h) == CURLHE_OK)
+		r->last_modified = hcs3_http_date(h->value);
 	if (curl_easy_header(c->curl, "ETag", 0, CURLH_HEADER, -1, &h) ==
 	    CURLHE_OK) {
 		if (strlen(h->value) > HCS3_ETAG_MAX)
@@ -812,8 +829,10 @@ int hcs3_head(struct hcs3 *c, const char *bucket, const char *key,
 			    r.url);
 	if (!rc)
 		rc = hcs3_copy_etag(&r, out->etag, err, errlen);
-	if (!rc)
+	if (!rc) {
 		out->size = (uint64_t)r.content_length;
+		out->mtime = r.last_modified;
+	}
 	hcs3_req_done(&r);
 	return rc;
 }

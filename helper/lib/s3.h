@@ -59,6 +59,9 @@ struct hcs3_stats {
 struct hcs3_object {
 	uint64_t size;
 	char etag[HCS3_ETAG_MAX + 1];	/* as sent, quotes included */
+	/* Last-Modified in seconds since the epoch (UTC); 0: none, or an
+	 * HTTP date curl_getdate() cannot read, or one before 1970 */
+	int64_t mtime;
 };
 
 /*
@@ -91,7 +94,7 @@ uint64_t hcs3_retry_after_ms(const struct hcs3 *c);
  */
 char *hcs3_url(const struct hcs3 *c, const char *bucket, const char *key);
 
-/* hcs3_head() - HEAD: size and ETag. */
+/* hcs3_head() - HEAD: size, ETag and Last-Modified. */
 int hcs3_head(struct hcs3 *c, const char *bucket, const char *key,
 	      struct hcs3_object *out, char *err, size_t errlen);
 

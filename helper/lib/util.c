@@ -26,6 +26,17 @@ int hc_seterr(char *err, size_t errlen, int ret, const char *fmt, ...)
 	return ret;
 }
 
+char *hc_fmt_utc(char *out, size_t len, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if ((int64_t)tt != t || !gmtime_r(&tt, &tm) || tm.tm_year > 9999 - 1900 ||
+	    !strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(out, len, "@%lld", (long long)t);
+	return out;
+}
+
 double hc_now(void)
 {
 	struct timespec ts;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The small helpers every user-space module of HyperCache uses: an error
- * message into a caller's buffer, the monotonic clock, and I/O loops that
- * move a whole buffer (retrying EINTR and short counts).
+ * message into a caller's buffer, a UTC time as ISO 8601, the monotonic
+ * clock, and I/O loops that move a whole buffer (retrying EINTR and short
+ * counts).
  *
  * All are thread-safe and never allocate.  The I/O loops return 0 or a
  * negative errno; none prints.
@@ -23,6 +24,15 @@ int hc_seterr(char *err, size_t errlen, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 int hc_vseterr(char *err, size_t errlen, int ret, const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));
+
+/*
+ * hc_fmt_utc() - seconds since the epoch @t as ISO 8601 UTC,
+ * "2025-12-01T00:00:00Z", into @out (HC_UTC_LEN bytes suffice); a time
+ * gmtime_r() cannot express, or a year past 9999, as "@T" (the number).
+ * Returns @out.
+ */
+#define HC_UTC_LEN	32
+char *hc_fmt_utc(char *out, size_t len, int64_t t);
 
 /* CLOCK_MONOTONIC, in seconds and in milliseconds. */
 double hc_now(void);

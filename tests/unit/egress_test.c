@@ -251,6 +251,9 @@ static void posix_one(struct __test_metadata *_metadata, const char *dev,
 	EXPECT_EQ(want, res.crc32c);
 	ASSERT_EQ(0, stat(path, &st));
 	ASSERT_EQ((off_t)size, st.st_size);
+	/* the Last-Modified sent with EGRESS_DONE: the renamed file's */
+	EXPECT_EQ((int64_t)st.st_mtim.tv_sec, res.mtime);
+	EXPECT_EQ(0, res.mtime_err);
 	got = malloc(size + 1);
 	ASSERT_NE(NULL, got);
 	in = open(path, O_RDONLY);

@@ -131,6 +131,48 @@ static int slurp(const char *path, char *buf, size_t len)
 	return ret;
 }
 
+/*
+ * hc_posix_open(): a regular file's size and st_mtime (the ingest's
+ * Last-Modified, whole seconds); @mtime may be NULL; a directory is
+ * EISDIR, a missing file ENOENT.
+ */
+TEST_F(atomic, open_gives_size_and_mtime)
+{
+	struct timespec ts[2] = {
+		{ .tv_sec = 1764547200, .tv_nsec = 999999999 },
+		{ .tv_sec = 1764547200, .tv_nsec = 999999999 },
+	};
+	char path[128], err[256];
+	uint64_t size = 0;
+	int64_t mtime = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/f", self->dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, hc_write_full(fd, "12345", 5));
+	close(fd);
+	ASSERT_EQ(0, utimensat(AT_FDCWD, path, ts, 0));
+	ASSERT_EQ(0, hc_posix_open(path, &fd, &size, &mtime, err, sizeof(err)))
+		TH_LOG("%s", err);
+	close(fd);
+	EXPECT_EQ(5, size);
+	EXPECT_EQ(1764547200, mtime);
+	/* before 1970: as the file says (hypercached sends it as unknown) */
+	ts[0].tv_sec = ts[1].tv_sec = -86400;
+	ASSERT_EQ(0, utimensat(AT_FDCWD, path, ts, 0));
+	ASSERT_EQ(0, hc_posix_open(path, &fd, &size, &mtime, err, sizeof(err)));
+	close(fd);
+	EXPECT_EQ(-86400, mtime);
+	ASSERT_EQ(0, hc_posix_open(path, &fd, &size, NULL, err, sizeof(err)));
+	close(fd);
+	EXPECT_EQ(-EISDIR, hc_posix_open(self->dir, &fd, &size, &mtime, err,
+					 sizeof(err)));
+	snprintf(path, sizeof(path), "%s/none", self->dir);
+	EXPECT_EQ(-ENOENT, hc_posix_open(path, &fd, &size, &mtime, err,
+					 sizeof(err)));
+}
+
 TEST_F(atomic, commit_replaces_and_leaves_no_temporary)
 {
 	struct hc_posix_file f;

@@ -40,6 +40,7 @@ struct fobj {
 	char *data;
 	size_t len;
 	char etag[80];
+	time_t mtime;		/* Last-Modified: a minute per store() */
 };
 
 /* The fake server's state; the MHD thread and the test share it. */
@@ -56,6 +57,15 @@ struct fake {
 	unsigned int retry_after;		/* seconds, on a 503; 0: none */
 	bool ignore_range, ignore_if_match, complete_error, complete_no_etag;
 	unsigned int sleep_ms;
+	/* HEAD and GET: Last-Modified sent as this text (NULL: the object's
+	 * time as an IMF-fixdate), none at all with no_last_modified; the
+	 * ETag of a HEAD replaced by head_etag (another writer's version);
+	 * the next fail_head HEADs 403 */
+	const char *last_modified;
+	bool no_last_modified;
+	const char *head_etag;
+	int fail_head;
+	time_t clock;		/* the last store()'s mtime */
 	/* seen */
 	int requests, connections, bad_sigs, bad_hash, bad_md5, bad_wire;
 	char host[128];
@@ -153,6 +163,34 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 	return ret;
 }
 
+/* 200 to a HEAD or GET of @o: ETag and Last-Modified as scripted. */
+static enum MHD_Result reply_obj(struct MHD_Connection *c, unsigned int status,
+				 const char *body, size_t len,
+				 const struct fobj *o, const char *etag,
+				 const char *crange)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	char lm[64];
+	struct tm tm;
+
+	r = MHD_create_response_from_buffer(len, (void *)body,
+					    MHD_RESPMEM_MUST_COPY);
+	MHD_add_response_header(r, "ETag", etag);
+	if (crange)
+		MHD_add_response_header(r, "Content-Range", crange);
+	if (F.last_modified) {
+		MHD_add_response_header(r, "Last-Modified", F.last_modified);
+	} else if (!F.no_last_modified) {
+		gmtime_r(&o->mtime, &tm);
+		strftime(lm, sizeof(lm), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+		MHD_add_response_header(r, "Last-Modified", lm);
+	}
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result s3err(struct MHD_Connection *c, unsigned int status,
 			     const char *code, const char *msg)
 {
@@ -240,6 +278,8 @@ static struct fobj *store(const char *key, const void *p, size_t n)
 	o->len = n;
 	md5hex(p, n, hex);
 	snprintf(o->etag, sizeof(o->etag), "\"%s\"", hex);
+	F.clock += 60;
+	o->mtime = F.clock;
 	return o;
 }
 
@@ -276,8 +316,15 @@ static enum MHD_Result do_get(struct MHD_Connection *c, struct fobj *o,
 	if (im && !F.ignore_if_match && strcmp(im, o->etag))
 		return s3err(c, 412, "PreconditionFailed",
 			     "At least one of the pre-conditions you specified did not hold");
-	if (!range || F.ignore_range || head)
-		return reply(c, 200, o->data, o->len, o->etag, NULL);
+	if (head && F.fail_head) {
+		F.fail_head--;
+		return reply(c, 403, "", 0, NULL, NULL);
+	}
+	if (head)
+		return reply_obj(c, 200, o->data, o->len, o,
+				 F.head_etag ? F.head_etag : o->etag, NULL);
+	if (!range || F.ignore_range)
+		return reply_obj(c, 200, o->data, o->len, o, o->etag, NULL);
 	if (sscanf(range, "bytes=%llu-%llu", &a, &b) != 2 || a > b ||
 	    a >= o->len)
 		return s3err(c, 416, "InvalidRange", "bad range");
@@ -300,7 +347,7 @@ static enum MHD_Result do_get(struct MHD_Connection *c, struct fobj *o,
 		MHD_destroy_response(r);
 		return ret;
 	}
-	return reply(c, 206, o->data + a, b - a + 1, o->etag, cr);
+	return reply_obj(c, 206, o->data + a, b - a + 1, o, o->etag, cr);
 }
 
 static const char *arg(struct MHD_Connection *c, const char *name)
@@ -358,6 +405,7 @@ static enum MHD_Result do_mpu(struct MHD_Connection *c, const char *method,
 {
 	char b[1024], etag[40], want[160];
 	const char *pn = arg(c, "partNumber"), *id = arg(c, "uploadId");
+	struct fobj *o;
 	int i, np = 0;
 
 	if (!strcmp(method, "POST") && has_arg(c, "uploads")) {
@@ -415,7 +463,7 @@ static enum MHD_Result do_mpu(struct MHD_Connection *c, const char *method,
 			memcpy(all + off, F.part[i], F.part_len[i]);
 			off += F.part_len[i];
 		}
-		store(key, all, tot);
+		o = store(key, all, tot);
 		free(all);
 		F.upload_open = false;
 		for (i = 1; i <= MAXPART; i++) {
@@ -428,6 +476,8 @@ static enum MHD_Result do_mpu(struct MHD_Connection *c, const char *method,
 				 "</CompleteMultipartUploadResult>", key);
 			return reply(c, 200, b, strlen(b), NULL, NULL);
 		}
+		/* the object's ETag is the one the answer gives, as in S3 */
+		snprintf(o->etag, sizeof(o->etag), "\"feed-%d\"", np);
 		snprintf(b, sizeof(b),
 			 "<CompleteMultipartUploadResult><Key>%.200s</Key><ETag>&quot;feed-%d&quot;</ETag>"
 			 "</CompleteMultipartUploadResult>", key, np);
@@ -576,6 +626,7 @@ static void fake_start(void)
 	const union MHD_DaemonInfo *di;
 
 	memset(&F, 0, sizeof(F));
+	F.clock = 1764547200;	/* 2025-12-01T00:00:00Z */
 	pthread_mutex_init(&F.lock, NULL);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	F.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD,
@@ -702,6 +753,57 @@ TEST_F(s3, head_and_ranges)
 	EXPECT_GE(st.bytes_in, 5 + 5 + strlen(data));
 	free(buf);
 	free(whole);
+}
+
+/*
+ * HEAD's Last-Modified (HTTP date, RFC 9110 5.6.7) in seconds: the
+ * IMF-fixdate S3 sends, the obsolete RFC 850 and asctime() forms a
+ * recipient must read too; an unreadable one, one before 1970 and none
+ * at all are 0 (unknown), never a failure.
+ */
+TEST_F(s3, head_last_modified)
+{
+	static const struct {
+		const char *hdr;
+		int64_t want;
+	} cases[] = {
+		{ "Mon, 01 Dec 2025 00:00:00 GMT", 1764547200 },
+		{ "Monday, 01-Dec-25 00:00:00 GMT", 1764547200 },
+		{ "Mon Dec  1 00:00:00 2025", 1764547200 },
+		{ "Fri, 31 Dec 9999 23:59:59 GMT", 253402300799LL },
+		{ "Thu, 01 Jan 1970 00:00:01 GMT", 1 },
+		{ "Wed, 31 Dec 1969 23:59:59 GMT", 0 },
+		{ "yesterday", 0 },
+		{ "Mon, 32 Dec 2025 00:00:00 GMT", 0 },
+	};
+	struct hcs3_object o;
+	size_t i;
+
+	/* the fake's own time of the object, as an IMF-fixdate */
+	ASSERT_EQ(0, hcs3_head(self->c, BKT, "dir/obj one+x", &o, self->err,
+			       sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(1764547200 + 60, o.mtime);
+	EXPECT_EQ(find("dir/obj one+x")->mtime, o.mtime);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		F.last_modified = cases[i].hdr;
+		o.mtime = -5;
+		ASSERT_EQ(0, hcs3_head(self->c, BKT, "dir/obj one+x", &o,
+				       self->err, sizeof(self->err)))
+			TH_LOG("%s: %s", cases[i].hdr, self->err);
+		EXPECT_EQ(cases[i].want, o.mtime) TH_LOG("%s", cases[i].hdr);
+		EXPECT_EQ(strlen(data), o.size);
+	}
+	F.last_modified = NULL;
+	F.no_last_modified = true;
+	ASSERT_EQ(0, hcs3_head(self->c, BKT, "dir/obj one+x", &o, self->err,
+			       sizeof(self->err)));
+	EXPECT_EQ(0, o.mtime);
+	/* a failed HEAD leaves nothing behind */
+	F.no_last_modified = false;
+	o.mtime = -5;
+	EXPECT_EQ(-ENOENT, hcs3_head(self->c, BKT, "no/such", &o, self->err,
+				     sizeof(self->err)));
+	EXPECT_EQ(0, o.mtime);
 }
 
 TEST_F(s3, range_ignored_or_too_long)
@@ -1164,6 +1266,9 @@ TEST_F_TIMEOUT(s3, egress_put_and_multipart, 120)
 	ASSERT_EQ(e.size, o->len);
 	EXPECT_EQ(0, memcmp(o->data, obj, e.size));
 	EXPECT_STREQ(o->etag, res.etag);
+	/* its Last-Modified: the HEAD after the PUT */
+	EXPECT_EQ(o->mtime, res.mtime);
+	EXPECT_EQ(0, res.mtime_err) TH_LOG("%s", res.mtime_msg);
 
 	/* 12 MiB + 5: parts of 5, 5 and 2 MiB + 5; a leftover upload first */
 	F.upload_open = true;
@@ -1181,6 +1286,8 @@ TEST_F_TIMEOUT(s3, egress_put_and_multipart, 120)
 	ASSERT_EQ(big, o->len);
 	EXPECT_EQ(0, memcmp(o->data, obj, big));
 	EXPECT_FALSE(F.upload_open);
+	EXPECT_EQ(o->mtime, res.mtime);
+	EXPECT_EQ(0, res.mtime_err) TH_LOG("%s", res.mtime_msg);
 
 	/* a wrong CRC: aborted, the stored object unchanged */
 	crc ^= 1;
@@ -1201,6 +1308,96 @@ TEST_F_TIMEOUT(s3, egress_put_and_multipart, 120)
 	close(fd);
 	unlink(path);
 	free(obj);
+}
+
+/*
+ * An upload's Last-Modified is what a HEAD after it says, and only if that
+ * HEAD shows the upload's ETag: another writer's version in between, a
+ * HEAD that fails or one without Last-Modified leave it unknown (0, the
+ * reason in mtime_err and mtime_msg) and the upload still succeeds.  The
+ * HEAD takes a transfer slot as the PUT does.
+ */
+static int eg_slots;
+
+static int eg_slot_get(void *arg)
+{
+	(void)arg;
+	eg_slots++;
+	return 0;
+}
+
+static void eg_slot_put(void *arg)
+{
+	(void)arg;
+}
+
+TEST_F(s3, egress_last_modified)
+{
+	static const struct hc_extent ext[1] = {
+		{ .offset = 0, .length = EG_MiB },
+	};
+	char path[] = "/tmp/hc-egress-lm-XXXXXX";
+	char obj[5000];
+	struct hcs3 *cl[1] = { self->c };
+	struct hc_egress_result res;
+	struct hc_egress e = {
+		.size = sizeof(obj), .ext = ext, .nr_ext = 1, .dev = path,
+		.part_size = 4 * EG_MiB, .workers = 1,
+		.slot_get = eg_slot_get, .slot_put = eg_slot_put,
+	};
+	int fd = mkstemp(path), requests;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, ftruncate(fd, EG_MiB));
+	egress_obj(_metadata, fd, ext, 1, obj, sizeof(obj));
+
+	/* one PUT and one HEAD, each on a slot */
+	requests = F.requests;
+	eg_slots = 0;
+	ASSERT_EQ(0, hc_egress_s3(&e, cl, BKT, "lm/obj", &res, self->err,
+				  sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(find("lm/obj")->mtime, res.mtime);
+	EXPECT_EQ(2, F.requests - requests);
+	EXPECT_EQ(2, eg_slots);
+
+	/* the HEAD sees another version: not ours */
+	F.head_etag = "\"0123456789abcdef0123456789abcdef\"";
+	ASSERT_EQ(0, hc_egress_s3(&e, cl, BKT, "lm/obj", &res, self->err,
+				  sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, res.mtime);
+	EXPECT_EQ(-ESTALE, res.mtime_err);
+	EXPECT_NE(NULL, strstr(res.mtime_msg, "another version"))
+		TH_LOG("%s", res.mtime_msg);
+	EXPECT_STREQ(find("lm/obj")->etag, res.etag);
+	F.head_etag = NULL;
+
+	/* the HEAD is refused */
+	F.fail_head = 1;
+	ASSERT_EQ(0, hc_egress_s3(&e, cl, BKT, "lm/obj", &res, self->err,
+				  sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, res.mtime);
+	EXPECT_EQ(-EACCES, res.mtime_err) TH_LOG("%s", res.mtime_msg);
+	EXPECT_EQ(0, F.fail_head);
+
+	/* no Last-Modified in the HEAD */
+	F.no_last_modified = true;
+	ASSERT_EQ(0, hc_egress_s3(&e, cl, BKT, "lm/obj", &res, self->err,
+				  sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, res.mtime);
+	EXPECT_EQ(-ENODATA, res.mtime_err);
+	F.no_last_modified = false;
+
+	/* a failed upload makes no HEAD */
+	requests = F.requests;
+	F.fail_n = 1;
+	F.fail_status = 403;
+	F.fail_code = "AccessDenied";
+	EXPECT_EQ(-EACCES, hc_egress_s3(&e, cl, BKT, "lm/obj", &res,
+					self->err, sizeof(self->err)));
+	EXPECT_EQ(1, F.requests - requests);
+	EXPECT_EQ(0, res.mtime);
+	close(fd);
+	unlink(path);
 }
 
 /*

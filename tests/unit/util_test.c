@@ -23,6 +23,21 @@ TEST(seterr_formats_truncates_and_returns)
 	EXPECT_STREQ("abc 123", err);	/* errlen 0: untouched */
 }
 
+/* ISO 8601 UTC of a Last-Modified; what gmtime cannot say as @SECONDS. */
+TEST(fmt_utc)
+{
+	char b[HC_UTC_LEN], small[8];
+
+	EXPECT_STREQ("1970-01-01T00:00:00Z", hc_fmt_utc(b, sizeof(b), 0));
+	EXPECT_STREQ("2025-12-01T00:00:00Z", hc_fmt_utc(b, sizeof(b), 1764547200));
+	EXPECT_STREQ("9999-12-31T23:59:59Z", hc_fmt_utc(b, sizeof(b), 253402300799LL));
+	EXPECT_STREQ("@253402300800", hc_fmt_utc(b, sizeof(b), 253402300800LL));
+	EXPECT_STREQ("1969-12-31T23:59:59Z", hc_fmt_utc(b, sizeof(b), -1));
+	EXPECT_STREQ("@9223372036854775807", hc_fmt_utc(b, sizeof(b), INT64_MAX));
+	/* a buffer too small for either: cut, NUL-terminated */
+	EXPECT_STREQ("@176454", hc_fmt_utc(small, sizeof(small), 1764547200));
+}
+
 TEST(clock_is_monotonic)
 {
 	double a = hc_now();

@@ -25,6 +25,7 @@
 #include "nl.h"
 #include "scrape.h"
 #include "cache.h"
+#include "util.h"
 
 /* --- ls -------------------------------------------------------------------- */
 
@@ -44,6 +45,7 @@ static struct nla_policy obj_policy[HC_A_OBJ_MAX + 1] = {
 	[HC_A_OBJ_EGRESS_FAILURES]  = { .type = NLA_U32 },
 	[HC_A_OBJ_EGRESS_FAILED_AT] = { .type = NLA_U64 },
 	[HC_A_OBJ_EGRESS_PERMANENT] = { .type = NLA_U8 },
+	[HC_A_OBJ_LAST_MODIFIED]    = { .type = NLA_U64 },
 };
 
 static struct nla_policy ext_policy[HC_A_EXT_MAX + 1] = {
@@ -102,6 +104,8 @@ static int obj_parse(struct nl_msg *msg, struct obj_info *o)
 		if (!o->etag)
 			return -ENOMEM;
 	}
+	if (tb[HC_A_OBJ_LAST_MODIFIED])
+		o->last_modified = nla_get_u64(tb[HC_A_OBJ_LAST_MODIFIED]);
 	if (tb[HC_A_OBJ_EGRESS_ERRNO]) {
 		o->has_egress = true;
 		o->egress_errno = nla_get_u32(tb[HC_A_OBJ_EGRESS_ERRNO]);
@@ -194,6 +198,15 @@ static json_object *upload_error_json(const struct obj_info *o)
 	return j;
 }
 
+json_object *hcctl_time_json(uint64_t t)
+{
+	char buf[HC_UTC_LEN];
+
+	if (!t)
+		return NULL;
+	return json_object_new_string(hc_fmt_utc(buf, sizeof(buf), (int64_t)t));
+}
+
 static json_object *obj_json(const struct obj_info *o)
 {
 	json_object *j = json_object_new_object();
@@ -219,6 +232,8 @@ static json_object *obj_json(const struct obj_info *o)
 		json_object_object_add(j, "holds", json_object_new_uint64(o->holds));
 	if (o->etag)
 		json_object_object_add(j, "etag", json_object_new_string(o->etag));
+	json_object_object_add(j, "last_modified",
+			       hcctl_time_json(o->last_modified));
 	if (o->has_egress)
 		json_object_object_add(j, "upload_error", upload_error_json(o));
 	json_object_object_add(j, "extents", hcctl_extents_json(o->ext, o->next));
@@ -263,7 +278,7 @@ static void ls_print_text(const struct obj_list *l, bool etag)
 	printf("%-9s  %-5s  %10s  %10s  %5s  %7s  ", "STATE", "FLAGS",
 	       "SIZE", "GENERATION", "HOLDS", "EXTENTS");
 	if (etag)
-		printf("%-34s  ", "ETAG");
+		printf("%-34s  %-20s  ", "ETAG", "LAST-MODIFIED");
 	printf("URI\n");
 	for (i = 0; i < l->n; i++) {
 		const struct obj_info *o = &l->v[i];
@@ -293,8 +308,13 @@ static void ls_print_text(const struct obj_list *l, bool etag)
 			snprintf(holds, sizeof(holds), "-");
 		printf("%-9s  %-5s  %10s  %10s  %5s  %7u  ", state, flags,
 		       size, gen, holds, o->next);
-		if (etag)
-			printf("%-34s  ", o->etag ? o->etag : "-");
+		if (etag) {
+			char when[HC_UTC_LEN];
+
+			printf("%-34s  %-20s  ", o->etag ? o->etag : "-",
+			       o->last_modified ? hc_fmt_utc(when, sizeof(when),
+					(int64_t)o->last_modified) : "-");
+		}
 		printf("%s\n", o->shown);
 		if (o->has_egress) {
 			char why[HC_EGRESS_MESSAGE_MAX + 256];
@@ -1067,20 +1087,23 @@ const struct hcctl_cmd hcctl_cache_cmds[] = {
 "        Only the objects the backend does not have yet (dirty or syncing).\n"
 "\n"
 "    -e, --etag\n"
-"        An ETAG column before URI: the backend's ETag of the version the\n"
-"        object was fetched from or uploaded as, as the backend sent it\n"
-"        (quotes included), or - when unknown: an object written but not\n"
-"        uploaded yet, or one of a format-v1 pool after a restart (only a\n"
-"        format-v2 pool journals it; see 'hcctl help pool create').\n"
+"        ETAG and LAST-MODIFIED columns before URI: the backend's ETag of\n"
+"        the version the object was fetched from or uploaded as, as the\n"
+"        backend sent it (quotes included), and that version's\n"
+"        Last-Modified in UTC (2025-12-01T08:30:00Z); - when unknown: an\n"
+"        object written but not uploaded yet, or one of a format-v1 pool\n"
+"        after a restart (only a format-v2 pool journals them; see 'hcctl\n"
+"        help pool create').\n"
 "\n"
 "    -j, --json\n"
 "        Print one JSON object with raw numbers:\n"
 "\n"
 "          {\"objects\":[{\"uri\":\"...\",\"state\":\"ready\",\"flags\":1,\n"
 "            \"pinned\":true,\"size\":N,\"generation\":G,\"chunks\":C,\n"
-"            \"holds\":H,\"etag\":\"...\",\"extents\":[{\"offset\":O,\"length\":L},\n"
-"            ...]},...]}\n"
-"        (\"etag\" only when known, as with --etag).\n"
+"            \"holds\":H,\"etag\":\"...\",\"last_modified\":\"...Z\",\n"
+"            \"extents\":[{\"offset\":O,\"length\":L},...]},...]}\n"
+"        (\"etag\" only when known, \"last_modified\" null when unknown,\n"
+"        as with --etag).\n"
 "\n"
 HCCTL_HELP_OPT_TEXT
 "\n"

@@ -33,6 +33,7 @@ struct obj_info {
 	uint32_t holds;
 	bool has_holds;
 	char *etag;	/* HC_A_OBJ_ETAG, NULL when the kernel sent none */
+	uint64_t last_modified;	/* HC_A_OBJ_LAST_MODIFIED (s), 0: not sent */
 	/* the last failed upload (HC_A_OBJ_EGRESS_*), if has_egress */
 	bool has_egress;
 	bool egress_permanent;

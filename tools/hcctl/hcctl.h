@@ -161,6 +161,8 @@ struct hc_extent;
 const char *hcctl_obj_state_name(uint32_t state, char *buf, size_t len);
 void hcctl_obj_flags_str(uint32_t flags, char *buf, size_t len);
 json_object *hcctl_extents_json(const struct hc_extent *ext, uint32_t n);
+/* cache.c: a backend's Last-Modified (seconds) as ISO 8601 UTC, or null for 0 */
+json_object *hcctl_time_json(uint64_t t);
 
 /* Command handlers */
 int hcctl_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv);

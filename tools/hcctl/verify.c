@@ -41,6 +41,7 @@ struct vf_item {
 	enum hcctl_verdict v;
 	char etag[HCS3_ETAG_MAX + 1];	/* the backend's, after a HEAD */
 	uint64_t size;			/* the backend's, after a HEAD */
+	int64_t mtime;			/* its Last-Modified; 0: not given */
 	int err;			/* HCCTL_V_ERROR: a positive errno */
 	char msg[VF_MSG_MAX];		/* HCCTL_V_ERROR, HCCTL_V_NO_ETAG */
 	bool evicted;
@@ -102,9 +103,9 @@ static int vf_client(struct vf_worker *w, const struct hc_backend *b,
 }
 
 /*
- * A posix backend's "HEAD": the size of ROOT/KEY and, when it is the
- * cached size, the ETag hypercached's upload gave it (the CRC-32C of the
- * bytes as 8 hex digits, egress.c), computed by reading the file.  An
+ * A posix backend's "HEAD": the size and st_mtime of ROOT/KEY and, when it
+ * is the cached size, the ETag hypercached's upload gave it (the CRC-32C of
+ * the bytes as 8 hex digits, egress.c), computed by reading the file.  An
  * object ingested from a posix backend has no ETag and is not checked.
  */
 static int vf_posix_head(const struct hc_target *t, uint64_t kept_size,
@@ -119,7 +120,8 @@ static int vf_posix_head(const struct hc_target *t, uint64_t kept_size,
 	ret = hc_posix_path(t->b, t->key, t->key_len, path, sizeof(path),
 			    err, errlen);
 	if (!ret)
-		ret = hc_posix_open(path, &fd, &out->size, err, errlen);
+		ret = hc_posix_open(path, &fd, &out->size, &out->mtime, err,
+				    errlen);
 	if (ret)
 		return ret;
 	if (out->size != kept_size) {
@@ -199,6 +201,7 @@ verdict:
 	if (!ret) {
 		memcpy(it->etag, head.etag, sizeof(it->etag));
 		it->size = head.size;
+		it->mtime = head.mtime;
 	} else if (it->v == HCCTL_V_ERROR) {
 		it->err = -ret;
 		snprintf(it->msg, sizeof(it->msg), "HEAD failed: %s",
@@ -318,21 +321,37 @@ static int vf_evict(const char *who, struct vf_ctx *x,
 	return 0;
 }
 
+/* ", modified 2025-12-01T08:30:00Z" of Last-Modified @t, "" if unknown. */
+static const char *vf_modified(char *out, size_t len, int64_t t)
+{
+	char when[HC_UTC_LEN];
+
+	if (!t)
+		return "";
+	snprintf(out, len, ", modified %s", hc_fmt_utc(when, sizeof(when), t));
+	return out;
+}
+
 /* "changed: ETag A, the backend's B; ..." of a stale or failed @it. */
 static void vf_reason(const struct vf_item *it, char *out, size_t len)
 {
-	char a[32], b[32];
+	char a[32], b[32], ma[48], mb[48];
 
 	switch (it->v) {
 	case HCCTL_V_CHANGED:
 		hcctl_fmt_size(a, sizeof(a), it->o->size);
 		hcctl_fmt_size(b, sizeof(b), it->size);
-		snprintf(out, len, "changed: cached ETag %s (%s), the backend's %s (%s)",
-			 it->o->etag, a, it->etag[0] ? it->etag : "not computed", b);
+		snprintf(out, len, "changed: cached ETag %s (%s%s), the backend's %s (%s%s)",
+			 it->o->etag, a,
+			 vf_modified(ma, sizeof(ma), (int64_t)it->o->last_modified),
+			 it->etag[0] ? it->etag : "not computed", b,
+			 vf_modified(mb, sizeof(mb), it->mtime));
 		break;
 	case HCCTL_V_RESIZED:
-		snprintf(out, len, "changed size: cached %" PRIu64 " bytes, the backend's %"
-			 PRIu64 " (same ETag %s)", it->o->size, it->size, it->etag);
+		snprintf(out, len, "changed size: cached %" PRIu64 " bytes%s, the backend's %"
+			 PRIu64 "%s (same ETag %s)", it->o->size,
+			 vf_modified(ma, sizeof(ma), (int64_t)it->o->last_modified),
+			 it->size, vf_modified(mb, sizeof(mb), it->mtime), it->etag);
 		break;
 	case HCCTL_V_GONE:
 		snprintf(out, len, "gone: the backend has no such object");
@@ -359,12 +378,17 @@ static json_object *vf_item_json(const struct vf_item *it)
 	json_object_object_add(j, "size", json_object_new_uint64(it->o->size));
 	if (it->o->etag)
 		json_object_object_add(j, "etag", json_object_new_string(it->o->etag));
+	json_object_object_add(j, "last_modified",
+			       hcctl_time_json(it->o->last_modified));
 	if (it->v == HCCTL_V_CURRENT || it->v == HCCTL_V_CHANGED ||
 	    it->v == HCCTL_V_RESIZED) {
 		json_object_object_add(j, "backend_etag",
 				       json_object_new_string(it->etag));
 		json_object_object_add(j, "backend_size",
 				       json_object_new_uint64(it->size));
+		json_object_object_add(j, "backend_last_modified",
+				       hcctl_time_json(it->mtime > 0 ?
+						       (uint64_t)it->mtime : 0));
 	}
 	if (it->v != HCCTL_V_CURRENT) {
 		vf_reason(it, why, sizeof(why));
@@ -563,11 +587,16 @@ const struct hcctl_cmd hcctl_verify_cmds[] = {
 "    more (404, or no such file).  One line per object that is not\n"
 "    current, then the totals:\n"
 "\n"
-"      stale    s3://b/m/a: changed: cached ETag \"9b2c...\" (5.0 MiB), the backend's \"77e1...\" (6.0 MiB)\n"
+"      stale    s3://b/m/a: changed: cached ETag \"9b2c...\" (5.0 MiB, modified\n"
+"               2025-12-01T08:30:00Z), the backend's \"77e1...\" (6.0 MiB, modified\n"
+"               2025-12-02T10:00:00Z)\n"
 "      stale    s3://b/m/b: gone: the backend has no such object\n"
 "      skipped  s3://b/m/c: no ETag kept (a format-1 pool after a restart, ...)\n"
 "      skipped  s3://b/m/d: not uploaded yet\n"
 "      5 objects: 1 current, 2 stale (1 changed, 1 gone), 1 without an ETag, 1 not uploaded yet, ...\n"
+"\n"
+"    (\"modified\": the Last-Modified kept with the object and the one the\n"
+"    backend's HEAD gave, in UTC; left out when unknown).\n"
 "\n"
 "    Not checked, and never evicted: objects written through the cache and\n"
 "    not uploaded yet (staged, dirty, syncing), objects being ingested, and\n"
@@ -601,13 +630,15 @@ const struct hcctl_cmd hcctl_verify_cmds[] = {
 "\n"
 "    -j, --json\n"
 "        Print one JSON object: {\"prefix\":P,\"objects\":[{\"uri\",\"result\",\n"
-"        \"size\",\"etag\",\"backend_etag\",\"backend_size\",\"reason\",\"errno\",\n"
-"        \"evicted\",\"refusal\"},...],\"checked\",\"current\",\"stale\",\n"
+"        \"size\",\"etag\",\"last_modified\",\"backend_etag\",\"backend_size\",\n"
+"        \"backend_last_modified\",\"reason\",\"errno\",\"evicted\",\n"
+"        \"refusal\"},...],\"checked\",\"current\",\"stale\",\n"
 "        \"changed\",\"resized\",\"gone\",\"no_etag\",\"not_uploaded\",\n"
 "        \"ingesting\",\"errors\"} (with --evict also \"evicted\",\"refused\");\n"
 "        every object is listed, result one of current, changed, resized,\n"
-"        gone, no etag, not uploaded, ingesting, error; prefix is null\n"
-"        without PREFIX.\n"
+"        gone, no etag, not uploaded, ingesting, error; the\n"
+"        *last_modified keys are ISO 8601 UTC or null when unknown; prefix\n"
+"        is null without PREFIX.\n"
 "\n"
 HCCTL_HELP_OPT_TEXT
 "\n"

@@ -1,18 +1,25 @@
 #!/bin/sh
-# Usage (guest, via /init): stage-etag.sh phase=1|2 [etags=A:B:C bucket=B]
+# Usage (guest, via /init): stage-etag.sh phase=1|2 [etags=A:B:C lms=X/Y/Z bucket=B]
 #   (4 drives of 128 MiB, --s3)
 #
 # The backend's ETag kept by a pool of format v2 (issue 17), against the
 # real S3 gateway:
 #   phase=1  etag-ingest   an object put into S3 with curl and read through
 #                          the cache: `hcctl ls --json` shows S3's ETag
-#                          (HEAD); a format-v1 pool shows it too until a
-#                          restart, and not after (v1 journals none)
-#            etag-upload   `hcctl put --sync`: the ETag the upload returned,
-#                          which S3's HEAD also gives
-#            etag-restart  both ETags after a pool stop and assemble
+#                          and Last-Modified (HEAD; `ls --etag` the
+#                          columns); a format-v1 pool shows them too until
+#                          a restart, and not after (v1 journals none)
+#            etag-last-modified-policy  LAST_MODIFIED of EGRESS_DONE and
+#                          INGEST_ALLOC: 9999-12-31T23:59:59Z + 1 s is
+#                          ERANGE, the largest reaches the handler
+#            etag-upload   `hcctl put --sync`: the ETag the upload returned
+#                          and the Last-Modified, which S3's HEAD also
+#                          gives; a dirty object has none
+#            etag-restart  both ETags and Last-Modified after a pool stop
+#                          and assemble
 #            etag-v1-memory-only  a format-v1 pool (drive 3) shows the
-#                          ETag of an ingest until a restart, and none after
+#                          ETag and Last-Modified of an ingest until a
+#                          restart, and none after
 #            etag-verify   `hcctl verify`: three objects ingested, one
 #                          replaced in S3 and one deleted: exactly those two
 #                          named stale (exit 1), an object put --clean (no
@@ -26,17 +33,20 @@
 #                          file rewritten (same size), one removed: those two
 #                          stale, --evict evicts them, the third is current
 #            then, the v2 pool running: another `put --sync` and at once
-#                          "hc: etags A:B:C" and HC-CRASH-NOW: QEMU is killed
+#                          "hc: lms X/Y/Z", "hc: etags A:B:C" and
+#                          HC-CRASH-NOW: QEMU is killed
 #   phase=2  etag-powercut the same images after the power cut: the three
-#                          ETags as phase 1 printed them (without quotes)
+#                          ETags (without quotes) and Last-Modified times
+#                          as phase 1 printed them
 . /hc/tests/lib.sh
 . /hc/tests/s3lib.sh
 
-phase="" etags=""
+phase="" etags="" lms=""
 for a in "$@"; do
 	case "$a" in
 	phase=*) phase=${a#phase=} ;;
 	etags=*) etags=${a#etags=} ;;
+	lms=*) lms=${a#lms=} ;;
 	bucket=*) BUCKET=${a#bucket=} ;;
 	*) echo "stage-etag: unknown argument $a" >&2; exit 2 ;;
 	esac
@@ -53,6 +63,22 @@ etag_of() {
 s3_etag() {
 	s3curl -I "$EP/$BUCKET/$1" | tr -d '\r"' |
 		sed -n 's/^[Ee][Tt][Aa][Gg]: *//p'
+}
+
+# lm_of URI: the "last_modified" `hcctl ls --json URI` shows (ISO 8601
+# UTC), "null" if it is null, "" if the key is missing
+lm_of() {
+	hcctl ls --json "$1" | tr ',' '\n' |
+		sed -n 's/.*"last_modified":"*\([^"}]*\)"*.*/\1/p'
+}
+
+# s3_lm KEY: the Last-Modified of S3's HEAD of BUCKET/KEY as ISO 8601 UTC
+s3_lm() {
+	_h=$(s3curl -I "$EP/$BUCKET/$1" | tr -d '\r' |
+		sed -n 's/^[Ll]ast-[Mm]odified: *//p')
+	[ -n "$_h" ] || hc_fail "S3's HEAD of $1 has no Last-Modified"
+	busybox date -u -D '%a, %d %b %Y %H:%M:%S GMT' -d "$_h" +%Y-%m-%dT%H:%M:%SZ ||
+		hc_fail "cannot read S3's Last-Modified '$_h'"
 }
 
 t_ingest() {
@@ -73,6 +99,31 @@ t_ingest() {
 	hcctl ls --etag "s3://$BUCKET/etag/" | grep -qF "\"$want\"" ||
 		hc_fail "ls --etag does not show \"$want\""
 	echo "$want" >/tmp/etag.in
+	# the gateway's Last-Modified of the version fetched, column and JSON
+	lm=$(s3_lm etag/in)
+	[ "$(lm_of "s3://$BUCKET/etag/in")" = "$lm" ] ||
+		hc_fail "ls shows Last-Modified '$(lm_of "s3://$BUCKET/etag/in")', S3 '$lm'"
+	hcctl ls --etag "s3://$BUCKET/etag/in" | grep -q "^ready .*\"$want\"  *$lm  *s3://" ||
+		{ hcctl ls --etag "s3://$BUCKET/etag/in"; hc_fail "ls --etag does not show $lm"; }
+	echo "$lm" >/tmp/lm.in
+}
+
+# The range of HC_A_*_LAST_MODIFIED (0..9999-12-31T23:59:59Z) is the
+# policy's: one second more is ERANGE before any handler runs; the largest
+# reaches the handler (which refuses a socket that is not the helper).
+t_lm_policy() {
+	max=253402300799
+	# EGRESS_DONE (17), LAST_MODIFIED 14
+	hc_expect_errno -m "out of range" \
+		hc_nlpoke send 17 u64:2=1 hex:3=6161 u64:14=$((max + 1))
+	hc_expect_errno -m "not permitted" \
+		hc_nlpoke send 17 u64:2=1 hex:3=6161 u64:14=$max
+	# INGEST_ALLOC (12), LAST_MODIFIED 12
+	hc_expect_errno -m "out of range" \
+		hc_nlpoke send 12 u64:2=1 u64:4=1 u64:12=$((max + 1))
+	hc_expect_errno -m "not permitted" hc_nlpoke send 12 u64:2=1 u64:4=1 u64:12=$max
+	# OBJ_GET (6): reply-only in a request
+	hc_expect_errno -m "Invalid argument" hc_nlpoke send 6 u64:19=1
 }
 
 t_upload() {
@@ -85,6 +136,21 @@ t_upload() {
 	got=$(etag_of "$u")
 	[ "$got" = "$want" ] || hc_fail "ls shows ETag '$got' after the upload, S3 '$want'"
 	echo "$want" >/tmp/etag.up
+	# the uploaded version's Last-Modified: hypercached's HEAD after the PUT
+	lm=$(s3_lm etag/up)
+	[ "$(lm_of "$u")" = "$lm" ] ||
+		{ tail -n 5 /tmp/hcd.out; hc_fail "ls shows Last-Modified '$(lm_of "$u")' after the upload, S3 '$lm'"; }
+	echo "$lm" >/tmp/lm.up
+	# written, not uploaded: no backend version yet
+	stop_daemon
+	hcctl put --no-progress --config /tmp/hc.conf /tmp/up "s3://$BUCKET/etag/dirty" >/dev/null ||
+		hc_fail "put (dirty) failed"
+	[ "$(lm_of "s3://$BUCKET/etag/dirty")" = null ] ||
+		hc_fail "a dirty object has Last-Modified '$(lm_of "s3://$BUCKET/etag/dirty")'"
+	hcctl evict --discard-dirty "s3://$BUCKET/etag/dirty" >/dev/null ||
+		hc_fail "evict --discard-dirty failed"
+	: >/tmp/hcd.out
+	start_daemon
 }
 
 t_restart() {
@@ -96,6 +162,11 @@ t_restart() {
 		hc_fail "ingest ETag after a restart: '$(etag_of "s3://$BUCKET/etag/in")', want '$a'"
 	[ "$(etag_of "s3://$BUCKET/etag/up")" = "$b" ] ||
 		hc_fail "upload ETag after a restart: '$(etag_of "s3://$BUCKET/etag/up")', want '$b'"
+	a=$(cat /tmp/lm.in) b=$(cat /tmp/lm.up)
+	[ "$(lm_of "s3://$BUCKET/etag/in")" = "$a" ] ||
+		hc_fail "ingest Last-Modified after a restart: '$(lm_of "s3://$BUCKET/etag/in")', want '$a'"
+	[ "$(lm_of "s3://$BUCKET/etag/up")" = "$b" ] ||
+		hc_fail "upload Last-Modified after a restart: '$(lm_of "s3://$BUCKET/etag/up")', want '$b'"
 }
 
 # A format-v1 pool keeps the ETag in memory only.
@@ -108,11 +179,15 @@ t_v1() {
 		hc_fail "get from the v1 pool failed"
 	[ "$(etag_of "s3://$BUCKET/etag/in")" = "$(cat /tmp/etag.in)" ] ||
 		hc_fail "v1 pool: no ETag in memory"
+	[ "$(lm_of "s3://$BUCKET/etag/in")" = "$(cat /tmp/lm.in)" ] ||
+		hc_fail "v1 pool: Last-Modified in memory '$(lm_of "s3://$BUCKET/etag/in")', want '$(cat /tmp/lm.in)'"
 	stop_daemon
 	hcctl pool stop
 	hcctl pool assemble $(hc_drive 3) >/dev/null
 	[ -z "$(etag_of "s3://$BUCKET/etag/in")" ] ||
 		hc_fail "v1 pool: an ETag after a restart"
+	[ "$(lm_of "s3://$BUCKET/etag/in")" = null ] ||
+		hc_fail "v1 pool: Last-Modified '$(lm_of "s3://$BUCKET/etag/in")' after a restart, want null"
 	hcctl pool stop
 	hcctl pool assemble $M >/dev/null
 	: >/tmp/hcd.out
@@ -252,6 +327,12 @@ t_powercut() {
 		hc_fail "upload ETag after the power cut: '$(etag_of "s3://$BUCKET/etag/up")', want '$b'"
 	[ "$(etag_of "s3://$BUCKET/etag/last")" = "$c" ] ||
 		hc_fail "ETag of the upload just before the power cut: '$(etag_of "s3://$BUCKET/etag/last")', want '$c'"
+	a=${lms%%/*} b=${lms#*/} c=${b#*/} b=${b%%/*}
+	[ -n "$c" ] || hc_fail "phase 1 printed no Last-Modified times"
+	for kv in in=$a up=$b last=$c; do
+		[ "$(lm_of "s3://$BUCKET/etag/${kv%%=*}")" = "${kv#*=}" ] ||
+			hc_fail "Last-Modified of etag/${kv%%=*} after the power cut: '$(lm_of "s3://$BUCKET/etag/${kv%%=*}")', want '${kv#*=}'"
+	done
 	rm -f /tmp/got
 	hcctl get --no-progress -o /tmp/got "s3://$BUCKET/etag/in"
 	hc_pattern 3 5000000 | cmp -s - /tmp/got || hc_fail "etag/in changed"
@@ -260,6 +341,7 @@ t_powercut() {
 
 if [ "$phase" = 1 ]; then
 	hc_test etag-ingest t_ingest
+	hc_test etag-last-modified-policy t_lm_policy
 	hc_test etag-upload t_upload
 	hc_test etag-restart t_restart
 	hc_test etag-v1-memory-only t_v1
@@ -269,6 +351,7 @@ if [ "$phase" = 1 ]; then
 	hc_pattern 5 100000 >/tmp/last
 	hcctl put --no-progress --sync /tmp/last "s3://$BUCKET/etag/last" >/dev/null
 	c=$(s3_etag etag/last)
+	echo "hc: lms $(cat /tmp/lm.in)/$(cat /tmp/lm.up)/$(s3_lm etag/last)" >/dev/console
 	echo "hc: etags $(cat /tmp/etag.in):$(cat /tmp/etag.up):$c bucket=$BUCKET" >/dev/console
 	echo "HC-CRASH-NOW" >/dev/console
 	sleep 60

@@ -572,6 +572,12 @@ static void do_netlink(void)
 			nla_put_u64(m, HC_A_ING_SIZE, val64());
 		if (chance(20))
 			nla_put_string(m, HC_A_ING_ETAG, chance(50) ? "etag" : "");
+		/* a Last-Modified in range, or past HC_LAST_MODIFIED_MAX */
+		if (chance(20))
+			nla_put_u64(m, cmd == HC_CMD_EGRESS_DONE ?
+				    HC_A_EGRESS_LAST_MODIFIED : HC_A_ING_LAST_MODIFIED,
+				    chance(70) ? rnd() % (HC_LAST_MODIFIED_MAX + 1) :
+				    val64());
 		if (chance(20))
 			nla_put_u32(m, HC_A_ING_CRC32C, (uint32_t)rnd());
 		if (chance(30))
