@@ -84,12 +84,21 @@ conf() {
 	EOT
 }
 
+# daemon W P: hypercached with W workers of P parts, once registered (a
+# cold miss with no helper registered fails at once; the 1 s sleep here
+# was a guess, too short on the KASAN kernel)
 daemon() {
 	[ -f /tmp/hcd.pid ] && { kill "$(cat /tmp/hcd.pid)"; sleep 0.5; }
 	conf "$1" "$2"
+	n=$(grep -c 'registered as the helper ' /tmp/hcd.out 2>/dev/null || true)
 	hypercached -c /tmp/hc.conf >>/tmp/hcd.out 2>&1 &
 	echo $! >/tmp/hcd.pid
-	sleep 1
+	i=0
+	while [ "$(grep -c 'registered as the helper ' /tmp/hcd.out)" -le "${n:-0}" ]; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || { tail -n 20 /tmp/hcd.out; hc_fail "hypercached did not register"; }
+		sleep 0.1
+	done
 }
 
 cold() {
