@@ -356,6 +356,10 @@ member_trace_bytes() {
 }
 
 t_hctrace() {
+	# the sysctl exists with CONFIG_BPF_SYSCALL (Debian's kernels); the
+	# KASAN kernel of make check-kasan leaves BPF out
+	[ -e /proc/sys/kernel/unprivileged_bpf_disabled ] ||
+		hc_skip "this kernel has no bpf() (CONFIG_BPF_SYSCALL is off)"
 	set -- $M
 	for d; do eval "ds0_$(basename "$d")=$(diskstats_sectors "$d")"; done
 	hctrace -i 3 -c 3 -j >/tmp/ht.json 2>/tmp/ht.err &
