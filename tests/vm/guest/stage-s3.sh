@@ -159,7 +159,7 @@ t_wrong_secret() {
 	s3put /tmp/src secret/o
 	stop_daemon
 	HC_SECRET=not-the-secret write_conf
-	start_daemon 2
+	start_daemon "$(($(grep -c registered /tmp/hcd.out) + 1))"
 	hc_expect_errno -m "Permission denied" \
 		hcctl get --no-progress --timeout 60 -o /tmp/got "s3://$BUCKET/secret/o"
 	grep -q "SignatureDoesNotMatch" /tmp/hcd.out ||
@@ -167,14 +167,14 @@ t_wrong_secret() {
 	hcctl ls --json | grep -q "secret/o" && hc_fail "cached with a wrong secret"
 	stop_daemon
 	write_conf
-	start_daemon 3
+	start_daemon "$(($(grep -c registered /tmp/hcd.out) + 1))"
 }
 
 t_overwritten() {
 	# one slow stream of 1 MiB parts, so the PUT lands mid-ingest
 	stop_daemon
 	write_conf ingest_concurrency=1 part_size=1M
-	SLOW=30 start_daemon 4
+	SLOW=30 start_daemon "$(($(grep -c registered /tmp/hcd.out) + 1))"
 	hc_pattern 11 104857600 >/tmp/old
 	hc_pattern 12 104857600 >/tmp/new
 	s3put /tmp/old over/o
@@ -201,13 +201,13 @@ t_overwritten() {
 	rm -f /tmp/got /tmp/new
 	stop_daemon
 	write_conf
-	start_daemon 5
+	start_daemon "$(($(grep -c registered /tmp/hcd.out) + 1))"
 }
 
 t_helper_killed() {
 	stop_daemon
 	write_conf ingest_concurrency=1 part_size=1M
-	SLOW=30 start_daemon 6
+	SLOW=30 start_daemon "$(($(grep -c registered /tmp/hcd.out) + 1))"
 	hc_pattern 21 104857600 >/tmp/src
 	s3put /tmp/src killed/o
 	hcctl get --no-progress --timeout 300 -o /tmp/got "s3://$BUCKET/killed/o" >/tmp/get.out 2>&1 &
@@ -218,7 +218,7 @@ t_helper_killed() {
 	sleep 0.5
 	kill -0 $gp 2>/dev/null || { cat /tmp/get.out; hc_fail "the reader did not wait"; }
 	write_conf
-	start_daemon 7
+	start_daemon "$(($(grep -c registered /tmp/hcd.out) + 1))"
 	wait $gp || { cat /tmp/get.out; hc_fail "the waiting reader failed"; }
 	[ "$(sha /tmp/got)" = "$(sha /tmp/src)" ] || hc_fail "SHA-256 differs"
 	grep -q "killed/o (allocated)" /tmp/hcd.out ||
@@ -230,7 +230,7 @@ t_gateway_down() {
 	stop_daemon
 	write_conf ingest_concurrency=2 part_size=1M retry_attempts=3 \
 		timeout_connect=2 timeout_request=4
-	SLOW=30 start_daemon 8
+	SLOW=30 start_daemon "$(($(grep -c registered /tmp/hcd.out) + 1))"
 	before=$(used_bytes)
 	hc_pattern 31 104857600 >/tmp/src
 	s3put /tmp/src down/o
