@@ -90,12 +90,15 @@ conf() {
 daemon() {
 	[ -f /tmp/hcd.pid ] && { kill "$(cat /tmp/hcd.pid)"; sleep 0.5; }
 	conf "$1" "$2"
-	n=$(grep -c 'registered as the helper ' /tmp/hcd.out 2>/dev/null || true)
+	: >>/tmp/hcd.out	# exists before the loop's first grep -c
+	n=$(grep -c 'registered as the helper ' /tmp/hcd.out || true)
 	hypercached -c /tmp/hc.conf >>/tmp/hcd.out 2>&1 &
 	echo $! >/tmp/hcd.pid
 	i=0
 	while [ "$(grep -c 'registered as the helper ' /tmp/hcd.out)" -le "${n:-0}" ]; do
 		i=$((i + 1))
+		kill -0 "$(cat /tmp/hcd.pid)" 2>/dev/null ||
+			{ tail -n 20 /tmp/hcd.out; hc_fail "hypercached exited"; }
 		[ $i -lt 300 ] || { tail -n 20 /tmp/hcd.out; hc_fail "hypercached did not register"; }
 		sleep 0.1
 	done
