@@ -52,6 +52,7 @@ write_conf() {
 # that a test can act mid-ingest without racing it
 start_daemon() {
 	rm -f /tmp/hcd.pid
+	: >>/tmp/hcd.out	# exists before the first grep -c (else "bad number")
 	HC_TEST_FETCH_DELAY_MS=${SLOW:-0} hypercached -c /tmp/hc.conf >>/tmp/hcd.out 2>&1 &
 	echo $! >/tmp/hcd.pid
 	i=0

@@ -82,6 +82,7 @@ write_conf() {
 # start_daemon [N] [--console]: until "registered as the egress helper" N times
 start_daemon() {
 	rm -f /tmp/hcd.pid
+	: >>/tmp/hcd.out	# exists before the first grep -c (else "bad number")
 	if [ "$2" = --console ]; then
 		hypercached -c /tmp/hc.conf 2>&1 | tee -a /tmp/hcd.out >/dev/console &
 		sleep 0.2
