@@ -614,19 +614,19 @@ static void not_hit_reason(const struct hc_locate *l, struct hcctl_fetch_err *e)
  * asked again (a helper that goes away later makes the wait time out, as
  * before), and when the kernel cannot tell (netlink refused) the fetch goes
  * on.  Threads may call it.  Return: 0 (fetch), or -1 with @e filled.
+ * Callers skip the absence test too once fetch_helper_seen is set.
  */
+static bool fetch_helper_seen;	/* an ingest helper was registered once */
+
 static int fetch_no_helper(struct hcctl_fetch_err *e)
 {
-	static bool seen;
 	struct hc_scrape_kernel st;
 
-	if (__atomic_load_n(&seen, __ATOMIC_RELAXED))
-		return 0;
 	if (hcctl_stats_get("LOCATE", &st, true) < 0 ||
 	    !st.has[HC_A_STATS_INGEST_HELPER])
 		return 0;
 	if (st.v[HC_A_STATS_INGEST_HELPER]) {
-		__atomic_store_n(&seen, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&fetch_helper_seen, true, __ATOMIC_RELAXED);
 		return 0;
 	}
 	e->errnum = ENOTCONN;
@@ -641,7 +641,8 @@ int hcctl_obj_fetch(int ctl, const struct hcctl_uri *uri, uint32_t flags,
 {
 	int ret;
 
-	if ((flags & HC_LOCATE_F_AUTO_INGEST) && (flags & HC_LOCATE_F_WAIT)) {
+	if ((flags & HC_LOCATE_F_AUTO_INGEST) && (flags & HC_LOCATE_F_WAIT) &&
+	    !__atomic_load_n(&fetch_helper_seen, __ATOMIC_RELAXED)) {
 		/* absent, not even being fetched: can anyone fetch it? */
 		ret = hcctl_ctl_locate(ctl, uri, HC_LOCATE_F_PEEK, NULL, 0,
 				       NULL, 0, l);

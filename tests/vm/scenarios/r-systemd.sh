@@ -5,9 +5,9 @@
 # cached under build/vm/debian/), booted with systemd and udev
 # (boot.sh --debian; the stages are tests/vm/debian/stage-*.sh, run by
 # the image's hc-guest-test.service).  Three boots of one copy of the root
-# image with the same three NVMe member images:
-# Each boot runs the kernel of the run (KVER: 6.1, or 6.12 in
-# check-reliability's second series), both in the image.
+# image with the same three NVMe member images, each on the run's kernel
+# (KVER: 6.1, or 6.12 in check-reliability's second series; the image has
+# both):
 #   install  the DKMS module built for both kernels and loaded at boot, the
 #            control device's group, `dkms remove` and `dkms install` in the
 #            guest, a pool created, hypercached (posix backend) ingesting
