@@ -182,12 +182,15 @@ static size_t cred_write(char *ptr, size_t size, size_t nmemb, void *arg)
 
 /*
  * One request of @method to @url with headers @hdrs (NULL-terminated) and
- * @body (POST/PUT; NULL: none).  Returns 0 with the status in *@status and
+ * @body (POST/PUT; NULL: none).  @direct: never through a proxy (the
+ * instance metadata service is link-local: a proxy cannot reach it, and
+ * must not see its tokens); else libcurl's proxy variables apply, as they
+ * do to S3 requests and to the AWS CLI's STS calls.  Returns 0 with the status in *@status and
  * the body in *@out (free() it; never NULL on success), or -ETIMEDOUT /
  * -ECONNREFUSED / -EIO when no response arrived.
  */
 static int cred_http(const char *method, const char *url,
-		     const char *const *hdrs, const char *body,
+		     const char *const *hdrs, const char *body, bool direct,
 		     long timeout_ms, long *status, char **out,
 		     char *err, size_t errlen)
 {
@@ -219,7 +222,8 @@ static int cred_http(const char *method, const char *url,
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");	/* metadata is local */
+	if (direct)
+		curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
@@ -599,7 +603,7 @@ static int cred_sts_call(const char *url, const char *body,
 	if (rc)
 		goto out;
 	lines[n] = NULL;
-	rc = cred_http("POST", url, (const char *const *)lines, body,
+	rc = cred_http("POST", url, (const char *const *)lines, body, false,
 		       HC_CRED_HTTP_TIMEOUT_S * 1000L, &status, &resp, err,
 		       errlen);
 	if (rc)
@@ -946,7 +950,7 @@ static int cred_fetch_imds(struct hc_credp *p, struct hc_creds *out,
 	int rc;
 
 	snprintf(url, sizeof(url), "%s/latest/api/token", p->imds_url);
-	rc = cred_http("PUT", url, h_ttl, "", HC_CRED_IMDS_TIMEOUT_MS, &status,
+	rc = cred_http("PUT", url, h_ttl, "", true, HC_CRED_IMDS_TIMEOUT_MS, &status,
 		       &tok, err, errlen);
 	if (rc || status != 200 || !*tok || strlen(tok) > 256) {
 		rc = hc_seterr(err, errlen, -ENODEV,
@@ -957,7 +961,7 @@ static int cred_fetch_imds(struct hc_credp *p, struct hc_creds *out,
 	snprintf(th, sizeof(th), "X-aws-ec2-metadata-token: %s", tok);
 	snprintf(url, sizeof(url), "%s/latest/meta-data/iam/security-credentials/",
 		 p->imds_url);
-	rc = cred_http("GET", url, h_tok, NULL, HC_CRED_IMDS_TIMEOUT_MS,
+	rc = cred_http("GET", url, h_tok, NULL, true, HC_CRED_IMDS_TIMEOUT_MS,
 		       &status, &role, err, errlen);
 	if (rc || status != 200 || !*role) {
 		rc = hc_seterr(err, errlen, -ENODEV,
@@ -974,7 +978,7 @@ static int cred_fetch_imds(struct hc_credp *p, struct hc_creds *out,
 	}
 	snprintf(url, sizeof(url), "%s/latest/meta-data/iam/security-credentials/%s",
 		 p->imds_url, role);
-	rc = cred_http("GET", url, h_tok, NULL, HC_CRED_IMDS_TIMEOUT_MS,
+	rc = cred_http("GET", url, h_tok, NULL, true, HC_CRED_IMDS_TIMEOUT_MS,
 		       &status, &doc, err, errlen);
 	if (!rc && status != 200)
 		rc = hc_seterr(err, errlen, -EACCES, "IMDS: role %s: HTTP %ld",

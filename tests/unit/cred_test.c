@@ -61,6 +61,7 @@ static struct {
 	bool s3_expire_403;	/* ... as a 403 instead */
 	/* seen */
 	int sts_calls, imds_token_calls, imds_cred_calls, s3_calls;
+	int proxied;		/* requests in absolute form: sent to a proxy */
 	char sts_body[2048];
 	struct sts_call calls[CALLS_MAX];	/* call n is calls[n - 1] */
 	int roles_issued;	/* ASIAROLE<n> */
@@ -391,6 +392,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 		return MHD_YES;
 	}
 	pthread_mutex_lock(&F.lock);
+	if (!strncmp(url, "http://", 7)) {	/* the fake is the proxy too */
+		F.proxied++;
+		url = strchr(url + 7, '/') ?: "/";
+	}
 	if (!strcmp(url, "/sts/") && !strcmp(method, "POST"))
 		ret = sts(c, url, r);
 	else if (!strncmp(url, "/latest/", 8))
@@ -988,6 +993,39 @@ TEST_F(chain, sts_endpoint)
 	EXPECT_EQ(2, F.sts_calls);
 	/* ... while the backend's endpoint stays the configuration's */
 	EXPECT_EQ(HC_ENDPOINT_CONFIG, self->c.endpoint_source);
+}
+
+/*
+ * STS is reached through the proxy of libcurl's variables, as S3 and the
+ * AWS CLI's STS calls are (a node that reaches AWS only through a proxy);
+ * the instance metadata service never is: it is link-local, and a proxy
+ * must not see its tokens.  The fake plays the proxy: the STS host name
+ * does not resolve, so only a proxied request can reach it.
+ */
+TEST_F(chain, sts_through_proxy)
+{
+	char web[200], arn[] = "AWS_ROLE_ARN=" ROLE, proxy[64];
+	char sts[] = "AWS_ENDPOINT_URL_STS=http://sts.hc-proxy-test.invalid/sts/";
+	char *env_web[] = { self->home, web, arn, sts, NULL };
+	char *env_imds[] = { self->home, self->imds, NULL };
+
+	unsetenv("no_proxy");
+	unsetenv("NO_PROXY");
+	snprintf(web, sizeof(web), "AWS_WEB_IDENTITY_TOKEN_FILE=%s", self->jwt);
+	snprintf(proxy, sizeof(proxy), "http://127.0.0.1:%u", F.port);
+	ASSERT_EQ(0, setenv("http_proxy", proxy, 1));
+	ASSERT_EQ(0, LOOKUP(env_web)) TH_LOG("%s", self->err);
+	EXPECT_EQ(HC_CREDS_WEB_IDENTITY, self->c.source);
+	EXPECT_EQ(1, F.sts_calls);
+	EXPECT_EQ(1, F.proxied);
+	hc_creds_release(&self->c);
+	/* a proxy that answers nothing: IMDS goes direct all the same */
+	ASSERT_EQ(0, setenv("http_proxy", "http://127.0.0.1:1", 1));
+	ASSERT_EQ(0, LOOKUP(env_imds)) TH_LOG("%s", self->err);
+	EXPECT_EQ(HC_CREDS_IMDS, self->c.source);
+	EXPECT_EQ(1, F.imds_cred_calls);
+	EXPECT_EQ(1, F.proxied);
+	unsetenv("http_proxy");
 }
 
 /*
