@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hypercached's NUMA topology (helper/lib/numa.c): the node of a block
+ * hypercached's NUMA topology (helper/lib/numatopo.c): the node of a block
  * device or NIC in fake sysfs trees (an NVMe namespace under its
  * controller under a PCI function, a partition, a controller that says
  * -1 under a PCI function that says a node, a virtual device, names that
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "kselftest_harness.h"
-#include "numa.h"
+#include "numatopo.h"
 
 #define MIB (1ULL << 20)
 

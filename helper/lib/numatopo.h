@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * numa: where a pool's bytes live, for hypercached's NUMA placement
+ * numatopo: where a pool's bytes live, for hypercached's NUMA placement
  * (helper/place.c moves threads and buffers; Documentation/hypercached.rst,
  * "NUMA placement").
  *
@@ -20,8 +20,8 @@
  *
  * Nothing here allocates or keeps state; reentrant.
  */
-#ifndef HC_NUMA_H
-#define HC_NUMA_H
+#ifndef HC_NUMATOPO_H
+#define HC_NUMATOPO_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -74,4 +74,4 @@ int hc_numa_runs(const struct hc_numa_map *m, const struct hc_extent *ext,
  */
 int hc_numa_major(const struct hc_numa_run *runs, unsigned int n);
 
-#endif /* HC_NUMA_H */
+#endif /* HC_NUMATOPO_H */

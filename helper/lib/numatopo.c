@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * numa: the node of a device in sysfs, the default route's interface, and
- * a part's bytes cut into runs per node (numa.h).
+ * numatopo: the node of a device in sysfs, the default route's interface, and
+ * a part's bytes cut into runs per node (numatopo.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "numa.h"
+#include "numatopo.h"
 
 /* The node in the numa_node file at @path: 0.., or -1. */
 static int read_node(const char *path)
