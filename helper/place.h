@@ -66,7 +66,10 @@ bool hc_place_on(void);
  */
 int hc_place_map(const uint8_t uuid[16], struct hc_numa_map *m);
 
-/* A page-aligned buffer of @len bytes (mmap), or NULL; and its release. */
+/*
+ * A page-aligned buffer of @len bytes, or NULL; and its release: a mapping
+ * of its own when placement is on, else the allocator's.
+ */
 void *hc_place_buf(size_t len);
 void hc_place_buf_free(void *buf, size_t len);
 
