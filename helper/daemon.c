@@ -325,7 +325,7 @@ static void *part_worker(void *arg)
 		}
 		pthread_mutex_unlock(&e->lock);
 		o = p.obj->arg;
-		/* its own mapping: placement binds its pages (place.h) */
+		/* placed: a mapping of its own, bound per run (place.h) */
 		buf = hc_place_buf(p.buf_len);
 		if (!buf) {
 			ret = -ENOMEM;
