@@ -453,3 +453,117 @@ int hc_channel_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
 	}
 	return ret;
 }
+
+/* --- the running pool's members (HC_CMD_POOL_GET) ---------------------- */
+
+struct pool_reply {
+	struct hc_pool_members *out;
+	bool acked, got;
+	int ack_err;
+};
+
+static int pool_on_valid(struct nl_msg *msg, void *arg)
+{
+	static struct nla_policy pol[HC_A_POOL_MAX + 1] = {
+		[HC_A_POOL_UUID] = { .type = NLA_UNSPEC },
+		[HC_A_POOL_CHUNK_SIZE] = { .type = NLA_U32 },
+		[HC_A_POOL_MEMBER_COUNT] = { .type = NLA_U32 },
+		[HC_A_POOL_MEMBER] = { .type = NLA_NESTED },
+	};
+	static struct nla_policy mpol[HC_A_MEMBER_MAX + 1] = {
+		[HC_A_MEMBER_INDEX] = { .type = NLA_U32 },
+		[HC_A_MEMBER_NAME] = { .type = NLA_STRING },
+	};
+	struct pool_reply *pr = arg;
+	struct hc_pool_members *out = pr->out;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct nlattr *tb[HC_A_POOL_MAX + 1], *a;
+	int rem;
+
+	if (genlmsg_parse(nlh, 0, tb, HC_A_POOL_MAX, pol) ||
+	    !tb[HC_A_POOL_UUID] || nla_len(tb[HC_A_POOL_UUID]) != 16 ||
+	    !tb[HC_A_POOL_CHUNK_SIZE] || !tb[HC_A_POOL_MEMBER_COUNT])
+		return NL_SKIP;
+	memcpy(out->pool_uuid, nla_data(tb[HC_A_POOL_UUID]), 16);
+	out->chunk_size = nla_get_u32(tb[HC_A_POOL_CHUNK_SIZE]);
+	out->member_count = nla_get_u32(tb[HC_A_POOL_MEMBER_COUNT]);
+	if (!out->member_count || out->member_count > HC_MAX_MEMBERS)
+		return NL_SKIP;
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		struct nlattr *mb[HC_A_MEMBER_MAX + 1];
+		uint32_t i;
+
+		if (nla_type(a) != HC_A_POOL_MEMBER ||
+		    nla_parse_nested(mb, HC_A_MEMBER_MAX, a, mpol) ||
+		    !mb[HC_A_MEMBER_INDEX] || !mb[HC_A_MEMBER_NAME])
+			continue;
+		i = nla_get_u32(mb[HC_A_MEMBER_INDEX]);
+		if (i < out->member_count)
+			snprintf(out->name[i], sizeof(out->name[i]), "%s",
+				 nla_get_string(mb[HC_A_MEMBER_NAME]));
+	}
+	pr->got = true;
+	return NL_OK;
+}
+
+static int pool_on_ack(struct nl_msg *msg, void *arg)
+{
+	struct pool_reply *pr = arg;
+
+	(void)msg;
+	pr->acked = true;
+	return NL_STOP;
+}
+
+static int pool_on_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct pool_reply *pr = arg;
+
+	(void)nla;
+	pr->ack_err = e->error;
+	pr->acked = true;
+	return NL_STOP;
+}
+
+int hc_channel_pool_members(struct hc_pool_members *out)
+{
+	struct pool_reply pr = { .out = out };
+	struct nl_sock *sk = nl_socket_alloc();
+	struct nl_msg *m = NULL;
+	int family, ret = -EIO;
+
+	memset(out, 0, sizeof(*out));
+	if (!sk)
+		return -ENOMEM;
+	if (genl_connect(sk))
+		goto out;
+	family = genl_ctrl_resolve(sk, HC_GENL_NAME);
+	if (family < 0) {
+		ret = -ENOENT;
+		goto out;
+	}
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, pool_on_valid, &pr);
+	nl_socket_modify_cb(sk, NL_CB_ACK, NL_CB_CUSTOM, pool_on_ack, &pr);
+	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, pool_on_err, &pr);
+	m = nlmsg_alloc();
+	if (!m) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_ACK,
+			 HC_CMD_POOL_GET, HC_GENL_VERSION)) {
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	if (nl_send_auto(sk, m) < 0)
+		goto out;
+	while (!pr.acked)
+		if (nl_recvmsgs_default(sk) < 0 && !pr.acked)
+			goto out;
+	ret = pr.ack_err ? pr.ack_err : pr.got ? 0 : -EIO;
+out:
+	nlmsg_free(m);
+	nl_socket_free(sk);
+	return ret;
+}

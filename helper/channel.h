@@ -37,6 +37,7 @@
 #include <stdint.h>
 #include "hypercache.h"
 #include "hypercache_netlink.h"
+#include "hypercache_format.h"
 
 struct hc_ingest_req {
 	uint64_t id;
@@ -113,5 +114,23 @@ int hc_channel_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,
 int hc_channel_egress_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
 			   int err_no, uint32_t retry_ms, bool permanent,
 			   const char *msg);
+
+/*
+ * The running pool's geometry and members in stripe order, for NUMA
+ * placement (helper/place.c): HC_CMD_POOL_GET on a socket of its own (the
+ * channels' sockets carry the kernel's requests).
+ */
+struct hc_pool_members {
+	uint8_t pool_uuid[16];
+	uint32_t chunk_size;
+	uint32_t member_count;
+	char name[HC_MAX_MEMBERS][32];	/* kernel names, "" if not said */
+};
+
+/*
+ * hc_channel_pool_members() - 0, or -ENODEV (no pool runs), -ENOENT (no
+ * module), -ENOMEM, -EIO.
+ */
+int hc_channel_pool_members(struct hc_pool_members *out);
 
 #endif /* HC_CHANNEL_H */

@@ -57,6 +57,7 @@
 #include "egress.h"
 #include "fill.h"
 #include "metrics.h"
+#include "place.h"
 #include "log.h"
 #include "posix.h"
 #include "resolve.h"
@@ -215,6 +216,9 @@ struct ingest_obj {
 	double m_t0;			/* arrival, for the metrics */
 	bool ttfb_seen;			/* its first part arrived */
 	uint32_t *crc;			/* per part */
+	bool placed;			/* @numa holds its pool's map */
+	struct hc_numa_map numa;
+	struct hc_place_tally tally;	/* where its parts were placed */
 	char err[768];			/* the first part failure */
 	int head_ret;			/* the HEAD's result */
 	double t0;
@@ -288,12 +292,13 @@ static void *part_worker(void *arg)
 	struct ingest_eng *e = arg;
 	char msg[768];
 
-	(void)arg;
+	pthread_setname_np(pthread_self(), "hc-part");
 	pthread_mutex_lock(&e->lock);
 	while (!e->stop) {
 		struct hc_xsched_part p;
 		enum hc_xsched_outcome out = HC_XSCHED_OK;
 		struct ingest_obj *o;
+		struct hc_place_part pp;
 		uint64_t wake, now = hc_now_ms(), one = 1, retry_after = 0;
 		void *buf = NULL;
 		bool fin;
@@ -320,13 +325,22 @@ static void *part_worker(void *arg)
 		}
 		pthread_mutex_unlock(&e->lock);
 		o = p.obj->arg;
-		if (posix_memalign(&buf, HC_FILL_BLOCK, p.buf_len)) {
+		/* placed: a mapping of its own, bound per run (place.h) */
+		buf = hc_place_buf(p.buf_len);
+		if (!buf) {
 			ret = -ENOMEM;
 			snprintf(msg, sizeof(msg), "out of memory for a part");
 		} else {
+			if (o->placed)
+				hc_place_part(&o->numa, o->r.ext, o->r.nr_ext,
+					      p.off, p.buf_len, buf, &pp);
+			else
+				pp.nr = 0;
 			ret = o->fetch(o->src, p.slot, p.off, p.len, buf, msg,
 				       sizeof(msg));
 		}
+		if (!ret)
+			hc_place_count(&pp, buf, &o->tally);
 		if (!ret) {
 			memset((char *)buf + p.len, 0, p.buf_len - p.len);
 			ret = hc_fill_write(o->dev_fd, HC_DEV_PATH, o->r.ext,
@@ -338,7 +352,7 @@ static void *part_worker(void *arg)
 		if (!ret && !__atomic_exchange_n(&o->ttfb_seen, true,
 						 __ATOMIC_RELAXED))
 			hc_metrics_note_ttfb(o->t.b->name, hc_now() - o->m_t0);
-		free(buf);
+		hc_place_buf_free(buf, p.buf_len);
 		if (ret && slowdown_errno(ret) &&
 		    __atomic_add_fetch(&o->slowdowns, 1, __ATOMIC_RELAXED) <=
 		    INGEST_SLOWDOWNS_MAX) {
@@ -465,6 +479,7 @@ static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
 		fail(ch, r, -ret);
 		goto out_free;
 	}
+	o->placed = r->has_pool && !hc_place_map(r->pool_uuid, &o->numa);
 	nr_parts = (r->size + cfg->part_size - 1) / cfg->part_size;
 	o->crc = calloc(nr_parts ? nr_parts : 1, sizeof(*o->crc));
 	if (!o->crc) {
@@ -675,6 +690,8 @@ static void *head_worker(void *arg)
 	struct ingest_eng *e = w->e;
 	uint64_t one = 1;
 
+	pthread_setname_np(pthread_self(), "hc-head");
+	hc_place_net_thread();
 	pthread_mutex_lock(&e->lock);
 	while (!e->stop) {
 		struct ingest_obj *o = e->heads;
@@ -798,6 +815,19 @@ static void handle(struct hc_channel *ch, const struct hc_config *cfg,
 	metrics_backend = NULL;
 }
 
+/* Where @what's parts of @uri were placed (place.h), if any was. */
+static void log_placement(const char *uri, const char *what,
+			  const struct hc_place_tally *t)
+{
+	if (!t->parts)
+		return;
+	hc_log(HC_LOG_INFO, "%s: numa: %s of %llu parts: buffer pages on "
+	       "their member's node %llu of %llu, workers on the part's node "
+	       "%llu of %llu", uri, what, (unsigned long long)t->parts,
+	       (unsigned long long)t->local, (unsigned long long)t->pages,
+	       (unsigned long long)t->on_node, (unsigned long long)t->parts);
+}
+
 /*
  * An object's transfer ended: DONE with the CRC of its parts, FAIL, or (the
  * object changed in the backend while we copied it: what is in the extents
@@ -856,6 +886,7 @@ static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
 		       (unsigned long long)o->so.nr_parts, crc);
 		e->busy_bytes += r->size;
 		e->busy_objects++;
+		log_placement(r->uri, "ingest", &o->tally);
 	}
 	ingest_obj_free(o);
 }
@@ -1293,6 +1324,29 @@ static unsigned int egress_workers(const struct hc_config *cfg,
 						   cfg->ingest_concurrency;
 }
 
+/* An upload's placement (struct hc_egress.place): its pool's map. */
+struct egress_place {
+	const struct hc_ingest_req *r;
+	struct hc_numa_map map;
+	struct hc_place_tally tally;
+};
+
+/* the calling thread's part between the two calls of egress_place() */
+static __thread struct hc_place_part egress_pp;
+
+static void egress_place(void *arg, uint64_t off, uint64_t len, void *buf,
+			 bool filled)
+{
+	struct egress_place *ep = arg;
+
+	if (filled)
+		hc_place_count(&egress_pp, buf, &ep->tally);
+	else
+		hc_place_part(&ep->map, ep->r->ext, ep->r->nr_ext, off,
+			      (len + HC_EGRESS_BLOCK - 1) &
+			      ~(uint64_t)(HC_EGRESS_BLOCK - 1), buf, &egress_pp);
+}
+
 /*
  * Upload job @j with the worker's clients @s3 (a worker's own: never
  * shared between threads); the outcome in @j.  Logs what it does; the
@@ -1323,9 +1377,14 @@ static void egress_upload(struct egress_ctx *x, struct s3_backend *s3,
 		.mem_put = egress_mem_put,
 		.slot_arg = &slot,
 	};
+	struct egress_place ep = { .r = r };
 	double t0 = hc_now();
 	struct s3_backend *s;
 
+	if (r->has_pool && !hc_place_map(r->pool_uuid, &ep.map)) {
+		e.place = egress_place;
+		e.place_arg = &ep;
+	}
 	hc_log(HC_LOG_DEBUG, "egress %s: generation %llu, %llu bytes in %u "
 	       "extents%s", r->uri, (unsigned long long)r->id,
 	       (unsigned long long)r->size, r->nr_ext,
@@ -1344,6 +1403,8 @@ static void egress_upload(struct egress_ctx *x, struct s3_backend *s3,
 			j->ret = hc_egress_posix(&e, path, &j->res, j->err,
 						 sizeof(j->err));
 		j->secs = hc_now() - t0;
+		if (!j->ret)
+			log_placement(r->uri, "egress", &ep.tally);
 		return;
 	}
 	s = s3_clients(s3, cfg, j->t.b, j->err, sizeof(j->err), &j->ret);
@@ -1366,6 +1427,8 @@ static void egress_upload(struct egress_ctx *x, struct s3_backend *s3,
 		       j->res.aborted_leftovers == 1 ? "" : "s",
 		       j->t.bucket, j->t.key);
 	j->secs = hc_now() - t0;
+	if (!j->ret)
+		log_placement(r->uri, "egress", &ep.tally);
 }
 
 /* The dispatcher: EGRESS_DONE or EGRESS_FAIL for finished job @j. */
@@ -1480,6 +1543,7 @@ static void *egress_worker(void *arg)
 	struct s3_backend *s3 = calloc(HC_BACKENDS_MAX, sizeof(*s3));
 	uint64_t one = 1;
 
+	pthread_setname_np(pthread_self(), "hc-upload");
 	if (!s3) {
 		hc_log(HC_LOG_ERROR, "egress worker: out of memory");
 		return NULL;
@@ -1584,6 +1648,7 @@ static void *egress_thread(void *arg)
 		free(tid);
 		return NULL;
 	}
+	pthread_setname_np(pthread_self(), "hc-egress");
 	while (!x->stop) {
 		egress_reap(x);
 		if (x->stop)	/* set before the wake that reap consumed */
@@ -1789,6 +1854,8 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	sigdelset(&orig, SIGHUP);
 
+	/* before the workers start: they place themselves per part */
+	hc_place_init(cfg.numa, hc_log);
 	ret = ingest_open(&ing, &cfg, part_tid, &nr_part, err, sizeof(err));
 	if (ret) {
 		hc_log(HC_LOG_ERROR, "%s", err);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -174,7 +175,10 @@ static int buf_alloc(const struct hc_egress *e, uint64_t len, void **buf,
 					 "no buffer of %llu bytes: %s",
 					 (unsigned long long)len, strerror(-ret));
 	}
-	if (posix_memalign(buf, HC_EGRESS_BLOCK, len)) {
+	/* its own mapping (page-aligned): e->place may bind its pages */
+	*buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*buf == MAP_FAILED) {
 		*buf = NULL;
 		if (e->mem_put)
 			e->mem_put(e->slot_arg, len);
@@ -185,9 +189,24 @@ static int buf_alloc(const struct hc_egress *e, uint64_t len, void **buf,
 
 static void buf_free(const struct hc_egress *e, void *buf, uint64_t len)
 {
-	free(buf);
+	if (buf)
+		munmap(buf, len);
 	if (buf && e->mem_put)
 		e->mem_put(e->slot_arg, len);
+}
+
+/* hc_egress_read() of a part, placed by e->place around it if set. */
+static int read_part(const struct hc_egress *e, int fd, uint64_t off,
+		     size_t len, void *buf, char *err, size_t errlen)
+{
+	int ret;
+
+	if (e->place)
+		e->place(e->place_arg, off, len, buf, false);
+	ret = hc_egress_read(fd, e->ext, e->nr_ext, off, len, buf, err, errlen);
+	if (!ret && e->place)
+		e->place(e->place_arg, off, len, buf, true);
+	return ret;
 }
 
 /* --- S3 --------------------------------------------------------------- */
@@ -230,8 +249,7 @@ static int s3_single(const struct hc_egress *e, struct hcs3 *c,
 		buf_free(e, buf, blen);
 		return fd;
 	}
-	ret = e->size ? hc_egress_read(fd, e->ext, e->nr_ext, 0, e->size, buf,
-				       err, errlen) : 0;
+	ret = e->size ? read_part(e, fd, 0, e->size, buf, err, errlen) : 0;
 	close(fd);
 	res->t.read = hc_now() - t0;
 	if (!ret) {
@@ -365,8 +383,7 @@ static void *mpu_worker(void *arg)
 		off = n * p->part_size;
 		len = n + 1 == p->nr_parts ? p->last_size : p->part_size;
 		t0 = hc_now();
-		ret = hc_egress_read(r->fd, e->ext, e->nr_ext, off, len, buf,
-				     msg, sizeof(msg));
+		ret = read_part(e, r->fd, off, len, buf, msg, sizeof(msg));
 		if (ret) {
 			hc_parts_fail(&r->parts, ret, msg);
 			break;
@@ -611,8 +628,7 @@ int hc_egress_posix(const struct hc_egress *e, const char *path,
 			ret = hc_seterr(err, errlen, -ECANCELED, "stopped");
 			goto out_abort;
 		}
-		ret = hc_egress_read(dev, e->ext, e->nr_ext, off, len, buf, err,
-				     errlen);
+		ret = read_part(e, dev, off, len, buf, err, errlen);
 		if (ret)
 			goto out_abort;
 		crc = crc32_iscsi(buf, (int)len, crc);

@@ -102,6 +102,16 @@ struct hc_egress {
 	int (*mem_get)(void *arg, uint64_t bytes);
 	void (*mem_put)(void *arg, uint64_t bytes);
 	void *slot_arg;
+	/*
+	 * NUMA placement (helper/place.h), may be NULL: called by the thread
+	 * that reads object bytes [@off, @off + @len) into @buf (a buffer of
+	 * its own mapping, reused for the next part), before the read
+	 * (@filled false: bind the buffer, move the thread) and after it
+	 * (true: count where the pages are).
+	 */
+	void (*place)(void *arg, uint64_t off, uint64_t len, void *buf,
+		      bool filled);
+	void *place_arg;
 };
 
 /*

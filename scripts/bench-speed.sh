@@ -1,7 +1,7 @@
 #!/bin/bash
-# Usage: scripts/bench-speed.sh [--part ingest|egress|both] [--objects N]
+# Usage: scripts/bench-speed.sh [--part ingest|egress|drive|both] [--objects N]
 #                               [--big-mb M] [--ckpts C] [--ckpt-mb M]
-#                               [--one-mb M] [--aws guest|host] [--kver K]
+#                               [--one-mb M] [--drive-mb M] [--aws guest|host] [--kver K]
 #                               [--no-build] [--timeout S] [--smoke]
 #
 # hypercached at full speed against the plain S3 clients, in ONE guest boot
@@ -30,8 +30,10 @@
 #     I/O engines for hypercached's shape (8 threads, one 8 MiB O_DIRECT
 #     request each): psync (pwrite/pread, what it does) against io_uring
 #     with a ring per thread and with one ring of depth 8 and registered
-#     files and buffers; MB/s and the guest's CPU seconds per GB, ratios to
-#     psync of the same round, 2 rounds
+#     files and buffers, over the first M MiB of the drive (--drive-mb,
+#     default 512, a multiple of 64; written once untimed first); MB/s and
+#     the guest's CPU seconds per GB, ratios to psync of the same round,
+#     2 rounds
 # --part both (the default) runs ingest and egress in the one boot.
 # Each line: `hc: bench-speed NAME SECONDS s MB/s MB/s OBJ obj/s xRATIO (to
 # PEER)`, RATIO = the peer's seconds / HyperCache's; then a summary of the
@@ -42,7 +44,8 @@
 # not the same conditions; python under TCG needs tens of seconds to start).
 # --smoke is the smoke run of `make check` (tests/vm/scenarios/97-bench.sh):
 # 4 objects, a 4 MiB big object, 2 checkpoints of 2 MiB, a 2 MiB put,
-# --aws host, in build/bench-speed-smoke/.  The values are not checked.
+# --aws host, and the drive part over 64 MiB, first in the same boot, in
+# build/bench-speed-smoke/.  The values are not checked.
 #
 # Images: build/bench-speed/nvmeN.img (sparse, deleted afterwards).  Exit
 # status 0 only if the boot passed and every figure line of the parts run
@@ -54,7 +57,7 @@ cd "$ROOT"
 
 me=${HC_BENCH_NAME:-bench-speed.sh}
 part=both objects=1000 big_mb=1024 ckpts=8 ckpt_mb=64 one_mb=256 aws=guest
-build=1 timeout=3600 kver="" smoke=""
+build=1 timeout=3600 kver="" smoke="" drive_mb=512
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--part) part=$2; shift 2 ;;
@@ -63,27 +66,31 @@ while [ $# -gt 0 ]; do
 	--ckpts) ckpts=$2; shift 2 ;;
 	--ckpt-mb) ckpt_mb=$2; shift 2 ;;
 	--one-mb) one_mb=$2; shift 2 ;;
+	--drive-mb) drive_mb=$2; shift 2 ;;
 	--aws) aws=$2; shift 2 ;;
 	--kver) kver=$2; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--smoke)
 		objects=4 big_mb=4 ckpts=2 ckpt_mb=2 one_mb=2 aws=host timeout=900
-		smoke=-smoke
+		drive_mb=64 smoke=-smoke
 		shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "$me: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-for v in objects big_mb ckpts ckpt_mb one_mb timeout; do
+for v in objects big_mb ckpts ckpt_mb one_mb drive_mb timeout; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
 		{ echo "$me: --${v/_/-} needs a positive integer" >&2; exit 2; }
 done
+[ $((drive_mb % 64)) = 0 ] || { echo "$me: --drive-mb needs a multiple of 64" >&2; exit 2; }
 case $part in
 ingest | egress | drive) parts=$part ;;
 both) parts=ingest:egress ;;
 *) echo "$me: --part is ingest, egress, drive or both, not '$part'" >&2; exit 2 ;;
 esac
+# the smoke run covers the drive part too (it was written and never run)
+[ -n "$smoke" ] && [ "$part" = both ] && parts=drive:ingest:egress
 case $aws in
 guest | host) ;;
 *) echo "$me: --aws is guest or host, not '$aws'" >&2; exit 2 ;;
@@ -169,8 +176,8 @@ need=0
 [[ :$parts: == *:ingest:* ]] && need=$((objects * 4 + big_mb))
 [[ :$parts: == *:egress:* ]] && [ $((ckpts * ckpt_mb + 2 * one_mb)) -gt $need ] &&
 	need=$((ckpts * ckpt_mb + 2 * one_mb))
-# drive: 512 MiB of fio on the first drive
-[[ :$parts: == *:drive:* ]] && [ $need -lt 1024 ] && need=1024
+# drive: drive_mb MiB of fio on the first drive
+[[ :$parts: == *:drive:* ]] && [ $need -lt $((2 * drive_mb)) ] && need=$((2 * drive_mb))
 imgs=()
 for i in 0 1 2; do
 	img=$out/nvme$i.img
@@ -189,7 +196,7 @@ hostfs=()
 HC_TCG_THREAD=${HC_TCG_THREAD:-multi} \
 "$ROOT/tests/vm/boot.sh" --stage bench-speed --kver "$HC_KVER" --s3 --verbose "${hostfs[@]}" \
 	--drives "$(IFS=,; echo "${imgs[*]}")" --mem "$mem" ${kargs:+--kargs "$kargs"} \
-	--args "bucket=$bucket,bigsha=$bigsha,parts=$parts,n=$objects,big=$big_mb,ck=$ckpts,ckmb=$ckpt_mb,one=$one_mb,aws=$aws" \
+	--args "bucket=$bucket,bigsha=$bigsha,parts=$parts,n=$objects,big=$big_mb,ck=$ckpts,ckmb=$ckpt_mb,one=$one_mb,aws=$aws,dmb=$drive_mb" \
 	--timeout "$timeout" --log "$log" >"$out/boot.out" 2>&1 || rc=$?
 rm -f "${imgs[@]}"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -198,7 +205,7 @@ echo "== hypercached at full speed versus curl and aws s3 cp =="
 echo "date:    $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "kernel:  $HC_KVER (guest, QEMU/TCG ${HC_TCG_THREAD:-multi}-threaded, 2 vCPUs, user-mode network)"
 echo "gateway: Ceph radosgw (memstore) on the host, $HC_S3_ENDPOINT"
-echo "sizes:   $objects x 1 MiB, one of $big_mb MiB; $ckpts x $ckpt_mb MiB, one of $one_mb MiB; aws in the $aws"
+echo "sizes:   $objects x 1 MiB, one of $big_mb MiB; $ckpts x $ckpt_mb MiB, one of $one_mb MiB; aws in the $aws; drive $drive_mb MiB"
 echo "load:    $load0 at the start, $load1 at the end (host, $(nproc) CPUs)"
 echo "log:     $log"
 echo

@@ -136,6 +136,7 @@ enum hc_main_key {
 	HC_K_DEFAULT_BACKEND,
 	HC_K_BUFFER_BUDGET,
 	HC_K_EGRESS_PRICE,
+	HC_K_NUMA,
 	HC_K_MAIN_NR,
 };
 
@@ -493,7 +494,10 @@ static const char *const hc_main_keys[HC_K_MAIN_NR] = {
 	[HC_K_DEFAULT_BACKEND]		= "default_backend",
 	[HC_K_BUFFER_BUDGET]		= "buffer_budget",
 	[HC_K_EGRESS_PRICE]		= "egress_price_per_gb",
+	[HC_K_NUMA]			= "numa",
 };
+
+static const char *const hc_numa_words[] = { "auto", "off", NULL };
 
 static const char *const hc_log_words[] = {
 	"error", "warn", "info", "debug", NULL
@@ -537,6 +541,11 @@ static int hc_main_set(struct hc_parse *p, int k, const char *v)
 			       &cfg->buffer_budget);
 	case HC_K_EGRESS_PRICE:
 		return hc_price(p, v, &cfg->egress_price_per_gb);
+	case HC_K_NUMA:
+		rc = hc_enum(p, v, hc_numa_words, "auto or off", &i);
+		if (!rc)
+			cfg->numa = (enum hc_numa_mode)i;
+		return rc;
 	}
 	return -EINVAL;
 }
@@ -840,6 +849,7 @@ void hc_config_defaults(struct hc_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->log_level = HC_LOG_INFO;
+	cfg->numa = HC_NUMA_AUTO;
 	cfg->ingest_concurrency = 8;
 	cfg->part_size = 8 * HC_MIB;
 	cfg->max_objects_in_flight = 4;
@@ -1118,6 +1128,7 @@ unsigned int hc_config_restart_keys(const struct hc_config *old,
 	HC_FIELD(egress_price_per_gb,
 		 old->egress_price_per_gb != next->egress_price_per_gb);
 	HC_FIELD(buffer_budget, old->buffer_budget != next->buffer_budget);
+	HC_FIELD(numa, old->numa != next->numa);
 #undef HC_FIELD
 	restart_backends(old, next, buf, len, &used, &n);
 	if (n)

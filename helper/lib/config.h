@@ -50,6 +50,11 @@ enum hc_log_level {
 	HC_LOG_DEBUG,
 };
 
+enum hc_numa_mode {
+	HC_NUMA_AUTO,		/* place on a machine of 2+ nodes (place.h) */
+	HC_NUMA_OFF,
+};
+
 enum hc_backend_type {
 	HC_BACKEND_NONE,	/* only while parsing */
 	HC_BACKEND_S3,
@@ -96,6 +101,7 @@ struct hc_config {
 	unsigned int nr_backends;
 	struct hc_backend backends[HC_BACKENDS_MAX];
 	uint64_t buffer_budget;			/* 256 MiB, 1M..64G: part buffers in flight */
+	enum hc_numa_mode numa;			/* auto */
 };
 
 /* hc_config_defaults() - every setting at its default, no backends. */

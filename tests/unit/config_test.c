@@ -37,6 +37,7 @@ TEST(defaults)
 	EXPECT_EQ(9110, cfg.metrics_port);
 	EXPECT_STREQ("s3", cfg.default_backend);
 	EXPECT_EQ(256ULL << 20, cfg.buffer_budget);
+	EXPECT_EQ(HC_NUMA_AUTO, cfg.numa);
 	EXPECT_EQ(0, cfg.nr_backends);
 	EXPECT_EQ(NULL, hc_config_backend(&cfg, "s3"));
 
@@ -92,6 +93,27 @@ TEST(buffer_budget)
 	EXPECT_EQ(-EINVAL, parse("[hypercached]\nbuffer_budget = 65G\n"));
 	EXPECT_STREQ("hypercache.conf:2: [hypercached] buffer_budget: 65G out of "
 		     "range 1M..64G", err);
+}
+
+/* numa: auto or off; a restart applies it */
+TEST(numa)
+{
+	static struct hc_config a, b;
+	char keys[256], e[256];
+
+	ASSERT_EQ(0, parse("[hypercached]\nnuma = off\n")) TH_LOG("%s", err);
+	EXPECT_EQ(HC_NUMA_OFF, cfg.numa);
+	ASSERT_EQ(0, parse("[hypercached]\nnuma = auto\n")) TH_LOG("%s", err);
+	EXPECT_EQ(HC_NUMA_AUTO, cfg.numa);
+	EXPECT_EQ(-EINVAL, parse("[hypercached]\nnuma = on\n"));
+	EXPECT_STREQ("hypercache.conf:2: [hypercached] numa: expected auto or off, "
+		     "got \"on\"", err);
+	EXPECT_EQ(-EINVAL, parse("[hypercached]\nnuma = off\nnuma = off\n"));
+	ASSERT_EQ(0, hc_config_parse("[hypercached]\n", "a", &a, e, sizeof(e)));
+	ASSERT_EQ(0, hc_config_parse("[hypercached]\nnuma = off\n", "b", &b, e,
+				     sizeof(e)));
+	EXPECT_EQ(1, hc_config_restart_keys(&a, &b, keys, sizeof(keys)));
+	EXPECT_STREQ("numa", keys);
 }
 
 TEST(full_file)

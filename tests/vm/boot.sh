@@ -3,7 +3,7 @@
 #            [--args A,B] [--timeout SECONDS] [--log FILE] [--mem MB]
 #            [--kill-on MARKER] [--keep] [--noload] [--verbose] [--net] [--s3]
 #            [--kargs 'K=V ...'] [--hostfwd HOSTPORT:GUESTPORT]
-#            [--debian ROOT.IMG]
+#            [--debian ROOT.IMG] [--numa]
 #
 # Boots the test guest once under QEMU/TCG and runs /hc/tests/stage-NAME.sh.
 #   --drives    raw images, one emulated NVMe controller each (serial hc0, hc1,
@@ -31,6 +31,12 @@
 #               (mount_tag hchost), mounted by the guest at /host
 #               (hc.hostfs=1): the guest runs the host's /usr/bin/python3
 #               and its Debian packages chrooted there (lib.sh hc_host_run)
+#   --numa      two NUMA nodes (q35; vCPU 0 and half the memory on node 0,
+#               vCPU 1 and the other half on node 1), a PCIe expander bridge
+#               (pxb-pcie) per node with a root port per device: drive N
+#               behind node N % 2's bridge, the NIC (with --net) behind
+#               node 1's, so that /sys/block/nvme*/device and the NIC's
+#               numa_node say their node (hc.numa=1)
 #   --debian    the systemd guest instead (r-systemd): boot the kernel and
 #               initrd of tests/vm/debian-image.sh with ROOT.IMG (a copy of
 #               its root.img, written by the guest) as /dev/vda, systemd as
@@ -50,7 +56,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 kargs=""
 hostfwd=""
 stage="" drives="" args="" timeout=300 log="" mem=2048 kill_on="" keep=0 noload=0 verbose=0
-net=0 s3="" hostfs=0 debian=""
+net=0 s3="" hostfs=0 debian="" numa=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--stage) stage=$2; shift 2 ;;
@@ -69,6 +75,7 @@ while [ $# -gt 0 ]; do
 	--hostfwd) net=1; hostfwd=$2; shift 2 ;;
 	--hostfs) hostfs=1; shift ;;
 	--debian) debian=$2; shift 2 ;;
+	--numa) numa=1; shift ;;
 	--s3) net=1; s3=${HC_S3_GUEST_ENDPOINT:-http://10.0.2.2:7480}; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
@@ -109,11 +116,37 @@ mkdir -p "$(dirname "$log")"
 # threads.  Round-robin TCG keeps two vCPUs (SMP paths are still exercised)
 # and makes code patching coherent.  Benchmarks may set HC_TCG_THREAD=multi
 # (one host thread per vCPU) to give the guest both host cores.
-qemu=(qemu-system-x86_64 -accel "tcg,thread=${HC_TCG_THREAD:-single}" -m "$mem" -smp 2 -nographic -no-reboot
+# --numa: a socket per node (two CPUs of one package on two nodes share a
+# last-level cache, which the kernel WARNs about: topology_sane())
+smp=2
+[ $numa = 1 ] && smp=2,sockets=2,cores=1,threads=1
+qemu=(qemu-system-x86_64 -accel "tcg,thread=${HC_TCG_THREAD:-single}" -m "$mem" -smp "$smp" -nographic -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+# --numa: the nodes, their bridges, and a root port per device
+if [ $numa = 1 ]; then
+	half=$((mem / 2))
+	qemu+=(-machine q35
+		-object "memory-backend-ram,id=mem0,size=${half}M"
+		-object "memory-backend-ram,id=mem1,size=$((mem - half))M"
+		-numa node,nodeid=0,cpus=0,memdev=mem0 -numa node,nodeid=1,cpus=1,memdev=mem1
+		-device pxb-pcie,id=pxb0,bus_nr=64,numa_node=0,bus=pcie.0
+		-device pxb-pcie,id=pxb1,bus_nr=128,numa_node=1,bus=pcie.0)
+	# numa_port ID NODE: a root port for one device behind NODE's bridge
+	nports=0
+	numa_port() {
+		nports=$((nports + 1))
+		qemu+=(-device "pcie-root-port,id=$1,bus=pxb$2,chassis=$nports,slot=0")
+	}
+fi
 if [ $net = 1 ]; then
-	qemu+=(-nic "user,model=virtio-net-pci${hostfwd:+,hostfwd=tcp:127.0.0.1:${hostfwd%%:*}-:${hostfwd#*:}}")
+	fwd=${hostfwd:+,hostfwd=tcp:127.0.0.1:${hostfwd%%:*}-:${hostfwd#*:}}
+	if [ $numa = 1 ]; then
+		numa_port rpnic 1
+		qemu+=(-netdev "user,id=net0$fwd" -device virtio-net-pci,netdev=net0,bus=rpnic)
+	else
+		qemu+=(-nic "user,model=virtio-net-pci$fwd")
+	fi
 else
 	qemu+=(-nic none)
 fi
@@ -121,7 +154,12 @@ IFS=, read -r -a imgs <<<"$drives"
 n=0
 for img in "${imgs[@]}"; do
 	[ -f "$img" ] || { echo "boot.sh: no image $img" >&2; exit 2; }
-	qemu+=(-drive "file=$img,if=none,id=n$n,format=raw" -device "nvme,serial=hc$n,drive=n$n")
+	bus=""
+	if [ $numa = 1 ]; then
+		numa_port "rp$n" $((n % 2))
+		bus=",bus=rp$n"
+	fi
+	qemu+=(-drive "file=$img,if=none,id=n$n,format=raw" -device "nvme,serial=hc$n,drive=n$n$bus")
 	n=$((n + 1))
 done
 # no_timer_check: under TCG on a loaded host the kernel's check that the
@@ -139,6 +177,7 @@ fi
 [ $noload = 1 ] && cmdline+=" hc.noload=1"
 [ $verbose = 1 ] && cmdline+=" hc.verbose=1"
 [ $net = 1 ] && cmdline+=" hc.net=1"
+[ $numa = 1 ] && cmdline+=" hc.numa=1"
 if [ $hostfs = 1 ]; then
 	qemu+=(-virtfs local,path=/,mount_tag=hchost,security_model=none,readonly=on,multidevs=remap)
 	cmdline+=" hc.hostfs=1 hc.tree=$ROOT"

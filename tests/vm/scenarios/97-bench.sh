@@ -14,7 +14,8 @@
 #   bench-fs.sh         the file system view vs ext4 on md raid0 (buffered,
 #                       mmap, open), vs /dev/hypercache0 (O_DIRECT) and vs
 #                       dd to md raid0 (a durable write)
-#   bench-speed.sh      bench-ingest.sh and bench-egress.sh in one boot:
+#   bench-speed.sh      bench-ingest.sh and bench-egress.sh in one boot,
+#                       after the drive engines (psync vs io_uring):
 #                       preload-batch vs curl -Z, cold ingest vs curl to
 #                       ext4 on md raid0, put --sync vs aws s3 cp / curl -T
 # Single-threaded TCG, as every test (the scripts default to multi).  The

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hypercached's NUMA placement (libnuma; Documentation/hypercached.rst,
+ * "NUMA placement"): part workers and their buffers on the node of the
+ * member drive a part is written to (ingest) or read from (egress), the
+ * network-only threads (HEAD workers, the egress channel's thread) and
+ * their allocations on the node of the NIC of the default route.
+ *
+ * hc_place_init() decides once: placement is on with numa = auto on a
+ * machine of two or more memory nodes whose libnuma works; otherwise
+ * (numa = off, one node, no NUMA in the kernel) every call below does
+ * nothing but hand out plain buffers, and nothing is said above debug.
+ *
+ * A part's placement (hc_place_part()): its bytes cut into runs per node
+ * (lib/numatopo.h), each run of its buffer bound to its member's node
+ * (mbind MPOL_PREFERRED, pages already there moved: an egress worker
+ * reuses its buffer), the calling thread moved to the CPUs of the node
+ * holding most of the part (within the CPUs the process was started on).
+ * hc_place_count() then asks the kernel where the buffer's pages and the
+ * thread are (move_pages, sched_getcpu), which the daemon logs per object.
+ *
+ * Thread-safe; the map cache takes a mutex, the rest touches only the
+ * caller's thread and buffer.
+ */
+#ifndef HC_PLACE_H
+#define HC_PLACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "config.h"
+#include "numatopo.h"
+
+#define HC_PLACE_RUNS_MAX	64	/* a part of more runs: not placed */
+
+struct hc_place_part {
+	struct hc_numa_run runs[HC_PLACE_RUNS_MAX];
+	int nr;			/* 0: nothing placed */
+	int node;		/* the thread's, -1: left as it was */
+};
+
+/* What hc_place_count() found, added up per object. */
+struct hc_place_tally {
+	uint64_t parts;		/* placed */
+	uint64_t pages;		/* buffer pages asked (one per run) */
+	uint64_t local;		/* of them on their member's node */
+	uint64_t on_node;	/* parts whose thread ran on the part's node */
+};
+
+/* The daemon's logger. */
+typedef void (*hc_place_log_fn)(enum hc_log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * hc_place_init() - see above, before any thread is started; what it
+ * found is logged through @log (info when on, debug when not).
+ */
+void hc_place_init(enum hc_numa_mode mode, hc_place_log_fn log);
+bool hc_place_on(void);
+
+/*
+ * hc_place_map() - the map of the pool @uuid into @m: from the cache, or
+ * (another pool, the first call) HC_CMD_POOL_GET and the members' nodes in
+ * sysfs, logged at info.  0, or a negative errno (no pool, another pool
+ * than @uuid runs): then place nothing.
+ */
+int hc_place_map(const uint8_t uuid[16], struct hc_numa_map *m);
+
+/*
+ * A page-aligned buffer of @len bytes, or NULL; and its release: a mapping
+ * of its own when placement is on, else the allocator's.
+ */
+void *hc_place_buf(size_t len);
+void hc_place_buf_free(void *buf, size_t len);
+
+/*
+ * hc_place_part() - place object bytes [@off, @off + @len) of an object in
+ * @ext (a map from hc_place_map()) for @buf and the calling thread.
+ */
+void hc_place_part(const struct hc_numa_map *m, const struct hc_extent *ext,
+		   uint32_t nr_ext, uint64_t off, uint64_t len, void *buf,
+		   struct hc_place_part *pp);
+
+/* hc_place_count() - once @buf holds the part: add what is where to @t. */
+void hc_place_count(const struct hc_place_part *pp, const void *buf,
+		    struct hc_place_tally *t);
+
+/* hc_place_net_thread() - the calling thread onto the NIC's node. */
+void hc_place_net_thread(void);
+
+#endif /* HC_PLACE_H */
