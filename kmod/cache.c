@@ -57,7 +57,8 @@
  *   published with smp_store_release() and read with smp_load_acquire();
  *   once READY, DIRTY or SYNCING an object's uri, hash, size, generation,
  *   chunks, nr_ext and ext never change (a replacement is a new object);
- *   flags and bad are read with READ_ONCE() (a snapshot).  A reader that
+ *   flags, bad, reval_pending and checked are read with READ_ONCE() (a
+ *   snapshot; a hold of an object due for revalidation retries locked).  A reader that
  *   finds anything else (a miss, a pending or bad object, an unsettled
  *   read error, a replay) retries with the pool lock.
  * - Holds (hc_obj.holds, atomic64_t): the first hold on an object and the

@@ -458,7 +458,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 	struct hc_pool *pool;
 	struct hc_obj *obj;
 	bool counted = false;
-	u64 waited = 0, t0 = local_clock();
+	u64 waited = 0, rechecked = 0, t0 = local_clock();
 	long usize;
 	int err;
 
@@ -548,7 +548,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 		 */
 		if ((loc.flags & HC_LOCATE_F_HOLD) &&
 		    !(loc.flags & HC_LOCATE_F_PEEK)) {
-			err = hc_reval_gate(pool, obj);
+			err = hc_reval_gate(pool, obj, &rechecked);
 			if (err == -EAGAIN)
 				continue;
 			if (err)

@@ -27,6 +27,7 @@ static int hc_fs_open(struct inode *inode, struct file *file)
 	struct hc_fs_inode *hi = HC_FS_I(inode);
 	struct hc_cache *c;
 	struct hc_obj *obj;
+	u64 rechecked = 0;	/* hc_reval_gate()'s */
 	int err = 0;
 
 	if (file->f_mode & FMODE_WRITE)
@@ -44,7 +45,7 @@ again:
 		err = -ESTALE;
 		goto out;
 	}
-	err = hc_reval_gate(HC_FS_SB(inode->i_sb)->pool, obj);
+	err = hc_reval_gate(HC_FS_SB(inode->i_sb)->pool, obj, &rechecked);
 	if (err == -EAGAIN)
 		goto again;	/* waited for its revalidation */
 	if (!err) {

@@ -205,7 +205,8 @@ u32 hc_nl_ingest_timeout_ms(void);
 
 /* reval.c: revalidation against the backend (HC_CMD_REVAL*) */
 bool hc_reval_obj_due(const struct hc_obj *obj);	/* RCU or pool lock */
-int hc_reval_gate(struct hc_pool *pool, struct hc_obj *obj);	/* sleeps */
+int hc_reval_gate(struct hc_pool *pool, struct hc_obj *obj,
+		  u64 *waited);				/* sleeps */
 void hc_reval_clear(void);
 void hc_reval_release(struct hc_pool *pool);
 void hc_reval_stop(void);

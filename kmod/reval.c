@@ -146,6 +146,9 @@ static int hc_reval_send(struct hc_pool *pool, struct hc_obj *obj)
  * hc_reval_gate - a reader is about to hold @obj: revalidate it if due
  * @pool: the running pool
  * @obj: the object the reader found (any state)
+ * @waited: the reader's own: 0 at first; the generation whose check it
+ *	waited for, so that an object checked for it is served and not
+ *	checked again (always would check it forever)
  *
  * With the pool lock held; it is dropped while waiting.  Only a READY
  * object is checked (DIRTY and SYNCING ones are newer than the backend;
@@ -161,7 +164,7 @@ static int hc_reval_send(struct hc_pool *pool, struct hc_obj *obj)
  * changed: a new generation being ingested, to wait for as on a miss);
  * -EINTR: a signal.
  */
-int hc_reval_gate(struct hc_pool *pool, struct hc_obj *obj)
+int hc_reval_gate(struct hc_pool *pool, struct hc_obj *obj, u64 *waited)
 {
 	struct hc_cache *c = pool->cache;
 	unsigned long deadline;
@@ -170,6 +173,8 @@ int hc_reval_gate(struct hc_pool *pool, struct hc_obj *obj)
 	if (obj->state != HC_OBJ_READY || obj->bad || obj->jop)
 		return 0;
 	if (!obj->reval_pending) {
+		if (*waited == obj->generation)
+			return 0;	/* checked while this reader waited */
 		if (!hc_reval_obj_due(obj))
 			return 0;
 		if (!hc_nl_ingest_registered()) {
@@ -194,6 +199,7 @@ int hc_reval_gate(struct hc_pool *pool, struct hc_obj *obj)
 		hc_cache_reval_end(c, obj, HC_REVAL_FAILED);
 		return 0;
 	}
+	*waited = obj->generation;
 	err = hc_ctl_wait(deadline, false);
 	return err == -EINTR ? err : -EAGAIN;
 }
