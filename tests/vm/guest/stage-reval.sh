@@ -8,9 +8,11 @@
 # as an ingest in hypercached's log ("URI: ingested"): a revalidation that
 # finds the object unchanged fetches nothing.
 #   reval-policy     the netlink policies: a TTL past ten years, a mode
-#                    past always, a result past failed are ERANGE; rules
-#                    or an answer from a socket that is not the helper
-#                    EPERM; an answer to no request ENOENT
+#                    past always, a result past failed are ERANGE; a rule
+#                    without a mode, a period for a mode without one or
+#                    none for on-open-after, a prefix twice EINVAL, 65
+#                    rules E2BIG; rules or an answer from a socket that is
+#                    not the helper EPERM
 #   reval-after-ttl  an object replaced in S3 (same size, other bytes) is
 #                    served as cached before the TTL, and re-ingested on
 #                    the first open after it (the new bytes, a new
@@ -26,6 +28,10 @@
 #                    the view, gets the new ones
 #   reval-never      a nev object replaced in S3 is served stale, and no
 #                    revalidation is counted
+#   reval-posix      a posix backend with always: an unchanged file is
+#                    not fetched again; rewritten (same size, another
+#                    second) or resized it is; removed, the reader gets
+#                    the ingest's error and nothing stays cached
 #   reval-no-helper  hypercached stopped: a due object is served at once
 #                    from the cache and the check is counted as failed
 #   reval-stats      hcctl stats (text and --json) and the exporter's
@@ -34,6 +40,7 @@
 . /hc/tests/s3lib.sh
 
 TTL=15
+[ -d /sys/kernel/debug/hypercache ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 
 # counter NAME: a counter of `hcctl stats --json`
 counter() {
@@ -73,10 +80,25 @@ setup() {
 		{ cat /tmp/hcd.out; hc_fail "hypercached did not send its 3 rules"; }
 }
 
+# rule PREFIX-HEX MODE [TTL]: a RULE (10) nest: PREFIX 1, MODE 2, TTL 3
+rule() {
+	echo "nest:10 hex:1=$1 u8:2=$2 ${3:+u32:3=$3} end"
+}
+
 t_policy() {
-	# REVAL_RULES (20): RULE (10) nests cannot be written by hc_nlpoke;
-	# an empty set from a socket that is not the helper is EPERM
+	# REVAL_RULES (20): validated before the sender is looked at; a set
+	# the kernel accepts, from a socket that is not the helper, is EPERM
 	hc_expect_errno -m "not permitted" hc_nlpoke send 20
+	hc_expect_errno -m "not permitted" hc_nlpoke send 20 $(rule 7333 1 60) $(rule 7334 2)
+	hc_expect_errno -m "out of range" hc_nlpoke send 20 $(rule 7333 1 315360001)
+	hc_expect_errno -m "out of range" hc_nlpoke send 20 $(rule 7333 3)
+	hc_expect_errno -m "Invalid argument" hc_nlpoke send 20 nest:10 hex:1=7333 end
+	hc_expect_errno -m "Invalid argument" hc_nlpoke send 20 $(rule 7333 1)
+	hc_expect_errno -m "Invalid argument" hc_nlpoke send 20 $(rule 7333 2 5)
+	hc_expect_errno -m "Invalid argument" hc_nlpoke send 20 $(rule 7333 2) $(rule 7333 0)
+	many=""
+	for i in $(seq 0 64); do many="$many $(rule "$(printf '%04x' "$i")" 2)"; done
+	hc_expect_errno -m "Argument list too long" hc_nlpoke send 20 $many
 	# REVALIDATE_DONE (22): ID 2, RESULT 8 (1..3), ERRNO 9
 	hc_expect_errno -m "out of range" hc_nlpoke send 22 u64:2=1 u8:8=4
 	hc_expect_errno -m "out of range" hc_nlpoke send 22 u64:2=1 u8:8=0
@@ -186,6 +208,34 @@ t_never() {
 	[ "$(ingests "$u")" = 1 ] || hc_fail "never: fetched again"
 }
 
+t_posix() {
+	stop_daemon
+	mkdir -p /tmp/px/p
+	printf '\n[backend px]\ntype = posix\nroot = /tmp/px\nrevalidate = always\n' >>/tmp/hc.conf
+	: >/tmp/hcd.out
+	start_daemon
+	grep -q "revalidation: 4 rules" /tmp/hcd.out || hc_fail "not 4 rules with the posix backend"
+	u=hypercache://px/p/f
+	hc_pattern 51 300000 >/tmp/px/p/f
+	cp /tmp/px/p/f /tmp/f1
+	get "$u" /tmp/got
+	get "$u" /tmp/got	# checked: same size and mtime
+	[ "$(ingests "$u")" = 1 ] || hc_fail "posix: an unchanged file fetched again"
+	sleep 2			# another st_mtime second
+	hc_pattern 52 300000 >/tmp/px/p/f	# same size, other bytes
+	get "$u" /tmp/got
+	cmp -s /tmp/got /tmp/px/p/f || hc_fail "posix: a rewritten file served stale"
+	hc_pattern 53 1000 >/tmp/px/p/f		# another size
+	get "$u" /tmp/got
+	cmp -s /tmp/got /tmp/px/p/f || hc_fail "posix: a resized file served stale"
+	[ "$(ingests "$u")" = 3 ] || hc_fail "posix: $(ingests "$u") ingests, want 3"
+	# removed: the check says gone, the new ingest ENOENT reaches the reader
+	rm /tmp/px/p/f
+	hc_expect_errno hcctl get --no-progress --timeout 60 -o /tmp/got "$u"
+	hcctl ls "$u" | grep -qF "$u" && hc_fail "posix: a removed file is still cached"
+	:
+}
+
 t_no_helper() {
 	u=s3://$BUCKET/r/u
 	sleep $((TTL + 1))
@@ -214,6 +264,9 @@ t_stats() {
 		{ grep revalid /tmp/metrics; hc_fail "the exporter's changed count differs"; }
 	grep -q "^hypercache_revalidations_total{result=\"unchanged\"} $(counter reval_unchanged)$" /tmp/metrics ||
 		hc_fail "the exporter's unchanged count differs"
+	# the cache's consistency verdict (the revalidation list included)
+	v=$(cat /sys/kernel/debug/hypercache/check)
+	case "$v" in ok*) ;; *) hc_fail "inconsistent: $v" ;; esac
 }
 
 hc_test reval-setup setup
@@ -222,6 +275,7 @@ hc_test reval-after-ttl t_after_ttl
 hc_test reval-always t_always
 hc_test reval-holder t_holder
 hc_test reval-never t_never
+hc_test reval-posix t_posix
 hc_test reval-no-helper t_no_helper
 hc_test reval-stats t_stats
 stop_daemon 2>/dev/null || :
