@@ -36,6 +36,15 @@ static struct nla_policy ing_policy[HC_A_ING_MAX + 1] = {
 	[HC_A_ING_POOL_UUID] = { .type = NLA_UNSPEC },
 };
 
+static struct nla_policy rev_policy[HC_A_REV_MAX + 1] = {
+	[HC_A_REV_ID] = { .type = NLA_U64 },
+	[HC_A_REV_URI] = { .type = NLA_UNSPEC },
+	[HC_A_REV_POOL_UUID] = { .type = NLA_UNSPEC },
+	[HC_A_REV_SIZE] = { .type = NLA_U64 },
+	[HC_A_REV_ETAG] = { .type = NLA_STRING },
+	[HC_A_REV_LAST_MODIFIED] = { .type = NLA_U64 },
+};
+
 static struct nla_policy egress_policy[HC_A_EGRESS_MAX + 1] = {
 	[HC_A_EGRESS_GENERATION] = { .type = NLA_U64 },
 	[HC_A_EGRESS_URI] = { .type = NLA_UNSPEC },
@@ -56,6 +65,11 @@ struct req_attrs {
 static const struct req_attrs ing_attrs = {
 	HC_A_ING_ID, HC_A_ING_URI, HC_A_ING_SIZE, HC_A_ING_EXTENT, 0,
 	HC_A_ING_POOL_UUID,
+};
+
+/* extent 0: a revalidation (enqueue() reads its own attributes) */
+static const struct req_attrs rev_attrs = {
+	HC_A_REV_ID, HC_A_REV_URI, HC_A_REV_SIZE, 0, 0, HC_A_REV_POOL_UUID,
 };
 
 static const struct req_attrs egress_attrs = {
@@ -114,7 +128,8 @@ static int enqueue(struct hc_channel *ch, struct nlattr **tb,
 	struct hc_ingest_req *r;
 	size_t len;
 
-	if (!tb[at->id] || !tb[at->uri])
+	if (!tb[at->id] || !tb[at->uri] ||
+	    (!at->extent && !tb[at->size]))	/* a revalidation has a size */
 		return NL_SKIP;
 	len = nla_len(tb[at->uri]);
 	if (len == 0 || len > HC_URI_MAX)
@@ -140,6 +155,23 @@ static int enqueue(struct hc_channel *ch, struct nlattr **tb,
 	memcpy(r->uri, nla_data(tb[at->uri]), len);
 	r->uri[len] = '\0';
 	r->uri_len = len;
+	if (!at->extent) {	/* HC_CMD_REVALIDATE */
+		r->reval = true;
+		r->size = nla_get_u64(tb[HC_A_REV_SIZE]);
+		if (tb[HC_A_REV_POOL_UUID] &&
+		    nla_len(tb[HC_A_REV_POOL_UUID]) == 16) {
+			r->has_pool = true;
+			memcpy(r->pool_uuid, nla_data(tb[HC_A_REV_POOL_UUID]),
+			       16);
+		}
+		if (tb[HC_A_REV_ETAG])
+			nla_strlcpy(r->etag, tb[HC_A_REV_ETAG],
+				    sizeof(r->etag));
+		if (tb[HC_A_REV_LAST_MODIFIED])
+			r->mtime = (int64_t)nla_get_u64(tb[HC_A_REV_LAST_MODIFIED]);
+		ch->q_len++;
+		return NL_OK;
+	}
 	parse_extents(tb, nlh, at, r);
 	if (at->crc32c && tb[at->crc32c]) {
 		r->has_crc = true;
@@ -158,6 +190,12 @@ static int on_valid(struct nl_msg *msg, void *arg)
 	struct nlattr *tb[(int)HC_A_EGRESS_MAX > (int)HC_A_ING_MAX ?
 			  HC_A_EGRESS_MAX + 1 : HC_A_ING_MAX + 1];
 
+	if (g->cmd == HC_CMD_REVALIDATE) {
+		if (ch->req_cmd != HC_CMD_INGEST ||
+		    genlmsg_parse(nlh, 0, tb, HC_A_REV_MAX, rev_policy))
+			return NL_SKIP;
+		return enqueue(ch, tb, nlh, &rev_attrs);
+	}
 	if (g->cmd == HC_CMD_EGRESS) {
 		if (genlmsg_parse(nlh, 0, tb, HC_A_EGRESS_MAX, egress_policy))
 			return NL_SKIP;
@@ -258,20 +296,40 @@ static int put_args(struct nl_msg *m, uint8_t cmd, const struct call_args *a)
 	       (a->crc && nla_put_u32(m, HC_A_ING_CRC32C, *a->crc));
 }
 
+/* A message of @cmd asking for an ack, or NULL. */
+static struct nl_msg *msg_new(struct hc_channel *ch, uint8_t cmd)
+{
+	struct nl_msg *m = nlmsg_alloc();
+
+	if (m && !genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, ch->family, 0,
+			      NLM_F_ACK, cmd, HC_GENL_VERSION)) {
+		nlmsg_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static int send_wait(struct hc_channel *ch, struct nl_msg *m);
+
 /* Send @cmd and wait for its ack (and, for ALLOC, its reply). */
 static int call(struct hc_channel *ch, uint8_t cmd, const struct call_args *a)
 {
-	struct nl_msg *m = nlmsg_alloc();
-	int ret;
+	struct nl_msg *m = msg_new(ch, cmd);
 
 	if (!m)
 		return -ENOMEM;
-	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, ch->family, 0,
-			 NLM_F_ACK, cmd, HC_GENL_VERSION) ||
-	    put_args(m, cmd, a)) {
+	if (put_args(m, cmd, a)) {
 		nlmsg_free(m);
 		return -EMSGSIZE;
 	}
+	return send_wait(ch, m);
+}
+
+/* Send @m (consumed) and wait for its ack. */
+static int send_wait(struct hc_channel *ch, struct nl_msg *m)
+{
+	int ret;
+
 	ch->acked = false;
 	ch->ack_err = 0;
 	ch->got_reply = false;
@@ -425,6 +483,48 @@ int hc_channel_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
 {
 	return call(ch, HC_CMD_INGEST_FAIL, &(struct call_args){
 		.r = r, .err_no = err_no > 0 ? err_no : EIO });
+}
+
+int hc_channel_reval_rules(struct hc_channel *ch,
+			   const struct hc_channel_rule *rules, unsigned int nr)
+{
+	struct nl_msg *m = msg_new(ch, HC_CMD_REVAL_RULES);
+	unsigned int i;
+
+	if (!m)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		struct nlattr *n = nla_nest_start(m, HC_A_REV_RULE);
+
+		if (!n || nla_put(m, HC_A_REV_RULE_PREFIX, (int)rules[i].len,
+				  rules[i].prefix) ||
+		    nla_put_u8(m, HC_A_REV_RULE_MODE, (uint8_t)rules[i].mode) ||
+		    (rules[i].ttl &&
+		     nla_put_u32(m, HC_A_REV_RULE_TTL, rules[i].ttl))) {
+			nlmsg_free(m);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(m, n);
+	}
+	return send_wait(ch, m);
+}
+
+int hc_channel_reval_done(struct hc_channel *ch, const struct hc_ingest_req *r,
+			  unsigned int result, int err_no)
+{
+	struct nl_msg *m = msg_new(ch, HC_CMD_REVALIDATE_DONE);
+
+	if (!m)
+		return -ENOMEM;
+	if (nla_put_u64(m, HC_A_REV_ID, r->id) ||
+	    nla_put_u8(m, HC_A_REV_RESULT, (uint8_t)result) ||
+	    (r->has_pool && nla_put(m, HC_A_REV_POOL_UUID, 16, r->pool_uuid)) ||
+	    (result == HC_REVAL_FAILED && err_no > 0 &&
+	     nla_put_u32(m, HC_A_REV_ERRNO, (uint32_t)err_no))) {
+		nlmsg_free(m);
+		return -EMSGSIZE;
+	}
+	return send_wait(ch, m);
 }
 
 int hc_channel_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,

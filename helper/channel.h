@@ -51,6 +51,22 @@ struct hc_ingest_req {
 	uint32_t crc32c;
 	bool has_pool;			/* @pool_uuid came with the request */
 	uint8_t pool_uuid[16];
+	/*
+	 * HC_CMD_REVALIDATE (on the ingest channel, in the same queue): is
+	 * the cached version (@size, @etag if not "", @mtime if not 0)
+	 * still the backend's?  Answered with hc_channel_reval_done().
+	 */
+	bool reval;
+	char etag[128];
+	int64_t mtime;
+};
+
+/* One revalidation rule for hc_channel_reval_rules() (kmod/core/reval.h). */
+struct hc_channel_rule {
+	const char *prefix;		/* a URI prefix, @len bytes */
+	size_t len;
+	unsigned int mode;		/* enum hc_reval_mode */
+	unsigned int ttl;		/* s, HC_REVAL_AFTER only */
 };
 
 struct hc_channel;
@@ -96,6 +112,21 @@ int hc_channel_done(struct hc_channel *ch, const struct hc_ingest_req *r,
 		    const uint32_t *crc);
 int hc_channel_fail(struct hc_channel *ch, const struct hc_ingest_req *r,
 		    int err_no);
+
+/*
+ * hc_channel_reval_rules() - HC_CMD_REVAL_RULES: the kernel revalidates
+ * the URIs of these @nr rules (replacing any set before).  -EOPNOTSUPP
+ * from a module without revalidation.
+ */
+int hc_channel_reval_rules(struct hc_channel *ch,
+			   const struct hc_channel_rule *rules, unsigned int nr);
+
+/*
+ * hc_channel_reval_done() - the answer to revalidation @r: @result is an
+ * enum hc_reval_result; @err_no (positive, 0: none) with HC_REVAL_FAILED.
+ */
+int hc_channel_reval_done(struct hc_channel *ch, const struct hc_ingest_req *r,
+			  unsigned int result, int err_no);
 
 /*
  * hc_channel_egress_done() - request @r is in the backend, which answered

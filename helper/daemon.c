@@ -64,7 +64,15 @@
 #include "s3.h"
 #include "uri.h"
 #include "util.h"
+#include "verdict.h"
 #include "xsched.h"
+
+_Static_assert((int)HC_REVALIDATE_NEVER == (int)HC_REVAL_NEVER &&
+	       (int)HC_REVALIDATE_AFTER == (int)HC_REVAL_AFTER &&
+	       (int)HC_REVALIDATE_ALWAYS == (int)HC_REVAL_ALWAYS &&
+	       HC_REVALIDATE_AFTER_MAX == HC_REVAL_TTL_MAX &&
+	       HCCTL_REVAL_NOT_MODIFIED == HCS3_NOT_MODIFIED,
+	       "config.h, verdict.h and s3.h mirror the kernel's revalidation");
 
 #ifndef HYPERCACHED_VERSION
 #define HYPERCACHED_VERSION "0.1.0"
@@ -659,8 +667,10 @@ static void s3_head(struct ingest_obj *o, unsigned int k)
 		}
 	}
 	t = hc_now();
-	ret = hcs3_head(s->hd[k], src->bucket, src->key, &src->obj, err,
-			errlen);
+	/* a revalidation with a kept ETag asks If-None-Match: 304 if same */
+	ret = hcs3_head_if(s->hd[k], src->bucket, src->key,
+			   o->r.reval && o->r.etag[0] ? o->r.etag : NULL,
+			   &src->obj, err, errlen);
 	hc_metrics_note_head(o->t.b->name, hc_now() - t);
 	if (ret == -ENOENT || ret == -EACCES) {
 		/*
@@ -746,6 +756,10 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 	pthread_mutex_unlock(&ing.lock);
 }
 
+static void reval_answer(struct hc_channel *ch, struct ingest_obj *o,
+			 int ret, const char *etag, int64_t mtime,
+			 uint64_t size, const char *why);
+
 /* The dispatcher: @o's HEAD ended; ALLOC and start it, or FAIL. */
 static void ingest_s3_headed(struct hc_channel *ch,
 			     const struct hc_config *cfg, struct ingest_obj *o)
@@ -753,6 +767,12 @@ static void ingest_s3_headed(struct hc_channel *ch,
 	char what[HC_URL_MAX + HC_NAME_MAX + HCS3_ETAG_MAX + 32];
 	struct hc_ingest_req *r = &o->r;
 	int ret = o->head_ret;
+
+	if (r->reval) {
+		reval_answer(ch, o, ret, o->s3.obj.etag, o->s3.obj.mtime,
+			     o->s3.obj.size, o->err);
+		return;
+	}
 
 	if (ret) {
 		hc_log(ret == -ENOENT ? HC_LOG_INFO : HC_LOG_WARN, "%s: %s",
@@ -789,6 +809,134 @@ static int resolve(const struct hc_config *cfg, const struct hc_ingest_req *r,
 	if (ret)
 		hc_log(HC_LOG_WARN, "%s: %s", r->uri, err);
 	return -ret;
+}
+
+/* ---- revalidation (Documentation/ingest.md, "Revalidation") ---- */
+
+/*
+ * The kernel's revalidation rules from the configuration: one per backend
+ * whose revalidate is not never, for its hypercache://NAME/ URIs, and for
+ * s3:// too when it is the default backend (resolve.h).  A module without
+ * revalidation is logged once and the daemon goes on.
+ */
+static void reval_send_rules(struct hc_channel *ch, const struct hc_config *cfg)
+{
+	static char prefix[2 * HC_BACKENDS_MAX][HC_NAME_MAX + 16];
+	struct hc_channel_rule rule[2 * HC_BACKENDS_MAX];
+	unsigned int i, n = 0;
+	int ret;
+
+	for (i = 0; i < cfg->nr_backends; i++) {
+		const struct hc_backend *b = &cfg->backends[i];
+
+		if (b->revalidate == HC_REVALIDATE_NEVER)
+			continue;
+		rule[n] = (struct hc_channel_rule){
+			prefix[n], (size_t)snprintf(prefix[n], sizeof(prefix[n]),
+						    "hypercache://%s/", b->name),
+			b->revalidate, b->revalidate_after };
+		n++;
+		if (b->type == HC_BACKEND_S3 &&
+		    !strcmp(cfg->default_backend, b->name)) {
+			rule[n] = rule[n - 1];
+			rule[n].prefix = "s3://";
+			rule[n].len = strlen("s3://");
+			n++;
+		}
+	}
+	ret = hc_channel_reval_rules(ch, rule, n);
+	if (ret == -EOPNOTSUPP && !n)
+		return;		/* an older module, and nothing to ask of it */
+	if (ret)
+		hc_log(HC_LOG_ERROR, "revalidation rules not taken by the kernel: %s%s",
+		       strerror(-ret), ret == -EOPNOTSUPP ?
+		       " (the hypercache module does not revalidate): revalidate is ignored" : "");
+	else if (n)
+		hc_log(HC_LOG_INFO, "revalidation: %u rules", n);
+}
+
+/*
+ * Answer revalidation @o from its check: @ret as hcctl_verdict_reval()
+ * takes it, the backend's (@etag, @mtime, @size) when 0, @why when not.
+ */
+static void reval_answer(struct hc_channel *ch, struct ingest_obj *o,
+			 int ret, const char *etag, int64_t mtime,
+			 uint64_t size, const char *why)
+{
+	struct hc_ingest_req *r = &o->r;
+	enum hcctl_verdict v;
+	unsigned int result;
+	int rc;
+
+	v = hcctl_verdict_reval(r->etag, r->mtime, r->size, ret, etag, mtime,
+				size);
+	result = v == HCCTL_V_CURRENT ? HC_REVAL_UNCHANGED :
+		 v == HCCTL_V_ERROR ? HC_REVAL_FAILED : HC_REVAL_CHANGED;
+	if (result == HC_REVAL_FAILED)
+		hc_log(HC_LOG_WARN, "%s: revalidation failed, the cached copy is served: %s",
+		       r->uri, why && *why ? why : strerror(-ret));
+	else
+		hc_log(result == HC_REVAL_CHANGED ? HC_LOG_INFO : HC_LOG_DEBUG,
+		       "%s: revalidated: %s%s", r->uri, hcctl_verdict_name(v),
+		       result == HC_REVAL_CHANGED ? " (ingested again)" : "");
+	rc = hc_channel_reval_done(ch, r, result,
+				   ret < 0 ? -ret : 0);
+	if (rc)
+		hc_log(HC_LOG_WARN, "%s: REVALIDATE_DONE: %s", r->uri,
+		       strerror(-rc));
+	ingest_obj_free(o);
+}
+
+/*
+ * Revalidation @o: a posix file is looked at here (its size and st_mtime);
+ * an S3 object's (conditional) HEAD goes to the HEAD workers, as an
+ * ingest's does, and is answered when it ends (ingest_s3_headed()).
+ */
+static void reval_start(struct hc_channel *ch, const struct hc_config *cfg,
+			struct ingest_obj *o)
+{
+	char path[HC_PATH_MAX + URI_KEY_MAX + 2], err[768];
+	struct hc_ingest_req *r = &o->r;
+	uint64_t size = 0;
+	int64_t mtime = 0;
+	int ret, fd = -1;
+
+	hc_log(HC_LOG_DEBUG, "revalidation %llu: %s",
+	       (unsigned long long)r->id, r->uri);
+	ret = -resolve(cfg, r, &o->t);
+	if (ret) {
+		reval_answer(ch, o, ret, NULL, 0, 0, "cannot resolve the URI");
+		return;
+	}
+	if (o->t.b->type == HC_BACKEND_S3) {
+		o->s3.bucket = o->t.bucket;
+		o->s3.key = o->t.key;
+		o->s3.s = s3_clients(s3_backends, cfg, o->t.b, err, sizeof(err),
+				     &ret);
+		if (!o->s3.s) {
+			reval_answer(ch, o, -EACCES, NULL, 0, 0, err);
+			return;
+		}
+		pthread_mutex_lock(&ing.lock);
+		ing.heading++;
+		o->next = NULL;
+		if (ing.heads_tail)
+			ing.heads_tail->next = o;
+		else
+			ing.heads = o;
+		ing.heads_tail = o;
+		pthread_cond_signal(&ing.head_cv);
+		pthread_mutex_unlock(&ing.lock);
+		return;
+	}
+	err[0] = '\0';
+	ret = hc_posix_path(o->t.b, o->t.u.key, o->t.u.key_len, path,
+			    sizeof(path), err, sizeof(err));
+	if (!ret)
+		ret = hc_posix_open(path, &fd, &size, &mtime, err, sizeof(err));
+	if (fd >= 0)
+		close(fd);
+	reval_answer(ch, o, ret, NULL, mtime, size, err);
 }
 
 /* Start @o: resolve, then the backend's size and the kernel's ALLOC. */
@@ -1867,6 +2015,7 @@ int main(int argc, char **argv)
 		ingest_close(&ing, part_tid, nr_part);
 		return 1;
 	}
+	reval_send_rules(ch, &cfg);
 	hc_log(HC_LOG_INFO, "registered as the helper (config %s, %u backends)",
 	       cfg_path, cfg.nr_backends);
 	/* Metrics are not worth refusing to fill the cache for: log, go on. */
@@ -1944,6 +2093,10 @@ int main(int argc, char **argv)
 		o->posix_fd = -1;
 		o->dev_fd = -1;
 		o->m_t0 = hc_now();
+		if (req.reval) {	/* a reader waits: not behind the ingests */
+			reval_start(ch, &cfg, o);
+			continue;
+		}
 		if (ing.pending_tail)
 			ing.pending_tail->next = o;
 		else

@@ -57,7 +57,8 @@
  *   published with smp_store_release() and read with smp_load_acquire();
  *   once READY, DIRTY or SYNCING an object's uri, hash, size, generation,
  *   chunks, nr_ext and ext never change (a replacement is a new object);
- *   flags and bad are read with READ_ONCE() (a snapshot).  A reader that
+ *   flags, bad, reval_pending and checked are read with READ_ONCE() (a
+ *   snapshot; a hold of an object due for revalidation retries locked).  A reader that
  *   finds anything else (a miss, a pending or bad object, an unsettled
  *   read error, a replay) retries with the pool lock.
  * - Holds (hc_obj.holds, atomic64_t): the first hold on an object and the
@@ -368,8 +369,12 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 	if (obj->state)
 		c->stats.by_state[obj->state]--;
 	if (!(obj->state && hc_state_complete(obj->state)) &&
-	    hc_state_complete(state))
+	    hc_state_complete(state)) {
 		obj->committed = ktime_get_real_ns();
+		/* new data is checked now; a replayed object is due at once */
+		if (!c->replaying)
+			WRITE_ONCE(obj->checked, hc_cache_reval_now());
+	}
 	if (!was_dirty && hc_state_dirty(state)) {
 		list_add_tail(&obj->queue_node, &c->egress);
 		obj->egress_defer = false;
@@ -1086,11 +1091,16 @@ struct hc_readbuf {
  * Only a READY, DIRTY or SYNCING object is answered: its extents, size,
  * generation and chunks do not change any more once that state is
  * published (smp_store_release() in hc_cache_set_state()).
+ * A hold (@hold, without @peek) of a READY object that is due for
+ * revalidation (hc_reval_obj_due(), or one under way) is not answered
+ * here: the caller asks the helper with the pool lock (kmod/reval.c), so
+ * objects that are not due keep this path.
  * Return: 0 (a hit; counted per CPU and recorded in the read buffer
  * unless @peek), 1 (the same, and the read buffer is full: drain it with
  * the pool lock if it is free), or -EAGAIN: anything else (a miss, a
- * pending or bad object, an unsettled read error, a replay), which the
- * caller answers with the pool lock.
+ * pending or bad object, an unsettled read error, a replay, a hold of an
+ * object due for revalidation), which the caller answers with the pool
+ * lock.
  */
 int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 			 bool peek, struct hc_cache_view *v,
@@ -1112,6 +1122,10 @@ int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 	state = smp_load_acquire(&obj->state);	/* pairs with set_state() */
 	if ((state != HC_OBJ_READY && state != HC_OBJ_DIRTY &&
 	     state != HC_OBJ_SYNCING) || READ_ONCE(obj->bad))
+		return -EAGAIN;
+	/* a reader's hold of a clean object due for revalidation: locked */
+	if (hold && !peek && state == HC_OBJ_READY &&
+	    (READ_ONCE(obj->reval_pending) || hc_reval_obj_due(obj)))
 		return -EAGAIN;
 	if (hold && !hold(obj, arg))
 		return -EAGAIN;
@@ -2340,6 +2354,122 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 	return err;
 }
 
+/* ---- revalidation (the decisions: kmod/reval.c) ---------------------- */
+
+/*
+ * The revalidation clock (hc_obj.checked): seconds of the boot clock plus
+ * one, so that 0 stays "not checked".  u32: 136 years of uptime.
+ */
+u32 hc_cache_reval_now(void)
+{
+	return (u32)ktime_get_boottime_seconds() + 1;
+}
+
+/*
+ * A revalidation of @obj (READY, not pending) is sent to the helper: it is
+ * pending on hc_cache.revals until hc_cache_reval_end() or until it leaves
+ * the index (hc_cache_detach() and hc_cache_supersede() take it off).
+ */
+void hc_cache_reval_begin(struct hc_cache *c, struct hc_obj *obj)
+{
+	obj->reval_since = jiffies;
+	list_add_tail(&obj->queue_node, &c->revals);
+	WRITE_ONCE(obj->reval_pending, true);
+	c->stats.revalidations++;
+}
+
+/*
+ * The revalidation of @obj ends with @result (HC_REVAL_*): it is checked
+ * now whatever the result (a failed check is tried again when due again,
+ * not at every open of an object whose backend is down), and its readers
+ * wake.  A changed object is then replaced (hc_cache_reval_replace()).
+ */
+void hc_cache_reval_end(struct hc_cache *c, struct hc_obj *obj, u32 result)
+{
+	list_del_init(&obj->queue_node);
+	WRITE_ONCE(obj->reval_pending, false);
+	WRITE_ONCE(obj->checked, hc_cache_reval_now());
+	if (result == HC_REVAL_UNCHANGED)
+		c->stats.reval_unchanged++;
+	else if (result == HC_REVAL_CHANGED)
+		c->stats.reval_changed++;
+	else
+		c->stats.reval_failed++;
+	hc_cache_event();
+}
+
+/* The READY object whose revalidation @id (its generation) is pending. */
+struct hc_obj *hc_cache_reval_find(struct hc_cache *c, u64 id)
+{
+	struct hc_obj *obj;
+
+	list_for_each_entry(obj, &c->revals, queue_node)
+		if (obj->generation == id)
+			return obj;
+	return NULL;
+}
+
+/**
+ * hc_cache_reval_replace - the backend has another version of @obj's URI:
+ *	supersede @obj and index its URI for a new ingest
+ * @c: the cache
+ * @obj: a READY object whose revalidation ended (hc_cache_reval_end())
+ * @newp: set to the INGESTING object of the URI (the new one, or one a
+ *	reader started while the lock was dropped), NULL if none could be
+ *	made; the caller sends its request (hc_nl_ingest_request()) if new
+ *
+ * A pinned object is unpinned first (journaled) and its successor is
+ * pinned while INGESTING (admitted pinned, as LOCATE with PIN does); the
+ * successor's ingest is admitted as an operator's preload is
+ * (explicit_admit: the URI was cached, it does not duel for its place).
+ * @obj leaves the index through hc_cache_supersede(): holders keep reading
+ * its bytes.  Sleeps (the journal; the pool lock is dropped for the I/O).
+ * Return: 1 (*@newp is new), 0 (*@newp was there already, or NULL), or
+ * the errno of the unpin or of hc_cache_supersede() (-EBUSY, -EIO: @obj
+ * stays served if still indexed), or of hc_cache_ingest() (-EAGAIN,
+ * -ENOMEM: the URI is not cached any more).
+ */
+int hc_cache_reval_replace(struct hc_cache *c, struct hc_obj *obj,
+			   struct hc_obj **newp)
+{
+	bool pinned = obj->flags & HC_OBJ_F_PINNED;
+	struct hc_obj *nobj;
+	u32 len = obj->uri_len;
+	u8 *uri;
+	int err;
+
+	*newp = NULL;
+	uri = kmemdup(obj->uri, len, GFP_KERNEL);	/* @obj may go */
+	if (!uri)
+		return -ENOMEM;
+	err = pinned ? hc_cache_pin(c, obj, false) : 0;
+	if (!err)
+		err = hc_cache_supersede(c, obj);
+	if (err && err != -EIO) {
+		if (pinned && hc_cache_lookup(c, uri, len) == obj)
+			hc_cache_pin(c, obj, true);	/* best effort */
+		goto out;
+	}
+	/* the lock was dropped: a reader may have started an ingest */
+	nobj = hc_cache_lookup(c, uri, len);
+	if (nobj) {
+		*newp = nobj->state == HC_OBJ_INGESTING ? nobj : NULL;
+		err = 0;
+		goto out;
+	}
+	err = hc_cache_ingest(c, uri, len, &nobj);
+	if (err)
+		goto out;
+	nobj->explicit_admit = true;
+	if (pinned)	/* INGESTING: in memory, admitted pinned */
+		hc_cache_pin(c, nobj, true);
+	*newp = nobj;
+	err = 1;
+out:
+	kfree(uri);
+	return err;
+}
+
 /*
  * A backend version of @etag_len bytes of @etag (no NUL needed) and @mtime:
  * NULL if neither is known, ERR_PTR(-ENOMEM).  @etag_len <= HC_ETAG_MAX.
@@ -2532,6 +2662,7 @@ int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
 	if (err)
 		return err;
 	c->stats.egress_done++;
+	WRITE_ONCE(obj->checked, hc_cache_reval_now());	/* the version uploaded */
 	hc_cache_set_state(c, obj, HC_OBJ_READY);
 	return 0;
 }
@@ -2901,6 +3032,7 @@ int hc_cache_create(struct hc_pool *pool)
 	INIT_LIST_HEAD(&c->ingests);
 	INIT_LIST_HEAD(&c->egress);
 	INIT_LIST_HEAD(&c->superseded);
+	INIT_LIST_HEAD(&c->revals);
 	INIT_LIST_HEAD(&c->doomed);
 	c->ordered = RB_ROOT;
 	err = rhltable_init(&c->index, &hc_index_params);

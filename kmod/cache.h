@@ -74,8 +74,9 @@ struct hc_fence {
  * @stage_node: in the stager's list of stages (STAGED only)
  * @rcu: freed after a grace period once out of the index (lockless LOCATE
  *	reads it under RCU); shares its place with @stage_node, unused then
- * @queue_node: in the cache's list of ingest requests (INGESTING) or in
- *	its egress queue (DIRTY and SYNCING, in commit order)
+ * @queue_node: in the cache's list of ingest requests (INGESTING), in
+ *	its egress queue (DIRTY and SYNCING, in commit order) or in its list
+ *	of revalidations with the helper (READY with @reval_pending)
  * @allocated: INGESTING: the helper reported the size and the chunks are
  *	allocated (the helper is filling them)
  * @ingest_resend: INGESTING: the request could not be delivered to the
@@ -84,6 +85,13 @@ struct hc_fence {
  * @bad: a read of one of its chunks failed on a member
  *	(hc_cache_read_error()); LOCATE answers HC_LOCATE_BAD.  In memory
  *	only: a new assembly forgets it
+ * @reval_pending: READY: a revalidation of it is with the helper
+ *	(kmod/reval.c); it is on hc_cache.revals (@queue_node) since
+ *	@reval_since.  Written under the pool lock, read by lockless LOCATE
+ * @checked: when it was last revalidated (or became complete), in seconds
+ *	of the boot clock plus one (hc_cache_reval_now()); 0: not since the
+ *	assembly (replayed objects are due at once).  In memory only, never
+ *	journaled; written under the pool lock, read by lockless LOCATE
  * @egress_backoff: DIRTY: failed uploads so far, for the default retry
  *	delay (1 s doubling up to 60 s), capped
  * @growable: STAGED with HC_STAGE_F_GROW: @size is what @ext holds (whole
@@ -94,6 +102,8 @@ struct hc_fence {
  * @ingest_since: INGESTING: jiffies since when it waits for a helper (its
  *	creation, or the last helper's departure); it expires after the
  *	module parameter ingest_timeout_ms without one
+ * @reval_since: READY with @reval_pending: jiffies of the request; readers
+ *	stop waiting for it ingest_timeout_ms later
  * @dirty_since: DIRTY and SYNCING: ktime_get_boottime_ns() when it became
  *	DIRTY (its COMMIT, or its replay at assembly: journal format v1
  *	records no time); set by hc_cache_set_state(), read for
@@ -168,10 +178,13 @@ struct hc_obj {
 	bool explicit_admit;	/* its ingest is an operator's preload */
 	u8 jop;			/* HC_JOP_BUSY or a durable HC_OBJ_* state */
 	bool keep_chunks;	/* superseded, its DELETE failed: never freed */
+	bool reval_pending;	/* in the padding before @checked: */
+	u32 checked;		/* struct hc_obj stays 248 bytes */
 	union {
 		struct hc_ctl *stager;
 		unsigned long egress_at;
 		unsigned long ingest_since;
+		unsigned long reval_since;
 	};
 	u64 hash;
 	u64 size;
@@ -258,6 +271,11 @@ struct hc_cache_stats {
 	u64 refused_journal;
 	u64 refused_too_big;
 	u64 refused_fragmented;
+	/* revalidations (kmod/reval.c): each ends as one of the next three */
+	u64 revalidations;
+	u64 reval_unchanged;
+	u64 reval_changed;
+	u64 reval_failed;
 };
 
 /**
@@ -309,6 +327,8 @@ struct hc_cache_stats {
  *	(hc_cache_deletes_out(), on hc_obj.stage_node): their chunks stay
  *	allocated until it is durable
  * @reserved: chunks of the @doomed objects
+ * @revals: READY objects whose revalidation is with the helper
+ *	(hc_obj.reval_pending), oldest first
  */
 struct hc_cache {
 	struct rhltable index;
@@ -328,6 +348,7 @@ struct hc_cache {
 	struct list_head egress;
 	struct list_head superseded;	/* hc_cache_supersede()d, held */
 	struct list_head doomed;
+	struct list_head revals;
 	u64 reserved;
 	u64 dirty_bytes;
 	u64 jbytes;
@@ -468,6 +489,14 @@ void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,
 			  bool permanent, const char *msg);
 u32 hc_cache_egress_unpark(struct hc_cache *c);
 void hc_cache_egress_reset(struct hc_cache *c);
+
+/* Revalidation (kmod/reval.c decides; these change the objects). */
+u32 hc_cache_reval_now(void);
+void hc_cache_reval_begin(struct hc_cache *c, struct hc_obj *obj);
+void hc_cache_reval_end(struct hc_cache *c, struct hc_obj *obj, u32 result);
+struct hc_obj *hc_cache_reval_find(struct hc_cache *c, u64 id);
+int hc_cache_reval_replace(struct hc_cache *c, struct hc_obj *obj,
+			   struct hc_obj **newp);
 
 /* Compaction's visitor: @state is what to record for @obj. */
 typedef int (*hc_cache_journal_fn)(void *arg, const struct hc_obj *obj,

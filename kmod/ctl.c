@@ -458,7 +458,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 	struct hc_pool *pool;
 	struct hc_obj *obj;
 	bool counted = false;
-	u64 waited = 0, t0 = local_clock();
+	u64 waited = 0, rechecked = 0, t0 = local_clock();
 	long usize;
 	int err;
 
@@ -541,6 +541,19 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 		if ((loc.flags & HC_LOCATE_F_EXPLICIT) &&
 		    obj->state == HC_OBJ_INGESTING && !obj->allocated)
 			obj->explicit_admit = true;
+		/*
+		 * A reader's hold of a READY object due for revalidation
+		 * waits for the helper's check (reval.c); changed, the URI
+		 * is being ingested again and is waited for as a miss is.
+		 */
+		if ((loc.flags & HC_LOCATE_F_HOLD) &&
+		    !(loc.flags & HC_LOCATE_F_PEEK)) {
+			err = hc_reval_gate(pool, obj, &rechecked);
+			if (err == -EAGAIN)
+				continue;
+			if (err)
+				goto out_unlock;
+		}
 		if ((loc.flags & HC_LOCATE_F_PIN) && !obj->bad &&
 		    (hc_obj_valid(obj) || obj->state == HC_OBJ_INGESTING)) {
 			err = hc_cache_pin(c, obj, true);

@@ -261,6 +261,13 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 	if (n != k->by_state[HC_OBJ_INGESTING])
 		hc_dbg_problem(k, "ingest list: %llu objects, %llu are ingesting",
 			       n, k->by_state[HC_OBJ_INGESTING]);
+	/* revalidations with the helper: READY objects marked pending */
+	list_for_each_entry(obj, &c->revals, queue_node)
+		if (obj->state != HC_OBJ_READY || !obj->reval_pending ||
+		    hc_obj_superseded(obj))
+			hc_dbg_problem(k, "%*pEhp: revalidating in state %u%s",
+				       hc_dbg_ulen(obj), obj->uri, obj->state,
+				       obj->reval_pending ? "" : ", not pending");
 }
 
 static int hc_dbg_check_show(struct seq_file *m, void *unused)

@@ -27,23 +27,34 @@ static int hc_fs_open(struct inode *inode, struct file *file)
 	struct hc_fs_inode *hi = HC_FS_I(inode);
 	struct hc_cache *c;
 	struct hc_obj *obj;
+	u64 rechecked = 0;	/* hc_reval_gate()'s */
 	int err = 0;
 
 	if (file->f_mode & FMODE_WRITE)
 		return hc_fs_write_open(inode, file);
 	hc_pool_lock();
 	c = HC_FS_SB(inode->i_sb)->pool->cache;
+again:
 	obj = hc_cache_lookup(c, hi->uri, hi->uri_len);
 	if (!obj || !hc_fs_obj_visible(obj) ||
 	    obj->generation != hi->generation) {
-		/* Evicted or replaced since the lookup: the VFS looks again. */
+		/*
+		 * Evicted or replaced since the lookup (or found changed by
+		 * its revalidation): the VFS looks again.
+		 */
 		err = -ESTALE;
-	} else {
+		goto out;
+	}
+	err = hc_reval_gate(HC_FS_SB(inode->i_sb)->pool, obj, &rechecked);
+	if (err == -EAGAIN)
+		goto again;	/* waited for its revalidation */
+	if (!err) {
 		hc_cache_hold(c, obj, 1);
 		hc_cache_hit(c, obj);
 		if (!hi->opens++)
 			WRITE_ONCE(hi->obj, obj);
 	}
+out:
 	hc_pool_unlock();
 	return err;
 }

@@ -184,6 +184,10 @@ void hc_nl_unregister(void);
 void hc_nl_notify(struct hc_pool *pool, u32 state);
 int hc_nl_put_extents(struct sk_buff *msg, const struct hc_pool *pool,
 		      const struct hc_obj *obj, int attr);
+struct hc_bver;
+int hc_nl_put_bver(struct sk_buff *msg, const struct hc_bver *v,
+		   int etag_attr, int mtime_attr, int pad);
+extern const struct nla_policy hc_nl_rev_rule_policy[];
 
 /* ingest.c: the ingest helper channel (HC_CMD_INGEST*) */
 void hc_nl_ingest_request(struct hc_pool *pool, struct hc_obj *obj);
@@ -194,6 +198,20 @@ int hc_nl_helper_register(struct sk_buff *skb, struct genl_info *info);
 int hc_nl_ingest_alloc(struct sk_buff *skb, struct genl_info *info);
 int hc_nl_ingest_done(struct sk_buff *skb, struct genl_info *info);
 int hc_nl_ingest_fail(struct sk_buff *skb, struct genl_info *info);
+struct hc_pool *hc_nl_ingest_peer_begin(struct genl_info *info,
+					const struct nlattr *uuid);
+int hc_nl_ingest_unicast(struct sk_buff *msg);
+u32 hc_nl_ingest_timeout_ms(void);
+
+/* reval.c: revalidation against the backend (HC_CMD_REVAL*) */
+bool hc_reval_obj_due(const struct hc_obj *obj);	/* RCU or pool lock */
+int hc_reval_gate(struct hc_pool *pool, struct hc_obj *obj,
+		  u64 *waited);				/* sleeps */
+void hc_reval_clear(void);
+void hc_reval_release(struct hc_pool *pool);
+void hc_reval_stop(void);
+int hc_nl_reval_rules(struct sk_buff *skb, struct genl_info *info);
+int hc_nl_revalidate_done(struct sk_buff *skb, struct genl_info *info);
 
 /* egress.c: the egress channel and its scheduler (HC_CMD_EGRESS*) */
 void hc_nl_egress_kick(void);

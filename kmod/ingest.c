@@ -78,6 +78,36 @@ u32 hc_nl_ingest_limit(void)
 	return READ_ONCE(hc_ingest_limit);
 }
 
+/* ingest_timeout_ms: also how long a reader waits for a revalidation. */
+u32 hc_nl_ingest_timeout_ms(void)
+{
+	return READ_ONCE(hc_ingest_timeout_ms);
+}
+
+/*
+ * Unicast @msg (consumed) to the registered helper; with the pool lock
+ * held (reval.c's HC_CMD_REVALIDATE).  Return: 0, -ENOTCONN (no helper),
+ * or genlmsg_unicast()'s errno.
+ */
+int hc_nl_ingest_unicast(struct sk_buff *msg)
+{
+	if (!hc_nl_helper) {
+		nlmsg_free(msg);
+		return -ENOTCONN;
+	}
+	return genlmsg_unicast(&init_net, msg, hc_nl_helper);
+}
+
+/*
+ * hc_nl_peer_begin() for the ingest helper's registration (reval.c's
+ * requests come from the same helper).
+ */
+struct hc_pool *hc_nl_ingest_peer_begin(struct genl_info *info,
+					const struct nlattr *uuid)
+{
+	return hc_nl_peer_begin(info, &hc_nl_helper, &hc_nl_helper_net, uuid);
+}
+
 /* When hc_nl_ingest_work() is due, if @hc_nl_ingest_armed; pool lock. */
 static unsigned long hc_nl_ingest_due;
 static bool hc_nl_ingest_armed;
@@ -206,6 +236,7 @@ int hc_nl_helper_register(struct sk_buff *skb, struct genl_info *info)
 	}
 	hc_nl_helper = info->snd_portid;
 	hc_nl_helper_net = genl_info_net(info);
+	hc_reval_clear();	/* the helper sends its own (HC_CMD_REVAL_RULES) */
 	pool = hc_pool_current();
 	if (pool) {
 		/* this helper now writes the ingests already allocated */
@@ -411,6 +442,7 @@ void hc_nl_ingest_release(struct net *net, u32 portid)
 		return;
 	list_for_each_entry(obj, &pool->cache->ingests, queue_node)
 		obj->ingest_since = jiffies;
+	hc_reval_release(pool);	/* its checks fail: served as cached */
 	hc_nl_ingest_later(READ_ONCE(hc_ingest_timeout_ms));
 	/* the view's lookups that wait for an ingest fail at once (fs_dir.c) */
 	atomic_inc(&hc_cache_events);

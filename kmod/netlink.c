@@ -123,6 +123,32 @@ static const struct nla_policy hc_nl_egr_fail_policy[HC_A_EGRESS_MAX + 1] = {
 				    .len = HC_EGRESS_MESSAGE_MAX },
 };
 
+/* HC_A_REV_RULE_TTL: past a policy's s16 max, so a range (not const: 6.1). */
+static struct netlink_range_validation hc_nl_reval_ttl_range = {
+	.min = 0,
+	.max = HC_REVAL_TTL_MAX,
+};
+
+/* HC_CMD_REVAL_RULES: a rule's nest (hc_nl_reval_rules(), kmod/reval.c). */
+const struct nla_policy hc_nl_rev_rule_policy[HC_A_REV_RULE_MAX + 1] = {
+	[HC_A_REV_RULE_PREFIX]	= NLA_POLICY_RANGE(NLA_BINARY, 1, HC_URI_MAX),
+	[HC_A_REV_RULE_MODE]	= NLA_POLICY_MAX(NLA_U8, HC_REVAL_ALWAYS),
+	[HC_A_REV_RULE_TTL]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&hc_nl_reval_ttl_range),
+};
+
+static const struct nla_policy hc_nl_rev_rules_policy[HC_A_REV_RULE + 1] = {
+	[HC_A_REV_RULE]		= NLA_POLICY_NESTED(hc_nl_rev_rule_policy),
+};
+
+static const struct nla_policy hc_nl_rev_done_policy[HC_A_REV_ERRNO + 1] = {
+	[HC_A_REV_ID]		= { .type = NLA_U64 },
+	[HC_A_REV_POOL_UUID]	= NLA_POLICY_EXACT_LEN(16),
+	[HC_A_REV_RESULT]	= NLA_POLICY_RANGE(NLA_U8, HC_REVAL_UNCHANGED,
+						   HC_REVAL_FAILED),
+	[HC_A_REV_ERRNO]	= NLA_POLICY_RANGE(NLA_U32, 1, MAX_ERRNO),
+};
+
 enum hc_nl_mcgrp {
 	HC_NL_MCGRP_EVENTS,
 };
@@ -457,17 +483,21 @@ static int hc_nl_fill_egress_err(struct sk_buff *msg,
 	return 0;
 }
 
-/* The backend version of an object (HC_A_OBJ_ETAG, _LAST_MODIFIED). */
-static int hc_nl_fill_bver(struct sk_buff *msg, const struct hc_bver *v)
+/*
+ * The backend version of an object: its ETag (a NUL-terminated string) as
+ * @etag_attr and its Last-Modified as @mtime_attr (padded with @pad), each
+ * only when known (HC_A_OBJ_ETAG and _LAST_MODIFIED; HC_A_REV_*).
+ */
+int hc_nl_put_bver(struct sk_buff *msg, const struct hc_bver *v,
+		   int etag_attr, int mtime_attr, int pad)
 {
 	struct nlattr *a;
 
-	if (v->mtime && nla_put_u64_64bit(msg, HC_A_OBJ_LAST_MODIFIED, v->mtime,
-					  HC_A_OBJ_PAD))
+	if (v->mtime && nla_put_u64_64bit(msg, mtime_attr, v->mtime, pad))
 		return -EMSGSIZE;
 	if (!v->etag_len)
 		return 0;
-	a = nla_reserve(msg, HC_A_OBJ_ETAG, v->etag_len + 1);
+	a = nla_reserve(msg, etag_attr, v->etag_len + 1);
 	if (!a)
 		return -EMSGSIZE;
 	memcpy(nla_data(a), v->etag, v->etag_len);
@@ -487,7 +517,9 @@ static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 	    nla_put_u64_64bit(msg, HC_A_OBJ_CHUNKS, obj->chunks, HC_A_OBJ_PAD) ||
 	    nla_put_u32(msg, HC_A_OBJ_HOLDS, atomic64_read(&obj->holds)))
 		return -EMSGSIZE;
-	if (obj->bver && hc_nl_fill_bver(msg, obj->bver))
+	if (obj->bver &&
+	    hc_nl_put_bver(msg, obj->bver, HC_A_OBJ_ETAG,
+			   HC_A_OBJ_LAST_MODIFIED, HC_A_OBJ_PAD))
 		return -EMSGSIZE;
 	if (obj->egress_err && hc_nl_fill_egress_err(msg, obj->egress_err))
 		return -EMSGSIZE;
@@ -733,6 +765,10 @@ static int hc_nl_fill_stats(struct sk_buff *msg, const struct hc_cache *c)
 		{ HC_A_STATS_DIRTY_LIMIT, hc_cache_dirty_limit() },
 		{ HC_A_STATS_EGRESS_DONE, s->egress_done },
 		{ HC_A_STATS_EGRESS_FAILED, s->egress_failed },
+		{ HC_A_STATS_REVALIDATIONS, s->revalidations },
+		{ HC_A_STATS_REVAL_UNCHANGED, s->reval_unchanged },
+		{ HC_A_STATS_REVAL_CHANGED, s->reval_changed },
+		{ HC_A_STATS_REVAL_FAILED, s->reval_failed },
 	};
 	u32 i;
 
@@ -916,6 +952,20 @@ static const struct genl_ops hc_nl_ops[] = {
 		.maxattr = ARRAY_SIZE(hc_nl_egr_fail_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,
 	},
+	{
+		.cmd	= HC_CMD_REVAL_RULES,
+		.doit	= hc_nl_reval_rules,
+		.policy	= hc_nl_rev_rules_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_rev_rules_policy) - 1,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= HC_CMD_REVALIDATE_DONE,
+		.doit	= hc_nl_revalidate_done,
+		.policy	= hc_nl_rev_done_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_rev_done_policy) - 1,
+		.flags	= GENL_ADMIN_PERM,
+	},
 };
 
 /*
@@ -995,4 +1045,5 @@ void hc_nl_unregister(void)
 	netlink_unregister_notifier(&hc_nl_notifier);
 	hc_nl_egress_stop();
 	hc_nl_ingest_stop();
+	hc_reval_stop();
 }

@@ -109,6 +109,21 @@
  *	place (Documentation/on-disk-format.md, "Upgrading a v1 pool"); no
  *	attributes.  -EALREADY if it is v2, -EBUSY while objects are being
  *	ingested, staged or uploaded, -ENODEV if no pool runs.
+ * Appended for issue 17 (revalidation against the backend,
+ * Documentation/ingest.md, "Revalidation"):
+ * @HC_CMD_REVAL_RULES: helper -> kernel: the revalidation rules, one
+ *	HC_A_REV_RULE nest each (at most HC_REVAL_RULES_MAX, distinct
+ *	prefixes); the set replaces the one before, none clears it.  Only from
+ *	the registered helper (-EPERM); a HELPER_REGISTER clears the rules.
+ * @HC_CMD_REVALIDATE: kernel -> helper (unicast): is the READY object
+ *	HC_A_REV_URI (request HC_A_REV_ID, pool HC_A_REV_POOL_UUID) still the
+ *	backend's version?  HC_A_REV_SIZE, and HC_A_REV_ETAG and
+ *	HC_A_REV_LAST_MODIFIED when known, describe the cached version.
+ * @HC_CMD_REVALIDATE_DONE: helper -> kernel: HC_A_REV_ID, HC_A_REV_RESULT
+ *	(enum hc_reval_result; with HC_REVAL_FAILED optionally HC_A_REV_ERRNO)
+ *	and HC_A_REV_POOL_UUID.  Unchanged or failed: the object is served as
+ *	it is.  Changed: it is superseded (open holders keep reading it) and
+ *	its URI is ingested again.  -ENOENT if no such request is pending.
  */
 enum hc_cmd {
 	HC_CMD_UNSPEC,
@@ -131,6 +146,9 @@ enum hc_cmd {
 	HC_CMD_EGRESS_DONE,
 	HC_CMD_EGRESS_FAIL,
 	HC_CMD_POOL_UPGRADE,
+	HC_CMD_REVAL_RULES,
+	HC_CMD_REVALIDATE,
+	HC_CMD_REVALIDATE_DONE,
 
 	__HC_CMD_MAX,
 	HC_CMD_MAX = __HC_CMD_MAX - 1
@@ -386,6 +404,15 @@ enum hc_ext_attr {
  * @HC_A_STATS_REFUSED_TOO_BIG: u64, refused with EFBIG: larger than the pool
  * @HC_A_STATS_REFUSED_FRAGMENTED: u64, refused with E2BIG: room, but not in
  *	HC_MAX_EXTENTS extents
+ * Appended for issue 17 (revalidation, Documentation/ingest.md):
+ * @HC_A_STATS_REVALIDATIONS: u64, revalidations of READY objects that were
+ *	due when a reader opened them (each ends as one of the next three)
+ * @HC_A_STATS_REVAL_UNCHANGED: u64, the backend still had that version
+ * @HC_A_STATS_REVAL_CHANGED: u64, it did not (or the key is gone): the
+ *	object was superseded and ingested again
+ * @HC_A_STATS_REVAL_FAILED: u64, the check could not be made (no helper, a
+ *	backend error, no answer within ingest_timeout_ms): the cached copy
+ *	was served
  */
 enum hc_stats_attr {
 	HC_A_STATS_UNSPEC,
@@ -425,6 +452,10 @@ enum hc_stats_attr {
 	HC_A_STATS_REFUSED_JOURNAL,
 	HC_A_STATS_REFUSED_TOO_BIG,
 	HC_A_STATS_REFUSED_FRAGMENTED,
+	HC_A_STATS_REVALIDATIONS,
+	HC_A_STATS_REVAL_UNCHANGED,
+	HC_A_STATS_REVAL_CHANGED,
+	HC_A_STATS_REVAL_FAILED,
 
 	__HC_A_STATS_MAX,
 	HC_A_STATS_MAX = __HC_A_STATS_MAX - 1
@@ -568,6 +599,91 @@ enum hc_egress_attr {
 	__HC_A_EGRESS_MAX,
 	HC_A_EGRESS_MAX = __HC_A_EGRESS_MAX - 1
 };
+
+/**
+ * enum hc_rev_attr - attributes of revalidation (HC_CMD_REVAL_RULES,
+ *	HC_CMD_REVALIDATE, HC_CMD_REVALIDATE_DONE)
+ * @HC_A_REV_PAD: padding for 64-bit attributes
+ * @HC_A_REV_ID: u64, the request: the object's generation
+ * @HC_A_REV_URI: binary, the object's URI
+ * @HC_A_REV_POOL_UUID: binary, 16 bytes: the pool of the object; echoed by
+ *	the helper in REVALIDATE_DONE (another pool's is -ESTALE)
+ * @HC_A_REV_SIZE: u64, bytes of the cached version
+ * @HC_A_REV_ETAG: string, its ETag as the backend reported it
+ * @HC_A_REV_LAST_MODIFIED: u64, its Last-Modified, as HC_A_OBJ_LAST_MODIFIED
+ * @HC_A_REV_RESULT: u8, enum hc_reval_result (REVALIDATE_DONE)
+ * @HC_A_REV_ERRNO: u32, positive errno of a failed check (REVALIDATE_DONE)
+ * @HC_A_REV_RULE: nest, enum hc_rev_rule_attr; repeated once per rule
+ *	(REVAL_RULES)
+ */
+enum hc_rev_attr {
+	HC_A_REV_UNSPEC,
+	HC_A_REV_PAD,
+	HC_A_REV_ID,
+	HC_A_REV_URI,
+	HC_A_REV_POOL_UUID,
+	HC_A_REV_SIZE,
+	HC_A_REV_ETAG,
+	HC_A_REV_LAST_MODIFIED,
+	HC_A_REV_RESULT,
+	HC_A_REV_ERRNO,
+	HC_A_REV_RULE,
+
+	__HC_A_REV_MAX,
+	HC_A_REV_MAX = __HC_A_REV_MAX - 1
+};
+
+/**
+ * enum hc_rev_rule_attr - one revalidation rule (nested in HC_A_REV_RULE):
+ *	the objects whose URI starts with the prefix (the longest prefix that
+ *	matches wins; a URI no prefix matches is never revalidated)
+ * @HC_A_REV_RULE_PREFIX: binary, 1..HC_URI_MAX bytes
+ * @HC_A_REV_RULE_MODE: u8, enum hc_reval_mode
+ * @HC_A_REV_RULE_TTL: u32, seconds: HC_REVAL_AFTER's period,
+ *	1..HC_REVAL_TTL_MAX (0 or absent for the other modes)
+ */
+enum hc_rev_rule_attr {
+	HC_A_REV_RULE_UNSPEC,
+	HC_A_REV_RULE_PREFIX,
+	HC_A_REV_RULE_MODE,
+	HC_A_REV_RULE_TTL,
+
+	__HC_A_REV_RULE_MAX,
+	HC_A_REV_RULE_MAX = __HC_A_REV_RULE_MAX - 1
+};
+
+/**
+ * enum hc_reval_mode - HC_A_REV_RULE_MODE values (hypercached.conf's
+ *	revalidate = never | on-open-after SECONDS | always)
+ * @HC_REVAL_NEVER: never checked: served until evicted
+ * @HC_REVAL_AFTER: checked when opened and HC_A_REV_RULE_TTL seconds or
+ *	more passed since the last check (or no check since the assembly)
+ * @HC_REVAL_ALWAYS: checked at every open
+ */
+enum hc_reval_mode {
+	HC_REVAL_NEVER,
+	HC_REVAL_AFTER,
+	HC_REVAL_ALWAYS,
+};
+
+/**
+ * enum hc_reval_result - HC_A_REV_RESULT values
+ * @HC_REVAL_UNCHANGED: the backend's version is the cached one
+ * @HC_REVAL_CHANGED: it is another one, or the key is gone
+ * @HC_REVAL_FAILED: the backend could not be asked (HC_A_REV_ERRNO)
+ */
+enum hc_reval_result {
+	HC_REVAL_RESULT_UNSPEC,
+	HC_REVAL_UNCHANGED,
+	HC_REVAL_CHANGED,
+	HC_REVAL_FAILED,
+};
+
+/* HC_CMD_REVAL_RULES: rules in one set at most; HC_A_REV_RULE_TTL at most
+ * (ten years of seconds).
+ */
+#define HC_REVAL_RULES_MAX	64
+#define HC_REVAL_TTL_MAX	315360000U
 
 /* HC_A_EGRESS_MESSAGE, HC_A_OBJ_EGRESS_MESSAGE: bytes without the NUL */
 #define HC_EGRESS_MESSAGE_MAX	255

@@ -152,6 +152,7 @@ enum hc_backend_key {
 	HC_B_ANONYMOUS,
 	HC_B_SIGN_PAYLOAD,
 	HC_B_PROCESS_TIMEOUT,
+	HC_B_REVALIDATE,
 	HC_B_NR,
 };
 
@@ -565,6 +566,7 @@ static const char *const hc_backend_keys[HC_B_NR] = {
 	[HC_B_ANONYMOUS]	= "anonymous",
 	[HC_B_SIGN_PAYLOAD]	= "sign_payload",
 	[HC_B_PROCESS_TIMEOUT]	= "credential_process_timeout",
+	[HC_B_REVALIDATE]	= "revalidate",
 };
 
 /* Which type each key belongs to (NONE: both). */
@@ -580,6 +582,7 @@ static const enum hc_backend_type hc_backend_key_type[HC_B_NR] = {
 	[HC_B_ANONYMOUS]	= HC_BACKEND_S3,
 	[HC_B_SIGN_PAYLOAD]	= HC_BACKEND_S3,
 	[HC_B_PROCESS_TIMEOUT]	= HC_BACKEND_S3,
+	[HC_B_REVALIDATE]	= HC_BACKEND_NONE,
 };
 
 static const char *const hc_type_words[] = { "", "s3", "posix", NULL };
@@ -595,6 +598,32 @@ static int hc_region(struct hc_parse *p, struct hc_backend *b, const char *v)
 		      *s == '-'))
 			return hc_kfail(p, "expected a-z 0-9 -, got \"%s\"", v);
 	return hc_copy(p, b->region, sizeof(b->region), v);
+}
+
+/* revalidate = never | on-open-after SECONDS | always */
+static int hc_revalidate(struct hc_parse *p, struct hc_backend *b,
+			 const char *v)
+{
+	static const char after[] = "on-open-after";
+	const size_t alen = sizeof(after) - 1;
+
+	b->revalidate_after = 0;
+	if (!strcmp(v, "never")) {
+		b->revalidate = HC_REVALIDATE_NEVER;
+		return 0;
+	}
+	if (!strcmp(v, "always")) {
+		b->revalidate = HC_REVALIDATE_ALWAYS;
+		return 0;
+	}
+	if (strncmp(v, after, alen) || (v[alen] != ' ' && v[alen] != '\t'))
+		return hc_kfail(p, "expected never, on-open-after SECONDS or always, got \"%s\"",
+				v);
+	v += alen;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	b->revalidate = HC_REVALIDATE_AFTER;
+	return hc_uint(p, v, 1, HC_REVALIDATE_AFTER_MAX, &b->revalidate_after);
 }
 
 static int hc_backend_set(struct hc_parse *p, int k, const char *v)
@@ -636,6 +665,8 @@ static int hc_backend_set(struct hc_parse *p, int k, const char *v)
 		return hc_copy(p, b->ca_file, sizeof(b->ca_file), v);
 	case HC_B_PROCESS_TIMEOUT:
 		return hc_uint(p, v, 1, 3600, &b->process_timeout);
+	case HC_B_REVALIDATE:
+		return hc_revalidate(p, b, v);
 	case HC_B_ROOT:
 		if (v[0] != '/')
 			return hc_kfail(p, "expected an absolute path, got \"%s\"", v);
@@ -1082,6 +1113,8 @@ static void restart_backends(const struct hc_config *old,
 		HC_BACKEND_FIELD(sign_payload, a->sign_payload != b->sign_payload);
 		HC_BACKEND_FIELD(credential_process_timeout,
 				 a->process_timeout != b->process_timeout);
+		HC_BACKEND_FIELD(revalidate, a->revalidate != b->revalidate ||
+				 a->revalidate_after != b->revalidate_after);
 	}
 #undef HC_BACKEND_FIELD
 	for (i = 0; i < next->nr_backends; i++) {

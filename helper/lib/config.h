@@ -66,6 +66,19 @@ enum hc_addressing {
 	HC_ADDR_VIRTUAL,	/* https://bucket.endpoint/key */
 };
 
+/*
+ * revalidate = never | on-open-after SECONDS | always: when the kernel asks
+ * whether a cached READY object of the backend is still the backend's
+ * version (Documentation/ingest.md, "Revalidation"); the values are the
+ * kernel's enum hc_reval_mode.
+ */
+enum hc_revalidate {
+	HC_REVALIDATE_NEVER,
+	HC_REVALIDATE_AFTER,
+	HC_REVALIDATE_ALWAYS,
+};
+#define HC_REVALIDATE_AFTER_MAX	315360000U	/* s, ten years: HC_REVAL_TTL_MAX */
+
 struct hc_backend {
 	char name[HC_NAME_MAX + 1];
 	enum hc_backend_type type;
@@ -81,6 +94,9 @@ struct hc_backend {
 	bool anonymous;				/* unsigned requests (cred.h) */
 	bool sign_payload;			/* false: UNSIGNED-PAYLOAD uploads */
 	unsigned int process_timeout;		/* 60 s, 1..3600: credential_process */
+	/* both types */
+	enum hc_revalidate revalidate;		/* never */
+	unsigned int revalidate_after;		/* s, on-open-after's; else 0 */
 	/* posix */
 	char root[HC_PATH_MAX + 1];		/* absolute, required */
 };

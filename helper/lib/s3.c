@@ -329,6 +329,7 @@ struct hcs3_req {
 	const char *content_md5;	/* base64 or NULL */
 	const char *range;		/* "bytes=a-b" or NULL */
 	const char *if_match;
+	const char *if_none_match;	/* a conditional HEAD's ETag */
 	char *dst;			/* 2xx body goes here (ranged GET) */
 	size_t dst_cap;
 	size_t xml_max;			/* cap on a collected 2xx body */
@@ -427,6 +428,9 @@ static int hcs3_sign(struct hcs3 *c, struct hcs3_req *r, const char *host,
 		h[n++] = (struct sigv4_header){ "Range", r->range };
 	if (r->if_match)
 		h[n++] = (struct sigv4_header){ "If-Match", r->if_match };
+	if (r->if_none_match)
+		h[n++] = (struct sigv4_header){ "If-None-Match",
+						r->if_none_match };
 	if (r->content_md5)
 		h[n++] = (struct sigv4_header){ "Content-MD5", r->content_md5 };
 	rc = hc_creds_current(&c->creds, err, errlen);	/* refreshed if due */
@@ -811,9 +815,17 @@ static int hcs3_copy_etag(const struct hcs3_req *r, char *out,
 int hcs3_head(struct hcs3 *c, const char *bucket, const char *key,
 	      struct hcs3_object *out, char *err, size_t errlen)
 {
+	return hcs3_head_if(c, bucket, key, NULL, out, err, errlen);
+}
+
+int hcs3_head_if(struct hcs3 *c, const char *bucket, const char *key,
+		 const char *if_none_match, struct hcs3_object *out,
+		 char *err, size_t errlen)
+{
 	struct hcs3_req r = {
 		.method = "HEAD", .bucket = bucket, .key = key,
 		.payload_hash = SIGV4_EMPTY_SHA256,
+		.if_none_match = if_none_match,
 	};
 	int rc;
 
@@ -821,7 +833,14 @@ int hcs3_head(struct hcs3 *c, const char *bucket, const char *key,
 	rc = hcs3_check(c, bucket, key, true, err, errlen);
 	if (rc)
 		return rc;
+	if (if_none_match && (!*if_none_match ||
+			      strpbrk(if_none_match, "\r\n")))
+		return hc_seterr(err, errlen, -EINVAL, "bad If-None-Match ETag");
 	rc = hcs3_perform(c, &r, err, errlen);
+	if (!rc && if_none_match && r.status == 304) {
+		hcs3_req_done(&r);	/* not modified: nothing to copy */
+		return HCS3_NOT_MODIFIED;
+	}
 	if (!rc && !hcs3_2xx(&r))
 		rc = hcs3_http_error(&r, err, errlen);
 	if (!rc && r.content_length < 0)

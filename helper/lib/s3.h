@@ -99,6 +99,18 @@ int hcs3_head(struct hcs3 *c, const char *bucket, const char *key,
 	      struct hcs3_object *out, char *err, size_t errlen);
 
 /*
+ * hcs3_head_if() - hcs3_head(), conditional when @if_none_match (an ETag
+ * as hcs3_head() gave it) is not NULL: HCS3_NOT_MODIFIED (a positive
+ * value, @out left empty) when the backend answers 304 Not Modified, the
+ * version it holds still has that ETag; otherwise as hcs3_head() (a
+ * backend that ignores the header answers 200: compare @out->etag).
+ */
+#define HCS3_NOT_MODIFIED	1
+int hcs3_head_if(struct hcs3 *c, const char *bucket, const char *key,
+		 const char *if_none_match, struct hcs3_object *out,
+		 char *err, size_t errlen);
+
+/*
  * hcs3_get_range() - GET bytes [@off, @off + @len) into @buf.  With
  * @if_match (an ETag as hcs3_head() gave it) the request carries
  * If-Match, and the response's ETag is checked too: -ESTALE if the object

@@ -324,6 +324,36 @@ static void render_refused(struct hc_prom *p, const struct hc_scrape_in *in,
 	}
 }
 
+/*
+ * Revalidations of READY objects against their backend by result (issue
+ * 17; Documentation/ingest.md, "Revalidation"): each due open ends as one.
+ * Left out for a kernel without them.
+ */
+static void render_reval(struct hc_prom *p, const struct hc_scrape_in *in,
+			 struct hc_scrape_state *st)
+{
+	static const struct {
+		int attr;
+		const char *result;
+	} r[] = {
+		{ HC_A_STATS_REVAL_UNCHANGED, "unchanged" },
+		{ HC_A_STATS_REVAL_CHANGED, "changed" },
+		{ HC_A_STATS_REVAL_FAILED, "failed" },
+	};
+	struct hc_prom_label l;
+	unsigned int i;
+
+	if (!in->k.has[HC_A_STATS_REVALIDATIONS])
+		return;
+	hc_prom_family(p, "hypercache_revalidations_total", HC_PROM_COUNTER,
+		       "Revalidations of cached objects against their backend when opened, by result: unchanged (served), changed (ingested again), failed (no helper, a backend error or no answer: the cached copy served)");
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		l = (struct hc_prom_label){ "result", r[i].result };
+		hc_prom_u64(p, "hypercache_revalidations_total", &l, 1,
+			    kc(in, st, r[i].attr));
+	}
+}
+
 static void render_cache(struct hc_prom *p, const struct hc_scrape_in *in,
 			 struct hc_scrape_state *st)
 {
@@ -368,6 +398,7 @@ static void render_cache(struct hc_prom *p, const struct hc_scrape_in *in,
 		family_u64(p, counters[i].name, HC_PROM_COUNTER,
 			   counters[i].help, kc(in, st, counters[i].attr));
 	render_refused(p, in, st);
+	render_reval(p, in, st);
 	hc_prom_family(p, "hypercache_objects", HC_PROM_GAUGE,
 		       "Objects in the index by state");
 	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++) {

@@ -45,6 +45,8 @@ compare "stats attributes" "$(yaml_list attribute-sets stats)" "$(hdr_enum hc_st
 compare "stats member attributes" "$(yaml_list attribute-sets stats-member)" "$(hdr_enum hc_stats_member_attr HC_A_STATS_MEMBER_)"
 compare "ingest attributes" "$(yaml_list attribute-sets ing)" "$(hdr_enum hc_ing_attr HC_A_ING_)"
 compare "egress attributes" "$(yaml_list attribute-sets egress)" "$(hdr_enum hc_egress_attr HC_A_EGRESS_)"
+compare "revalidation attributes" "$(yaml_list attribute-sets reval)" "$(hdr_enum hc_rev_attr HC_A_REV_)"
+compare "revalidation rule attributes" "$(yaml_list attribute-sets reval-rule)" "$(hdr_enum hc_rev_rule_attr HC_A_REV_RULE_)"
 compare "commands" "$(yaml_list operations '')" "$(hdr_enum hc_cmd HC_CMD_)"
 compare "family name" "$(sed -n 's/^name: //p' $spec)" \
 	"$(sed -n 's/^#define HC_GENL_NAME[[:space:]]*"\(.*\)"/\1/p' $hdr)"

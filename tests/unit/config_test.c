@@ -217,6 +217,18 @@ static const struct {
 	  "hypercache.conf:4: [backend b] region: expected a-z 0-9 -, got \"EU West\"" },
 	{ "[backend b]\ntype = s3\nendpoint = https://\n",
 	  "hypercache.conf:3: [backend b] endpoint: no host in \"https://\"" },
+	{ "[backend b]\ntype = s3\nrevalidate = sometimes\n",
+	  "hypercache.conf:3: [backend b] revalidate: expected never, on-open-after SECONDS or always, got \"sometimes\"" },
+	{ "[backend b]\ntype = s3\nrevalidate = on-open-after\n",
+	  "hypercache.conf:3: [backend b] revalidate: expected never, on-open-after SECONDS or always, got \"on-open-after\"" },
+	{ "[backend b]\ntype = posix\nroot = /x\nrevalidate = on-open-after 0\n",
+	  "hypercache.conf:4: [backend b] revalidate: 0 out of range 1..315360000" },
+	{ "[backend b]\ntype = s3\nrevalidate = on-open-after 315360001\n",
+	  "hypercache.conf:3: [backend b] revalidate: 315360001 out of range 1..315360000" },
+	{ "[backend b]\ntype = s3\nrevalidate = on-open-after 5m\n",
+	  "hypercache.conf:3: [backend b] revalidate: expected a decimal number, got \"5m\"" },
+	{ "[backend b]\ntype = s3\nrevalidate = always\nrevalidate = never\n",
+	  "hypercache.conf:4: [backend b] revalidate: given twice (first at line 3)" },
 	{ "[backend b]\ntype = s3\ncredential_process_timeout = 0\n",
 	  "hypercache.conf:3: [backend b] credential_process_timeout: 0 out of range 1..3600" },
 	{ "[backend b]\ntype = posix\nroot = /x\ncredential_process_timeout = 5\n",
@@ -306,6 +318,22 @@ static const struct {
 	{ "[backend b]\ntype = s3\nendpoint = \n",
 	  "hypercache.conf:3: [backend b] endpoint: expected an http:// or https:// URL, got \"\"" },
 };
+
+/* revalidate: never by default, per backend, either type. */
+TEST(revalidate)
+{
+	ASSERT_EQ(0, parse("[backend a]\ntype = s3\n"
+			   "[backend b]\ntype = s3\nrevalidate = on-open-after   300\n"
+			   "[backend c]\ntype = posix\nroot = /x\nrevalidate = always\n"
+			   "[backend d]\ntype = s3\nrevalidate = never\n"))
+		TH_LOG("%s", err);
+	EXPECT_EQ(HC_REVALIDATE_NEVER, cfg.backends[0].revalidate);
+	EXPECT_EQ(HC_REVALIDATE_AFTER, cfg.backends[1].revalidate);
+	EXPECT_EQ(300, cfg.backends[1].revalidate_after);
+	EXPECT_EQ(HC_REVALIDATE_ALWAYS, cfg.backends[2].revalidate);
+	EXPECT_EQ(0, cfg.backends[2].revalidate_after);
+	EXPECT_EQ(HC_REVALIDATE_NEVER, cfg.backends[3].revalidate);
+}
 
 /* An s3 backend without endpoint: the credential chain chooses it (cred.h). */
 TEST(endpoint_optional)

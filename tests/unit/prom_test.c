@@ -196,6 +196,10 @@ static void canned(struct msgbuf *m, uint64_t hits, uint64_t reads)
 	put64(m, HC_A_STATS_REFUSED_JOURNAL, 2);
 	put64(m, HC_A_STATS_REFUSED_TOO_BIG, 3);
 	put64(m, HC_A_STATS_REFUSED_FRAGMENTED, 0);
+	put64(m, HC_A_STATS_REVALIDATIONS, 9);
+	put64(m, HC_A_STATS_REVAL_UNCHANGED, 5);
+	put64(m, HC_A_STATS_REVAL_CHANGED, 3);
+	put64(m, HC_A_STATS_REVAL_FAILED, 1);
 	put64(m, 200, 7);	/* an attribute of a newer kernel */
 	put_member(m, 0, reads);
 	put_member(m, 1, reads * 2);
@@ -366,6 +370,24 @@ TEST_F(scrape, dirty_oldest_age_in_seconds)
  * Refused admissions by reason: one counter family, kept monotonic over a
  * pool restart as every kernel counter; left out for a kernel without them.
  */
+/* Revalidations by result (issue 17); left out for a kernel without them. */
+TEST_F(scrape, revalidations_by_result)
+{
+	const char *pg;
+
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	pg = self->p.buf;
+	EXPECT_NE(NULL, strstr(pg, "# TYPE hypercache_revalidations_total counter\n"));
+	EXPECT_STREQ("5", value(pg, "hypercache_revalidations_total{result=\"unchanged\"}", self->v));
+	EXPECT_STREQ("3", value(pg, "hypercache_revalidations_total{result=\"changed\"}", self->v));
+	EXPECT_STREQ("1", value(pg, "hypercache_revalidations_total{result=\"failed\"}", self->v));
+	hc_prom_free(&self->p);
+	self->in.k.has[HC_A_STATS_REVALIDATIONS] = false;
+	hc_prom_init(&self->p, false);
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_EQ(NULL, strstr(self->p.buf, "hypercache_revalidations_total"));
+}
+
 TEST_F(scrape, refused_admissions_by_reason)
 {
 	const char *pg;

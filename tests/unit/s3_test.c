@@ -56,6 +56,7 @@ struct fake {
 	const char *fail_code;			/* with this S3 code */
 	unsigned int retry_after;		/* seconds, on a 503; 0: none */
 	bool ignore_range, ignore_if_match, complete_error, complete_no_etag;
+	bool ignore_if_none_match;	/* HEAD: answer 200, never 304 */
 	unsigned int sleep_ms;
 	/* HEAD and GET: Last-Modified sent as this text (NULL: the object's
 	 * time as an IMF-fixdate), none at all with no_last_modified; the
@@ -320,6 +321,9 @@ static enum MHD_Result do_get(struct MHD_Connection *c, struct fobj *o,
 		F.fail_head--;
 		return reply(c, 403, "", 0, NULL, NULL);
 	}
+	if (head && hdr(c, "If-None-Match") && !F.ignore_if_none_match &&
+	    !strcmp(hdr(c, "If-None-Match"), o->etag))
+		return reply(c, 304, "", 0, o->etag, NULL);
 	if (head)
 		return reply_obj(c, 200, o->data, o->len, o,
 				 F.head_etag ? F.head_etag : o->etag, NULL);
@@ -761,6 +765,39 @@ TEST_F(s3, head_and_ranges)
  * recipient must read too; an unreadable one, one before 1970 and none
  * at all are 0 (unknown), never a failure.
  */
+/* A conditional HEAD (revalidation, ingest.md): 304 while the ETag holds. */
+TEST_F(s3, head_if_none_match)
+{
+	struct hcs3_object o, cur;
+
+	ASSERT_EQ(0, hcs3_head(self->c, BKT, "dir/obj one+x", &cur, self->err,
+			       sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(HCS3_NOT_MODIFIED,
+		  hcs3_head_if(self->c, BKT, "dir/obj one+x", cur.etag, &o,
+			       self->err, sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, o.size);	/* nothing copied from a 304 */
+	/* another version: 200 with its ETag and size */
+	EXPECT_EQ(0, hcs3_head_if(self->c, BKT, "dir/obj one+x", "\"old\"", &o,
+				  self->err, sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_STREQ(cur.etag, o.etag);
+	EXPECT_EQ(cur.size, o.size);
+	/* a server that ignores the header: 200, the same ETag */
+	F.ignore_if_none_match = true;
+	EXPECT_EQ(0, hcs3_head_if(self->c, BKT, "dir/obj one+x", cur.etag, &o,
+				  self->err, sizeof(self->err)));
+	EXPECT_STREQ(cur.etag, o.etag);
+	F.ignore_if_none_match = false;
+	/* gone: 404 as a plain HEAD's */
+	EXPECT_EQ(-ENOENT, hcs3_head_if(self->c, BKT, "no/such", cur.etag, &o,
+					self->err, sizeof(self->err)));
+	/* an ETag that would split the header is refused, nothing sent */
+	EXPECT_EQ(-EINVAL, hcs3_head_if(self->c, BKT, "dir/obj one+x",
+					"\"a\"\r\nX-Evil: 1", &o, self->err,
+					sizeof(self->err)));
+	EXPECT_EQ(-EINVAL, hcs3_head_if(self->c, BKT, "dir/obj one+x", "", &o,
+					self->err, sizeof(self->err)));
+}
+
 TEST_F(s3, head_last_modified)
 {
 	static const struct {

@@ -86,4 +86,28 @@ TEST(exit_status)
 	EXPECT_EQ(1, hcctl_verdict_exit(&c));
 }
 
+/* hypercached's revalidation: the ETag when kept, else Last-Modified + size */
+TEST(reval)
+{
+	/* a conditional HEAD's 304: current, whatever else is known */
+	EXPECT_EQ(HCCTL_V_CURRENT, hcctl_verdict_reval("\"e\"", 0, 5,
+			HCCTL_REVAL_NOT_MODIFIED, NULL, 0, 0));
+	/* with an ETag: as verify's compare */
+	EXPECT_EQ(HCCTL_V_CURRENT, hcctl_verdict_reval("\"e\"", 0, 5, 0, "e", 9, 5));
+	EXPECT_EQ(HCCTL_V_CHANGED, hcctl_verdict_reval("\"e\"", 7, 5, 0, "\"f\"", 7, 5));
+	EXPECT_EQ(HCCTL_V_RESIZED, hcctl_verdict_reval("\"e\"", 7, 5, 0, "\"e\"", 7, 6));
+	EXPECT_EQ(HCCTL_V_GONE, hcctl_verdict_reval("\"e\"", 7, 5, -ENOENT, NULL, 0, 0));
+	EXPECT_EQ(HCCTL_V_ERROR, hcctl_verdict_reval("\"e\"", 7, 5, -EIO, NULL, 0, 0));
+	/* without one (posix): Last-Modified and size */
+	EXPECT_EQ(HCCTL_V_CURRENT, hcctl_verdict_reval(NULL, 100, 5, 0, NULL, 100, 5));
+	EXPECT_EQ(HCCTL_V_CURRENT, hcctl_verdict_reval("", 100, 5, 0, "", 100, 5));
+	EXPECT_EQ(HCCTL_V_CHANGED, hcctl_verdict_reval(NULL, 100, 5, 0, NULL, 101, 5));
+	EXPECT_EQ(HCCTL_V_RESIZED, hcctl_verdict_reval(NULL, 100, 5, 0, NULL, 100, 4));
+	EXPECT_EQ(HCCTL_V_CHANGED, hcctl_verdict_reval(NULL, 100, 5, 0, NULL, 0, 5));
+	/* nothing kept to compare with: fetched again */
+	EXPECT_EQ(HCCTL_V_CHANGED, hcctl_verdict_reval(NULL, 0, 5, 0, NULL, 0, 5));
+	EXPECT_EQ(HCCTL_V_GONE, hcctl_verdict_reval(NULL, 100, 5, -ENOENT, NULL, 0, 0));
+	EXPECT_EQ(HCCTL_V_ERROR, hcctl_verdict_reval(NULL, 100, 5, -EACCES, NULL, 0, 0));
+}
+
 TEST_HARNESS_MAIN

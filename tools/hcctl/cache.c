@@ -746,6 +746,10 @@ static const struct {
 	{ HC_A_STATS_REFUSED_JOURNAL, "refused_journal" },
 	{ HC_A_STATS_REFUSED_TOO_BIG, "refused_too_big" },
 	{ HC_A_STATS_REFUSED_FRAGMENTED, "refused_fragmented" },
+	{ HC_A_STATS_REVALIDATIONS, "revalidations" },
+	{ HC_A_STATS_REVAL_UNCHANGED, "reval_unchanged" },
+	{ HC_A_STATS_REVAL_CHANGED, "reval_changed" },
+	{ HC_A_STATS_REVAL_FAILED, "reval_failed" },
 };
 
 /* Objects by state: attribute and HC_OBJ_* state. */
@@ -909,6 +913,17 @@ static void stats_print_ext(const struct stats *s)
 		       s->v[HC_A_STATS_REFUSED_JOURNAL],
 		       s->v[HC_A_STATS_REFUSED_TOO_BIG],
 		       s->v[HC_A_STATS_REFUSED_FRAGMENTED]);
+	else
+		printf("-\n");
+	/* revalidations against the backend, by result */
+	printf("%-12s", "revalidate");
+	if (s->has[HC_A_STATS_REVALIDATIONS])
+		printf("%" PRIu64 " checks: %" PRIu64 " unchanged, %" PRIu64
+		       " changed, %" PRIu64 " failed (served as cached)\n",
+		       s->v[HC_A_STATS_REVALIDATIONS],
+		       s->v[HC_A_STATS_REVAL_UNCHANGED],
+		       s->v[HC_A_STATS_REVAL_CHANGED],
+		       s->v[HC_A_STATS_REVAL_FAILED]);
 	else
 		printf("-\n");
 	for (i = 0; i < s->nr_members; i++) {

@@ -429,7 +429,8 @@ static int on_valid(struct nl_msg *msg, void *a)
 	struct nlattr *tb[HC_A_ING_MAX + 1];
 
 	(void)a;
-	if ((g->cmd == HC_CMD_INGEST || g->cmd == HC_CMD_EGRESS) &&
+	if ((g->cmd == HC_CMD_INGEST || g->cmd == HC_CMD_EGRESS ||
+	     g->cmd == HC_CMD_REVALIDATE) &&
 	    !genlmsg_parse(nlh, 0, tb, HC_A_ING_MAX, NULL) && tb[HC_A_ING_ID] &&
 	    nla_len(tb[HC_A_ING_ID]) == 8)
 		seen_ids[nr_seen++ % 16] = nla_get_u64(tb[HC_A_ING_ID]);
@@ -498,6 +499,41 @@ static void put_ext(struct nl_msg *m, int type)
 	}
 }
 
+/*
+ * HC_CMD_REVAL_RULES: rules in range (prefixes of the fuzz's own URIs, so
+ * LOCATEs with HOLD find due objects) and out of it: empty or too long
+ * prefixes, unknown modes, periods past HC_REVAL_TTL_MAX or given to a mode
+ * without one, missing attributes, duplicates, more than
+ * HC_REVAL_RULES_MAX rules.
+ */
+static void put_rules(struct nl_msg *m)
+{
+	static char big[1100];
+	unsigned int n = chance(5) ? HC_REVAL_RULES_MAX + below(3) : below(4);
+
+	memset(big, 'f', sizeof(big));
+	while (n--) {
+		struct nlattr *e = nla_nest_start(m, HC_A_REV_RULE);
+		char pre[32];
+		int len = snprintf(pre, sizeof(pre), "fz/%u", (unsigned int)below(12));
+
+		if (!e)
+			return;
+		if (chance(5))
+			nla_put(m, HC_A_REV_RULE_PREFIX, chance(50) ? 0 : (int)sizeof(big),
+				big);
+		else if (chance(95))
+			nla_put(m, HC_A_REV_RULE_PREFIX, len, pre);
+		if (chance(95))
+			nla_put_u8(m, HC_A_REV_RULE_MODE, chance(90) ? below(3) :
+				   (uint8_t)rnd());
+		if (chance(70))
+			nla_put_u32(m, HC_A_REV_RULE_TTL, chance(80) ? below(5) :
+				    chance(50) ? HC_REVAL_TTL_MAX + 1 : val32());
+		nla_nest_end(m, e);
+	}
+}
+
 static void do_netlink(void)
 {
 	static const int cmds[] = {
@@ -507,6 +543,8 @@ static void do_netlink(void)
 		HC_CMD_HELPER_REGISTER, HC_CMD_INGEST, HC_CMD_INGEST_ALLOC,
 		HC_CMD_INGEST_DONE, HC_CMD_INGEST_FAIL, HC_CMD_EGRESS_REGISTER,
 		HC_CMD_EGRESS, HC_CMD_EGRESS_DONE, HC_CMD_EGRESS_FAIL,
+		HC_CMD_REVAL_RULES, HC_CMD_REVALIDATE, HC_CMD_REVALIDATE_DONE,
+		HC_CMD_REVALIDATE_DONE,
 	};
 	int cmd = cmds[below(sizeof(cmds) / sizeof(cmds[0]))], flagsn = 0, i;
 	struct nl_msg *m;
@@ -553,6 +591,25 @@ static void do_netlink(void)
 			nla_put_u32(m, HC_A_POOL_FLAGS, (uint32_t)rnd());
 		break;
 	}
+	case HC_CMD_REVAL_RULES:
+		put_rules(m);
+		break;
+	case HC_CMD_REVALIDATE_DONE:
+		/* an answer to a request seen, or to none; results in and out of range */
+		if (chance(90))
+			nla_put_u64(m, HC_A_REV_ID, nr_seen && chance(80) ?
+				    seen_ids[below(nr_seen < 16 ? nr_seen : 16)] : val64());
+		if (chance(90))
+			nla_put_u8(m, HC_A_REV_RESULT, chance(80) ? 1 + below(3) :
+				   (uint8_t)rnd());
+		if (chance(30))
+			nla_put_u32(m, HC_A_REV_ERRNO, chance(50) ? val32() : EIO);
+		if (chance(20))
+			nla_put(m, HC_A_REV_POOL_UUID, chance(70) ? 16 : (int)below(20),
+				uribuf);
+		if (chance(10))
+			nla_put_u64(m, HC_A_REV_SIZE, val64());	/* not a request's */
+		break;
 	case HC_CMD_OBJ_GET:
 	case HC_CMD_OBJ_EVICT:
 	case HC_CMD_OBJ_PIN:

@@ -4,8 +4,9 @@
  *
  *   hc_nlpoke send CMD [TYPE:ATTR=VALUE]...
  *	one request of command number CMD with the given attributes (TYPE is
- *	u8, u32, u64, str or hex; ATTR a number); prints "ok" (exit 0) or
- *	"error: strerror" (exit 1)
+ *	u8, u32, u64, str or hex; ATTR a number); "nest:ATTR" opens a nested
+ *	attribute that the argument "end" closes (at most 4 deep); prints
+ *	"ok" (exit 0) or "error: strerror" (exit 1)
  *   hc_nlpoke bind PORT
  *	unshare a user and a network namespace, bind a generic netlink
  *	socket to PORT there and close it (the release notifier fires with
@@ -197,17 +198,28 @@ static int put_arg(struct nl_msg *m, const char *arg)
 static int cmd_send(int argc, char **argv)
 {
 	struct nl_msg *m = nlmsg_alloc();
+	struct nlattr *nest[4];
 	struct nl_sock *sk;
-	int family, i;
+	int family, i, depth = 0;
+	unsigned int attr;
 
 	sk = connect_family(&family);
 	genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_ACK,
 		    (uint8_t)strtoul(argv[0], NULL, 0), HC_GENL_VERSION);
-	for (i = 1; i < argc; i++)
+	for (i = 1; i < argc; i++) {
+		if (sscanf(argv[i], "nest:%u", &attr) == 1 && depth < 4) {
+			nest[depth] = nla_nest_start(m, attr);
+			if (nest[depth++])
+				continue;
+		} else if (!strcmp(argv[i], "end") && depth) {
+			nla_nest_end(m, nest[--depth]);
+			continue;
+		}
 		if (put_arg(m, argv[i])) {
 			fprintf(stderr, "hc_nlpoke: bad attribute '%s'\n", argv[i]);
 			return 2;
 		}
+	}
 	return report(NULL, transact(sk, m));
 }
 

@@ -89,6 +89,27 @@ enum hcctl_verdict hcctl_verdict_compare(const char *kept_etag,
 	return HCCTL_V_CURRENT;
 }
 
+enum hcctl_verdict hcctl_verdict_reval(const char *kept_etag,
+				       int64_t kept_mtime, uint64_t kept_size,
+				       int ret, const char *etag,
+				       int64_t mtime, uint64_t size)
+{
+	if (ret == HCCTL_REVAL_NOT_MODIFIED)
+		return HCCTL_V_CURRENT;
+	if (kept_etag && *kept_etag)
+		return hcctl_verdict_compare(kept_etag, kept_size, ret, etag,
+					     size);
+	if (ret == -ENOENT)
+		return HCCTL_V_GONE;
+	if (ret)
+		return HCCTL_V_ERROR;
+	if (kept_size != size)
+		return HCCTL_V_RESIZED;
+	if (kept_mtime <= 0 || mtime != kept_mtime)
+		return HCCTL_V_CHANGED;
+	return HCCTL_V_CURRENT;
+}
+
 int hcctl_verdict_exit(const struct hcctl_verdict_count *c)
 {
 	size_t stale = c->n[HCCTL_V_CHANGED] + c->n[HCCTL_V_RESIZED] +

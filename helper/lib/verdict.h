@@ -58,6 +58,24 @@ enum hcctl_verdict hcctl_verdict_compare(const char *kept_etag,
 					 uint64_t kept_size, int ret,
 					 const char *etag, uint64_t size);
 
+/*
+ * hcctl_verdict_reval() - hypercached's revalidation (Documentation/
+ * ingest.md, "Revalidation") of an object cached as (@kept_etag, NULL or
+ * "": none; @kept_mtime, 0: none; @kept_size) against a HEAD of its
+ * backend object that returned @ret: HCCTL_REVAL_NOT_MODIFIED (a
+ * conditional HEAD's 304), 0 with (@etag, @mtime, @size), -ENOENT (404)
+ * or another negative errno.  With a kept ETag, as
+ * hcctl_verdict_compare(); without one, the same size and the same known
+ * Last-Modified are current, another size resized, another or an unknown
+ * Last-Modified changed (nothing to compare with: fetched again once, and
+ * known from then on).  Never HCCTL_V_HEAD.
+ */
+#define HCCTL_REVAL_NOT_MODIFIED	1
+enum hcctl_verdict hcctl_verdict_reval(const char *kept_etag,
+				       int64_t kept_mtime, uint64_t kept_size,
+				       int ret, const char *etag,
+				       int64_t mtime, uint64_t size);
+
 /* hcctl_etag_equal() - the rule above; NULL equals nothing. */
 bool hcctl_etag_equal(const char *a, const char *b);
 
