@@ -55,7 +55,20 @@ class _Info(ctypes.Structure):
                 ("flags", _c_u32), ("size", _c_u64), ("generation", _c_u64)]
 
 
+ETAG_MAX = 128	# HC_LIB_ETAG_MAX
+
+
+class _Object(ctypes.Structure):
+    """struct hc_lib_object (1.3): an object with its backend version."""
+    _fields_ = [("uri", _vp), ("uri_len", _c_size), ("state", _c_u32),
+                ("flags", _c_u32), ("size", _c_u64), ("generation", _c_u64),
+                ("chunks", _c_u64), ("holds", _c_u32), ("etag_len", _c_u32),
+                ("last_modified", _c_u64),
+                ("etag", ctypes.c_char * (ETAG_MAX + 1))]
+
+
 _LIST_CB = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.POINTER(_Info))
+_LIST_OBJ_CB = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.POINTER(_Object))
 
 
 def _find():
@@ -121,10 +134,22 @@ def _load():
         "hc_ctx_wait_clean": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size,
                                              _c_u64, _c_u32]),
     }
+    # 1.3: without them (an older library) the backend version is unknown
+    optional = {
+        "hc_ctx_object_info": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size,
+                                              ctypes.POINTER(_Object)]),
+        "hc_ctx_list_objects": (ctypes.c_int, [_vp, ctypes.c_char_p,
+                                               _c_size, _LIST_OBJ_CB, _vp]),
+    }
     for name, (res, args) in sig.items():
         f = getattr(so, name)
         f.restype = res
         f.argtypes = args
+    for name, (res, args) in optional.items():
+        f = getattr(so, name, None)
+        if f is not None:
+            f.restype = res
+            f.argtypes = args
     return so
 
 
@@ -302,28 +327,59 @@ class Library:
         return Writer(self, h, uri)
 
     @staticmethod
-    def _info(i):
+    def _info(i, etag=None, last_modified=None):
+        """The dict of one object: ``etag`` (str, as the backend sent it:
+        S3's has its double quotes) and ``last_modified`` (seconds since
+        the epoch, UTC) are None when the kernel does not know them."""
         return {"uri": ctypes.string_at(i.uri, i.uri_len), "size": i.size,
                 "state": STATE_NAMES.get(i.state, str(i.state)),
                 "generation": i.generation, "flags": i.flags,
-                "bad": bool(i.flags & OBJ_F_BAD)}
+                "bad": bool(i.flags & OBJ_F_BAD), "etag": etag,
+                "last_modified": last_modified}
+
+    @classmethod
+    def _object(cls, o):
+        etag = o.etag[:o.etag_len].decode(errors="replace") \
+            if o.etag_len else None
+        return cls._info(o, etag, o.last_modified or None)
+
+    @property
+    def _has_objects(self):
+        return hasattr(self.so, "hc_ctx_object_info")
 
     def info(self, uri):
-        i = _Info()
-        ret = self.so.hc_ctx_info(self.ctx, uri, len(uri), ctypes.byref(i))
-        if ret < 0:
-            raise error(ret, uri.decode(errors="replace"))
-        return self._info(i)
+        """One object (no hold) with its backend's ETag and Last-Modified
+        (hc_ctx_object_info); ENOENT when it is not cached."""
+        if self._has_objects:
+            o = _Object()
+            ret = self.so.hc_ctx_object_info(self.ctx, uri, len(uri),
+                                             ctypes.byref(o))
+            if ret == 0:
+                return self._object(o)
+        else:
+            i = _Info()
+            ret = self.so.hc_ctx_info(self.ctx, uri, len(uri),
+                                      ctypes.byref(i))
+            if ret == 0:
+                return self._info(i)
+        raise error(ret, uri.decode(errors="replace"))
 
     def list(self, prefix=b""):
         out = []
+        if self._has_objects:
+            def cb(_arg, p):
+                out.append(self._object(p.contents))
+                return 0
 
-        def cb(_arg, p):
-            out.append(self._info(p.contents))
-            return 0
+            ret = self.so.hc_ctx_list_objects(
+                self.ctx, prefix or None, len(prefix), _LIST_OBJ_CB(cb), None)
+        else:
+            def cb(_arg, p):
+                out.append(self._info(p.contents))
+                return 0
 
-        ret = self.so.hc_ctx_list(self.ctx, prefix or None, len(prefix),
-                                  _LIST_CB(cb), None)
+            ret = self.so.hc_ctx_list(self.ctx, prefix or None, len(prefix),
+                                      _LIST_CB(cb), None)
         if ret < 0:
             raise error(ret, prefix.decode(errors="replace") or None,
                         "cannot list the cache")

@@ -14,6 +14,7 @@ object is DIRTY and hypercached uploads it later); ``sync=True`` waits for
 the upload.
 """
 import concurrent.futures
+import datetime
 import errno
 import io
 import mmap
@@ -284,9 +285,19 @@ class HyperCacheFileSystem(AbstractFileSystem):
 
     @staticmethod
     def _entry(o):
+        """An object's entry: fsspec's name, size and type; the cache's
+        state, generation and bad; and, named as s3fs names them, the
+        backend version the object was ingested from or uploaded as:
+        "ETag" (the backend's string, S3's with its double quotes) and
+        "LastModified" (a timezone-aware UTC datetime), each None when the
+        cache does not know it (written and not uploaded yet, committed
+        clean by a writer, a format-1 pool after a restart)."""
+        lm = o.get("last_modified")
         return {"name": to_path(o["uri"]), "size": o["size"], "type": "file",
                 "state": o["state"], "generation": o["generation"],
-                "bad": o.get("bad", False)}
+                "bad": o.get("bad", False), "ETag": o.get("etag"),
+                "LastModified": None if lm is None else
+                datetime.datetime.fromtimestamp(lm, datetime.timezone.utc)}
 
     def _objects(self, path):
         return [self._entry(o) for o in self.lib.list(prefix_of(path))]
@@ -400,7 +411,20 @@ class HyperCacheFileSystem(AbstractFileSystem):
         raise NotImplementedError("the cache keeps no creation time")
 
     def modified(self, path):
-        raise NotImplementedError("the cache keeps no modification time")
+        """The backend's Last-Modified of the cached version (a UTC
+        datetime, info()'s "LastModified"); OSError(ENODATA) naming the
+        object when the cache does not know it, IsADirectoryError for a
+        prefix."""
+        ent = self.info(path)
+        if ent["type"] != "file":
+            raise error(errno.EISDIR, self.unstrip_protocol(ent["name"]),
+                        "a prefix, not an object")
+        if ent["LastModified"] is None:
+            raise error(errno.ENODATA, self.unstrip_protocol(ent["name"]),
+                        "the backend's Last-Modified is not known (not "
+                        "uploaded yet, committed clean by a writer, or a "
+                        "format-1 pool after a restart)")
+        return ent["LastModified"]
 
     def _not_a_file(self, path, e):
         """EISDIR for a prefix opened as a file, else the error itself."""

@@ -114,10 +114,11 @@ class FakeLibrary:
         if what in self.fail:
             raise error(self.fail[what], uri.decode(errors="replace"))
 
-    def add(self, uri, data, state="ready"):
+    def add(self, uri, data, state="ready", etag=None, last_modified=None):
         self.gen += 1
         self.objects[uri] = {"data": bytes(data), "generation": self.gen,
-                             "holds": 0, "state": state}
+                             "holds": 0, "state": state, "etag": etag,
+                             "last_modified": last_modified}
 
     def open(self, uri, flags=0, timeout_ms=0):
         self._check("open", uri)
@@ -143,7 +144,8 @@ class FakeLibrary:
         bad = o.get("bad", False)
         return {"uri": uri, "size": len(o["data"]), "state": o["state"],
                 "generation": o["generation"],
-                "flags": (1 << 31) if bad else 0, "bad": bad}
+                "flags": (1 << 31) if bad else 0, "bad": bad,
+                "etag": o.get("etag"), "last_modified": o.get("last_modified")}
 
     def info(self, uri):
         if uri not in self.objects:

@@ -227,6 +227,26 @@ def test_info_ls_find_exists(fake):
     assert fs.isdir("m/a") and fs.isfile("m/a/1")
 
 
+def test_info_and_ls_carry_the_backend_version(fake):
+    import datetime
+
+    fake.add(b"s3://bkt/in", b"abc", etag='"900150983cd24fb0"',
+             last_modified=1764577805)
+    fake.add(b"s3://bkt/new", b"d", state="dirty")
+    fs = HyperCacheFileSystem()
+    i = fs.info("s3/bkt/in")
+    assert i["ETag"] == '"900150983cd24fb0"'
+    assert i["LastModified"] == datetime.datetime(
+        2025, 12, 1, 8, 30, 5, tzinfo=datetime.timezone.utc)
+    # not uploaded yet: both keys present, None
+    n = fs.info("s3/bkt/new")
+    assert n["ETag"] is None and n["LastModified"] is None
+    ents = {e["name"]: e for e in fs.ls("s3/bkt")}
+    assert ents["s3/bkt/in"]["ETag"] == '"900150983cd24fb0"'
+    assert ents["s3/bkt/new"]["LastModified"] is None
+    assert fs.find("s3", detail=True)["s3/bkt/in"]["LastModified"].year == 2025
+
+
 def test_cat_get_put_rm(fake, tmp_path):
     fake.add(b"hypercache://m/f", b"0123456789")
     fs = HyperCacheFileSystem()
