@@ -114,6 +114,8 @@ def _load():
                                              ctypes.c_uint]),
         "hc_reader_pread": (ctypes.c_ssize_t, [_vp, _vp, _c_size, _c_u64]),
         "hc_reader_read_all": (ctypes.c_int, [_vp, _vp, ctypes.c_uint]),
+        "hc_reader_read_range": (ctypes.c_ssize_t, [_vp, _vp, _c_size, _c_u64,
+                                                    ctypes.c_uint]),
         "hc_reader_mmap": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
         "hc_reader_munmap": (None, [_vp, _vp]),
         "hc_reader_error": (ctypes.c_char_p, [_vp]),
@@ -133,24 +135,46 @@ def _load():
         "hc_ctx_evict": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size]),
         "hc_ctx_wait_clean": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size,
                                              _c_u64, _c_u32]),
-    }
-    # 1.3: without them (an older library) the backend version is unknown
-    optional = {
+        # 1.3
         "hc_ctx_object_info": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size,
                                               ctypes.POINTER(_Object)]),
         "hc_ctx_list_objects": (ctypes.c_int, [_vp, ctypes.c_char_p,
                                                _c_size, _LIST_OBJ_CB, _vp]),
     }
     for name, (res, args) in sig.items():
-        f = getattr(so, name)
+        f = getattr(so, name, None)
+        if f is None:
+            raise ImportError("%s has no %s: libhypercache 1.3 or later is "
+                              "needed" % (path, name))
         f.restype = res
         f.argtypes = args
-    for name, (res, args) in optional.items():
-        f = getattr(so, name, None)
-        if f is not None:
-            f.restype = res
-            f.argtypes = args
     return so
+
+
+class _PyBuffer(ctypes.Structure):
+    """CPython's Py_buffer (the buffer protocol's view)."""
+    _fields_ = [("buf", _vp), ("obj", _vp), ("len", ctypes.c_ssize_t),
+                ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int),
+                ("ndim", ctypes.c_int), ("format", ctypes.c_char_p),
+                ("shape", _vp), ("strides", _vp), ("suboffsets", _vp),
+                ("internal", _vp)]
+
+
+def _readonly_address(mv):
+    """The address of a contiguous read-only buffer (valid while ``mv``
+    lives): PyObject_GetBuffer, which ctypes' from_buffer refuses."""
+    view = _PyBuffer()
+    get = ctypes.pythonapi.PyObject_GetBuffer
+    get.argtypes = [ctypes.py_object, ctypes.POINTER(_PyBuffer), ctypes.c_int]
+    release = ctypes.pythonapi.PyBuffer_Release
+    release.argtypes = [ctypes.POINTER(_PyBuffer)]
+    release.restype = None
+    if get(mv, ctypes.byref(view), 0) != 0:	# PyBUF_SIMPLE
+        raise BufferError("no simple buffer")
+    try:
+        return view.buf
+    finally:
+        release(ctypes.byref(view))
 
 
 def _addr(buf):
@@ -160,7 +184,9 @@ def _addr(buf):
         return ctypes.cast(keep, _vp).value, len(buf), (keep, buf)
     mv = memoryview(buf).cast("B")
     if mv.readonly:
-        return _addr(mv.tobytes())	# read-only and not bytes: one copy
+        if not len(mv):
+            return None, 0, mv
+        return _readonly_address(mv), len(mv), mv	# no copy
     if not len(mv):
         return None, 0, mv
     arr = (ctypes.c_char * len(mv)).from_buffer(mv)
@@ -212,6 +238,19 @@ class Reader:
         if not n:
             return 0
         ret = self._lib.so.hc_reader_pread(self._h, addr, n, offset)
+        del keep
+        if ret < 0:
+            raise self._fail(ret)
+        return ret
+
+    def read_range(self, buf, offset, threads=0):
+        """Read into ``buf`` at object ``offset`` with reads of a chunk
+        each in flight (hc_reader_read_range); the bytes read."""
+        addr, n, keep = _addr(buf)
+        if not n:
+            return 0
+        ret = self._lib.so.hc_reader_read_range(self._h, addr, n, offset,
+                                                threads)
         del keep
         if ret < 0:
             raise self._fail(ret)
@@ -343,43 +382,25 @@ class Library:
             if o.etag_len else None
         return cls._info(o, etag, o.last_modified or None)
 
-    @property
-    def _has_objects(self):
-        return hasattr(self.so, "hc_ctx_object_info")
-
     def info(self, uri):
         """One object (no hold) with its backend's ETag and Last-Modified
         (hc_ctx_object_info); ENOENT when it is not cached."""
-        if self._has_objects:
-            o = _Object()
-            ret = self.so.hc_ctx_object_info(self.ctx, uri, len(uri),
-                                             ctypes.byref(o))
-            if ret == 0:
-                return self._object(o)
-        else:
-            i = _Info()
-            ret = self.so.hc_ctx_info(self.ctx, uri, len(uri),
-                                      ctypes.byref(i))
-            if ret == 0:
-                return self._info(i)
-        raise error(ret, uri.decode(errors="replace"))
+        o = _Object()
+        ret = self.so.hc_ctx_object_info(self.ctx, uri, len(uri),
+                                         ctypes.byref(o))
+        if ret < 0:
+            raise error(ret, uri.decode(errors="replace"))
+        return self._object(o)
 
     def list(self, prefix=b""):
         out = []
-        if self._has_objects:
-            def cb(_arg, p):
-                out.append(self._object(p.contents))
-                return 0
 
-            ret = self.so.hc_ctx_list_objects(
-                self.ctx, prefix or None, len(prefix), _LIST_OBJ_CB(cb), None)
-        else:
-            def cb(_arg, p):
-                out.append(self._info(p.contents))
-                return 0
+        def cb(_arg, p):
+            out.append(self._object(p.contents))
+            return 0
 
-            ret = self.so.hc_ctx_list(self.ctx, prefix or None, len(prefix),
-                                      _LIST_CB(cb), None)
+        ret = self.so.hc_ctx_list_objects(self.ctx, prefix or None,
+                                          len(prefix), _LIST_OBJ_CB(cb), None)
         if ret < 0:
             raise error(ret, prefix.decode(errors="replace") or None,
                         "cannot list the cache")

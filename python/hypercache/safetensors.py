@@ -12,15 +12,24 @@ shape's bytes, and the tensors tile the data exactly (sorted by offset,
 no overlap, no hole, ending at the object's end), as the reference
 implementation requires, so that no byte of the object means two things.
 
-:func:`load_file` maps the whole object once (libhypercache's multi-extent
-mmap) and builds torch tensors (or numpy arrays) that view the mapping: no
-byte is copied, the tensors are read-only in effect, and the mapping (with
-its hold on the object) lives as long as any of them.
+:func:`load_file` maps the whole object once and builds torch tensors (or
+numpy arrays) that view the mapping: no byte is copied by the CPU, and the
+mapping lives as long as any of them.  The mapping is private by default:
+anonymous memory that parallel O_DIRECT reads of whole chunks fill (the
+drives write straight into the pages the tensors view), the whole object
+at once for :func:`load_file`, each tensor's chunks when it is first asked
+for with :func:`safe_open`; the hold on the object goes once every chunk
+is in.  ``mapping="device"`` maps the device's page cache instead
+(libhypercache's multi-extent mmap: shared between processes, read page by
+page on first touch, the hold kept with the mapping); the tensors are
+read-only in effect there.  See :class:`_Mapping`.
 """
 import ctypes
 import errno
 import json
+import mmap
 import struct
+import threading
 import warnings
 
 from . import _lib
@@ -131,24 +140,79 @@ def parse_header(head, size, name=None):
     return data_start, tensors, (meta or {})
 
 
-class _Mapping:
-    """A held object mapped whole; unmapped when the last view goes."""
+MAPPINGS = ("private", "device")
 
-    def __init__(self, lib, uri):
+
+class _Mapping:
+    """A held object's bytes in memory, unmapped when the last view goes.
+
+    ``private`` (the default): anonymous memory of the object's size (page
+    aligned), filled by whole chunks on first use with parallel O_DIRECT
+    reads (hc_reader_read_range: the drives write straight into the pages
+    the tensors view; no byte is copied by the CPU, nothing is read that
+    is not asked for but the rest of a chunk); the hold is released once
+    every chunk is in.  The memory is this process's, not shared.
+    ``device``: the device's page cache of the object's extents mapped
+    (hc_reader_mmap): shared by every process that maps it, read on first
+    touch of each page with the kernel's read-around (which reads past the
+    object's end and its tensors' pages); the hold lives with the mapping.
+    """
+
+    def __init__(self, lib, uri, mapping="private"):
+        if mapping not in MAPPINGS:
+            raise ValueError("mapping %r: one of %s" % (mapping, MAPPINGS))
         self.reader = lib.open(uri, _lib.OPEN_AUTO_INGEST, 600 * 1000)
         self.size = self.reader.size
+        self.private = mapping == "private"
         self.addr = 0
-        if self.size:
+        self._mm = None
+        self._lock = threading.Lock()
+        self.chunk = getattr(lib, "chunk_size", 0) or (4 << 20)
+        self._missing = set()	# chunks not read yet (private)
+        if not self.size:
+            self.view = memoryview(b"")
+            return
+        if self.private:
+            self._mm = mmap.mmap(-1, self.size)
+            self.array = (ctypes.c_char * self.size).from_buffer(self._mm)
+            self.addr = ctypes.addressof(self.array)
+            self._missing = set(range(-(-self.size // self.chunk)))
+        else:
             self.addr, _ = self.reader.mmap()
             self.array = (ctypes.c_char * self.size).from_address(self.addr)
-            self.array.owner = self	# views keep the mapping alive
-            self.view = memoryview(self.array).cast("B")
-        else:
-            self.view = memoryview(b"")
+        self.array.owner = self	# views keep the mapping alive
+        self.view = memoryview(self.array).cast("B")
+
+    def ensure(self, begin, end):
+        """The bytes [begin, end) are in memory (private: read the chunks
+        that are not, in runs of consecutive chunks)."""
+        if not self.private or end <= begin:
+            return
+        with self._lock:
+            ks = sorted(k for k in range(begin // self.chunk,
+                                         -(-min(end, self.size) // self.chunk))
+                        if k in self._missing)
+            i = 0
+            while i < len(ks):
+                j = i
+                while j + 1 < len(ks) and ks[j + 1] == ks[j] + 1:
+                    j += 1
+                off = ks[i] * self.chunk
+                n = min((ks[j] + 1) * self.chunk, self.size) - off
+                got = self.reader.read_range(self.view[off:off + n], off)
+                if got != n:
+                    raise error(errno.EIO, self.reader.uri.decode(
+                        errors="replace"), "short read of %d bytes at %d"
+                        % (got, off))
+                self._missing.difference_update(range(ks[i], ks[j] + 1))
+                i = j + 1
+            if not self._missing and self.reader is not None:
+                self.reader.close()	# every byte in: the hold can go
+                self.reader = None
 
     def __del__(self):
         if getattr(self, "reader", None) is not None:
-            if self.addr:
+            if self.addr and not self.private:
                 self.reader.munmap(self.addr)
             self.reader.close()
             self.reader = None
@@ -157,16 +221,25 @@ class _Mapping:
 class SafeOpen:
     """Lazy access by tensor name (``safe_open``-style)."""
 
-    def __init__(self, path, framework="pt", lib=None):
+    def __init__(self, path, framework="pt", lib=None, mapping="private"):
         if framework not in ("pt", "torch", "np", "numpy"):
             raise ValueError("framework %r: pt or np" % framework)
         self.framework = "np" if framework in ("np", "numpy") else "pt"
         self.path = path
         uri = to_cache_uri(path)
-        self._map = _Mapping(lib or _lib.get(), uri)
+        self._map = m = _Mapping(lib or _lib.get(), uri, mapping)
         name = uri.decode(errors="replace")
+        m.ensure(0, 8)
+        if m.size >= 8:
+            (n,) = struct.unpack_from("<Q", m.view, 0)
+            m.ensure(8, 8 + min(n, HEADER_MAX, m.size - 8))
         self.data_start, self._tensors, self._meta = parse_header(
-            self._map.view, self._map.size, name)
+            m.view, m.size, name)
+
+    def load_all(self):
+        """Read every tensor's bytes now (private mapping: one parallel
+        read of the whole object, then the hold is released)."""
+        self._map.ensure(0, self._map.size)
 
     def __enter__(self):
         return self
@@ -183,6 +256,7 @@ class SafeOpen:
 
     def get_tensor(self, key):
         dt, shape, begin, end = self._tensors[key]
+        self._map.ensure(begin, end)
         if self.framework == "np":
             return _numpy_view(self._map, dt, shape, begin, end, key)
         return _torch_view(self._map, dt, shape, begin, end, key)
@@ -220,14 +294,18 @@ def _torch_view(m, dt, shape, begin, end, key):
     return t.reshape(shape)
 
 
-def safe_open(path, framework="pt", lib=None):
-    """A :class:`SafeOpen` over the object at ``path``."""
-    return SafeOpen(path, framework, lib)
+def safe_open(path, framework="pt", lib=None, mapping="private"):
+    """A :class:`SafeOpen` over the object at ``path``: each tensor's
+    chunks are read when it is first asked for (``mapping="private"``) or
+    its pages when first touched (``"device"``)."""
+    return SafeOpen(path, framework, lib, mapping)
 
 
-def load_file(path, framework="pt", lib=None):
-    """Every tensor of the object, as views of one mapping (no copy)."""
-    f = SafeOpen(path, framework, lib)
+def load_file(path, framework="pt", lib=None, mapping="private"):
+    """Every tensor of the object, as views of one mapping (no copy); with
+    the private mapping the whole object is read at once, in parallel."""
+    f = SafeOpen(path, framework, lib, mapping)
+    f.load_all()
     return {k: f.get_tensor(k) for k in f.keys()}
 
 

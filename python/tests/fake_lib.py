@@ -25,12 +25,20 @@ class FakeReader:
         obj["holds"] += 1
         self.maps = {}
         self.reads = []		# (offset, length) of every readinto
+        self.ranges = []	# (offset, length) of every read_range
         self.addrs = []		# the buffer's address of each
 
     def readinto(self, buf, offset):
         mv = memoryview(buf).cast("B")
         self.reads.append((offset, len(mv)))
         self.addrs.append(address_of(mv))
+        chunk = self.data[offset:offset + len(mv)]
+        mv[:len(chunk)] = chunk
+        return len(chunk)
+
+    def read_range(self, buf, offset, threads=0):
+        mv = memoryview(buf).cast("B")
+        self.ranges.append((offset, len(mv)))
         chunk = self.data[offset:offset + len(mv)]
         mv[:len(chunk)] = chunk
         return len(chunk)

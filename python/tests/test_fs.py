@@ -75,27 +75,43 @@ def test_header_then_record_reads_each_byte_once(fake):
 
 
 def test_sequential_reader_reads_ahead(fake):
-    """Reading window k after window k - 1 has window k + 1 read meanwhile
-    (by the worker thread); a jump elsewhere reads no more than it needs."""
+    """A read at offset 0, or of window k after window k - 1, has windows
+    k + 1 and k + 2 read meanwhile (by worker threads); a jump elsewhere
+    reads no more than it needs."""
     data = os.urandom(6 * DEFAULT_BLOCK)
     fake.add(b"hypercache://m/ra", data)
     with fsspec.open("hypercache://m/ra", "rb") as f:
-        f.read(10)
+        f.seek(3)
+        f.read(10)		# not at 0: no read ahead
         assert [o for o, _ in f.reader.reads] == [0]
+        f.seek(0)
+        assert f.read(10) == data[:10]
+        f.cache.wait()		# wait for the read ahead
+        assert sorted(o for o, _ in f.reader.reads) == [
+            0, DEFAULT_BLOCK, 2 * DEFAULT_BLOCK]
         f.seek(DEFAULT_BLOCK)
         assert f.read(10) == data[DEFAULT_BLOCK:DEFAULT_BLOCK + 10]
-        f.cache.close()		# wait for the read ahead
-        assert [o for o, _ in f.reader.reads] == [0, DEFAULT_BLOCK,
-                                                   2 * DEFAULT_BLOCK]
+        f.cache.wait()
+        assert sorted(o for o, _ in f.reader.reads) == [
+            0, DEFAULT_BLOCK, 2 * DEFAULT_BLOCK, 3 * DEFAULT_BLOCK]
         f.seek(5 * DEFAULT_BLOCK + 1)	# not sequential: no read ahead
         assert f.read(10) == data[5 * DEFAULT_BLOCK + 1:5 * DEFAULT_BLOCK + 11]
-        f.cache.close()
-        assert len(f.reader.reads) == 4
+        f.cache.wait()
+        assert len(f.reader.reads) == 5
 
 
-def test_aligned_large_readinto_goes_direct(fake):
-    """A page-aligned buffer at a page-aligned offset: straight in, no
-    window (O_DIRECT into the caller's memory)."""
+def _bytes_read(reader):
+    """Every byte the reader read, and how many times (a dict)."""
+    seen = {}
+    for off, n in reader.reads + reader.ranges:
+        for k in range(off // 4096, (off + n + 4095) // 4096):
+            seen[k] = seen.get(k, 0) + 1
+    return seen
+
+
+def test_large_readinto_goes_straight_in(fake):
+    """A read of a window or more where no window is at hand: one
+    read_range straight into the caller's buffer, no window."""
     import mmap
 
     data = os.urandom(3 * DEFAULT_BLOCK)
@@ -104,8 +120,63 @@ def test_aligned_large_readinto_goes_direct(fake):
     with fsspec.open("hypercache://m/al", "rb") as f:
         f.seek(4096)
         assert f.readinto(m) == 2 * DEFAULT_BLOCK
-        assert f.reader.reads == [(4096, 2 * DEFAULT_BLOCK)]
+        assert f.reader.ranges == [(4096, 2 * DEFAULT_BLOCK)]
+        assert f.reader.reads == []
     assert m[:] == data[4096:4096 + 2 * DEFAULT_BLOCK]
+
+
+def test_large_readinto_copies_windows_at_hand(fake):
+    """Windows read or in flight are copied from, never read again: a small
+    read at 0 then one of 4 windows reads every byte once."""
+    data = os.urandom(6 * DEFAULT_BLOCK + 333)
+    fake.add(b"hypercache://m/wa", data)
+    with fsspec.open("hypercache://m/wa", "rb") as f:
+        assert f.read(10) == data[:10]
+        buf = bytearray(4 * DEFAULT_BLOCK)
+        assert f.readinto(buf) == len(buf)
+        assert bytes(buf) == data[10:10 + len(buf)]
+        f.cache.wait()
+        assert max(_bytes_read(f.reader).values()) == 1
+
+
+def test_torch_pattern_reads_each_byte_once(fake):
+    """torch.load's pattern: a small header, then one readinto of a record
+    into an unaligned buffer, repeated: each byte is read once, and the
+    bytes come out right."""
+    rec = DEFAULT_BLOCK + 64
+    data = os.urandom(8 * (rec + 94))
+    fake.add(b"hypercache://m/tp", data)
+    with fsspec.open("hypercache://m/tp", "rb") as f:
+        f.seek(len(data) - 100)	# the zip's central directory first
+        assert f.read(100) == data[-100:]
+        f.seek(0)
+        pos = 0
+        for _ in range(8):
+            assert f.read(94) == data[pos:pos + 94]
+            pos += 94
+            buf = bytearray(rec + 1)
+            mv = memoryview(buf)[1:]	# unaligned
+            assert f.readinto(mv) == rec
+            assert mv == data[pos:pos + rec]
+            pos += rec
+        f.cache.wait()
+        assert max(_bytes_read(f.reader).values()) == 1
+        assert sum(_bytes_read(f.reader).values()) * 4096 <= \
+            len(data) + 3 * DEFAULT_BLOCK
+
+
+def test_split_copy_from_a_read_only_buffer():
+    """Copies of SPLIT_COPY bytes or more go in two halves at once: both
+    arrive, from a read-only source (torch's memoryviews) too."""
+    from hypercache import fs as hfs
+
+    src = os.urandom(2 * hfs.SPLIT_COPY + 12345)
+    dst = bytearray(len(src))
+    hfs._copy(memoryview(dst), memoryview(src).toreadonly())
+    assert bytes(dst) == src
+    small = bytearray(10)
+    hfs._copy(memoryview(small), memoryview(src[:10]))
+    assert bytes(small) == src[:10]
 
 
 def test_open_miss_ingests_or_not(fake):
