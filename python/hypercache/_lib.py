@@ -50,10 +50,6 @@ class _Chunk(ctypes.Structure):
                 ("dev_offset", _c_u64), ("length", _c_u64)]
 
 
-class _Info(ctypes.Structure):
-    _fields_ = [("uri", _vp), ("uri_len", _c_size), ("state", _c_u32),
-                ("flags", _c_u32), ("size", _c_u64), ("generation", _c_u64)]
-
 
 ETAG_MAX = 128	# HC_LIB_ETAG_MAX
 
@@ -67,7 +63,6 @@ class _Object(ctypes.Structure):
                 ("etag", ctypes.c_char * (ETAG_MAX + 1))]
 
 
-_LIST_CB = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.POINTER(_Info))
 _LIST_OBJ_CB = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.POINTER(_Object))
 
 
@@ -128,10 +123,6 @@ def _load():
                                             ctypes.POINTER(_c_u64)]),
         "hc_writer_abort": (None, [_vp]),
         "hc_writer_error": (ctypes.c_char_p, [_vp]),
-        "hc_ctx_info": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size,
-                                       ctypes.POINTER(_Info)]),
-        "hc_ctx_list": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size,
-                                       _LIST_CB, _vp]),
         "hc_ctx_evict": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size]),
         "hc_ctx_wait_clean": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size,
                                              _c_u64, _c_u32]),
