@@ -50,7 +50,6 @@ class _Chunk(ctypes.Structure):
                 ("dev_offset", _c_u64), ("length", _c_u64)]
 
 
-
 ETAG_MAX = 128	# HC_LIB_ETAG_MAX
 
 
