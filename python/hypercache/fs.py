@@ -547,6 +547,16 @@ class HyperCacheFile(AbstractBufferedFile):
         super().__init__(fs, path, mode=mode, block_size=block_size,
                          autocommit=autocommit, cache_type=cache_type,
                          cache_options=cache_options, **kwargs)
+        if mode == "wb":
+            # the stage now: a refusal (EBUSY, ENOSPC, ...) is open()'s
+            # error, not one raised inside the caller's first write (where
+            # torch.save's C++ writer loses it)
+            self.offset = 0
+            try:
+                self._initiate_upload()
+            except BaseException:
+                self.closed = True	# nothing to commit at __del__
+                raise
         if mode == "rb":
             self.generation = self.reader.generation
             if cache_type == "readahead":

@@ -41,6 +41,7 @@ from hypercache import torch as hct	# noqa: E402
 
 TENSOR = 16 << 20	# bytes per tensor
 PAGE = 4096
+HCCTL = os.path.join(HERE, "..", "..", "tools", "hcctl", "hcctl")
 
 
 def state_dict(mib, seed):
@@ -124,9 +125,20 @@ def same(a, b, what):
         sys.exit("guest_bench: %s: the tensors differ" % what)
 
 
+def discard(uri):
+    """Evict a DIRTY object (no helper uploads it here): the pool then has
+    room for the next repetition, which is a new object as ext4's is a new
+    file (a DIRTY object is not replaced: STAGE says EBUSY)."""
+    import subprocess
+
+    subprocess.run([HCCTL, "evict", "--discard-dirty", uri],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def phase_pool(save_mib, load_mib, st_mib):
     sd = state_dict(save_mib, 1)
-    timed("torch_save_hc_s", lambda: hct.save(sd, "hypercache://bench/py/save.pt"))
+    timed("torch_save_hc_s", lambda: hct.save(sd, "hypercache://bench/py/save.pt"),
+          lambda: discard("hypercache://bench/py/save.pt"))
     sd = None
     sd = state_dict(load_mib, 2)
     hct.save(sd, "hypercache://bench/py/load.pt", clean=True)
@@ -153,7 +165,12 @@ def phase_ext4(d, save_mib, load_mib, st_mib):
             torch.save(sd, f)
             f.flush()
             os.fsync(f.fileno())
-    timed("torch_save_ext4_s", save)
+
+    def unlink():
+        if os.path.exists(os.path.join(d, "save.pt")):
+            os.unlink(os.path.join(d, "save.pt"))
+            os.sync()
+    timed("torch_save_ext4_s", save, unlink)
     sd = None
     sd = state_dict(load_mib, 2)
     p = os.path.join(d, "load.pt")

@@ -179,6 +179,21 @@ def test_split_copy_from_a_read_only_buffer():
     assert bytes(small) == src[:10]
 
 
+def test_write_open_stages_at_once(fake):
+    """The stage is made by open(): its refusal is open()'s error; a file
+    opened and closed unwritten commits an empty object."""
+    fake.fail["create"] = errno.EBUSY
+    with pytest.raises(OSError) as e:
+        fsspec.open("hypercache://m/busy", "wb").open()
+    assert e.value.errno == errno.EBUSY
+    assert not fake.writers
+    del fake.fail["create"]
+    f = fsspec.open("hypercache://m/empty", "wb").open()
+    assert len(fake.writers) == 1 and fake.staged == {b"hypercache://m/empty"}
+    f.close()
+    assert fake.objects[b"hypercache://m/empty"]["data"] == b""
+
+
 def test_open_miss_ingests_or_not(fake):
     fs = HyperCacheFileSystem(timeout=5)
     with pytest.raises(FileNotFoundError) as e:
