@@ -14,15 +14,16 @@ implementation requires, so that no byte of the object means two things.
 
 :func:`load_file` maps the whole object once and builds torch tensors (or
 numpy arrays) that view the mapping: no byte is copied by the CPU, and the
-mapping lives as long as any of them.  The mapping is private by default:
-anonymous memory that parallel O_DIRECT reads of whole chunks fill (the
-drives write straight into the pages the tensors view), the whole object
-at once for :func:`load_file`, each tensor's chunks when it is first asked
-for with :func:`safe_open`; the hold on the object goes once every chunk
-is in.  ``mapping="device"`` maps the device's page cache instead
-(libhypercache's multi-extent mmap: shared between processes, read page by
-page on first touch, the hold kept with the mapping); the tensors are
-read-only in effect there.  See :class:`_Mapping`.
+mapping lives as long as any of them.  By default the mapping is the
+device's page cache (libhypercache's multi-extent mmap: shared between
+processes, the hold kept with the mapping, the tensors read-only in
+effect), with the pages of what is asked for read ahead at once
+(MADV_WILLNEED: the whole object for :func:`load_file`, a tensor's pages
+at its :meth:`SafeOpen.get_tensor`).  ``mapping="private"`` fills
+anonymous memory with parallel O_DIRECT reads of whole chunks instead
+(the drives write straight into the pages the tensors view; the hold goes
+once every chunk is in; the memory is the process's own).  See
+:class:`_Mapping`.
 """
 import ctypes
 import errno
@@ -140,25 +141,43 @@ def parse_header(head, size, name=None):
     return data_start, tensors, (meta or {})
 
 
-MAPPINGS = ("private", "device")
+MAPPINGS = ("device", "private")
+MADV_WILLNEED = 3
+_libc = None
+
+
+def _willneed(addr, length):
+    """madvise(MADV_WILLNEED) of the pages of [addr, addr + length): the
+    kernel starts reading them into the page cache at once (no read-around
+    past them) and returns; a touch then waits only for its own page."""
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+        _libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t,
+                                  ctypes.c_int]
+    page = mmap.PAGESIZE
+    start = addr & ~(page - 1)
+    _libc.madvise(start, addr + length - start, MADV_WILLNEED)
 
 
 class _Mapping:
     """A held object's bytes in memory, unmapped when the last view goes.
 
-    ``private`` (the default): anonymous memory of the object's size (page
-    aligned), filled by whole chunks on first use with parallel O_DIRECT
-    reads (hc_reader_read_range: the drives write straight into the pages
-    the tensors view; no byte is copied by the CPU, nothing is read that
-    is not asked for but the rest of a chunk); the hold is released once
+    ``device`` (the default): the device's page cache of the object's
+    extents mapped (hc_reader_mmap), shared by every process that maps it;
+    the pages of each range asked for are read ahead at once with
+    MADV_WILLNEED (the whole object for load_file, a tensor's pages at its
+    get_tensor), so nothing past them is read and a touch waits only for
+    its page; the hold lives with the mapping.
+    ``private``: anonymous memory of the object's size (page aligned),
+    filled by whole chunks on first use with parallel O_DIRECT reads
+    (hc_reader_read_range: the drives write straight into the pages the
+    tensors view; no byte is copied by the CPU, nothing is read that is
+    not asked for but the rest of a chunk); the hold is released once
     every chunk is in.  The memory is this process's, not shared.
-    ``device``: the device's page cache of the object's extents mapped
-    (hc_reader_mmap): shared by every process that maps it, read on first
-    touch of each page with the kernel's read-around (which reads past the
-    object's end and its tensors' pages); the hold lives with the mapping.
     """
 
-    def __init__(self, lib, uri, mapping="private"):
+    def __init__(self, lib, uri, mapping="device"):
         if mapping not in MAPPINGS:
             raise ValueError("mapping %r: one of %s" % (mapping, MAPPINGS))
         self.reader = lib.open(uri, _lib.OPEN_AUTO_INGEST, 600 * 1000)
@@ -184,9 +203,14 @@ class _Mapping:
         self.view = memoryview(self.array).cast("B")
 
     def ensure(self, begin, end):
-        """The bytes [begin, end) are in memory (private: read the chunks
-        that are not, in runs of consecutive chunks)."""
-        if not self.private or end <= begin:
+        """The bytes [begin, end) are in memory or on their way (device:
+        MADV_WILLNEED of their pages; private: read the chunks that are
+        not, in runs of consecutive chunks)."""
+        if end <= begin or not self.size:
+            return
+        if not self.private:
+            end = min(end, self.size)
+            _willneed(self.addr + begin, end - begin)
             return
         with self._lock:
             ks = sorted(k for k in range(begin // self.chunk,
@@ -221,7 +245,7 @@ class _Mapping:
 class SafeOpen:
     """Lazy access by tensor name (``safe_open``-style)."""
 
-    def __init__(self, path, framework="pt", lib=None, mapping="private"):
+    def __init__(self, path, framework="pt", lib=None, mapping="device"):
         if framework not in ("pt", "torch", "np", "numpy"):
             raise ValueError("framework %r: pt or np" % framework)
         self.framework = "np" if framework in ("np", "numpy") else "pt"
@@ -237,8 +261,9 @@ class SafeOpen:
             m.view, m.size, name)
 
     def load_all(self):
-        """Read every tensor's bytes now (private mapping: one parallel
-        read of the whole object, then the hold is released)."""
+        """Have every tensor's bytes read now (device: MADV_WILLNEED of the
+        whole mapping; private: one parallel read of the whole object, then
+        the hold is released)."""
         self._map.ensure(0, self._map.size)
 
     def __enter__(self):
@@ -294,14 +319,14 @@ def _torch_view(m, dt, shape, begin, end, key):
     return t.reshape(shape)
 
 
-def safe_open(path, framework="pt", lib=None, mapping="private"):
+def safe_open(path, framework="pt", lib=None, mapping="device"):
     """A :class:`SafeOpen` over the object at ``path``: each tensor's
-    chunks are read when it is first asked for (``mapping="private"``) or
-    its pages when first touched (``"device"``)."""
+    pages are read ahead when it is asked for (``mapping="device"``), or
+    its chunks read then (``"private"``)."""
     return SafeOpen(path, framework, lib, mapping)
 
 
-def load_file(path, framework="pt", lib=None, mapping="private"):
+def load_file(path, framework="pt", lib=None, mapping="device"):
     """Every tensor of the object, as views of one mapping (no copy); with
     the private mapping the whole object is read at once, in parallel."""
     f = SafeOpen(path, framework, lib, mapping)

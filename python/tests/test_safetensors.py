@@ -227,7 +227,7 @@ def test_private_mapping_reads_chunks_when_asked():
     head, bufs = st.serialize(src)
     img = head + b"".join(bytes(b) for b in bufs)
     lib = FakeMapLib(img, chunk_size=128)
-    f = st.safe_open("m/p.safetensors", lib=lib)
+    f = st.safe_open("m/p.safetensors", lib=lib, mapping="private")
     hdr_end = len(head)
     assert lib.ranges[0] == (0, 128)
     assert sum(n for _, n in lib.ranges) < hdr_end + 128 + 128
@@ -247,11 +247,35 @@ def test_private_mapping_reads_chunks_when_asked():
     assert sorted(seen) == sorted(set(seen))	# each chunk read once
     assert all(torch.equal(f.get_tensor(k), src[k]) for k in src)
     lib2 = FakeMapLib(img, chunk_size=1 << 20)
-    got = st.load_file("m/p.safetensors", lib=lib2)
+    got = st.load_file("m/p.safetensors", lib=lib2, mapping="private")
     assert lib2.ranges == [(0, len(img))]	# one read of everything
     assert all(torch.equal(got[k], src[k]) for k in src)
     with pytest.raises(ValueError):
         st.safe_open("m/p.safetensors", lib=lib2, mapping="page-cache")
+
+
+def test_device_mapping_reads_ahead_what_is_asked(monkeypatch):
+    """The device mapping (the default) has the pages of each tensor read
+    ahead at its get_tensor (MADV_WILLNEED of its range, nothing past it),
+    and of the whole object for load_file; nothing is read with O_DIRECT."""
+    src = {"a%d" % k: torch.full((100,), float(k)) for k in range(3)}
+    head, bufs = st.serialize(src)
+    img = head + b"".join(bytes(b) for b in bufs)
+    asked = []
+    monkeypatch.setattr(st, "_willneed", lambda a, n: asked.append((a, n)))
+    lib = FakeMapLib(img)
+    f = st.safe_open("m/w.safetensors", lib=lib)
+    base = f._map.addr
+    del asked[:]
+    t = f.get_tensor("a1")
+    _, _, b, e = f._tensors["a1"]
+    assert asked == [(base + b, e - b)] and torch.equal(t, src["a1"])
+    assert lib.ranges == []
+    del asked[:]
+    got = st.load_file("m/w.safetensors", lib=lib)
+    base = lib.mapped[-1].arr
+    assert (ctypes.addressof(base), len(img)) in asked
+    assert all(torch.equal(got[k], src[k]) for k in src)
 
 
 @pytest.mark.parametrize("mapping", ["private", "device"])
