@@ -105,10 +105,12 @@ def timed(name, fn, before=None):
     if os.environ.get("HC_BENCH_PROFILE") == "1":
         fn = (lambda f: lambda: profiled(name, f))(fn)
     runs = []
+    out = None
     for _ in range(max(1, int(os.environ.get("HC_BENCH_REPEAT", "1")))):
+        out = None	# the last run's result gone first: a mapping kept
+        # its pages out of drop_caches' reach, and the next load was warm
         if before is not None:
             before()
-        out = None
         t0 = time.monotonic()
         out = fn()
         runs.append(time.monotonic() - t0)
