@@ -147,7 +147,26 @@ def phase_pool(save_mib, load_mib, st_mib):
     back = timed("torch_load_hc_s", lambda: hct.load(
         "hypercache://bench/py/load.pt", map_location="cpu"), drop_caches)
     same(sd, back, "torch.load from hypercache://")
-    sd = back = None
+    back = None
+    # for the record (not in the result line): the read file with its copies
+    # on one thread, and with one window read ahead
+    from hypercache import fs as hfs
+    if not hasattr(hfs, "SPLIT_COPY"):
+        sd = None
+        return phase_pool_st(st_mib)
+    split, ahead = hfs.SPLIT_COPY, hfs._ReadAhead.AHEAD
+    hfs.SPLIT_COPY = 1 << 62
+    timed("torch_load_hc_onecopy_s", lambda: hct.load(
+        "hypercache://bench/py/load.pt", map_location="cpu"), drop_caches)
+    hfs.SPLIT_COPY, hfs._ReadAhead.AHEAD = split, 1
+    timed("torch_load_hc_ahead1_s", lambda: hct.load(
+        "hypercache://bench/py/load.pt", map_location="cpu"), drop_caches)
+    hfs._ReadAhead.AHEAD = ahead
+    sd = None
+    phase_pool_st(st_mib)
+
+
+def phase_pool_st(st_mib):
     src = arrays(st_mib, 3)
     hst.save_file(src, "hypercache://bench/py/m.safetensors", clean=True)
 
