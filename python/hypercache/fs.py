@@ -14,7 +14,6 @@ object is DIRTY and hypercached uploads it later); ``sync=True`` waits for
 the upload.
 """
 import concurrent.futures
-import ctypes
 import datetime
 import errno
 import io
@@ -65,26 +64,6 @@ def _aligned_buffer(size):
     return m, memoryview(m)
 
 
-# A copy of this many bytes or more is split over two threads: memcpy is
-# CPU-bound, and the second core is idle while a reader copies.
-SPLIT_COPY = 4 << 20
-_copier = _Worker()
-
-
-def _copy(dst, src):
-    """dst[:] = src (memoryviews of the same length), large ones in two
-    halves at once: ctypes.memmove drops the GIL."""
-    n = len(src)
-    if n < SPLIT_COPY:
-        dst[:n] = src
-        return
-    d, s = _lib.address_of(dst), _lib.address_of(src)
-    h = (n // 2) & ~(PAGE - 1)
-    fut = _copier.submit(ctypes.memmove, d + h, s + h, n - h)
-    ctypes.memmove(d, s, h)
-    fut.result()
-
-
 class _ReadAhead:
     """Window-aligned reads of a held object with windows read ahead.
 
@@ -92,9 +71,11 @@ class _ReadAhead:
     one O_DIRECT pread into a page-aligned buffer (the block device splits
     it over the members), kept while it is one of the last KEEP used.  When
     a read reaches window k after window k - 1 or k (a sequential reader,
-    or the first read at offset 0), windows k + 1 .. k + AHEAD are started
-    on worker threads before the bytes of window k are copied out, so the
-    drives work while the reader copies.  A read of a window or more goes
+    or the first read at offset 0), window k + 1 (AHEAD windows) is started
+    on a worker thread before the bytes of window k are copied out, so the
+    drives work while the reader copies (two windows ahead were slower:
+    1.63 s against 2.29 s for a warm torch.load of 256 MiB in one boot,
+    Documentation/benchmarks.md).  A read of a window or more goes
     straight into the caller's buffer where no window holds its bytes
     (hc_reader_read_range: reads of a chunk each in flight on every
     member, O_DIRECT into the buffer where it is aligned with the object,
@@ -103,7 +84,7 @@ class _ReadAhead:
     """
 
     KEEP = 4
-    AHEAD = 2
+    AHEAD = 1
 
     def __init__(self, reader, size, window):
         self.reader = reader
@@ -212,7 +193,7 @@ class _ReadAhead:
             m = min(left, length - a)
             if m <= 0:
                 break
-            _copy(out[done:done + m], view[a:a + m])
+            out[done:done + m] = view[a:a + m]
             done += m
             self.last = k
         return done
@@ -247,7 +228,7 @@ class _WriteBehind:
     library's CRC-32C then comes for free); up to DEPTH of them are queued
     or being written before write() waits."""
 
-    DEPTH = 2
+    DEPTH = 1
 
     def __init__(self, writer, block):
         self.writer = writer
@@ -280,7 +261,7 @@ class _WriteBehind:
         pos, n = 0, len(mv)
         while pos < n:
             m = min(n - pos, self.B - self.fill)
-            _copy(self.view[self.fill:self.fill + m], mv[pos:pos + m])
+            self.view[self.fill:self.fill + m] = mv[pos:pos + m]
             self.fill += m
             pos += m
             if self.fill == self.B:

@@ -25,6 +25,7 @@ system calls and block-device bytes over the step (/proc/self/io, every
 thread's) and cProfile's top functions by their own time.  The state dicts are made the same way in every phase (float32
 tensors of 16 MiB filled from a seed), so the peers store the same bytes.
 """
+import gc
 import io
 import os
 import sys
@@ -107,8 +108,9 @@ def timed(name, fn, before=None):
     runs = []
     out = None
     for _ in range(max(1, int(os.environ.get("HC_BENCH_REPEAT", "1")))):
-        out = None	# the last run's result gone first: a mapping kept
-        # its pages out of drop_caches' reach, and the next load was warm
+        out = None	# the last run's result gone first (and collected:
+        gc.collect()	# a mapping is a cycle): a mapping kept its pages out
+        # of drop_caches' reach, and the next load was warm
         if before is not None:
             before()
         t0 = time.monotonic()
@@ -148,20 +150,14 @@ def phase_pool(save_mib, load_mib, st_mib):
         "hypercache://bench/py/load.pt", map_location="cpu"), drop_caches)
     same(sd, back, "torch.load from hypercache://")
     back = None
-    # for the record (not in the result line): the read file with its copies
-    # on one thread, and with one window read ahead
+    # for the record (not in the result line): two windows read ahead
     from hypercache import fs as hfs
-    if not hasattr(hfs, "SPLIT_COPY"):
-        sd = None
-        return phase_pool_st(st_mib)
-    split, ahead = hfs.SPLIT_COPY, hfs._ReadAhead.AHEAD
-    hfs.SPLIT_COPY = 1 << 62
-    timed("torch_load_hc_onecopy_s", lambda: hct.load(
-        "hypercache://bench/py/load.pt", map_location="cpu"), drop_caches)
-    hfs.SPLIT_COPY, hfs._ReadAhead.AHEAD = split, 1
-    timed("torch_load_hc_ahead1_s", lambda: hct.load(
-        "hypercache://bench/py/load.pt", map_location="cpu"), drop_caches)
-    hfs._ReadAhead.AHEAD = ahead
+    if hasattr(hfs._ReadAhead, "AHEAD"):
+        ahead = hfs._ReadAhead.AHEAD
+        hfs._ReadAhead.AHEAD = 2
+        timed("torch_load_hc_ahead2_s", lambda: hct.load(
+            "hypercache://bench/py/load.pt", map_location="cpu"), drop_caches)
+        hfs._ReadAhead.AHEAD = ahead
     sd = None
     phase_pool_st(st_mib)
 

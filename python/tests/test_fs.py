@@ -75,9 +75,9 @@ def test_header_then_record_reads_each_byte_once(fake):
 
 
 def test_sequential_reader_reads_ahead(fake):
-    """A read at offset 0, or of window k after window k - 1, has windows
-    k + 1 and k + 2 read meanwhile (by worker threads); a jump elsewhere
-    reads no more than it needs."""
+    """A read at offset 0, or of window k after window k - 1, has window
+    k + 1 read meanwhile (by a worker thread); a jump elsewhere reads no
+    more than it needs."""
     data = os.urandom(6 * DEFAULT_BLOCK)
     fake.add(b"hypercache://m/ra", data)
     with fsspec.open("hypercache://m/ra", "rb") as f:
@@ -87,17 +87,16 @@ def test_sequential_reader_reads_ahead(fake):
         f.seek(0)
         assert f.read(10) == data[:10]
         f.cache.wait()		# wait for the read ahead
-        assert sorted(o for o, _ in f.reader.reads) == [
-            0, DEFAULT_BLOCK, 2 * DEFAULT_BLOCK]
+        assert sorted(o for o, _ in f.reader.reads) == [0, DEFAULT_BLOCK]
         f.seek(DEFAULT_BLOCK)
         assert f.read(10) == data[DEFAULT_BLOCK:DEFAULT_BLOCK + 10]
         f.cache.wait()
         assert sorted(o for o, _ in f.reader.reads) == [
-            0, DEFAULT_BLOCK, 2 * DEFAULT_BLOCK, 3 * DEFAULT_BLOCK]
+            0, DEFAULT_BLOCK, 2 * DEFAULT_BLOCK]
         f.seek(5 * DEFAULT_BLOCK + 1)	# not sequential: no read ahead
         assert f.read(10) == data[5 * DEFAULT_BLOCK + 1:5 * DEFAULT_BLOCK + 11]
         f.cache.wait()
-        assert len(f.reader.reads) == 5
+        assert len(f.reader.reads) == 4
 
 
 def _bytes_read(reader):
@@ -163,20 +162,6 @@ def test_torch_pattern_reads_each_byte_once(fake):
         assert max(_bytes_read(f.reader).values()) == 1
         assert sum(_bytes_read(f.reader).values()) * 4096 <= \
             len(data) + 3 * DEFAULT_BLOCK
-
-
-def test_split_copy_from_a_read_only_buffer():
-    """Copies of SPLIT_COPY bytes or more go in two halves at once: both
-    arrive, from a read-only source (torch's memoryviews) too."""
-    from hypercache import fs as hfs
-
-    src = os.urandom(2 * hfs.SPLIT_COPY + 12345)
-    dst = bytearray(len(src))
-    hfs._copy(memoryview(dst), memoryview(src).toreadonly())
-    assert bytes(dst) == src
-    small = bytearray(10)
-    hfs._copy(memoryview(small), memoryview(src[:10]))
-    assert bytes(small) == src[:10]
 
 
 def test_write_open_stages_at_once(fake):
