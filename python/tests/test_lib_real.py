@@ -63,3 +63,12 @@ def test_object_struct_matches_the_header(tmp_path):
         text=True).stdout.split()]
     assert got[0] == ctypes.sizeof(_lib._Object)
     assert got[1:] == [getattr(_lib._Object, f).offset for f in fields]
+
+
+def test_address_of_a_read_only_view_is_the_buffer_itself():
+    """A read-only memoryview (torch's write_record passes them) is passed
+    to the library by its own address, not copied first."""
+    b = bytearray(b"0123456789")
+    assert _lib.address_of(memoryview(b).toreadonly()) == _lib.address_of(b)
+    assert _lib.address_of(memoryview(b).toreadonly()[3:]) == \
+        _lib.address_of(b) + 3
