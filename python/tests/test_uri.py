@@ -52,4 +52,3 @@ def test_prefix_of():
     assert prefix_of("s3") == b"s3://"
     assert prefix_of("s3/bkt") == b"s3://bkt/"
     assert prefix_of("hypercache://models/llama/") == b"hypercache://models/llama/"
-
