@@ -615,26 +615,33 @@ HCL_EXPORT ssize_t hc_reader_pread(struct hc_reader *r, void *buf, size_t len,
 
 struct read_job {
 	struct hc_reader *r;
-	char *buf;
-	uint64_t pieces;
+	char *buf;		/* the bytes at object offset @off */
+	uint64_t off;
+	uint64_t end;		/* @off + bytes to read, at most the size */
+	uint64_t first;		/* the chunk index of @off */
+	uint64_t pieces;	/* chunks [@first, @first + @pieces) */
 	uint64_t next;		/* atomic */
 	int err;		/* first errno, atomic */
 };
 
+/* Pieces are whole chunks of the object, clipped to [off, end). */
 static void *read_worker(void *arg)
 {
 	struct read_job *j = arg;
-	uint64_t chunk = j->r->ctx->chunk_size, i, off, len;
+	uint64_t chunk = j->r->ctx->chunk_size, i, off, end;
 	ssize_t n;
 
 	for (;;) {
 		i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
 		if (i >= j->pieces || __atomic_load_n(&j->err, __ATOMIC_RELAXED))
 			break;
-		off = i * chunk;
-		len = j->r->size - off < chunk ? j->r->size - off : chunk;
-		n = hc_reader_pread(j->r, j->buf + off, (size_t)len, off);
-		if (n != (ssize_t)len) {
+		off = (j->first + i) * chunk;
+		end = off + chunk < j->end ? off + chunk : j->end;
+		if (off < j->off)
+			off = j->off;
+		n = hc_reader_pread(j->r, j->buf + (off - j->off),
+				    (size_t)(end - off), off);
+		if (n != (ssize_t)(end - off)) {
 			int e = n < 0 ? (int)-n : EIO, z = 0;
 
 			__atomic_compare_exchange_n(&j->err, &z, e, 0,
@@ -645,31 +652,41 @@ static void *read_worker(void *arg)
 	return NULL;
 }
 
-HCL_EXPORT int hc_reader_read_all(struct hc_reader *r, void *buf,
-				  unsigned int threads)
+/* The default pool: min(64, max(16, 4 x online CPUs)). */
+static unsigned int read_threads(void)
 {
-	struct read_job j = { .r = r, .buf = buf };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int t = cpus > 0 ? (unsigned int)cpus * 4 : 16;
+
+	return t < 16 ? 16 : t > 64 ? 64 : t;
+}
+
+HCL_EXPORT ssize_t hc_reader_read_range(struct hc_reader *r, void *buf,
+					size_t len, uint64_t off,
+					unsigned int threads)
+{
+	struct read_job j = { .r = r, .buf = buf, .off = off };
+	uint64_t chunk = r->ctx->chunk_size;
 	pthread_t *tid;
 	unsigned int i, started = 0;
-	long cpus;
 
-	j.pieces = (r->size + r->ctx->chunk_size - 1) / r->ctx->chunk_size;
-	if (!j.pieces)
+	if (off >= r->size || !len)
 		return 0;
-	if (!threads) {
-		cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = cpus > 0 ? (unsigned int)cpus * 4 : 16;
-		if (threads < 16)
-			threads = 16;
-		if (threads > 64)
-			threads = 64;
-	}
+	if (len > r->size - off)
+		len = (size_t)(r->size - off);
+	if (len > SSIZE_MAX)
+		len = SSIZE_MAX;
+	j.end = off + len;
+	j.first = off / chunk;
+	j.pieces = (j.end + chunk - 1) / chunk - j.first;
+	if (!threads)
+		threads = read_threads();
 	if (threads > j.pieces)
 		threads = (unsigned int)j.pieces;
-	tid = calloc(threads, sizeof(*tid));
-	if (!tid)
+	tid = threads > 1 ? calloc(threads, sizeof(*tid)) : NULL;
+	if (threads > 1 && !tid)
 		return fail_msg(&r->msg, ENOMEM, "%s: out of memory", r->shown);
-	for (i = 0; i < threads; i++)
+	for (i = 0; threads > 1 && i < threads; i++)
 		if (!pthread_create(&tid[i], NULL, read_worker, &j))
 			started++;
 		else
@@ -680,7 +697,18 @@ HCL_EXPORT int hc_reader_read_all(struct hc_reader *r, void *buf,
 		pthread_join(tid[i], NULL);
 	free(tid);
 	/* the failing pread already set the message */
-	return j.err ? -j.err : 0;
+	return j.err ? -j.err : (ssize_t)len;
+}
+
+HCL_EXPORT int hc_reader_read_all(struct hc_reader *r, void *buf,
+				  unsigned int threads)
+{
+	ssize_t n;
+
+	if (!r->size)
+		return 0;
+	n = hc_reader_read_range(r, buf, (size_t)r->size, 0, threads);
+	return n < 0 ? (int)n : 0;
 }
 
 HCL_EXPORT int hc_reader_mmap(struct hc_reader *r, void **addrp)

@@ -100,14 +100,26 @@ static void put_attr(struct nlmsghdr *n, uint16_t type, const void *data,
 	n->nlmsg_len = NLMSG_ALIGN(n->nlmsg_len) + NLA_ALIGN(a->nla_len);
 }
 
+/* One attribute of a request: nl_send() takes up to two. */
+struct nl_attr_arg {
+	uint16_t type;
+	uint16_t len;
+	const void *data;
+};
+
+/* A request's room: the headers, a URI and a u32 attribute. */
+#define NL_REQ	(NLMSG_HDRLEN + GENL_HDRLEN + 2 * NLA_HDRLEN + \
+		 NLA_ALIGN(HC_URI_MAX) + NLA_ALIGN(4))
+
 static int nl_send(int fd, uint16_t type, uint16_t flags, uint8_t cmd,
-		   uint8_t version, uint16_t attr, const void *data,
-		   uint16_t len, uint32_t seq)
+		   uint8_t version, const struct nl_attr_arg *attrs,
+		   unsigned int nr, uint32_t seq)
 {
-	char buf[256] __attribute__((aligned(NLMSG_ALIGNTO)));
+	char buf[NL_REQ] __attribute__((aligned(NLMSG_ALIGNTO)));
 	struct nlmsghdr *n = (struct nlmsghdr *)buf;
 	struct genlmsghdr *g;
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	unsigned int i;
 
 	memset(buf, 0, sizeof(buf));
 	n->nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
@@ -117,7 +129,8 @@ static int nl_send(int fd, uint16_t type, uint16_t flags, uint8_t cmd,
 	g = NLMSG_DATA(n);
 	g->cmd = cmd;
 	g->version = version;
-	put_attr(n, attr, data, len);
+	for (i = 0; i < nr && i < 2; i++)
+		put_attr(n, attrs[i].type, attrs[i].data, attrs[i].len);
 	if (sendto(fd, buf, n->nlmsg_len, 0, (struct sockaddr *)&sa,
 		   sizeof(sa)) < 0)
 		return -errno;
@@ -148,11 +161,17 @@ static void family_attr(void *arg, const struct nlattr *a)
 		memcpy(arg, (const char *)a + NLA_HDRLEN, 2);
 }
 
-static void obj_attr(void *arg, const struct nlattr *a)
+/*
+ * One attribute of an HC_CMD_OBJ_GET reply into @o (internal.h).  The URI
+ * points into the message; the ETag is copied (at most HC_LIB_ETAG_MAX
+ * bytes, up to its NUL) and NUL-terminated; attributes shorter than their
+ * type are ignored.
+ */
+void hcl_obj_attr(struct hc_lib_object *o, const struct nlattr *a)
 {
-	struct hc_lib_info *o = arg;
 	const char *d = (const char *)a + NLA_HDRLEN;
 	uint16_t len = (uint16_t)(a->nla_len - NLA_HDRLEN);
+	const char *nul;
 
 	switch (a->nla_type & NLA_TYPE_MASK) {
 	case HC_A_OBJ_URI:
@@ -175,7 +194,34 @@ static void obj_attr(void *arg, const struct nlattr *a)
 		if (len >= 8)
 			memcpy(&o->generation, d, 8);
 		break;
+	case HC_A_OBJ_CHUNKS:
+		if (len >= 8)
+			memcpy(&o->chunks, d, 8);
+		break;
+	case HC_A_OBJ_HOLDS:
+		if (len >= 4)
+			memcpy(&o->holds, d, 4);
+		break;
+	case HC_A_OBJ_ETAG:
+		nul = memchr(d, 0, len);
+		if (nul)
+			len = (uint16_t)(nul - d);
+		if (len > HC_LIB_ETAG_MAX)
+			len = HC_LIB_ETAG_MAX;
+		memcpy(o->etag, d, len);
+		o->etag[len] = '\0';
+		o->etag_len = len;
+		break;
+	case HC_A_OBJ_LAST_MODIFIED:
+		if (len >= 8)
+			memcpy(&o->last_modified, d, 8);
+		break;
 	}
+}
+
+static void obj_attr(void *arg, const struct nlattr *a)
+{
+	hcl_obj_attr(arg, a);
 }
 
 /*
@@ -226,10 +272,36 @@ static int got_family(void *arg, struct nlmsghdr *n)
 	return 0;
 }
 
+/* A generic-netlink socket and HyperCache's family id, or an errno. */
+static int nl_open(int *fdp, uint16_t *family, char *buf)
+{
+	struct nl_attr_arg name = {
+		CTRL_ATTR_FAMILY_NAME, sizeof(HC_GENL_NAME), HC_GENL_NAME,
+	};
+	int fd, e;
+
+	*family = 0;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	e = nl_send(fd, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY, 1, &name,
+		    1, 1);
+	if (!e)
+		e = nl_recv(fd, 1, 0, buf, got_family, family);
+	if (!e && !*family)
+		e = -ENOENT;	/* the module is not loaded */
+	if (e) {
+		close(fd);
+		return e;
+	}
+	*fdp = fd;
+	return 0;
+}
+
 struct list_state {
 	const char *prefix;
 	size_t prefix_len;
-	int (*fn)(void *arg, const struct hc_lib_info *info);
+	int (*fn)(void *arg, const struct hc_lib_object *obj);
 	void *arg;
 	int stopped;
 };
@@ -237,7 +309,7 @@ struct list_state {
 static int got_obj(void *arg, struct nlmsghdr *n)
 {
 	struct list_state *s = arg;
-	struct hc_lib_info o;
+	struct hc_lib_object o;
 
 	if (s->stopped)
 		return 0;	/* drain the rest of the dump */
@@ -251,40 +323,101 @@ static int got_obj(void *arg, struct nlmsghdr *n)
 	return 0;
 }
 
-HCL_EXPORT int hc_ctx_list(struct hc_ctx *ctx, const void *prefix,
-			   size_t prefix_len,
-			   int (*fn)(void *arg, const struct hc_lib_info *info),
-			   void *arg)
+HCL_EXPORT int hc_ctx_list_objects(struct hc_ctx *ctx, const void *prefix,
+				   size_t prefix_len,
+				   int (*fn)(void *arg,
+					     const struct hc_lib_object *obj),
+				   void *arg)
 {
 	struct list_state s = {
 		.prefix = prefix, .prefix_len = prefix_len, .fn = fn, .arg = arg,
 	};
-	uint16_t family = 0;
 	uint32_t ctl = (uint32_t)ctx->ctl;
+	struct nl_attr_arg fd_attr = { HC_A_OBJ_CTL_FD, sizeof(ctl), &ctl };
+	uint16_t family;
 	char *buf = malloc(NL_BUF);
 	int fd, e;
 
 	if (!buf)
 		return -ENOMEM;
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (fd < 0) {
-		e = -errno;
-		goto out;
-	}
-	e = nl_send(fd, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY, 1,
-		    CTRL_ATTR_FAMILY_NAME, HC_GENL_NAME, sizeof(HC_GENL_NAME), 1);
-	if (!e)
-		e = nl_recv(fd, 1, 0, buf, got_family, &family);
-	if (!e && !family)
-		e = -ENOENT;	/* the module is not loaded */
-	if (!e)
+	e = nl_open(&fd, &family, buf);
+	if (!e) {
 		e = nl_send(fd, family, NLM_F_DUMP, HC_CMD_OBJ_GET,
-			    HC_GENL_VERSION, HC_A_OBJ_CTL_FD, &ctl, sizeof(ctl),
-			    2);
-	if (!e)
-		e = nl_recv(fd, 2, 1, buf, got_obj, &s);
-	close(fd);
-out:
+			    HC_GENL_VERSION, &fd_attr, 1, 2);
+		if (!e)
+			e = nl_recv(fd, 2, 1, buf, got_obj, &s);
+		close(fd);
+	}
+	free(buf);
+	return e;
+}
+
+/* hc_ctx_list() over hc_ctx_list_objects(): the fields of the 1.0 struct. */
+struct info_fn {
+	int (*fn)(void *arg, const struct hc_lib_info *info);
+	void *arg;
+};
+
+static int info_of_obj(void *arg, const struct hc_lib_object *o)
+{
+	const struct info_fn *f = arg;
+	struct hc_lib_info i = {
+		.uri = o->uri, .uri_len = o->uri_len, .state = o->state,
+		.flags = o->flags, .size = o->size, .generation = o->generation,
+	};
+
+	return f->fn(f->arg, &i);
+}
+
+HCL_EXPORT int hc_ctx_list(struct hc_ctx *ctx, const void *prefix,
+			   size_t prefix_len,
+			   int (*fn)(void *arg, const struct hc_lib_info *info),
+			   void *arg)
+{
+	struct info_fn f = { fn, arg };
+
+	return hc_ctx_list_objects(ctx, prefix, prefix_len, info_of_obj, &f);
+}
+
+static int got_one(void *arg, struct nlmsghdr *n)
+{
+	each_attr(n, obj_attr, arg);
+	return 0;
+}
+
+HCL_EXPORT int hc_ctx_object_info(struct hc_ctx *ctx, const void *uri,
+				  size_t uri_len, struct hc_lib_object *obj)
+{
+	uint32_t ctl = (uint32_t)ctx->ctl;
+	struct nl_attr_arg attrs[2] = {
+		{ HC_A_OBJ_URI, (uint16_t)uri_len, uri },
+		{ HC_A_OBJ_CTL_FD, sizeof(ctl), &ctl },
+	};
+	uint16_t family;
+	char *buf;
+	int fd, e;
+
+	memset(obj, 0, sizeof(*obj));
+	e = hcl_check_uri(uri, uri_len, NULL, 0);
+	if (e)
+		return e;
+	buf = malloc(NL_BUF);
+	if (!buf)
+		return -ENOMEM;
+	e = nl_open(&fd, &family, buf);
+	if (!e) {
+		e = nl_send(fd, family, 0, HC_CMD_OBJ_GET, HC_GENL_VERSION,
+			    attrs, 2, 2);
+		if (!e)
+			e = nl_recv(fd, 2, 0, buf, got_one, obj);
+		close(fd);
+	}
+	if (!e && (obj->uri_len != uri_len || memcmp(obj->uri, uri, uri_len)))
+		e = -EPROTO;	/* not the object asked for */
+	/* the reply's URI is in @buf: point at the caller's bytes */
+	obj->uri = e ? NULL : uri;
+	if (e)
+		memset(obj, 0, sizeof(*obj));
 	free(buf);
 	return e;
 }

@@ -28,6 +28,12 @@ struct hc_ctx {
 	int dev_err;		/* the device could not be opened (EACCES): readers and writers fail with it */
 };
 
+struct nlattr;
+struct hc_lib_object;
+
+/* One attribute of an HC_CMD_OBJ_GET reply into @o (index.c). */
+void hcl_obj_attr(struct hc_lib_object *o, const struct nlattr *a);
+
 /* 0, or -EINVAL / -E2BIG (with a message in @err) as the kernel would. */
 int hcl_check_uri(const void *uri, size_t len, char *err, size_t errlen);
 

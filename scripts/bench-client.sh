@@ -2,7 +2,7 @@
 # Usage: scripts/bench-client.sh [--size-mb M] [--rounds R] [--kver K]
 #                                [--no-build] [--timeout S] [--smoke]
 #                                [--python SAVE,LOAD,ST] [--no-python]
-#                                [--profile]
+#                                [--profile] [--repeat N]
 #
 # Client benchmark (issue 12), in ONE guest boot (QEMU/TCG, multi-threaded
 # unless HC_TCG_THREAD says otherwise), each figure against its peer on
@@ -31,6 +31,8 @@
 #   --no-build    do not run `make modules-all tools test-progs` first
 #   --timeout S   QEMU timeout (default 1800)
 #   --python S,L,ST  the Python figures' sizes in MiB (default 256,1024,256)
+#   --repeat N    each Python step but boto3's N times in the boot, the
+#                 median the figure (default 3: one run is at the host's mercy)
 #   --no-python   only the C figures (no torch in the guest)
 #   --profile     diagnosis: the Python phases under strace -c, cProfile and
 #                 /proc/self/io per step ("hc: bench-client-prof" lines);
@@ -46,7 +48,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-size=256 rounds=3 build=1 timeout=1800 kver="" smoke="" py=256,1024,256 prof=""
+size=256 rounds=3 build=1 timeout=1800 kver="" smoke="" py=256,1024,256 prof="" rep=3
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--size-mb) size=$2; shift 2 ;;
@@ -57,14 +59,15 @@ while [ $# -gt 0 ]; do
 	--python) py=$2; shift 2 ;;
 	--no-python) py=""; shift ;;
 	--profile) prof=",prof=1"; shift ;;
+	--repeat) rep=$2; shift 2 ;;
 	--smoke) size=8 rounds=1 timeout=900 smoke=-smoke py=""; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "bench-client.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-for v in size rounds timeout; do
+for v in size rounds timeout rep; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
-		{ echo "bench-client.sh: --${v/size/size-mb} needs a positive integer" >&2; exit 2; }
+		{ v=${v/size/size-mb}; echo "bench-client.sh: --${v/rep/repeat} needs a positive integer" >&2; exit 2; }
 done
 [ -z "$py" ] || [[ $py =~ ^[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*$ ]] ||
 	{ echo "bench-client.sh: --python needs SAVE,LOAD,ST (MiB, positive integers)" >&2; exit 2; }
@@ -89,7 +92,7 @@ if [ -n "$py" ]; then
 	IFS=, read -r ps pl pt <<<"$py"
 	[ $(((ps + pl + pt) / 3 + 128)) -gt $drive ] && drive=$(((ps + pl + pt) / 3 + 128))
 	boot_py=(--hostfs --s3 --mem 3584)
-	args_py=",py=${py//,/:}$prof"
+	args_py=",py=${py//,/:}$prof,rep=$rep"
 else
 	boot_py=() args_py=""
 fi
@@ -103,6 +106,7 @@ done
 log=$out/bench-client-$(date +%Y%m%d-%H%M%S).log
 
 start=$SECONDS
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 rc=0
 HC_TCG_THREAD=${HC_TCG_THREAD:-multi} \
 "$ROOT/tests/vm/boot.sh" --stage bench-client --kver "$HC_KVER" \
@@ -115,7 +119,8 @@ rm -f "${imgs[@]}"
 echo "== HyperCache client benchmark =="
 echo "date:    $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "kernel:  $HC_KVER (guest, QEMU/TCG ${HC_TCG_THREAD:-multi}-threaded, 2 vCPUs)"
-echo "drives:  3 x $drive MiB emulated NVMe; object $size MiB; $rounds round(s), mean${py:+; Python S,L,ST $py MiB}"
+echo "drives:  3 x $drive MiB emulated NVMe; object $size MiB; $rounds round(s), mean${py:+; Python S,L,ST $py MiB, median of $rep}"
+echo "load:    host load average (1/5/15 min) $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 echo "log:     $log"
 echo "wall:    ${wall}s for the boot"
 echo

@@ -6,10 +6,24 @@ hypercache://NAME/KEY, or s3://BUCKET/KEY).  Errors go to stderr as
 "hypercache: URI: reason" and exit 1; a usage error exits 2.
 """
 import argparse
+import datetime
 import json
 import sys
 
 from .fs import HyperCacheFileSystem
+
+
+def _plain(v):
+    """A value of an entry for JSON and text: datetimes as ISO 8601 UTC
+    ("2026-12-01T08:30:05Z", as hcctl --json shows them)."""
+    if isinstance(v, datetime.datetime):
+        return v.astimezone(datetime.timezone.utc).strftime(
+            "%Y-%m-%dT%H:%M:%SZ")
+    return v
+
+
+def _plain_all(entries):
+    return [{k: _plain(v) for k, v in e.items()} for e in entries]
 
 
 def main(argv=None):
@@ -22,7 +36,7 @@ def main(argv=None):
     sub = p.add_subparsers(dest="cmd", required=True)
     for name, what in (("ls", "list objects and prefixes"),
                        ("cat", "write objects' bytes to stdout"),
-                       ("info", "size, state and generation")):
+                       ("info", "size, state, generation, ETag and Last-Modified")):
         s = sub.add_parser(name, help=what)
         s.add_argument("paths", nargs="*" if name == "ls" else "+")
     a = p.parse_args(argv)
@@ -33,7 +47,7 @@ def main(argv=None):
             for path in a.paths or [""]:
                 out += fs.ls(path, detail=True)
             if a.json:
-                json.dump(out, sys.stdout)
+                json.dump(_plain_all(out), sys.stdout)
                 print()
             else:
                 for e in out:
@@ -43,7 +57,7 @@ def main(argv=None):
                         print("%12d  %-9s %s" % (e["size"], e["state"],
                                                  e["name"]))
         elif a.cmd == "info":
-            out = [fs.info(path) for path in a.paths]
+            out = _plain_all(fs.info(path) for path in a.paths)
             if a.json:
                 json.dump(out, sys.stdout)
                 print()

@@ -50,12 +50,19 @@ class _Chunk(ctypes.Structure):
                 ("dev_offset", _c_u64), ("length", _c_u64)]
 
 
-class _Info(ctypes.Structure):
+ETAG_MAX = 128	# HC_LIB_ETAG_MAX
+
+
+class _Object(ctypes.Structure):
+    """struct hc_lib_object (1.3): an object with its backend version."""
     _fields_ = [("uri", _vp), ("uri_len", _c_size), ("state", _c_u32),
-                ("flags", _c_u32), ("size", _c_u64), ("generation", _c_u64)]
+                ("flags", _c_u32), ("size", _c_u64), ("generation", _c_u64),
+                ("chunks", _c_u64), ("holds", _c_u32), ("etag_len", _c_u32),
+                ("last_modified", _c_u64),
+                ("etag", ctypes.c_char * (ETAG_MAX + 1))]
 
 
-_LIST_CB = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.POINTER(_Info))
+_LIST_OBJ_CB = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.POINTER(_Object))
 
 
 def _find():
@@ -101,6 +108,8 @@ def _load():
                                              ctypes.c_uint]),
         "hc_reader_pread": (ctypes.c_ssize_t, [_vp, _vp, _c_size, _c_u64]),
         "hc_reader_read_all": (ctypes.c_int, [_vp, _vp, ctypes.c_uint]),
+        "hc_reader_read_range": (ctypes.c_ssize_t, [_vp, _vp, _c_size, _c_u64,
+                                                    ctypes.c_uint]),
         "hc_reader_mmap": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
         "hc_reader_munmap": (None, [_vp, _vp]),
         "hc_reader_error": (ctypes.c_char_p, [_vp]),
@@ -113,19 +122,49 @@ def _load():
                                             ctypes.POINTER(_c_u64)]),
         "hc_writer_abort": (None, [_vp]),
         "hc_writer_error": (ctypes.c_char_p, [_vp]),
-        "hc_ctx_info": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size,
-                                       ctypes.POINTER(_Info)]),
-        "hc_ctx_list": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size,
-                                       _LIST_CB, _vp]),
         "hc_ctx_evict": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size]),
         "hc_ctx_wait_clean": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size,
                                              _c_u64, _c_u32]),
+        # 1.3
+        "hc_ctx_object_info": (ctypes.c_int, [_vp, ctypes.c_char_p, _c_size,
+                                              ctypes.POINTER(_Object)]),
+        "hc_ctx_list_objects": (ctypes.c_int, [_vp, ctypes.c_char_p,
+                                               _c_size, _LIST_OBJ_CB, _vp]),
     }
     for name, (res, args) in sig.items():
-        f = getattr(so, name)
+        f = getattr(so, name, None)
+        if f is None:
+            raise ImportError("%s has no %s: libhypercache 1.3 or later is "
+                              "needed" % (path, name))
         f.restype = res
         f.argtypes = args
     return so
+
+
+class _PyBuffer(ctypes.Structure):
+    """CPython's Py_buffer (the buffer protocol's view)."""
+    _fields_ = [("buf", _vp), ("obj", _vp), ("len", ctypes.c_ssize_t),
+                ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int),
+                ("ndim", ctypes.c_int), ("format", ctypes.c_char_p),
+                ("shape", _vp), ("strides", _vp), ("suboffsets", _vp),
+                ("internal", _vp)]
+
+
+def _readonly_address(mv):
+    """The address of a contiguous read-only buffer (valid while ``mv``
+    lives): PyObject_GetBuffer, which ctypes' from_buffer refuses."""
+    view = _PyBuffer()
+    get = ctypes.pythonapi.PyObject_GetBuffer
+    get.argtypes = [ctypes.py_object, ctypes.POINTER(_PyBuffer), ctypes.c_int]
+    release = ctypes.pythonapi.PyBuffer_Release
+    release.argtypes = [ctypes.POINTER(_PyBuffer)]
+    release.restype = None
+    if get(mv, ctypes.byref(view), 0) != 0:	# PyBUF_SIMPLE
+        raise BufferError("no simple buffer")
+    try:
+        return view.buf
+    finally:
+        release(ctypes.byref(view))
 
 
 def _addr(buf):
@@ -135,7 +174,9 @@ def _addr(buf):
         return ctypes.cast(keep, _vp).value, len(buf), (keep, buf)
     mv = memoryview(buf).cast("B")
     if mv.readonly:
-        return _addr(mv.tobytes())	# read-only and not bytes: one copy
+        if not len(mv):
+            return None, 0, mv
+        return _readonly_address(mv), len(mv), mv	# no copy
     if not len(mv):
         return None, 0, mv
     arr = (ctypes.c_char * len(mv)).from_buffer(mv)
@@ -187,6 +228,19 @@ class Reader:
         if not n:
             return 0
         ret = self._lib.so.hc_reader_pread(self._h, addr, n, offset)
+        del keep
+        if ret < 0:
+            raise self._fail(ret)
+        return ret
+
+    def read_range(self, buf, offset, threads=0):
+        """Read into ``buf`` at object ``offset`` with reads of a chunk
+        each in flight (hc_reader_read_range); the bytes read."""
+        addr, n, keep = _addr(buf)
+        if not n:
+            return 0
+        ret = self._lib.so.hc_reader_read_range(self._h, addr, n, offset,
+                                                threads)
         del keep
         if ret < 0:
             raise self._fail(ret)
@@ -302,28 +356,41 @@ class Library:
         return Writer(self, h, uri)
 
     @staticmethod
-    def _info(i):
+    def _info(i, etag=None, last_modified=None):
+        """The dict of one object: ``etag`` (str, as the backend sent it:
+        S3's has its double quotes) and ``last_modified`` (seconds since
+        the epoch, UTC) are None when the kernel does not know them."""
         return {"uri": ctypes.string_at(i.uri, i.uri_len), "size": i.size,
                 "state": STATE_NAMES.get(i.state, str(i.state)),
                 "generation": i.generation, "flags": i.flags,
-                "bad": bool(i.flags & OBJ_F_BAD)}
+                "bad": bool(i.flags & OBJ_F_BAD), "etag": etag,
+                "last_modified": last_modified}
+
+    @classmethod
+    def _object(cls, o):
+        etag = o.etag[:o.etag_len].decode(errors="replace") \
+            if o.etag_len else None
+        return cls._info(o, etag, o.last_modified or None)
 
     def info(self, uri):
-        i = _Info()
-        ret = self.so.hc_ctx_info(self.ctx, uri, len(uri), ctypes.byref(i))
+        """One object (no hold) with its backend's ETag and Last-Modified
+        (hc_ctx_object_info); ENOENT when it is not cached."""
+        o = _Object()
+        ret = self.so.hc_ctx_object_info(self.ctx, uri, len(uri),
+                                         ctypes.byref(o))
         if ret < 0:
             raise error(ret, uri.decode(errors="replace"))
-        return self._info(i)
+        return self._object(o)
 
     def list(self, prefix=b""):
         out = []
 
         def cb(_arg, p):
-            out.append(self._info(p.contents))
+            out.append(self._object(p.contents))
             return 0
 
-        ret = self.so.hc_ctx_list(self.ctx, prefix or None, len(prefix),
-                                  _LIST_CB(cb), None)
+        ret = self.so.hc_ctx_list_objects(self.ctx, prefix or None,
+                                          len(prefix), _LIST_OBJ_CB(cb), None)
         if ret < 0:
             raise error(ret, prefix.decode(errors="replace") or None,
                         "cannot list the cache")

@@ -12,15 +12,25 @@ shape's bytes, and the tensors tile the data exactly (sorted by offset,
 no overlap, no hole, ending at the object's end), as the reference
 implementation requires, so that no byte of the object means two things.
 
-:func:`load_file` maps the whole object once (libhypercache's multi-extent
-mmap) and builds torch tensors (or numpy arrays) that view the mapping: no
-byte is copied, the tensors are read-only in effect, and the mapping (with
-its hold on the object) lives as long as any of them.
+:func:`load_file` maps the whole object once and builds torch tensors (or
+numpy arrays) that view the mapping: no byte is copied by the CPU, and the
+mapping lives as long as any of them.  By default the mapping is the
+device's page cache (libhypercache's multi-extent mmap: shared between
+processes, the hold kept with the mapping, the tensors read-only in
+effect), with the pages of what is asked for read ahead at once
+(MADV_WILLNEED: the whole object for :func:`load_file`, a tensor's pages
+at its :meth:`SafeOpen.get_tensor`).  ``mapping="private"`` fills
+anonymous memory with parallel O_DIRECT reads of whole chunks instead
+(the drives write straight into the pages the tensors view; the hold goes
+once every chunk is in; the memory is the process's own).  See
+:class:`_Mapping`.
 """
 import ctypes
 import errno
 import json
+import mmap
 import struct
+import threading
 import warnings
 
 from . import _lib
@@ -131,24 +141,102 @@ def parse_header(head, size, name=None):
     return data_start, tensors, (meta or {})
 
 
-class _Mapping:
-    """A held object mapped whole; unmapped when the last view goes."""
+MAPPINGS = ("device", "private")
+MADV_WILLNEED = 3
+_libc = None
 
-    def __init__(self, lib, uri):
+
+def _willneed(addr, length):
+    """madvise(MADV_WILLNEED) of the pages of [addr, addr + length): the
+    kernel starts reading them into the page cache at once (no read-around
+    past them) and returns; a touch then waits only for its own page."""
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+        _libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t,
+                                  ctypes.c_int]
+    page = mmap.PAGESIZE
+    start = addr & ~(page - 1)
+    _libc.madvise(start, addr + length - start, MADV_WILLNEED)
+
+
+class _Mapping:
+    """A held object's bytes in memory, unmapped when the last view goes.
+
+    ``device`` (the default): the device's page cache of the object's
+    extents mapped (hc_reader_mmap), shared by every process that maps it;
+    the pages of each range asked for are read ahead at once with
+    MADV_WILLNEED (the whole object for load_file, a tensor's pages at its
+    get_tensor), so nothing past them is read and a touch waits only for
+    its page; the hold lives with the mapping.
+    ``private``: anonymous memory of the object's size (page aligned),
+    filled by whole chunks on first use with parallel O_DIRECT reads
+    (hc_reader_read_range: the drives write straight into the pages the
+    tensors view; no byte is copied by the CPU, nothing is read that is
+    not asked for but the rest of a chunk); the hold is released once
+    every chunk is in.  The memory is this process's, not shared.
+    """
+
+    def __init__(self, lib, uri, mapping="device"):
+        if mapping not in MAPPINGS:
+            raise ValueError("mapping %r: one of %s" % (mapping, MAPPINGS))
         self.reader = lib.open(uri, _lib.OPEN_AUTO_INGEST, 600 * 1000)
         self.size = self.reader.size
+        self.private = mapping == "private"
         self.addr = 0
-        if self.size:
+        self._mm = None
+        self._lock = threading.Lock()
+        self.chunk = getattr(lib, "chunk_size", 0) or (4 << 20)
+        self._missing = set()	# chunks not read yet (private)
+        if not self.size:
+            self.view = memoryview(b"")
+            return
+        if self.private:
+            self._mm = mmap.mmap(-1, self.size)
+            self.array = (ctypes.c_char * self.size).from_buffer(self._mm)
+            self.addr = ctypes.addressof(self.array)
+            self._missing = set(range(-(-self.size // self.chunk)))
+        else:
             self.addr, _ = self.reader.mmap()
             self.array = (ctypes.c_char * self.size).from_address(self.addr)
-            self.array.owner = self	# views keep the mapping alive
-            self.view = memoryview(self.array).cast("B")
-        else:
-            self.view = memoryview(b"")
+        self.array.owner = self	# views keep the mapping alive
+        self.view = memoryview(self.array).cast("B")
+
+    def ensure(self, begin, end):
+        """The bytes [begin, end) are in memory or on their way (device:
+        MADV_WILLNEED of their pages; private: read the chunks that are
+        not, in runs of consecutive chunks)."""
+        if end <= begin or not self.size:
+            return
+        if not self.private:
+            end = min(end, self.size)
+            _willneed(self.addr + begin, end - begin)
+            return
+        with self._lock:
+            ks = sorted(k for k in range(begin // self.chunk,
+                                         -(-min(end, self.size) // self.chunk))
+                        if k in self._missing)
+            i = 0
+            while i < len(ks):
+                j = i
+                while j + 1 < len(ks) and ks[j + 1] == ks[j] + 1:
+                    j += 1
+                off = ks[i] * self.chunk
+                n = min((ks[j] + 1) * self.chunk, self.size) - off
+                got = self.reader.read_range(self.view[off:off + n], off)
+                if got != n:
+                    raise error(errno.EIO, self.reader.uri.decode(
+                        errors="replace"), "short read of %d bytes at %d"
+                        % (got, off))
+                self._missing.difference_update(range(ks[i], ks[j] + 1))
+                i = j + 1
+            if not self._missing and self.reader is not None:
+                self.reader.close()	# every byte in: the hold can go
+                self.reader = None
 
     def __del__(self):
         if getattr(self, "reader", None) is not None:
-            if self.addr:
+            if self.addr and not self.private:
                 self.reader.munmap(self.addr)
             self.reader.close()
             self.reader = None
@@ -157,16 +245,26 @@ class _Mapping:
 class SafeOpen:
     """Lazy access by tensor name (``safe_open``-style)."""
 
-    def __init__(self, path, framework="pt", lib=None):
+    def __init__(self, path, framework="pt", lib=None, mapping="device"):
         if framework not in ("pt", "torch", "np", "numpy"):
             raise ValueError("framework %r: pt or np" % framework)
         self.framework = "np" if framework in ("np", "numpy") else "pt"
         self.path = path
         uri = to_cache_uri(path)
-        self._map = _Mapping(lib or _lib.get(), uri)
+        self._map = m = _Mapping(lib or _lib.get(), uri, mapping)
         name = uri.decode(errors="replace")
+        m.ensure(0, 8)
+        if m.size >= 8:
+            (n,) = struct.unpack_from("<Q", m.view, 0)
+            m.ensure(8, 8 + min(n, HEADER_MAX, m.size - 8))
         self.data_start, self._tensors, self._meta = parse_header(
-            self._map.view, self._map.size, name)
+            m.view, m.size, name)
+
+    def load_all(self):
+        """Have every tensor's bytes read now (device: MADV_WILLNEED of the
+        whole mapping; private: one parallel read of the whole object, then
+        the hold is released)."""
+        self._map.ensure(0, self._map.size)
 
     def __enter__(self):
         return self
@@ -183,6 +281,7 @@ class SafeOpen:
 
     def get_tensor(self, key):
         dt, shape, begin, end = self._tensors[key]
+        self._map.ensure(begin, end)
         if self.framework == "np":
             return _numpy_view(self._map, dt, shape, begin, end, key)
         return _torch_view(self._map, dt, shape, begin, end, key)
@@ -220,14 +319,18 @@ def _torch_view(m, dt, shape, begin, end, key):
     return t.reshape(shape)
 
 
-def safe_open(path, framework="pt", lib=None):
-    """A :class:`SafeOpen` over the object at ``path``."""
-    return SafeOpen(path, framework, lib)
+def safe_open(path, framework="pt", lib=None, mapping="device"):
+    """A :class:`SafeOpen` over the object at ``path``: each tensor's
+    pages are read ahead when it is asked for (``mapping="device"``), or
+    its chunks read then (``"private"``)."""
+    return SafeOpen(path, framework, lib, mapping)
 
 
-def load_file(path, framework="pt", lib=None):
-    """Every tensor of the object, as views of one mapping (no copy)."""
-    f = SafeOpen(path, framework, lib)
+def load_file(path, framework="pt", lib=None, mapping="device"):
+    """Every tensor of the object, as views of one mapping (no copy); with
+    the private mapping the whole object is read at once, in parallel."""
+    f = SafeOpen(path, framework, lib, mapping)
+    f.load_all()
     return {k: f.get_tensor(k) for k in f.keys()}
 
 

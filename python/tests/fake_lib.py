@@ -25,12 +25,20 @@ class FakeReader:
         obj["holds"] += 1
         self.maps = {}
         self.reads = []		# (offset, length) of every readinto
+        self.ranges = []	# (offset, length) of every read_range
         self.addrs = []		# the buffer's address of each
 
     def readinto(self, buf, offset):
         mv = memoryview(buf).cast("B")
         self.reads.append((offset, len(mv)))
         self.addrs.append(address_of(mv))
+        chunk = self.data[offset:offset + len(mv)]
+        mv[:len(chunk)] = chunk
+        return len(chunk)
+
+    def read_range(self, buf, offset, threads=0):
+        mv = memoryview(buf).cast("B")
+        self.ranges.append((offset, len(mv)))
         chunk = self.data[offset:offset + len(mv)]
         mv[:len(chunk)] = chunk
         return len(chunk)
@@ -114,10 +122,11 @@ class FakeLibrary:
         if what in self.fail:
             raise error(self.fail[what], uri.decode(errors="replace"))
 
-    def add(self, uri, data, state="ready"):
+    def add(self, uri, data, state="ready", etag=None, last_modified=None):
         self.gen += 1
         self.objects[uri] = {"data": bytes(data), "generation": self.gen,
-                             "holds": 0, "state": state}
+                             "holds": 0, "state": state, "etag": etag,
+                             "last_modified": last_modified}
 
     def open(self, uri, flags=0, timeout_ms=0):
         self._check("open", uri)
@@ -143,7 +152,8 @@ class FakeLibrary:
         bad = o.get("bad", False)
         return {"uri": uri, "size": len(o["data"]), "state": o["state"],
                 "generation": o["generation"],
-                "flags": (1 << 31) if bad else 0, "bad": bad}
+                "flags": (1 << 31) if bad else 0, "bad": bad,
+                "etag": o.get("etag"), "last_modified": o.get("last_modified")}
 
     def info(self, uri):
         if uri not in self.objects:

@@ -25,3 +25,19 @@ def test_errors_name_the_object(fake, capsys):
     err = capsys.readouterr().err
     assert err.startswith("hypercache: hypercache://m/none: ")
     assert "not cached" in err
+
+
+def test_info_shows_the_backend_version(fake, capsys):
+    fake.add(b"s3://bkt/up", b"x", etag='"9b2c"', last_modified=1764577805)
+    fake.add(b"s3://bkt/new", b"y")
+    assert main(["--json", "info", "s3/bkt/up", "s3/bkt/new"]) == 0
+    up, new = json.loads(capsys.readouterr().out)
+    assert up["ETag"] == '"9b2c"'
+    assert up["LastModified"] == "2025-12-01T08:30:05Z"
+    assert new["ETag"] is None and new["LastModified"] is None
+    assert main(["info", "s3/bkt/up"]) == 0
+    out = capsys.readouterr().out
+    assert 'ETag="9b2c"' in out and "LastModified=2025-12-01T08:30:05Z" in out
+    assert main(["--json", "ls", "s3/bkt"]) == 0
+    ents = {e["name"]: e for e in json.loads(capsys.readouterr().out)}
+    assert ents["s3/bkt/up"]["LastModified"] == "2025-12-01T08:30:05Z"

@@ -75,27 +75,42 @@ def test_header_then_record_reads_each_byte_once(fake):
 
 
 def test_sequential_reader_reads_ahead(fake):
-    """Reading window k after window k - 1 has window k + 1 read meanwhile
-    (by the worker thread); a jump elsewhere reads no more than it needs."""
+    """A read at offset 0, or of window k after window k - 1, has window
+    k + 1 read meanwhile (by a worker thread); a jump elsewhere reads no
+    more than it needs."""
     data = os.urandom(6 * DEFAULT_BLOCK)
     fake.add(b"hypercache://m/ra", data)
     with fsspec.open("hypercache://m/ra", "rb") as f:
-        f.read(10)
+        f.seek(3)
+        f.read(10)		# not at 0: no read ahead
         assert [o for o, _ in f.reader.reads] == [0]
+        f.seek(0)
+        assert f.read(10) == data[:10]
+        f.cache.wait()		# wait for the read ahead
+        assert sorted(o for o, _ in f.reader.reads) == [0, DEFAULT_BLOCK]
         f.seek(DEFAULT_BLOCK)
         assert f.read(10) == data[DEFAULT_BLOCK:DEFAULT_BLOCK + 10]
-        f.cache.close()		# wait for the read ahead
-        assert [o for o, _ in f.reader.reads] == [0, DEFAULT_BLOCK,
-                                                   2 * DEFAULT_BLOCK]
+        f.cache.wait()
+        assert sorted(o for o, _ in f.reader.reads) == [
+            0, DEFAULT_BLOCK, 2 * DEFAULT_BLOCK]
         f.seek(5 * DEFAULT_BLOCK + 1)	# not sequential: no read ahead
         assert f.read(10) == data[5 * DEFAULT_BLOCK + 1:5 * DEFAULT_BLOCK + 11]
-        f.cache.close()
+        f.cache.wait()
         assert len(f.reader.reads) == 4
 
 
-def test_aligned_large_readinto_goes_direct(fake):
-    """A page-aligned buffer at a page-aligned offset: straight in, no
-    window (O_DIRECT into the caller's memory)."""
+def _bytes_read(reader):
+    """Every byte the reader read, and how many times (a dict)."""
+    seen = {}
+    for off, n in reader.reads + reader.ranges:
+        for k in range(off // 4096, (off + n + 4095) // 4096):
+            seen[k] = seen.get(k, 0) + 1
+    return seen
+
+
+def test_large_readinto_goes_straight_in(fake):
+    """A read of a window or more where no window is at hand: one
+    read_range straight into the caller's buffer, no window."""
     import mmap
 
     data = os.urandom(3 * DEFAULT_BLOCK)
@@ -104,8 +119,64 @@ def test_aligned_large_readinto_goes_direct(fake):
     with fsspec.open("hypercache://m/al", "rb") as f:
         f.seek(4096)
         assert f.readinto(m) == 2 * DEFAULT_BLOCK
-        assert f.reader.reads == [(4096, 2 * DEFAULT_BLOCK)]
+        assert f.reader.ranges == [(4096, 2 * DEFAULT_BLOCK)]
+        assert f.reader.reads == []
     assert m[:] == data[4096:4096 + 2 * DEFAULT_BLOCK]
+
+
+def test_large_readinto_copies_windows_at_hand(fake):
+    """Windows read or in flight are copied from, never read again: a small
+    read at 0 then one of 4 windows reads every byte once."""
+    data = os.urandom(6 * DEFAULT_BLOCK + 333)
+    fake.add(b"hypercache://m/wa", data)
+    with fsspec.open("hypercache://m/wa", "rb") as f:
+        assert f.read(10) == data[:10]
+        buf = bytearray(4 * DEFAULT_BLOCK)
+        assert f.readinto(buf) == len(buf)
+        assert bytes(buf) == data[10:10 + len(buf)]
+        f.cache.wait()
+        assert max(_bytes_read(f.reader).values()) == 1
+
+
+def test_torch_pattern_reads_each_byte_once(fake):
+    """torch.load's pattern: a small header, then one readinto of a record
+    into an unaligned buffer, repeated: each byte is read once, and the
+    bytes come out right."""
+    rec = DEFAULT_BLOCK + 64
+    data = os.urandom(8 * (rec + 94))
+    fake.add(b"hypercache://m/tp", data)
+    with fsspec.open("hypercache://m/tp", "rb") as f:
+        f.seek(len(data) - 100)	# the zip's central directory first
+        assert f.read(100) == data[-100:]
+        f.seek(0)
+        pos = 0
+        for _ in range(8):
+            assert f.read(94) == data[pos:pos + 94]
+            pos += 94
+            buf = bytearray(rec + 1)
+            mv = memoryview(buf)[1:]	# unaligned
+            assert f.readinto(mv) == rec
+            assert mv == data[pos:pos + rec]
+            pos += rec
+        f.cache.wait()
+        assert max(_bytes_read(f.reader).values()) == 1
+        assert sum(_bytes_read(f.reader).values()) * 4096 <= \
+            len(data) + 3 * DEFAULT_BLOCK
+
+
+def test_write_open_stages_at_once(fake):
+    """The stage is made by open(): its refusal is open()'s error; a file
+    opened and closed unwritten commits an empty object."""
+    fake.fail["create"] = errno.EBUSY
+    with pytest.raises(OSError) as e:
+        fsspec.open("hypercache://m/busy", "wb").open()
+    assert e.value.errno == errno.EBUSY
+    assert not fake.writers
+    del fake.fail["create"]
+    f = fsspec.open("hypercache://m/empty", "wb").open()
+    assert len(fake.writers) == 1 and fake.staged == {b"hypercache://m/empty"}
+    f.close()
+    assert fake.objects[b"hypercache://m/empty"]["data"] == b""
 
 
 def test_open_miss_ingests_or_not(fake):
@@ -225,6 +296,26 @@ def test_info_ls_find_exists(fake):
     assert fs.exists("s3://bkt/x") and fs.exists("s3/bkt")
     assert not fs.exists("s3/bkt/y")
     assert fs.isdir("m/a") and fs.isfile("m/a/1")
+
+
+def test_info_and_ls_carry_the_backend_version(fake):
+    import datetime
+
+    fake.add(b"s3://bkt/in", b"abc", etag='"900150983cd24fb0"',
+             last_modified=1764577805)
+    fake.add(b"s3://bkt/new", b"d", state="dirty")
+    fs = HyperCacheFileSystem()
+    i = fs.info("s3/bkt/in")
+    assert i["ETag"] == '"900150983cd24fb0"'
+    assert i["LastModified"] == datetime.datetime(
+        2025, 12, 1, 8, 30, 5, tzinfo=datetime.timezone.utc)
+    # not uploaded yet: both keys present, None
+    n = fs.info("s3/bkt/new")
+    assert n["ETag"] is None and n["LastModified"] is None
+    ents = {e["name"]: e for e in fs.ls("s3/bkt")}
+    assert ents["s3/bkt/in"]["ETag"] == '"900150983cd24fb0"'
+    assert ents["s3/bkt/new"]["LastModified"] is None
+    assert fs.find("s3", detail=True)["s3/bkt/in"]["LastModified"].year == 2025
 
 
 def test_cat_get_put_rm(fake, tmp_path):

@@ -276,6 +276,23 @@ def test_mkdir_is_a_no_op(tree):
     assert not tree.exists("m/empty")
 
 
-def test_times_are_not_kept(tree):
-    with pytest.raises(NotImplementedError):
+def test_modified_is_the_backends_last_modified(tree, fake):
+    import datetime
+
+    # an object written and not uploaded: its backend version is unknown
+    with pytest.raises(OSError) as e:
         tree.modified("m/d/a")
+    assert e.value.errno == errno.ENODATA and "m/d/a" in e.value.filename
+    fake.add(b"hypercache://m/d/up", b"x", etag='"e1"',
+             last_modified=1764577805)
+    assert tree.modified("m/d/up") == datetime.datetime(
+        2025, 12, 1, 8, 30, 5, tzinfo=datetime.timezone.utc)
+    with pytest.raises(IsADirectoryError):
+        tree.modified("m/d")
+    with pytest.raises(FileNotFoundError):
+        tree.modified("m/d/none")
+
+
+def test_creation_times_are_not_kept(tree):
+    with pytest.raises(NotImplementedError):
+        tree.created("m/d/a")

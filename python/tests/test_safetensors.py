@@ -139,17 +139,23 @@ def test_hostile_entries():
 
 
 class FakeMapLib:
-    """Only what safetensors needs: open() with mmap()."""
+    """Only what safetensors needs: open() with mmap() (the device mapping)
+    and read_range() (the private one), chunks of ``chunk_size``."""
 
-    def __init__(self, img):
+    def __init__(self, img, chunk_size=64):
         self.img = img
+        self.chunk_size = chunk_size
         self.mapped = []
+        self.ranges = []
+        self.open_readers = 0
 
     def open(self, uri, flags=0, timeout_ms=0):
         lib = self
+        lib.open_readers += 1
 
         class R:
             size = len(lib.img)
+            uri = b"m/x"
 
             def mmap(self):
                 self.arr = (ctypes.c_char * len(lib.img)).from_buffer_copy(
@@ -160,56 +166,138 @@ class FakeMapLib:
             def munmap(self, addr):
                 lib.mapped.remove(self)
 
+            def read_range(self, buf, off, threads=0):
+                mv = memoryview(buf).cast("B")
+                lib.ranges.append((off, len(mv)))
+                got = lib.img[off:off + len(mv)]
+                mv[:len(got)] = got
+                return len(got)
+
             def close(self):
-                pass
+                lib.open_readers -= 1
 
         return R()
 
 
-def test_load_zero_copy_torch_and_numpy():
-    src = {"w": torch.arange(12, dtype=torch.float32).reshape(3, 4),
-           "b": torch.tensor([1.5, -2.0], dtype=torch.bfloat16),
-           "i": torch.arange(5, dtype=torch.int64),
-           "m": torch.tensor([True, False, True]),
-           "e": torch.empty(0, 3, dtype=torch.float16)}
+def _src():
+    return {"w": torch.arange(12, dtype=torch.float32).reshape(3, 4),
+            "b": torch.tensor([1.5, -2.0], dtype=torch.bfloat16),
+            "i": torch.arange(5, dtype=torch.int64),
+            "m": torch.tensor([True, False, True]),
+            "e": torch.empty(0, 3, dtype=torch.float16)}
+
+
+@pytest.mark.parametrize("mapping", ["private", "device"])
+def test_load_zero_copy_torch_and_numpy(mapping):
+    src = _src()
     head, bufs = st.serialize(src, {"format": "pt"})
     img = head + b"".join(bytes(b) for b in bufs)
     assert (len(head) - 8) % 8 == 0
     lib = FakeMapLib(img)
-    got = st.load_file("m/x.safetensors", lib=lib)
+    f = st.safe_open("m/x.safetensors", lib=lib, mapping=mapping)
+    base, size = f._map.addr, f._map.size
+    assert size == len(img)
+    got = {k: f.get_tensor(k) for k in f.keys()}
     assert set(got) == set(src)
     for k in src:
         assert got[k].dtype == src[k].dtype and torch.equal(got[k], src[k])
-    base = ctypes.addressof(lib.mapped[0].arr)
     for k in ("w", "b", "i", "m"):
         ptr = got[k].data_ptr()
         assert base <= ptr < base + len(img), k	# views the mapping
     # numpy: the same bytes, no copy (except bf16: no numpy type)
-    f = st.safe_open("m/x.safetensors", framework="np", lib=lib)
+    f = st.safe_open("m/x.safetensors", framework="np", lib=lib,
+                     mapping=mapping)
     assert f.metadata() == {"format": "pt"}
     a = f.get_tensor("w")
     assert isinstance(a, np.ndarray) and a.shape == (3, 4)
     assert np.array_equal(a, src["w"].numpy())
-    assert base <= a.__array_interface__["data"][0] < base + len(img) or \
-        len(lib.mapped) == 2
+    assert f._map.addr <= a.__array_interface__["data"][0] < \
+        f._map.addr + len(img)
     with pytest.raises(OSError) as e:
         f.get_tensor("b")
     assert e.value.errno == errno.EOPNOTSUPP
+    assert lib.mapped == [] if mapping == "private" else len(lib.mapped) == 2
 
 
-def test_mapping_lives_with_the_tensors():
+def test_private_mapping_reads_chunks_when_asked():
+    """safe_open reads the header's chunks; each get_tensor its own chunks,
+    once; load_file the whole object in one read; the hold goes when every
+    chunk is in."""
+    src = {"a%d" % k: torch.full((100,), float(k)) for k in range(4)}
+    head, bufs = st.serialize(src)
+    img = head + b"".join(bytes(b) for b in bufs)
+    lib = FakeMapLib(img, chunk_size=128)
+    f = st.safe_open("m/p.safetensors", lib=lib, mapping="private")
+    hdr_end = len(head)
+    assert lib.ranges[0] == (0, 128)
+    assert sum(n for _, n in lib.ranges) < hdr_end + 128 + 128
+    before = len(lib.ranges)
+    t = f.get_tensor("a2")
+    assert torch.equal(t, src["a2"])
+    new = lib.ranges[before:]
+    _, _, b, e = f._tensors["a2"]
+    assert all(o % 128 == 0 for o, _ in new)
+    assert new[0][0] <= b and new[-1][0] + new[-1][1] >= e
+    assert torch.equal(f.get_tensor("a2"), src["a2"])
+    assert lib.ranges[before:] == new	# not read again
+    assert lib.open_readers == 1	# held: chunks are missing
+    f.load_all()
+    assert lib.open_readers == 0	# every chunk in: the hold went
+    seen = [o // 128 for o, n in lib.ranges for o in range(o, o + n, 128)]
+    assert sorted(seen) == sorted(set(seen))	# each chunk read once
+    assert all(torch.equal(f.get_tensor(k), src[k]) for k in src)
+    lib2 = FakeMapLib(img, chunk_size=1 << 20)
+    got = st.load_file("m/p.safetensors", lib=lib2, mapping="private")
+    assert lib2.ranges == [(0, len(img))]	# one read of everything
+    assert all(torch.equal(got[k], src[k]) for k in src)
+    with pytest.raises(ValueError):
+        st.safe_open("m/p.safetensors", lib=lib2, mapping="page-cache")
+
+
+def test_device_mapping_reads_ahead_what_is_asked(monkeypatch):
+    """The device mapping (the default) has the pages of each tensor read
+    ahead at its get_tensor (MADV_WILLNEED of its range, nothing past it),
+    and of the whole object for load_file; nothing is read with O_DIRECT."""
+    src = {"a%d" % k: torch.full((100,), float(k)) for k in range(3)}
+    head, bufs = st.serialize(src)
+    img = head + b"".join(bytes(b) for b in bufs)
+    asked = []
+    monkeypatch.setattr(st, "_willneed", lambda a, n: asked.append((a, n)))
+    lib = FakeMapLib(img)
+    f = st.safe_open("m/w.safetensors", lib=lib)
+    base = f._map.addr
+    del asked[:]
+    t = f.get_tensor("a1")
+    _, _, b, e = f._tensors["a1"]
+    assert asked == [(base + b, e - b)] and torch.equal(t, src["a1"])
+    assert lib.ranges == []
+    del asked[:]
+    got = st.load_file("m/w.safetensors", lib=lib)
+    base = lib.mapped[-1].arr
+    assert (ctypes.addressof(base), len(img)) in asked
+    assert all(torch.equal(got[k], src[k]) for k in src)
+
+
+@pytest.mark.parametrize("mapping", ["private", "device"])
+def test_mapping_lives_with_the_tensors(mapping):
+    import gc
+    import weakref
+
     img = st.serialize({"x": torch.ones(4)})
     img = img[0] + b"".join(bytes(b) for b in img[1])
     lib = FakeMapLib(img)
-    t = st.load_file("m/y.safetensors", lib=lib)["x"]
-    import gc
-
+    f = st.safe_open("m/y.safetensors", lib=lib, mapping=mapping)
+    ref = weakref.ref(f._map)
+    t = f.get_tensor("x")
+    del f
     gc.collect()
-    assert len(lib.mapped) == 1	# still mapped: the tensor views it
+    assert ref() is not None	# still mapped: the tensor views it
+    if mapping == "device":
+        assert len(lib.mapped) == 1
     assert torch.equal(t, torch.ones(4))
     del t
     gc.collect()
-    assert lib.mapped == []
+    assert ref() is None and lib.mapped == [] and lib.open_readers == 0
 
 
 def test_save_file_round_trip(fake):

@@ -11,20 +11,23 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 make -s -C lib install DESTDIR="$d" PREFIX=/usr >/dev/null
 lib=$d/usr/lib
+so=libhypercache.so.1.3.0
 fail() { echo "libhypercache: $*" >&2; exit 1; }
-[ -f "$lib/libhypercache.so.1.2.0" ] || fail "no libhypercache.so.1.2.0"
-[ "$(readlink "$lib/libhypercache.so.1")" = libhypercache.so.1.2.0 ] || fail "bad .so.1 link"
+[ -f "$lib/$so" ] || fail "no $so"
+[ "$(readlink "$lib/libhypercache.so.1")" = "$so" ] || fail "bad .so.1 link"
 [ "$(readlink "$lib/libhypercache.so")" = libhypercache.so.1 ] || fail "bad .so link"
-readelf -d "$lib/libhypercache.so.1.2.0" | grep -q 'SONAME.*\[libhypercache.so.1\]' ||
+readelf -d "$lib/$so" | grep -q 'SONAME.*\[libhypercache.so.1\]' ||
 	fail "soname is not libhypercache.so.1"
-bad=$(nm -D --defined-only "$lib/libhypercache.so.1.2.0" | awk '$2 == "T" && $3 !~ /^hc_/')
+bad=$(nm -D --defined-only "$lib/$so" | awk '$2 == "T" && $3 !~ /^hc_/')
 [ -z "$bad" ] || fail "exports more than hc_*: $bad"
-nm -D --defined-only "$lib/libhypercache.so.1.2.0" | grep -q 'hc_reader_open@@HYPERCACHE_1.0' ||
+nm -D --defined-only "$lib/$so" | grep -q 'hc_reader_open@@HYPERCACHE_1.0' ||
 	fail "symbols are not versioned HYPERCACHE_1.0"
-nm -D --defined-only "$lib/libhypercache.so.1.2.0" | grep -q 'hc_ctx_locate@@HYPERCACHE_1.1' ||
+nm -D --defined-only "$lib/$so" | grep -q 'hc_ctx_locate@@HYPERCACHE_1.1' ||
 	fail "hc_ctx_locate is not versioned HYPERCACHE_1.1"
-nm -D --defined-only "$lib/libhypercache.so.1.2.0" | grep -q 'hc_writer_crc32c@@HYPERCACHE_1.2' ||
+nm -D --defined-only "$lib/$so" | grep -q 'hc_writer_crc32c@@HYPERCACHE_1.2' ||
 	fail "hc_writer_crc32c is not versioned HYPERCACHE_1.2"
+nm -D --defined-only "$lib/$so" | grep -q 'hc_ctx_object_info@@HYPERCACHE_1.3' ||
+	fail "hc_ctx_object_info is not versioned HYPERCACHE_1.3"
 [ -f "$lib/libhypercache.a" ] || fail "no static archive"
 [ -f "$d/usr/include/hypercache/hypercache.h" ] || fail "no header"
 for f in $(sed -n 's/.*\(hc_[a-z0-9_]*\)(.*/\1/p' lib/include/hypercache/hypercache.h | sort -u); do

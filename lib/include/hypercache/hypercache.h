@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define HC_LIB_VERSION_MAJOR	1
-#define HC_LIB_VERSION_MINOR	1
+#define HC_LIB_VERSION_MINOR	3
 
 struct hc_ctx;
 struct hc_reader;
@@ -192,6 +192,27 @@ ssize_t hc_reader_pread(struct hc_reader *r, void *buf, size_t len,
  * Return: 0 or a negative errno.
  */
 int hc_reader_read_all(struct hc_reader *r, void *buf, unsigned int threads);
+
+/**
+ * hc_reader_read_range() - read a range with many reads in flight (1.3)
+ * @r: the reader
+ * @buf: @len bytes; where @buf, @off and the pieces are aligned to the
+ *	logical block the reads go with O_DIRECT straight into it (a
+ *	page-aligned @buf at a chunk-aligned @off: every piece), else through
+ *	bounce buffers
+ * @len: bytes
+ * @off: object offset
+ * @threads: reader threads, 0 for min(64, max(16, 4 x online CPUs)); never
+ *	more than the pieces
+ *
+ * The range is cut at the object's chunk boundaries into pieces of at most
+ * one chunk, which the threads read with hc_reader_pread(), so reads are
+ * in flight on several members at once.  hc_reader_read_all() is this
+ * over the whole object.  Return: bytes read (short only at the end of the
+ * object, 0 past it), or a negative errno (-EIO, -ENOMEM).
+ */
+ssize_t hc_reader_read_range(struct hc_reader *r, void *buf, size_t len,
+			     uint64_t off, unsigned int threads);
 
 /**
  * hc_reader_mmap() - map the whole object read-only as one contiguous range
@@ -376,6 +397,83 @@ int hc_ctx_evict(struct hc_ctx *ctx, const void *uri, size_t uri_len);
  */
 int hc_ctx_wait_clean(struct hc_ctx *ctx, const void *uri, size_t uri_len,
 		      uint64_t generation, uint32_t timeout_ms);
+
+/* The longest ETag struct hc_lib_object keeps (uapi HC_ETAG_MAX) */
+#define HC_LIB_ETAG_MAX		128
+
+/**
+ * struct hc_lib_object - one object of the index with its backend version (1.3)
+ * @uri: its URI bytes (valid during the call that passes it)
+ * @uri_len: their number
+ * @state: HC_LIB_*
+ * @flags: HC_OBJ_F_* (pinned, data-crc, bad)
+ * @size: bytes
+ * @generation: changes with the content
+ * @chunks: chunks allocated to it
+ * @holds: holds on it by every open control descriptor
+ * @etag_len: bytes of @etag; 0 when the backend's ETag is not known
+ * @last_modified: the backend's Last-Modified of the same version, seconds
+ *	since the Unix epoch (UTC); 0 when not known
+ * @etag: the backend's ETag of the version the object was ingested from or
+ *	uploaded as, as the backend sent it (S3: with its double quotes),
+ *	NUL-terminated; "" when not known
+ *
+ * The kernel knows the backend version of an object that hypercached
+ * ingested or uploaded (format v2 journals it; a format-1 pool keeps it
+ * until the pool stops).  An object written but not uploaded yet, one
+ * committed clean by a writer (HC_COMMIT_CLEAN: the writer said the
+ * backend has the bytes, not which version) and one whose helper sent
+ * none have neither (@etag_len and @last_modified 0).
+ */
+struct hc_lib_object {
+	const void *uri;
+	size_t uri_len;
+	uint32_t state;
+	uint32_t flags;
+	uint64_t size;
+	uint64_t generation;
+	uint64_t chunks;
+	uint32_t holds;
+	uint32_t etag_len;
+	uint64_t last_modified;
+	char etag[HC_LIB_ETAG_MAX + 1];
+};
+
+/**
+ * hc_ctx_object_info() - one object of the index with its backend's ETag
+ *	and Last-Modified (1.3)
+ * @ctx: the context (its control descriptor authorises the request, as for
+ *	hc_ctx_list())
+ * @uri: URI bytes
+ * @uri_len: their number
+ * @obj: filled in (@obj->uri points at @uri); zeroed on failure
+ *
+ * The generic-netlink request HC_CMD_OBJ_GET for one URI (what `hcctl ls
+ * --etag` shows), without a hold, not a hit or a miss for the policy.
+ * Return: 0; -ENOENT (not cached, or the module is not loaded); -ENODEV
+ * (no pool); -EINVAL or -E2BIG (a bad URI); -EPERM; -ENOMEM.
+ */
+int hc_ctx_object_info(struct hc_ctx *ctx, const void *uri, size_t uri_len,
+		       struct hc_lib_object *obj);
+
+/**
+ * hc_ctx_list_objects() - call @fn for every cached object whose URI starts
+ *	with @prefix, with its backend version (1.3)
+ * @ctx: the context (its control descriptor authorises the listing)
+ * @prefix: bytes, or NULL with @prefix_len 0 for all
+ * @prefix_len: their number
+ * @fn: called per object (@obj valid during the call); a non-zero return
+ *	stops the listing
+ * @arg: passed to @fn
+ *
+ * As hc_ctx_list(), with every field of struct hc_lib_object.  Return: 0,
+ * or a negative errno (-EPERM, -ENOENT: the module is not loaded,
+ * -ENODEV: no pool).
+ */
+int hc_ctx_list_objects(struct hc_ctx *ctx, const void *prefix,
+			size_t prefix_len,
+			int (*fn)(void *arg, const struct hc_lib_object *obj),
+			void *arg);
 
 /* struct hc_lib_location.status (uapi HC_LOCATE_*) */
 #define HC_LIB_HIT		1 /* READY, DIRTY or SYNCING: the data is valid */

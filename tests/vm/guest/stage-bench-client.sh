@@ -1,6 +1,7 @@
 #!/bin/sh
 # Usage (guest, via /init; host side: scripts/bench-client.sh):
 #   stage-bench-client.sh [size=MiB] [rounds=R] [py=SAVE:LOAD:ST] [prof=1]
+#                         [rep=N]
 #
 # A BENCHMARK (its smoke run is the test 97-bench/bench-client.sh).  On
 # three drives, in one boot, each figure against its peer on the same
@@ -27,18 +28,21 @@
 #   from ext4 (>= 1.0 in speed); safetensors of ST MiB loaded zero-copy,
 #   every page touched, against numpy reads of the file from ext4 (>= 1.0).
 # Line: "hc: bench-client python ..." with the seconds and the ratios.
+# rep=N: each Python step but boto3's runs N times, its median is the
+# figure (every run's seconds on "name_runs=" lines).
 # prof=1 (diagnosis: the seconds are not for comparison): each Python phase
 # runs under `strace -f -c` and guest_bench.py's HC_BENCH_PROFILE=1
 # (cProfile and /proc/self/io per step); "hc: bench-client-prof" lines.
 . /hc/tests/lib.sh
 
-size=256 rounds=3 py="" prof=0
+size=256 rounds=3 py="" prof=0 rep=1
 for a in "$@"; do
 	case "$a" in
 	size=*) size=${a#size=} ;;
 	rounds=*) rounds=${a#rounds=} ;;
 	py=*) py=${a#py=} ;;
 	prof=*) prof=${a#prof=} ;;
+	rep=*) rep=${a#rep=} ;;
 	*) echo "stage-bench-client: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
@@ -108,7 +112,7 @@ py_bench() {
 	# shellcheck disable=SC2086
 	hc_host_run env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=python \
 		HYPERCACHE_LIB="$HC_HOST_TREE/build/lib/libhypercache.so.1" \
-		HC_BENCH_PROFILE=$prof $_st \
+		HC_BENCH_PROFILE=$prof HC_BENCH_REPEAT=$rep $_st \
 		/usr/bin/python3 python/tests/guest_bench.py "$@" >$B/py.out 2>&1 ||
 		{ cat $B/py.out; hc_fail "guest_bench.py $1 failed"; }
 	cat $B/py.out >>$B/py

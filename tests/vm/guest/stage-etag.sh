@@ -15,6 +15,9 @@
 #            etag-upload   `hcctl put --sync`: the ETag the upload returned
 #                          and the Last-Modified, which S3's HEAD also
 #                          gives; a dirty object has none
+#            etag-client   libhypercache's hc_ctx_object_info() and
+#                          hc_ctx_list_objects(): the same ETag and
+#                          Last-Modified as S3's HEAD
 #            etag-restart  both ETags and Last-Modified after a pool stop
 #                          and assemble
 #            etag-v1-memory-only  a format-v1 pool (drive 3) shows the
@@ -151,6 +154,24 @@ t_upload() {
 		hc_fail "evict --discard-dirty failed"
 	: >/tmp/hcd.out
 	start_daemon
+}
+
+# libhypercache's hc_ctx_object_info() and hc_ctx_list_objects() (1.3,
+# hc_libtest objinfo): the ingested and the uploaded object's ETag (with
+# S3's quotes) and Last-Modified are S3's, as hcctl ls shows them
+t_client() {
+	for k in in up; do
+		u=s3://$BUCKET/etag/$k
+		line=$(hc_libtest objinfo "$u") || hc_fail "hc_libtest objinfo $u failed"
+		e=$(echo "$line" | sed -n 's/^etag=\(.*\) last_modified=.*/\1/p')
+		s=$(echo "$line" | sed -n 's/.* last_modified=\([0-9]*\) .*/\1/p')
+		[ "$e" = "\"$(cat /tmp/etag.$k)\"" ] ||
+			hc_fail "the library says ETag '$e' for $u, S3 '\"$(cat /tmp/etag.$k)\"'"
+		[ -n "$s" ] && [ "$s" -gt 0 ] || hc_fail "the library says no Last-Modified for $u: $line"
+		lm=$(busybox date -u -d "@$s" +%Y-%m-%dT%H:%M:%SZ)
+		[ "$lm" = "$(cat /tmp/lm.$k)" ] ||
+			hc_fail "the library says Last-Modified $lm for $u, S3 $(cat /tmp/lm.$k)"
+	done
 }
 
 t_restart() {
@@ -343,6 +364,7 @@ if [ "$phase" = 1 ]; then
 	hc_test etag-ingest t_ingest
 	hc_test etag-last-modified-policy t_lm_policy
 	hc_test etag-upload t_upload
+	hc_test etag-client t_client
 	hc_test etag-restart t_restart
 	hc_test etag-v1-memory-only t_v1
 	hc_test etag-verify t_verify

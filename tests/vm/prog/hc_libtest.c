@@ -16,6 +16,8 @@
  *  - hc_reader_pread() at every offset 0..4095 (buffer misaligned too),
  *    across chunk boundaries, at and past the end (short, then 0);
  *  - hc_reader_read_all() into an aligned and an unaligned buffer;
+ *    hc_reader_read_range() (1.3) of 2-3 chunks at every kind of offset,
+ *    into aligned and unaligned buffers, across the end (short), at it (0);
  *  - a 3-extent object (the pool filled with 1-chunk objects, three apart
  *    evicted): hc_reader_mmap() equals the O_DIRECT bytes and the source;
  *  - hc_crc32c() of "123456789" is 0xe3069283;
@@ -26,7 +28,14 @@
  *  - HC_CREATE_NO_CRC: committed with HC_COMMIT_NO_CRC (no data-crc) and
  *    without it (the bytes read back: data-crc); an unknown flag -EINVAL;
  *  - hc_writer_crc32c() (1.2) in order, NO_CRC and out of order: the
- *    source's CRC-32C; `hcctl put --crc --json` reports the same value.
+ *    source's CRC-32C; `hcctl put --crc --json` reports the same value;
+ *  - hc_ctx_object_info() and hc_ctx_list_objects() (1.3): a held object
+ *    committed clean (size, generation, chunks, one hold, no ETag, no
+ *    Last-Modified), a miss -ENOENT zeroing the result, bad URIs.
+ *
+ * `hc_libtest objinfo URI` prints hc_ctx_object_info() of URI (etag=,
+ * last_modified=, state=, size=) and fails if hc_ctx_list_objects() says
+ * otherwise: 91-etag compares it with S3's HEAD.
  *
  * Prints one line per check and exits 1 if any failed.
  */
@@ -123,6 +132,80 @@ static int count_obj(void *arg, const struct hc_lib_info *o)
 	return 0;
 }
 
+struct obj_arg {
+	unsigned int n;
+	int found;
+};
+
+static int list_obj(void *arg, const struct hc_lib_object *o)
+{
+	struct obj_arg *a = arg;
+
+	a->n++;
+	if (o->uri_len == 5 && !memcmp(o->uri, "lib/a", 5))
+		a->found = o->chunks == 4 && o->holds == 1 && !o->etag_len &&
+			   o->etag[0] == '\0' && !o->last_modified;
+	return 0;
+}
+
+/*
+ * hc_libtest objinfo URI: hc_ctx_object_info() of URI as one line
+ * "etag=ETAG last_modified=SECONDS state=S size=N" (stage-etag.sh compares
+ * it with S3's HEAD), and the same from hc_ctx_list_objects(); exit 1 if
+ * they differ or it fails.
+ */
+static int objinfo_line(const struct hc_lib_object *o, char *line, size_t len)
+{
+	return snprintf(line, len, "etag=%s last_modified=%llu state=%u size=%llu",
+			o->etag, (unsigned long long)o->last_modified, o->state,
+			(unsigned long long)o->size);
+}
+
+struct objinfo_arg {
+	const char *uri;
+	char line[512];
+};
+
+static int objinfo_listed(void *arg, const struct hc_lib_object *o)
+{
+	struct objinfo_arg *a = arg;
+
+	if (o->uri_len == strlen(a->uri) && !memcmp(o->uri, a->uri, o->uri_len))
+		objinfo_line(o, a->line, sizeof(a->line));
+	return 0;
+}
+
+static int objinfo(const char *uri)
+{
+	struct objinfo_arg a = { uri, "" };
+	struct hc_lib_object o;
+	struct hc_ctx *ctx;
+	char err[512], line[512];
+	int e;
+
+	e = hc_ctx_open(&ctx, NULL, NULL, err, sizeof(err));
+	if (e) {
+		fprintf(stderr, "hc_libtest: %s\n", err);
+		return 1;
+	}
+	e = hc_ctx_object_info(ctx, uri, strlen(uri), &o);
+	if (e) {
+		fprintf(stderr, "hc_libtest: %s: %s\n", uri, strerror(-e));
+		hc_ctx_close(ctx);
+		return 1;
+	}
+	objinfo_line(&o, line, sizeof(line));
+	e = hc_ctx_list_objects(ctx, uri, strlen(uri), objinfo_listed, &a);
+	hc_ctx_close(ctx);
+	printf("%s\n", line);
+	if (e || strcmp(line, a.line)) {
+		fprintf(stderr, "hc_libtest: the listing says '%s' (%s)\n",
+			a.line, e ? strerror(-e) : "ok");
+		return 1;
+	}
+	return 0;
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -131,7 +214,7 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static char long_uri[HC_URI_MAX + 1];
 	struct hc_lib_chunk lay[16];
@@ -146,6 +229,8 @@ int main(void)
 	long n;
 	int e, ok;
 
+	if (argc == 3 && !strcmp(argv[1], "objinfo"))
+		return objinfo(argv[2]);
 	expect("hc_crc32c(\"123456789\")",
 	       (long)hc_crc32c(0, "123456789", 9), 0xe3069283L, NULL);
 	expect("hc_crc32c in two pieces",
@@ -294,6 +379,41 @@ int main(void)
 		      !e && loc.nr_chunks == 4 && lch[1].length == chunk);
 	}
 
+	/* hc_ctx_object_info() and hc_ctx_list_objects() (1.3). */
+	{
+		struct hc_lib_object o;
+		struct obj_arg oa = { 0, 0 };
+
+		memset(&o, 0x55, sizeof(o));
+		e = hc_ctx_object_info(ctx, "lib/a", 5, &o);
+		expect("hc_ctx_object_info lib/a", e, 0, NULL);
+		check("object_info: the reader's size and generation, READY, "
+		      "4 chunks, held once, its URI",
+		      !e && o.size == size && o.state == HC_LIB_READY &&
+		      o.generation == hc_reader_generation(r) && o.chunks == 4 &&
+		      o.holds == 1 && o.uri_len == 5 &&
+		      !memcmp(o.uri, "lib/a", 5));
+		check("object_info: committed clean by a writer, no backend "
+		      "version (no ETag, no Last-Modified)",
+		      !e && !o.etag_len && !o.etag[0] && !o.last_modified);
+		memset(&o, 0x55, sizeof(o));
+		e = hc_ctx_object_info(ctx, "lib/none", 8, &o);
+		expect("object_info: not cached", e, -ENOENT, NULL);
+		check("object_info: zeroed on failure", !o.size && !o.uri);
+		e = hc_ctx_object_info(ctx, "", 0, &o);
+		expect("object_info: an empty URI", e, -EINVAL, NULL);
+		e = hc_ctx_object_info(ctx, long_uri, sizeof(long_uri), &o);
+		expect("object_info: a URI of HC_URI_MAX + 1 bytes", e, -E2BIG,
+		       NULL);
+		e = hc_ctx_object_info(ctx, long_uri, HC_URI_MAX, &o);
+		expect("object_info: a URI of HC_URI_MAX bytes, not cached", e,
+		       -ENOENT, NULL);
+		e = hc_ctx_list_objects(ctx, "lib/", 4, list_obj, &oa);
+		expect("hc_ctx_list_objects lib/", e, 0, NULL);
+		check("list_objects: lib/a, 4 chunks, held once, no ETag",
+		      oa.n >= 1 && oa.found == 1);
+	}
+
 	/* Every alignment of the offset and of the buffer. */
 	ok = 1;
 	for (k = 0; k < 4096 && ok; k++) {
@@ -330,6 +450,40 @@ int main(void)
 	expect("read_all into an unaligned buffer, 3 threads", e, 0,
 	       hc_reader_error(r));
 	check("read_all (unaligned): the bytes", !memcmp(raw + 1, src, size));
+	/* hc_reader_read_range() (1.3): ranges across chunks, any alignment. */
+	{
+		static const uint64_t offs[] = { 0, 1, 4095, 4096 };
+		unsigned int j;
+
+		ok = 1;
+		for (j = 0; j < 4 && ok; j++) {
+			uint64_t o = chunk - offs[j], l = chunk + 2 * offs[j] + 7;
+
+			memset(al, 0, l);
+			n = hc_reader_read_range(r, al, l, o, 0);
+			ok = n == (long)l && !memcmp(al, src + o, l);
+			memset(raw, 0, l + 1);
+			n = hc_reader_read_range(r, raw + 1, l, o, 2);
+			ok = ok && n == (long)l && !memcmp(raw + 1, src + o, l);
+			if (!ok)
+				printf("#   range of %llu at %llu: %ld (%s)\n",
+				       (unsigned long long)l,
+				       (unsigned long long)o, n,
+				       hc_reader_error(r));
+		}
+		check("read_range: 2-3 chunks at chunk - {0,1,4095,4096}, "
+		      "aligned and unaligned buffers", ok);
+		memset(al, 0, size);
+		n = hc_reader_read_range(r, al, 8 * chunk, 5, 1);
+		expect("read_range across the end, 1 thread: short", n,
+		       (long)(size - 5), hc_reader_error(r));
+		check("read_range across the end: the bytes",
+		      !memcmp(al, src + 5, size - 5));
+		n = hc_reader_read_range(r, al, 100, size, 0);
+		expect("read_range at the end", n, 0, hc_reader_error(r));
+		n = hc_reader_read_range(r, al, 0, 0, 0);
+		expect("read_range of 0 bytes", n, 0, hc_reader_error(r));
+	}
 	e = hc_ctx_evict(ctx, "lib/a", 5);
 	expect("held: hc_ctx_evict", e, -EBUSY, NULL);
 	hc_reader_close(r);
