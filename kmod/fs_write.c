@@ -13,9 +13,10 @@
  * so that copying and checksumming the next bytes overlap the write of
  * the last; a buffer's write is waited for before the buffer is filled
  * again, and all at the store.  The stage grows by a chunk
- * (hc_cache_grow()) when a write starts a new one.  The last close (or fsync) stores it as COMMIT does: the last
- * partial chunk written, the fence sealed, the unused tail freed
- * (hc_cache_trim()), every member flushed, the journal record with the
+ * (hc_cache_grow()) when a write starts a new one.  The last close (or
+ * fsync) stores it as COMMIT does: the last partial buffer written, the
+ * fence sealed, the unused tail freed (hc_cache_trim()), every member
+ * flushed (all at once: hc_members_flush()), the journal record with the
  * data's CRC-32C written; the object is DIRTY from then on.  A writer
  * that is closed by its process's exit (killed, or exit without close),
  * or whose writes failed, aborts the stage: nothing is stored.
@@ -244,10 +245,11 @@ static int hc_fs_wr_put_seg(struct file *file, struct hc_fs_writer *w)
 
 /*
  * Store the object (w->lock held, the stage live, no error so far): the
- * last segment, every buffer's write waited for, then COMMIT's steps (hc_ctl_store(): seal, trim to the
- * size, flush the members, the journal record; the pool lock dropped for
- * each I/O).  Sleeps.  Return: 0, or an errno of those
- * steps; the stage is still there on error (the caller aborts it).
+ * last segment, every buffer's write waited for, then COMMIT's steps
+ * (hc_ctl_store(): seal, trim to the size, flush the members, the journal
+ * record; the pool lock dropped for each I/O).  Sleeps.  Return: 0, or an
+ * errno of those steps; the stage is still there on error (the caller
+ * aborts it).
  */
 static int hc_fs_wr_store(struct file *file, struct hc_fs_writer *w)
 {
