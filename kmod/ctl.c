@@ -910,7 +910,6 @@ int hc_ctl_store(struct hc_pool *pool, struct hc_obj *obj, bool writeback,
 		 u64 size, bool clean, bool has_crc, u32 crc)
 {
 	struct hc_cache *c = pool->cache;
-	u32 i;
 	int err;
 
 	err = hc_cache_commit_begin(c, obj);
@@ -925,8 +924,7 @@ int hc_ctl_store(struct hc_pool *pool, struct hc_obj *obj, bool writeback,
 		err = hc_cache_trim(c, obj, size);
 	if (!err) {
 		hc_pool_unlock();
-		for (i = 0; i < pool->nr_members && !err; i++)
-			err = blkdev_issue_flush(pool->members[i].dev.bdev);
+		err = hc_members_flush(pool->members, pool->nr_members);
 		hc_pool_lock();
 	}
 	if (err) {

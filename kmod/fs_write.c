@@ -6,13 +6,17 @@
  * HC_STAGE_F_GROW's kernel side), not shown in the view until it is
  * stored.  Its writer (the file opened by the create, or an open with
  * O_TRUNC of a stored file, which replaces that object as STAGE with
- * HC_STAGE_F_REPLACE does) writes front to back: the bytes gather in a
- * chunk-sized buffer of pages, and each full chunk is written with
- * direct bios onto the pool's disk (which remaps them onto the members);
- * the stage grows by a chunk (hc_cache_grow()) when a write starts a new
- * one.  The last close (or fsync) stores it as COMMIT does: the last
- * partial chunk written, the fence sealed, the unused tail freed
- * (hc_cache_trim()), every member flushed, the journal record with the
+ * HC_STAGE_F_REPLACE does) writes front to back: the bytes gather in one
+ * of two buffers of pages (a chunk's, at most HC_FS_WR_SEG bytes), and
+ * each full buffer is written with direct bios onto the pool's disk
+ * (which remaps them onto the members) while the writer fills the other,
+ * so that copying and checksumming the next bytes overlap the write of
+ * the last; a buffer's write is waited for before the buffer is filled
+ * again, and all at the store.  The stage grows by a chunk
+ * (hc_cache_grow()) when a write starts a new one.  The last close (or
+ * fsync) stores it as COMMIT does: the last partial buffer written, the
+ * fence sealed, the unused tail freed (hc_cache_trim()), every member
+ * flushed (all at once: hc_members_flush()), the journal record with the
  * data's CRC-32C written; the object is DIRTY from then on.  A writer
  * that is closed by its process's exit (killed, or exit without close),
  * or whose writes failed, aborts the stage: nothing is stored.
@@ -36,6 +40,24 @@
 #include "fs.h"
 #include "trace.h"
 
+/* A writer's buffers, and the bytes of one at most (less for small chunks). */
+#define HC_FS_WR_BUFS	2
+#define HC_FS_WR_SEG	(4U << 20)
+
+/**
+ * struct hc_fs_wbuf - one buffer of a writer
+ * @done: its write completed (hc_fs_wr_endio())
+ * @status: that write's status
+ * @busy: a write of it was submitted and not waited for yet
+ * @pages: its pages (of hc_fs_writer.pages)
+ */
+struct hc_fs_wbuf {
+	struct completion done;
+	blk_status_t status;
+	bool busy;
+	struct page **pages;
+};
+
 /**
  * struct hc_fs_writer - an open file that writes a new object
  * @lock: serialises the file's writes, fsync and close
@@ -43,27 +65,33 @@
  * @inode: the inode created for it, whose size follows the writes; NULL
  *	for an O_TRUNC open of a stored file (its inode is the old object's)
  * @chunk: the pool's chunk size
- * @nr_pages: pages of @pages (a chunk's)
- * @fill: bytes of the buffer filled: the chunk that starts at
- *	@size - @fill
+ * @seg: bytes of a buffer: the chunk size, at most HC_FS_WR_SEG (a
+ *	buffer never crosses a chunk)
+ * @nr_pages: pages of a buffer
+ * @cur: the buffer being filled
+ * @fill: bytes of it filled: the segment that starts at @size - @fill
  * @size: bytes written
  * @crc: CRC-32C state (not inverted) of the bytes written
  * @err: the first error: later writes, fsync and close return it, and the
  *	stage is aborted
  * @stored: the object is stored (fsync); later writes are EPERM
- * @pages: the buffer of the chunk being written
+ * @buf: the buffers
+ * @pages: the buffers' pages, HC_FS_WR_BUFS * @nr_pages
  */
 struct hc_fs_writer {
 	struct mutex lock;	/* serialises the file's writes, fsync, close */
 	struct hc_obj *obj;
 	struct inode *inode;
 	u32 chunk;
+	u32 seg;
 	u32 nr_pages;
+	u32 cur;
 	u32 fill;
 	u64 size;
 	u32 crc;
 	int err;
 	bool stored;
+	struct hc_fs_wbuf buf[HC_FS_WR_BUFS];
 	struct page *pages[];
 };
 
@@ -72,21 +100,60 @@ static struct hc_cache *hc_fs_wr_cache(struct file *file)
 	return HC_FS_SB(file_inode(file)->i_sb)->pool->cache;
 }
 
+/* A buffer's write completed (any context). */
+static void hc_fs_wr_endio(struct bio *bio)
+{
+	struct hc_fs_wbuf *b = bio->bi_private;
+
+	b->status = bio->bi_status;
+	bio_put(bio);
+	complete(&b->done);
+}
+
+/* Wait for @b's write, if one is in flight.  Return: 0 or its errno. */
+static int hc_fs_wr_wait(struct hc_fs_wbuf *b)
+{
+	if (!b->busy)
+		return 0;
+	wait_for_completion_io(&b->done);
+	b->busy = false;
+	return blk_status_to_errno(b->status);
+}
+
+/* Wait for every buffer's write.  Return: 0 or the first errno. */
+static int hc_fs_wr_drain(struct hc_fs_writer *w)
+{
+	int err = 0, e;
+	u32 i;
+
+	for (i = 0; i < HC_FS_WR_BUFS; i++) {
+		e = hc_fs_wr_wait(&w->buf[i]);
+		if (!err)
+			err = e;
+	}
+	return err;
+}
+
 static void hc_fs_wr_free(struct hc_fs_writer *w)
 {
 	u32 i;
 
-	for (i = 0; i < w->nr_pages; i++)
+	hc_fs_wr_drain(w);	/* none in flight: stored or aborted */
+	for (i = 0; i < HC_FS_WR_BUFS * w->nr_pages; i++)
 		if (w->pages[i])
 			__free_page(w->pages[i]);
 	kvfree(w);
 }
 
-/* Drop the stage (pool lock taken here). */
+/*
+ * Drop the stage (pool lock taken here), once no write into its chunks is
+ * in flight any more: they are free for other objects after this.
+ */
 static void hc_fs_wr_abort(struct file *file, struct hc_fs_writer *w)
 {
 	if (!w->obj)
 		return;
+	hc_fs_wr_drain(w);
 	hc_pool_lock();
 	hc_cache_abort(hc_fs_wr_cache(file), w->obj);
 	hc_pool_unlock();
@@ -114,12 +181,14 @@ static int hc_fs_wr_grow(struct hc_fs_writer *w, u64 size)
 }
 
 /*
- * Write the first @len bytes of the buffer (whole pages) to the stage's
- * chunk that starts at byte @pos of the object, and wait.  Sleeps.
- * Return: 0 or -EIO (a member's write error, or the fence refused it).
+ * Start the write of the first @len bytes of buffer @b (whole pages) to
+ * the stage's chunk at byte @pos of the object; hc_fs_wr_wait() waits for
+ * it.  May sleep.  Return: 0, or -EIO (@pos is past the stage's chunks:
+ * nothing submitted); a member's write error, or the fence's refusal, is
+ * the wait's.
  */
 static int hc_fs_wr_submit(struct file *file, struct hc_fs_writer *w,
-			   u64 pos, u32 len)
+			   struct hc_fs_wbuf *b, u64 pos, u32 len)
 {
 	struct hc_pool *pool = HC_FS_SB(file_inode(file)->i_sb)->pool;
 	struct block_device *bdev = pool->disk->part0;
@@ -132,55 +201,67 @@ static int hc_fs_wr_submit(struct file *file, struct hc_fs_writer *w,
 	if (err || run < len)
 		return -EIO;
 	for (i = 0; i < n; i++) {
-		if (bio && bio_add_page(bio, w->pages[i], PAGE_SIZE, 0))
+		if (bio && bio_add_page(bio, b->pages[i], PAGE_SIZE, 0))
 			continue;
 		/* chains the full bio to the new one and submits it */
 		bio = blk_next_bio(bio, bdev, min_t(u32, n - i, BIO_MAX_VECS),
 				   REQ_OP_WRITE, GFP_KERNEL);
 		bio->bi_iter.bi_sector = (addr + (u64)i * PAGE_SIZE) >>
 					 SECTOR_SHIFT;
-		__bio_add_page(bio, w->pages[i], PAGE_SIZE, 0);
+		__bio_add_page(bio, b->pages[i], PAGE_SIZE, 0);
 	}
-	err = submit_bio_wait(bio);
-	bio_put(bio);
-	return err;
+	/* the last bio ends when every bio chained to it has */
+	reinit_completion(&b->done);
+	b->busy = true;
+	bio->bi_private = b;
+	bio->bi_end_io = hc_fs_wr_endio;
+	submit_bio(bio);
+	return 0;
 }
 
-/* Write the buffer's chunk (its filled pages; the rest of the last zeroed). */
-static int hc_fs_wr_put_chunk(struct file *file, struct hc_fs_writer *w)
+/*
+ * Start the write of the buffer being filled (its filled pages; the rest
+ * of the last zeroed) and go on with the next buffer.
+ */
+static int hc_fs_wr_put_seg(struct file *file, struct hc_fs_writer *w)
 {
+	struct hc_fs_wbuf *b = &w->buf[w->cur];
 	u32 off = w->fill % PAGE_SIZE;
 	int err;
 
 	if (!w->fill)
 		return 0;
 	if (off)
-		memset(page_address(w->pages[w->fill / PAGE_SIZE]) + off, 0,
+		memset(page_address(b->pages[w->fill / PAGE_SIZE]) + off, 0,
 		       PAGE_SIZE - off);
-	err = hc_fs_wr_submit(file, w, w->size - w->fill,
+	err = hc_fs_wr_submit(file, w, b, w->size - w->fill,
 			      round_up(w->fill, PAGE_SIZE));
-	if (!err)
+	if (!err) {
 		w->fill = 0;
+		w->cur = (w->cur + 1) % HC_FS_WR_BUFS;
+	}
 	return err;
 }
 
 /*
  * Store the object (w->lock held, the stage live, no error so far): the
- * last chunk, then COMMIT's steps (hc_ctl_store(): seal, trim to the
- * size, flush the members, the journal record; the pool lock dropped for
- * each I/O).  Sleeps.  Return: 0, or an errno of those
- * steps; the stage is still there on error (the caller aborts it).
+ * last segment, every buffer's write waited for, then COMMIT's steps
+ * (hc_ctl_store(): seal, trim to the size, flush the members, the journal
+ * record; the pool lock dropped for each I/O).  Sleeps.  Return: 0, or an
+ * errno of those steps; the stage is still there on error (the caller
+ * aborts it).
  */
 static int hc_fs_wr_store(struct file *file, struct hc_fs_writer *w)
 {
 	struct hc_pool *pool = HC_FS_SB(file_inode(file)->i_sb)->pool;
 	struct hc_obj *obj = w->obj;
 	u64 mtime = 0;
-	int err;
+	int err, e;
 
-	err = hc_fs_wr_put_chunk(file, w);
-	if (err)
-		return err;
+	err = hc_fs_wr_put_seg(file, w);
+	e = hc_fs_wr_drain(w);
+	if (err || e)
+		return err ?: e;
 	hc_pool_lock();
 	err = hc_ctl_store(pool, obj, false, w->size, false, true, ~w->crc);
 	if (!err) {
@@ -227,12 +308,15 @@ static ssize_t hc_fs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	if (!err && !(iocb->ki_flags & IOCB_APPEND) && iocb->ki_pos != w->size)
 		err = -EINVAL;		/* front to back only */
 	while (!err && iov_iter_count(from)) {
-		if (!w->fill && w->size % w->chunk == 0) {
-			err = hc_fs_wr_grow(w, w->size + 1);
+		if (!w->fill) {
+			/* this buffer's last write is done before it is filled */
+			err = hc_fs_wr_wait(&w->buf[w->cur]);
+			if (!err && w->size % w->chunk == 0)
+				err = hc_fs_wr_grow(w, w->size + 1);
 			if (err)
 				break;
 		}
-		pg = w->pages[w->fill / PAGE_SIZE];
+		pg = w->buf[w->cur].pages[w->fill / PAGE_SIZE];
 		off = w->fill % PAGE_SIZE;
 		n = min_t(size_t, PAGE_SIZE - off, iov_iter_count(from));
 		copied = copy_page_from_iter(pg, off, n, from);
@@ -244,8 +328,8 @@ static ssize_t hc_fs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		w->fill += copied;
 		w->size += copied;
 		done += copied;
-		if (w->fill == w->chunk)
-			err = hc_fs_wr_put_chunk(file, w);
+		if (w->fill == w->seg)
+			err = hc_fs_wr_put_seg(file, w);
 	}
 	/*
 	 * A signal in the dirty wait leaves the file usable; any other error
@@ -356,20 +440,27 @@ int hc_fs_write_open(struct inode *inode, struct file *file)
 {
 	struct hc_fs_info *fsi = HC_FS_SB(inode->i_sb);
 	struct hc_fs_inode *hi = HC_FS_I(inode);
-	u32 chunk = fsi->pool->chunk_size, i;
+	u32 chunk = fsi->pool->chunk_size, seg, i;
 	struct hc_fs_writer *w;
 	int err = 0;
 
 	if (file->f_mode & FMODE_READ)
 		return -EINVAL;
-	w = kvzalloc(struct_size(w, pages, chunk / PAGE_SIZE), GFP_KERNEL);
+	seg = min(chunk, HC_FS_WR_SEG);
+	w = kvzalloc(struct_size(w, pages, HC_FS_WR_BUFS * (seg / PAGE_SIZE)),
+		     GFP_KERNEL);
 	if (!w)
 		return -ENOMEM;
 	mutex_init(&w->lock);
 	w->chunk = chunk;
-	w->nr_pages = chunk / PAGE_SIZE;
+	w->seg = seg;
+	w->nr_pages = seg / PAGE_SIZE;
 	w->crc = ~0U;
-	for (i = 0; i < w->nr_pages; i++) {
+	for (i = 0; i < HC_FS_WR_BUFS; i++) {
+		init_completion(&w->buf[i].done);
+		w->buf[i].pages = w->pages + i * w->nr_pages;
+	}
+	for (i = 0; i < HC_FS_WR_BUFS * w->nr_pages; i++) {
 		w->pages[i] = alloc_page(GFP_KERNEL);
 		if (!w->pages[i]) {
 			err = -ENOMEM;

@@ -150,6 +150,7 @@ int hc_member_read_sb(struct hc_member *m, void *block);
 int hc_member_write_sb(struct hc_member *m, const void *block);
 int hc_member_io(struct hc_member *m, u64 off, void *buf, size_t len,
 		 blk_opf_t opf);
+int hc_members_flush(struct hc_member *m, u32 nr);
 
 /* disk.c: /dev/hypercacheN. */
 int hc_disk_register(void);

@@ -364,7 +364,6 @@ int hc_nl_ingest_done(struct sk_buff *skb, struct genl_info *info)
 	struct hc_pool *pool;
 	struct hc_obj *obj;
 	u64 gen, size;
-	u32 i;
 	int err;
 
 	obj = hc_nl_ing_lookup(info, &pool);
@@ -384,8 +383,7 @@ int hc_nl_ingest_done(struct sk_buff *skb, struct genl_info *info)
 	 * without the pool lock (the object is busy: nothing else ends it).
 	 */
 	hc_pool_unlock();
-	for (i = 0; i < pool->nr_members && !err; i++)
-		err = blkdev_issue_flush(pool->members[i].dev.bdev);
+	err = hc_members_flush(pool->members, pool->nr_members);
 	hc_pool_lock();
 	err = hc_cache_ingest_done(pool->cache, obj, err, crc,
 				   crc ? nla_get_u32(crc) : 0);

@@ -202,7 +202,6 @@ static int hc_journal_do_compact(struct hc_journal *j)
 	};
 	struct hc_journal_batch b = { .j = j, .h = &h };
 	u64 n;
-	u32 i;
 	int err;
 
 	memcpy(h.pool_uuid, pool->uuid, sizeof(h.pool_uuid));
@@ -226,12 +225,10 @@ static int hc_journal_do_compact(struct hc_journal *j)
 		       pool->name, err);
 		return err;
 	}
-	for (i = 0; i < pool->nr_members; i++) {
-		err = blkdev_issue_flush(pool->members[i].dev.bdev);
-		if (err) {
-			j->broken = true;
-			return err;
-		}
+	err = hc_members_flush(pool->members, pool->nr_members);
+	if (err) {
+		j->broken = true;
+		return err;
 	}
 	err = hc_journal_write(j, j->half_off[other], j->hdrblk, HC_JHDR_SIZE,
 			       HC_JOURNAL_SYNC);

@@ -120,6 +120,35 @@ int hc_member_io(struct hc_member *m, u64 off, void *buf, size_t len,
 	return err;
 }
 
+/**
+ * hc_members_flush - flush the volatile caches of members, all at once
+ * @m: the members
+ * @nr: their number, at least 1
+ *
+ * One empty PREFLUSH bio per member, every one chained to the last
+ * member's and in flight together (a flush of each member in turn would
+ * make a commit wait for the sum of the members' flushes instead of the
+ * slowest one).  May sleep.  Return: 0 or the first member's errno (-EIO).
+ */
+int hc_members_flush(struct hc_member *m, u32 nr)
+{
+	struct bio *last, *bio;
+	u32 i;
+	int err;
+
+	last = bio_alloc(m[nr - 1].dev.bdev, 0, REQ_OP_WRITE | REQ_PREFLUSH,
+			 GFP_KERNEL);
+	for (i = 0; i + 1 < nr; i++) {
+		bio = bio_alloc(m[i].dev.bdev, 0, REQ_OP_WRITE | REQ_PREFLUSH,
+				GFP_KERNEL);
+		bio_chain(bio, last);
+		submit_bio(bio);
+	}
+	err = submit_bio_wait(last);
+	bio_put(last);
+	return err;
+}
+
 /* Read the superblock block of a member.  Return: 0 or -EIO. */
 int hc_member_read_sb(struct hc_member *m, void *block)
 {

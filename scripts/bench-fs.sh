@@ -28,9 +28,9 @@
 #   --smoke       the smoke run of `make check` (97-bench): 8 MiB read,
 #                 8 MiB written, 1 round, 200 opens
 #
-# Images: build/bench-fs/nvmeN.img, 3 x ((M + W) / 3 + 128) MiB, recreated
-# every run (build/bench-fs-smoke/ with --smoke).  Exit status 0 only if
-# the boot passed and the result line with every ratio was printed.
+# Images: build/bench-fs/nvmeN.img, 3 x ((M + W) / 3 + 128) MiB of zeros,
+# recreated every run (build/bench-fs-smoke/ with --smoke).  Exit status 0
+# only if the boot passed and the result line with every ratio was printed.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -69,7 +69,9 @@ imgs=()
 for i in 0 1 2; do
 	img=$out/nvme$i.img
 	rm -f "$img"
-	truncate -s "${drive}M" "$img"
+	# written out, not sparse: a first write into a hole costs the host an
+	# allocation, which would burden whichever peer writes a region first
+	dd if=/dev/zero of="$img" bs=1M count="$drive" status=none
 	imgs+=("$img")
 done
 log=$out/bench-fs-$(date +%Y%m%d-%H%M%S).log

@@ -737,6 +737,56 @@ t_stop() {
 	hc_expect_errno -m "no pool is running" hcctl mount $MNT
 }
 
+# A member's write error under a file being written: the pool on dm-linear
+# devices over its drives, dm-error over every member's data area once the
+# file is open.  dd fails with EIO (the write that waits for the failed
+# buffer, or the fsync), nothing is stored, no write is left in flight into
+# the aborted stage's chunks (fsck), and the next file is stored.
+t_write_error() {
+	modprobe dm_mod 2>/dev/null || true
+	off=$(hcctl examine --json "$(hc_drive 0)" | jnum data_offset)
+	[ -n "$off" ] || hc_fail "no data_offset from hcctl examine"
+	for m in 0 1 2; do
+		dmsetup create fe$m --table \
+			"0 $(blockdev --getsz "$(hc_drive $m)") linear $(hc_drive $m) 0" ||
+			hc_fail "dmsetup create fe$m"
+	done
+	hcctl pool assemble /dev/mapper/fe0 /dev/mapper/fe1 /dev/mapper/fe2 >/dev/null ||
+		hc_fail "assemble on dm-linear"
+	hcmount
+	mkrand /tmp/werr $((3 * CHUNK + 5))
+	exec 3>$MNT/s3/fsb/werr
+	for m in 0 1 2; do
+		d=$(hc_drive $m)
+		sz=$(blockdev --getsz "$d")
+		dmsetup suspend fe$m
+		dmsetup load fe$m --table "0 $((off / 512)) linear $d 0
+$((off / 512)) $((sz - off / 512)) error"
+		dmsetup resume fe$m
+	done
+	rc=0
+	dd if=/tmp/werr bs=1M conv=fsync >&3 2>/tmp/dd.err || rc=$?
+	exec 3>&-
+	state=$(objstate s3://fsb/werr)
+	for m in 0 1 2; do
+		d=$(hc_drive $m)
+		dmsetup suspend fe$m
+		dmsetup load fe$m --table "0 $(blockdev --getsz "$d") linear $d 0"
+		dmsetup resume fe$m
+	done
+	cat /tmp/dd.err
+	[ $rc -ne 0 ] || hc_fail "dd through the members' write errors succeeded"
+	grep -q "Input/output error" /tmp/dd.err || hc_fail "dd did not fail with EIO"
+	[ "$state" = miss ] || hc_fail "the failed file left $state"
+	fsck
+	cat /tmp/werr >$MNT/s3/fsb/werr || hc_fail "the next file"
+	same $MNT/s3/fsb/werr /tmp/werr
+	umount $MNT
+	hcctl pool stop >/dev/null || hc_fail "stop"
+	for m in 0 1 2; do dmsetup remove fe$m; done
+	rm -f /tmp/werr /tmp/dd.err
+}
+
 hc_test fs_no_pool t_no_pool
 hc_test fs_create t_create
 hc_test fs_files t_files
@@ -756,3 +806,4 @@ hc_test fs_perm t_perm
 hc_test fs_mtime t_mtime
 hc_test fs_hcctl t_hcctl
 hc_test fs_stop t_stop
+hc_test fs_write_error t_write_error
