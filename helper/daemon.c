@@ -725,6 +725,21 @@ static void *head_worker(void *arg)
 	return NULL;
 }
 
+/* Queue @o for the HEAD workers (an ingest's HEAD or a revalidation's). */
+static void heads_push(struct ingest_obj *o)
+{
+	pthread_mutex_lock(&ing.lock);
+	ing.heading++;
+	o->next = NULL;
+	if (ing.heads_tail)
+		ing.heads_tail->next = o;
+	else
+		ing.heads = o;
+	ing.heads_tail = o;
+	pthread_cond_signal(&ing.head_cv);
+	pthread_mutex_unlock(&ing.lock);
+}
+
 /* Queue @o's HEAD for the HEAD workers (the dispatcher goes on). */
 static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 		      struct ingest_obj *o)
@@ -744,16 +759,7 @@ static void ingest_s3(struct hc_channel *ch, const struct hc_config *cfg,
 		ingest_obj_free(o);
 		return;
 	}
-	pthread_mutex_lock(&ing.lock);
-	ing.heading++;
-	o->next = NULL;
-	if (ing.heads_tail)
-		ing.heads_tail->next = o;
-	else
-		ing.heads = o;
-	ing.heads_tail = o;
-	pthread_cond_signal(&ing.head_cv);
-	pthread_mutex_unlock(&ing.lock);
+	heads_push(o);
 }
 
 static void reval_answer(struct hc_channel *ch, struct ingest_obj *o,
@@ -917,16 +923,7 @@ static void reval_start(struct hc_channel *ch, const struct hc_config *cfg,
 			reval_answer(ch, o, -EACCES, NULL, 0, 0, err);
 			return;
 		}
-		pthread_mutex_lock(&ing.lock);
-		ing.heading++;
-		o->next = NULL;
-		if (ing.heads_tail)
-			ing.heads_tail->next = o;
-		else
-			ing.heads = o;
-		ing.heads_tail = o;
-		pthread_cond_signal(&ing.head_cv);
-		pthread_mutex_unlock(&ing.lock);
+		heads_push(o);
 		return;
 	}
 	err[0] = '\0';
