@@ -18,7 +18,7 @@ PACKAGES=(
 	libnl-3-dev libnl-genl-3-dev libjson-c-dev libisal-dev zlib1g-dev
 	libssl-dev libxml2-dev libblkid-dev libcurl4-openssl-dev libinih-dev
 	libmicrohttpd-dev liburing-dev libnuma-dev
-	zstd cpio dkms pkg-config gcc make perl kmod e2fsprogs util-linux
+	zstd xz-utils gzip cpio dkms pkg-config gcc make perl kmod e2fsprogs util-linux
 	# the S3 gateway of the tests and the demo (scripts/rgw.sh), and the
 	# reference clients of the benchmarks
 	radosgw ceph-mon ceph-osd ceph-common curl awscli

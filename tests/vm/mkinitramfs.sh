@@ -169,8 +169,20 @@ for applet in $("$BUSYBOX" --list-full); do
 	ln -s /bin/busybox "$R/$applet"
 done
 
+# Compressed modules (Debian's 6.12 ships .ko.xz) go in decompressed:
+# busybox's modprobe hands the file to finit_module() as it is, the kernel
+# refuses it ("Invalid ELF header magic: != ELF"), and busybox then
+# decompresses and loads it itself: every module was read twice, with a
+# kernel error line each.
 for f in $mod_files; do
-	install -D -m 0644 "$f" "$R${f#"$MODROOT"}"
+	dst=$R${f#"$MODROOT"}
+	mkdir -p "$(dirname "$dst")"
+	case $f in
+	*.ko.xz) xz -dc "$f" >"${dst%.xz}" ;;
+	*.ko.zst) zstd -qdc "$f" >"${dst%.zst}" ;;
+	*.ko.gz) gzip -dc "$f" >"${dst%.gz}" ;;
+	*) install -m 0644 "$f" "$dst" ;;
+	esac
 done
 for f in modules.order modules.builtin modules.builtin.modinfo; do
 	[ -f "$MODDIR/$f" ] && cp "$MODDIR/$f" "$R/lib/modules/$KVER/"
