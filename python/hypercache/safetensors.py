@@ -160,6 +160,32 @@ def _willneed(addr, length):
     _libc.madvise(start, addr + length - start, MADV_WILLNEED)
 
 
+class _Hold:
+    """What the views of a mapping keep alive: the reader (the object's
+    hold) and the device mapping, released with the last view.
+
+    Nothing here points back at the views or at the :class:`_Mapping`, so
+    plain reference counting frees it the moment the last tensor goes: a
+    cycle (the views' array owning the mapping that owns the array) would
+    keep the hold and the mapping until the garbage collector ran.
+    """
+
+    def __init__(self, reader):
+        self.reader = reader
+        self.addr = 0	# the device mapping to unmap, 0: none
+
+    def release(self):
+        r, self.reader = self.reader, None
+        if r is not None:
+            if self.addr:
+                r.munmap(self.addr)
+                self.addr = 0
+            r.close()
+
+    def __del__(self):
+        self.release()
+
+
 class _Mapping:
     """A held object's bytes in memory, unmapped when the last view goes.
 
@@ -180,8 +206,8 @@ class _Mapping:
     def __init__(self, lib, uri, mapping="device"):
         if mapping not in MAPPINGS:
             raise ValueError("mapping %r: one of %s" % (mapping, MAPPINGS))
-        self.reader = lib.open(uri, _lib.OPEN_AUTO_INGEST, 600 * 1000)
-        self.size = self.reader.size
+        self._hold = _Hold(lib.open(uri, _lib.OPEN_AUTO_INGEST, 600 * 1000))
+        self.size = self._hold.reader.size
         self.private = mapping == "private"
         self.addr = 0
         self._mm = None
@@ -197,9 +223,10 @@ class _Mapping:
             self.addr = ctypes.addressof(self.array)
             self._missing = set(range(-(-self.size // self.chunk)))
         else:
-            self.addr, _ = self.reader.mmap()
+            self.addr, _ = self._hold.reader.mmap()
+            self._hold.addr = self.addr
             self.array = (ctypes.c_char * self.size).from_address(self.addr)
-        self.array.owner = self	# views keep the mapping alive
+        self.array.owner = self._hold	# views keep the hold alive
         self.view = memoryview(self.array).cast("B")
 
     def ensure(self, begin, end):
@@ -223,23 +250,16 @@ class _Mapping:
                     j += 1
                 off = ks[i] * self.chunk
                 n = min((ks[j] + 1) * self.chunk, self.size) - off
-                got = self.reader.read_range(self.view[off:off + n], off)
+                got = self._hold.reader.read_range(self.view[off:off + n],
+                                                   off)
                 if got != n:
-                    raise error(errno.EIO, self.reader.uri.decode(
+                    raise error(errno.EIO, self._hold.reader.uri.decode(
                         errors="replace"), "short read of %d bytes at %d"
                         % (got, off))
                 self._missing.difference_update(range(ks[i], ks[j] + 1))
                 i = j + 1
-            if not self._missing and self.reader is not None:
-                self.reader.close()	# every byte in: the hold can go
-                self.reader = None
-
-    def __del__(self):
-        if getattr(self, "reader", None) is not None:
-            if self.addr and not self.private:
-                self.reader.munmap(self.addr)
-            self.reader.close()
-            self.reader = None
+            if not self._missing:
+                self._hold.release()	# every byte in: the hold can go
 
 
 class SafeOpen:

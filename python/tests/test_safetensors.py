@@ -287,7 +287,7 @@ def test_mapping_lives_with_the_tensors(mapping):
     img = img[0] + b"".join(bytes(b) for b in img[1])
     lib = FakeMapLib(img)
     f = st.safe_open("m/y.safetensors", lib=lib, mapping=mapping)
-    ref = weakref.ref(f._map)
+    ref = weakref.ref(f._map._hold)	# the mapping and the hold
     t = f.get_tensor("x")
     del f
     gc.collect()
@@ -308,3 +308,34 @@ def test_save_file_round_trip(fake):
     assert t["a"][0] == "F32" and t["a"][1] == (7, 3)
     back = st.load_file("hypercache://m/s.safetensors")
     assert torch.equal(back["a"], src["a"])
+
+
+@pytest.mark.parametrize("mapping", ["private", "device"])
+def test_last_view_releases_without_gc(mapping):
+    """The hold and the device mapping go with the last tensor, by
+    reference counting alone: with the collector off, nothing waits for
+    it (a cycle between the views' array and the mapping kept both)."""
+    import gc
+
+    src = {"w": torch.arange(64, dtype=torch.float32)}
+    head, bufs = st.serialize(src)
+    img = head + b"".join(bytes(b) for b in bufs)
+    lib = FakeMapLib(img, chunk_size=4096)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        f = st.safe_open("m/r.safetensors", lib=lib, mapping=mapping)
+        t = f.get_tensor("w")
+        del f
+        assert torch.equal(t, src["w"])	# the view outlives safe_open
+        if mapping == "device":
+            assert len(lib.mapped) == 1 and lib.open_readers == 1
+        del t
+        assert lib.mapped == [] and lib.open_readers == 0
+        tensors = st.load_file("m/r.safetensors", lib=lib, mapping=mapping)
+        assert torch.equal(tensors["w"], src["w"])
+        del tensors
+        assert lib.mapped == [] and lib.open_readers == 0
+    finally:
+        if was:
+            gc.enable()
