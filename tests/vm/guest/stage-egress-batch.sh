@@ -1,5 +1,5 @@
 #!/bin/sh
-# Usage (guest, via /init; 3 drives of 512 MiB, --s3):
+# Usage (guest, via /init; 3 drives of 1 GiB, --s3; every object takes a whole chunk):
 #   stage-egress-batch.sh bucket=B [phase=main]
 #   eb-measure     N small DIRTY objects (1..64 KiB) uploaded by hypercached,
 #                  once with egress_batch=N (every EGRESS_DONE waits for its
@@ -85,10 +85,6 @@ stat_field() {
 	hcctl stats --json | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
 }
 
-state_of() {
-	hcctl locate --json "$1" 2>/dev/null | sed -n 's/.*"state": *"\([a-z]*\)".*/\1/p'
-}
-
 # size_of I: object I's size, 1 B .. 64 KiB
 size_of() {
 	echo $(( (($1 * 7919) % 65536) + 1 ))
@@ -127,20 +123,32 @@ uploads_of() {
 		sort | uniq -c
 }
 
-# check_s3 PREFIX COUNT: every object READY and SHA-256-equal in S3
+# states PREFIX: "STATE URI" of every cached object of PREFIX (one hcctl ls)
+states() {
+	hcctl ls "s3://$BUCKET/$1/" | awk 'NR > 1 { print $1, $NF }'
+}
+
+# check_s3 PREFIX COUNT: every object READY, and SHA-256-equal in S3 (one
+# curl for all of them, as the TCG guest spawns processes slowly)
 check_s3() {
+	states "$1" >/tmp/states
+	nr=$(awk '$1 == "ready"' /tmp/states | wc -l)
+	[ "$nr" = "$2" ] || { grep -v '^ready' /tmp/states | head -n 3; hc_fail "$1: $nr of $2 objects ready"; }
+	rm -rf /tmp/got.d /tmp/want.d
+	mkdir -p /tmp/got.d /tmp/want.d
 	i=0
 	while [ $i -lt "$2" ]; do
-		u=s3://$BUCKET/$1/o$i
-		st=$(state_of "$u")
-		[ "$st" = ready ] || hc_fail "$u is '$st', not ready"
-		s3curl -o /tmp/got "$EP/$BUCKET/$1/o$i" || hc_fail "GET $1/o$i failed"
-		a=$(sha256sum /tmp/got | cut -d' ' -f1)
-		b=$(hc_pattern "$i" "$(size_of $i)" | sha256sum | cut -d' ' -f1)
-		[ "$a" = "$b" ] || hc_fail "$1/o$i: the backend's copy differs"
+		echo "url = \"$EP/$BUCKET/$1/o$i\""
+		echo "output = \"/tmp/got.d/o$i\""
+		hc_pattern "$i" "$(size_of $i)" >/tmp/want.d/o$i
 		i=$((i + 1))
-	done
-	rm -f /tmp/got
+	done >/tmp/curl.cfg
+	s3curl -Z --parallel-max 8 -K /tmp/curl.cfg || hc_fail "$1: the GETs failed"
+	(cd /tmp/got.d && sha256sum o*) | sort >/tmp/got.sum
+	(cd /tmp/want.d && sha256sum o*) | sort >/tmp/want.sum
+	cmp -s /tmp/got.sum /tmp/want.sum ||
+		{ diff /tmp/want.sum /tmp/got.sum | head -n 4; hc_fail "$1: the backend's copies differ"; }
+	rm -rf /tmp/got.d /tmp/want.d
 }
 
 # run_one MODE PREFIX: N objects put DIRTY, then uploaded with
@@ -212,18 +220,13 @@ t_crash1() {
 
 t_crash_none_lost() {
 	hcctl pool assemble $M >/dev/null
-	: >/tmp/dirty.list
-	ready=0 dirty=0 i=0
-	while [ $i -lt $NC ]; do
-		st=$(state_of "s3://$BUCKET/crash/o$i")
-		case "$st" in
-		ready) ready=$((ready + 1)) ;;
-		dirty) dirty=$((dirty + 1)); echo "s3://$BUCKET/crash/o$i" >>/tmp/dirty.list ;;
-		*) hc_fail "crash/o$i is '$st' after the crash (lost?)" ;;
-		esac
-		i=$((i + 1))
-	done
+	states crash >/tmp/states
+	ready=$(awk '$1 == "ready"' /tmp/states | wc -l)
+	dirty=$(awk '$1 == "dirty"' /tmp/states | wc -l)
+	awk '$1 == "dirty" { print $2 }' /tmp/states >/tmp/dirty.list
 	hc_log "eb: after the crash: $ready ready, $dirty dirty of $NC"
+	[ $((ready + dirty)) = $NC ] ||
+		{ cat /tmp/states | head; hc_fail "$((ready + dirty)) of $NC objects ready or dirty after the crash (lost?)"; }
 	[ $ready -ge 1 ] || hc_fail "no object is ready: the kill came before any upload was recorded"
 	[ $dirty -ge 1 ] || hc_fail "no object is dirty: the uploads finished before the kill"
 }

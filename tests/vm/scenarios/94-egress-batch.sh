@@ -7,10 +7,10 @@
 # batched records stream, and a second boot on the same drives: every
 # object READY or DIRTY, never lost, and the DIRTY ones uploaded once more.
 bucket=hceb-$(head -c4 /dev/urandom | od -An -tx1 | tr -d ' \n')
-vm_images 3 512
+vm_images 3 1024
 vm_boot egress-batch --s3 --timeout 1800 --args "bucket=$bucket,phase=main"
 
-vm_images 3 512
+vm_images 3 1024
 log=$HC_ROOT/build/vm/logs/${VM_LABEL:+$VM_LABEL-}$VM_SCENARIO-crash1.log
 vm_boot egress-batch --s3 --timeout 900 --args "bucket=$bucket,phase=crash1" \
 	--log "$log" --kill-on HC-CRASH-NOW
