@@ -763,7 +763,7 @@ static void hc_journal_batch_work(struct work_struct *work)
 		}
 		list_for_each_entry_safe(q, tmp, &batch, node) {
 			list_del(&q->node);
-			j->queued--;
+			WRITE_ONCE(j->queued, j->queued - 1);
 			q->done(j, q, err);
 		}
 	}
@@ -782,7 +782,7 @@ static void hc_journal_batch_work(struct work_struct *work)
 void hc_journal_queue(struct hc_journal *j, struct hc_journal_req *q)
 {
 	list_add_tail(&q->node, &j->queue);
-	j->queued++;
+	WRITE_ONCE(j->queued, j->queued + 1);
 	queue_work(system_unbound_wq, &j->batch_work);
 }
 
