@@ -2629,8 +2629,8 @@ struct hc_egress_clean {
  * The READY record of an uploaded object is durable (@err 0): it is clean
  * and evictable again.  Or it could not be written: it stays SYNCING, with
  * the new backend version, until its helper goes away (as when the record
- * is waited for and the helper gets the errno).  With the pool lock held (the batch
- * writer).
+ * is waited for and the helper gets the errno).  With the pool lock held
+ * (the batch writer).
  */
 static void hc_cache_egress_clean(struct hc_journal *j,
 				  struct hc_journal_req *q, int err)
