@@ -1875,14 +1875,16 @@ static void warn_exposed_secrets(const char *path, const struct hc_config *cfg)
 }
 
 /*
- * SIGHUP (systemctl reload): read @path again.  Only log_level changes
- * live; each other setting that changed is named in the log and keeps its
- * running value until a restart (Documentation/hypercached.rst,
+ * SIGHUP (systemctl reload): read @path again.  log_level and each
+ * backend's revalidate change live (the kernel gets the revalidation rules
+ * again, on @ch); each other setting that changed is named in the log and
+ * keeps its running value until a restart (Documentation/hypercached.rst,
  * "Reloading"); a file that does not load is refused whole, the running
  * configuration kept, and the reason logged.  Called on the main thread
  * between requests: SIGHUP is blocked everywhere else.
  */
-static void reload_config(const char *path, struct hc_config *cfg)
+static void reload_config(const char *path, struct hc_config *cfg,
+			  struct hc_channel *ch)
 {
 	static const char *const names[] = { "error", "warn", "info", "debug" };
 	static struct hc_config next;
@@ -1898,8 +1900,9 @@ static void reload_config(const char *path, struct hc_config *cfg)
 	}
 	warn_exposed_secrets(path, &next);
 	n = hc_config_restart_keys(cfg, &next, keys, sizeof(keys));
-	cfg->log_level = next.log_level;
+	hc_config_apply_live(cfg, &next);
 	__atomic_store_n(&log_level, next.log_level, __ATOMIC_RELAXED);
+	reval_send_rules(ch, cfg);	/* revalidate is live */
 	if (n)
 		hc_log(HC_LOG_WARN,
 		       "reloaded %s: log_level %s applied; changed but needing a restart (systemctl restart hypercached), still running with the previous value%s: %s",
@@ -2058,7 +2061,7 @@ int main(int argc, char **argv)
 
 		if (reload_signal) {
 			reload_signal = 0;
-			reload_config(cfg_path, &cfg);
+			reload_config(cfg_path, &cfg, ch);
 			if (egress_on) {	/* retry what failed for good */
 				uint64_t one = 1;
 

@@ -110,6 +110,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/completion.h>
 #include <linux/crc32.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
@@ -2616,26 +2617,76 @@ void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj)
 	hc_cache_set_state(c, obj, HC_OBJ_SYNCING);
 }
 
+/* An EGRESS_DONE's READY record, queued for the journal's batch writer. */
+struct hc_egress_clean {
+	struct hc_journal_req q;
+	struct completion done;	/* @wait: hc_cache_egress_done() waits */
+	bool wait;
+	int err;
+};
+
+/*
+ * The READY record of an uploaded object is durable (@err 0): it is clean
+ * and evictable again.  Or it could not be written: it stays SYNCING, with
+ * the new backend version, until its helper goes away (as when the record
+ * is waited for and the helper gets the errno).  With the pool lock held
+ * (the batch writer).
+ */
+static void hc_cache_egress_clean(struct hc_journal *j,
+				  struct hc_journal_req *q, int err)
+{
+	struct hc_egress_clean *e = container_of(q, struct hc_egress_clean, q);
+	struct hc_cache *c = j->pool->cache;
+	struct hc_obj *obj = q->obj;
+
+	kfree(q->bver);		/* the version it replaced */
+	hc_cache_busy_end(c, obj);
+	if (!err) {
+		c->stats.egress_done++;
+		/* the version uploaded */
+		WRITE_ONCE(obj->checked, hc_cache_reval_now());
+		hc_cache_set_state(c, obj, HC_OBJ_READY);
+		hc_nl_egress_kick();	/* a place in the window */
+	} else if (!e->wait) {
+		pr_warn_ratelimited("%s: %.*s: uploaded, but its clean state cannot be journaled (%d): it stays SYNCING until its egress helper goes away\n",
+				    j->pool->name, (int)obj->uri_len, obj->uri,
+				    err);
+	}
+	if (e->wait) {
+		e->err = err;
+		complete(&e->done);
+	} else {
+		kfree(e);
+	}
+}
+
 /**
  * hc_cache_egress_done - the backend has @obj's data: make it clean
  * @c: the cache
  * @obj: a DIRTY or SYNCING object of the generation that was uploaded
  * @etag: the ETag the upload returned, or NULL or "" if none
  * @mtime: the Last-Modified of the uploaded version, or 0 if unknown
+ * @wait: return only once the record is durable
  *
- * Journals the object as READY with that backend version (durably, the
- * pool lock dropped for the I/O) first, so that it does not come back
- * DIRTY after a restart; it is evictable again.  The backend version is
- * replaced with the journal mutex held (a compaction reads it without the
- * pool lock).
+ * Queues the object's READY record, with that backend version, for the
+ * journal's batch writer (group commit: the records of uploads that end
+ * about together share one write and one flush), the object busy until it
+ * is durable: then it becomes READY (hc_cache_egress_clean()), so that it
+ * does not come back DIRTY after a restart, and evictable again.  Without
+ * @wait this returns at once: a crash before the record is durable brings
+ * the object back DIRTY and it is uploaded again, the same bytes to the
+ * same key (journal.md, "Group commit").  With @wait, the pool lock is
+ * dropped until then.  The backend version is replaced with the journal
+ * mutex held (a compaction reads it without the pool lock).
  * Return: 0; -EBUSY (a change of it is being journaled: the caller waits,
  * hc_cache_busy_wait(), and looks it up again); -ENOMEM (nothing
- * changed); an error of the journal (it stays DIRTY or SYNCING, with the
- * new backend version).
+ * changed); with @wait, an error of the journal (it stays SYNCING, with
+ * the new backend version).
  */
 int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
-			 const char *etag, u64 mtime)
+			 const char *etag, u64 mtime, bool wait)
 {
+	struct hc_egress_clean *e;
 	struct hc_bver *v;
 	int err;
 
@@ -2644,27 +2695,28 @@ int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
 	v = hc_bver_of(etag, mtime);
 	if (IS_ERR(v))
 		return PTR_ERR(v);
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e) {
+		kfree(v);
+		return -ENOMEM;
+	}
+	e->q.obj = obj;
+	e->q.state = HC_OBJ_READY;
+	e->q.flags = obj->flags;
+	e->q.bver = v;
+	e->q.done = hc_cache_egress_clean;
+	e->wait = wait;
+	init_completion(&e->done);
 	hc_cache_busy_begin(c, obj);
-	err = hc_journal_lock(c->journal);
-	if (!err) {
-		swap(obj->bver, v);	/* @v: the old one, freed below */
-		err = hc_journal_prepare(c->journal, obj, HC_OBJ_READY,
-					 obj->flags);
-	}
-	if (!err) {
-		hc_pool_unlock();
-		err = hc_journal_write_out(c->journal, &obj->jop,
-					   HC_OBJ_READY);
-		hc_pool_lock();
-	}
-	kfree(v);
-	hc_cache_busy_end(c, obj);
-	if (err)
-		return err;
-	c->stats.egress_done++;
-	WRITE_ONCE(obj->checked, hc_cache_reval_now());	/* the version uploaded */
-	hc_cache_set_state(c, obj, HC_OBJ_READY);
-	return 0;
+	hc_journal_queue(c->journal, &e->q);
+	if (!wait)
+		return 0;
+	hc_pool_unlock();
+	wait_for_completion(&e->done);
+	hc_pool_lock();
+	err = e->err;
+	kfree(e);
+	return err;
 }
 
 /**

@@ -481,7 +481,7 @@ u64 hc_cache_dirty_limit(void);
 u64 hc_cache_dirty_oldest_ns(const struct hc_cache *c);
 void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj);
 int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
-			 const char *etag, u64 mtime);
+			 const char *etag, u64 mtime, bool wait);
 void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
 			     u32 delay_ms);
 void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,

@@ -50,6 +50,17 @@ module_param_cb(egress_window, &hc_egress_window_ops, &hc_egress_window,
 MODULE_PARM_DESC(egress_window,
 		 "uploads outstanding at the egress helper at most (1..1024, default 8)");
 
+/*
+ * EGRESS_DONE answers once the object's READY record is queued (the
+ * journal writes the records of many DONEs with one flush) rather than
+ * once it is durable: a crash before then means one more upload of the
+ * same bytes (Documentation/journal.md, "Group commit").
+ */
+static bool hc_egress_batch = true;
+module_param_named(egress_batch, hc_egress_batch, bool, 0644);
+MODULE_PARM_DESC(egress_batch,
+		 "answer EGRESS_DONE before its journal record is durable, batching the records (default Y)");
+
 static void hc_nl_egress_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(hc_nl_egress_dwork, hc_nl_egress_work);
 
@@ -287,7 +298,8 @@ again:
 
 		err = hc_cache_egress_done(pool->cache, obj,
 					   etag ? nla_data(etag) : NULL,
-					   mtime ? nla_get_u64(mtime) : 0);
+					   mtime ? nla_get_u64(mtime) : 0,
+					   !READ_ONCE(hc_egress_batch));
 		if (err == -EBUSY) {	/* a pin or another DONE: wait */
 			hc_cache_busy_wait();
 			hc_pool_unlock();

@@ -100,12 +100,21 @@ int hc_nl_ingest_unicast(struct sk_buff *msg)
 
 /*
  * hc_nl_peer_begin() for the ingest helper's registration (reval.c's
- * requests come from the same helper).
+ * requests come from the same helper), with the extack message of a
+ * refusal: the one check of the requests of that channel.
  */
 struct hc_pool *hc_nl_ingest_peer_begin(struct genl_info *info,
 					const struct nlattr *uuid)
 {
-	return hc_nl_peer_begin(info, &hc_nl_helper, &hc_nl_helper_net, uuid);
+	struct hc_pool *pool;
+
+	pool = hc_nl_peer_begin(info, &hc_nl_helper, &hc_nl_helper_net, uuid);
+	if (PTR_ERR_OR_ZERO(pool) == -EPERM)
+		NL_SET_ERR_MSG(info->extack, "not the registered helper");
+	else if (IS_ERR(pool))
+		NL_SET_ERR_MSG_ATTR(info->extack, uuid,
+				    "the request belongs to another pool");
+	return pool;
 }
 
 /* When hc_nl_ingest_work() is due, if @hc_nl_ingest_armed; pool lock. */
@@ -266,12 +275,7 @@ static struct hc_obj *hc_nl_ing_lookup(struct genl_info *info,
 		NL_SET_ERR_MSG(info->extack, "the request id is needed");
 		return ERR_PTR(-EINVAL);
 	}
-	pool = hc_nl_peer_begin(info, &hc_nl_helper, &hc_nl_helper_net, uuid);
-	if (PTR_ERR_OR_ZERO(pool) == -EPERM)
-		NL_SET_ERR_MSG(info->extack, "not the registered helper");
-	else if (IS_ERR(pool))
-		NL_SET_ERR_MSG_ATTR(info->extack, uuid,
-				    "the request belongs to another pool");
+	pool = hc_nl_ingest_peer_begin(info, uuid);
 	if (IS_ERR(pool))
 		return ERR_CAST(pool);
 	obj = pool ? hc_cache_ingest_find(pool->cache,

@@ -40,6 +40,8 @@ static int hc_journal_write(struct hc_journal *j, u64 off, void *buf,
 			return err;
 		}
 	}
+	if (opf & REQ_FUA)
+		j->flushes++;
 	return 0;
 }
 
@@ -502,16 +504,21 @@ static int hc_journal_write_piece(struct hc_journal *j, u64 off, size_t used,
 	return 0;
 }
 
+/* Fill j->rec as record @i of a batch hc_journal_write_batch() writes. */
+typedef void (*hc_journal_fill_fn)(struct hc_journal *j, u32 i, void *arg);
+
 /*
- * Write the DELETE records hc_journal_prepare_deletes() was given, in as
- * few writes as HC_JOURNAL_BUF allows, each PREFLUSH|FUA.  A record longer
- * than one block ends its write: the next record is written only once it
- * is durable, so that a crash in the middle of a write can tear a record
- * only where nothing follows it (replay takes a torn record with an intact
- * successor for damage, journal.md).  A record of one block cannot tear
- * (a logical block is written atomically).
+ * Write @n records, each filled into j->rec by @fill, in as few writes as
+ * HC_JOURNAL_BUF allows, each PREFLUSH|FUA.  A record longer than one block
+ * ends its write: the next record is written only once it is durable, so
+ * that a crash in the middle of a write can tear a record only where
+ * nothing follows it (replay takes a torn record with an intact successor
+ * for damage, journal.md).  A record of one block cannot tear (a logical
+ * block is written atomically).  The caller made sure that they fit in
+ * the current half.
  */
-static int hc_journal_write_deletes(struct hc_journal *j)
+static int hc_journal_write_batch(struct hc_journal *j, u32 n,
+				  hc_journal_fill_fn fill, void *arg)
 {
 	struct hc_jrec_pos pos = j->pos;
 	u64 start = pos.off;
@@ -519,9 +526,8 @@ static int hc_journal_write_deletes(struct hc_journal *j)
 	u32 i = 0, recs = 0;
 	int len, err = 0;
 
-	while (i < j->nr_dels && !err) {
-		hc_journal_fill(j->rec, j->hdr.version, j->dels[i],
-				HC_JREC_DELETE, 0, 0);
+	while (i < n && !err) {
+		fill(j, i, arg);
 		room = min_t(u64, HC_JOURNAL_BUF - used,
 			     j->half_size - pos.off);
 		len = hc_jrec2_encode(j->rec, &j->hdr, &pos, j->buf + used,
@@ -541,13 +547,29 @@ static int hc_journal_write_deletes(struct hc_journal *j)
 		used += len;
 		recs++;
 		i++;
-		if (len > j->hdr.block_size || i == j->nr_dels) {
+		if (len > j->hdr.block_size || i == n) {
 			err = hc_journal_write_piece(j, start, used, &pos, recs);
 			start = pos.off;
 			used = 0;
 			recs = 0;
 		}
 	}
+	return err;
+}
+
+/* The DELETE of hc_journal_prepare_deletes()'s object @i. */
+static void hc_journal_fill_delete(struct hc_journal *j, u32 i, void *arg)
+{
+	hc_journal_fill(j->rec, j->hdr.version, j->dels[i], HC_JREC_DELETE,
+			0, 0);
+}
+
+/* Write the DELETE records hc_journal_prepare_deletes() was given. */
+static int hc_journal_write_deletes(struct hc_journal *j)
+{
+	int err = hc_journal_write_batch(j, j->nr_dels, hc_journal_fill_delete,
+					 NULL);
+
 	j->nr_dels = 0;
 	return err;
 }
@@ -610,6 +632,160 @@ int hc_journal_write_out(struct hc_journal *j, u8 *durable, u8 val)
 	return err;
 }
 
+/* --- group commit: the batch writer ----------------------------------- */
+
+/* Where hc_journal_fill_req() is in the batch being written. */
+struct hc_journal_cursor {
+	struct hc_journal_req *q;
+	u32 i;
+};
+
+/* The OBJECT record of request @q. */
+static void hc_journal_fill_one(struct hc_journal *j,
+				const struct hc_journal_req *q)
+{
+	hc_journal_fill(j->rec, j->hdr.version, q->obj, HC_JREC_OBJECT,
+			q->state, q->flags);
+}
+
+/* Record @i of the batch: hc_journal_write_batch() asks in order. */
+static void hc_journal_fill_req(struct hc_journal *j, u32 i, void *arg)
+{
+	struct hc_journal_cursor *cur = arg;
+
+	for (; cur->i < i; cur->i++)
+		cur->q = list_next_entry(cur->q, node);
+	hc_journal_fill_one(j, cur->q);
+}
+
+/*
+ * Move the requests of the next batch from j->queue onto @batch (@n of
+ * them), swapping each one's backend version in: as many as fit in the
+ * current half, in queue order; when not even the first does, the first
+ * alone, after a compaction (hc_journal_snapshot(), run by the caller: by
+ * the capacity rule it then fits).  With the pool lock and the journal
+ * mutex held.  Return: 0 or -ENOMEM (nothing moved).
+ */
+static int hc_journal_take(struct hc_journal *j, struct list_head *batch,
+			   u32 *n)
+{
+	struct hc_journal_req *q, *tmp;
+	u64 off = j->pos.off;
+	int err;
+
+	*n = 0;
+	list_for_each_entry_safe(q, tmp, &j->queue, node) {
+		size_t len;
+
+		swap(q->obj->bver, q->bver);
+		hc_journal_fill_one(j, q);
+		len = hc_jrec2_size(j->rec, &j->hdr);
+		if (off + len > j->half_size) {
+			swap(q->obj->bver, q->bver);	/* the next batch's */
+			break;
+		}
+		off += len;
+		list_move_tail(&q->node, batch);
+		(*n)++;
+	}
+	if (*n || list_empty(&j->queue))
+		return 0;
+	err = hc_journal_snapshot(j);
+	if (err)
+		return err;
+	q = list_first_entry(&j->queue, struct hc_journal_req, node);
+	swap(q->obj->bver, q->bver);
+	list_move_tail(&q->node, batch);
+	*n = 1;
+	return 0;
+}
+
+/*
+ * Write the batch hc_journal_take() made: the compaction it asked for
+ * first, then the records; each object's jop gets the state recorded once
+ * it is durable, before the mutex is released (as hc_journal_write_out()).
+ * Without the pool lock, the mutex held (released here).
+ */
+static int hc_journal_write_reqs(struct hc_journal *j, struct list_head *batch,
+				 u32 n)
+{
+	struct hc_journal_cursor cur = {
+		.q = list_first_entry(batch, struct hc_journal_req, node),
+	};
+	struct hc_journal_req *q;
+	int err = 0;
+
+	if (j->snap)
+		err = hc_journal_compact_locked(j);
+	if (!err)
+		err = hc_journal_write_batch(j, n, hc_journal_fill_req, &cur);
+	if (!err)
+		list_for_each_entry(q, batch, node)
+			WRITE_ONCE(q->obj->jop, q->state);
+	hc_journal_unlock(j);
+	return err;
+}
+
+/*
+ * The batch writer: while requests are queued, take the next batch, write
+ * it without the pool lock and call each request's @done with it.  The
+ * requests queued meanwhile make the next batch.  A pool stop waits for
+ * every request (their objects are busy: hc_cache_quiesce()), so once it
+ * tears the journal down nothing is queued and a run still pending returns
+ * without the pool lock (hc_journal_free() flushes it with the lock held).
+ */
+static void hc_journal_batch_work(struct work_struct *work)
+{
+	struct hc_journal *j = container_of(work, struct hc_journal,
+					    batch_work);
+	struct hc_journal_req *q, *tmp;
+	LIST_HEAD(batch);
+	u32 n;
+	int err;
+
+	if (!READ_ONCE(j->queued))
+		return;
+	hc_pool_lock();
+	while (!list_empty(&j->queue)) {
+		err = hc_journal_lock(j);	/* may drop the pool lock */
+		if (!err) {
+			err = hc_journal_take(j, &batch, &n);
+			if (err)
+				hc_journal_unlock(j);
+		}
+		if (err) {
+			/* broken, or no memory for the compaction: all fail */
+			list_splice_tail_init(&j->queue, &batch);
+		} else {
+			hc_pool_unlock();
+			err = hc_journal_write_reqs(j, &batch, n);
+			hc_pool_lock();
+		}
+		list_for_each_entry_safe(q, tmp, &batch, node) {
+			list_del(&q->node);
+			WRITE_ONCE(j->queued, j->queued - 1);
+			q->done(j, q, err);
+		}
+	}
+	hc_pool_unlock();
+}
+
+/**
+ * hc_journal_queue - queue an OBJECT record for the batch writer
+ * @j: the journal
+ * @q: the request; its object busy, its @done set
+ *
+ * With the pool lock held; does not sleep.  @q->done is called later, from
+ * the batch writer, once the record is durable on every member or failed;
+ * the caller may wait for it or go on (group commit, journal.md).
+ */
+void hc_journal_queue(struct hc_journal *j, struct hc_journal_req *q)
+{
+	list_add_tail(&q->node, &j->queue);
+	WRITE_ONCE(j->queued, j->queued + 1);
+	queue_work(system_unbound_wq, &j->batch_work);
+}
+
 /**
  * hc_journal_obj_bytes - what an object costs the journal
  * @j: the journal
@@ -654,6 +830,7 @@ static void hc_journal_free(struct hc_journal *j)
 {
 	if (!j)
 		return;
+	flush_work(&j->batch_work);	/* nothing queued: returns at once */
 	mutex_destroy(&j->lock);
 	kvfree(j->snap);
 	kfree(j->member_repaired);
@@ -675,6 +852,8 @@ static struct hc_journal *hc_journal_alloc(struct hc_pool *pool)
 		return NULL;
 	j->pool = pool;
 	mutex_init(&j->lock);
+	INIT_LIST_HEAD(&j->queue);
+	INIT_WORK(&j->batch_work, hc_journal_batch_work);
 	j->state = HC_JOURNAL_STATE_COMPLETE;
 	j->version = pool->format == 2 ? HC_JOURNAL_VERSION_V2 :
 					 HC_JOURNAL_VERSION;

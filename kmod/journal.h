@@ -16,6 +16,15 @@
  * the pool lock: the mutex, held throughout, keeps every other record out,
  * so the snapshot stays what the log holds.
  *
+ * Group commit: hc_journal_queue() (with the pool lock) queues an OBJECT
+ * record and returns; the batch writer, a work item, takes every record
+ * queued so far, writes them in one PREFLUSH|FUA write when they fit
+ * (hc_journal_write_batch()'s rule: a record longer than one block ends
+ * its write) and calls each one's @done.  Records queued while a batch is
+ * being written go into the next one.  It takes the journal mutex as
+ * every writer does (hc_journal_lock(), with the pool lock), and drops the
+ * pool lock for the I/O.
+ *
  * Locking: @lock (the journal mutex) is held from a record's encode until
  * the record is durable on every member (an offset reserved for a record
  * still being written would be a hole that ends replay and loses every
@@ -31,12 +40,48 @@
 #ifndef HC_JOURNAL_H
 #define HC_JOURNAL_H
 
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/sizes.h>
+#include <linux/workqueue.h>
 #include "core/jrec2.h"
 
 struct hc_pool;
 struct hc_obj;
+struct hc_bver;
+struct hc_journal;
+struct hc_journal_req;
+
+/*
+ * A queued record is durable (@err 0) or could not be written: called by
+ * the batch writer once per request, with the pool lock held and the
+ * journal mutex not.
+ */
+typedef void (*hc_journal_done_fn)(struct hc_journal *j,
+				   struct hc_journal_req *q, int err);
+
+/**
+ * struct hc_journal_req - an OBJECT record queued for the batch writer
+ *	(hc_journal_queue(); group commit, Documentation/journal.md)
+ * @node: in hc_journal.queue, then in the batch being written
+ * @obj: the object, busy (hc_obj.jop) from before it is queued until @done
+ *	ran: nothing else changes it or journals it meanwhile
+ * @state: the state to record; @obj->jop holds it once the record is
+ *	durable (as hc_journal_write_out()'s @durable does)
+ * @flags: the HC_OBJ_F_* flags to record
+ * @bver: the backend version that replaces @obj's when the record is taken
+ *	into a batch (with the pool lock and the journal mutex held); then the
+ *	one it replaced, for @done to free
+ * @done: called once, when the record is durable or failed
+ */
+struct hc_journal_req {
+	struct list_head node;
+	struct hc_obj *obj;
+	u32 state;
+	u32 flags;
+	struct hc_bver *bver;
+	hc_journal_done_fn done;
+};
 
 /* One object a compaction records, and the state it records it in. */
 struct hc_journal_snap {
@@ -83,6 +128,13 @@ struct hc_journal_snap {
  *	@nr_snap of them (room for @max_snap), or NULL
  * @nr_snap: see @snap
  * @max_snap: see @snap
+ * @flushes: durable (PREFLUSH|FUA) journal writes since the pool started,
+ *	each one to every member (statistics)
+ * @queue: the requests hc_journal_queue() queued for the next batch (the
+ *	pool lock)
+ * @queued: how many are queued or being written (the pool lock; read
+ *	without it by the batch writer, which has nothing to do at 0)
+ * @batch_work: the batch writer (hc_journal_batch_work())
  */
 struct hc_journal {
 	struct hc_pool *pool;
@@ -111,6 +163,10 @@ struct hc_journal {
 	struct hc_journal_snap *snap;
 	u64 nr_snap;
 	u64 max_snap;
+	u64 flushes;
+	struct list_head queue;
+	u32 queued;
+	struct work_struct batch_work;
 };
 
 #define HC_JOURNAL_BUF	SZ_1M
@@ -148,6 +204,7 @@ int hc_journal_prepare_deletes(struct hc_journal *j,
 int hc_journal_begin(struct hc_journal *j, const struct hc_obj *obj, u32 state,
 		     u32 flags);
 int hc_journal_write_out(struct hc_journal *j, u8 *durable, u8 val);
+void hc_journal_queue(struct hc_journal *j, struct hc_journal_req *q);
 u32 hc_journal_obj_bytes(const struct hc_journal *j, u32 uri_len, u32 nr_ext);
 u64 hc_journal_capacity(const struct hc_journal *j);
 

@@ -284,7 +284,6 @@ int hc_nl_reval_rules(struct sk_buff *skb, struct genl_info *info)
 	}
 	pool = hc_nl_ingest_peer_begin(info, NULL);
 	if (IS_ERR(pool)) {
-		NL_SET_ERR_MSG(info->extack, "not the registered helper");
 		kfree(set);
 		return PTR_ERR(pool);
 	}
@@ -308,11 +307,6 @@ int hc_nl_revalidate_done(struct sk_buff *skb, struct genl_info *info)
 	}
 	result = nla_get_u8(info->attrs[HC_A_REV_RESULT]);
 	pool = hc_nl_ingest_peer_begin(info, uuid);
-	if (PTR_ERR_OR_ZERO(pool) == -EPERM)
-		NL_SET_ERR_MSG(info->extack, "not the registered helper");
-	else if (IS_ERR(pool))
-		NL_SET_ERR_MSG_ATTR(info->extack, uuid,
-				    "the request belongs to another pool");
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
 	obj = pool ? hc_cache_reval_find(pool->cache,

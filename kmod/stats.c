@@ -149,7 +149,7 @@ size_t hc_stats_msg_size(void)
 	size_t member = nla_total_size(0) + nla_total_size(sizeof(u32)) +
 			7 * nla_total_size_64bit(sizeof(u64)) + 2 * hist;
 
-	return NLMSG_GOODSIZE + 13 * nla_total_size_64bit(sizeof(u64)) + hist +
+	return NLMSG_GOODSIZE + 14 * nla_total_size_64bit(sizeof(u64)) + hist +
 	       HC_MAX_MEMBERS * member;
 }
 
@@ -176,6 +176,7 @@ int hc_stats_fill(struct sk_buff *msg, struct hc_pool *pool)
 		{ HC_A_STATS_JOURNAL_CAPACITY, j ? hc_journal_capacity(j) : 0 },
 		{ HC_A_STATS_JOURNAL_RECORDS, j ? j->records : 0 },
 		{ HC_A_STATS_JOURNAL_COMPACTIONS, j ? j->compactions : 0 },
+		{ HC_A_STATS_JOURNAL_FLUSHES, j ? j->flushes : 0 },
 		{ HC_A_STATS_DIRTY_OLDEST_NS, hc_cache_dirty_oldest_ns(c) },
 		{ HC_A_STATS_REFUSED_ROOM, c->stats.refused_room },
 		{ HC_A_STATS_REFUSED_JOURNAL, c->stats.refused_journal },

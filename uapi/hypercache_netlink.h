@@ -413,6 +413,10 @@ enum hc_ext_attr {
  * @HC_A_STATS_REVAL_FAILED: u64, the check could not be made (no helper, a
  *	backend error, no answer within ingest_timeout_ms): the cached copy
  *	was served
+ * Appended for issue 17 point 4 (group commit, Documentation/journal.md):
+ * @HC_A_STATS_JOURNAL_FLUSHES: u64, durable (PREFLUSH|FUA) journal writes
+ *	since assembly, each to every member: with records batched, fewer
+ *	than HC_A_STATS_JOURNAL_RECORDS
  */
 enum hc_stats_attr {
 	HC_A_STATS_UNSPEC,
@@ -456,6 +460,7 @@ enum hc_stats_attr {
 	HC_A_STATS_REVAL_UNCHANGED,
 	HC_A_STATS_REVAL_CHANGED,
 	HC_A_STATS_REVAL_FAILED,
+	HC_A_STATS_JOURNAL_FLUSHES,
 
 	__HC_A_STATS_MAX,
 	HC_A_STATS_MAX = __HC_A_STATS_MAX - 1

@@ -1113,8 +1113,6 @@ static void restart_backends(const struct hc_config *old,
 		HC_BACKEND_FIELD(sign_payload, a->sign_payload != b->sign_payload);
 		HC_BACKEND_FIELD(credential_process_timeout,
 				 a->process_timeout != b->process_timeout);
-		HC_BACKEND_FIELD(revalidate, a->revalidate != b->revalidate ||
-				 a->revalidate_after != b->revalidate_after);
 	}
 #undef HC_BACKEND_FIELD
 	for (i = 0; i < next->nr_backends; i++) {
@@ -1127,9 +1125,30 @@ static void restart_backends(const struct hc_config *old,
 }
 
 /*
+ * hc_config_apply_live() - take into the running @cfg what a reload
+ * applies at once: log_level, and the revalidate policy of each backend
+ * that @next keeps (the daemon sends the kernel its rules again).
+ */
+void hc_config_apply_live(struct hc_config *cfg, const struct hc_config *next)
+{
+	unsigned int i;
+
+	cfg->log_level = next->log_level;
+	for (i = 0; i < cfg->nr_backends; i++) {
+		struct hc_backend *a = &cfg->backends[i];
+		const struct hc_backend *b = hc_config_backend(next, a->name);
+
+		if (!b)
+			continue;
+		a->revalidate = b->revalidate;
+		a->revalidate_after = b->revalidate_after;
+	}
+}
+
+/*
  * hc_config_restart_keys() - which settings of @next differ from @old's in
  * a way hypercached cannot apply while it runs (everything but
- * log_level): their names, comma-separated, in @buf ("part_size,
+ * log_level and the backends' revalidate, hc_config_apply_live()): their names, comma-separated, in @buf ("part_size,
  * [backend s3] endpoint"; never a value: they may be secrets).  Returns
  * how many.  A difference in a field this function does not name (one
  * added to struct hc_config later) is reported as "other settings", so a
@@ -1188,8 +1207,12 @@ unsigned int hc_config_restart_keys(const struct hc_config *old,
 		const struct hc_backend *nb = hc_config_backend(next, old->backends[i].name);
 
 		a->backends[i] = old->backends[i];
-		if (nb)
+		if (nb) {
 			b->backends[i] = *nb;
+			/* live: hc_config_apply_live() */
+			a->backends[i].revalidate = nb->revalidate;
+			a->backends[i].revalidate_after = nb->revalidate_after;
+		}
 		a->backends[i].line = b->backends[i].line = 0;
 	}
 	if (memcmp(a, b, sizeof(*a)))

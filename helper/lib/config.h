@@ -165,12 +165,20 @@ int hc_ini_file(const char *path, hc_ini_handler fn, void *user,
 /*
  * hc_config_restart_keys() - the settings that differ between the running
  * configuration @old and a reloaded @next and need a restart (all but
- * log_level, which a SIGHUP applies): their names, comma-separated, in
- * @buf (@len bytes, truncated), never their values.  Returns how many.
+ * log_level and each backend's revalidate, which a SIGHUP applies): their
+ * names, comma-separated, in @buf (@len bytes, truncated), never their
+ * values.  Returns how many.
  */
 unsigned int hc_config_restart_keys(const struct hc_config *old,
 				    const struct hc_config *next,
 				    char *buf, size_t len);
+
+/*
+ * hc_config_apply_live() - copy into the running @cfg what a SIGHUP
+ * applies at once: log_level and the revalidate policy of each backend
+ * @next keeps.
+ */
+void hc_config_apply_live(struct hc_config *cfg, const struct hc_config *next);
 
 #include "cred.h"
 

@@ -379,6 +379,8 @@ static void render_cache(struct hc_prom *p, const struct hc_scrape_in *in,
 		  "Journal records appended since the pool was assembled" },
 		{ HC_A_STATS_JOURNAL_COMPACTIONS, "hypercache_journal_compactions_total",
 		  "Journal compactions since the pool was assembled" },
+		{ HC_A_STATS_JOURNAL_FLUSHES, "hypercache_journal_flushes_total",
+		  "Durable (PREFLUSH|FUA) journal writes since the pool was assembled, each to every member" },
 	};
 	static const struct {
 		int attr;

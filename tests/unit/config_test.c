@@ -552,4 +552,42 @@ TEST(reload_restart_keys)
 	EXPECT_STREQ("part_size, ", keys);
 }
 
+/*
+ * A backend's revalidate is live on SIGHUP: not a restart key, and
+ * hc_config_apply_live() takes it (and log_level) into the running
+ * configuration, for the rules the daemon sends the kernel again; a
+ * backend the reload removed keeps its policy.
+ */
+TEST(reload_revalidate_live)
+{
+	static struct hc_config run, next;
+	const struct hc_backend *b;
+	char keys[512], e[256];
+
+	ASSERT_EQ(0, hc_config_parse(reload_base, "old.conf", &run, e, sizeof(e)));
+	ASSERT_EQ(0, hc_config_parse("[hypercached]\nlog_level = debug\npart_size = 8M\n\n"
+				     "[backend s3]\ntype = s3\nendpoint = http://10.0.2.2:7480\n"
+				     "access_key = AK\nsecret_key = SECRETVALUE\n"
+				     "revalidate = on-open-after 60\n\n"
+				     "[backend store]\ntype = posix\nroot = /srv/store\n"
+				     "revalidate = always\n",
+				     "new.conf", &next, e, sizeof(e))) TH_LOG("%s", e);
+	EXPECT_EQ(0, hc_config_restart_keys(&run, &next, keys, sizeof(keys))) TH_LOG("%s", keys);
+	EXPECT_STREQ("", keys);
+	hc_config_apply_live(&run, &next);
+	EXPECT_EQ(HC_LOG_DEBUG, run.log_level);
+	b = hc_config_backend(&run, "s3");
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(HC_REVALIDATE_AFTER, b->revalidate);
+	EXPECT_EQ(60, b->revalidate_after);
+	b = hc_config_backend(&run, "store");
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(HC_REVALIDATE_ALWAYS, b->revalidate);
+	/* back to never */
+	ASSERT_EQ(0, hc_config_parse(reload_base, "old.conf", &next, e, sizeof(e)));
+	hc_config_apply_live(&run, &next);
+	EXPECT_EQ(HC_REVALIDATE_NEVER, hc_config_backend(&run, "s3")->revalidate);
+	EXPECT_EQ(HC_REVALIDATE_NEVER, hc_config_backend(&run, "store")->revalidate);
+}
+
 TEST_HARNESS_MAIN

@@ -741,6 +741,7 @@ static const struct {
 	{ HC_A_STATS_JOURNAL_CAPACITY, "journal_capacity" },
 	{ HC_A_STATS_JOURNAL_RECORDS, "journal_records" },
 	{ HC_A_STATS_JOURNAL_COMPACTIONS, "journal_compactions" },
+	{ HC_A_STATS_JOURNAL_FLUSHES, "journal_flushes" },
 	{ HC_A_STATS_DIRTY_OLDEST_NS, "dirty_oldest_ns" },
 	{ HC_A_STATS_REFUSED_ROOM, "refused_room" },
 	{ HC_A_STATS_REFUSED_JOURNAL, "refused_journal" },
@@ -898,8 +899,12 @@ static void stats_print_ext(const struct stats *s)
 		hcctl_fmt_size(a, sizeof(a), s->v[HC_A_STATS_JOURNAL_USED]);
 		hcctl_fmt_size(b, sizeof(b), s->v[HC_A_STATS_JOURNAL_CAPACITY]);
 		printf("%s of %s, %" PRIu64 " records, %" PRIu64
-		       " compactions\n", a, b, s->v[HC_A_STATS_JOURNAL_RECORDS],
+		       " compactions", a, b, s->v[HC_A_STATS_JOURNAL_RECORDS],
 		       s->v[HC_A_STATS_JOURNAL_COMPACTIONS]);
+		if (s->has[HC_A_STATS_JOURNAL_FLUSHES])
+			printf(", %" PRIu64 " flushes",
+			       s->v[HC_A_STATS_JOURNAL_FLUSHES]);
+		printf("\n");
 	} else {
 		printf("-\n");
 	}
@@ -1171,7 +1176,8 @@ HCCTL_EXIT_STATUS_TEXT,
 "            \"dirty_limit\":N,\"egress_done\":N,\"egress_failed\":N,\n"
 "            \"hit_bytes\":N,\"locate_ns\":N,\"journal_used\":N,\n"
 "            \"journal_capacity\":N,\"journal_records\":N,\n"
-"            \"journal_compactions\":N,\"dirty_oldest_ns\":N,\"by_state\":{\n"
+"            \"journal_compactions\":N,\"journal_flushes\":N,\n"
+"            \"dirty_oldest_ns\":N,\"by_state\":{\n"
 "            \"ingesting\":N,\"ready\":N,\"staged\":N,\"dirty\":N,\"syncing\":N},\n"
 "            \"helpers\":{\"ingest\":B,\"egress\":B},\"locate_hist\":[...],\n"
 "            \"members\":[{\"index\":0,\"reads\":N,\"writes\":N,\n"

@@ -28,6 +28,10 @@
 #                    the view, gets the new ones
 #   reval-never      a nev object replaced in S3 is served stale, and no
 #                    revalidation is counted
+#   reval-reload     a SIGHUP that changes nev's revalidate to always
+#                    sends the kernel the rules again (4 now): the next
+#                    open of the stale nev object gets the new bytes;
+#                    changed back to never, 3 rules again
 #   reval-posix      a posix backend with always: an unchanged file is
 #                    not fetched again; rewritten (same size, another
 #                    second) or resized it is; removed, the reader gets
@@ -208,6 +212,37 @@ t_never() {
 	[ "$(ingests "$u")" = 1 ] || hc_fail "never: fetched again"
 }
 
+# rules_sent N: the daemon's "revalidation: N rules" lines
+rules_sent() {
+	grep -c "revalidation: $1 rules" /tmp/hcd.out || :
+}
+
+# reload_to N: SIGHUP, and wait for "revalidation: N rules" once more
+reload_to() {
+	before=$(rules_sent "$1")
+	kill -HUP "$(cat /tmp/hcd.pid)"
+	i=0
+	while [ "$(rules_sent "$1")" -le "$before" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { tail -n 5 /tmp/hcd.out; hc_fail "a reload did not send $1 rules"; }
+		sleep 0.1
+	done
+}
+
+t_reload() {
+	u=hypercache://nev/$BUCKET/r/n
+	# t_never left the cached copy stale (n1; S3 has n2)
+	sed -i 's/^revalidate = never$/revalidate = always/' /tmp/hc.conf
+	reload_to 4
+	grep -q "changed but needing a restart" /tmp/hcd.out &&
+		hc_fail "revalidate was taken for a key that needs a restart"
+	get "$u" /tmp/got
+	cmp -s /tmp/got /tmp/n2 || hc_fail "after the reload: the stale bytes (the rules were not sent again)"
+	[ "$(ingests "$u")" = 2 ] || hc_fail "after the reload: $(ingests "$u") ingests, want 2"
+	sed -i '/^\[backend nev\]/,$ s/^revalidate = always$/revalidate = never/' /tmp/hc.conf
+	reload_to 3
+}
+
 t_posix() {
 	stop_daemon
 	mkdir -p /tmp/px/p
@@ -275,6 +310,7 @@ hc_test reval-after-ttl t_after_ttl
 hc_test reval-always t_always
 hc_test reval-holder t_holder
 hc_test reval-never t_never
+hc_test reval-reload t_reload
 hc_test reval-posix t_posix
 hc_test reval-no-helper t_no_helper
 hc_test reval-stats t_stats

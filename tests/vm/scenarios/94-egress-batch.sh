@@ -1,0 +1,22 @@
+#!/bin/bash
+# Batched egress of small objects against the real S3 gateway
+# (stage-egress-batch.sh): many small DIRTY objects uploaded with the
+# EGRESS_DONE records written one by one and batched (group commit), the
+# journal flushes and wall time of each; every object uploaded exactly once
+# and SHA-256-equal in S3; then QEMU killed while the uploads and their
+# batched records stream, and a second boot on the same drives: every
+# object READY or DIRTY, never lost, and the DIRTY ones uploaded once more.
+bucket=hceb-$(head -c4 /dev/urandom | od -An -tx1 | tr -d ' \n')
+vm_images 3 1024
+vm_boot egress-batch --s3 --timeout 1800 --args "bucket=$bucket,phase=main"
+
+vm_images 3 1024
+log=$HC_ROOT/build/vm/logs/${VM_LABEL:+$VM_LABEL-}$VM_SCENARIO-crash1.log
+vm_boot egress-batch --s3 --timeout 900 --args "bucket=$bucket,phase=crash1" \
+	--log "$log" --kill-on HC-CRASH-NOW
+if ! grep -aq "HC-CRASH-NOW" "$log"; then
+	vm_record "not ok" eb-crash-mid-batch "no crash marker in phase 1"
+else
+	vm_record ok eb-crash-mid-batch
+	vm_boot egress-batch --s3 --timeout 1200 --args "bucket=$bucket,phase=crash2"
+fi
