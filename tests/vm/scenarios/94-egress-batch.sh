@@ -8,15 +8,15 @@
 # object READY or DIRTY, never lost, and the DIRTY ones uploaded once more.
 bucket=hceb-$(head -c4 /dev/urandom | od -An -tx1 | tr -d ' \n')
 vm_images 3 1024
-vm_boot egress-batch --s3 --timeout 1800 --args "bucket=$bucket,phase=main"
+vm_boot egress-batch --s3 --timeout 1800 --args "bucket=$bucket,phase=main$sizes"
 
 vm_images 3 1024
 log=$HC_ROOT/build/vm/logs/${VM_LABEL:+$VM_LABEL-}$VM_SCENARIO-crash1.log
-vm_boot egress-batch --s3 --timeout 900 --args "bucket=$bucket,phase=crash1" \
+vm_boot egress-batch --s3 --timeout 900 --args "bucket=$bucket,phase=crash1$sizes" \
 	--log "$log" --kill-on HC-CRASH-NOW
 if ! grep -aq "HC-CRASH-NOW" "$log"; then
 	vm_record "not ok" eb-crash-mid-batch "no crash marker in phase 1"
 else
 	vm_record ok eb-crash-mid-batch
-	vm_boot egress-batch --s3 --timeout 1200 --args "bucket=$bucket,phase=crash2"
+	vm_boot egress-batch --s3 --timeout 1200 --args "bucket=$bucket,phase=crash2$sizes"
 fi
