@@ -6,6 +6,9 @@
 # and SHA-256-equal in S3; then QEMU killed while the uploads and their
 # batched records stream, and a second boot on the same drives: every
 # object READY or DIRTY, never lost, and the DIRTY ones uploaded once more.
+# HC_EB_N, HC_EB_NC: objects of the measured runs and of the crash phases
+# (make check: 200 and 120; benchmarks.md's figures: 500 and 300)
+sizes=${HC_EB_N:+,n=$HC_EB_N}${HC_EB_NC:+,nc=$HC_EB_NC}
 bucket=hceb-$(head -c4 /dev/urandom | od -An -tx1 | tr -d ' \n')
 vm_images 3 1024
 vm_boot egress-batch --s3 --timeout 1800 --args "bucket=$bucket,phase=main$sizes"
