@@ -210,10 +210,10 @@ int hcctl_cmd_mount(const struct hcctl_cmd *cmd, int argc, char **argv)
 		HCCTL_OPT_END
 	};
 	const struct {
-		const char *key, *opt, *val;
+		const char *key, *opt, *const *val;	/* *val: set by the parsing */
 	} given[] = {
-		{ "uid", "--uid", a.uid }, { "gid", "--gid", a.gid },
-		{ "mode", "--mode", a.mode }, { "ingest", "--ingest", a.ingest },
+		{ "uid", "--uid", &a.uid }, { "gid", "--gid", &a.gid },
+		{ "mode", "--mode", &a.mode }, { "ingest", "--ingest", &a.ingest },
 	};
 	struct mnt_list l = { .n = 0 };
 	char data[HC_MNT_DATA_MAX], why[80], num[24];
@@ -235,10 +235,10 @@ int hcctl_cmd_mount(const struct hcctl_cmd *cmd, int argc, char **argv)
 	/* the rules of mount.hypercache(8)'s -o, in helper/lib/mntopt.c */
 	hc_mntopt_init(&o);
 	for (i = 0; i < sizeof(given) / sizeof(given[0]); i++)
-		if (given[i].val &&
-		    hc_mntopt_set(&o, given[i].key, given[i].val, why, sizeof(why)) < 0)
+		if (*given[i].val &&
+		    hc_mntopt_set(&o, given[i].key, *given[i].val, why, sizeof(why)) < 0)
 			return hcctl_usage_error(cmd, "bad %s '%s' (%s)", given[i].opt,
-						 given[i].val, why);
+						 *given[i].val, why);
 	if (a.timeout) {
 		snprintf(num, sizeof(num), "%lu", a.timeout);
 		if (hc_mntopt_set(&o, "ingest_timeout", num, why, sizeof(why)) < 0)
