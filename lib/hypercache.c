@@ -56,6 +56,7 @@ struct hc_writer {
 	char *shown;
 	int growable;
 	uint64_t size;		/* fixed: the object's size */
+	pthread_mutex_t rmw;	/* one read-modify-write of an unaligned edge at a time */
 	pthread_mutex_t lock;	/* the fields below */
 	uint64_t capacity;	/* bytes the stage holds */
 	uint64_t end;		/* end of the furthest write */
@@ -848,6 +849,7 @@ HCL_EXPORT int hc_writer_create(struct hc_ctx *ctx, const void *uri,
 	hcl_crcseq_init(&w->crcs, !!(flags & HC_CREATE_NO_CRC));
 	msg_init(&w->msg);
 	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->rmw, NULL);
 
 	memset(&st, 0, sizeof(st));
 	st.size = sizeof(st);
@@ -921,10 +923,12 @@ static int writer_grow(struct hc_writer *w, uint64_t end)
 /*
  * Write @len bytes of @buf at device offset @dev (contiguous): aligned
  * spans from @buf with O_DIRECT, unaligned edges read-modify-written
- * through @bounce.  Return: 0 or an errno.
+ * through @bounce under @rmw (two writers' pieces may share a block: the
+ * second read must see the first's write).  Return: 0 or an errno.
  */
 static int write_span(const struct hc_ctx *ctx, int fd, const char *buf,
-		      uint64_t len, uint64_t dev, char *bounce)
+		      uint64_t len, uint64_t dev, char *bounce,
+		      pthread_mutex_t *rmw)
 {
 	uint64_t a = ctx->align, mask = a - 1;
 	int e;
@@ -940,14 +944,16 @@ static int write_span(const struct hc_ctx *ctx, int fd, const char *buf,
 
 			n = HCL_BOUNCE - head < len ? HCL_BOUNCE - head : len;
 			blen = (head + n + mask) & ~mask;
+			pthread_mutex_lock(rmw);
 			/* Keep the bytes around the edges: read them first. */
-			if (head || n != blen) {
+			e = 0;
+			if (head || n != blen)
 				e = pread_full(ctx->dev_direct, bounce, blen, start);
-				if (e)
-					return e;
+			if (!e) {
+				memcpy(bounce + head, buf, n);
+				e = pwrite_full(fd, bounce, blen, start);
 			}
-			memcpy(bounce + head, buf, n);
-			e = pwrite_full(fd, bounce, blen, start);
+			pthread_mutex_unlock(rmw);
 		}
 		if (e)
 			return e;
@@ -1016,7 +1022,7 @@ HCL_EXPORT ssize_t hc_writer_pwrite(struct hc_writer *w, const void *buf,
 			}
 		}
 		e = write_span(w->ctx, fd, (const char *)buf + done, n, dev,
-			       bounce);
+			       bounce, &w->rmw);
 		if (e)
 			break;
 		done += n;
@@ -1138,6 +1144,7 @@ HCL_EXPORT int hc_writer_commit(struct hc_writer *w, unsigned int flags,
 	if (generation)
 		*generation = cm.generation;
 	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->rmw);
 	pthread_mutex_destroy(&w->msg.lock);
 	free(w->uri);
 	free(w->shown);
@@ -1151,6 +1158,7 @@ HCL_EXPORT void hc_writer_abort(struct hc_writer *w)
 		return;
 	obj_ref_ioctl(w->ctx, HC_IOC_ABORT, w->uri, w->uri_len);
 	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->rmw);
 	pthread_mutex_destroy(&w->msg.lock);
 	free(w->uri);
 	free(w->shown);

@@ -280,7 +280,8 @@ int hc_writer_create(struct hc_ctx *ctx, const void *uri, size_t uri_len,
  * Aligned spans go with O_DIRECT from @buf; unaligned edges are merged
  * through a bounce block.  A growable stage grows first when the write
  * ends past what it holds (at least doubling it).  Writes to different
- * ranges may run in parallel from several threads: each thread computes
+ * ranges may run in parallel from several threads (unaligned edges that
+ * share a block are read-modify-written one at a time): each thread computes
  * the CRC-32C of the bytes it wrote beside the other threads' writes, and
  * the writer folds the pieces in offset order (up to 32 pieces may wait
  * ahead of a gap), so a commit needs no read-back when the writes cover
