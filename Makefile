@@ -51,6 +51,7 @@ modules-all:
 
 tools:
 	$(MAKE) -C tools/hcctl
+	$(MAKE) -C tools/mount.hypercache
 	$(MAKE) -C tools/hcsim
 	$(MAKE) -C tools/hctrace
 
@@ -123,6 +124,7 @@ clean:
 	$(MAKE) -C tools/hcctl clean
 	$(MAKE) -C tools/hcsim clean
 	$(MAKE) -C tools/hctrace clean
+	$(MAKE) -C tools/mount.hypercache clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm/prog clean
 	$(MAKE) -C helper clean
@@ -132,8 +134,10 @@ clean:
 # `make install` / `make uninstall` for hosts without the Debian packages
 # (the packages, `make deb`, run the same install into their trees):
 # hcctl and hypercached, hcctl's S3 client plugin (PLUGINDIR/hcctl-s3.so,
-# default PREFIX/lib/hypercache), the man pages hcctl(8), hypercached(8) and
-# hypercache.conf(5) (each generated from its one page in Documentation/),
+# default PREFIX/lib/hypercache), the mount helper /sbin/mount.hypercache
+# (MOUNTHELPERDIR: mount(8) looks only there), the man pages hcctl(8),
+# hypercached(8), mount.hypercache(8) and hypercache.conf(5) (each
+# generated from its one page in Documentation/),
 # hypercached.service, the udev rule, the sysusers.d entry of the
 # `hypercache` group, bash completion, and /etc/hypercache/hypercache.conf
 # (0640 root:hypercache, never overwritten).  Without DESTDIR, as root, it
@@ -154,7 +158,10 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DKMSSRCDIR ?= /usr/src/hypercache-$(HC_VERSION)
 # hcctl's S3 client plugin (tools/hcctl/s3load.c); tools/hcctl bakes it in
 PLUGINDIR ?= $(PREFIX)/lib/hypercache
-MAN_PAGES := build/man/hcctl.8 build/man/hypercached.8 build/man/hypercache.conf.5
+# mount(8) runs helpers from /sbin only, whatever the PREFIX
+MOUNTHELPERDIR ?= /sbin
+MAN_PAGES := build/man/hcctl.8 build/man/hypercached.8 build/man/mount.hypercache.8 \
+	build/man/hypercache.conf.5
 HC_CONF := $(DESTDIR)$(SYSCONFDIR)/hypercache/hypercache.conf
 
 .PHONY: man install uninstall install-dkms uninstall-dkms deb
@@ -172,6 +179,8 @@ install: tools helper man
 	install -D -m 0644 tools/hcctl/hcctl-s3.so $(DESTDIR)$(PLUGINDIR)/hcctl-s3.so
 	install -D -m 0644 build/man/hcctl.8 $(DESTDIR)$(MANDIR)/man8/hcctl.8
 	install -D -m 0644 build/man/hypercached.8 $(DESTDIR)$(MANDIR)/man8/hypercached.8
+	install -D -m 0755 tools/mount.hypercache/mount.hypercache $(DESTDIR)$(MOUNTHELPERDIR)/mount.hypercache
+	install -D -m 0644 build/man/mount.hypercache.8 $(DESTDIR)$(MANDIR)/man8/mount.hypercache.8
 	install -D -m 0644 build/man/hypercache.conf.5 $(DESTDIR)$(MANDIR)/man5/hypercache.conf.5
 	mkdir -p $(DESTDIR)$(UNITDIR)
 	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/systemd/hypercached.service.in > $(DESTDIR)$(UNITDIR)/hypercached.service
@@ -199,6 +208,7 @@ install: tools helper man
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/hcctl $(DESTDIR)$(SBINDIR)/hypercached
 	rm -f $(DESTDIR)$(MANDIR)/man8/hcctl.8 $(DESTDIR)$(MANDIR)/man8/hypercached.8
+	rm -f $(DESTDIR)$(MOUNTHELPERDIR)/mount.hypercache $(DESTDIR)$(MANDIR)/man8/mount.hypercache.8
 	rm -f $(DESTDIR)$(MANDIR)/man5/hypercache.conf.5
 	rm -f $(DESTDIR)$(UNITDIR)/hypercached.service $(DESTDIR)$(UDEVRULESDIR)/60-hypercache.rules
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/hypercache.conf $(DESTDIR)$(BASHCOMPDIR)/hcctl

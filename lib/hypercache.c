@@ -20,6 +20,15 @@
 #include "hypercache.h"		/* uapi */
 #include "hypercache/hypercache.h"
 #include "internal.h"
+#include "crcseq.h"
+
+/*
+ * A write of at most this many bytes that continues the in-order CRC is
+ * checksummed under the writer's lock, chained (no combination); a larger
+ * one, or one out of order, is checksummed by its thread after its
+ * O_DIRECT write, outside the lock, and folded in by the sequence.
+ */
+#define HCL_CRC_INLINE		(64U << 10)
 
 /* The message of a handle: written under its lock, read by its owner. */
 struct hcl_msg {
@@ -47,12 +56,11 @@ struct hc_writer {
 	char *shown;
 	int growable;
 	uint64_t size;		/* fixed: the object's size */
+	pthread_mutex_t rmw;	/* one read-modify-write of an unaligned edge at a time */
 	pthread_mutex_t lock;	/* the fields below */
 	uint64_t capacity;	/* bytes the stage holds */
 	uint64_t end;		/* end of the furthest write */
-	uint64_t crc_pos;	/* bytes from 0 covered by @crc, in order */
-	uint32_t crc;		/* hc_crc32c() of the first @crc_pos bytes */
-	int crc_broken;		/* a write out of order, or HC_CREATE_NO_CRC: read back at COMMIT */
+	struct hcl_crcseq crcs;	/* the CRC-32C of the bytes written; broken: read back at COMMIT */
 	uint32_t nr_ext;
 	struct hc_extent ext[HC_MAX_EXTENTS];
 };
@@ -838,9 +846,10 @@ HCL_EXPORT int hc_writer_create(struct hc_ctx *ctx, const void *uri,
 	w->growable = size == HC_SIZE_UNKNOWN;
 	w->size = w->growable ? 0 : size;
 	/* No CRC on the fly: a commit that wants one reads the bytes back. */
-	w->crc_broken = !!(flags & HC_CREATE_NO_CRC);
+	hcl_crcseq_init(&w->crcs, !!(flags & HC_CREATE_NO_CRC));
 	msg_init(&w->msg);
 	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->rmw, NULL);
 
 	memset(&st, 0, sizeof(st));
 	st.size = sizeof(st);
@@ -914,10 +923,12 @@ static int writer_grow(struct hc_writer *w, uint64_t end)
 /*
  * Write @len bytes of @buf at device offset @dev (contiguous): aligned
  * spans from @buf with O_DIRECT, unaligned edges read-modify-written
- * through @bounce.  Return: 0 or an errno.
+ * through @bounce under @rmw (two writers' pieces may share a block: the
+ * second read must see the first's write).  Return: 0 or an errno.
  */
 static int write_span(const struct hc_ctx *ctx, int fd, const char *buf,
-		      uint64_t len, uint64_t dev, char *bounce)
+		      uint64_t len, uint64_t dev, char *bounce,
+		      pthread_mutex_t *rmw)
 {
 	uint64_t a = ctx->align, mask = a - 1;
 	int e;
@@ -933,14 +944,16 @@ static int write_span(const struct hc_ctx *ctx, int fd, const char *buf,
 
 			n = HCL_BOUNCE - head < len ? HCL_BOUNCE - head : len;
 			blen = (head + n + mask) & ~mask;
+			pthread_mutex_lock(rmw);
 			/* Keep the bytes around the edges: read them first. */
-			if (head || n != blen) {
+			e = 0;
+			if (head || n != blen)
 				e = pread_full(ctx->dev_direct, bounce, blen, start);
-				if (e)
-					return e;
+			if (!e) {
+				memcpy(bounce + head, buf, n);
+				e = pwrite_full(fd, bounce, blen, start);
 			}
-			memcpy(bounce + head, buf, n);
-			e = pwrite_full(fd, bounce, blen, start);
+			pthread_mutex_unlock(rmw);
 		}
 		if (e)
 			return e;
@@ -957,8 +970,8 @@ HCL_EXPORT ssize_t hc_writer_pwrite(struct hc_writer *w, const void *buf,
 	uint64_t end, done = 0, contig, dev, n;
 	struct hc_extent ext[HC_MAX_EXTENTS];
 	char *bounce = NULL;
-	uint32_t nr;
-	int e = 0, fd;
+	uint32_t nr, crc = 0;
+	int e = 0, fd, crc_after = 0;
 
 	if (!len)
 		return 0;
@@ -979,13 +992,13 @@ HCL_EXPORT ssize_t hc_writer_pwrite(struct hc_writer *w, const void *buf,
 	if (end > w->capacity)
 		e = -writer_grow(w, end);
 	if (!e) {
-		/* CRC-32C on the fly while the writes come in order. */
-		if (!w->crc_broken && off == w->crc_pos) {
-			w->crc = hc_crc32c(w->crc, buf, len);
-			w->crc_pos = end;
-		} else {
-			w->crc_broken = 1;
-		}
+		/* CRC-32C on the fly: see HCL_CRC_INLINE */
+		if (!w->crcs.broken && off == w->crcs.pos && !w->crcs.nr &&
+		    len <= HCL_CRC_INLINE)
+			hcl_crcseq_add(&w->crcs, off, len,
+				       hc_crc32c(0, buf, len));
+		else
+			crc_after = !w->crcs.broken;
 		if (end > w->end)
 			w->end = end;
 		nr = w->nr_ext;
@@ -1009,12 +1022,20 @@ HCL_EXPORT ssize_t hc_writer_pwrite(struct hc_writer *w, const void *buf,
 			}
 		}
 		e = write_span(w->ctx, fd, (const char *)buf + done, n, dev,
-			       bounce);
+			       bounce, &w->rmw);
 		if (e)
 			break;
 		done += n;
 	}
 	free(bounce);
+	if (!e && crc_after)
+		crc = hc_crc32c(0, buf, len);
+	pthread_mutex_lock(&w->lock);
+	if (e)
+		w->crcs.broken |= !crc_after;	/* the bytes in the CRC are not */
+	else if (crc_after)
+		hcl_crcseq_add(&w->crcs, off, len, crc);
+	pthread_mutex_unlock(&w->lock);
 	if (e)
 		return fail_msg(&w->msg, e, "%s: write of %zu bytes at %llu: %s",
 				w->shown, len, (unsigned long long)off,
@@ -1066,8 +1087,7 @@ static int writer_crc(struct hc_writer *w, uint32_t *crc, uint64_t *size)
 
 	pthread_mutex_lock(&w->lock);
 	*size = w->growable ? w->end : w->size;
-	in_order = !w->crc_broken && w->crc_pos == *size;
-	*crc = w->crc;
+	in_order = hcl_crcseq_result(&w->crcs, *size, crc);
 	pthread_mutex_unlock(&w->lock);
 	if (in_order)
 		return 0;
@@ -1124,6 +1144,7 @@ HCL_EXPORT int hc_writer_commit(struct hc_writer *w, unsigned int flags,
 	if (generation)
 		*generation = cm.generation;
 	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->rmw);
 	pthread_mutex_destroy(&w->msg.lock);
 	free(w->uri);
 	free(w->shown);
@@ -1137,6 +1158,7 @@ HCL_EXPORT void hc_writer_abort(struct hc_writer *w)
 		return;
 	obj_ref_ioctl(w->ctx, HC_IOC_ABORT, w->uri, w->uri_len);
 	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->rmw);
 	pthread_mutex_destroy(&w->msg.lock);
 	free(w->uri);
 	free(w->shown);

@@ -223,12 +223,15 @@ class _ReadAhead:
 
 class _WriteBehind:
     """write() copies into a page-aligned buffer of B bytes; a full buffer
-    is written by the worker thread at its aligned offset with O_DIRECT
-    while the next ones fill.  Buffers go in order through one thread (the
-    library's CRC-32C then comes for free); up to DEPTH of them are queued
-    or being written before write() waits."""
+    is written at its aligned offset with O_DIRECT by one of DEPTH worker
+    threads while the next ones fill.  DEPTH buffers are in flight at once
+    (each pwrite computes the CRC-32C of its block beside the others'
+    writes; the library folds the pieces in offset order), and write()
+    waits for the oldest before it hands over another.  The first error of
+    a write in flight is kept: every later write(), and finish(), raise it
+    (the stage is then aborted, never committed with a hole)."""
 
-    DEPTH = 1
+    DEPTH = 2
 
     def __init__(self, writer, block):
         self.writer = writer
@@ -238,14 +241,21 @@ class _WriteBehind:
         self.off = 0
         self.pending = []	# [(future, view)], oldest first
         self.spare = []
-        self.worker = _Worker()
+        self.error = None
+        self.worker = _Worker(self.DEPTH)
 
     def _wait(self, keep):
-        """Wait until at most ``keep`` buffers are queued or in flight."""
+        """Wait until at most ``keep`` buffers are in flight."""
         while len(self.pending) > keep:
             fut, view = self.pending.pop(0)
             self.spare.append(view)
-            fut.result()
+            try:
+                fut.result()
+            except BaseException as e:
+                if self.error is None:
+                    self.error = e
+        if self.error is not None:
+            raise self.error
 
     def _submit(self):
         self._wait(self.DEPTH - 1)
@@ -258,6 +268,8 @@ class _WriteBehind:
             _aligned_buffer(self.B)[1]
 
     def write(self, mv):
+        if self.error is not None:
+            raise self.error
         pos, n = 0, len(mv)
         while pos < n:
             m = min(n - pos, self.B - self.fill)
@@ -269,10 +281,12 @@ class _WriteBehind:
 
     def finish(self):
         """Write what is left and wait: every byte is on the drives' way."""
-        if self.fill:
-            self._submit()
-        self._wait(0)
-        self.worker.shutdown()
+        try:
+            if self.fill and self.error is None:
+                self._submit()
+            self._wait(0)
+        finally:
+            self.worker.shutdown()
 
     def cancel(self):
         for fut, _ in self.pending:

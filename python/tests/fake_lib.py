@@ -9,6 +9,7 @@ its fixed size.  ``fail`` maps method names to an errno to inject.
 """
 import ctypes
 import errno
+import threading
 
 from hypercache._lib import address_of
 from hypercache.errors import error
@@ -73,10 +74,17 @@ class FakeWriter:
         self.buf = bytearray()
         self.writes = []
         self.addrs = []		# the buffer's address of each write
+        self.lock = threading.Lock()	# the library's writers are thread-safe
         lib.writers.append(self)
 
     def pwrite(self, buf, offset):
         self.lib._check("pwrite", self.uri)
+        if self.lib.pwrite_hook is not None:
+            self.lib.pwrite_hook(self, offset, len(memoryview(buf).cast("B")))
+        with self.lock:
+            return self._pwrite(buf, offset)
+
+    def _pwrite(self, buf, offset):
         mv = memoryview(buf).cast("B")
         self.addrs.append(address_of(mv))
         b = bytes(mv)
@@ -117,6 +125,9 @@ class FakeLibrary:
         self.opens = []
         self.writers = []
         self.fail = {}
+        # called as hook(writer, offset, length) by each pwrite, outside the
+        # writer's lock (on the write-behind threads): may block or raise
+        self.pwrite_hook = None
 
     def _check(self, what, uri):
         if what in self.fail:

@@ -143,6 +143,17 @@ def phase_pool(save_mib, load_mib, st_mib):
     sd = state_dict(save_mib, 1)
     timed("torch_save_hc_s", lambda: hct.save(sd, "hypercache://bench/py/save.pt"),
           lambda: discard("hypercache://bench/py/save.pt"))
+    # for the record (not in the result line): the write-behind with one
+    # block in flight (as before 2026-12-03's change) and with three
+    from hypercache import fs as hfs
+    if hasattr(hfs._WriteBehind, "DEPTH"):
+        depth = hfs._WriteBehind.DEPTH
+        for d in (1, 3):
+            hfs._WriteBehind.DEPTH = d
+            timed("torch_save_hc_depth%d_s" % d,
+                  lambda: hct.save(sd, "hypercache://bench/py/save.pt"),
+                  lambda: discard("hypercache://bench/py/save.pt"))
+        hfs._WriteBehind.DEPTH = depth
     sd = None
     sd = state_dict(load_mib, 2)
     hct.save(sd, "hypercache://bench/py/load.pt", clean=True)
@@ -151,7 +162,6 @@ def phase_pool(save_mib, load_mib, st_mib):
     same(sd, back, "torch.load from hypercache://")
     back = None
     # for the record (not in the result line): two windows read ahead
-    from hypercache import fs as hfs
     if hasattr(hfs._ReadAhead, "AHEAD"):
         ahead = hfs._ReadAhead.AHEAD
         hfs._ReadAhead.AHEAD = 2

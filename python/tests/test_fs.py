@@ -3,12 +3,14 @@
 import errno
 import io
 import os
+import threading
 
 import fsspec
 import pytest
 
 import hypercache
 from hypercache import _lib
+from hypercache.errors import error
 from hypercache.fs import DEFAULT_BLOCK, HyperCacheFileSystem
 
 
@@ -215,9 +217,9 @@ def test_writes_are_aligned_blocks(fake):
         torch.save(sd, f)
     w = fake.writers[-1]
     size = len(fake.objects[b"hypercache://m/ckpt.pt"]["data"])
-    assert [off for off, _ in w.writes] == list(range(0, size,
-                                                      DEFAULT_BLOCK))
-    assert all(n == DEFAULT_BLOCK for _, n in w.writes[:-1])
+    writes = sorted(w.writes)	# two are in flight: either may end first
+    assert [off for off, _ in writes] == list(range(0, size, DEFAULT_BLOCK))
+    assert all(n == DEFAULT_BLOCK for _, n in writes[:-1])
     assert all(a % 4096 == 0 for a in w.addrs)
     back = torch.load(io.BytesIO(fake.objects[b"hypercache://m/ckpt.pt"]
                                  ["data"]))
@@ -236,6 +238,67 @@ def test_failed_write_behind_raises_and_aborts(fake):
     assert b"hypercache://m/full" not in fake.objects
     assert not fake.staged
     del fake.fail["pwrite"]
+
+
+def test_write_behind_keeps_two_in_flight(fake):
+    """Two blocks are written at once (each pwrite checksums its block
+    beside the other's O_DIRECT write): the first two pwrites meet at a
+    barrier, which one write at a time would never pass."""
+    met = threading.Barrier(2, timeout=10)
+    seen = []
+
+    def hook(w, off, n):
+        seen.append(off)
+        if off < 2 * DEFAULT_BLOCK:
+            met.wait()
+    fake.pwrite_hook = hook
+    data = os.urandom(3 * DEFAULT_BLOCK + 4097)
+    try:
+        with fsspec.open("hypercache://m/two", "wb") as f:
+            for i in range(0, len(data), 100003):	# small, unaligned
+                f.write(data[i:i + 100003])
+    finally:
+        fake.pwrite_hook = None
+    assert fake.objects[b"hypercache://m/two"]["data"] == data
+    assert sorted(seen) == [0, DEFAULT_BLOCK, 2 * DEFAULT_BLOCK,
+                            3 * DEFAULT_BLOCK]
+
+
+def test_write_error_in_flight_commits_nothing(fake):
+    """The second of two writes in flight fails while the first succeeds:
+    the error is raised (by a later write() or by close()), and close()
+    neither writes the rest nor commits an object with a hole."""
+    def hook(w, off, n):
+        if off == DEFAULT_BLOCK:
+            raise error(errno.EIO, w.uri.decode())
+    fake.pwrite_hook = hook
+    try:
+        with pytest.raises(OSError) as e:
+            with fsspec.open("hypercache://m/hole", "wb") as f:
+                for _ in range(5):
+                    f.write(b"h" * DEFAULT_BLOCK)
+    finally:
+        fake.pwrite_hook = None
+    assert e.value.errno == errno.EIO
+    assert b"hypercache://m/hole" not in fake.objects
+    assert not fake.staged
+    assert fake.commits == []
+    # the same error swallowed by the caller: close() raises it
+    fake.pwrite_hook = hook
+    try:
+        f = fsspec.open("hypercache://m/hole", "wb").open()
+        for _ in range(5):
+            try:
+                f.write(b"h" * DEFAULT_BLOCK)
+            except OSError:
+                pass
+        with pytest.raises(OSError) as e:
+            f.close()
+    finally:
+        fake.pwrite_hook = None
+    assert e.value.errno == errno.EIO
+    assert b"hypercache://m/hole" not in fake.objects
+    assert not fake.staged and fake.commits == []
 
 
 def test_write_sync_and_clean(fake):

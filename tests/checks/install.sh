@@ -5,7 +5,7 @@
 # host is untouched):
 #  - every file lands where the Makefile's "installation" section says,
 #    the configuration 0640, the unit with the install's own sbin path;
-#  - the three man pages are well-formed (groff, every warning fatal) and
+#  - the four man pages are well-formed (groff, every warning fatal) and
 #    `man -l` shows each page's NAME line;
 #  - hypercached.service passes `systemd-analyze verify` (its binary and
 #    man pages resolved in the staging tree), and so do the assembly unit
@@ -26,6 +26,7 @@ fail() { echo "install: $*" >&2; exit 1; }
 make -s install DESTDIR="$d" PREFIX=/usr >"$d.log" 2>&1 || { cat "$d.log" >&2; fail "make install failed"; }
 rm -f "$d.log"
 want="etc/hypercache/hypercache.conf
+sbin/mount.hypercache
 usr/lib/hypercache/hcctl-s3.so
 usr/lib/systemd/system/hypercache-assemble.service
 usr/lib/systemd/system/hypercached.service
@@ -38,7 +39,8 @@ usr/sbin/hypercached
 usr/share/bash-completion/completions/hcctl
 usr/share/man/man5/hypercache.conf.5
 usr/share/man/man8/hcctl.8
-usr/share/man/man8/hypercached.8"
+usr/share/man/man8/hypercached.8
+usr/share/man/man8/mount.hypercache.8"
 got=$(cd "$d" && find . -type f | sed 's|^\./||' | sort)
 [ "$got" = "$want" ] || fail "installed files differ:$(diff <(echo "$want") <(echo "$got") | sed 's/^/ /')"
 [ "$(stat -c %a "$d/etc/hypercache/hypercache.conf")" = 640 ] ||
@@ -50,7 +52,7 @@ grep -q '@' "$d/usr/lib/systemd/system/hypercached.service" && fail "the unit ke
 strings "$d/usr/sbin/hcctl" | grep -x /usr/lib/hypercache >/dev/null ||
 	fail "the installed hcctl does not look for hcctl-s3.so in /usr/lib/hypercache"
 
-for p in man8/hcctl.8:hcctl man8/hypercached.8:hypercached man5/hypercache.conf.5:hypercache.conf; do
+for p in man8/hcctl.8:hcctl man8/hypercached.8:hypercached man8/mount.hypercache.8:mount.hypercache man5/hypercache.conf.5:hypercache.conf; do
 	f=$d/usr/share/man/${p%%:*} name=${p##*:}
 	w=$(groff -k -t -man -ww -z "$f" 2>&1) || fail "$f: groff failed: $w"
 	[ -z "$w" ] || fail "$f: groff warns: $w"
@@ -105,4 +107,4 @@ make -s install DESTDIR="$d" PREFIX=/usr >/dev/null 2>&1 && make -s uninstall DE
 	fail "install + uninstall failed"
 left=$(cd "$d" && find . -type f)
 [ -z "$left" ] || fail "uninstall of an unchanged install left: $left"
-echo "install: ok ($(echo "$want" | wc -l) files, 3 man pages, units verified)"
+echo "install: ok ($(echo "$want" | wc -l) files, 4 man pages, units verified)"

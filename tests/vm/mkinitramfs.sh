@@ -17,7 +17,9 @@
 #                         if one exists)
 #   /hc/hypercache.deps   module names hypercache.ko depends on (modinfo)
 #   /hc/bin/              every executable in $HC_BIN_DIRS (files or directories;
-#                         default: tools/hcctl/hcctl build/guest-bin), and
+#                         default: tools/hcctl/hcctl
+#                         tools/mount.hypercache/mount.hypercache
+#                         build/guest-bin), and
 #                         hcctl-s3.so from beside an hcctl (its S3 client,
 #                         found next to /proc/self/exe; libraries as above)
 #   /hc/tests/            tests/vm/guest/*
@@ -59,7 +61,7 @@ if [ -f "$HC_KO" ]; then
 	[ "$ko_ver" = "$KVER" ] ||
 		{ echo "mkinitramfs: $HC_KO is built for '$ko_ver', not $KVER (make modules-all)" >&2; exit 1; }
 fi
-HC_BIN_DIRS=${HC_BIN_DIRS:-$ROOT/tools/hcctl/hcctl $ROOT/build/guest-bin}
+HC_BIN_DIRS=${HC_BIN_DIRS:-$ROOT/tools/hcctl/hcctl $ROOT/tools/mount.hypercache/mount.hypercache $ROOT/build/guest-bin}
 MODROOT=${HC_MODROOT:-}
 MODDIR=$MODROOT/lib/modules/$KVER
 

@@ -7,8 +7,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +15,11 @@
 #include <unistd.h>
 
 #include "hcctl.h"
+#include "mntopt.h"
 #include "opt.h"
 
 #define MNT_DEFAULT	"/mnt/hypercache"
-#define MNT_FSTYPE	"hypercache"
-#define MNT_GROUP	"hypercache"	/* the default group, when it exists */
-#define MNT_TIMEOUT_MAX	3600		/* the kernel's ingest_timeout= range */
+#define MNT_FSTYPE	HC_MNT_FSTYPE
 #define MNT_MAX		8		/* mount points reported */
 
 /* The mount points of the view (bind mounts included), from mountinfo. */
@@ -106,31 +103,6 @@ static bool mnt_type_known(void)
 	}
 	fclose(f);
 	return found;
-}
-
-/* A user or group: a name, or a decimal number.  0, or -ENOENT/-EINVAL. */
-static int mnt_id(const char *s, bool group, unsigned long *id)
-{
-	struct passwd *pw;
-	struct group *gr;
-	char *end;
-
-	errno = 0;
-	*id = strtoul(s, &end, 10);
-	if (isdigit((unsigned char)s[0]) && !*end && !errno && *id < 0xffffffffUL)
-		return 0;
-	if (group) {
-		gr = getgrnam(s);
-		if (!gr)
-			return -ENOENT;
-		*id = gr->gr_gid;
-	} else {
-		pw = getpwnam(s);
-		if (!pw)
-			return -ENOENT;
-		*id = pw->pw_uid;
-	}
-	return 0;
 }
 
 /* --- busy: which processes use the mount -------------------------------- */
@@ -233,18 +205,24 @@ int hcctl_cmd_mount(const struct hcctl_cmd *cmd, int argc, char **argv)
 		HCCTL_STRING("gid", 'g', &a.gid, "GROUP"),
 		HCCTL_STRING("mode", 'm', &a.mode, "MODE"),
 		HCCTL_STRING("ingest", 'i', &a.ingest, "on|off"),
-		HCCTL_ULONG("ingest-timeout", 't', &a.timeout, 1, MNT_TIMEOUT_MAX, "seconds"),
+		HCCTL_ULONG("ingest-timeout", 't', &a.timeout, 1, HC_MNT_TIMEOUT_MAX, "seconds"),
 		HCCTL_FLAG("ro", 'r', &a.ro),
 		HCCTL_OPT_END
 	};
-	unsigned long uid = 0, gid = 0, mode = 0440, timeout = 0;
+	const struct {
+		const char *key, *opt, *const *val;	/* *val: set by the parsing */
+	} given[] = {
+		{ "uid", "--uid", &a.uid }, { "gid", "--gid", &a.gid },
+		{ "mode", "--mode", &a.mode }, { "ingest", "--ingest", &a.ingest },
+	};
 	struct mnt_list l = { .n = 0 };
-	char data[160], *end;
+	char data[HC_MNT_DATA_MAX], why[80], num[24];
+	struct hc_mntopt o;
 	const char *mp;
-	bool ingest, made = false;
+	bool made = false;
 	struct stat st;
 	int optind, rc, err;
-	struct group *gr;
+	size_t i;
 
 	optind = hcctl_opt_parse(cmd, argc, argv, opts, &rc);
 	if (optind < 0)
@@ -254,27 +232,22 @@ int hcctl_cmd_mount(const struct hcctl_cmd *cmd, int argc, char **argv)
 	mp = optind < argc ? argv[optind] : MNT_DEFAULT;
 	if (mp[0] != '/')
 		return hcctl_usage_error(cmd, "MOUNTPOINT '%s' is not an absolute path", mp);
-	if (a.uid && mnt_id(a.uid, false, &uid))
-		return hcctl_usage_error(cmd, "bad --uid '%s' (no such user)", a.uid);
-	if (a.gid && mnt_id(a.gid, true, &gid))
-		return hcctl_usage_error(cmd, "bad --gid '%s' (no such group)", a.gid);
-	if (!a.gid) {
-		gr = getgrnam(MNT_GROUP);
-		gid = gr ? gr->gr_gid : 0;
+	/* the rules of mount.hypercache(8)'s -o, in helper/lib/mntopt.c */
+	hc_mntopt_init(&o);
+	for (i = 0; i < sizeof(given) / sizeof(given[0]); i++)
+		if (*given[i].val &&
+		    hc_mntopt_set(&o, given[i].key, *given[i].val, why, sizeof(why)) < 0)
+			return hcctl_usage_error(cmd, "bad %s '%s' (%s)", given[i].opt,
+						 *given[i].val, why);
+	if (a.timeout) {
+		snprintf(num, sizeof(num), "%lu", a.timeout);
+		if (hc_mntopt_set(&o, "ingest_timeout", num, why, sizeof(why)) < 0)
+			return hcctl_usage_error(cmd, "bad --ingest-timeout '%s' (%s)", num, why);
 	}
-	if (a.mode) {
-		errno = 0;
-		mode = strtoul(a.mode, &end, 8);
-		if (!a.mode[0] || *end || errno || mode > 0777)
-			return hcctl_usage_error(cmd, "bad --mode '%s' (octal permission bits, 0..0777)",
-						 a.mode);
-	}
-	if (strcmp(a.ingest, "on") && strcmp(a.ingest, "off"))
-		return hcctl_usage_error(cmd, "bad --ingest '%s' (on or off)", a.ingest);
-	ingest = !strcmp(a.ingest, "on");
-	timeout = a.timeout;
-	if (timeout && !ingest)
+	if (o.timeout && !o.ingest)
 		return hcctl_usage_error(cmd, "--ingest-timeout needs --ingest on");
+	if (hc_mntopt_data(&o, data, sizeof(data), why, sizeof(why)))
+		return hcctl_usage_error(cmd, "%s", why);
 
 	if (!mnt_type_known()) {
 		hcctl_err(cmd->name, "the hypercache module is not loaded (modprobe hypercache)",
@@ -303,10 +276,6 @@ int hcctl_cmd_mount(const struct hcctl_cmd *cmd, int argc, char **argv)
 		return HC_EXIT_FAIL;
 	}
 
-	rc = snprintf(data, sizeof(data), "uid=%lu,gid=%lu,mode=0%lo,ingest=%s", uid, gid,
-		      mode, ingest ? "on" : "off");
-	if (timeout)
-		snprintf(data + rc, sizeof(data) - (size_t)rc, ",ingest_timeout=%lu", timeout);
 	if (mount("hypercache", mp, MNT_FSTYPE, a.ro ? MS_RDONLY : 0, data)) {
 		err = errno;
 		if (made)
@@ -323,21 +292,21 @@ int hcctl_cmd_mount(const struct hcctl_cmd *cmd, int argc, char **argv)
 		return HC_EXIT_FAIL;
 	}
 	if (hcctl_opt_json) {
-		json_object *o = json_object_new_object();
+		json_object *j = json_object_new_object();
 		char m[8];
 
-		snprintf(m, sizeof(m), "0%lo", mode);
-		json_object_object_add(o, "mountpoint", json_object_new_string(mp));
-		json_object_object_add(o, "uid", json_object_new_uint64(uid));
-		json_object_object_add(o, "gid", json_object_new_uint64(gid));
-		json_object_object_add(o, "mode", json_object_new_string(m));
-		json_object_object_add(o, "ingest", json_object_new_boolean(ingest));
-		json_object_object_add(o, "ingest_timeout",
-				       json_object_new_uint64(timeout ? timeout : 30));
-		json_object_object_add(o, "read_only", json_object_new_boolean(a.ro));
-		json_object_object_add(o, "created", json_object_new_boolean(made));
-		hcctl_json_print(o, false);
-		json_object_put(o);
+		snprintf(m, sizeof(m), "0%lo", o.mode);
+		json_object_object_add(j, "mountpoint", json_object_new_string(mp));
+		json_object_object_add(j, "uid", json_object_new_uint64(o.uid));
+		json_object_object_add(j, "gid", json_object_new_uint64(o.gid));
+		json_object_object_add(j, "mode", json_object_new_string(m));
+		json_object_object_add(j, "ingest", json_object_new_boolean(o.ingest));
+		json_object_object_add(j, "ingest_timeout",
+				       json_object_new_uint64(o.timeout ? o.timeout : 30));
+		json_object_object_add(j, "read_only", json_object_new_boolean(a.ro));
+		json_object_object_add(j, "created", json_object_new_boolean(made));
+		hcctl_json_print(j, false);
+		json_object_put(j);
 	} else {
 		printf("mounted the pool's view on %s (%s%s)\n", mp, data, a.ro ? ",ro" : ",rw");
 	}
@@ -481,8 +450,8 @@ HCCTL_EXIT_STATUS_TEXT
 "EXAMPLES\n"
 "    hcctl mount\n"
 "    hcctl mount --gid training --ingest on /mnt/models\n"
-"    # /etc/fstab (numbers only: the kernel cannot look names up)\n"
-"    hypercache  /mnt/hypercache  hypercache  gid=998,nofail  0 0\n",
+"    # /etc/fstab (names through mount.hypercache(8), which mount runs)\n"
+"    hypercache  /mnt/hypercache  hypercache  gid=hypercache,nofail  0 0\n",
 },
 {
 	.name = "umount",

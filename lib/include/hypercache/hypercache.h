@@ -280,7 +280,13 @@ int hc_writer_create(struct hc_ctx *ctx, const void *uri, size_t uri_len,
  * Aligned spans go with O_DIRECT from @buf; unaligned edges are merged
  * through a bounce block.  A growable stage grows first when the write
  * ends past what it holds (at least doubling it).  Writes to different
- * ranges may run in parallel from several threads.
+ * ranges may run in parallel from several threads (unaligned edges that
+ * share a block are read-modify-written one at a time): each thread computes
+ * the CRC-32C of the bytes it wrote beside the other threads' writes, and
+ * the writer folds the pieces in offset order (up to 32 pieces may wait
+ * ahead of a gap), so a commit needs no read-back when the writes cover
+ * the object once each, in whatever order they completed.  A write that
+ * fails adds nothing to the CRC; written again, it is counted then.
  *
  * Return: @len, or a negative errno: -EFBIG (past the fixed size, or the
  * pool), -ENOSPC, -EIO.
@@ -299,8 +305,9 @@ ssize_t hc_writer_pwrite(struct hc_writer *w, const void *buf, size_t len,
  * @generation: optional, set to the object's generation (for
  *	hc_ctx_wait_clean())
  *
- * Computes the CRC-32C of the bytes (read back with O_DIRECT unless they
- * were written in order from offset 0) for the kernel to keep with the
+ * Computes the CRC-32C of the bytes (read back with O_DIRECT unless the
+ * writes covered the object from offset 0 once each, in any order with at
+ * most 32 pieces ahead of a gap) for the kernel to keep with the
  * object; the final size is the end of the furthest write (a fixed-size
  * stage keeps its size).  When this returns 0 the data and its journal
  * record are on the drives (every member flushed once); DIRTY objects are
@@ -546,8 +553,9 @@ unsigned int hc_writer_extents(struct hc_writer *w, struct hc_lib_extent *ext,
  * @crc: set to the CRC-32C of the bytes from 0 to the object's size (a
  *	growable stage: the end of the furthest write)
  *
- * Free when every write came in order from offset 0 (the writer computed
- * it as they came), else the bytes are read back with O_DIRECT; a commit
+ * Free when the writes covered the object from offset 0 once each (the
+ * writer computed it as they came, see hc_writer_pwrite()), else the
+ * bytes are read back with O_DIRECT; a commit
  * without HC_COMMIT_NO_CRC after it records the same value without
  * computing it again.  For a caller that reports the CRC (hcctl put
  * --crc).  Return: 0, or a negative errno of the read-back (-EIO).

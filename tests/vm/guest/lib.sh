@@ -211,7 +211,9 @@ hc_host_run() {
 	if [ ! -e /run/hc/hostbound ]; then
 		# POSIX semaphores and shared memory (multiprocessing) need it
 		mkdir -p /dev/shm
-		mountpoint -q /dev/shm || mount -t tmpfs -o mode=1777 shm /dev/shm || return 1
+		# (busybox has no mountpoint(1))
+		grep -q '^[^ ]* /dev/shm ' /proc/mounts ||
+			mount -t tmpfs -o mode=1777 shm /dev/shm || return 1
 		for d in dev proc sys tmp; do
 			mount --bind "/$d" "/host/$d" || return 1
 		done

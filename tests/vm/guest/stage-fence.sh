@@ -306,7 +306,9 @@ t_grow() {
 
 # libhypercache's C API and its errors (hc_libtest, which says what).
 t_capi() {
-	hc_libtest || hc_fail "hc_libtest failed"
+	hc_libtest >/tmp/libtest.out 2>&1 ||
+		{ cat /tmp/libtest.out; hc_fail "hc_libtest failed: $(grep '^FAIL' /tmp/libtest.out | tr '\n' ' ')"; }
+	rm -f /tmp/libtest.out
 }
 
 hc_test fence-create t_create

@@ -682,7 +682,9 @@ t_mtime() {
 }
 
 # hcctl mount/umount: the reasons of the refusals, --json, names for the
-# owner and group, the default group, an fstab line with mount -a.
+# owner and group, the default group, an fstab line with mount -a; names
+# in fstab through mount.hypercache (busybox's mount runs it, from PATH,
+# once the kernel has refused gid=NAME), and the helper called directly.
 t_hcctl() {
 	f=s3/fsb/sizes/f1
 	hc_expect_errno -m "already mounted on $MNT" hcctl mount /mnt/hc2
@@ -725,7 +727,33 @@ t_hcctl() {
 	umount $MNT
 	mount $MNT || hc_fail "mount $MNT from fstab"
 	same $MNT/$f /tmp/src.1
-	rm -f /etc/fstab /tmp/m.json /tmp/um.json
+	umount $MNT
+	echo "hcgroup:x:4545:" >>/etc/group
+	echo "hypercache $MNT hypercache gid=hcgroup,mode=0440 0 0" >/etc/fstab
+	mount $MNT || hc_fail "mount $MNT from fstab with gid=hcgroup"
+	[ "$(stat -c '%a %g' $MNT/$f)" = "440 4545" ] || hc_fail "fstab gid=hcgroup: $(stat -c '%a %g' $MNT/$f)"
+	grep " $MNT " /proc/mounts | grep -q "gid=4545,mode=0440" || hc_fail "fstab gid=hcgroup: $(grep " $MNT " /proc/mounts)"
+	same $MNT/$f /tmp/src.1
+	umount $MNT
+	echo "hypercache $MNT hypercache gid=nosuchgroup,mode=0440 0 0" >/etc/fstab
+	hc_expect_errno -m "mount.hypercache: $MNT: bad option 'gid=nosuchgroup' \\(no such group\\)" mount $MNT
+	grep -q " $MNT " /proc/mounts && hc_fail "mounted with gid=nosuchgroup"
+	# as mount(8) calls it: SPEC DIR [-sfnv] [-o OPTIONS]
+	mount.hypercache hypercache $MNT -v -o uid=root,gid=hcgroup,mode=0444,ro,nofail >/tmp/mh.out ||
+		hc_fail "mount.hypercache"
+	grep -q "mounted hypercache on $MNT (uid=0,gid=4545,mode=0444,ingest=off,ro)" /tmp/mh.out ||
+		hc_fail "mount.hypercache -v: $(cat /tmp/mh.out)"
+	[ "$(stat -c '%a %g' $MNT/$f)" = "444 4545" ] || hc_fail "mount.hypercache: $(stat -c '%a %g' $MNT/$f)"
+	grep " $MNT " /proc/mounts | grep -q "hypercache ro," || hc_fail "mount.hypercache -o ro: not ro"
+	hc_expect_errno -m "already mounted" mount.hypercache hypercache $MNT -o gid=hcgroup
+	umount $MNT
+	hc_expect_errno -m "bad option 'mode=0999' \\(octal permission bits" mount.hypercache hypercache $MNT -o mode=0999
+	hc_expect_errno -m "bad option 'size=1G' \\(unknown option\\)" mount.hypercache hypercache $MNT -o size=1G
+	mount.hypercache -s -f hypercache $MNT -o size=1G || hc_fail "mount.hypercache -s -f"
+	grep -q " $MNT " /proc/mounts && hc_fail "mount.hypercache -f mounted"
+	sed -i '/^hcgroup:/d' /etc/group
+	mount -t hypercache -o gid=65534,mode=0440 hypercache $MNT || hc_fail "mount -t hypercache"
+	rm -f /etc/fstab /tmp/m.json /tmp/um.json /tmp/mh.out
 }
 
 # The stop rule: refused while mounted, fine after umount.

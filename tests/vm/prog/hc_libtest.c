@@ -29,6 +29,11 @@
  *    without it (the bytes read back: data-crc); an unknown flag -EINVAL;
  *  - hc_writer_crc32c() (1.2) in order, NO_CRC and out of order: the
  *    source's CRC-32C; `hcctl put --crc --json` reports the same value;
+ *  - writes in flight from 4 threads (pieces of uneven, unaligned sizes
+ *    ending out of order, each checksummed by its thread), after one that
+ *    failed (-EFAULT: an aligned span from a PROT_NONE page, which the
+ *    library must not read for its CRC) and is written again by them:
+ *    hc_writer_crc32c() is the source's, the bytes read back equal;
  *  - hc_ctx_object_info() and hc_ctx_list_objects() (1.3): a held object
  *    committed clean (size, generation, chunks, one hold, no ETag, no
  *    Last-Modified), a miss -ENOENT zeroing the result, bad URIs.
@@ -45,7 +50,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <hypercache/hypercache.h>
@@ -204,6 +211,30 @@ static int objinfo(const char *uri)
 		return 1;
 	}
 	return 0;
+}
+
+/* Pieces of one object written by several threads, the next one taken by each. */
+struct par_job {
+	struct hc_writer *w;
+	const char *src;
+	const uint64_t *off;	/* piece k is [off[k], off[k + 1]) */
+	unsigned int nr, next;
+	int failed;
+};
+
+static void *par_writer(void *arg)
+{
+	struct par_job *j = arg;
+	unsigned int k;
+	ssize_t n;
+
+	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->nr) {
+		n = hc_writer_pwrite(j->w, j->src + j->off[k], j->off[k + 1] - j->off[k],
+				     j->off[k]);
+		if (n != (ssize_t)(j->off[k + 1] - j->off[k]))
+			__atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
 }
 
 static double now(void)
@@ -590,6 +621,65 @@ int main(int argc, char **argv)
 		unlink("/tmp/hc_libtest.src");
 		e = hc_ctx_evict(ctx, "lib/crc", 7);
 		expect("lib/crc evicted", e, 0, NULL);
+	}
+	{
+		/* Writes in flight from 4 threads; one failed before. */
+		static const uint64_t len[] = { 1 << 20, 333333, 70 * 4096, 12345,
+						2 << 20, 4097, 777777, 1 };
+		uint64_t total = 6 * chunk + 4321, offs[256], o = 0;
+		struct par_job j = { .src = src, .off = offs };
+		uint32_t want, got = 0;
+		pthread_t tid[4];
+		char *none;
+
+		fill(src, 77, total);
+		want = hc_crc32c(0, src, total);
+		for (j.nr = 0; o < total && j.nr < 255; j.nr++) {
+			offs[j.nr] = o;
+			o += len[j.nr % 8];
+			if (o > total)
+				o = total;
+		}
+		offs[j.nr] = total;
+		check("writer: the pieces cover the object", o == total);
+		e = hc_writer_create(ctx, "lib/par", 7, HC_SIZE_UNKNOWN, 0, &j.w,
+				     err, sizeof(err));
+		expect("writer: lib/par", e, 0, err);
+		none = mmap(NULL, 1 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (!e && none != MAP_FAILED) {
+			n = hc_writer_pwrite(j.w, none, 1 << 20, 1 << 20);
+			expect("writer: a write from a PROT_NONE page (no CRC of it read)",
+			       n, -EFAULT, hc_writer_error(j.w));
+			for (i = 0; i < 4; i++)
+				check("pthread_create",
+				      !pthread_create(&tid[i], NULL, par_writer, &j));
+			for (i = 0; i < 4; i++)
+				pthread_join(tid[i], NULL);
+			check("writer: 4 threads' pwrites", !j.failed);
+			e = hc_writer_crc32c(j.w, &got);
+			expect("hc_writer_crc32c, 4 threads", e, 0, hc_writer_error(j.w));
+			check("hc_writer_crc32c, 4 threads: the source's CRC-32C", got == want);
+			e = hc_writer_commit(j.w, HC_COMMIT_CLEAN, NULL);
+			expect("writer: lib/par committed", e, 0, NULL);
+			if (e)
+				hc_writer_abort(j.w);
+			e = hc_reader_open(ctx, "lib/par", 7, 0, 0, &r, err, sizeof(err));
+			expect("reader: lib/par", e, 0, err);
+			if (!e) {
+				memset(al, 0, total);
+				n = hc_reader_pread(r, al, total, 0);
+				expect("reader: lib/par pread", n, (long)total,
+				       hc_reader_error(r));
+				check("lib/par: every byte equal", !memcmp(al, src, total));
+				hc_reader_close(r);
+			}
+			e = hc_ctx_evict(ctx, "lib/par", 7);
+			expect("lib/par evicted", e, 0, NULL);
+		} else if (!e) {
+			hc_writer_abort(j.w);
+		}
+		if (none != MAP_FAILED)
+			munmap(none, 1 << 20);
 	}
 	e = hc_ctx_evict(ctx, "lib/a", 5);
 	expect("closed: hc_ctx_evict", e, 0, NULL);
