@@ -32,9 +32,6 @@ struct hcl_crcseq {
 	struct hcl_crc_piece piece[HCL_CRCSEQ_MAX];
 };
 
-/* hcl_crc32c_combine() - the CRC-32C of A||B from crc(A), crc(B), len(B). */
-uint32_t hcl_crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
-
 /* hcl_crcseq_init() - an empty sequence; broken from the start if @broken. */
 void hcl_crcseq_init(struct hcl_crcseq *s, int broken);
 

@@ -1,57 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CRC-32C of pieces: see crc.h.  The combination appends len2 zero bytes
- * to crc1 by squaring the GF(2) matrix of "one zero bit" (log2(len2)
- * squarings), then adds crc2: the CRC is linear over GF(2).
+ * CRC-32C of a buffer: see crc.h (the combination of pieces:
+ * crccombine.c).
  */
 #include <isa-l/crc.h>
 #include "crc.h"
 
-#define CRC32C_POLY_REFLECTED	0x82f63b78u
-
 uint32_t hc_crc32c(const void *buf, size_t len)
 {
 	return ~crc32_iscsi((unsigned char *)buf, (int)len, ~0u);
-}
-
-static uint32_t gf2_times(const uint32_t *mat, uint32_t vec)
-{
-	uint32_t sum = 0;
-
-	for (; vec; vec >>= 1, mat++)
-		if (vec & 1)
-			sum ^= *mat;
-	return sum;
-}
-
-static void gf2_square(uint32_t *sq, const uint32_t *mat)
-{
-	for (int n = 0; n < 32; n++)
-		sq[n] = gf2_times(mat, mat[n]);
-}
-
-uint32_t hc_crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2)
-{
-	uint32_t even[32], odd[32], row = 1;
-
-	if (!len2)
-		return crc1;
-	odd[0] = CRC32C_POLY_REFLECTED;	/* the operator of one zero bit */
-	for (int n = 1; n < 32; n++, row <<= 1)
-		odd[n] = row;
-	gf2_square(even, odd);		/* two zero bits */
-	gf2_square(odd, even);		/* four */
-	do {				/* one zero byte first, then doubling */
-		gf2_square(even, odd);
-		if (len2 & 1)
-			crc1 = gf2_times(even, crc1);
-		len2 >>= 1;
-		if (!len2)
-			break;
-		gf2_square(odd, even);
-		if (len2 & 1)
-			crc1 = gf2_times(odd, crc1);
-		len2 >>= 1;
-	} while (len2);
-	return crc1 ^ crc2;
 }

@@ -11,11 +11,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "crccombine.h"
 
 /* hc_crc32c() - the CRC-32C of @len bytes at @buf (ISA-L). */
 uint32_t hc_crc32c(const void *buf, size_t len);
-
-/* hc_crc32c_combine() - the CRC-32C of A||B, @len2 = the bytes of B. */
-uint32_t hc_crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
 
 #endif /* HC_CRC_H */

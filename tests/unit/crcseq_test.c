@@ -11,6 +11,7 @@
 #include <isa-l/crc.h>
 #include "kselftest_harness.h"
 #include "crcseq.h"
+#include "crccombine.h"
 
 static uint32_t crc_of(const unsigned char *b, size_t n)
 {
@@ -40,7 +41,7 @@ TEST(combine_equals_whole)
 		size_t c = cuts[i];
 
 		EXPECT_EQ(crc_of(b, n),
-			  hcl_crc32c_combine(crc_of(b, c), crc_of(b + c, n - c),
+			  hc_crc32c_combine(crc_of(b, c), crc_of(b + c, n - c),
 					     n - c));
 	}
 	free(b);
