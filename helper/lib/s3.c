@@ -39,6 +39,7 @@ struct hcs3 {
 	struct curl_slist *resolve;
 	struct hcs3_stats stats;
 	uint64_t retry_after_ms;	/* of the last response, 0: none */
+	const void *recv_buf;		/* hcs3_recv_buf() */
 };
 
 /* ------------------------------------------------------------ the client */
@@ -185,6 +186,11 @@ fail:
 uint64_t hcs3_retry_after_ms(const struct hcs3 *c)
 {
 	return c->retry_after_ms;
+}
+
+const void *hcs3_recv_buf(const struct hcs3 *c)
+{
+	return c->recv_buf;
 }
 
 void hcs3_get_stats(const struct hcs3 *c, struct hcs3_stats *out)
@@ -337,6 +343,7 @@ struct hcs3_req {
 	CURL *curl;
 	long status;
 	size_t dst_got;
+	const void *recv_buf;		/* where libcurl handed the first bytes */
 	bool dst_overflow;
 	bool nomem;
 	char *body_in;			/* collected body (error or XML) */
@@ -370,6 +377,8 @@ static size_t hcs3_write(char *ptr, size_t size, size_t nmemb, void *arg)
 			r->dst_overflow = true;
 			return 0;	/* never past the buffer: abort */
 		}
+		if (!r->recv_buf)
+			r->recv_buf = ptr;
 		memcpy(r->dst + r->dst_got, ptr, n);
 		r->dst_got += n;
 		return n;
@@ -601,6 +610,8 @@ static void hcs3_response_headers(struct hcs3 *c, struct hcs3_req *r)
 				HCS3_RETRY_AFTER_MAX_S * 1000ULL : v * 1000ULL;
 	}
 	c->retry_after_ms = r->retry_after_ms;
+	if (r->recv_buf)
+		c->recv_buf = r->recv_buf;
 	if (curl_easy_getinfo(c->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
 			      &r->content_length))
 		r->content_length = -1;

@@ -87,6 +87,14 @@ void hcs3_get_stats(const struct hcs3 *c, struct hcs3_stats *out);
 uint64_t hcs3_retry_after_ms(const struct hcs3 *c);
 
 /*
+ * hcs3_recv_buf() - where libcurl handed the client the first bytes of the
+ * last body it received into the caller's buffer (a ranged GET): libcurl's
+ * receive buffer, which lives as long as the client; NULL before one.  For
+ * NUMA placement (helper/place.h): which node that buffer's page is on.
+ */
+const void *hcs3_recv_buf(const struct hcs3 *c);
+
+/*
  * hcs3_url() - the URL of @bucket/@key (key may be NULL: the bucket
  * itself) under the backend's addressing style, the key URI-encoded with
  * '/' kept.  Returns a malloc'd string or NULL (out of memory, or a
