@@ -3,7 +3,7 @@
  * hypercached's NUMA placement (libnuma; Documentation/hypercached.rst,
  * "NUMA placement"): part workers and their buffers on the node of the
  * member drive a part is written to (ingest) or read from (egress), the
- * network-only threads (HEAD workers, the egress channel's thread) and
+ * network-only threads (the HEAD workers) and
  * their allocations on the node of the NIC of the default route.
  *
  * hc_place_init() decides once: placement is on with numa = auto on a
