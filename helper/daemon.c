@@ -353,8 +353,8 @@ static void *part_worker(void *arg)
 			ret = o->fetch(o->src, p.slot, p.off, p.len, buf, msg,
 				       sizeof(msg));
 			if (net)
-				hc_place_net_end(&pp, hcs3_recv_buf(o->s3.s->c[p.slot]),
-						 HC_PLACE_INGEST, &o->tally);
+				hc_place_net_end(&pp, HC_PLACE_INGEST,
+						 &o->tally);
 		}
 		if (!ret)
 			hc_place_count(&pp, buf, HC_PLACE_INGEST, &o->tally);
@@ -610,6 +610,8 @@ static struct s3_backend *s3_clients(struct s3_backend *tab,
 			free(pol);
 			return NULL;
 		}
+		/* where libcurl's receive buffer is (place.h) */
+		hcs3_set_recv_hook(s->c[i], hc_place_net_recv, NULL);
 	}
 	s->b = b;
 	hc_log(HC_LOG_INFO, "backend %s: %u S3 clients, endpoint %s (from %s), region %s, credentials from %s%s%s",
@@ -1516,7 +1518,7 @@ static void egress_place(void *arg, uint64_t off, uint64_t len, void *buf,
 		hc_place_net_begin(&egress_pp);
 		break;
 	case HC_EGRESS_PLACE_SENT:
-		hc_place_net_end(&egress_pp, NULL, HC_PLACE_EGRESS, &ep->tally);
+		hc_place_net_end(&egress_pp, HC_PLACE_EGRESS, &ep->tally);
 		break;
 	}
 }

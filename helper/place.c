@@ -39,6 +39,8 @@ static struct {
 
 /* the node the calling thread was last moved to; -2: never moved */
 static __thread int thread_node = -2;
+/* the node of libcurl's receive buffer in this thread's transfer; -2: none seen */
+static __thread int recv_node = -2;
 
 #define plog(...) do { if (pl.log) pl.log(__VA_ARGS__); } while (0)
 
@@ -310,14 +312,26 @@ void hc_place_net_begin(struct hc_place_part *pp)
 	pp->net = thread_node == pl.nic_node;
 }
 
-void hc_place_net_end(struct hc_place_part *pp, const void *net_buf,
-		      enum hc_place_path path, struct hc_place_tally *t)
+void hc_place_net_recv(void *arg, const void *ptr)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *pg = (void *)((uintptr_t)ptr & ~((uintptr_t)page - 1));
+	int status;
+
+	(void)arg;
+	if (!pl.on)
+		return;
+	/* move_pages without nodes: where the page is, or -errno */
+	recv_node = move_pages(0, 1, &pg, NULL, &status, 0) ? -1 : status;
+}
+
+void hc_place_net_end(struct hc_place_part *pp, enum hc_place_path path,
+		      struct hc_place_tally *t)
 {
 	struct hc_scrape_numa_node *sn = st_node(pl.nic_node);
-	long page = sysconf(_SC_PAGESIZE);
-	int cpu, status;
-	void *pg;
+	int cpu, rn = recv_node;
 
+	recv_node = -2;
 	if (!pp->net)
 		return;
 	pp->net = false;
@@ -330,11 +344,9 @@ void hc_place_net_end(struct hc_place_part *pp, const void *net_buf,
 	} else if (sn) {
 		ADD(sn->net_off[path], 1);
 	}
-	if (net_buf) {
-		pg = (void *)((uintptr_t)net_buf & ~((uintptr_t)page - 1));
+	if (rn != -2) {
 		ADD(t->net_pages, 1);
-		if (!move_pages(0, 1, &pg, NULL, &status, 0) &&
-		    status == pl.nic_node) {
+		if (rn == pl.nic_node) {
 			ADD(t->net_local, 1);
 			if (sn)
 				ADD(sn->net_pages_local, 1);

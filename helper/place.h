@@ -26,7 +26,8 @@
  * NIC's node; the part's buffer keeps its binding to its member's node,
  * which a mapping's policy overrides), then returns to the part's node for
  * its CRC and drive I/O.  hc_place_net_end() checks the thread's CPU and
- * the page of libcurl's receive buffer (hcs3_recv_buf()).
+ * the page of libcurl's receive buffer (sampled by hc_place_net_recv()
+ * while libcurl holds it: it frees it when the transfer ends).
  *
  * What every count found is also added up per node and path for the
  * exporter (hc_place_stats(), Documentation/metrics.md "NUMA placement").
@@ -115,14 +116,18 @@ void hc_place_count(const struct hc_place_part *pp, const void *buf,
  * hc_place_net_begin() - before a part's network transfer: the calling
  * thread onto the NIC's node (nothing when placement is off or no NIC's
  * node is known; @pp->net says whether it moved).
+ * hc_place_net_recv() - the S3 clients' receive hook (hcs3_set_recv_hook()):
+ * notes which node the page of libcurl's receive buffer @ptr is on, for
+ * the calling thread's next hc_place_net_end().
  * hc_place_net_end() - after it: whether the thread is still there and
- * (@net_buf, libcurl's receive buffer, or NULL) where that buffer's page
- * is, into @t and the exporter's @path counters; the thread back onto the
+ * where libcurl's receive buffer was (if hc_place_net_recv() saw it),
+ * into @t and the exporter's @path counters; the thread back onto the
  * part's node (@pp->node) or the process's CPUs.
  */
 void hc_place_net_begin(struct hc_place_part *pp);
-void hc_place_net_end(struct hc_place_part *pp, const void *net_buf,
-		      enum hc_place_path path, struct hc_place_tally *t);
+void hc_place_net_recv(void *arg, const void *ptr);
+void hc_place_net_end(struct hc_place_part *pp, enum hc_place_path path,
+		      struct hc_place_tally *t);
 
 /*
  * hc_place_net_thread() - the calling thread onto the NIC's node and its

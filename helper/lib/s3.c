@@ -39,7 +39,8 @@ struct hcs3 {
 	struct curl_slist *resolve;
 	struct hcs3_stats stats;
 	uint64_t retry_after_ms;	/* of the last response, 0: none */
-	const void *recv_buf;		/* hcs3_recv_buf() */
+	hcs3_recv_hook_fn recv_hook;	/* hcs3_set_recv_hook() */
+	void *recv_arg;
 };
 
 /* ------------------------------------------------------------ the client */
@@ -188,9 +189,10 @@ uint64_t hcs3_retry_after_ms(const struct hcs3 *c)
 	return c->retry_after_ms;
 }
 
-const void *hcs3_recv_buf(const struct hcs3 *c)
+void hcs3_set_recv_hook(struct hcs3 *c, hcs3_recv_hook_fn fn, void *arg)
 {
-	return c->recv_buf;
+	c->recv_hook = fn;
+	c->recv_arg = arg;
 }
 
 void hcs3_get_stats(const struct hcs3 *c, struct hcs3_stats *out)
@@ -343,7 +345,8 @@ struct hcs3_req {
 	CURL *curl;
 	long status;
 	size_t dst_got;
-	const void *recv_buf;		/* where libcurl handed the first bytes */
+	hcs3_recv_hook_fn recv_hook;	/* the client's, for @dst's first bytes */
+	void *recv_arg;
 	bool dst_overflow;
 	bool nomem;
 	char *body_in;			/* collected body (error or XML) */
@@ -377,8 +380,8 @@ static size_t hcs3_write(char *ptr, size_t size, size_t nmemb, void *arg)
 			r->dst_overflow = true;
 			return 0;	/* never past the buffer: abort */
 		}
-		if (!r->recv_buf)
-			r->recv_buf = ptr;
+		if (!r->dst_got && r->recv_hook)
+			r->recv_hook(r->recv_arg, ptr);
 		memcpy(r->dst + r->dst_got, ptr, n);
 		r->dst_got += n;
 		return n;
@@ -610,8 +613,6 @@ static void hcs3_response_headers(struct hcs3 *c, struct hcs3_req *r)
 				HCS3_RETRY_AFTER_MAX_S * 1000ULL : v * 1000ULL;
 	}
 	c->retry_after_ms = r->retry_after_ms;
-	if (r->recv_buf)
-		c->recv_buf = r->recv_buf;
 	if (curl_easy_getinfo(c->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
 			      &r->content_length))
 		r->content_length = -1;
@@ -665,6 +666,8 @@ static int hcs3_perform(struct hcs3 *c, struct hcs3_req *r,
 		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	}
 	r->curl = c->curl;
+	r->recv_hook = c->recv_hook;
+	r->recv_arg = c->recv_arg;
 	retry_init(&rs, &c->policy, retry_rand_os, NULL);
 	start = hc_now_ms();
 	for (;;) {
