@@ -1472,24 +1472,6 @@ static void egress_mem_put(void *arg, uint64_t bytes)
 	pthread_mutex_unlock(&ing.lock);
 }
 
-/*
- * Part threads of one multipart upload: ingest_concurrency, fewer if that
- * many part buffers of @part_size for each of max_objects_in_flight
- * uploads would pass write-back's half of buffer_budget (each thread holds
- * one buffer: egress_mem_get()); at least one.
- */
-static unsigned int egress_workers(const struct hc_config *cfg,
-				   uint64_t part_size)
-{
-	uint64_t per_obj = cfg->buffer_budget / 2 /
-			   ((uint64_t)cfg->max_objects_in_flight * part_size);
-
-	if (per_obj < 1)
-		return 1;
-	return per_obj < cfg->ingest_concurrency ? (unsigned int)per_obj :
-						   cfg->ingest_concurrency;
-}
-
 /* An upload's placement (struct hc_egress.place): its pool's map. */
 struct egress_place {
 	const struct hc_ingest_req *r;
@@ -1587,7 +1569,15 @@ static void egress_upload(struct egress_ctx *x, struct s3_backend *s3,
 	if (!s)
 		return;
 	if (!hc_egress_plan(r->size, cfg->part_size, &plan) && plan.multipart) {
-		e.workers = egress_workers(cfg, plan.part_size);
+		/*
+		 * sized for the uploads running now, not max_objects_in_flight
+		 * of them: a lone upload gets all its part threads
+		 */
+		e.workers = hc_egress_workers(cfg->buffer_budget / 2,
+					      plan.part_size,
+					      __atomic_load_n(&x->in_flight,
+							      __ATOMIC_RELAXED),
+					      cfg->ingest_concurrency);
 		hc_log(HC_LOG_INFO, "%s: multipart upload to %s/%s: %llu "
 		       "parts of %llu bytes, %u at a time", r->uri,
 		       j->t.bucket, j->t.key,

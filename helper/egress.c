@@ -34,6 +34,21 @@ static uint64_t div_up(uint64_t a, uint64_t b)
 	return (a + b - 1) / b;
 }
 
+unsigned int hc_egress_workers(uint64_t budget, uint64_t part_size,
+			       unsigned int uploads, unsigned int concurrency)
+{
+	uint64_t per;
+
+	if (!uploads)
+		uploads = 1;
+	if (concurrency > HC_EGRESS_WORKERS_MAX)
+		concurrency = HC_EGRESS_WORKERS_MAX;
+	per = part_size ? budget / ((uint64_t)uploads * part_size) : concurrency;
+	if (per < 1)
+		return 1;
+	return per < concurrency ? (unsigned int)per : (concurrency ? concurrency : 1);
+}
+
 int hc_egress_plan(uint64_t size, uint64_t part_size,
 		   struct hc_egress_plan *p)
 {

@@ -68,6 +68,18 @@ struct hc_egress_plan {
 int hc_egress_plan(uint64_t size, uint64_t part_size,
 		   struct hc_egress_plan *p);
 
+/*
+ * hc_egress_workers() - part threads for one multipart upload of
+ * @part_size parts while @uploads uploads run (this one included, 0 taken
+ * as 1): @concurrency, fewer if that many buffers for each of them would
+ * pass @budget (write-back's share of buffer_budget); at least one, at
+ * most HC_EGRESS_WORKERS_MAX.  The memory stays within the budget whatever
+ * this says (struct hc_egress.mem_get waits for room); this only keeps
+ * threads from starting to wait.  Pure.
+ */
+unsigned int hc_egress_workers(uint64_t budget, uint64_t part_size,
+			       unsigned int uploads, unsigned int concurrency);
+
 /* Called after each part is uploaded (from a worker thread). */
 typedef void (*hc_egress_progress_fn)(void *arg, uint64_t part_no,
 				      uint64_t parts_done, uint64_t nr_parts);
