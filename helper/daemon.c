@@ -301,6 +301,8 @@ static void *part_worker(void *arg)
 	char msg[768];
 
 	pthread_setname_np(pthread_self(), "hc-part");
+	/* its transfers on the NIC's node, libcurl's buffers there (place.h) */
+	hc_place_net_thread(false);
 	pthread_mutex_lock(&e->lock);
 	while (!e->stop) {
 		struct hc_xsched_part p;
@@ -339,16 +341,23 @@ static void *part_worker(void *arg)
 			ret = -ENOMEM;
 			snprintf(msg, sizeof(msg), "out of memory for a part");
 		} else {
+			bool net = o->t.b->type == HC_BACKEND_S3;
+
 			if (o->placed)
 				hc_place_part(&o->numa, o->r.ext, o->r.nr_ext,
 					      p.off, p.buf_len, buf, &pp);
 			else
-				pp.nr = 0;
+				pp = (struct hc_place_part){ .node = -1 };
+			if (net)
+				hc_place_net_begin(&pp);
 			ret = o->fetch(o->src, p.slot, p.off, p.len, buf, msg,
 				       sizeof(msg));
+			if (net)
+				hc_place_net_end(&pp, HC_PLACE_INGEST,
+						 &o->tally);
 		}
 		if (!ret)
-			hc_place_count(&pp, buf, &o->tally);
+			hc_place_count(&pp, buf, HC_PLACE_INGEST, &o->tally);
 		if (!ret) {
 			memset((char *)buf + p.len, 0, p.buf_len - p.len);
 			ret = hc_fill_write(o->dev_fd, HC_DEV_PATH, o->r.ext,
@@ -601,6 +610,8 @@ static struct s3_backend *s3_clients(struct s3_backend *tab,
 			free(pol);
 			return NULL;
 		}
+		/* where libcurl's receive buffer is (place.h) */
+		hcs3_set_recv_hook(s->c[i], hc_place_net_recv, NULL);
 	}
 	s->b = b;
 	hc_log(HC_LOG_INFO, "backend %s: %u S3 clients, endpoint %s (from %s), region %s, credentials from %s%s%s",
@@ -701,7 +712,7 @@ static void *head_worker(void *arg)
 	uint64_t one = 1;
 
 	pthread_setname_np(pthread_self(), "hc-head");
-	hc_place_net_thread();
+	hc_place_net_thread(true);
 	pthread_mutex_lock(&e->lock);
 	while (!e->stop) {
 		struct ingest_obj *o = e->heads;
@@ -964,13 +975,23 @@ static void handle(struct hc_channel *ch, const struct hc_config *cfg,
 static void log_placement(const char *uri, const char *what,
 			  const struct hc_place_tally *t)
 {
+	char recv[96] = "";
+
 	if (!t->parts)
 		return;
+	if (t->net_pages)
+		snprintf(recv, sizeof(recv), ", libcurl's receive buffer on "
+			 "the NIC's node %llu of %llu",
+			 (unsigned long long)t->net_local,
+			 (unsigned long long)t->net_pages);
 	hc_log(HC_LOG_INFO, "%s: numa: %s of %llu parts: buffer pages on "
 	       "their member's node %llu of %llu, workers on the part's node "
-	       "%llu of %llu", uri, what, (unsigned long long)t->parts,
+	       "%llu of %llu, transfers on the NIC's node %llu of %llu%s",
+	       uri, what, (unsigned long long)t->parts,
 	       (unsigned long long)t->local, (unsigned long long)t->pages,
-	       (unsigned long long)t->on_node, (unsigned long long)t->parts);
+	       (unsigned long long)t->on_node, (unsigned long long)t->parts,
+	       (unsigned long long)t->net_on, (unsigned long long)t->net,
+	       recv);
 }
 
 /*
@@ -1451,24 +1472,6 @@ static void egress_mem_put(void *arg, uint64_t bytes)
 	pthread_mutex_unlock(&ing.lock);
 }
 
-/*
- * Part threads of one multipart upload: ingest_concurrency, fewer if that
- * many part buffers of @part_size for each of max_objects_in_flight
- * uploads would pass write-back's half of buffer_budget (each thread holds
- * one buffer: egress_mem_get()); at least one.
- */
-static unsigned int egress_workers(const struct hc_config *cfg,
-				   uint64_t part_size)
-{
-	uint64_t per_obj = cfg->buffer_budget / 2 /
-			   ((uint64_t)cfg->max_objects_in_flight * part_size);
-
-	if (per_obj < 1)
-		return 1;
-	return per_obj < cfg->ingest_concurrency ? (unsigned int)per_obj :
-						   cfg->ingest_concurrency;
-}
-
 /* An upload's placement (struct hc_egress.place): its pool's map. */
 struct egress_place {
 	const struct hc_ingest_req *r;
@@ -1480,16 +1483,26 @@ struct egress_place {
 static __thread struct hc_place_part egress_pp;
 
 static void egress_place(void *arg, uint64_t off, uint64_t len, void *buf,
-			 bool filled)
+			 enum hc_egress_place_at at)
 {
 	struct egress_place *ep = arg;
 
-	if (filled)
-		hc_place_count(&egress_pp, buf, &ep->tally);
-	else
+	switch (at) {
+	case HC_EGRESS_PLACE_READ:
 		hc_place_part(&ep->map, ep->r->ext, ep->r->nr_ext, off,
 			      (len + HC_EGRESS_BLOCK - 1) &
 			      ~(uint64_t)(HC_EGRESS_BLOCK - 1), buf, &egress_pp);
+		break;
+	case HC_EGRESS_PLACE_FILLED:
+		hc_place_count(&egress_pp, buf, HC_PLACE_EGRESS, &ep->tally);
+		break;
+	case HC_EGRESS_PLACE_SEND:
+		hc_place_net_begin(&egress_pp);
+		break;
+	case HC_EGRESS_PLACE_SENT:
+		hc_place_net_end(&egress_pp, HC_PLACE_EGRESS, &ep->tally);
+		break;
+	}
 }
 
 /*
@@ -1556,7 +1569,15 @@ static void egress_upload(struct egress_ctx *x, struct s3_backend *s3,
 	if (!s)
 		return;
 	if (!hc_egress_plan(r->size, cfg->part_size, &plan) && plan.multipart) {
-		e.workers = egress_workers(cfg, plan.part_size);
+		/*
+		 * sized for the uploads running now, not max_objects_in_flight
+		 * of them: a lone upload gets all its part threads
+		 */
+		e.workers = hc_egress_workers(cfg->buffer_budget / 2,
+					      plan.part_size,
+					      __atomic_load_n(&x->in_flight,
+							      __ATOMIC_RELAXED),
+					      cfg->ingest_concurrency);
 		hc_log(HC_LOG_INFO, "%s: multipart upload to %s/%s: %llu "
 		       "parts of %llu bytes, %u at a time", r->uri,
 		       j->t.bucket, j->t.key,

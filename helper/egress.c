@@ -34,6 +34,21 @@ static uint64_t div_up(uint64_t a, uint64_t b)
 	return (a + b - 1) / b;
 }
 
+unsigned int hc_egress_workers(uint64_t budget, uint64_t part_size,
+			       unsigned int uploads, unsigned int concurrency)
+{
+	uint64_t per;
+
+	if (!uploads)
+		uploads = 1;
+	if (concurrency > HC_EGRESS_WORKERS_MAX)
+		concurrency = HC_EGRESS_WORKERS_MAX;
+	per = part_size ? budget / ((uint64_t)uploads * part_size) : concurrency;
+	if (per < 1)
+		return 1;
+	return per < concurrency ? (unsigned int)per : (concurrency ? concurrency : 1);
+}
+
 int hc_egress_plan(uint64_t size, uint64_t part_size,
 		   struct hc_egress_plan *p)
 {
@@ -202,11 +217,20 @@ static int read_part(const struct hc_egress *e, int fd, uint64_t off,
 	int ret;
 
 	if (e->place)
-		e->place(e->place_arg, off, len, buf, false);
+		e->place(e->place_arg, off, len, buf, HC_EGRESS_PLACE_READ);
 	ret = hc_egress_read(fd, e->ext, e->nr_ext, off, len, buf, err, errlen);
 	if (!ret && e->place)
-		e->place(e->place_arg, off, len, buf, true);
+		e->place(e->place_arg, off, len, buf, HC_EGRESS_PLACE_FILLED);
 	return ret;
+}
+
+/* e->place around an upload request of the part in @buf, if set. */
+static void place_send(const struct hc_egress *e, uint64_t off, size_t len,
+		       void *buf, bool sent)
+{
+	if (e->place)
+		e->place(e->place_arg, off, len, buf, sent ?
+			 HC_EGRESS_PLACE_SENT : HC_EGRESS_PLACE_SEND);
 }
 
 /* --- S3 --------------------------------------------------------------- */
@@ -267,8 +291,10 @@ static int s3_single(const struct hc_egress *e, struct hcs3 *c,
 	if (!ret) {
 		t0 = hc_now();
 		dig0 = digest_ns(c);
+		place_send(e, 0, e->size, buf, false);
 		ret = hcs3_put(c, bucket, key, buf, e->size, res->etag, err,
 			       errlen);
+		place_send(e, 0, e->size, buf, true);
 		note_send(&res->t, c, t0, dig0);
 		slot_put(e);
 	}
@@ -408,10 +434,12 @@ static void *mpu_worker(void *arg)
 		if (!ret) {
 			t0 = hc_now();
 			dig0 = digest_ns(r->clients[w->id]);
+			place_send(e, off, len, buf, false);
 			ret = hcs3_mpu_part(r->clients[w->id], r->bucket,
 					    r->key, r->upload_id,
 					    (unsigned int)n + 1, buf, len,
 					    r->etags[n], msg, sizeof(msg));
+			place_send(e, off, len, buf, true);
 			note_send(&tm, r->clients[w->id], t0, dig0);
 			slot_put(e);
 		}

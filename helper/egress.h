@@ -68,9 +68,29 @@ struct hc_egress_plan {
 int hc_egress_plan(uint64_t size, uint64_t part_size,
 		   struct hc_egress_plan *p);
 
+/*
+ * hc_egress_workers() - part threads for one multipart upload of
+ * @part_size parts while @uploads uploads run (this one included, 0 taken
+ * as 1): @concurrency, fewer if that many buffers for each of them would
+ * pass @budget (write-back's share of buffer_budget); at least one, at
+ * most HC_EGRESS_WORKERS_MAX.  The memory stays within the budget whatever
+ * this says (struct hc_egress.mem_get waits for room); this only keeps
+ * threads from starting to wait.  Pure.
+ */
+unsigned int hc_egress_workers(uint64_t budget, uint64_t part_size,
+			       unsigned int uploads, unsigned int concurrency);
+
 /* Called after each part is uploaded (from a worker thread). */
 typedef void (*hc_egress_progress_fn)(void *arg, uint64_t part_no,
 				      uint64_t parts_done, uint64_t nr_parts);
+
+/* The steps of a part at which struct hc_egress.place is called. */
+enum hc_egress_place_at {
+	HC_EGRESS_PLACE_READ,		/* before the read */
+	HC_EGRESS_PLACE_FILLED,		/* the read done */
+	HC_EGRESS_PLACE_SEND,		/* before the upload request */
+	HC_EGRESS_PLACE_SENT,		/* after it, whatever its outcome */
+};
 
 struct hc_egress {
 	uint64_t size;			/* object bytes */
@@ -104,13 +124,14 @@ struct hc_egress {
 	void *slot_arg;
 	/*
 	 * NUMA placement (helper/place.h), may be NULL: called by the thread
-	 * that reads object bytes [@off, @off + @len) into @buf (a buffer of
-	 * its own mapping, reused for the next part), before the read
-	 * (@filled false: bind the buffer, move the thread) and after it
-	 * (true: count where the pages are).
+	 * that moves object bytes [@off, @off + @len) in @buf (a buffer of
+	 * its own mapping, reused for the next part) at each step @at: before
+	 * the read (bind the buffer, move the thread to the drive's node),
+	 * after it (count where the pages are), before the upload request
+	 * (move the thread to the NIC's node) and after it (count it).
 	 */
 	void (*place)(void *arg, uint64_t off, uint64_t len, void *buf,
-		      bool filled);
+		      enum hc_egress_place_at at);
 	void *place_arg;
 };
 

@@ -17,6 +17,7 @@
 #include <netlink/msg.h>
 #include "hypercache_netlink.h"
 #include "metrics.h"
+#include "place.h"
 #include "scrape.h"
 #include "util.h"
 
@@ -229,6 +230,7 @@ static enum MHD_Result metrics_handler(void *cls, struct MHD_Connection *conn,
 	t0 = hc_now();
 	M.in.kernel_ok = metrics_read_kernel() == 0;
 	M.in.now = hc_now();
+	hc_place_stats(&M.in.numa);
 	ret = hc_scrape_render(&p, &M.in, &M.st);
 	/* this scrape's cost shows on the next page */
 	M.in.self.scrapes++;

@@ -31,6 +31,7 @@ static struct {
 	bool have_map;
 	uint8_t uuid[16];
 	struct hc_numa_map map;
+	struct hc_scrape_numa st;	/* the exporter's, atomic adds */
 } pl = {
 	.nic_node = -1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -38,8 +39,19 @@ static struct {
 
 /* the node the calling thread was last moved to; -2: never moved */
 static __thread int thread_node = -2;
+/* the node of libcurl's receive buffer in this thread's transfer; -2: none seen */
+static __thread int recv_node = -2;
 
 #define plog(...) do { if (pl.log) pl.log(__VA_ARGS__); } while (0)
+
+#define ADD(field, v) __atomic_add_fetch(&(field), (v), __ATOMIC_RELAXED)
+
+/* @node's counters, or NULL for no node (-1) or one past the exporter's */
+static struct hc_scrape_numa_node *st_node(int node)
+{
+	return node >= 0 && (unsigned int)node < pl.st.nr_nodes ?
+	       &pl.st.n[node] : NULL;
+}
 
 void hc_place_init(enum hc_numa_mode mode, hc_place_log_fn log)
 {
@@ -102,6 +114,10 @@ void hc_place_init(enum hc_numa_mode mode, hc_place_log_fn log)
 		pl.nic[0] = '\0';
 	if (pl.nic_node > pl.max_node)
 		pl.nic_node = -1;
+	pl.st.nr_nodes = (unsigned int)pl.max_node + 1 > HC_SCRAPE_NODES_MAX ?
+			 HC_SCRAPE_NODES_MAX : (unsigned int)pl.max_node + 1;
+	pl.st.nic_node = pl.nic_node;
+	pl.st.on = true;
 	plog(HC_LOG_INFO, "numa: %d nodes (%d with CPUs of ours); NIC %s on node %d",
 	       pl.max_node + 1, nodes, *pl.nic ? pl.nic : "(no default route)",
 	       pl.nic_node);
@@ -214,6 +230,7 @@ void hc_place_part(const struct hc_numa_map *m, const struct hc_extent *ext,
 
 	pp->nr = 0;
 	pp->node = -1;
+	pp->net = false;
 	if (!pl.on || !len)
 		return;
 	n = hc_numa_runs(m, ext, nr_ext, off, len, pp->runs, HC_PLACE_RUNS_MAX);
@@ -238,11 +255,13 @@ void hc_place_part(const struct hc_numa_map *m, const struct hc_extent *ext,
 }
 
 void hc_place_count(const struct hc_place_part *pp, const void *buf,
-		    struct hc_place_tally *t)
+		    enum hc_place_path path, struct hc_place_tally *t)
 {
 	void *pages[HC_PLACE_RUNS_MAX];
 	int status[HC_PLACE_RUNS_MAX], nodes[HC_PLACE_RUNS_MAX];
 	unsigned long n = 0, i, local = 0;
+	struct hc_scrape_numa_node *sn;
+	bool queried;
 	int cpu;
 
 	if (!pp->nr)
@@ -255,21 +274,94 @@ void hc_place_count(const struct hc_place_part *pp, const void *buf,
 		n++;
 	}
 	/* move_pages without nodes: where each page is, or -errno */
-	if (n && !move_pages(0, n, pages, NULL, status, 0))
-		for (i = 0; i < n; i++)
-			local += status[i] == nodes[i];
+	queried = n && !move_pages(0, n, pages, NULL, status, 0);
+	for (i = 0; i < n; i++) {
+		bool here = queried && status[i] == nodes[i];
+
+		local += here;
+		sn = st_node(nodes[i]);
+		if (!sn)
+			continue;
+		if (here)
+			ADD(sn->pages_local[path], 1);
+		else
+			ADD(sn->pages_remote[path], 1);
+	}
 	cpu = sched_getcpu();
-	__atomic_add_fetch(&t->parts, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->pages, n, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->local, local, __ATOMIC_RELAXED);
-	if (pp->node >= 0 && cpu >= 0 && numa_node_of_cpu(cpu) == pp->node)
-		__atomic_add_fetch(&t->on_node, 1, __ATOMIC_RELAXED);
+	ADD(t->parts, 1);
+	ADD(t->pages, n);
+	ADD(t->local, local);
+	sn = st_node(pp->node);
+	if (sn)
+		ADD(sn->parts[path], 1);
+	if (pp->node >= 0 && cpu >= 0 && numa_node_of_cpu(cpu) == pp->node) {
+		ADD(t->on_node, 1);
+		if (sn)
+			ADD(sn->workers_on[path], 1);
+	} else if (sn) {
+		ADD(sn->workers_off[path], 1);
+	}
 }
 
-void hc_place_net_thread(void)
+void hc_place_net_begin(struct hc_place_part *pp)
+{
+	pp->net = false;
+	if (!pl.on || pl.nic_node < 0 || !CPU_COUNT(&pl.cpus[pl.nic_node]))
+		return;
+	thread_to(pl.nic_node);
+	pp->net = thread_node == pl.nic_node;
+}
+
+void hc_place_net_recv(void *arg, const void *ptr)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *pg = (void *)((uintptr_t)ptr & ~((uintptr_t)page - 1));
+	int status;
+
+	(void)arg;
+	if (!pl.on)
+		return;
+	/* move_pages without nodes: where the page is, or -errno */
+	recv_node = move_pages(0, 1, &pg, NULL, &status, 0) ? -1 : status;
+}
+
+void hc_place_net_end(struct hc_place_part *pp, enum hc_place_path path,
+		      struct hc_place_tally *t)
+{
+	struct hc_scrape_numa_node *sn = st_node(pl.nic_node);
+	int cpu, rn = recv_node;
+
+	recv_node = -2;
+	if (!pp->net)
+		return;
+	pp->net = false;
+	cpu = sched_getcpu();
+	ADD(t->net, 1);
+	if (cpu >= 0 && numa_node_of_cpu(cpu) == pl.nic_node) {
+		ADD(t->net_on, 1);
+		if (sn)
+			ADD(sn->net_on[path], 1);
+	} else if (sn) {
+		ADD(sn->net_off[path], 1);
+	}
+	if (rn != -2) {
+		ADD(t->net_pages, 1);
+		if (rn == pl.nic_node) {
+			ADD(t->net_local, 1);
+			if (sn)
+				ADD(sn->net_pages_local, 1);
+		} else if (sn) {
+			ADD(sn->net_pages_remote, 1);
+		}
+	}
+	thread_to(pp->node);
+}
+
+void hc_place_net_thread(bool counted)
 {
 	unsigned long mask[MASK_LONGS] = { 0 };
 	int node = pl.nic_node;
+	struct hc_scrape_numa_node *sn;
 
 	if (!pl.on || node < 0)
 		return;
@@ -278,4 +370,24 @@ void hc_place_net_thread(void)
 	if (set_mempolicy(MPOL_PREFERRED, mask, HC_NUMA_NODE_MAX + 1))
 		plog(HC_LOG_DEBUG, "numa: set_mempolicy to node %d: %s", node,
 		       strerror(errno));
+	sn = st_node(node);
+	if (counted && sn && thread_node == node)
+		ADD(sn->net_threads, 1);
+}
+
+void hc_place_stats(struct hc_scrape_numa *s)
+{
+	unsigned int i;
+	size_t k;
+
+	s->on = pl.on;
+	s->nr_nodes = pl.st.nr_nodes;
+	s->nic_node = pl.st.nic_node;
+	for (i = 0; i < s->nr_nodes; i++) {
+		const uint64_t *from = (const uint64_t *)&pl.st.n[i];
+		uint64_t *to = (uint64_t *)&s->n[i];
+
+		for (k = 0; k < sizeof(s->n[i]) / sizeof(uint64_t); k++)
+			to[k] = __atomic_load_n(&from[k], __ATOMIC_RELAXED);
+	}
 }

@@ -3,7 +3,7 @@
  * hypercached's NUMA placement (libnuma; Documentation/hypercached.rst,
  * "NUMA placement"): part workers and their buffers on the node of the
  * member drive a part is written to (ingest) or read from (egress), the
- * network-only threads (HEAD workers, the egress channel's thread) and
+ * network-only threads (the HEAD workers) and
  * their allocations on the node of the NIC of the default route.
  *
  * hc_place_init() decides once: placement is on with numa = auto on a
@@ -19,6 +19,19 @@
  * hc_place_count() then asks the kernel where the buffer's pages and the
  * thread are (move_pages, sched_getcpu), which the daemon logs per object.
  *
+ * A part's network transfer (hc_place_net_begin() .. hc_place_net_end()):
+ * the worker runs on the CPUs of the NIC's node while libcurl receives or
+ * sends it, so that libcurl's own buffers and the socket buffers are
+ * first-touched and copied there (the worker's memory policy prefers the
+ * NIC's node; the part's buffer keeps its binding to its member's node,
+ * which a mapping's policy overrides), then returns to the part's node for
+ * its CRC and drive I/O.  hc_place_net_end() checks the thread's CPU and
+ * the page of libcurl's receive buffer (sampled by hc_place_net_recv()
+ * while libcurl holds it: it frees it when the transfer ends).
+ *
+ * What every count found is also added up per node and path for the
+ * exporter (hc_place_stats(), Documentation/metrics.md "NUMA placement").
+ *
  * Thread-safe; the map cache takes a mutex, the rest touches only the
  * caller's thread and buffer.
  */
@@ -30,6 +43,7 @@
 #include <stdint.h>
 #include "config.h"
 #include "numatopo.h"
+#include "scrape.h"
 
 #define HC_PLACE_RUNS_MAX	64	/* a part of more runs: not placed */
 
@@ -37,6 +51,12 @@ struct hc_place_part {
 	struct hc_numa_run runs[HC_PLACE_RUNS_MAX];
 	int nr;			/* 0: nothing placed */
 	int node;		/* the thread's, -1: left as it was */
+	bool net;		/* between net_begin and net_end, moved */
+};
+
+enum hc_place_path {
+	HC_PLACE_INGEST = HC_SCRAPE_INGEST,	/* fetched, then written */
+	HC_PLACE_EGRESS = HC_SCRAPE_EGRESS,	/* read, then uploaded */
 };
 
 /* What hc_place_count() found, added up per object. */
@@ -45,6 +65,10 @@ struct hc_place_tally {
 	uint64_t pages;		/* buffer pages asked (one per run) */
 	uint64_t local;		/* of them on their member's node */
 	uint64_t on_node;	/* parts whose thread ran on the part's node */
+	uint64_t net;		/* transfers moved to the NIC's node */
+	uint64_t net_on;	/* of them ending on its CPUs */
+	uint64_t net_pages;	/* libcurl receive buffer pages sampled */
+	uint64_t net_local;	/* of them on the NIC's node */
 };
 
 /* The daemon's logger. */
@@ -81,11 +105,39 @@ void hc_place_part(const struct hc_numa_map *m, const struct hc_extent *ext,
 		   uint32_t nr_ext, uint64_t off, uint64_t len, void *buf,
 		   struct hc_place_part *pp);
 
-/* hc_place_count() - once @buf holds the part: add what is where to @t. */
+/*
+ * hc_place_count() - once @buf holds the part (ingest) or has been read
+ * (egress): add what is where to @t and to the exporter's @path counters.
+ */
 void hc_place_count(const struct hc_place_part *pp, const void *buf,
-		    struct hc_place_tally *t);
+		    enum hc_place_path path, struct hc_place_tally *t);
 
-/* hc_place_net_thread() - the calling thread onto the NIC's node. */
-void hc_place_net_thread(void);
+/*
+ * hc_place_net_begin() - before a part's network transfer: the calling
+ * thread onto the NIC's node (nothing when placement is off or no NIC's
+ * node is known; @pp->net says whether it moved).
+ * hc_place_net_recv() - the S3 clients' receive hook (hcs3_set_recv_hook()):
+ * notes which node the page of libcurl's receive buffer @ptr is on, for
+ * the calling thread's next hc_place_net_end().
+ * hc_place_net_end() - after it: whether the thread is still there and
+ * where libcurl's receive buffer was (if hc_place_net_recv() saw it),
+ * into @t and the exporter's @path counters; the thread back onto the
+ * part's node (@pp->node) or the process's CPUs.
+ */
+void hc_place_net_begin(struct hc_place_part *pp);
+void hc_place_net_recv(void *arg, const void *ptr);
+void hc_place_net_end(struct hc_place_part *pp, enum hc_place_path path,
+		      struct hc_place_tally *t);
+
+/*
+ * hc_place_net_thread() - the calling thread onto the NIC's node and its
+ * memory policy preferring that node: a network-only thread, or a part
+ * worker (whose transfers run there, its drive I/O on the part's node).  @counted: shown in the
+ * exporter's hypercache_numa_net_threads (the network-only threads).
+ */
+void hc_place_net_thread(bool counted);
+
+/* hc_place_stats() - the exporter's counters (all zero when off). */
+void hc_place_stats(struct hc_scrape_numa *s);
 
 #endif /* HC_PLACE_H */

@@ -2,7 +2,8 @@
 # Usage: scripts/bench-speed.sh [--part ingest|egress|drive|both] [--objects N]
 #                               [--big-mb M] [--ckpts C] [--ckpt-mb M]
 #                               [--one-mb M] [--drive-mb M] [--aws guest|host] [--kver K]
-#                               [--no-build] [--timeout S] [--smoke]
+#                               [--net user|tap] [--no-build] [--timeout S]
+#                               [--smoke]
 #
 # hypercached at full speed against the plain S3 clients, in ONE guest boot
 # (QEMU/TCG, multi-threaded, 2 vCPUs, 3 NVMe drives) against the tests'
@@ -40,6 +41,13 @@
 # ratios against their goals and the host's load average at the start and
 # the end.
 #
+# --net tap: the guest's NIC on a host tap device (tests/vm/boot.sh --tap:
+# root, /dev/net/tun, nft) instead of QEMU's user-mode network (the
+# default: one host thread carries every connection of the guest); the
+# same gateway, reached by the guest at the same address.  If the tap
+# cannot be made, boot.sh says why and the run uses the user-mode network;
+# the "network:" line says which one the figures are of.
+#
 # --aws host: `aws s3 cp` timed on the host instead (outside the guest, so
 # not the same conditions; python under TCG needs tens of seconds to start).
 # --smoke is the smoke run of `make check` (tests/vm/scenarios/97-bench.sh):
@@ -57,7 +65,7 @@ cd "$ROOT"
 
 me=${HC_BENCH_NAME:-bench-speed.sh}
 part=both objects=1000 big_mb=1024 ckpts=8 ckpt_mb=64 one_mb=256 aws=guest
-build=1 timeout=3600 kver="" smoke="" drive_mb=512
+build=1 timeout=3600 kver="" smoke="" drive_mb=512 net=user
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--part) part=$2; shift 2 ;;
@@ -68,6 +76,7 @@ while [ $# -gt 0 ]; do
 	--one-mb) one_mb=$2; shift 2 ;;
 	--drive-mb) drive_mb=$2; shift 2 ;;
 	--aws) aws=$2; shift 2 ;;
+	--net) net=$2; shift 2 ;;
 	--kver) kver=$2; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
@@ -94,6 +103,11 @@ esac
 case $aws in
 guest | host) ;;
 *) echo "$me: --aws is guest or host, not '$aws'" >&2; exit 2 ;;
+esac
+case $net in
+user) netopt=() ;;
+tap) netopt=(--tap) ;;
+*) echo "$me: --net is user or tap, not '$net'" >&2; exit 2 ;;
 esac
 
 [ $build = 1 ] && make modules-all tools helper test-progs >&2
@@ -194,7 +208,7 @@ rc=0
 hostfs=()
 [[ :$parts: == *:egress:* ]] && [ "$aws" = guest ] && hostfs=(--hostfs)
 HC_TCG_THREAD=${HC_TCG_THREAD:-multi} \
-"$ROOT/tests/vm/boot.sh" --stage bench-speed --kver "$HC_KVER" --s3 --verbose "${hostfs[@]}" \
+"$ROOT/tests/vm/boot.sh" --stage bench-speed --kver "$HC_KVER" --s3 "${netopt[@]}" --verbose "${hostfs[@]}" \
 	--drives "$(IFS=,; echo "${imgs[*]}")" --mem "$mem" ${kargs:+--kargs "$kargs"} \
 	--args "bucket=$bucket,bigsha=$bigsha,parts=$parts,n=$objects,big=$big_mb,ck=$ckpts,ckmb=$ckpt_mb,one=$one_mb,aws=$aws,dmb=$drive_mb" \
 	--timeout "$timeout" --log "$log" >"$out/boot.out" 2>&1 || rc=$?
@@ -203,7 +217,14 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 echo "== hypercached at full speed versus curl and aws s3 cp =="
 echo "date:    $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "kernel:  $HC_KVER (guest, QEMU/TCG ${HC_TCG_THREAD:-multi}-threaded, 2 vCPUs, user-mode network)"
+network="user-mode network (slirp)"
+tapline=$(grep -a '^boot.sh: --tap: ' "$out/boot.out" | head -n 1 || true)
+case $tapline in
+*"user-mode network instead"*) network="user-mode network (--net tap refused: ${tapline#boot.sh: --tap: })" ;;
+?*) network="tap (${tapline#boot.sh: --tap: })" ;;
+esac
+echo "kernel:  $HC_KVER (guest, QEMU/TCG ${HC_TCG_THREAD:-multi}-threaded, 2 vCPUs)"
+echo "network: $network"
 echo "gateway: Ceph radosgw (memstore) on the host, $HC_S3_ENDPOINT"
 echo "sizes:   $objects x 1 MiB, one of $big_mb MiB; $ckpts x $ckpt_mb MiB, one of $one_mb MiB; aws in the $aws; drive $drive_mb MiB"
 echo "load:    $load0 at the start, $load1 at the end (host, $(nproc) CPUs)"

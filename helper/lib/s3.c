@@ -39,6 +39,8 @@ struct hcs3 {
 	struct curl_slist *resolve;
 	struct hcs3_stats stats;
 	uint64_t retry_after_ms;	/* of the last response, 0: none */
+	hcs3_recv_hook_fn recv_hook;	/* hcs3_set_recv_hook() */
+	void *recv_arg;
 };
 
 /* ------------------------------------------------------------ the client */
@@ -185,6 +187,12 @@ fail:
 uint64_t hcs3_retry_after_ms(const struct hcs3 *c)
 {
 	return c->retry_after_ms;
+}
+
+void hcs3_set_recv_hook(struct hcs3 *c, hcs3_recv_hook_fn fn, void *arg)
+{
+	c->recv_hook = fn;
+	c->recv_arg = arg;
 }
 
 void hcs3_get_stats(const struct hcs3 *c, struct hcs3_stats *out)
@@ -337,6 +345,8 @@ struct hcs3_req {
 	CURL *curl;
 	long status;
 	size_t dst_got;
+	hcs3_recv_hook_fn recv_hook;	/* the client's, for @dst's first bytes */
+	void *recv_arg;
 	bool dst_overflow;
 	bool nomem;
 	char *body_in;			/* collected body (error or XML) */
@@ -370,6 +380,8 @@ static size_t hcs3_write(char *ptr, size_t size, size_t nmemb, void *arg)
 			r->dst_overflow = true;
 			return 0;	/* never past the buffer: abort */
 		}
+		if (!r->dst_got && r->recv_hook)
+			r->recv_hook(r->recv_arg, ptr);
 		memcpy(r->dst + r->dst_got, ptr, n);
 		r->dst_got += n;
 		return n;
@@ -654,6 +666,8 @@ static int hcs3_perform(struct hcs3 *c, struct hcs3_req *r,
 		return hc_seterr(err, errlen, -ENOMEM, "out of memory");
 	}
 	r->curl = c->curl;
+	r->recv_hook = c->recv_hook;
+	r->recv_arg = c->recv_arg;
 	retry_init(&rs, &c->policy, retry_rand_os, NULL);
 	start = hc_now_ms();
 	for (;;) {

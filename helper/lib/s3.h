@@ -87,6 +87,17 @@ void hcs3_get_stats(const struct hcs3 *c, struct hcs3_stats *out);
 uint64_t hcs3_retry_after_ms(const struct hcs3 *c);
 
 /*
+ * hcs3_set_recv_hook() - @fn(@arg, @ptr) is called, in the thread running
+ * the request, with the first bytes of every body received into the
+ * caller's buffer (a ranged GET; a retried attempt's too): @ptr is
+ * libcurl's receive buffer, valid only during the call (libcurl frees it
+ * when the transfer ends).  For NUMA placement (helper/place.h): which
+ * node that buffer's page is on.  @fn NULL: none (the default).
+ */
+typedef void (*hcs3_recv_hook_fn)(void *arg, const void *ptr);
+void hcs3_set_recv_hook(struct hcs3 *c, hcs3_recv_hook_fn fn, void *arg);
+
+/*
  * hcs3_url() - the URL of @bucket/@key (key may be NULL: the bucket
  * itself) under the backend's addressing style, the key URI-encoded with
  * '/' kept.  Returns a malloc'd string or NULL (out of memory, or a

@@ -569,6 +569,95 @@ static void render_backends(struct hc_prom *p, const struct hc_scrape_in *in)
 	}
 }
 
+/* One per-node, per-path family with a where label of two values. */
+static const char *const numa_path[HC_SCRAPE_PATHS] = { "ingest", "egress" };
+
+static void numa_pair(struct hc_prom *p, const struct hc_scrape_numa *nm,
+		      const char *name, const char *help, const char *w0,
+		      const char *w1, size_t off0, size_t off1, bool paths)
+{
+	struct hc_prom_label l[3];
+	unsigned int n, k, np = paths ? HC_SCRAPE_PATHS : 1;
+	char node[12];
+
+	hc_prom_family(p, name, HC_PROM_COUNTER, help);
+	for (n = 0; n < nm->nr_nodes && n < HC_SCRAPE_NODES_MAX; n++) {
+		const char *b = (const char *)&nm->n[n];
+
+		snprintf(node, sizeof(node), "%u", n);
+		for (k = 0; k < np; k++) {
+			unsigned int nl = 0;
+			uint64_t v0, v1;
+
+			memcpy(&v0, b + off0 + k * sizeof(uint64_t), sizeof(v0));
+			memcpy(&v1, b + off1 + k * sizeof(uint64_t), sizeof(v1));
+			if (paths)
+				l[nl++] = (struct hc_prom_label){ "path", numa_path[k] };
+			l[nl++] = (struct hc_prom_label){ "node", node };
+			l[nl] = (struct hc_prom_label){ "where", w0 };
+			hc_prom_u64(p, name, l, nl + 1, v0);
+			l[nl] = (struct hc_prom_label){ "where", w1 };
+			hc_prom_u64(p, name, l, nl + 1, v1);
+		}
+	}
+}
+
+/* hypercached's NUMA placement (metrics.md, "NUMA placement"). */
+static void render_numa(struct hc_prom *p, const struct hc_scrape_numa *nm)
+{
+	struct hc_prom_label l[2];
+	unsigned int n, k;
+	char node[12];
+
+	family_u64(p, "hypercache_numa_placement", HC_PROM_GAUGE,
+		   "1 when hypercached places workers and buffers by NUMA node",
+		   nm->on);
+	if (!nm->on)
+		return;
+	family_f64(p, "hypercache_numa_nic_node",
+		   "The NUMA node of the NIC of the default route, -1 if none is known",
+		   nm->nic_node);
+	hc_prom_family(p, "hypercache_numa_parts_total", HC_PROM_COUNTER,
+		       "Parts placed, by path and the node holding most of their bytes");
+	for (n = 0; n < nm->nr_nodes && n < HC_SCRAPE_NODES_MAX; n++) {
+		snprintf(node, sizeof(node), "%u", n);
+		for (k = 0; k < HC_SCRAPE_PATHS; k++) {
+			l[0] = (struct hc_prom_label){ "path", numa_path[k] };
+			l[1] = (struct hc_prom_label){ "node", node };
+			hc_prom_u64(p, "hypercache_numa_parts_total", l, 2,
+				    nm->n[n].parts[k]);
+		}
+	}
+	numa_pair(p, nm, "hypercache_numa_buffer_pages_total",
+		  "Part buffer pages sampled (one per run), by the node they were bound to: on it (local) or not (remote)",
+		  "local", "remote",
+		  offsetof(struct hc_scrape_numa_node, pages_local),
+		  offsetof(struct hc_scrape_numa_node, pages_remote), true);
+	numa_pair(p, nm, "hypercache_numa_workers_total",
+		  "Parts by their node: the worker ran on its CPUs for the drive I/O (on_node) or not (off_node)",
+		  "on_node", "off_node",
+		  offsetof(struct hc_scrape_numa_node, workers_on),
+		  offsetof(struct hc_scrape_numa_node, workers_off), true);
+	numa_pair(p, nm, "hypercache_numa_net_transfers_total",
+		  "Network transfers of parts by the NIC's node: the worker ran on its CPUs (on_node) or not (off_node)",
+		  "on_node", "off_node",
+		  offsetof(struct hc_scrape_numa_node, net_on),
+		  offsetof(struct hc_scrape_numa_node, net_off), true);
+	numa_pair(p, nm, "hypercache_numa_net_buffer_pages_total",
+		  "libcurl's receive buffer sampled once per part fetched, by the NIC's node: on it (local) or not (remote)",
+		  "local", "remote",
+		  offsetof(struct hc_scrape_numa_node, net_pages_local),
+		  offsetof(struct hc_scrape_numa_node, net_pages_remote), false);
+	hc_prom_family(p, "hypercache_numa_net_threads", HC_PROM_GAUGE,
+		       "Network-only threads (the HEAD workers) moved to the node, the NIC's");
+	for (n = 0; n < nm->nr_nodes && n < HC_SCRAPE_NODES_MAX; n++) {
+		snprintf(node, sizeof(node), "%u", n);
+		l[0] = (struct hc_prom_label){ "node", node };
+		hc_prom_u64(p, "hypercache_numa_net_threads", l, 1,
+			    nm->n[n].net_threads);
+	}
+}
+
 /* What the scrapes before this one cost the exporter (metrics.md). */
 static void render_self(struct hc_prom *p, const struct hc_scrape_self *s)
 {
@@ -600,6 +689,7 @@ int hc_scrape_render(struct hc_prom *p, const struct hc_scrape_in *in,
 	}
 	st->last_now = in->now;
 	render_backends(p, in);
+	render_numa(p, &in->numa);
 	render_self(p, &in->self);
 	return hc_prom_finish(p);
 }

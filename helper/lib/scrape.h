@@ -22,6 +22,7 @@
 
 #define HC_SCRAPE_MEMBERS_MAX	64
 #define HC_SCRAPE_BACKENDS_MAX	16
+#define HC_SCRAPE_NODES_MAX	64	/* NUMA nodes the exporter shows */
 
 /* The daemon's own histograms (seconds): the finite upper bounds. */
 #define HC_SCRAPE_SEC_BUCKETS	14
@@ -66,6 +67,37 @@ struct hc_scrape_backend {
 };
 
 /*
+ * hypercached's NUMA placement (helper/place.h) per node, per path
+ * (HC_SCRAPE_INGEST: parts fetched and written; HC_SCRAPE_EGRESS: parts
+ * read and uploaded).  "Placed" is what placement meant, "local"/"on" what
+ * the kernel said afterwards (move_pages of one page per run of the
+ * buffer, the CPU the thread ran on).
+ */
+enum { HC_SCRAPE_INGEST, HC_SCRAPE_EGRESS, HC_SCRAPE_PATHS };
+
+struct hc_scrape_numa_node {
+	/* parts whose drive side (most of their bytes) is on this node */
+	uint64_t parts[HC_SCRAPE_PATHS];
+	/* sampled buffer pages bound to this node: on it, or not */
+	uint64_t pages_local[HC_SCRAPE_PATHS], pages_remote[HC_SCRAPE_PATHS];
+	/* those parts: their worker on this node's CPUs at the drive I/O */
+	uint64_t workers_on[HC_SCRAPE_PATHS], workers_off[HC_SCRAPE_PATHS];
+	/* network transfers of parts meant for this node (the NIC's) */
+	uint64_t net_on[HC_SCRAPE_PATHS], net_off[HC_SCRAPE_PATHS];
+	/* libcurl's receive buffer (sampled once per part fetched) */
+	uint64_t net_pages_local, net_pages_remote;
+	/* network-only threads (HEAD workers) moved to this node, the NIC's */
+	uint64_t net_threads;
+};
+
+struct hc_scrape_numa {
+	bool on;			/* placement runs: the families below */
+	unsigned int nr_nodes;		/* 1..HC_SCRAPE_NODES_MAX */
+	int nic_node;			/* -1: none known */
+	struct hc_scrape_numa_node n[HC_SCRAPE_NODES_MAX];
+};
+
+/*
  * The exporter's own cost: the scrapes it answered before this one, and
  * the time they spent in their two phases (the caller measures them).
  */
@@ -83,6 +115,7 @@ struct hc_scrape_in {
 	double price_per_gb;		/* egress price, dollars per 1e9 bytes */
 	double now;			/* monotonic seconds of this scrape */
 	struct hc_scrape_self self;
+	struct hc_scrape_numa numa;
 };
 
 struct hc_scrape_state {

@@ -128,6 +128,26 @@ TEST(plan_at_most_10000_parts)
 	EXPECT_LE(p.last_size, p.part_size);
 }
 
+/*
+ * Part threads per upload: by the uploads running, not by
+ * max_objects_in_flight (a lone 256 MiB put got one thread of 8 with the
+ * defaults: 128 MiB / (16 x 8 MiB)).
+ */
+TEST(workers_by_the_uploads_running)
+{
+	uint64_t half = 128 * MiB;
+
+	EXPECT_EQ(8, hc_egress_workers(half, 8 * MiB, 1, 8));
+	EXPECT_EQ(8, hc_egress_workers(half, 8 * MiB, 0, 8));
+	EXPECT_EQ(8, hc_egress_workers(half, 8 * MiB, 2, 8));
+	EXPECT_EQ(5, hc_egress_workers(half, 8 * MiB, 3, 8));
+	EXPECT_EQ(2, hc_egress_workers(half, 8 * MiB, 8, 8));
+	EXPECT_EQ(1, hc_egress_workers(half, 8 * MiB, 16, 8));
+	EXPECT_EQ(1, hc_egress_workers(half, 8 * MiB, 100, 8));
+	EXPECT_EQ(1, hc_egress_workers(4 * MiB, 8 * MiB, 1, 8));	/* always one */
+	EXPECT_EQ(HC_EGRESS_WORKERS_MAX, hc_egress_workers(64ULL << 30, 5 * MiB, 1, 1000));
+}
+
 TEST(plan_bad_part_size)
 {
 	struct hc_egress_plan p;

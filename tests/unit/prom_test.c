@@ -439,4 +439,50 @@ TEST_F(scrape, no_pool_is_pool_up_0_and_backends_only)
 		"hypercache_backend_fetched_bytes_total{backend=\"s3\",type=\"s3\"}", self->v));
 }
 
+/* NUMA placement: off is one gauge; on, every node's series by path. */
+TEST_F(scrape, numa_placement_per_node_and_path)
+{
+	struct hc_scrape_numa *nm = &self->in.numa;
+	const char *pg;
+
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_STREQ("0", value(self->p.buf, "hypercache_numa_placement", self->v));
+	EXPECT_EQ(NULL, strstr(self->p.buf, "hypercache_numa_parts_total"));
+	hc_prom_free(&self->p);
+	nm->on = true;
+	nm->nr_nodes = 2;
+	nm->nic_node = 1;
+	nm->n[0].parts[HC_SCRAPE_INGEST] = 5;
+	nm->n[1].parts[HC_SCRAPE_EGRESS] = 3;
+	nm->n[0].pages_local[HC_SCRAPE_INGEST] = 9;
+	nm->n[0].pages_remote[HC_SCRAPE_INGEST] = 1;
+	nm->n[1].workers_off[HC_SCRAPE_EGRESS] = 2;
+	nm->n[1].net_on[HC_SCRAPE_INGEST] = 8;
+	nm->n[1].net_off[HC_SCRAPE_EGRESS] = 4;
+	nm->n[1].net_pages_local = 7;
+	nm->n[1].net_pages_remote = 6;
+	nm->n[1].net_threads = 4;
+	nm->n[2].parts[HC_SCRAPE_INGEST] = 99;	/* past nr_nodes: not shown */
+	hc_prom_init(&self->p, false);
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	pg = self->p.buf;
+	EXPECT_STREQ("1", value(pg, "hypercache_numa_placement", self->v));
+	EXPECT_STREQ("1", value(pg, "hypercache_numa_nic_node", self->v));
+	EXPECT_NE(NULL, strstr(pg, "# TYPE hypercache_numa_parts_total counter\n"));
+	EXPECT_STREQ("5", value(pg, "hypercache_numa_parts_total{path=\"ingest\",node=\"0\"}", self->v));
+	EXPECT_STREQ("0", value(pg, "hypercache_numa_parts_total{path=\"egress\",node=\"0\"}", self->v));
+	EXPECT_STREQ("3", value(pg, "hypercache_numa_parts_total{path=\"egress\",node=\"1\"}", self->v));
+	EXPECT_EQ(NULL, strstr(pg, "node=\"2\""));
+	EXPECT_STREQ("9", value(pg, "hypercache_numa_buffer_pages_total{path=\"ingest\",node=\"0\",where=\"local\"}", self->v));
+	EXPECT_STREQ("1", value(pg, "hypercache_numa_buffer_pages_total{path=\"ingest\",node=\"0\",where=\"remote\"}", self->v));
+	EXPECT_STREQ("2", value(pg, "hypercache_numa_workers_total{path=\"egress\",node=\"1\",where=\"off_node\"}", self->v));
+	EXPECT_STREQ("0", value(pg, "hypercache_numa_workers_total{path=\"egress\",node=\"1\",where=\"on_node\"}", self->v));
+	EXPECT_STREQ("8", value(pg, "hypercache_numa_net_transfers_total{path=\"ingest\",node=\"1\",where=\"on_node\"}", self->v));
+	EXPECT_STREQ("4", value(pg, "hypercache_numa_net_transfers_total{path=\"egress\",node=\"1\",where=\"off_node\"}", self->v));
+	EXPECT_STREQ("7", value(pg, "hypercache_numa_net_buffer_pages_total{node=\"1\",where=\"local\"}", self->v));
+	EXPECT_STREQ("6", value(pg, "hypercache_numa_net_buffer_pages_total{node=\"1\",where=\"remote\"}", self->v));
+	EXPECT_STREQ("4", value(pg, "hypercache_numa_net_threads{node=\"1\"}", self->v));
+	EXPECT_STREQ("0", value(pg, "hypercache_numa_net_threads{node=\"0\"}", self->v));
+}
+
 TEST_HARNESS_MAIN

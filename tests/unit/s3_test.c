@@ -759,6 +759,55 @@ TEST_F(s3, head_and_ranges)
 	free(whole);
 }
 
+/* What the receive hook saw: calls, and the bytes its buffer held then. */
+struct recv_seen {
+	unsigned int calls;
+	const void *ptr;
+	char first[6];
+};
+
+static void recv_hook(void *arg, const void *ptr)
+{
+	struct recv_seen *r = arg;
+
+	r->calls++;
+	r->ptr = ptr;
+	memcpy(r->first, ptr, 5);
+}
+
+/*
+ * hcs3_set_recv_hook(): called once per body received into the caller's
+ * buffer, with libcurl's buffer (never the caller's) holding its first
+ * bytes; not for a HEAD, nor after it is cleared.
+ */
+TEST_F(s3, recv_hook_sees_libcurls_buffer)
+{
+	struct recv_seen seen = { 0 };
+	struct hcs3_object o;
+	char *buf = malloc(5), *whole = malloc(strlen(data));
+
+	hcs3_set_recv_hook(self->c, recv_hook, &seen);
+	ASSERT_EQ(0, hcs3_head(self->c, BKT, "dir/obj one+x", &o, self->err,
+			       sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, seen.calls);
+	ASSERT_EQ(0, hcs3_get_range(self->c, BKT, "dir/obj one+x", 3, 5, NULL,
+				    buf, self->err, sizeof(self->err)))
+		TH_LOG("%s", self->err);
+	EXPECT_EQ(1, seen.calls);
+	EXPECT_STREQ("34567", seen.first);
+	EXPECT_TRUE((const char *)seen.ptr < buf || (const char *)seen.ptr >= buf + 5);
+	ASSERT_EQ(0, hcs3_get_range(self->c, BKT, "dir/obj one+x", 0, strlen(data),
+				    NULL, whole, self->err, sizeof(self->err)));
+	EXPECT_EQ(2, seen.calls);
+	EXPECT_EQ(0, memcmp(seen.first, data, 5));
+	hcs3_set_recv_hook(self->c, NULL, NULL);
+	ASSERT_EQ(0, hcs3_get_range(self->c, BKT, "dir/obj one+x", 0, 5, NULL,
+				    buf, self->err, sizeof(self->err)));
+	EXPECT_EQ(2, seen.calls);
+	free(buf);
+	free(whole);
+}
+
 /*
  * HEAD's Last-Modified (HTTP date, RFC 9110 5.6.7) in seconds: the
  * IMF-fixdate S3 sends, the obsolete RFC 850 and asctime() forms a

@@ -3,7 +3,7 @@
 #            [--args A,B] [--timeout SECONDS] [--log FILE] [--mem MB]
 #            [--kill-on MARKER] [--keep] [--noload] [--verbose] [--net] [--s3]
 #            [--kargs 'K=V ...'] [--hostfwd HOSTPORT:GUESTPORT]
-#            [--debian ROOT.IMG] [--numa]
+#            [--debian ROOT.IMG] [--numa] [--tap]
 #
 # Boots the test guest once under QEMU/TCG and runs /hc/tests/stage-NAME.sh.
 #   --drives    raw images, one emulated NVMe controller each (serial hc0, hc1,
@@ -27,6 +27,16 @@
 #               the guest's lib.sh exports HC_S3_ENDPOINT and the credentials)
 #   --hostfwd   --net, and the host's 127.0.0.1:HOSTPORT forwarded to the
 #               guest's TCP GUESTPORT (a host-side scraper reaching the guest)
+#   --tap       --net over a host tap device instead of QEMU's user-mode
+#               network (for benchmarks: slirp is one host thread for all the
+#               guest's connections).  The guest keeps its addresses; the tap
+#               (hctap<PID>) is the host's 10.0.2.2/24, and TCP to 10.0.2.2:PORT
+#               is DNATed (nftables, route_localnet) to the host's
+#               127.0.0.1:PORT, so the gateway of scripts/rgw.sh answers
+#               there as under user-mode networking.  Needs root,
+#               /dev/net/tun and nft; one tap guest at a time (a lock in
+#               build/vm); without them, or with --hostfwd, the boot says why
+#               and uses the user-mode network.  Removed when QEMU ends
 #   --hostfs    the host's root file system, read-only over virtio-9p
 #               (mount_tag hchost), mounted by the guest at /host
 #               (hc.hostfs=1): the guest runs the host's /usr/bin/python3
@@ -56,7 +66,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 kargs=""
 hostfwd=""
 stage="" drives="" args="" timeout=300 log="" mem=2048 kill_on="" keep=0 noload=0 verbose=0
-net=0 s3="" hostfs=0 debian="" numa=0
+net=0 s3="" hostfs=0 debian="" numa=0 tap=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--stage) stage=$2; shift 2 ;;
@@ -76,6 +86,7 @@ while [ $# -gt 0 ]; do
 	--hostfs) hostfs=1; shift ;;
 	--debian) debian=$2; shift 2 ;;
 	--numa) numa=1; shift ;;
+	--tap) net=1; tap=1; shift ;;
 	--s3) net=1; s3=${HC_S3_GUEST_ENDPOINT:-http://10.0.2.2:7480}; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
@@ -139,13 +150,57 @@ if [ $numa = 1 ]; then
 		qemu+=(-device "pcie-root-port,id=$1,bus=pxb$2,chassis=$nports,slot=0")
 	}
 fi
+# --tap: the host's side (tap_up), undone by tap_down (cleanup, below)
+tapdev=""
+tap_down() {
+	[ -n "$tapdev" ] || return 0
+	nft delete table ip "hc_$tapdev" 2>/dev/null || true
+	ip link del "$tapdev" 2>/dev/null || true
+	tapdev=""
+}
+# tap_up: 0 with $tapdev ready, or 1 with the reason on stderr
+tap_up() {
+	local dev=hctap$$ lock=$ROOT/build/vm/tap.lock
+	[ "$(id -u)" = 0 ] || { echo "not root"; return 1; } >&2
+	[ -c /dev/net/tun ] || { echo "no /dev/net/tun"; return 1; } >&2
+	command -v nft >/dev/null || { echo "no nft (Debian's nftables)"; return 1; } >&2
+	[ -z "$hostfwd" ] || { echo "--hostfwd is user-mode only"; return 1; } >&2
+	mkdir -p "$(dirname "$lock")"
+	exec 9>"$lock"
+	flock -n 9 || { echo "another tap guest runs ($lock)"; return 1; } >&2
+	ip tuntap add dev "$dev" mode tap >&2 || return 1
+	tapdev=$dev
+	ip addr add 10.0.2.2/24 dev "$dev" >&2 && ip link set "$dev" up >&2 &&
+		sysctl -qw "net.ipv4.conf.$dev.route_localnet=1" >&2 &&
+		nft -f - >&2 <<-EOF || { tap_down; return 1; }
+		table ip hc_$dev {
+			chain pre {
+				type nat hook prerouting priority dstnat;
+				iifname "$dev" ip daddr 10.0.2.2 meta l4proto tcp dnat to 127.0.0.1
+			}
+		}
+		EOF
+}
+if [ $tap = 1 ]; then
+	trap tap_down EXIT	# until cleanup's trap, below
+	why=$(mktemp)
+	if ! tap_up 2>"$why"; then
+		echo "boot.sh: --tap: $(tr '\n' ' ' <"$why")- the user-mode network instead" >&2
+		tap=0
+	else
+		echo "boot.sh: --tap: $tapdev, the host's 10.0.2.2" >&2
+	fi
+	rm -f "$why"
+fi
 if [ $net = 1 ]; then
 	fwd=${hostfwd:+,hostfwd=tcp:127.0.0.1:${hostfwd%%:*}-:${hostfwd#*:}}
+	nd="user,id=net0$fwd"
+	[ $tap = 1 ] && nd="tap,id=net0,ifname=$tapdev,script=no,downscript=no"
 	if [ $numa = 1 ]; then
 		numa_port rpnic 1
-		qemu+=(-netdev "user,id=net0$fwd" -device virtio-net-pci,netdev=net0,bus=rpnic)
+		qemu+=(-netdev "$nd" -device virtio-net-pci,netdev=net0,bus=rpnic)
 	else
-		qemu+=(-nic "user,model=virtio-net-pci$fwd")
+		qemu+=(-nic "${nd/,id=net0/},model=virtio-net-pci")
 	fi
 else
 	qemu+=(-nic none)
@@ -197,6 +252,7 @@ tmp=$(mktemp -d)
 qpid=""
 cleanup() {
 	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then kill -9 "$qpid" 2>/dev/null || true; fi
+	tap_down
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -18,13 +18,20 @@
 #                    to either node (numa_maps "prefer:N" with their pages
 #                    on N, never on the other); each object's log line says
 #                    all its parts' sampled buffer pages were on their
-#                    member's node and every worker on its part's node;
-#                    every object byte-equal to S3
+#                    member's node, every worker on its part's node for
+#                    the drive write, every transfer on the NIC's node and
+#                    libcurl's receive buffer there; the exporter's
+#                    hypercache_numa_* counters add up to the log lines and
+#                    agree with numa_maps (each node the sampler saw
+#                    buffers on has local pages, none remote); every
+#                    object byte-equal to S3
 #   numa-egress      a 21 MiB put --sync (multipart, 5 MiB parts that
 #                    straddle chunks): the upload's buffer pages were all
-#                    on their member's node; SHA-256-equal in S3
+#                    on their member's node, its 5 requests sent from the
+#                    NIC's node (log line and exporter); SHA-256-equal in S3
 #   numa-off         numa = off: "numa: off", nothing placed (no object
-#                    line, part workers on every CPU), byte-equal
+#                    line, part workers on every CPU, the exporter's
+#                    hypercache_numa_placement 0), byte-equal
 # single=1 (a guest of one node):
 #   numa-single      nothing said above debug ("numa: one memory node" at
 #                    debug), nothing placed, byte-equal
@@ -98,6 +105,20 @@ threads() {
 	done
 }
 
+# metric SERIES: its value on the exporter's page (metrics_listen's
+# default), "none" if absent
+metric() {
+	curl -fsS http://127.0.0.1:9110/metrics >/tmp/metrics.txt ||
+		hc_fail "cannot scrape the exporter"
+	awk -v s="$1" '$1 == s { v = $2 } END { print v == "" ? "none" : v }' /tmp/metrics.txt
+}
+
+# want_metric SERIES VALUE
+want_metric() {
+	got=$(metric "$1")
+	[ "$got" = "$2" ] || { grep '^hypercache_numa' /tmp/metrics.txt; hc_fail "$1 is $got, not $2"; }
+}
+
 # sampler: until /tmp/sample.stop exists, what the part workers' CPUs and
 # the bound buffers' pages are, into /tmp/cpus and /tmp/maps
 sampler() {
@@ -152,7 +173,9 @@ t_ingest() {
 	want="numa: pool members $(dev_name 0) node 0, $(dev_name 1) node 1, $(dev_name 2) node 0, $(dev_name 3) node 1"
 	grep -q "$want" /tmp/hcd.out || { grep numa /tmp/hcd.out; hc_fail "not logged: $want"; }
 	sort /tmp/cpus | uniq -c
-	grep -qx 0 /tmp/cpus || hc_fail "no part worker seen on node 0's CPU alone"
+	# a worker is on its part's node only for the CRC and the write (the
+	# transfer runs on the NIC's, node 1): the sampler may miss node 0,
+	# the daemon's own count (below) does not
 	grep -qx 1 /tmp/cpus || hc_fail "no part worker seen on node 1's CPU alone"
 	# bound buffers with pages: on their node only
 	sed -n 's/^[0-9a-f]* prefer:\([0-9]\).* \(N[0-9]=[0-9]*\).*/\1 \2/p' /tmp/maps |
@@ -162,13 +185,44 @@ t_ingest() {
 	! grep -q ' prefer:0 .* N1=' /tmp/maps || hc_fail "a buffer bound to node 0 has pages on node 1"
 	! grep -q ' prefer:1 .* N0=' /tmp/maps || hc_fail "a buffer bound to node 1 has pages on node 0"
 	# each object: the kernel's own account of its parts
+	parts=0
+	pages=0
 	while read -r sum key; do
 		l=$(grep "s3://$BUCKET/$key: numa: ingest of " /tmp/hcd.out) ||
 			hc_fail "$key: no numa line"
 		echo "$l"
-		echo "$l" | grep -Eq "of ([0-9]+) parts: buffer pages on their member's node ([0-9]+) of \2, workers on the part's node \1 of \1$" ||
-			hc_fail "$key: not every page or worker where its member is: $l"
+		echo "$l" | grep -Eq "of ([0-9]+) parts: buffer pages on their member's node ([0-9]+) of \2, workers on the part's node \1 of \1, transfers on the NIC's node \1 of \1, libcurl's receive buffer on the NIC's node \1 of \1$" ||
+			hc_fail "$key: not every page, worker or transfer where it belongs: $l"
+		parts=$((parts + $(echo "$l" | sed -n 's/.* of \([0-9]*\) parts:.*/\1/p')))
+		pages=$((pages + $(echo "$l" | sed -n "s/.*member's node \([0-9]*\) of.*/\1/p")))
 	done </tmp/sums
+	# the exporter: the same figures per node, and numa_maps' nodes
+	want_metric hypercache_numa_placement 1
+	want_metric hypercache_numa_nic_node 1
+	p0=$(metric 'hypercache_numa_parts_total{path="ingest",node="0"}')
+	p1=$(metric 'hypercache_numa_parts_total{path="ingest",node="1"}')
+	grep '^hypercache_numa' /tmp/metrics.txt
+	[ "$p0" -gt 0 ] && [ "$p1" -gt 0 ] || hc_fail "parts per node: $p0, $p1"
+	[ $((p0 + p1)) = "$parts" ] || hc_fail "parts on the exporter $p0 + $p1, in the log $parts"
+	l0=$(metric 'hypercache_numa_buffer_pages_total{path="ingest",node="0",where="local"}')
+	l1=$(metric 'hypercache_numa_buffer_pages_total{path="ingest",node="1",where="local"}')
+	[ $((l0 + l1)) = "$pages" ] || hc_fail "local pages on the exporter $l0 + $l1, in the log $pages"
+	for n in 0 1; do
+		# numa_maps saw node n's buffers with pages there: so did the daemon
+		[ "$(metric "hypercache_numa_buffer_pages_total{path=\"ingest\",node=\"$n\",where=\"local\"}")" -gt 0 ] ||
+			hc_fail "numa_maps has buffers on node $n, the exporter no local page"
+		want_metric "hypercache_numa_buffer_pages_total{path=\"ingest\",node=\"$n\",where=\"remote\"}" 0
+		want_metric "hypercache_numa_workers_total{path=\"ingest\",node=\"$n\",where=\"off_node\"}" 0
+	done
+	want_metric 'hypercache_numa_workers_total{path="ingest",node="0",where="on_node"}' "$p0"
+	want_metric 'hypercache_numa_workers_total{path="ingest",node="1",where="on_node"}' "$p1"
+	want_metric 'hypercache_numa_net_transfers_total{path="ingest",node="1",where="on_node"}' "$parts"
+	want_metric 'hypercache_numa_net_transfers_total{path="ingest",node="1",where="off_node"}' 0
+	want_metric 'hypercache_numa_net_transfers_total{path="ingest",node="0",where="on_node"}' 0
+	want_metric 'hypercache_numa_net_buffer_pages_total{node="1",where="local"}' "$parts"
+	want_metric 'hypercache_numa_net_buffer_pages_total{node="1",where="remote"}' 0
+	want_metric 'hypercache_numa_net_threads{node="1"}' "$(wc -l </tmp/heads)"
+	want_metric 'hypercache_numa_net_threads{node="0"}' 0
 	check_equal
 }
 
@@ -180,8 +234,14 @@ t_egress() {
 	wait_log "numa/ck: numa: egress of "
 	l=$(tail -n +"$from" /tmp/hcd.out | grep "s3://$BUCKET/numa/ck: numa: egress of ")
 	echo "$l"
-	echo "$l" | grep -Eq "of 5 parts: buffer pages on their member's node ([0-9]+) of \1, workers on the part's node 5 of 5$" ||
-		hc_fail "the upload's pages or workers were not where its members are: $l"
+	echo "$l" | grep -Eq "of 5 parts: buffer pages on their member's node ([0-9]+) of \1, workers on the part's node 5 of 5, transfers on the NIC's node 5 of 5$" ||
+		hc_fail "the upload's pages, workers or requests were not where they belong: $l"
+	e0=$(metric 'hypercache_numa_parts_total{path="egress",node="0"}')
+	e1=$(metric 'hypercache_numa_parts_total{path="egress",node="1"}')
+	[ $((e0 + e1)) = 5 ] || hc_fail "egress parts on the exporter: $e0 + $e1, not 5"
+	want_metric 'hypercache_numa_net_transfers_total{path="egress",node="1",where="on_node"}' 5
+	want_metric 'hypercache_numa_buffer_pages_total{path="egress",node="0",where="remote"}' 0
+	want_metric 'hypercache_numa_buffer_pages_total{path="egress",node="1",where="remote"}' 0
 	[ "$(s3curl "$EP/$BUCKET/numa/ck" | sha256sum | cut -d' ' -f1)" = "$(sha /tmp/ck)" ] ||
 		hc_fail "numa/ck in S3: SHA-256 differs"
 	rm -f /tmp/ck
@@ -203,6 +263,9 @@ t_unplaced() {
 	[ -s /tmp/cpus ] || hc_fail "no part worker sampled"
 	! grep -qvx 0-1 /tmp/cpus || hc_fail "a part worker was moved: $(sort -u /tmp/cpus | tr '\n' ' ')"
 	[ ! -s /tmp/maps ] || hc_fail "a buffer was bound: $(head -n 1 /tmp/maps)"
+	want_metric hypercache_numa_placement 0
+	! grep -q '^hypercache_numa_parts_total' /tmp/metrics.txt ||
+		hc_fail "per-node placement counters while nothing is placed"
 	check_equal
 	stop_daemon
 }
