@@ -150,5 +150,6 @@ int hc_journal_begin(struct hc_journal *j, const struct hc_obj *obj, u32 state,
 int hc_journal_write_out(struct hc_journal *j, u8 *durable, u8 val);
 u32 hc_journal_obj_bytes(const struct hc_journal *j, u32 uri_len, u32 nr_ext);
 u64 hc_journal_capacity(const struct hc_journal *j);
+bool hc_journal_v2(const struct hc_journal *j);
 
 #endif /* HC_JOURNAL_H */
