@@ -452,22 +452,24 @@ static void hc_cache_fence_link(struct hc_cache *c, struct hc_obj *obj,
 {
 	struct hc_fence *f = obj->fence, *p;
 	struct hc_fence __rcu **pp = &c->fence[obj->sext->chunk];
+	bool held;
 
 	spin_lock(&c->fence_lock);
+	held = lockdep_is_held(&c->fence_lock);
 	if (on) {
 		f->block = obj->sext->block;
 		f->nr_blocks = obj->sext->nr_blocks;
-		RCU_INIT_POINTER(f->next, rcu_dereference_protected(*pp,
-				 lockdep_is_held(&c->fence_lock)));
+		p = rcu_dereference_protected(*pp, held);
+		RCU_INIT_POINTER(f->next, p);
 		rcu_assign_pointer(*pp, f);	/* release: after the fields */
 	} else {
-		while ((p = rcu_dereference_protected(*pp,
-				lockdep_is_held(&c->fence_lock))) && p != f)
+		while ((p = rcu_dereference_protected(*pp, held)) && p != f)
 			pp = &p->next;
 		/* a reader on @f still finds the rest of the list */
-		if (p)
-			rcu_assign_pointer(*pp, rcu_dereference_protected(f->next,
-					   lockdep_is_held(&c->fence_lock)));
+		if (p) {
+			p = rcu_dereference_protected(f->next, held);
+			rcu_assign_pointer(*pp, p);
+		}
 	}
 	spin_unlock(&c->fence_lock);
 }
@@ -480,7 +482,7 @@ static void hc_cache_fence_publish(struct hc_cache *c, struct hc_obj *obj,
 	u32 i;
 
 	if (obj->flags & HC_OBJ_F_SUBCHUNK) {
-		hc_cache_fence_link(c, obj, f != NULL);
+		hc_cache_fence_link(c, obj, f);
 		return;
 	}
 	for (i = 0; i < obj->nr_ext; i++)
@@ -1540,9 +1542,10 @@ static int hc_cache_place_small(struct hc_cache *c, struct hc_obj *obj,
 /*
  * Make room for @obj (weight set, flags set) through the policy and
  * allocate its chunks, or with @small its blocks in the slab
- * (hc_cache_small(): @chunks is then 1, @size its bytes).  @force: @obj is unevictable, so the policy cannot
- * refuse it, only fail for want of room.  May sleep (GFP_KERNEL), and drop
- * the pool lock (hc_cache_admit()): @obj is busy or not indexed.
+ * (hc_cache_small(): @chunks is then 1, @size its bytes).  @force: @obj is
+ * unevictable, so the policy cannot refuse it, only fail for want of room.
+ * May sleep (GFP_KERNEL), and drop the pool lock (hc_cache_admit()): @obj
+ * is busy or not indexed.
  * Return: 0; HC_INGEST_NOT_ADMITTED (an evictable object lost its duel);
  * -ENOSPC (no room); -E2BIG (room, but too fragmented for HC_MAX_EXTENTS
  * extents); -ENOMEM.
@@ -3089,7 +3092,7 @@ static int hc_cache_restore_one(void *arg, struct hc_obj *obj)
 {
 	struct hc_cache *c = arg;
 	struct hc_policy_entry **victims;
-	u32 nr;
+	u32 nr, max;
 	int err;
 
 	if (obj->state == HC_OBJ_SYNCING)
@@ -3118,16 +3121,12 @@ static int hc_cache_restore_one(void *arg, struct hc_obj *obj)
 	if (obj->pe.weight > c->policy.capacity)
 		return -EUCLEAN;
 	hc_cache_sync_policy(c, obj);
-	victims = kvmalloc_array(max_t(u32, 1, hc_policy_max_victims(&c->policy,
-					obj->pe.weight)),
-				 sizeof(*victims), GFP_KERNEL);
+	max = max_t(u32, 1, hc_policy_max_victims(&c->policy, obj->pe.weight));
+	victims = kvmalloc_array(max, sizeof(*victims), GFP_KERNEL);
 	if (!victims)
 		return -ENOMEM;
 	/* The claims fit the pool, so the policy has room: no victim. */
-	err = hc_policy_admit(&c->policy, &obj->pe, victims,
-			      max_t(u32, 1, hc_policy_max_victims(&c->policy,
-							obj->pe.weight)),
-			      &nr);
+	err = hc_policy_admit(&c->policy, &obj->pe, victims, max, &nr);
 	kvfree(victims);
 	if (err != HC_POLICY_ADMITTED || nr)
 		return -EUCLEAN;

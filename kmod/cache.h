@@ -399,7 +399,7 @@ struct hc_cache {
 	struct hc_slab slab;
 	struct hc_slab_chunk *slab_chunks;
 	u64 *slab_words;
-	spinlock_t fence_lock;
+	spinlock_t fence_lock;	/* the slab chunks' fence lists */
 };
 
 /*

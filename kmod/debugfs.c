@@ -116,7 +116,7 @@ static void hc_dbg_check_small(struct hc_dbg_check *k, struct hc_cache *c,
 	k->small_blocks += e->nr_blocks;
 	if (obj->nr_ext != 1 || obj->chunks != 1 || !c->slab_chunks ||
 	    !hc_slab_has(&c->slab, e)) {
-		hc_dbg_problem(k, "%*pEhp: blocks %u+%u of chunk %llu are not an object of the slab",
+		hc_dbg_problem(k, "%*pEhp: blocks %u+%u of chunk %llu: no slab object",
 			       hc_dbg_ulen(obj), obj->uri, e->block,
 			       e->nr_blocks, e->chunk);
 		return;
@@ -171,7 +171,7 @@ static void hc_dbg_check_slab(struct hc_dbg_check *k, struct hc_cache *c)
 			hc_dbg_problem(k, "slab: %llu refused puts", c->slab.bad_puts);
 	}
 	if (st.objects != k->small || st.used_blocks != k->small_blocks)
-		hc_dbg_problem(k, "slab: %llu objects in %llu blocks, the small objects are %llu in %llu",
+		hc_dbg_problem(k, "slab: %llu objects in %llu blocks, small ones %llu in %llu",
 			       st.objects, st.used_blocks, k->small,
 			       k->small_blocks);
 	k->slab_chunks = st.chunks;

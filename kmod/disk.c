@@ -189,15 +189,15 @@ static void hc_disk_map(struct hc_pool *pool, struct bio *bio)
 		u64 chunk = sector >> pool->stripe.chunk_shift;
 		u32 off = (sector & ((1U << pool->stripe.chunk_shift) - 1)) <<
 			  SECTOR_SHIFT;
-		u32 left;
+		u32 left, len = min(bio_sectors(bio), loc.chunk_left) <<
+				SECTOR_SHIFT;
 
 		fence = hc_cache_fence_get(pool->cache, chunk, off, &left);
 		if (!fence) {
 			/* a stage's pages lost: its COMMIT must know */
 			if (hc_disk_is_writeback(pool, bio))
 				hc_cache_fence_refused(pool->cache, chunk, off,
-					min(bio_sectors(bio), loc.chunk_left) <<
-					SECTOR_SHIFT);
+						       len);
 			bio_io_error(bio);
 			return;
 		}

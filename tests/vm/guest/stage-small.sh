@@ -40,6 +40,7 @@ M="$(hc_drive 0) $(hc_drive 1) $(hc_drive 2)"
 SEED=17
 N=10000
 C=/sys/kernel/debug/hypercache/check
+[ -d /sys/kernel/debug/hypercache ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 
 jget() {
 	grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2
