@@ -5,7 +5,7 @@
 # within 300; then a power cut (QEMU SIGKILLed) after 2,000 of a stream of
 # puts: every committed object back, byte-identical, the slab consistent.
 vm_images 3 448
-vm_boot small --args phase=fill --timeout 1200
+vm_boot small --args phase=fill --timeout 1200 --verbose
 vm_images 3 448
 log=$HC_ROOT/build/vm/logs/${VM_LABEL:+$VM_LABEL-}$VM_SCENARIO-crash1.log
 vm_boot small --args phase=crash1 --log "$log" --kill-on HC-CRASH-NOW --timeout 900
