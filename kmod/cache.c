@@ -444,6 +444,37 @@ static void hc_cache_fence_free(struct hc_obj *obj)
 	kfree_rcu(f, rcu);
 }
 
+/*
+ * Add (@on) or remove the fence of a small object to or from its slab
+ * chunk's list (other small objects of the chunk may be staged too).
+ */
+static void hc_cache_fence_link(struct hc_cache *c, struct hc_obj *obj,
+				bool on)
+{
+	struct hc_fence *f = obj->fence, *p;
+	struct hc_fence __rcu **pp = &c->fence[obj->sext->chunk];
+	bool held;
+
+	spin_lock(&c->fence_lock);
+	held = lockdep_is_held(&c->fence_lock);
+	if (on) {
+		f->block = obj->sext->block;
+		f->nr_blocks = obj->sext->nr_blocks;
+		p = rcu_dereference_protected(*pp, held);
+		RCU_INIT_POINTER(f->next, p);
+		rcu_assign_pointer(*pp, f);	/* release: after the fields */
+	} else {
+		while ((p = rcu_dereference_protected(*pp, held)) && p != f)
+			pp = &p->next;
+		/* a reader on @f still finds the rest of the list */
+		if (p) {
+			p = rcu_dereference_protected(f->next, held);
+			rcu_assign_pointer(*pp, p);
+		}
+	}
+	spin_unlock(&c->fence_lock);
+}
+
 /* Point the fence entries of @obj's chunks at @f (or NULL). */
 static void hc_cache_fence_publish(struct hc_cache *c, struct hc_obj *obj,
 				   struct hc_fence *f)
@@ -451,9 +482,33 @@ static void hc_cache_fence_publish(struct hc_cache *c, struct hc_obj *obj,
 	u64 k;
 	u32 i;
 
+	if (obj->flags & HC_OBJ_F_SUBCHUNK) {
+		hc_cache_fence_link(c, obj, f);
+		return;
+	}
 	for (i = 0; i < obj->nr_ext; i++)
 		for (k = 0; k < obj->ext[i].count; k++)
 			rcu_assign_pointer(c->fence[obj->ext[i].start + k], f);
+}
+
+/*
+ * The fence in @c->fence[@chunk]'s list that covers byte @off of the chunk
+ * (a large object's covers the whole chunk, a small object's exactly its
+ * blocks), or NULL; *@left: the bytes it covers from @off.  Under RCU.
+ */
+static struct hc_fence *hc_cache_fence_find(struct hc_cache *c, u64 chunk,
+					    u32 off, u32 *left)
+{
+	struct hc_fence *f = rcu_dereference(c->fence[chunk]);
+	u32 b = off / HC_SUBBLOCK_SIZE;
+
+	while (f && f->nr_blocks &&
+	       (b < f->block || b - f->block >= f->nr_blocks))
+		f = rcu_dereference(f->next);
+	if (f)
+		*left = (f->nr_blocks ? (f->block + f->nr_blocks) *
+			 HC_SUBBLOCK_SIZE : c->chunk_size) - off;
+	return f;
 }
 
 /* Open the write fence over @obj's chunks, for its fence's owner. */
@@ -487,22 +542,28 @@ static void hc_cache_fence_close(struct hc_cache *c, struct hc_obj *obj)
  * hc_cache_fence_get - may the calling task write to @chunk now?
  * @c: the cache
  * @chunk: pool chunk
+ * @off: first byte of the write in the chunk
+ * @left: set to the bytes from @off the fence admits (to the end of the
+ *	chunk, or of a small object's blocks): the caller splits the write
+ *	there, as at a chunk's end
  *
  * Lockless (RCU), any context; called by the data path for every write
- * piece, in the context of the task that submitted the bio.  The chunk
- * must belong to a STAGED or INGESTING object whose fence is open, and the
- * task must be in the fence's owner thread group (unless any writer may
- * write).  Return: the fence, counted as one write in flight until
- * hc_cache_fence_put(); or NULL (refused).
+ * piece, in the context of the task that submitted the bio.  Byte @off
+ * must belong to a STAGED or INGESTING object whose fence is open (a
+ * small object's: within its blocks), and the task must be in the fence's
+ * owner thread group (unless any writer may write).  Return: the fence,
+ * counted as one write in flight until hc_cache_fence_put(); or NULL
+ * (refused).
  */
-struct hc_fence *hc_cache_fence_get(struct hc_cache *c, u64 chunk)
+struct hc_fence *hc_cache_fence_get(struct hc_cache *c, u64 chunk, u32 off,
+				    u32 *left)
 {
 	struct hc_fence *f;
 
 	if (chunk >= c->nr_chunks)
 		return NULL;
 	rcu_read_lock();
-	f = rcu_dereference(c->fence[chunk]);
+	f = hc_cache_fence_find(c, chunk, off, left);
 	if (f && !f->any_writer && f->owner != task_tgid(current))
 		f = NULL;
 	if (f) {
@@ -534,23 +595,30 @@ void hc_cache_fence_failed(struct hc_fence *f)
  * the device's page cache into @chunk
  * @c: the cache
  * @chunk: pool chunk
+ * @off: first byte of the write-back in the chunk
+ * @len: its bytes
  *
  * Any context, no lock (RCU).  Its pages are lost and nobody is told (a
  * flusher's write-back of a buffered stager, or of another writer's pages
  * in the stage's range): counted as lost in the fence of the object that
- * owns @chunk, if any; a refusal elsewhere concerns no stage.  A refused
- * direct write is not counted: its submitter gets the error.
+ * owns @chunk (every small object's whose blocks the bytes touch), if any;
+ * a refusal elsewhere concerns no stage.  A refused direct write is not
+ * counted: its submitter gets the error.
  */
-void hc_cache_fence_refused(struct hc_cache *c, u64 chunk)
+void hc_cache_fence_refused(struct hc_cache *c, u64 chunk, u32 off, u32 len)
 {
+	u32 first = off / HC_SUBBLOCK_SIZE;
+	u32 last = (off + max_t(u32, len, 1) - 1) / HC_SUBBLOCK_SIZE;
 	struct hc_fence *f;
 
 	if (chunk >= c->nr_chunks)
 		return;
 	rcu_read_lock();
-	f = rcu_dereference(c->fence[chunk]);
-	if (f)
-		atomic_inc(&f->lost);
+	for (f = rcu_dereference(c->fence[chunk]); f;
+	     f = rcu_dereference(f->next))
+		if (!f->nr_blocks || (first < f->block + f->nr_blocks &&
+				      last >= f->block))
+			atomic_inc(&f->lost);
 	rcu_read_unlock();
 }
 
@@ -597,6 +665,8 @@ static bool hc_obj_has_bad_chunk(const struct hc_cache *c,
 	u64 end;
 	u32 i;
 
+	if (obj->flags & HC_OBJ_F_SUBCHUNK)	/* marked per chunk */
+		return obj->nr_ext && test_bit(obj->sext->chunk, c->bad_chunks);
 	for (i = 0; i < obj->nr_ext; i++) {
 		end = obj->ext[i].start + obj->ext[i].count;
 		if (find_next_bit(c->bad_chunks, end, obj->ext[i].start) < end)
@@ -863,6 +933,21 @@ static void hc_cache_detach(struct hc_cache *c, struct hc_obj *obj)
 }
 
 /*
+ * Give @obj's chunks back to the chunk allocator, or a small object's
+ * blocks to the slab (which gives its slab chunk back with its last
+ * object).
+ */
+static void hc_cache_put_space(struct hc_cache *c, struct hc_obj *obj)
+{
+	if (!obj->nr_ext)
+		return;
+	if (obj->flags & HC_OBJ_F_SUBCHUNK)
+		WARN_ON_ONCE(hc_slab_put(&c->slab, &c->alloc, obj->sext));
+	else
+		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
+}
+
+/*
  * Free @obj, detached: its chunks return to the pool unless @keep_chunks
  * (a journal DELETE failed: the chunks must not be reused, since the
  * object may come back at the next assembly) or the object was never
@@ -871,8 +956,8 @@ static void hc_cache_detach(struct hc_cache *c, struct hc_obj *obj)
 static void hc_cache_reap(struct hc_cache *c, struct hc_obj *obj,
 			  bool keep_chunks)
 {
-	if (obj->nr_ext && !keep_chunks && !c->replaying)
-		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
+	if (!keep_chunks && !c->replaying)
+		hc_cache_put_space(c, obj);
 	hc_cache_fence_free(obj);
 	call_rcu(&obj->rcu, hc_cache_obj_free_rcu);	/* LOCATE may read it */
 }
@@ -1079,7 +1164,8 @@ struct hc_readbuf {
  * @len: their number
  * @peek: HC_LOCATE_F_PEEK: count nothing
  * @v: filled on a hit
- * @ext: filled with the first @max_ext extents on a hit
+ * @ext: filled with the first @max_ext extents on a hit, in bytes of the
+ *	device (hc_obj_extent())
  * @max_ext: room in @ext
  * @hold: NULL, or called for a hit before anything is counted or filled,
  *	to take a hold on the object without the pool lock (it may only use
@@ -1105,7 +1191,7 @@ struct hc_readbuf {
  */
 int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 			 bool peek, struct hc_cache_view *v,
-			 struct hc_ext *ext, u32 max_ext,
+			 struct hc_extent *ext, u32 max_ext,
 			 bool (*hold)(struct hc_obj *obj, void *arg),
 			 void *arg)
 {
@@ -1137,7 +1223,7 @@ int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 	v->generation = obj->generation;
 	v->chunks = obj->chunks;
 	for (i = 0; i < obj->nr_ext && i < max_ext; i++)
-		ext[i] = obj->ext[i];
+		ext[i] = hc_obj_extent(obj, c->chunk_size, i);
 	if (peek)
 		return 0;
 	this_cpu_inc(*c->hits);
@@ -1206,6 +1292,104 @@ static u32 hc_cache_start_member(const struct hc_cache *c,
 }
 
 /*
+ * The policy weight of @chunks whole chunks: chunks in a v1 pool, 4 KiB
+ * blocks in a v2 one (hc_cache.wshift); at least 1, at most U32_MAX (an
+ * object of 16 TiB or more weighs 16 TiB in a v2 pool).
+ */
+static u32 hc_cache_weight(const struct hc_cache *c, u64 chunks)
+{
+	if (chunks > (U32_MAX >> c->wshift))
+		return U32_MAX;
+	return max_t(u64, chunks << c->wshift, 1);
+}
+
+/*
+ * Set up the slab at the first small object (or replayed sub-chunk
+ * extent): its table is vmalloc'ed only for pools that use it.  Return:
+ * 0, -ENOMEM or -EINVAL (the chunk size cannot hold a slab).
+ */
+static int hc_cache_slab_ready(struct hc_cache *c)
+{
+	u32 max = min_t(u64, c->nr_chunks, HC_SLAB_MAX_CHUNKS);
+	size_t words = hc_slab_words(max, c->chunk_size);
+	struct hc_slab_chunk *chunks;
+	u64 *w;
+
+	if (c->slab_chunks)
+		return 0;
+	if (!words)
+		return -EINVAL;
+	chunks = kvcalloc(max, sizeof(*chunks), GFP_KERNEL);
+	w = kvcalloc(words, sizeof(*w), GFP_KERNEL);
+	if (!chunks || !w) {
+		kvfree(chunks);
+		kvfree(w);
+		return -ENOMEM;
+	}
+	if (WARN_ON_ONCE(hc_slab_init(&c->slab, c->chunk_size, c->members,
+				      max, chunks, w))) {
+		kvfree(chunks);
+		kvfree(w);
+		return -EINVAL;
+	}
+	c->slab_chunks = chunks;
+	c->slab_words = w;
+	return 0;
+}
+
+/*
+ * Whether a new object of @size bytes goes into the slab: a v2 pool
+ * (policy in blocks, v2 journal records), a size known at placement,
+ * 1 byte to below HC_SMALL_OBJ_MAX and the chunk size, and room in the
+ * slab's table (else it takes a whole chunk, as in v1).  May sleep (the
+ * slab's first allocation).
+ */
+static bool hc_cache_small(struct hc_cache *c, u64 size)
+{
+	if (!c->wshift || !size || size >= HC_SMALL_OBJ_MAX ||
+	    size >= c->chunk_size || !c->journal ||
+	    !hc_journal_v2(c->journal) || hc_cache_slab_ready(c))
+		return false;
+	return c->slab.nr_chunks < c->slab.max_chunks;
+}
+
+/*
+ * The policy weight of a new object of @size bytes: its 4 KiB blocks if
+ * @small, else its chunks' (hc_cache_weight()).
+ */
+static u32 hc_cache_size_weight(const struct hc_cache *c, u64 size,
+				bool small)
+{
+	if (small)
+		return hc_slab_blocks(size);
+	return hc_cache_weight(c, DIV_ROUND_UP_ULL(size, c->chunk_size));
+}
+
+/**
+ * hc_obj_extent - one extent of an object, in bytes of the device
+ * @obj: the object (its extents fixed: held, or under the pool lock)
+ * @chunk_size: the pool's chunk size
+ * @i: the extent, < @obj->nr_ext
+ *
+ * The one place that turns an object's extents into bytes of the device
+ * (LOCATE, STAGE's reply, OBJ_GET, COMMIT's write-back, the file system
+ * view's reads and writes): whole chunks, or for a small object
+ * (HC_OBJ_F_SUBCHUNK) its run of 4 KiB blocks, its offset and length
+ * multiples of HC_SUBBLOCK_SIZE.
+ */
+struct hc_extent hc_obj_extent(const struct hc_obj *obj, u32 chunk_size,
+			       u32 i)
+{
+	if (obj->flags & HC_OBJ_F_SUBCHUNK)
+		return (struct hc_extent){
+			.offset = obj->sext->chunk * chunk_size +
+				  (u64)obj->sext->block * HC_SUBBLOCK_SIZE,
+			.length = (u64)obj->sext->nr_blocks * HC_SUBBLOCK_SIZE };
+	return (struct hc_extent){ .offset = obj->ext[i].start * chunk_size,
+				   .length = obj->ext[i].count * chunk_size };
+}
+
+/*
  * Would an object with a @uri_len-byte URI and at most @nr_ext extents
  * still fit in the journal, in place of the @charged bytes it is charged
  * now (0 for a new one)?  Return: 0 or -ENOSPC.
@@ -1236,8 +1420,7 @@ static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
 
 /*
  * Admit @obj (weight set, flags set, not resident) into the policy and
- * evict the objects it names to make room; @victims has room for
- * @obj->pe.weight entries.  An unevictable @obj cannot be refused, only
+ * evict the objects it names to make room.  An unevictable @obj cannot be refused, only
  * fail for want of room; neither can an explicit admission
  * (@obj->explicit_admit: an operator's preload, no frequency duel).
  *
@@ -1253,13 +1436,13 @@ static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
  * or the victims' DELETEs failed: they are gone, their chunks kept); not
  * resident on error.
  */
-static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
-			  struct hc_policy_entry **victims)
+static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj)
 {
+	struct hc_policy_entry **victims;
 	/* the same slots, turned into the victims' objects one by one */
-	struct hc_obj **doomed = (struct hc_obj **)victims;
+	struct hc_obj **doomed;
 	bool jlocked = false;
-	u32 nr = 0, i;
+	u32 nr = 0, max, i;
 	int ret, err = 0;
 
 	if (c->journal && hc_policy_would_evict(&c->policy, obj->pe.weight)) {
@@ -1268,13 +1451,26 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 			return err;
 		jlocked = true;
 	}
+	/*
+	 * Sized now, the lock held from here to the policy's choice: the
+	 * policy's weights are 4 KiB blocks in a v2 pool, so the weight can
+	 * be far more than the entries that could be victims.
+	 */
+	max = hc_policy_max_victims(&c->policy, obj->pe.weight);
+	victims = kvmalloc_array(max_t(u32, max, 1), sizeof(*victims),
+				 GFP_KERNEL);
+	if (!victims) {
+		if (jlocked)
+			hc_journal_cancel(c->journal);
+		return -ENOMEM;
+	}
+	doomed = (struct hc_obj **)victims;
 	hc_cache_readbuf_drain(c);	/* the victims are chosen on fresh hits */
 	if (obj->explicit_admit)
 		ret = hc_policy_admit_explicit(&c->policy, &obj->pe, victims,
-					       obj->pe.weight, &nr);
+					       max, &nr);
 	else
-		ret = hc_policy_admit(&c->policy, &obj->pe, victims,
-				      obj->pe.weight, &nr);
+		ret = hc_policy_admit(&c->policy, &obj->pe, victims, max, &nr);
 	if (hc_policy_resident(&obj->pe))
 		hc_policy_set_flags(&c->policy, &obj->pe, HC_POLICY_F_HELD, 0);
 	for (i = 0; i < nr; i++) {
@@ -1297,6 +1493,7 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 		for (i = 0; i < nr; i++)	/* no journal (or broken) */
 			hc_cache_doomed_free(c, doomed[i], err);
 	}
+	kvfree(victims);
 	if (err) {
 		hc_policy_remove(&c->policy, &obj->pe);
 		return err;
@@ -1313,32 +1510,71 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 }
 
 /*
+ * Place small @obj (hc_cache_small()), admitted, in the slab: its blocks
+ * in a slab chunk on its start member.  Return: 0; -ENOSPC (no slab chunk
+ * has a free run of its blocks and no chunk is free); -ENOMEM.
+ */
+static int hc_cache_place_small(struct hc_cache *c, struct hc_obj *obj,
+				u64 size)
+{
+	struct hc_sext *e = kmalloc(sizeof(*e), GFP_KERNEL);
+	int err;
+
+	BUILD_BUG_ON(sizeof(*e) != sizeof(*obj->ext));
+	if (!e)
+		return -ENOMEM;
+	for (;;) {
+		err = hc_slab_get(&c->slab, &c->alloc, size,
+				  hc_cache_start_member(c, obj), e);
+		/* room being freed by victims' DELETEs: as hc_cache_place() */
+		if (err != -ENOSPC || !c->reserved)
+			break;
+		hc_cache_busy_wait();
+	}
+	if (err) {
+		kfree(e);
+		return err;
+	}
+	obj->sext = e;
+	obj->flags |= HC_OBJ_F_SUBCHUNK;
+	return 0;
+}
+
+/*
  * Make room for @obj (weight set, flags set) through the policy and
- * allocate its chunks.  @force: @obj is unevictable, so the policy cannot
- * refuse it, only fail for want of room.  May sleep (GFP_KERNEL), and drop
- * the pool lock (hc_cache_admit()): @obj is busy or not indexed.
+ * allocate its chunks, or with @small its blocks in the slab
+ * (hc_cache_small(): @chunks is then 1, @size its bytes).  @force: @obj is
+ * unevictable, so the policy cannot refuse it, only fail for want of room.
+ * May sleep (GFP_KERNEL), and drop the pool lock (hc_cache_admit()): @obj
+ * is busy or not indexed.
  * Return: 0; HC_INGEST_NOT_ADMITTED (an evictable object lost its duel);
  * -ENOSPC (no room); -E2BIG (room, but too fragmented for HC_MAX_EXTENTS
  * extents); -ENOMEM.
  */
-static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
+static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks,
+			  bool small, u64 size)
 {
-	struct hc_policy_entry **victims;
 	struct hc_ext *ext;
 	u32 nr_ext = 0, i;
 	int err;
 
 	ext = kmalloc_array(HC_MAX_EXTENTS, sizeof(*ext), GFP_KERNEL);
-	victims = kvmalloc_array(obj->pe.weight, sizeof(*victims), GFP_KERNEL);
-	if (!ext || !victims) {
+	if (!ext) {
 		err = -ENOMEM;
 		goto out;
 	}
-	err = hc_cache_admit(c, obj, victims);
+	err = hc_cache_admit(c, obj);
 	if (err)
 		goto out;
 
-	if (chunks) {
+	if (small) {
+		err = hc_cache_place_small(c, obj, size);
+		if (err) {
+			hc_policy_remove(&c->policy, &obj->pe);
+			goto out;
+		}
+		nr_ext = 1;
+	} else if (chunks) {
 		for (;;) {
 			err = hc_alloc_get(&c->alloc, chunks,
 					   hc_cache_start_member(c, obj), ext,
@@ -1374,7 +1610,6 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks)
 	c->stats.admissions++;
 	err = 0;
 out:
-	kvfree(victims);
 	kfree(ext);
 	return err;
 }
@@ -1383,12 +1618,12 @@ out:
 static void hc_cache_unplace(struct hc_cache *c, struct hc_obj *obj)
 {
 	hc_policy_remove(&c->policy, &obj->pe);
-	if (obj->nr_ext)
-		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
+	hc_cache_put_space(c, obj);
 	kfree(obj->ext);
 	obj->ext = NULL;
 	obj->nr_ext = 0;
 	obj->chunks = 0;
+	obj->flags &= ~HC_OBJ_F_SUBCHUNK;
 }
 
 /*
@@ -1423,6 +1658,10 @@ static int hc_cache_replaced_check(struct hc_cache *c, struct hc_obj *obj,
  * @replace: evict an existing idle object of that URI first
  * @any_writer: the fence admits every writer, not only the calling task's
  *	thread group (the caller checked the privilege)
+ * @growable: HC_STAGE_F_GROW: @size is a hint, the stage holds whole
+ *	chunks (hc_cache_grow(), hc_cache_trim()); else, in a v2 pool, an
+ *	object below the small-object threshold goes into the slab
+ *	(HC_OBJ_F_SUBCHUNK: one run of 4 KiB blocks)
  * @stager: the control file that owns the stage
  * @objp: set to the new STAGED object
  *
@@ -1439,10 +1678,11 @@ static int hc_cache_replaced_check(struct hc_cache *c, struct hc_obj *obj,
  * -E2BIG; -ENOMEM.
  */
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
-		   bool replace, bool any_writer, struct hc_ctl *stager,
-		   struct hc_obj **objp)
+		   bool replace, bool any_writer, bool growable,
+		   struct hc_ctl *stager, struct hc_obj **objp)
 {
 	struct hc_obj *obj;
+	bool small;
 	u64 chunks;
 	int err;
 
@@ -1482,11 +1722,13 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	 * An empty object takes no chunk: it stays out of the policy (which
 	 * weighs chunks) and is only ever removed explicitly.
 	 */
-	hc_policy_entry_init(&obj->pe, obj->hash, max_t(u64, chunks, 1));
+	small = !growable && hc_cache_small(c, size);
+	hc_policy_entry_init(&obj->pe, obj->hash,
+			     hc_cache_size_weight(c, size, small));
 	if (chunks) {
 		hc_policy_set_flags(&c->policy, &obj->pe, HC_POLICY_F_HELD, 0);
 		hc_cache_busy_begin(c, obj);	/* not indexed: for a pool stop */
-		err = hc_cache_place(c, obj, chunks);
+		err = hc_cache_place(c, obj, chunks, small, size);
 		hc_cache_busy_end(c, obj);
 		if (!err)
 			err = hc_cache_replaced_check(c, obj, replace);
@@ -1503,50 +1745,42 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	if (err) {
 		/* the victims stay evicted; this object's place is undone */
 		hc_policy_remove(&c->policy, &obj->pe);
-		if (obj->nr_ext)
-			WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext,
-						  obj->nr_ext));
+		hc_cache_put_space(c, obj);
 		hc_cache_obj_free(obj);
 		return err;
 	}
 	hc_cache_journal_charge(c, obj);
 	hc_cache_fence_open(c, obj);
+	if (growable) {
+		/*
+		 * Its size is what its chunks hold, whole chunks;
+		 * hc_cache_grow() extends it and hc_cache_trim() cuts it to
+		 * the final size at COMMIT.
+		 */
+		obj->growable = true;
+		obj->size = obj->chunks * c->chunk_size;
+	}
 	*objp = obj;
 	return 0;
 }
 
-/**
- * hc_cache_stage_growable - make a new stage growable (HC_STAGE_F_GROW)
- * @c: the cache
- * @obj: the object hc_cache_stage() just staged, with its size hint
- *
- * Its size becomes what its chunks hold, whole chunks; hc_cache_grow()
- * extends it and hc_cache_trim() cuts it to the final size at COMMIT.
- */
-void hc_cache_stage_growable(struct hc_cache *c, struct hc_obj *obj)
-{
-	obj->growable = true;
-	obj->size = obj->chunks * c->chunk_size;
-}
-
 /*
- * Give @obj, STAGED, the policy weight @chunks (0: out of the policy, as
+ * Give @obj, STAGED, the policy weight of @chunks (0: out of the policy, as
  * an empty object is): it leaves the policy and is admitted again,
- * unevictable, evicting what the policy names.  @victims has room for
- * @chunks entries.  May sleep.  Return: 0; -ENOSPC; -EIO (a victim's
- * journal DELETE failed).
+ * unevictable, evicting what the policy names.  May sleep.  Return: 0;
+ * -ENOSPC; -ENOMEM; -EIO (a victim's journal DELETE failed).
  */
 static int hc_cache_reweigh(struct hc_cache *c, struct hc_obj *obj,
-			    u64 chunks, struct hc_policy_entry **victims)
+			    u64 chunks)
 {
 	int err;
 
 	hc_policy_remove(&c->policy, &obj->pe);
-	hc_policy_entry_init(&obj->pe, obj->hash, max_t(u64, chunks, 1));
+	hc_policy_entry_init(&obj->pe, obj->hash, hc_cache_weight(c, chunks));
 	if (!chunks)
 		return 0;
 	hc_cache_sync_policy(c, obj);	/* STAGED: unevictable */
-	err = hc_cache_admit(c, obj, victims);
+	err = hc_cache_admit(c, obj);
 	return err > 0 ? -ENOSPC : err;
 }
 
@@ -1573,7 +1807,6 @@ static int hc_cache_reweigh(struct hc_cache *c, struct hc_obj *obj,
  */
 int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 {
-	struct hc_policy_entry **victims = NULL;
 	struct hc_ext *ext = NULL, *all = NULL, *last = NULL;
 	u64 chunks, add, old = obj->chunks, end = 0, k;
 	u32 nr = 0, merge, n, i;
@@ -1598,8 +1831,7 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 		return err;
 	ext = kmalloc_array(HC_MAX_EXTENTS, sizeof(*ext), GFP_KERNEL);
 	all = kmalloc_array(HC_MAX_EXTENTS, sizeof(*all), GFP_KERNEL);
-	victims = kvmalloc_array(chunks, sizeof(*victims), GFP_KERNEL);
-	if (!ext || !all || !victims) {
+	if (!ext || !all) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1607,7 +1839,7 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	/* the pool lock may be dropped for the victims' DELETEs */
 	hc_cache_busy_begin(c, obj);
 	busy = true;
-	err = hc_cache_reweigh(c, obj, chunks, victims);
+	err = hc_cache_reweigh(c, obj, chunks);
 	if (!err)	/* another change may have used the room meanwhile */
 		err = hc_cache_journal_room(c, obj->uri_len,
 					    (u64)obj->nr_ext + add, obj->jbytes);
@@ -1668,12 +1900,11 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	goto out;
 
 restore:
-	/* The old weight fits: the stage held it before (victims: >= old). */
-	hc_cache_reweigh(c, obj, old, victims);
+	/* The old weight fits: the stage held it before. */
+	hc_cache_reweigh(c, obj, old);
 out:
 	if (busy)
 		hc_cache_busy_end(c, obj);
-	kvfree(victims);
 	kfree(all);
 	kfree(ext);
 	return err;
@@ -1693,7 +1924,6 @@ out:
  */
 int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size)
 {
-	struct hc_policy_entry **victims = NULL;
 	struct hc_ext *tail = NULL;
 	u64 chunks, keep = 0, take;
 	u32 i, nr_keep = 0, nr_tail = 0;
@@ -1710,12 +1940,8 @@ int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size)
 		return 0;
 	}
 	tail = kmalloc_array(obj->nr_ext, sizeof(*tail), GFP_KERNEL);
-	victims = kvmalloc_array(max_t(u64, chunks, 1), sizeof(*victims),
-				 GFP_KERNEL);
-	if (!tail || !victims) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!tail)
+		return -ENOMEM;
 	for (i = 0; i < obj->nr_ext; i++) {
 		struct hc_ext *e = &obj->ext[i];
 
@@ -1737,9 +1963,7 @@ int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	obj->size = size;
 	c->jbytes -= obj->jbytes;
 	hc_cache_journal_charge(c, obj);
-	err = hc_cache_reweigh(c, obj, chunks, victims);
-out:
-	kvfree(victims);
+	err = hc_cache_reweigh(c, obj, chunks);
 	kfree(tail);
 	return err;
 }
@@ -1927,6 +2151,7 @@ struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id)
 int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 			  bool *admitted)
 {
+	bool small;
 	u64 chunks;
 	int err;
 
@@ -1950,13 +2175,15 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 	if (!obj->fence)
 		return -ENOMEM;
 	if (chunks) {
-		hc_policy_entry_init(&obj->pe, obj->hash, chunks);
+		small = hc_cache_small(c, size);
+		hc_policy_entry_init(&obj->pe, obj->hash,
+				     hc_cache_size_weight(c, size, small));
 		/* pinned while INGESTING (HC_LOCATE_F_PIN): admitted pinned */
 		if (obj->flags & HC_OBJ_F_PINNED)
 			hc_policy_set_flags(&c->policy, &obj->pe,
 					    HC_POLICY_F_PINNED, 0);
 		hc_cache_busy_begin(c, obj);	/* the lock may be dropped */
-		err = hc_cache_place(c, obj, chunks);
+		err = hc_cache_place(c, obj, chunks, small, size);
 		hc_cache_busy_end(c, obj);
 		if (!err && hc_cache_journal_room(c, obj->uri_len, obj->nr_ext,
 						  0)) {
@@ -2113,8 +2340,8 @@ bool hc_obj_superseded(const struct hc_obj *obj)
 static void hc_cache_superseded_free(struct hc_cache *c, struct hc_obj *obj)
 {
 	list_del(&obj->stage_node);
-	if (obj->nr_ext && !obj->keep_chunks)
-		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
+	if (!obj->keep_chunks)
+		hc_cache_put_space(c, obj);
 	hc_cache_fence_free(obj);
 	hc_cache_event();
 	call_rcu(&obj->rcu, hc_cache_obj_free_rcu);	/* LOCATE may read it */
@@ -2505,14 +2732,27 @@ static struct hc_bver *hc_bver_new(const u8 *etag, size_t etag_len, u64 mtime)
 int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 {
 	const struct hc_jrec *r = &r2->r;
+	bool small = r->type == HC_JREC_OBJECT &&
+		     (r->flags & HC_OBJ_F_SUBCHUNK);
 	struct list_head *place = NULL;
 	struct hc_obj *obj;
 	u32 i;
 
-	for (i = 0; i < r->nr_ext; i++)
-		if (r->ext[i].start >= c->nr_chunks ||
-		    r->ext[i].count > c->nr_chunks - r->ext[i].start)
+	if (small) {
+		/*
+		 * One sub-chunk extent, inside the pool and its chunk (the
+		 * codec checked the rest): the module writes no other kind.
+		 */
+		if (r->nr_ext != 1 || r2->sext[0].chunk >= c->nr_chunks ||
+		    (u64)r2->sext[0].block + r2->sext[0].nr_blocks >
+		    c->chunk_size / HC_SUBBLOCK_SIZE)
 			return -EUCLEAN;
+	} else {
+		for (i = 0; i < r->nr_ext; i++)
+			if (r->ext[i].start >= c->nr_chunks ||
+			    r->ext[i].count > c->nr_chunks - r->ext[i].start)
+				return -EUCLEAN;
+	}
 	c->replaying = true;
 	obj = hc_cache_lookup(c, r->uri, r->uri_len);
 	if (obj) {
@@ -2532,9 +2772,12 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 	obj = hc_cache_obj_alloc(r->uri, r->uri_len);
 	if (!obj)
 		return -ENOMEM;
-	if (r->nr_ext) {
+	if (small)
+		obj->sext = kmemdup(r2->sext, sizeof(*obj->sext), GFP_KERNEL);
+	else if (r->nr_ext)
 		obj->ext = kmemdup(r->ext, r->nr_ext * sizeof(*r->ext),
 				   GFP_KERNEL);
+	if (r->nr_ext) {
 		if (!obj->ext) {
 			hc_cache_obj_release(obj);
 			return -ENOMEM;
@@ -2555,13 +2798,19 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 		}
 	}
 	obj->nr_ext = r->nr_ext;
-	for (i = 0; i < r->nr_ext; i++)
-		obj->chunks += r->ext[i].count;
+	if (small)
+		obj->chunks = 1;
+	else
+		for (i = 0; i < r->nr_ext; i++)
+			obj->chunks += r->ext[i].count;
 	obj->size = r->size;
 	obj->generation = r->generation;
-	obj->flags = r->flags & HC_OBJ_F_ALL;	/* not the v2 record flags */
+	/* not the v2 record flags, but whether the extent is a sub-chunk one */
+	obj->flags = r->flags & (HC_OBJ_F_ALL | HC_OBJ_F_SUBCHUNK);
 	obj->data_crc = r->data_crc;
-	hc_policy_entry_init(&obj->pe, obj->hash, max_t(u64, obj->chunks, 1));
+	hc_policy_entry_init(&obj->pe, obj->hash, small ?
+			     obj->sext->nr_blocks :
+			     hc_cache_weight(c, obj->chunks));
 	if (hc_cache_insert(c, obj, r->state)) {
 		hc_cache_obj_free(obj);
 		return -ENOMEM;
@@ -2835,6 +3084,14 @@ void hc_cache_egress_reset(struct hc_cache *c)
 	}
 }
 
+/* The chunks of extent @i of @obj (a small object's: its slab chunk). */
+static struct hc_ext hc_obj_chunks(const struct hc_obj *obj, u32 i)
+{
+	if (obj->flags & HC_OBJ_F_SUBCHUNK)
+		return (struct hc_ext){ .start = obj->sext->chunk, .count = 1 };
+	return obj->ext[i];
+}
+
 /* Whether extent lists @a and @b share a chunk; the first one in *@chunk. */
 static bool hc_ext_overlap(const struct hc_obj *a, const struct hc_obj *b,
 			   u64 *chunk)
@@ -2843,9 +3100,10 @@ static bool hc_ext_overlap(const struct hc_obj *a, const struct hc_obj *b,
 
 	for (i = 0; i < a->nr_ext; i++)
 		for (k = 0; k < b->nr_ext; k++) {
-			u64 s = max(a->ext[i].start, b->ext[k].start);
-			u64 e = min(a->ext[i].start + a->ext[i].count,
-				    b->ext[k].start + b->ext[k].count);
+			struct hc_ext x = hc_obj_chunks(a, i);
+			struct hc_ext y = hc_obj_chunks(b, k);
+			u64 s = max(x.start, y.start);
+			u64 e = min(x.start + x.count, y.start + y.count);
 
 			if (s < e) {
 				*chunk = s;
@@ -2886,28 +3144,41 @@ static int hc_cache_restore_one(void *arg, struct hc_obj *obj)
 {
 	struct hc_cache *c = arg;
 	struct hc_policy_entry **victims;
-	u32 nr;
+	u32 nr, max;
 	int err;
 
 	if (obj->state == HC_OBJ_SYNCING)
 		hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
-	err = hc_alloc_claim(&c->alloc, obj->ext, obj->nr_ext);
-	if (err) {
-		hc_cache_report_collision(c, obj);
-		return err;
+	if (obj->flags & HC_OBJ_F_SUBCHUNK) {
+		/* a v1 pool's module wrote none: a v2 pool has the slab */
+		err = c->wshift ? hc_cache_slab_ready(c) : -EUCLEAN;
+		if (!err)
+			err = hc_slab_claim(&c->slab, &c->alloc, obj->sext);
+		if (err) {
+			pr_err("journaled object \"%*pE\": its blocks %u+%u of chunk %llu cannot be claimed (%d)\n",
+			       obj->uri_len, obj->uri, obj->sext->block,
+			       obj->sext->nr_blocks, obj->sext->chunk, err);
+			return err == -ENOMEM ? err : -EUCLEAN;
+		}
+	} else {
+		err = hc_alloc_claim(&c->alloc, obj->ext, obj->nr_ext);
+		if (err) {
+			hc_cache_report_collision(c, obj);
+			return err;
+		}
 	}
 	hc_cache_journal_charge(c, obj);
 	if (!obj->chunks)
 		return 0;	/* empty: not in the policy (hc_cache_stage()) */
-	if (obj->pe.weight > c->nr_chunks)
+	if (obj->pe.weight > c->policy.capacity)
 		return -EUCLEAN;
 	hc_cache_sync_policy(c, obj);
-	victims = kvmalloc_array(obj->pe.weight, sizeof(*victims), GFP_KERNEL);
+	max = max_t(u32, 1, hc_policy_max_victims(&c->policy, obj->pe.weight));
+	victims = kvmalloc_array(max, sizeof(*victims), GFP_KERNEL);
 	if (!victims)
 		return -ENOMEM;
 	/* The claims fit the pool, so the policy has room: no victim. */
-	err = hc_policy_admit(&c->policy, &obj->pe, victims, obj->pe.weight,
-			      &nr);
+	err = hc_policy_admit(&c->policy, &obj->pe, victims, max, &nr);
 	kvfree(victims);
 	if (err != HC_POLICY_ADMITTED || nr)
 		return -EUCLEAN;
@@ -3080,6 +3351,10 @@ int hc_cache_create(struct hc_pool *pool)
 	c->nr_chunks = chunks;
 	c->members = pool->nr_members;
 	c->chunk_size = pool->chunk_size;
+	/* v2: the policy weighs 4 KiB blocks (a slab needs 64 a chunk) */
+	if (pool->format == 2 && hc_slab_words(1, pool->chunk_size))
+		c->wshift = ilog2(pool->chunk_size / HC_SUBBLOCK_SIZE);
+	spin_lock_init(&c->fence_lock);
 	c->next_generation = hc_cache_generation_floor;
 	INIT_LIST_HEAD(&c->ingests);
 	INIT_LIST_HEAD(&c->egress);
@@ -3106,7 +3381,8 @@ int hc_cache_create(struct hc_pool *pool)
 	    !c->bad_chunks || !c->hits || !c->readbuf)
 		goto out_free;
 
-	err = hc_policy_init(&c->policy, chunks, c->sketch, sketch_bytes);
+	err = hc_policy_init(&c->policy, chunks << c->wshift, c->sketch,
+			     sketch_bytes);
 	if (err)
 		goto out_free;
 	err = hc_alloc_init(&c->alloc, chunks, pool->nr_members,
@@ -3148,6 +3424,8 @@ void hc_cache_destroy(struct hc_pool *pool)
 	list_for_each_entry_safe(obj, tmp, &c->superseded, stage_node)
 		hc_cache_superseded_free(c, obj);
 	hc_cache_dirty_event();		/* STAGEs waiting for room: ENODEV */
+	kvfree(c->slab_words);
+	kvfree(c->slab_chunks);
 	free_percpu(c->readbuf);
 	free_percpu(c->hits);
 	kvfree(c->bad_chunks);

@@ -21,10 +21,12 @@
 #include <linux/rbtree.h>
 #include <linux/rcupdate.h>
 #include <linux/rhashtable-types.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include "core/alloc.h"
 #include "core/policy.h"
+#include "core/slab.h"
 #include "../uapi/hypercache.h"
 
 struct hc_pool;
@@ -50,6 +52,12 @@ struct hc_readbuf;
  *	(hc_cache_fence_refused())
  * @lost_seen: @lost when COMMIT last reported it (hc_cache_seal())
  * @rcu: freed after a grace period (hc_cache_fence_get() runs under RCU)
+ * @next: a small object's fence (format v2, HC_OBJ_F_SUBCHUNK): the next
+ *	fence open in the same slab chunk (RCU list, changed under
+ *	hc_cache.fence_lock); NULL for a large object's
+ * @block: a small object's: the first 4 KiB block of the chunk it covers
+ * @nr_blocks: a small object's: the blocks it covers, exactly the object's;
+ *	0: the whole chunk (a large object's fence, one per chunk)
  *
  * The data path looks the fence of a chunk up in hc_cache.fence and counts
  * itself in @inflight before it checks @closed; closing sets @closed and
@@ -64,6 +72,9 @@ struct hc_fence {
 	atomic_t lost;
 	int lost_seen;
 	struct rcu_head rcu;
+	struct hc_fence __rcu *next;
+	u32 block;
+	u32 nr_blocks;
 };
 
 /**
@@ -125,10 +136,15 @@ struct hc_fence {
  *	else NULL
  * @jbytes: bytes of journal capacity charged for it (its OBJECT record):
  *	from STAGE or INGEST_ALLOC (or replay) until it leaves the index
- * @chunks: chunks allocated
- * @nr_ext: entries in @ext
+ * @chunks: chunks allocated; a small object (HC_OBJ_F_SUBCHUNK) counts the
+ *	one slab chunk it lies in
+ * @nr_ext: entries in @ext (or @sext: 1)
  * @uri_len: bytes in @uri
  * @ext: extents in chunks, in object order (allocated once placed)
+ * @sext: with HC_OBJ_F_SUBCHUNK in @flags (a small object of a format v2
+ *	pool): its one sub-chunk extent (slab.h) instead, a run of 4 KiB
+ *	blocks in a slab chunk, the same 16-byte allocation; hc_obj_extent()
+ *	turns either into bytes of the device
  * @uri: the URI (@uri_len bytes, its own kmalloc: hc_obj has its own slab
  *	cache, so a long URI does not round the object up to kmalloc-512;
  *	freed with the object, after the same grace period)
@@ -200,7 +216,10 @@ struct hc_obj {
 	u64 chunks;
 	u32 nr_ext;
 	u32 uri_len;
-	struct hc_ext *ext;
+	union {
+		struct hc_ext *ext;
+		struct hc_sext *sext;
+	};
 	u8 *uri;
 	struct hc_bver *bver;	/* the backend version; NULL: unknown */
 	struct hc_egress_err *egress_err;
@@ -329,6 +348,17 @@ struct hc_cache_stats {
  * @reserved: chunks of the @doomed objects
  * @revals: READY objects whose revalidation is with the helper
  *	(hc_obj.reval_pending), oldest first
+ * @slab: format v2: the small objects' slab chunks (slab.h), set up at the
+ *	first small object or replayed sub-chunk extent (hc_cache_slab_ready())
+ * @slab_chunks: its table (vmalloc'ed), NULL until then
+ * @slab_words: its bitmaps (vmalloc'ed)
+ * @wshift: the policy's weight unit is chunk_size >> @wshift bytes: 0 (a
+ *	chunk) in a format v1 pool, log2(blocks per chunk) (a 4 KiB block) in
+ *	a v2 pool assembled as v2, whose small objects weigh their blocks;
+ *	fixed at assembly (an upgraded running pool keeps chunks until its
+ *	next assembly, and no small object until then)
+ * @fence_lock: serialises changes to the slab chunks' lists of small
+ *	objects' fences in @fence (a seal changes them without the pool lock)
  */
 struct hc_cache {
 	struct rhltable index;
@@ -365,7 +395,27 @@ struct hc_cache {
 	struct hc_cache_stats stats;
 	u64 hit_bytes;		/* HC_A_STATS_HIT_BYTES, under the pool lock */
 	u32 nr_busy;
+	u32 wshift;
+	struct hc_slab slab;
+	struct hc_slab_chunk *slab_chunks;
+	u64 *slab_words;
+	spinlock_t fence_lock;	/* the slab chunks' fence lists */
 };
+
+/*
+ * The small-object threshold (Documentation/on-disk-format.md, "Small
+ * objects"): in a v2 pool an object of a known size below it (and below
+ * the chunk size) is placed in the slab; not on disk, each record says.
+ */
+#define HC_SMALL_OBJ_MAX	(2U << 20)
+
+/*
+ * The most slab chunks a pool has: their table costs 40 bytes and two
+ * bitmaps (256 bytes at 4 MiB chunks) each, allocated at the first small
+ * object: 4.6 MiB for 16,384 slab chunks, 64 GiB of small objects at
+ * 4 MiB chunks.  Past it small objects take whole chunks again.
+ */
+#define HC_SLAB_MAX_CHUNKS	16384U
 
 /* hc_obj.jop: a change is under way, its journal record not durable yet. */
 #define HC_JOP_BUSY	0xff
@@ -398,10 +448,13 @@ int hc_cache_quiesce(struct hc_cache *c);		/* may sleep */
 int hc_cache_size_check(const struct hc_cache *c, u64 size);
 
 /* The data path's side of the write fence (any context, no lock). */
-struct hc_fence *hc_cache_fence_get(struct hc_cache *c, u64 chunk);
+struct hc_fence *hc_cache_fence_get(struct hc_cache *c, u64 chunk, u32 off,
+				    u32 *left);
 void hc_cache_fence_put(struct hc_fence *f);
 void hc_cache_fence_failed(struct hc_fence *f);
-void hc_cache_fence_refused(struct hc_cache *c, u64 chunk);
+void hc_cache_fence_refused(struct hc_cache *c, u64 chunk, u32 off, u32 len);
+struct hc_extent hc_obj_extent(const struct hc_obj *obj, u32 chunk_size,
+			       u32 i);
 /* The data path: a read of @chunk failed (any context, no lock). */
 void hc_cache_read_error(struct hc_cache *c, u64 chunk);
 void hc_cache_bad_settle(struct hc_cache *c);
@@ -435,17 +488,16 @@ struct hc_cache_view {
 /* Under rcu_read_lock(), without the pool lock (see cache.c). */
 int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 			 bool peek, struct hc_cache_view *v,
-			 struct hc_ext *ext, u32 max_ext,
+			 struct hc_extent *ext, u32 max_ext,
 			 bool (*hold)(struct hc_obj *obj, void *arg),
 			 void *arg);
 bool hc_cache_hold_more(struct hc_obj *obj);
 void hc_cache_readbuf_drain(struct hc_cache *c);
 u64 hc_cache_hits(const struct hc_cache *c);
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
-		   bool replace, bool any_writer, struct hc_ctl *stager,
-		   struct hc_obj **objp);
+		   bool replace, bool any_writer, bool growable,
+		   struct hc_ctl *stager, struct hc_obj **objp);
 /* Growable stages (HC_STAGE_F_GROW): see cache.c. */
-void hc_cache_stage_growable(struct hc_cache *c, struct hc_obj *obj);
 int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size);
 int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size);
 int hc_cache_commit_begin(struct hc_cache *c, struct hc_obj *obj);

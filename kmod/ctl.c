@@ -193,13 +193,6 @@ static struct hc_obj *hc_ctl_find_superseded(struct hc_ctl *ctl,
 	return obj;
 }
 
-/* A chunk extent as an extent of the device, in bytes. */
-static struct hc_extent hc_ctl_extent(u32 chunk_size, struct hc_ext e)
-{
-	return (struct hc_extent){ .offset = e.start * chunk_size,
-				   .length = e.count * chunk_size };
-}
-
 /* Copy the extents of @obj to user memory (STAGE, under the pool lock). */
 static int hc_ctl_put_extents(const struct hc_pool *pool,
 			      const struct hc_obj *obj, u64 uptr, u32 max)
@@ -209,7 +202,7 @@ static int hc_ctl_put_extents(const struct hc_pool *pool,
 	u32 i;
 
 	for (i = 0; i < obj->nr_ext && i < max; i++) {
-		e = hc_ctl_extent(pool->chunk_size, obj->ext[i]);
+		e = hc_obj_extent(obj, pool->chunk_size, i);
 		if (copy_to_user(&u[i], &e, sizeof(e)))
 			return -EFAULT;
 	}
@@ -222,23 +215,15 @@ static int hc_ctl_put_extents(const struct hc_pool *pool,
  */
 union hc_ctl_locate_buf {
 	u8 uri[HC_URI_MAX];
-	struct hc_ext ext[HC_MAX_EXTENTS];
 	struct hc_extent out[HC_MAX_EXTENTS];
 };
 
 /*
- * Turn the first @n chunk extents in @b (hc_ext) into extents of the
- * device (hc_extent, of the same size, in place) and copy them to @uptr
- * in one copy.  Sleeps (user memory): no lock may be held.
+ * Copy the first @n extents in @b (hc_obj_extent()'s) to @uptr in one
+ * copy.  Sleeps (user memory): no lock may be held.
  */
-static int hc_ctl_copy_extents(u32 chunk_size, union hc_ctl_locate_buf *b,
-			       u64 uptr, u32 n)
+static int hc_ctl_copy_extents(union hc_ctl_locate_buf *b, u64 uptr, u32 n)
 {
-	u32 i;
-
-	BUILD_BUG_ON(sizeof(b->ext[0]) != sizeof(b->out[0]));
-	for (i = 0; i < n; i++)
-		b->out[i] = hc_ctl_extent(chunk_size, b->ext[i]);
 	if (n && copy_to_user(u64_to_user_ptr(uptr), b->out,
 			      n * sizeof(b->out[0])))
 		return -EFAULT;
@@ -257,16 +242,20 @@ static int hc_ctl_put_layout(const struct hc_pool *pool,
 
 	memset(&l, 0, sizeof(l));
 	for (i = 0; i < obj->nr_ext; i++) {
-		for (k = 0; k < obj->ext[i].count && n < max; k++, n++) {
-			u64 v = obj->ext[i].start + k;
+		struct hc_extent e = hc_obj_extent(obj, pool->chunk_size, i);
+		u64 run = e.length;
 
-			hc_stripe_map(&pool->stripe,
-				      v << pool->stripe.chunk_shift, &loc);
+		/* a small object: one entry, its blocks inside one chunk */
+		for (k = 0; k < e.length && n < max; k += run, n++) {
+			u64 off = e.offset + k;
+
+			run = min_t(u64, e.length - k, pool->chunk_size -
+				    (off & (pool->chunk_size - 1)));
+			hc_stripe_map(&pool->stripe, off >> SECTOR_SHIFT, &loc);
 			l.member = loc.member;
 			l.member_offset = loc.sector << SECTOR_SHIFT;
-			l.dev_offset = v * pool->chunk_size;
-			l.length = min_t(u64, pool->chunk_size,
-					 obj->size - done);
+			l.dev_offset = off;
+			l.length = min_t(u64, run, obj->size - done);
 			done += l.length;
 			if (copy_to_user(&u[n], &l, sizeof(l)))
 				return -EFAULT;
@@ -335,7 +324,7 @@ static bool hc_ctl_hold_fast(struct hc_obj *obj, void *arg)
  */
 static bool hc_ctl_locate_fast(struct hc_locate *loc,
 			       union hc_ctl_locate_buf *b, u32 *next,
-			       u32 *chunk_size, struct hc_ctl_fast_hold *fh,
+			       struct hc_ctl_fast_hold *fh,
 			       struct hc_cache **cp)
 {
 	bool hold = loc->flags & HC_LOCATE_F_HOLD;
@@ -352,11 +341,10 @@ static bool hc_ctl_locate_fast(struct hc_locate *loc,
 		/* the URI is read only until the object is found */
 		ret = hc_cache_locate_fast(pool->cache, b->uri, loc->uri_len,
 					   loc->flags & HC_LOCATE_F_PEEK, &v,
-					   b->ext, loc->extents ?
+					   b->out, loc->extents ?
 					   min_t(u32, loc->max_extents,
 						 HC_MAX_EXTENTS) : 0,
 					   hold ? hc_ctl_hold_fast : NULL, fh);
-		*chunk_size = pool->chunk_size;
 		*cp = pool->cache;
 	}
 	rcu_read_unlock();
@@ -452,7 +440,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 	struct hc_ctl_hold *h = NULL, *old = NULL;
 	struct hc_ctl_fast_hold fh = { .ctl = ctl };
 	bool held = false;
-	u32 next = 0, chunk_size = 0;
+	u32 next = 0, i;
 	unsigned long deadline;
 	struct hc_cache *c;
 	struct hc_pool *pool;
@@ -491,8 +479,8 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 	loc.generation = 0;
 	loc.obj_flags = 0;
 
-	if (hc_ctl_locate_fast(&loc, &b, &next, &chunk_size, &fh, &c)) {
-		err = hc_ctl_copy_extents(chunk_size, &b, loc.extents, next);
+	if (hc_ctl_locate_fast(&loc, &b, &next, &fh, &c)) {
+		err = hc_ctl_copy_extents(&b, loc.extents, next);
 		if (err) {
 			if (fh.obj)	/* a refused LOCATE changes nothing */
 				hc_ctl_unhold(ctl, c, fh.obj);
@@ -618,8 +606,8 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 	if (loc.extents) {
 		/* the URI is not needed any more: @b takes the extents */
 		next = min(obj->nr_ext, loc.max_extents);
-		memcpy(b.ext, obj->ext, next * sizeof(b.ext[0]));
-		chunk_size = pool->chunk_size;
+		for (i = 0; i < next; i++)
+			b.out[i] = hc_obj_extent(obj, pool->chunk_size, i);
 	}
 	if (loc.layout) {
 		err = hc_ctl_put_layout(pool, obj, loc.layout, loc.max_layout);
@@ -655,7 +643,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 out_copy:
 	hc_pool_unlock();
 	kfree(h);
-	err = hc_ctl_copy_extents(chunk_size, &b, loc.extents, next);
+	err = hc_ctl_copy_extents(&b, loc.extents, next);
 	if (err) {
 		if (held)	/* a refused LOCATE changes nothing */
 			hc_ctl_unhold(ctl, c, obj);
@@ -827,11 +815,10 @@ static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 	}
 	err = hc_cache_stage(c, uri, st.uri_len, st.obj_size,
 			     st.flags & HC_STAGE_F_REPLACE,
-			     st.flags & HC_STAGE_F_ANY_WRITER, ctl, &obj);
+			     st.flags & HC_STAGE_F_ANY_WRITER,
+			     st.flags & HC_STAGE_F_GROW, ctl, &obj);
 	if (err)
 		goto out;
-	if (st.flags & HC_STAGE_F_GROW)
-		hc_cache_stage_growable(c, obj);
 	if (obj->nr_ext > st.max_extents) {
 		hc_cache_abort(c, obj);
 		err = -E2BIG;
@@ -869,8 +856,9 @@ static int hc_ctl_writeback(struct hc_pool *pool, struct hc_obj *obj)
 	int err;
 
 	for (i = 0; i < obj->nr_ext; i++) {
-		loff_t start = obj->ext[i].start * pool->chunk_size;
-		loff_t end = start + obj->ext[i].count * pool->chunk_size - 1;
+		struct hc_extent e = hc_obj_extent(obj, pool->chunk_size, i);
+		loff_t start = e.offset;
+		loff_t end = start + e.length - 1;
 
 		err = filemap_fdatawrite_range(m, start, end);
 		if (err)

@@ -56,6 +56,9 @@ struct hc_dbg_check {
 	u64 fenced;
 	u64 dirty_bytes;
 	u64 superseded;
+	u64 small;		/* small objects (HC_OBJ_F_SUBCHUNK) */
+	u64 small_blocks;	/* their blocks */
+	u64 slab_chunks;
 	u32 buckets;	/* of the index's table */
 };
 
@@ -95,12 +98,96 @@ static bool hc_dbg_fenced(const struct hc_obj *obj)
 	       (obj->state == HC_OBJ_INGESTING && obj->allocated);
 }
 
+/*
+ * A small object's sub-chunk extent: exactly an object of the slab (so
+ * its blocks are used there, and no other object starts inside them), its
+ * fence on its slab chunk's list while it must be open, none otherwise.
+ * That no two objects share a block is the count's: every object of the
+ * slab is one object's (hc_dbg_check_slab()).
+ */
+static void hc_dbg_check_small(struct hc_dbg_check *k, struct hc_cache *c,
+			       struct hc_obj *obj)
+{
+	const struct hc_sext *e = obj->sext;
+	struct hc_fence *f;
+	bool found = false;
+
+	k->small++;
+	k->small_blocks += e->nr_blocks;
+	if (obj->nr_ext != 1 || obj->chunks != 1 || !c->slab_chunks ||
+	    !hc_slab_has(&c->slab, e)) {
+		hc_dbg_problem(k, "%*pEhp: blocks %u+%u of chunk %llu: no slab object",
+			       hc_dbg_ulen(obj), obj->uri, e->block,
+			       e->nr_blocks, e->chunk);
+		return;
+	}
+	if ((u64)e->nr_blocks * HC_SUBBLOCK_SIZE < obj->size ||
+	    (u64)(e->nr_blocks - 1) * HC_SUBBLOCK_SIZE >= obj->size)
+		hc_dbg_problem(k, "%*pEhp: %llu bytes in %u blocks",
+			       hc_dbg_ulen(obj), obj->uri, obj->size,
+			       e->nr_blocks);
+	for (f = rcu_access_pointer(c->fence[e->chunk]); f;
+	     f = rcu_access_pointer(f->next)) {
+		if (f == obj->fence)
+			found = true;
+		if (!f->nr_blocks)
+			hc_dbg_problem(k, "%*pEhp: slab chunk %llu has a whole-chunk fence",
+				       hc_dbg_ulen(obj), obj->uri, e->chunk);
+	}
+	if (found ? !hc_dbg_fenced(obj) :
+	    (hc_dbg_fenced(obj) && !obj->jop && obj->fence &&
+	     !obj->fence->closed))
+		hc_dbg_problem(k, "%*pEhp (state %u): blocks %u+%u of chunk %llu misfenced",
+			       hc_dbg_ulen(obj), obj->uri, obj->state, e->block,
+			       e->nr_blocks, e->chunk);
+}
+
+/*
+ * The slab: each slab chunk used in the allocator and no large object's,
+ * and its objects exactly the small objects' (counts and blocks).
+ */
+static void hc_dbg_check_slab(struct hc_dbg_check *k, struct hc_cache *c)
+{
+	struct hc_slab_stats st = { 0 };
+	u32 i;
+
+	if (c->slab_chunks) {
+		hc_slab_stats(&c->slab, &st);
+		for (i = 0; i < c->slab.nr_chunks; i++) {
+			u64 v = c->slab.chunks[i].chunk;
+
+			if (v >= c->nr_chunks) {
+				hc_dbg_problem(k, "slab: chunk %llu outside the pool", v);
+				continue;
+			}
+			if (test_and_set_bit(v, k->owned))
+				hc_dbg_problem(k, "slab: chunk %llu is an object's too", v);
+			if (!hc_alloc_used(&c->alloc, v))
+				hc_dbg_problem(k, "slab: chunk %llu is free in the allocator", v);
+			if (!c->slab.chunks[i].nr_objs)
+				hc_dbg_problem(k, "slab: chunk %llu holds no object", v);
+		}
+		if (c->slab.bad_puts)
+			hc_dbg_problem(k, "slab: %llu refused puts", c->slab.bad_puts);
+	}
+	if (st.objects != k->small || st.used_blocks != k->small_blocks)
+		hc_dbg_problem(k, "slab: %llu objects in %llu blocks, small ones %llu in %llu",
+			       st.objects, st.used_blocks, k->small,
+			       k->small_blocks);
+	k->slab_chunks = st.chunks;
+}
+
 /* @obj's extents: inside the pool, owned once, used, fenced as it must. */
 static void hc_dbg_check_extents(struct hc_dbg_check *k, struct hc_cache *c,
 				 struct hc_obj *obj)
 {
 	u64 sum = 0, want;
 	u32 i;
+
+	if (obj->flags & HC_OBJ_F_SUBCHUNK) {
+		hc_dbg_check_small(k, c, obj);
+		return;
+	}
 
 	if (obj->nr_ext > HC_MAX_EXTENTS) {
 		hc_dbg_problem(k, "%*pEhp: %u extents", hc_dbg_ulen(obj), obj->uri,
@@ -204,6 +291,7 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 	list_for_each_entry(obj, &c->doomed, stage_node)
 		hc_dbg_check_extents(k, c, obj);
 
+	hc_dbg_check_slab(k, c);
 	for (v = 0; v < c->nr_chunks; v++) {
 		bool used = hc_alloc_used(&c->alloc, v);
 
@@ -291,9 +379,10 @@ static int hc_dbg_check_show(struct seq_file *m, void *unused)
 	}
 	hc_dbg_check_cache(&k, c);
 	if (!k.problems)
-		seq_printf(m, "ok objects=%llu used=%llu free=%llu fenced=%llu dirty_bytes=%llu index_buckets=%u superseded=%llu\n",
+		seq_printf(m, "ok objects=%llu used=%llu free=%llu fenced=%llu dirty_bytes=%llu small=%llu slab_chunks=%llu small_blocks=%llu index_buckets=%u superseded=%llu\n",
 			   k.objects, k.used, c->nr_chunks - k.used, k.fenced,
-			   k.dirty_bytes, k.buckets, k.superseded);
+			   k.dirty_bytes, k.small, k.slab_chunks,
+			   k.small_blocks, k.buckets, k.superseded);
 	else if (k.problems > HC_DBG_MAX_PROBLEMS)
 		seq_printf(m, "(%u more)\n", k.problems - HC_DBG_MAX_PROBLEMS);
 	hc_pool_unlock();

@@ -153,6 +153,7 @@ static void hc_disk_map(struct hc_pool *pool, struct bio *bio)
 {
 	struct hc_fence *fence = NULL;
 	struct hc_stripe_loc loc;
+	u32 limit;
 
 	bio = bio_split_to_limits(bio);
 	if (!bio)
@@ -178,24 +179,33 @@ static void hc_disk_map(struct hc_pool *pool, struct bio *bio)
 	 * The write fence: data may only be written into chunks of objects
 	 * being staged or ingested, by their stager or helper, so a stray
 	 * writer cannot corrupt cached data.  A bio is checked chunk by
-	 * chunk as it is split.
+	 * chunk as it is split, and inside a slab chunk small object by small
+	 * object (a write-back may merge the pages of two).
 	 */
+	hc_stripe_map(&pool->stripe, bio->bi_iter.bi_sector, &loc);
+	limit = loc.chunk_left;
 	if (op_is_write(bio_op(bio))) {
-		u64 chunk = bio->bi_iter.bi_sector >> pool->stripe.chunk_shift;
+		sector_t sector = bio->bi_iter.bi_sector;
+		u64 chunk = sector >> pool->stripe.chunk_shift;
+		u32 off = (sector & ((1U << pool->stripe.chunk_shift) - 1)) <<
+			  SECTOR_SHIFT;
+		u32 left, len = min(bio_sectors(bio), loc.chunk_left) <<
+				SECTOR_SHIFT;
 
-		fence = hc_cache_fence_get(pool->cache, chunk);
+		fence = hc_cache_fence_get(pool->cache, chunk, off, &left);
 		if (!fence) {
 			/* a stage's pages lost: its COMMIT must know */
 			if (hc_disk_is_writeback(pool, bio))
-				hc_cache_fence_refused(pool->cache, chunk);
+				hc_cache_fence_refused(pool->cache, chunk, off,
+						       len);
 			bio_io_error(bio);
 			return;
 		}
+		limit = min_t(u32, limit, left >> SECTOR_SHIFT);
 	}
 
-	hc_stripe_map(&pool->stripe, bio->bi_iter.bi_sector, &loc);
-	if (bio_sectors(bio) > loc.chunk_left) {
-		struct bio *split = bio_split(bio, loc.chunk_left, GFP_NOIO,
+	if (bio_sectors(bio) > limit) {
+		struct bio *split = bio_split(bio, limit, GFP_NOIO,
 					      &pool->split_bs);
 
 		bio_chain(split, bio);

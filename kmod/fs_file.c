@@ -79,25 +79,28 @@ static int hc_fs_release(struct inode *inode, struct file *file)
  * @chunk: the pool's chunk size
  * @pos: offset in the object
  * @addr: set to the disk byte address
- * @run: set to the bytes of the object's run of chunks from there
+ * @run: set to the bytes of the object's extent from there (a run of
+ *	chunks, or a small object's 4 KiB blocks: hc_obj_extent())
  *
- * Return: 0, or -EIO past the object's chunks.
+ * Return: 0, or -EIO past the object's extents.
  */
 int hc_fs_obj_map(const struct hc_obj *obj, u32 chunk, loff_t pos,
 		  u64 *addr, u64 *run)
 {
-	u64 idx = div_u64(pos, chunk), base = 0;
+	u64 base = 0;
 	u32 i;
 
+	if (pos < 0)
+		return -EIO;
 	for (i = 0; i < obj->nr_ext; i++) {
-		const struct hc_ext *e = &obj->ext[i];
+		struct hc_extent e = hc_obj_extent(obj, chunk, i);
 
-		if (idx < base + e->count) {
-			*addr = (e->start + idx - base) * chunk + pos % chunk;
-			*run = (base + e->count) * chunk - pos;
+		if ((u64)pos < base + e.length) {
+			*addr = e.offset + (pos - base);
+			*run = base + e.length - pos;
 			return 0;
 		}
-		base += e->count;
+		base += e.length;
 	}
 	return -EIO;
 }

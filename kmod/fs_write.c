@@ -419,10 +419,7 @@ static int hc_fs_stage(struct hc_cache *c, const u8 *uri, u32 len,
 		if (err)
 			return err;
 	}
-	err = hc_cache_stage(c, uri, len, 0, true, true, NULL, objp);
-	if (!err)
-		hc_cache_stage_growable(c, *objp);
-	return err;
+	return hc_cache_stage(c, uri, len, 0, true, true, true, NULL, objp);
 }
 
 /**

@@ -77,7 +77,13 @@ static void hc_journal_fill(struct hc_jrec2 *r2, u32 version,
 	r->flags = flags & (HC_OBJ_F_PINNED | HC_OBJ_F_DATA_CRC);
 	r->data_crc = (flags & HC_OBJ_F_DATA_CRC) ? obj->data_crc : 0;
 	r->nr_ext = obj->nr_ext;
-	memcpy(r->ext, obj->ext, obj->nr_ext * sizeof(*obj->ext));
+	if (obj->flags & HC_OBJ_F_SUBCHUNK) {
+		/* only in a v2 half (hc_journal_v2()): v1 refuses it */
+		r->flags |= HC_OBJ_F_SUBCHUNK;
+		r2->sext[0] = *obj->sext;
+	} else {
+		memcpy(r->ext, obj->ext, obj->nr_ext * sizeof(*obj->ext));
+	}
 	if (version != HC_JOURNAL_VERSION_V2 || !obj->bver)
 		return;
 	r->flags |= HC_OBJ_F_BACKEND;
@@ -801,6 +807,17 @@ u32 hc_journal_obj_bytes(const struct hc_journal *j, u32 uri_len, u32 nr_ext)
 		return hc_jrec2_object_size(uri_len, nr_ext, HC_ETAG_MAX,
 					    j->hdr.block_size);
 	return hc_jrec_object_size(uri_len, nr_ext, j->hdr.block_size);
+}
+
+/**
+ * hc_journal_v2 - whether records of format v2 (sub-chunk extents) can be
+ * written: the current half and every compaction are v2
+ * @j: the journal
+ */
+bool hc_journal_v2(const struct hc_journal *j)
+{
+	return j->version == HC_JOURNAL_VERSION_V2 &&
+	       j->hdr.version == HC_JOURNAL_VERSION_V2;
 }
 
 /* The largest record a half of @version may hold. */

@@ -207,5 +207,6 @@ int hc_journal_write_out(struct hc_journal *j, u8 *durable, u8 val);
 void hc_journal_queue(struct hc_journal *j, struct hc_journal_req *q);
 u32 hc_journal_obj_bytes(const struct hc_journal *j, u32 uri_len, u32 nr_ext);
 u64 hc_journal_capacity(const struct hc_journal *j);
+bool hc_journal_v2(const struct hc_journal *j);
 
 #endif /* HC_JOURNAL_H */

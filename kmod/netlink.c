@@ -447,13 +447,13 @@ int hc_nl_put_extents(struct sk_buff *msg, const struct hc_pool *pool,
 	u32 i;
 
 	for (i = 0; i < obj->nr_ext; i++) {
+		struct hc_extent e = hc_obj_extent(obj, pool->chunk_size, i);
+
 		nest = nla_nest_start(msg, attr);
 		if (!nest ||
-		    nla_put_u64_64bit(msg, HC_A_EXT_OFFSET,
-				      obj->ext[i].start * pool->chunk_size,
+		    nla_put_u64_64bit(msg, HC_A_EXT_OFFSET, e.offset,
 				      HC_A_EXT_PAD) ||
-		    nla_put_u64_64bit(msg, HC_A_EXT_LENGTH,
-				      obj->ext[i].count * pool->chunk_size,
+		    nla_put_u64_64bit(msg, HC_A_EXT_LENGTH, e.length,
 				      HC_A_EXT_PAD))
 			return -EMSGSIZE;
 		nla_nest_end(msg, nest);

@@ -106,9 +106,13 @@ struct hc_geometry {
  */
 
 /**
- * struct hc_extent - a run of whole chunks of an object
- * @offset: byte offset in /dev/hypercacheN (a multiple of the chunk size)
- * @length: bytes (a multiple of the chunk size)
+ * struct hc_extent - a run of whole chunks of an object, or of 4 KiB blocks
+ * @offset: byte offset in /dev/hypercacheN: a multiple of the chunk size;
+ *	for a small object of a format v2 pool (obj_flags HC_OBJ_F_SUBCHUNK,
+ *	its only extent, inside one chunk shared with other small objects) a
+ *	multiple of HC_SUBBLOCK_SIZE (4096)
+ * @length: bytes: a multiple of the chunk size; for a small object its
+ *	blocks, a multiple of HC_SUBBLOCK_SIZE (the object's size rounded up)
  */
 struct hc_extent {
 	__aligned_u64 offset;
@@ -167,6 +171,10 @@ struct hc_chunk_loc {
 #define HC_LOCATE_BAD		5
 
 /*
+ * struct hc_locate.obj_flags and HC_A_OBJ_FLAGS also carry
+ * HC_OBJ_F_SUBCHUNK (hypercache_format.h, 0x4): a small object in the slab
+ * of a v2 pool, its extent a run of 4 KiB blocks (struct hc_extent).
+ *
  * struct hc_locate.obj_flags and HC_A_OBJ_FLAGS only, never in the journal:
  * a read of the object's data failed on a member since the pool assembled
  */

@@ -406,8 +406,9 @@ static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
  *     flags may already be set (e.g. pinned on creation)
  * @victims: filled with the entries the caller must evict; the policy has
  *	     already dropped them (not resident any more)
- * @max: room in @victims, at least @e->weight (never more victims than that
- *	 are returned: each frees at least one unit of the excess)
+ * @max: room in @victims, at least hc_policy_max_victims(@p, @e->weight)
+ *	 (never more victims than that are returned: each is resident and
+ *	 frees at least one unit of the excess)
  * @nr: set to the number of victims
  *
  * Counts the request in the sketch, puts @e at the MRU end of the window
@@ -435,7 +436,7 @@ int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
 		hc_policy_record(p, e->key);
 		return HC_POLICY_REJECTED;
 	}
-	if (max < e->weight)
+	if (max < hc_policy_max_victims(p, e->weight))
 		return -EINVAL;
 	hc_policy_record(p, e->key);
 	if (p->capacity - p->used + (p->used - p->unevictable) < e->weight)
@@ -481,7 +482,7 @@ int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
  * @p: policy
  * @e: the object's entry, as for hc_policy_admit()
  * @victims: filled with the entries the caller must evict (already dropped)
- * @max: room in @victims, at least @e->weight
+ * @max: room in @victims, at least hc_policy_max_victims(@p, @e->weight)
  * @nr: set to the number of victims
  *
  * No duel: @e goes to the MRU end of probation (main), and room is made
@@ -509,7 +510,7 @@ int hc_policy_admit_explicit(struct hc_policy *p, struct hc_policy_entry *e,
 
 	*nr = 0;
 	if (hc_policy_resident(e) || e->weight < 1 || e->weight > p->capacity ||
-	    max < e->weight)
+	    max < hc_policy_max_victims(p, e->weight))
 		return -EINVAL;
 	hc_policy_record(p, e->key);
 	if (p->capacity - p->used + (p->used - p->unevictable) < e->weight)

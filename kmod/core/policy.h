@@ -60,7 +60,8 @@ struct hc_policy_link {
  * struct hc_policy_entry - the policy's part of a cached object (32 bytes)
  * @link: position in its region's list (head = most recently used)
  * @key: 64-bit hash of the object's URI (the sketch's key)
- * @weight: size in chunks, >= 1; fixed while the entry is in the policy
+ * @weight: size in the caller's unit (chunks; 4 KiB blocks in a format v2
+ *	pool, kmod/cache.c), >= 1; fixed while the entry is in the policy
  * @region: enum hc_policy_region
  * @flags: HC_POLICY_F_*; change them only with hc_policy_set_flags()
  */
@@ -134,6 +135,21 @@ static inline bool hc_policy_resident(const struct hc_policy_entry *e)
 static inline bool hc_policy_would_evict(const struct hc_policy *p, u32 weight)
 {
 	return p->used + weight > p->capacity;
+}
+
+/*
+ * Room the @victims of an admission of an entry of @weight need: every
+ * victim is a resident entry and frees at least one unit, so never more
+ * than the smaller of @weight and the resident entries.
+ */
+static inline u32 hc_policy_max_victims(const struct hc_policy *p, u32 weight)
+{
+	u64 n = 0;
+	int r;
+
+	for (r = 0; r < HC_POLICY_NR_REGIONS; r++)
+		n += p->count[r];
+	return n < weight ? (u32)n : weight;
 }
 
 static inline bool hc_policy_evictable(const struct hc_policy_entry *e)

@@ -274,6 +274,24 @@ static bool hc_slab_is_obj(const struct hc_slab *s,
 }
 
 /**
+ * hc_slab_has - whether an extent is exactly a live object of the slab
+ * @s: the slab
+ * @e: the extent
+ *
+ * For consistency checks (debugfs): its chunk is a slab chunk, its first
+ * block starts an object and that object has exactly its blocks.
+ */
+bool hc_slab_has(const struct hc_slab *s, const struct hc_sext *e)
+{
+	u32 i;
+
+	for (i = 0; i < s->nr_chunks; i++)
+		if (s->chunks[i].chunk == e->chunk)
+			return hc_slab_is_obj(s, &s->chunks[i], e);
+	return false;
+}
+
+/**
  * hc_slab_put - free a small object
  * @s: the slab
  * @a: the chunk allocator its slab chunk goes back to when it empties

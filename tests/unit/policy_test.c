@@ -109,8 +109,9 @@ TEST_F(policy, admit_rejects_bad_calls)
 	hc_policy_entry_init(&o->pe, 1, 0);
 	EXPECT_EQ(-EINVAL, hc_policy_admit(&self->p, &o->pe, self->victims, CAP, &nr));
 	EXPECT_EQ(0, nr);
+	/* nothing resident: no victim possible, whatever the weight */
 	hc_policy_entry_init(&o->pe, 1, 5);
-	EXPECT_EQ(-EINVAL, hc_policy_admit(&self->p, &o->pe, self->victims, 4, &nr));
+	EXPECT_EQ(0, hc_policy_max_victims(&self->p, 5));
 	hc_policy_entry_init(&o->pe, 1, CAP + 1);
 	EXPECT_EQ(HC_POLICY_REJECTED,
 		  hc_policy_admit(&self->p, &o->pe, self->victims, CAP, &nr));
@@ -123,6 +124,40 @@ TEST_F(policy, admit_rejects_bad_calls)
 	hc_policy_remove(&self->p, &o->pe);
 	EXPECT_EQ(0, self->p.used);
 	EXPECT_FALSE(hc_policy_resident(&o->pe));
+}
+
+/*
+ * The victims' room is the smaller of the weight and the resident entries
+ * (a v2 pool weighs 4 KiB blocks: a large object's weight is far more
+ * than the objects that could go for it); less is refused, and a heavy
+ * admission over few residents needs only as many slots.
+ */
+TEST_F(policy, victims_bound_by_residents)
+{
+	struct hc_policy_entry *victims[3];
+	u32 nr = 99, i;
+
+	for (i = 0; i < 3; i++) {
+		hc_policy_entry_init(&self->objs[10 + i].pe, 10 + i, 100);
+		ASSERT_EQ(HC_POLICY_ADMITTED,
+			  hc_policy_admit(&self->p, &self->objs[10 + i].pe,
+					  self->victims, CAP, &nr));
+		ASSERT_EQ(0, nr);
+	}
+	EXPECT_EQ(3, hc_policy_max_victims(&self->p, CAP));
+	EXPECT_EQ(2, hc_policy_max_victims(&self->p, 2));
+	hc_policy_entry_init(&self->objs[1].pe, 1, CAP);
+	EXPECT_EQ(-EINVAL, hc_policy_admit_explicit(&self->p, &self->objs[1].pe,
+						    victims, 2, &nr));
+	EXPECT_EQ(-EINVAL, hc_policy_admit(&self->p, &self->objs[1].pe,
+					   victims, 2, &nr));
+	EXPECT_EQ(0, nr);
+	/* the whole capacity over 300 used: all three go, in three slots */
+	EXPECT_EQ(HC_POLICY_ADMITTED,
+		  hc_policy_admit_explicit(&self->p, &self->objs[1].pe,
+					   victims, 3, &nr));
+	EXPECT_EQ(3, nr);
+	EXPECT_EQ(CAP, self->p.used);
 }
 
 /* Long random workload with random sizes: capacity always respected. */

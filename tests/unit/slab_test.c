@@ -250,9 +250,20 @@ TEST(bad_puts_and_claims)
 
 	ASSERT_EQ(0, pool_new(&p, 8, 1, 2));
 	ASSERT_EQ(0, hc_slab_get(&p.s, &p.a, 5 * 4096, 0, &e));
+	EXPECT_TRUE(hc_slab_has(&p.s, &e));
 	x = e;
 	x.nr_blocks = 4;		/* part of the object */
+	EXPECT_FALSE(hc_slab_has(&p.s, &x));
 	EXPECT_EQ(-EINVAL, hc_slab_put(&p.s, &p.a, &x));
+	x.nr_blocks = 6;		/* more than the object */
+	EXPECT_FALSE(hc_slab_has(&p.s, &x));
+	x.block = 1;			/* not its head */
+	x.nr_blocks = 4;
+	EXPECT_FALSE(hc_slab_has(&p.s, &x));
+	x = e;
+	x.chunk = 5;			/* not a slab chunk */
+	EXPECT_FALSE(hc_slab_has(&p.s, &x));
+	EXPECT_EQ(1U, p.s.bad_puts);	/* hc_slab_has() counts nothing */
 	x = e;
 	x.block = 1;			/* not its head */
 	x.nr_blocks = 4;
@@ -263,6 +274,7 @@ TEST(bad_puts_and_claims)
 	EXPECT_EQ(3U, p.s.bad_puts);
 	EXPECT_EQ(5U, p.s.chunks[0].nr_used);
 	EXPECT_EQ(0, hc_slab_put(&p.s, &p.a, &e));
+	EXPECT_FALSE(hc_slab_has(&p.s, &e));
 	EXPECT_EQ(-EINVAL, hc_slab_put(&p.s, &p.a, &e));	/* double put */
 	EXPECT_EQ(4U, p.s.bad_puts);
 
