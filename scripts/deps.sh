@@ -22,6 +22,9 @@ PACKAGES=(
 	# the S3 gateway of the tests and the demo (scripts/rgw.sh), and the
 	# reference clients of the benchmarks
 	radosgw ceph-mon ceph-osd ceph-common curl awscli
+	# the benchmarks' optional tap network (boot.sh --tap: the gateway
+	# reached through an nftables redirect)
+	nftables
 	# the guest's XFS for the discovery tests
 	xfsprogs
 	# r-fs's read-only stress of the file system view (run from the host's
