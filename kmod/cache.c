@@ -453,22 +453,23 @@ static void hc_cache_fence_link(struct hc_cache *c, struct hc_obj *obj,
 {
 	struct hc_fence *f = obj->fence, *p;
 	struct hc_fence __rcu **pp = &c->fence[obj->sext->chunk];
-	bool held;
 
 	spin_lock(&c->fence_lock);
-	held = lockdep_is_held(&c->fence_lock);
 	if (on) {
 		f->block = obj->sext->block;
 		f->nr_blocks = obj->sext->nr_blocks;
-		p = rcu_dereference_protected(*pp, held);
+		p = rcu_dereference_protected(*pp,
+					      lockdep_is_held(&c->fence_lock));
 		RCU_INIT_POINTER(f->next, p);
 		rcu_assign_pointer(*pp, f);	/* release: after the fields */
 	} else {
-		while ((p = rcu_dereference_protected(*pp, held)) && p != f)
+		while ((p = rcu_dereference_protected(*pp,
+				lockdep_is_held(&c->fence_lock))) && p != f)
 			pp = &p->next;
 		/* a reader on @f still finds the rest of the list */
 		if (p) {
-			p = rcu_dereference_protected(f->next, held);
+			p = rcu_dereference_protected(f->next,
+					lockdep_is_held(&c->fence_lock));
 			rcu_assign_pointer(*pp, p);
 		}
 	}
