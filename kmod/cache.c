@@ -444,6 +444,13 @@ static void hc_cache_fence_free(struct hc_obj *obj)
 	kfree_rcu(f, rcu);
 }
 
+/* *@pp under hc_cache.fence_lock */
+static struct hc_fence *hc_cache_fence_deref(struct hc_cache *c,
+					     struct hc_fence __rcu **pp)
+{
+	return rcu_dereference_protected(*pp, lockdep_is_held(&c->fence_lock));
+}
+
 /*
  * Add (@on) or remove the fence of a small object to or from its slab
  * chunk's list (other small objects of the chunk may be staged too).
@@ -458,18 +465,15 @@ static void hc_cache_fence_link(struct hc_cache *c, struct hc_obj *obj,
 	if (on) {
 		f->block = obj->sext->block;
 		f->nr_blocks = obj->sext->nr_blocks;
-		p = rcu_dereference_protected(*pp,
-					      lockdep_is_held(&c->fence_lock));
+		p = hc_cache_fence_deref(c, pp);
 		RCU_INIT_POINTER(f->next, p);
 		rcu_assign_pointer(*pp, f);	/* release: after the fields */
 	} else {
-		while ((p = rcu_dereference_protected(*pp,
-				lockdep_is_held(&c->fence_lock))) && p != f)
+		while ((p = hc_cache_fence_deref(c, pp)) && p != f)
 			pp = &p->next;
 		/* a reader on @f still finds the rest of the list */
 		if (p) {
-			p = rcu_dereference_protected(f->next,
-					lockdep_is_held(&c->fence_lock));
+			p = hc_cache_fence_deref(c, &f->next);
 			rcu_assign_pointer(*pp, p);
 		}
 	}
