@@ -1,5 +1,5 @@
 #!/bin/sh
-# Usage (guest, via /init, booted with --noload but for after-cut):
+# Usage (guest, via /init, booted with --noload):
 #   stage-compat.sh phase=both        3 fresh drives of 64 MiB
 #   stage-compat.sh phase=cut k=K     3 fresh drives of 64 MiB
 #   stage-compat.sh phase=after-cut k=K   the drives of phase=cut
@@ -28,12 +28,15 @@
 #                       then the journal's compaction) the guest prints
 #                       HC-UPGRADE-POWER-CUT and the host kills QEMU (a
 #                       real power cut; this test never ends by itself)
-#   compat-cut-K        (phase=after-cut, the same drives, this module
-#                       loaded by /init) the pool assembles as v2 and the
-#                       assembly finished the upgrade (every superblock with
-#                       the bit, every journal v2: on-disk-format.md,
-#                       "Upgrading a v1 pool", steps 1 and 2), every object
-#                       byte-identical
+#   compat-cut-K        (phase=after-cut, the same drives) the members are
+#                       as the cut left them (K superblocks with the bit
+#                       (at most 3), the journal v1 until write 4, v2 after);
+#                       the old module refuses them (EOPNOTSUPP) writing
+#                       nothing; this module assembles them as v2 and the
+#                       assembly finishes the upgrade (its kernel line, for
+#                       K <= 3; every superblock with the bit, every journal
+#                       v2: on-disk-format.md, "Upgrading a v1 pool", steps
+#                       1 and 2), every object byte-identical
 # Both modules' kernel log is /init's dmesg scan's.
 . /hc/tests/lib.sh
 
@@ -202,11 +205,49 @@ t_cut_setup() {
 	hc_fail "QEMU was not killed on $MARKER"
 }
 
+# journal_version DEV: the version of DEV's current journal half
+journal_version() {
+	hcctl examine --json $1 | tr '{' '\n' | grep '"state":"current"' |
+		grep -o '"version":[0-9]*' | cut -d: -f2
+}
+
 t_after_cut() {
+	# what the power cut left: the first K superblocks with the bit, the
+	# v1 journal until the compaction (write 4) committed the v2 one
+	nsb=0
+	for d in $M; do
+		if hc_sbpoke $d show | grep -q "incompat=0x1$"; then
+			nsb=$((nsb + 1))
+		fi
+	done
+	want=$k
+	[ "$k" -le 3 ] || want=3
+	[ $nsb = $want ] || hc_fail "$nsb superblocks with the v2 bit after a cut after write $k"
+	jv=1
+	[ "$k" -le 3 ] || jv=2
+	for d in $M; do
+		[ "$(journal_version $d)" = $jv ] ||
+			hc_fail "$d: journal version $(journal_version $d) after a cut after write $k"
+	done
+	# the previous build refuses the interrupted upgrade, writing nothing
+	before=$(members_sum)
+	load_old
+	hc_expect_errno -m "unknown incompatible feature.*(Operation not supported|Not supported)" \
+		$OLD/hcctl pool assemble $M
+	rmmod hypercache
+	[ "$(members_sum)" = "$before" ] || hc_fail "the old module wrote to a member it refused"
+	# this one assembles it as v2 and finishes the upgrade
+	load_new
+	n0=$(dmesg | wc -l)
 	hcctl pool assemble $M >/dev/null
+	if [ "$k" -le 3 ]; then
+		dmesg | tail -n +$((n0 + 1)) | grep -q "upgrade to format v2 was interrupted: finishing it" ||
+			hc_fail "the assembly did not say it finishes the upgrade"
+	fi
 	all_v2
 	objects_same hcctl
 	hcctl pool stop
+	rmmod hypercache
 }
 
 case "$phase" in

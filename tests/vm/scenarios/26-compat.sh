@@ -23,7 +23,7 @@ if old=$("$HC_ROOT/tests/vm/oldmod.sh" "$HC_KVER" 2>"$VM_WORK/oldmod.err"); then
 			--kill-on HC-UPGRADE-POWER-CUT
 		if grep -aq "HC-UPGRADE-POWER-CUT k=$k" "$log" &&
 			grep -q "SIGKILL on marker" "$log"; then
-			vm_boot compat --args "phase=after-cut,k=$k"
+			vm_boot compat --noload --args "phase=after-cut,k=$k"
 		else
 			vm_record "not ok" compat-cut-$k "no power cut after the upgrade's write $k (see $log)"
 		fi
