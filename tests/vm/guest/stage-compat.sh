@@ -199,6 +199,11 @@ t_cut_setup() {
 		sleep 0.1
 		i=$((i + 1))
 	done
+	# /init's dmesg scan never runs in this boot: both modules' log here
+	if hc_dmesg_bad >/tmp/bad; then
+		cat /tmp/bad
+		hc_fail "the kernel log before the power cut is not clean"
+	fi
 	hc_log "upgrade paused after write $k: the power cut"
 	echo "$MARKER k=$k" >/dev/console
 	sleep $((300 * HC_TIMEOUT_SCALE))
