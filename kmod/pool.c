@@ -11,8 +11,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uuid.h>
 #include <linux/timekeeping.h>
@@ -659,6 +661,29 @@ module_param_named(upgrade_stop_after, hc_upgrade_stop_after, uint, 0644);
 MODULE_PARM_DESC(upgrade_stop_after,
 		 "test hook: stop a pool upgrade after this many writes (0: never)");
 
+/*
+ * Test hook (tests/vm/guest/stage-compat.sh): after this many writes an
+ * upgrade logs "upgrade paused after K writes" and waits, the pool lock
+ * held, while the parameter still says K (or until a signal), so that the
+ * host can cut the power (kill QEMU) right after a given durable write;
+ * 0: never.
+ */
+static unsigned int hc_upgrade_pause_after;
+module_param_named(upgrade_pause_after, hc_upgrade_pause_after, uint, 0644);
+MODULE_PARM_DESC(upgrade_pause_after,
+		 "test hook: pause a pool upgrade after this many writes, until the parameter changes (0: never)");
+
+/* The upgrade_pause_after hook: wait while it says @writes. */
+static void hc_pool_upgrade_pause(const struct hc_pool *pool,
+				  unsigned int writes)
+{
+	pr_warn("pool %pUb: upgrade paused after %u writes (upgrade_pause_after)\n",
+		pool->uuid, writes);
+	while (READ_ONCE(hc_upgrade_pause_after) == writes &&
+	       !signal_pending(current))
+		msleep_interruptible(100);
+}
+
 /* The superblocks of @pool's members that carry HC_FEATURE_INCOMPAT_V2. */
 static u64 hc_pool_sb_v2(const struct hc_pool *pool)
 {
@@ -698,8 +723,8 @@ static int hc_pool_upgrade_sb(struct hc_pool *pool, u32 m, void *block)
  * Run the upgrade's steps (kmod/core/upgrade.c) on the running @pool from
  * where its members are, to the end.  @any: an assembly finishing an
  * interrupted upgrade (nothing to do is fine; no busy check, no test
- * hook).  Return: 0; -EALREADY (nothing to do and @any not set); -EBUSY;
- * -ECANCELED (the test hook; not -EINTR, for which netlink sends no ack);
+ * hooks).  Return: 0; -EALREADY (nothing to do and @any not set); -EBUSY;
+ * -ECANCELED (upgrade_stop_after; not -EINTR, for which netlink sends no ack);
  * an I/O error.
  */
 static int hc_pool_upgrade_run(struct hc_pool *pool, bool any,
@@ -709,6 +734,7 @@ static int hc_pool_upgrade_run(struct hc_pool *pool, bool any,
 	const struct hc_cache_stats *cs = &pool->cache->stats;
 	struct hc_upgrade_step step;
 	unsigned int writes = 0, stop = any ? 0 : READ_ONCE(hc_upgrade_stop_after);
+	unsigned int pause = any ? 0 : READ_ONCE(hc_upgrade_pause_after);
 	const char *msg;
 	void *block;
 	int err;
@@ -749,7 +775,9 @@ static int hc_pool_upgrade_run(struct hc_pool *pool, bool any,
 					 "the journal's compaction failed (see dmesg)");
 			break;
 		}
-		if (++writes == stop) {
+		if (++writes == pause)
+			hc_pool_upgrade_pause(pool, writes);
+		if (writes == stop) {
 			pr_warn("pool %pUb: upgrade stopped after %u writes (upgrade_stop_after)\n",
 				pool->uuid, writes);
 			hc_pool_fail_set(fail, -1, "stopped by the upgrade_stop_after test hook");

@@ -107,7 +107,7 @@ if [ $do_vm = 1 ]; then
 	# at once, of any kernel.  HC_VM_ONCE scenarios (hypercached against
 	# the gateway: their kernel side is the other scenarios') run on the
 	# first kernel only, unless HC_VM_FULL=1 (make check-reliability).
-	once=" ${HC_VM_ONCE-62-jmirror 94-egress-batch 82-preload 83-sched 85-s3net 86-numa 90-s3 92-flush 95-writeback 97-bench 91-etag 25-upgrade 57-fs-s3} "
+	once=" ${HC_VM_ONCE-62-jmirror 94-egress-batch 82-preload 83-sched 85-s3net 86-numa 90-s3 92-flush 95-writeback 97-bench 91-etag 25-upgrade 26-compat 57-fs-s3} "
 	[ "${HC_VM_FULL:-0}" = 1 ] && once=" "
 	if [ -n "${HC_VM_SCENARIOS:-}" ]; then
 		names=$HC_VM_SCENARIOS

@@ -54,7 +54,7 @@
 #               image's hc-guest-test.service runs tests/vm/debian/
 #               stage-NAME.sh and powers off (tests/vm/debian/hc-exit.shutdown
 #               ends QEMU through isa-debug-exit, as the busybox guest does)
-# Environment: HC_KO, HC_BIN_DIRS (see mkinitramfs.sh), HC_QEMU_EXTRA (extra
+# Environment: HC_KO, HC_BIN_DIRS, HC_OLD_DIR (see mkinitramfs.sh), HC_QEMU_EXTRA (extra
 # QEMU arguments, word-split), HC_S3_GUEST_ENDPOINT (with --s3).
 # HCTEST/HCVM lines are echoed to stdout. Exit 0 only if QEMU exited with 1
 # (isa-debug-exit 0), "HCVM-RESULT" said fail=0 and dmesg=clean; otherwise
@@ -111,6 +111,9 @@ else
 	hc_kernel_select
 	kernel=$(hc_kernel_image "$HC_KVER")
 	initrd=$ROOT/build/vm/$HC_KVER/initramfs.cpio
+	# HC_OLD_DIR (tests/vm/oldmod.sh): the previous build in /hc/old/, in
+	# an initramfs of its own (the common one stays cached as it is)
+	[ -z "${HC_OLD_DIR:-}" ] || initrd=$ROOT/build/vm/$HC_KVER/initramfs-old.cpio
 	"$ROOT/tests/vm/mkinitramfs.sh" "$HC_KVER" "$initrd" >&2
 fi
 

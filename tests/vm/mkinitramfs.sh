@@ -23,6 +23,11 @@
 #                         hcctl-s3.so from beside an hcctl (its S3 client,
 #                         found next to /proc/self/exe; libraries as above)
 #   /hc/tests/            tests/vm/guest/*
+#   /hc/old/              with HC_OLD_DIR (tests/vm/oldmod.sh): the previous
+#                         build's hypercache.ko (+ hypercache.deps) and hcctl
+#                         (libraries as above), for the format compatibility
+#                         tests; boot.sh
+#                         then writes initramfs-old.cpio, not initramfs.cpio
 # HC_MODROOT: the modules come from HC_MODROOT/lib/modules/KVER instead of
 # /lib/modules/KVER (a kernel built here; tests/vm/kernel.sh sets it).
 # Uncompressed: the guest kernel's own zstd decompressor, run under TCG,
@@ -61,6 +66,14 @@ if [ -f "$HC_KO" ]; then
 	[ "$ko_ver" = "$KVER" ] ||
 		{ echo "mkinitramfs: $HC_KO is built for '$ko_ver', not $KVER (make modules-all)" >&2; exit 1; }
 fi
+OLD_DIR=${HC_OLD_DIR:-}
+if [ -n "$OLD_DIR" ]; then
+	[ -f "$OLD_DIR/hypercache.ko" ] && [ -x "$OLD_DIR/hcctl" ] ||
+		{ echo "mkinitramfs: no hypercache.ko and hcctl in HC_OLD_DIR=$OLD_DIR" >&2; exit 1; }
+	ko_ver=$(modinfo -F vermagic "$OLD_DIR/hypercache.ko" 2>/dev/null | cut -d' ' -f1)
+	[ "$ko_ver" = "$KVER" ] ||
+		{ echo "mkinitramfs: $OLD_DIR/hypercache.ko is built for '$ko_ver', not $KVER" >&2; exit 1; }
+fi
 HC_BIN_DIRS=${HC_BIN_DIRS:-$ROOT/tools/hcctl/hcctl $ROOT/tools/mount.hypercache/mount.hypercache $ROOT/build/guest-bin}
 MODROOT=${HC_MODROOT:-}
 MODDIR=$MODROOT/lib/modules/$KVER
@@ -76,8 +89,11 @@ if [ -f "$HC_KO" ]; then
 	# modinfo on a file path: comma-separated names of the modules it needs
 	IFS=, read -r -a ko_deps <<<"$(modinfo -F depends "$HC_KO" 2>/dev/null || true)"
 fi
+old_deps=()
+[ -z "$OLD_DIR" ] ||
+	IFS=, read -r -a old_deps <<<"$(modinfo -F depends "$OLD_DIR/hypercache.ko" 2>/dev/null || true)"
 
-mod_files=$(for m in "${REQUIRED_MODULES[@]}" "${EXTRA_MODULES[@]}" "${ko_deps[@]}"; do
+mod_files=$(for m in "${REQUIRED_MODULES[@]}" "${EXTRA_MODULES[@]}" "${ko_deps[@]}" "${old_deps[@]}"; do
 	[ -n "$m" ] || continue
 	modprobe -d "${MODROOT:-/}" -S "$KVER" --show-depends "$m" 2>/dev/null |
 		awk '$1 == "insmod" { print $2 }' || true
@@ -126,6 +142,7 @@ inputs=$( {
 	printf '%s\n' $mod_files
 	for b in "${bin_files[@]}"; do echo "${b%%|*}"; done
 	printf '%s\n' "${hc_bins[@]}" "${guest_files[@]}"
+	[ -z "$OLD_DIR" ] || printf '%s\n' "$OLD_DIR/hypercache.ko" "$OLD_DIR/hcctl"
 } | sed '/^$/d')
 
 # --- cache check ----------------------------------------------------------
@@ -201,6 +218,11 @@ done
 for f in "${guest_files[@]}"; do
 	install -m 0755 "$f" "$R/hc/tests/"
 done
+if [ -n "$OLD_DIR" ]; then
+	install -D -m 0644 "$OLD_DIR/hypercache.ko" "$R/hc/old/hypercache.ko"
+	printf '%s\n' "${old_deps[@]}" | sed '/^$/d' >"$R/hc/old/hypercache.deps"
+	copy_with_libs "$OLD_DIR/hcctl" /hc/old/hcctl
+fi
 install -m 0755 tests/vm/guest/init "$R/init"
 echo "root:x:0:0:root:/root:/bin/sh" >"$R/etc/passwd"
 echo "root:x:0:" >"$R/etc/group"

@@ -18,8 +18,8 @@
 #                      v2, every object byte-identical; a second upgrade
 #                      says "already format v2" (EALREADY)
 # Torn writes inside a superblock or journal header are upgrade_test's
-# (tests/unit, 88 crash points); a real QEMU power cut per step is not
-# here (see Documentation/testing.md).
+# (tests/unit, 88 crash points); a real QEMU power cut after each write,
+# of a pool made by the previous module build, is stage-compat.sh's.
 . /hc/tests/lib.sh
 
 M="$(hc_drive 0) $(hc_drive 1) $(hc_drive 2)"
