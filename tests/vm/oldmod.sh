@@ -15,8 +15,8 @@
 # the builds: each module is driven by its own hcctl), once per commit.
 #
 # Exit status: 0; 1 the build failed; 3 the commit is not in this clone
-# (a shallow clone): the caller reports that as a failure, loudly, never
-# as a pass or a skip (the compatibility would go untested unnoticed).
+# (a shallow clone): the caller reports that as a skip with the reason on
+# its line, never as a pass (the compatibility is untested, visibly).
 set -euo pipefail
 
 # The last commit of main (first parent) whose module knows format v1 only:
