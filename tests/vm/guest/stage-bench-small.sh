@@ -16,7 +16,9 @@
 #         the same drives, each read open(O_DIRECT) + read + close
 # Each: the objects put (untimed), then `hc_bench_small read` (a warm pass,
 # then R timed passes in permutations from SEED; every byte of every read
-# of every pass checked).  The pools must hold all N objects: none evicted.
+# of every pass checked; and a read of the pool's objects as those of
+# another seed must fail at the first object: the check sees a wrong
+# byte).  The pools must hold all N objects: none evicted.
 # The members' write cache is "write through" (as stage-bench-locate.sh:
 # the puts' flushes would each cost the host an fdatasync; reads are not
 # affected).  Lines: "hc: bench-small config ...", and per peer
@@ -88,6 +90,12 @@ pool() {
 	cat $C >$B/check
 	grep -q "^ok .* small=$small " $B/check || { cat $B/check; hc_fail "v$f: the check, with $small small objects"; }
 	run v$f hc_bench_small read "$n" "$size" "$seed" "$rounds"
+	# the check sees garbage: read as the objects of another seed, the
+	# first object read differs
+	if hc_bench_small read "$n" "$size" $((seed + 1)) 1 >/dev/null 2>$B/neg; then
+		hc_fail "v$f: read as another seed's objects, and no byte differed"
+	fi
+	grep -q "object 0: other bytes" $B/neg || { cat $B/neg; hc_fail "v$f: not the first object that differed"; }
 	used=$(hcctl stats --json | jget bytes_used)
 	echo "layout chunks=$chunks bytes_used=$used $(sed -n 's/^ok //p' $B/check)" >$B/l
 	say v$f $B/l
