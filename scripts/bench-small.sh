@@ -1,7 +1,7 @@
 #!/bin/bash
 # Usage: scripts/bench-small.sh [--objects N] [--size BYTES] [--rounds R]
 #                               [--seed S] [--kver K] [--no-build]
-#                               [--timeout S] [--smoke]
+#                               [--order P,P,P] [--timeout S] [--smoke]
 #
 # The small-object read benchmark of format v2 (issue 17), in ONE guest boot
 # (QEMU/TCG, multi-threaded unless HC_TCG_THREAD says otherwise): N objects
@@ -28,6 +28,10 @@
 #   --size BYTES  object size, a multiple of 4096 (default 65536)
 #   --rounds R    timed passes, each its own permutation (default 3)
 #   --seed S      the objects' bytes and the permutations (default 17)
+#   --order P,... the peers' order in the boot (default v1,v2,ext4; each
+#                 of them once): on a shared host the load changes during
+#                 a run, so a second run in another order tells a peer's
+#                 speed from its place
 #   --kver K      guest kernel (default: $KVER or the newest installed 6.1)
 #   --no-build    do not run `make modules-all tools test-progs` first
 #   --timeout S   QEMU timeout (default 900 s + 0.15 s per object)
@@ -46,13 +50,14 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-n=10000 size=65536 rounds=3 seed=17 build=1 timeout="" kver="" smoke=""
+n=10000 size=65536 rounds=3 seed=17 order=v1,v2,ext4 build=1 timeout="" kver="" smoke=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--objects) n=$2; shift 2 ;;
 	--size) size=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
+	--order) order=$2; shift 2 ;;
 	--kver) kver=$2; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
@@ -67,6 +72,8 @@ for v in n size rounds seed; do
 done
 [ $((size % 4096)) = 0 ] && [ "$size" -lt $((2 << 20)) ] ||
 	{ echo "bench-small.sh: --size is a multiple of 4096, below 2 MiB (the small-object threshold)" >&2; exit 2; }
+[ "$(tr , '\n' <<<"$order" | sort | tr '\n' ,)" = ext4,v1,v2, ] ||
+	{ echo "bench-small.sh: --order names v1, v2 and ext4, each once" >&2; exit 2; }
 [ -n "$timeout" ] || timeout=$((900 + n * 3 / 20))
 
 # the data offset: a journal half of 64 MiB at least, and one 1 KiB per
@@ -101,7 +108,7 @@ rc=0
 HC_TCG_THREAD=${HC_TCG_THREAD:-multi} \
 "$ROOT/tests/vm/boot.sh" --stage bench-small --kver "$HC_KVER" \
 	--drives "$(IFS=,; echo "${imgs[*]}")" \
-	--args "n=$n,size=$size,rounds=$rounds,seed=$seed,data_offset=$data_offset" \
+	--args "n=$n,size=$size,rounds=$rounds,seed=$seed,data_offset=$data_offset,order=${order//,/+}" \
 	--timeout "$timeout" --log "$log" >"$out/boot.out" 2>&1 || rc=$?
 wall=$((SECONDS - start))
 rm -f "${imgs[@]}"
@@ -110,7 +117,7 @@ echo "== HyperCache small-object read benchmark =="
 echo "date:    $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "kernel:  $HC_KVER (guest, QEMU/TCG ${HC_TCG_THREAD:-multi}-threaded, 2 vCPUs)"
 echo "drives:  3 x $((drive_bytes >> 20)) MiB sparse emulated NVMe, data offset $((data_offset >> 20)) MiB"
-echo "run:     $n objects of $size bytes, warm, one at a time, random order (seed $seed), $rounds timed pass(es)"
+echo "run:     $n objects of $size bytes, warm, one at a time, random order (seed $seed), $rounds timed pass(es); peers in the order $order"
 echo "log:     $log"
 echo "wall:    ${wall}s for the boot"
 echo "load:    host load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"

@@ -1,13 +1,14 @@
 #!/bin/sh
 # Usage (guest, via /init; host side: scripts/bench-small.sh):
 #   stage-bench-small.sh [n=N] [size=BYTES] [rounds=R] [seed=S]
-#                        [data_offset=BYTES]
+#                        [data_offset=BYTES] [order=P1+P2+P3]
 #
 # A BENCHMARK (its smoke run is the test 97-bench/bench-small.sh).  Reads of
 # N small objects of SIZE bytes (64 KiB by default) in random order, warm,
 # through libhypercache (hc_bench_small: LOCATE with HOLD, O_DIRECT pread,
 # RELEASE), on three peers built one after another on the same three
-# drives, in one boot:
+# drives, in one boot (in this order unless order= names another, e.g.
+# order=v2+v1+ext4: on a shared host a peer's place in the boot matters):
 #   v1    a format-1 pool (`hcctl pool create --format 1`): one 4 MiB chunk
 #         per object; the debugfs check counts no small object
 #   v2    a format-2 pool on the same drives (--force): every object in a
@@ -27,7 +28,7 @@
 #   hc: bench-small PEER layout ... (the pool's or file system's figures)
 . /hc/tests/lib.sh
 
-n=10000 size=65536 rounds=3 seed=17 data_offset=64M
+n=10000 size=65536 rounds=3 seed=17 data_offset=64M order=v1+v2+ext4
 for a in "$@"; do
 	case "$a" in
 	n=*) n=${a#n=} ;;
@@ -35,6 +36,7 @@ for a in "$@"; do
 	rounds=*) rounds=${a#rounds=} ;;
 	seed=*) seed=${a#seed=} ;;
 	data_offset=*) data_offset=${a#data_offset=} ;;
+	order=*) order=${a#order=} ;;
 	*) echo "stage-bench-small: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
@@ -103,7 +105,6 @@ pool() {
 }
 
 t_v1() {
-	write_through
 	pool 1
 }
 
@@ -113,6 +114,7 @@ t_v2() {
 
 t_ext4() {
 	hcctl pool stop >/dev/null 2>&1 || true
+	mdadm --stop /dev/md0 >/dev/null 2>&1 || true
 	# shellcheck disable=SC2086
 	mdadm --create /dev/md0 --run --force --level=0 --raid-devices=3 \
 		--chunk=4096 --metadata=1.2 $M >/dev/null 2>&1 || hc_fail "mdadm --create failed"
@@ -132,9 +134,13 @@ t_ext4() {
 	mdadm --zero-superblock $M 2>/dev/null || true
 }
 
-echo "hc: bench-small config n=$n size=$size rounds=$rounds seed=$seed data_offset=$data_offset" \
+echo "hc: bench-small config n=$n size=$size rounds=$rounds seed=$seed data_offset=$data_offset order=$order" \
 	"kernel=$(uname -r) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" \
 	>/dev/console
-hc_test bench-small-v1 t_v1
-hc_test bench-small-v2 t_v2
-hc_test bench-small-ext4 t_ext4
+write_through
+for p in $(echo "$order" | tr + ' '); do
+	case "$p" in
+	v1 | v2 | ext4) hc_test bench-small-$p t_$p ;;
+	*) echo "stage-bench-small: unknown peer $p" >&2; exit 2 ;;
+	esac
+done
