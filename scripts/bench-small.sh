@@ -1,13 +1,14 @@
 #!/bin/bash
 # Usage: scripts/bench-small.sh [--objects N] [--size BYTES] [--rounds R]
 #                               [--seed S] [--kver K] [--no-build]
-#                               [--order P,P,P] [--timeout S] [--smoke]
+#                               [--timeout S] [--smoke]
 #
 # The small-object read benchmark of format v2 (issue 17), in ONE guest boot
 # (QEMU/TCG, multi-threaded unless HC_TCG_THREAD says otherwise): N objects
 # of SIZE bytes read warm, one at a time, in random order, on three peers
-# built one after another on the same three emulated NVMe drives (see
-# tests/vm/guest/stage-bench-small.sh and tests/vm/prog/hc_bench_small.c):
+# that share the same three emulated NVMe drives, each drive cut into three
+# regions by dm-linear, one per peer (see tests/vm/guest/
+# stage-bench-small.sh and tests/vm/prog/hc_bench_small.c):
 #   v1    a pool created with `hcctl pool create --format 1`: one 4 MiB
 #         chunk per object; a read is LOCATE + HOLD, one O_DIRECT pread of
 #         the object from /dev/hypercache0, RELEASE (libhypercache's
@@ -16,31 +17,33 @@
 #         at 4 KiB granularity
 #   ext4  the same bytes as files of ext4 on md raid0 (4 MiB chunks) of the
 #         drives: open(O_DIRECT) + read + close per object
-# Warm: every object is read once (untimed) before the timed passes, so the
-# index (the pool's, or ext4's dentries and inodes) and the host's page
-# cache of the drive images are warm; O_DIRECT reads never use the guest's
-# page cache.  Every read of every pass is checked byte for byte (outside
+# The objects are put once (untimed); then R rounds, in each of which
+# every peer in turn (the first one rotating from round to round, so that
+# on a shared host each sees the boot's changing load alike) is brought up
+# (pool assembled, ext4 mounted), read once in index order untimed (warm),
+# read once timed in the round's random order (the same permutation for
+# every peer) and brought down.  Warm: the index (the pool's, replayed
+# from its journal, or ext4's dentries and inodes) and the host's page
+# cache of the drive images hold everything; O_DIRECT reads never use the
+# guest's page cache.  Every read of every pass is checked byte for byte (outside
 # the timed spans).  Figures: reads per second, MB/s (10^6 bytes), and the
 # share of the time spent in the open (LOCATE + HOLD; open(2) for ext4);
 # ratios v2 ÷ v1 and each ÷ ext4.
 #
 #   --objects N   objects (default 10000)
 #   --size BYTES  object size, a multiple of 4096 (default 65536)
-#   --rounds R    timed passes, each its own permutation (default 3)
+#   --rounds R    rounds, each its own permutation (default 6)
 #   --seed S      the objects' bytes and the permutations (default 17)
-#   --order P,... the peers' order in the boot (default v1,v2,ext4; each
-#                 of them once): on a shared host the load changes during
-#                 a run, so a second run in another order tells a peer's
-#                 speed from its place
 #   --kver K      guest kernel (default: $KVER or the newest installed 6.1)
 #   --no-build    do not run `make modules-all tools test-progs` first
-#   --timeout S   QEMU timeout (default 900 s + 0.15 s per object)
+#   --timeout S   QEMU timeout (default 900 s + 0.2 s per object)
 #   --smoke       the smoke run of `make check` (tests/vm/scenarios/
-#                 97-bench.sh): 200 objects, 1 round
+#                 97-bench.sh): 200 objects, 2 rounds
 #
-# The drives: 3 sparse images, together N + 64 chunks of 4 MiB after the
-# data offset (v1 needs a chunk per object: 10,000 objects are 3 x 13 GiB
-# of sparse images, of which about 3 x 250 MiB is written per peer).
+# The drives: 3 sparse images of three regions each; a region holds N + 64
+# chunks of 4 MiB after the data offset over the 3 drives (v1 needs a chunk
+# per object: 10,000 objects are 3 x 40 GiB of sparse images, of which
+# about 3 x 250 MiB is written per peer).
 # Images: build/bench-small/nvmeN.img (deleted afterwards); serial log:
 # build/bench-small/<ts>.log (--smoke: build/bench-small-smoke/).  Exit
 # status 0 only if the boot passed (every byte read back as written) and a
@@ -50,18 +53,17 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-n=10000 size=65536 rounds=3 seed=17 order=v1,v2,ext4 build=1 timeout="" kver="" smoke=""
+n=10000 size=65536 rounds=6 seed=17 build=1 timeout="" kver="" smoke=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--objects) n=$2; shift 2 ;;
 	--size) size=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
-	--order) order=$2; shift 2 ;;
 	--kver) kver=$2; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
-	--smoke) n=200 rounds=1 smoke=-smoke; shift ;;
+	--smoke) n=200 rounds=2 smoke=-smoke; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "bench-small.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -72,9 +74,7 @@ for v in n size rounds seed; do
 done
 [ $((size % 4096)) = 0 ] && [ "$size" -lt $((2 << 20)) ] ||
 	{ echo "bench-small.sh: --size is a multiple of 4096, below 2 MiB (the small-object threshold)" >&2; exit 2; }
-[ "$(tr , '\n' <<<"$order" | sort | tr '\n' ,)" = ext4,v1,v2, ] ||
-	{ echo "bench-small.sh: --order names v1, v2 and ext4, each once" >&2; exit 2; }
-[ -n "$timeout" ] || timeout=$((900 + n * 3 / 20))
+[ -n "$timeout" ] || timeout=$((900 + n / 5 + n * rounds / 50))
 
 # the data offset: a journal half of 64 MiB at least, and one 1 KiB per
 # object (a put's records before a compaction); whole 4 MiB chunks
@@ -82,7 +82,8 @@ chunk=$((4 << 20))
 half=$((4096 + (n + 64) * 1024))
 [ $half -ge $((32 << 20)) ] || half=$((32 << 20))
 data_offset=$((((2 * half + 4096) + chunk - 1) / chunk * chunk))
-drive_bytes=$((data_offset + ((n + 64) / 3 + 1) * chunk))
+region=$((data_offset + ((n + 64) / 3 + 1) * chunk))
+drive_bytes=$((3 * region))
 
 [ $build = 1 ] && make modules-all tools test-progs >&2
 
@@ -108,7 +109,7 @@ rc=0
 HC_TCG_THREAD=${HC_TCG_THREAD:-multi} \
 "$ROOT/tests/vm/boot.sh" --stage bench-small --kver "$HC_KVER" \
 	--drives "$(IFS=,; echo "${imgs[*]}")" \
-	--args "n=$n,size=$size,rounds=$rounds,seed=$seed,data_offset=$data_offset,order=${order//,/+}" \
+	--args "n=$n,size=$size,rounds=$rounds,seed=$seed,data_offset=$data_offset,region=$region" \
 	--timeout "$timeout" --log "$log" >"$out/boot.out" 2>&1 || rc=$?
 wall=$((SECONDS - start))
 rm -f "${imgs[@]}"
@@ -116,8 +117,8 @@ rm -f "${imgs[@]}"
 echo "== HyperCache small-object read benchmark =="
 echo "date:    $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "kernel:  $HC_KVER (guest, QEMU/TCG ${HC_TCG_THREAD:-multi}-threaded, 2 vCPUs)"
-echo "drives:  3 x $((drive_bytes >> 20)) MiB sparse emulated NVMe, data offset $((data_offset >> 20)) MiB"
-echo "run:     $n objects of $size bytes, warm, one at a time, random order (seed $seed), $rounds timed pass(es); peers in the order $order"
+echo "drives:  3 x $((drive_bytes >> 20)) MiB sparse emulated NVMe, 3 regions of $((region >> 20)) MiB each (v1, v2, ext4); pools' data offset $((data_offset >> 20)) MiB"
+echo "run:     $n objects of $size bytes, warm, one at a time, random order (seed $seed), $rounds round(s), the peers taking turns"
 echo "log:     $log"
 echo "wall:    ${wall}s for the boot"
 echo "load:    host load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
@@ -142,6 +143,14 @@ awk '$4 == "result" {
 	if (seen["v1"] && seen["v2"])
 		printf "v2 ÷ v1: %.3f (reads/s)\n", v["v2", "ops_per_s"] / v["v1", "ops_per_s"] }' \
 	"$out/figures"
+echo
+echo "per round, reads/s:"
+echo "round       v1       v2     ext4  v2÷v1"
+awk '$4 == "round" { for (i = 6; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "ops_per_s") v[$5, $3] = kv[2] }
+		     if ($5 > m) m = $5 }
+     END { for (r = 1; r <= m; r++)
+		printf "%5d  %7s  %7s  %7s  %5s\n", r, v[r, "v1"], v[r, "v2"], v[r, "ext4"],
+			v[r, "v1"] && v[r, "v2"] ? sprintf("%.3f", v[r, "v2"] / v[r, "v1"]) : "-" }' "$out/figures"
 echo
 echo "NOTE: under TCG the absolute numbers mean little; the ratios of peers"
 echo "measured in the same boot on the same drives do."

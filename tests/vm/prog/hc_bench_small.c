@@ -10,14 +10,16 @@
  *       through libhypercache.
  *   hc_bench_small put-files DIR N SIZE SEED
  *       the same bytes as the files DIR/%08u (written, then fsync'ed).
- *   hc_bench_small read N SIZE SEED ROUNDS
+ *   hc_bench_small read N SIZE SEED ROUNDS [FIRST]
  *       reads the objects: one warm pass in index order (untimed; every
- *       byte checked), then ROUNDS timed passes, each in a random order (a
- *       Fisher-Yates permutation from SEED and the round).  One read is
+ *       byte checked), then ROUNDS timed passes numbered FIRST (default 1)
+ *       on, each in a random order: a Fisher-Yates permutation from SEED
+ *       and the round's number alone, so that peers run as round R read
+ *       in the same order.  One read is
  *       hc_reader_open() (LOCATE with HOLD: the object's extent), one
  *       hc_reader_pread() of the whole object into a page-aligned buffer
  *       (O_DIRECT on /dev/hypercache0) and hc_reader_close() (RELEASE).
- *   hc_bench_small read-files DIR N SIZE SEED ROUNDS
+ *   hc_bench_small read-files DIR N SIZE SEED ROUNDS [FIRST]
  *       the peer: the same passes over the files, one read being open
  *       (O_RDONLY | O_DIRECT), one read() of SIZE bytes into the same
  *       buffer and close.
@@ -186,7 +188,8 @@ static int pass(struct bench *b, const uint32_t *order, const char *tag,
 	return 0;
 }
 
-static int bench_read(struct bench *b, unsigned int rounds)
+static int bench_read(struct bench *b, unsigned int first,
+		      unsigned int rounds)
 {
 	uint32_t *order = malloc((size_t)b->n * sizeof(*order)), k, j, x;
 	double sum = 0, osum = 0, ign = 0, oign = 0;
@@ -200,9 +203,11 @@ static int bench_read(struct bench *b, unsigned int rounds)
 	/* warm: the index, the dentries, the host's page cache of the images */
 	if (pass(b, order, NULL, &ign, &oign))
 		return 1;
-	for (r = 1; r <= rounds; r++) {
+	for (r = first; r < first + rounds; r++) {
 		uint64_t s = b->seed * 1000003 + r;
 
+		for (k = 0; k < b->n; k++)
+			order[k] = k;
 		for (k = b->n - 1; k > 0; k--) {
 			j = (uint32_t)(splitmix(&s) % (k + 1));
 			x = order[k];
@@ -275,10 +280,10 @@ int main(int argc, char **argv)
 	int reading = !strcmp(mode, "read") || !strcmp(mode, "read-files");
 	int a = 2 + files, ret;
 	char err[256];
-	unsigned long rounds = 0;
+	unsigned long rounds = 0, first = 1;
 
 	if ((strcmp(mode, "put") && strcmp(mode, "read") && !files) ||
-	    argc != a + 3 + reading)
+	    argc < a + 3 + reading || argc > a + 3 + 2 * reading)
 		goto usage;
 	b.dir = files ? argv[2] : NULL;
 	b.n = strtoul(argv[a], NULL, 10);
@@ -286,8 +291,10 @@ int main(int argc, char **argv)
 	b.seed = strtoull(argv[a + 2], NULL, 0);
 	if (reading)
 		rounds = strtoul(argv[a + 3], NULL, 10);
+	if (argc == a + 5)
+		first = strtoul(argv[a + 4], NULL, 10);
 	if (!b.n || !b.size || b.size > MAX_SIZE || b.size % 4096 ||
-	    (reading && !rounds))
+	    (reading && (!rounds || !first)))
 		goto usage;
 	if (posix_memalign((void **)&b.buf, 4096, b.size) ||
 	    posix_memalign((void **)&b.want, 4096, b.size + 8))
@@ -304,13 +311,13 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "put-files"))
 		ret = put_files(&b);
 	else
-		ret = bench_read(&b, rounds);
+		ret = bench_read(&b, first, rounds);
 	hc_ctx_close(b.ctx);
 	return ret;
 
 usage:
 	fprintf(stderr, "usage: hc_bench_small put N SIZE SEED | put-files DIR N SIZE SEED\n"
-		"       hc_bench_small read N SIZE SEED ROUNDS | read-files DIR N SIZE SEED ROUNDS\n"
+		"       hc_bench_small read N SIZE SEED ROUNDS [FIRST] | read-files DIR N SIZE SEED ROUNDS [FIRST]\n"
 		"  SIZE: a multiple of 4096, at most 64 MiB\n");
 	return 2;
 }
