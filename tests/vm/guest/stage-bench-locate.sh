@@ -17,7 +17,7 @@
 # and the pool's geometry as "hc: bench-locate config ...".  The members'
 # write cache is set to "write through" first (see t_pool).
 #
-# formats=1+2 (the default; 1, 2 or 2+1 too) does all of it once per
+# formats=1+2 (the default; 1 or 2 too) does all of it once per
 # format, in that order, on the same drives: a pool created with `hcctl
 # pool create --format F` (--force: the drives held the previous format's
 # pool), each line of hc_bench_locate's then reading
