@@ -271,16 +271,17 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (prefix) {
+		struct hc_jrec *o = &rec2.r;	/* no v2 field: any half */
 		u64 start = end.off;
 		unsigned long k;
 
-		memset(&rec, 0, sizeof(rec));
-		rec.type = HC_JREC_OBJECT;
-		rec.state = HC_OBJ_READY;
+		memset(&rec2, 0, sizeof(rec2));
+		o->type = HC_JREC_OBJECT;
+		o->state = HC_OBJ_READY;
 		if (one_byte) {
-			rec.size = 1;
-			rec.nr_ext = 1;
-			rec.ext[0].count = 1;
+			o->size = 1;
+			o->nr_ext = 1;
+			o->ext[0].count = 1;
 			if (first + nobj > sb.member_chunks * sb.member_count) {
 				fprintf(stderr, "hc_jpoke: chunks %lu..%lu: the pool has %llu\n",
 					first, first + nobj - 1,
@@ -291,20 +292,18 @@ int main(int argc, char **argv)
 		}
 		for (k = 0; k < nobj; k++) {
 			if (one_byte) {
-				rec.uri_len = snprintf((char *)rec.uri,
-						       sizeof(rec.uri),
-						       "%s%08lu", prefix,
-						       first + k);
-				rec.ext[0].start = first + k;
-				rec.generation = (1ULL << 33) + first + k;
+				o->uri_len = snprintf((char *)o->uri,
+						      sizeof(o->uri),
+						      "%s%08lu", prefix,
+						      first + k);
+				o->ext[0].start = first + k;
+				o->generation = (1ULL << 33) + first + k;
 			} else {
-				rec.uri_len = snprintf((char *)rec.uri,
-						       sizeof(rec.uri),
-						       "%s%lu", prefix, k);
-				rec.generation = (1ULL << 32) + k;
+				o->uri_len = snprintf((char *)o->uri,
+						      sizeof(o->uri),
+						      "%s%lu", prefix, k);
+				o->generation = (1ULL << 32) + k;
 			}
-			memset(&rec2, 0, sizeof(rec2));
-			rec2.r = rec;
 			len = hc_jrec2_encode(&rec2, &hdr[cur], &end,
 					      (char *)half + end.off,
 					      half_size - end.off);
