@@ -25,18 +25,20 @@
 # every peer) and brought down.  Warm: the index (the pool's, replayed
 # from its journal, or ext4's dentries and inodes) and the host's page
 # cache of the drive images hold everything; O_DIRECT reads never use the
-# guest's page cache.  Every read of every pass is checked byte for byte (outside
-# the timed spans).  Figures: reads per second, MB/s (10^6 bytes), and the
-# share of the time spent in the open (LOCATE + HOLD; open(2) for ext4);
-# ratios v2 ÷ v1 and each ÷ ext4.
+# guest's page cache.  Every read of every pass is checked byte for byte
+# (outside the timed spans).  Figures: reads per second, MB/s (10^6
+# bytes), and the share of the time spent in the open (LOCATE + HOLD;
+# open(2) for ext4); ratios v2 ÷ v1 and each ÷ ext4, and per round.
 #
 #   --objects N   objects (default 10000)
-#   --size BYTES  object size, a multiple of 4096 (default 65536)
+#   --size BYTES  object size, a multiple of 4096 below 2 MiB (the
+#                 small-object threshold; default 65536)
 #   --rounds R    rounds, each its own permutation (default 6)
 #   --seed S      the objects' bytes and the permutations (default 17)
 #   --kver K      guest kernel (default: $KVER or the newest installed 6.1)
 #   --no-build    do not run `make modules-all tools test-progs` first
-#   --timeout S   QEMU timeout (default 900 s + 0.2 s per object)
+#   --timeout S   QEMU timeout (default 900 s + 0.2 s per object + 0.02 s
+#                 per object and round)
 #   --smoke       the smoke run of `make check` (tests/vm/scenarios/
 #                 97-bench.sh): 200 objects, 2 rounds
 #

@@ -9,7 +9,7 @@
  *       stage, write and commit (clean) bench/small/%08u for i = 0 .. N-1
  *       through libhypercache.
  *   hc_bench_small put-files DIR N SIZE SEED
- *       the same bytes as the files DIR/%08u (written, then fsync'ed).
+ *       the same bytes as the files DIR/%08u (written, then one sync()).
  *   hc_bench_small read N SIZE SEED ROUNDS [FIRST]
  *       reads the objects: one warm pass in index order (untimed; every
  *       byte checked), then ROUNDS timed passes numbered FIRST (default 1)
