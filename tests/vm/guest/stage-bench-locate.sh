@@ -2,7 +2,7 @@
 # Usage (guest, via /init; host side: scripts/bench-locate.sh):
 #   stage-bench-locate.sh [counts=C1+C2+...] [calls=N] [batch=B]
 #                         [threads=T] [data_offset=BYTES]
-#                         [fill=journal|commit]
+#                         [fill=journal|commit] [formats=F1+F2]
 #
 # A BENCHMARK (its smoke run is the test 97-bench/bench-locate.sh).
 # Creates a pool on the three (large, sparse) drives, with the data offset
@@ -16,9 +16,19 @@
 #   hc: bench-locate LINE
 # and the pool's geometry as "hc: bench-locate config ...".  The members'
 # write cache is set to "write through" first (see t_pool).
+#
+# formats=1+2 (the default; 1 or 2 too) does all of it once per
+# format, in that order, on the same drives: a pool created with `hcctl
+# pool create --format F` (--force: the drives held the previous format's
+# pool), each line of hc_bench_locate's then reading
+#   hc: bench-locate TAG format=F ...
+# A format-2 pool with fill=journal holds the same 1-byte objects in whole
+# chunks (hc_jpoke writes v2 records without HC_OBJ_F_SUBCHUNK: the layout
+# of a large object, which format 2 did not change); fill=commit would make
+# them small objects in the slab, so it is refused with format 2.
 . /hc/tests/lib.sh
 
-counts=1000+100000 calls=200000 batch=1000 threads=2 data_offset=0 fill=journal
+counts=1000+100000 calls=200000 batch=1000 threads=2 data_offset=0 fill=journal formats=1+2
 for a in "$@"; do
 	case "$a" in
 	counts=*) counts=${a#counts=} ;;
@@ -27,17 +37,25 @@ for a in "$@"; do
 	threads=*) threads=${a#threads=} ;;
 	data_offset=*) data_offset=${a#data_offset=} ;;
 	fill=journal | fill=commit) fill=${a#fill=} ;;
+	formats=*) formats=${a#formats=} ;;
 	*) echo "stage-bench-locate: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
 counts=$(echo "$counts" | tr + ,)
 max=${counts##*,}
+formats=$(echo "$formats" | tr + ' ')
+for f in $formats; do
+	[ "$f" = 1 ] || [ "$f" = 2 ] || { echo "stage-bench-locate: format $f" >&2; exit 2; }
+	[ "$f" = 1 ] || [ "$fill" = journal ] ||
+		{ echo "stage-bench-locate: fill=commit makes small objects in a format-2 pool" >&2; exit 2; }
+done
 
 json_num() {
 	hcctl status --json | sed 's/"members":.*//' |
 		sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"
 }
 
+# t_pool FORMAT
 t_pool() {
 	# Tell the block layer the members have no volatile cache: it then
 	# drops PREFLUSH/FUA, so a COMMIT's flushes and FUA journal writes
@@ -51,7 +69,7 @@ t_pool() {
 	off=""
 	[ "$data_offset" = 0 ] || off="--data-offset $data_offset"
 	# shellcheck disable=SC2086
-	hcctl pool create $off "$(hc_drive 0)" "$(hc_drive 1)" "$(hc_drive 2)"
+	hcctl pool create --force --format "$1" $off "$(hc_drive 0)" "$(hc_drive 1)" "$(hc_drive 2)"
 	chunks=$(json_num chunks)
 	doff=$(json_num data_offset)
 	[ -n "$chunks" ] && [ -n "$doff" ] || hc_fail "no chunks/data_offset in status"
@@ -85,13 +103,17 @@ t_bench() {
 		{ cat /tmp/bench.err; hc_fail "hc_bench_locate exited $(cat /tmp/bench.rc)"; }
 }
 
-hc_test bench-locate-pool t_pool
-echo "hc: bench-locate config counts=$counts calls=$calls batch=$batch threads=$threads fill=$fill" \
-	"kernel=$(uname -r) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" \
-	"$(cat /tmp/geometry 2>/dev/null)"
-if [ -s /tmp/geometry ]; then
-	hc_test bench-locate t_bench
-	[ -f /tmp/bench.out ] && sed 's/^/hc: bench-locate /' /tmp/bench.out
-	hcctl stats
-	hcctl pool stop || true
-fi
+for f in $formats; do
+	rm -f /tmp/geometry /tmp/bench.out
+	hc_test bench-locate-pool-v$f t_pool "$f"
+	echo "hc: bench-locate config format=$f counts=$counts calls=$calls batch=$batch threads=$threads fill=$fill" \
+		"kernel=$(uname -r) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" \
+		"$(cat /tmp/geometry 2>/dev/null)"
+	if [ -s /tmp/geometry ]; then
+		hc_test bench-locate-v$f t_bench
+		[ -f /tmp/bench.out ] &&
+			sed "s/^\([a-z]*\) /\1 format=$f /; s/^/hc: bench-locate /" /tmp/bench.out
+		hcctl stats
+		hcctl pool stop || true
+	fi
+done

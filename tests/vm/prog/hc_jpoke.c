@@ -35,6 +35,11 @@
  *               FROM .. TO-1 must be free: no other object of the pool may
  *               have chunks.  Generations from 2^33 + FROM on.  Prints
  *               "appended N"
+ * The objects modes work on a half of either version with the module's
+ * codec of both (kmod/core/jrec2.c: v1 records in a v1 half, v2 records in
+ * a v2 half, so also on a format-2 pool; objects-1b's objects then have
+ * whole chunks, no HC_OBJ_F_SUBCHUNK: the layout of a large object); the
+ * other modes know v1 halves only.
  * The corrupt modes work on each DEV's own copy (mirrors may differ); the
  * others read the first DEV and write the same bytes to every DEV.
  * Exit 0 on success, 1 on failure, 2 on usage errors.
@@ -46,6 +51,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "jrec.h"
+#include "jrec2.h"
 #include "sb.h"
 
 static void xwrite(const char *dev, const void *buf, size_t len, u64 off)
@@ -158,6 +164,7 @@ int main(int argc, char **argv)
 {
 	struct hc_jrec_hdr hdr[2];
 	static struct hc_jrec rec;
+	static struct hc_jrec2 rec2;
 	struct hc_jrec_pos end;
 	struct hc_sb sb;
 	u64 half_off[2], half_size;
@@ -217,7 +224,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < 2; i++) {
 		void *h = xread(fd, half_off[i], HC_JHDR_SIZE);
 
-		err_h[i] = hc_jrec_hdr_decode(h, sb.pool_uuid, &hdr[i]);
+		err_h[i] = prefix ? hc_jrec2_hdr_decode(h, sb.pool_uuid, &hdr[i]) :
+				    hc_jrec_hdr_decode(h, sb.pool_uuid, &hdr[i]);
 		free(h);
 	}
 	cur = hc_jrec_current(&hdr[0], err_h[0], &hdr[1], err_h[1]);
@@ -226,7 +234,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	half = xread(fd, half_off[cur], half_size);
-	len = hc_jrec_scan(half, half_size, &hdr[cur], &rec, NULL, NULL, &end);
+	if (prefix)
+		len = hc_jrec2_scan(half, half_size, &hdr[cur], &rec2, NULL,
+				    NULL, &end);
+	else
+		len = hc_jrec_scan(half, half_size, &hdr[cur], &rec, NULL, NULL,
+				   &end);
 	close(fd);
 	if (len < 0) {
 		fprintf(stderr, "hc_jpoke: scan: %d\n", len);
@@ -258,16 +271,17 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (prefix) {
+		struct hc_jrec *o = &rec2.r;	/* no v2 field: any half */
 		u64 start = end.off;
 		unsigned long k;
 
-		memset(&rec, 0, sizeof(rec));
-		rec.type = HC_JREC_OBJECT;
-		rec.state = HC_OBJ_READY;
+		memset(&rec2, 0, sizeof(rec2));
+		o->type = HC_JREC_OBJECT;
+		o->state = HC_OBJ_READY;
 		if (one_byte) {
-			rec.size = 1;
-			rec.nr_ext = 1;
-			rec.ext[0].count = 1;
+			o->size = 1;
+			o->nr_ext = 1;
+			o->ext[0].count = 1;
 			if (first + nobj > sb.member_chunks * sb.member_count) {
 				fprintf(stderr, "hc_jpoke: chunks %lu..%lu: the pool has %llu\n",
 					first, first + nobj - 1,
@@ -278,21 +292,21 @@ int main(int argc, char **argv)
 		}
 		for (k = 0; k < nobj; k++) {
 			if (one_byte) {
-				rec.uri_len = snprintf((char *)rec.uri,
-						       sizeof(rec.uri),
-						       "%s%08lu", prefix,
-						       first + k);
-				rec.ext[0].start = first + k;
-				rec.generation = (1ULL << 33) + first + k;
+				o->uri_len = snprintf((char *)o->uri,
+						      sizeof(o->uri),
+						      "%s%08lu", prefix,
+						      first + k);
+				o->ext[0].start = first + k;
+				o->generation = (1ULL << 33) + first + k;
 			} else {
-				rec.uri_len = snprintf((char *)rec.uri,
-						       sizeof(rec.uri),
-						       "%s%lu", prefix, k);
-				rec.generation = (1ULL << 32) + k;
+				o->uri_len = snprintf((char *)o->uri,
+						      sizeof(o->uri),
+						      "%s%lu", prefix, k);
+				o->generation = (1ULL << 32) + k;
 			}
-			len = hc_jrec_encode(&rec, &hdr[cur], &end,
-					     (char *)half + end.off,
-					     half_size - end.off);
+			len = hc_jrec2_encode(&rec2, &hdr[cur], &end,
+					      (char *)half + end.off,
+					      half_size - end.off);
 			if (len < 0) {
 				fprintf(stderr, "hc_jpoke: encode of record %lu: %d (the half holds %llu bytes)\n",
 					k, len, (unsigned long long)half_size);

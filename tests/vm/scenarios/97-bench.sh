@@ -14,6 +14,9 @@
 #   bench-fs.sh         the file system view vs ext4 on md raid0 (buffered,
 #                       mmap, open), vs /dev/hypercache0 (O_DIRECT) and vs
 #                       dd to md raid0 (a durable write)
+#   bench-small.sh      reads of small objects (64 KiB) from a v1 pool vs a
+#                       v2 pool vs files of ext4 on md raid0, every byte
+#                       checked
 #   bench-speed.sh      bench-ingest.sh and bench-egress.sh in one boot,
 #                       after the drive engines (psync vs io_uring):
 #                       preload-batch vs curl -Z, cold ingest vs curl to
@@ -42,6 +45,7 @@ bench_smoke bench.sh
 bench_smoke bench-locate.sh
 bench_smoke bench-client.sh
 bench_smoke bench-fs.sh
+bench_smoke bench-small.sh
 if "$HC_ROOT/scripts/rgw.sh" status >/dev/null 2>&1; then
 	bench_smoke bench-s3.sh
 	bench_smoke bench-writeback.sh
