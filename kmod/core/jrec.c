@@ -365,8 +365,9 @@ int hc_jrec_encode(const struct hc_jrec *r, const struct hc_jrec_hdr *h,
  * header's block size is out of range (a caller bug); -ENODATA if there is
  * no record (fewer than a block left, zeroes, no magic); -EBADMSG if the
  * length is impossible or the checksum does not match (torn or corrupt);
- * -EOPNOTSUPP for an unknown version; -ESTALE if the record does not
- * continue the log (seq or predecessor checksum differ); -EUCLEAN if a
+ * -ESTALE if the record does not continue the log (seq or predecessor
+ * checksum differ), whatever its version; -EOPNOTSUPP for an unknown
+ * version of a record that continues it; -EUCLEAN if a
  * field is out of range (unknown type, URI with a NUL, bad state...).
  */
 int hc_jrec_decode(const void *buf, size_t len, const struct hc_jrec_hdr *h,
@@ -388,11 +389,16 @@ int hc_jrec_decode(const void *buf, size_t len, const struct hc_jrec_hdr *h,
 		return -EBADMSG;
 	if (le32_to_cpu(d->csum) != hc_jrec_csum(buf, length))
 		return -EBADMSG;
-	if (le16_to_cpu(d->version) != HC_JOURNAL_VERSION)
-		return -EOPNOTSUPP;
+	/*
+	 * Whether it continues the log before its version: a newer record
+	 * that does not is what a pool of a newer format left on the drives
+	 * before this one was created over them, the end of this log.
+	 */
 	if (le64_to_cpu(d->seq) != pos->seq ||
 	    le32_to_cpu(d->prev_csum) != pos->prev)
 		return -ESTALE;
+	if (le16_to_cpu(d->version) != HC_JOURNAL_VERSION)
+		return -EOPNOTSUPP;
 
 	memset(r, 0, offsetof(struct hc_jrec, ext));
 	r->type = le16_to_cpu(d->type);

@@ -313,7 +313,8 @@ static int hc_jrec2_decode_v2(const void *buf, u32 length,
  *
  * A v1 record is decoded by hc_jrec_decode(), unchanged.  Return: the
  * record's length; the errors of hc_jrec_decode(), and -EOPNOTSUPP for a
- * record newer than its half.
+ * record newer than its half that continues its log (one that does not
+ * is -ESTALE: the end of the log).
  */
 int hc_jrec2_decode(const void *buf, size_t len, const struct hc_jrec_hdr *h,
 		    const struct hc_jrec_pos *pos, struct hc_jrec2 *r)
@@ -343,11 +344,12 @@ int hc_jrec2_decode(const void *buf, size_t len, const struct hc_jrec_hdr *h,
 		r->backend_mtime = 0;
 		return ret;
 	}
-	if (version != HC_JOURNAL_VERSION_V2 || version > h->version)
-		return -EOPNOTSUPP;
+	/* continuing the log first, as hc_jrec_decode() */
 	if (le64_to_cpu(d->seq) != pos->seq ||
 	    le32_to_cpu(d->prev_csum) != pos->prev)
 		return -ESTALE;
+	if (version != HC_JOURNAL_VERSION_V2 || version > h->version)
+		return -EOPNOTSUPP;
 	return hc_jrec2_decode_v2(buf, length, pos, r);
 }
 

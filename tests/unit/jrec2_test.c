@@ -353,6 +353,21 @@ TEST_F(half, v1_records_unchanged)
 				  &v1.h, &p1, &r));
 	EXPECT_EQ(-EOPNOTSUPP,
 		  hc_jrec2_scan(v1.half, HALF_SIZE, &v1.h, &r, NULL, NULL, &p));
+	/*
+	 * ... but one that does not continue the log is stale: what a v2
+	 * pool leaves behind when a v1 pool is created over its drives
+	 * (pool create --format 1 --force): the log ends before it.
+	 */
+	p = p1;
+	p.prev ^= 1;
+	ASSERT_GT(hc_jrec2_encode(&r, &self->l.h, &p, v1.half + p1.off,
+				  HALF_SIZE - p1.off), 0);
+	EXPECT_EQ(-ESTALE,
+		  hc_jrec2_decode(v1.half + p1.off, HALF_SIZE - p1.off,
+				  &v1.h, &p1, &r));
+	n1 = hc_jrec2_scan(v1.half, HALF_SIZE, &v1.h, &r, NULL, NULL, &p);
+	EXPECT_LE(0, n1);
+	EXPECT_EQ(p1.off, p.off);
 	/* v1 records are read in a v2 half too (before its compaction) */
 	p = self->l.pos;
 	make_large(&r, "s3://b/v1-in-v2", 2);

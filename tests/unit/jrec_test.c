@@ -510,6 +510,20 @@ TEST_F(half, checksummed_but_wrong)
 					    &self->l.h, &self->out, NULL,
 					    NULL, &end));
 	EXPECT_EQ(HC_JHDR_SIZE, end.off);
+	/*
+	 * A newer record that does not continue this log is what a pool of
+	 * a newer format left on the drives before this one was created
+	 * over it: the end of the log, not a refusal (ESTALE before the
+	 * version).
+	 */
+	d->prev_csum = cpu_to_le32(le32_to_cpu(d->prev_csum) ^ 1);
+	reseal(rec);
+	EXPECT_EQ(-ESTALE, hc_jrec_decode(rec, HALF_SIZE - HC_JHDR_SIZE,
+					  &self->l.h, &at, &self->out));
+	EXPECT_EQ(0, hc_jrec_scan(self->l.half, HALF_SIZE, &self->l.h,
+				  &self->out, NULL, NULL, &end));
+	EXPECT_EQ(HC_JHDR_SIZE, end.off);
+	d->prev_csum = cpu_to_le32(le32_to_cpu(d->prev_csum) ^ 1);
 	d->version = cpu_to_le16(1);
 
 #define UNCLEAN(poke, undo) do {					\

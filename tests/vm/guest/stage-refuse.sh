@@ -143,6 +143,18 @@ t_format_v2() {
 	hcctl pool stop
 	hc_sbpoke $D3 show | grep -q "incompat=0$" ||
 		hc_fail "v1 superblock: $(hc_sbpoke $D3 show)"
+	# the v2 pool's records are still on the drive after the new log's
+	# header: stale (another log), they end it; they must not refuse it
+	# as "a newer format version"
+	hcctl pool assemble $D3 >/dev/null 2>/tmp/v1over.err ||
+		hc_fail "a v1 pool created over a v2 pool's drive does not assemble: $(cat /tmp/v1over.err)"
+	hcctl put --clean --no-progress /tmp/v2obj v1/a >/dev/null
+	hcctl pool stop
+	hcctl pool assemble $D3 >/dev/null
+	rm -f /tmp/v2.out
+	hcctl get --no-progress -o /tmp/v2.out v1/a
+	cmp -s /tmp/v2.out /tmp/v2obj || hc_fail "v1/a changed across the restart"
+	hcctl pool stop
 	hc_expect_errno -m "format.*1.*2" hcctl pool create --force --format 3 $D3
 }
 
