@@ -146,7 +146,10 @@ struct hc_fence {
  * @sext: with HC_OBJ_F_SUBCHUNK in @flags (a small object of a format v2
  *	pool): its one sub-chunk extent (slab.h) instead, a run of 4 KiB
  *	blocks in a slab chunk, the same 16-byte allocation; hc_obj_extent()
- *	turns either into bytes of the device
+ *	turns either into bytes of the device.  The slab's compaction may
+ *	point it at a new allocation while the object is READY and unheld
+ *	(hc_cache_move(): smp_store_release(), the old one freed after a
+ *	grace period); lockless readers take one READ_ONCE() snapshot
  * @uri: the URI (@uri_len bytes, its own kmalloc: hc_obj has its own slab
  *	cache, so a long URI does not round the object up to kmalloc-512;
  *	freed with the object, after the same grace period)

@@ -329,9 +329,9 @@ static int hc_compact_pass(struct hc_cache *c, struct hc_slab_move *plan,
  * @passes: passes at most (each empties up to HC_COMPACT_SOURCES chunks);
  *	the run ends early when a pass frees no chunk
  *
- * Sleeps.  Return: 0 (done, or nothing to do: no slab); -EBUSY (a run is
- * under way, or the pool is stopping); -ENOMEM; -ECANCELED (the test hook
- * compact_stop_after).
+ * Sleeps.  Return: the slab chunks freed (0: nothing to do, or no slab);
+ * -EBUSY (a run is under way, or the pool is stopping); -ENOMEM;
+ * -ECANCELED (the test hook compact_stop_after).
  */
 int hc_compact_run(struct hc_cache *c, u32 passes)
 {
@@ -341,7 +341,7 @@ int hc_compact_run(struct hc_cache *c, u32 passes)
 	unsigned int stop = READ_ONCE(hc_compact_stop_after);
 	u64 stop_at = stop ? k->moved + stop : 0;
 	void *buf;
-	u32 max, p;
+	u32 max, p, freed = 0;
 	int err = 0;
 
 	if (!c->slab_chunks || !c->journal)
@@ -363,10 +363,11 @@ int hc_compact_run(struct hc_cache *c, u32 passes)
 		err = hc_compact_pass(c, plan, mv, max, buf, stop_at);
 		if (err <= 0)
 			break;
+		freed += err;
 	}
 	hc_cache_busy_change(c, false);
-	if (err > 0)
-		err = 0;
+	if (err >= 0)
+		err = freed;
 out:
 	vfree(buf);
 	kvfree(mv);
@@ -380,6 +381,7 @@ static void hc_compact_work(struct work_struct *work)
 					    struct hc_compact, work);
 	struct hc_cache *c = container_of(k, struct hc_cache, compact);
 	unsigned int ms = READ_ONCE(hc_compact_interval_ms);
+	bool more = false;
 
 	if (!hc_pool_trylock()) {
 		/* a teardown may hold it while it cancels this work */
@@ -389,9 +391,13 @@ static void hc_compact_work(struct work_struct *work)
 	}
 	if (ms && !k->stopping && !k->moves && hc_pool_current() == k->pool &&
 	    c->slab_chunks &&
+	    hc_slab_compactable(&c->slab, HC_COMPACT_SPARSE_PCT) &&
+	    hc_compact_run(c, 1) > 0 &&
 	    hc_slab_compactable(&c->slab, HC_COMPACT_SPARSE_PCT))
-		hc_compact_run(c, 1);
+		more = true;	/* the next pass, after the interval */
 	k->next = jiffies + msecs_to_jiffies(ms);
+	if (more)
+		hc_compact_kick(c);
 	hc_pool_unlock();
 }
 

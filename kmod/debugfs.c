@@ -435,7 +435,7 @@ static ssize_t hc_dbg_compact_write(struct file *file, const char __user *buf,
 	err = pool ? hc_compact_run(pool->cache, HC_COMPACT_RUN_PASSES) :
 		     -ENODEV;
 	hc_pool_unlock();
-	return err ? err : len;
+	return err < 0 ? err : len;
 }
 
 static const struct file_operations hc_dbg_compact_fops = {
