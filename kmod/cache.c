@@ -2590,14 +2590,23 @@ int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
  * are freed once it is durable (hc_cache_deletes_out()).  @obj is gone on
  * return, unless -EBUSY.  Sleeps.
  *
- * Return: 0; -EBUSY if @obj is held, pinned, busy, or not READY (staged,
- * ingesting or SYNCING data is never thrown away, nor DIRTY data without
- * @discard_dirty), also after the wait for the journal; -EIO if the
- * journal cannot record it (it is dropped, its chunks kept allocated).
+ * Return: 0; -EAGAIN if nothing but a change under way keeps @obj (a pin,
+ * a compaction's move: hc_obj.jop): the caller waits for it
+ * (hc_cache_busy_wait()) and looks @obj up again; -EBUSY if @obj is held,
+ * pinned, or not READY (staged, ingesting or SYNCING data is never thrown
+ * away, nor DIRTY data without @discard_dirty), also after the wait for
+ * the journal; -EIO if the journal cannot record it (it is dropped, its
+ * chunks kept allocated).
  */
 int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj, bool discard_dirty)
 {
 	int err = 0;
+
+	if (obj->jop && !atomic64_read(&obj->holds) &&
+	    !(obj->flags & HC_OBJ_F_PINNED) &&
+	    (obj->state == HC_OBJ_READY ||
+	     (discard_dirty && obj->state == HC_OBJ_DIRTY)))
+		return -EAGAIN;
 
 	if (!hc_cache_evictable(obj, discard_dirty))
 		return -EBUSY;
@@ -2643,7 +2652,9 @@ int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj, bool discard_dirty)
  * mutex is taken first and the DELETE written with the pool lock dropped.
  * Sleeps.
  *
- * Return: 0; -EBUSY if @obj is pinned, busy, or not READY or DIRTY
+ * Return: 0; -EAGAIN if @obj is READY or DIRTY, unpinned and busy (a
+ * compaction's move, a pin: the caller waits, hc_cache_busy_wait(), and
+ * looks it up again); -EBUSY if @obj is pinned, or not READY or DIRTY
  * (staged, ingesting, or SYNCING: an upload in flight is not overtaken);
  * -EIO if the journal cannot record it: it is gone from the index all the
  * same, its chunks kept allocated (not reusable until the next assembly).
@@ -2652,9 +2663,11 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 {
 	int err = 0;
 
-	if ((obj->flags & HC_OBJ_F_PINNED) || obj->jop ||
+	if ((obj->flags & HC_OBJ_F_PINNED) ||
 	    (obj->state != HC_OBJ_READY && obj->state != HC_OBJ_DIRTY))
 		return -EBUSY;
+	if (obj->jop)
+		return -EAGAIN;
 	if (c->journal) {
 		hc_cache_busy_begin(c, obj);
 		hc_cache_sync_policy(c, obj);

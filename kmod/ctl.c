@@ -743,6 +743,10 @@ again:
 		break;
 	case HC_IOC_EVICT:
 		err = hc_cache_evict(c, obj, false);
+		if (err == -EAGAIN) {	/* being changed: look again */
+			hc_cache_busy_wait();
+			goto again;
+		}
 		break;
 	}
 out:
