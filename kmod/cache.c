@@ -1797,7 +1797,10 @@ static int hc_cache_replaced_check(struct hc_cache *c, struct hc_obj *obj,
  * for it wait for this stage instead.
  *
  * Return: 0; -EFBIG (larger than the pool; nothing changed); -EEXIST (URI
- * cached, no @replace); -EBUSY (it cannot be replaced now); -ENOSPC;
+ * cached, no @replace); -EAGAIN (@replace, and a change of the READY
+ * object of the URI is under way, a pin or a compaction's move: the caller
+ * waits, hc_cache_busy_wait(), and looks the pool up again); -EBUSY (it
+ * cannot be replaced now); -ENOSPC;
  * -E2BIG; -ENOMEM.
  */
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
@@ -1817,8 +1820,9 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	if (obj) {
 		if (!replace)
 			return -EEXIST;
+		/* a change of it is being journaled; a READY one's ends soon */
 		if (obj->jop)
-			return -EBUSY;	/* a change of it is being journaled */
+			return obj->state == HC_OBJ_READY ? -EAGAIN : -EBUSY;
 		if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
 			hc_cache_ingest_end(c, obj, 0);	/* outcome: unknown */
 		else

@@ -425,7 +425,12 @@ again:
 		if (err)
 			return err;
 	}
-	return hc_cache_stage(c, uri, len, 0, true, true, true, NULL, objp);
+	err = hc_cache_stage(c, uri, len, 0, true, true, true, NULL, objp);
+	if (err == -EAGAIN) {	/* mounted: the pool and @c stay */
+		hc_cache_busy_wait();
+		goto again;
+	}
+	return err;
 }
 
 /**
