@@ -36,7 +36,8 @@
 #                      120 MiB object is refused (no whole chunks); a write
 #                      to /sys/kernel/debug/hypercache/compact moves the
 #                      rest into fewer slab chunks (slab_chunks= drops, its
-#                      counters say moved and chunks freed), the debugfs
+#                      counters say moved and chunks freed, and hcctl
+#                      stats the same: slab_moved, ...), the debugfs
 #                      check read in a loop meanwhile is ok every time,
 #                      every object left is byte-identical, and the 120 MiB
 #                      object fits and reads back
@@ -164,6 +165,15 @@ t_compact_free() {
 	[ "$(cstat moved)" -gt 0 ] || hc_fail "nothing moved"
 	[ "$slab1" -lt "$slab0" ] || hc_fail "no slab chunk freed"
 	[ "$(cstat chunks_freed)" = $((slab0 - slab1)) ] || hc_fail "chunks_freed is not $((slab0 - slab1))"
+	# the same counters in the stats reply (HC_A_STATS_SLAB_*)
+	hcctl stats --json >/tmp/stats
+	[ "$(jget slab_moved </tmp/stats)" = "$(cstat moved)" ] &&
+		[ "$(jget slab_chunks_freed </tmp/stats)" = "$(cstat chunks_freed)" ] &&
+		[ "$(jget slab_bytes_copied </tmp/stats)" = "$(cstat bytes_copied)" ] &&
+		[ "$(jget slab_compactions </tmp/stats)" = "$(cstat runs)" ] ||
+		{ cat /tmp/stats; hc_fail "hcctl stats disagrees with debugfs: $(cat $CP)"; }
+	hcctl stats | grep "^compaction  1 runs: $(cstat moved) objects moved" ||
+		{ hcctl stats; hc_fail "no compaction line in hcctl stats"; }
 	hc_small verify $SEED 3 $NC 4 >/tmp/cverify1 || hc_fail "an object changed in the compaction"
 	cmp -s /tmp/cverify0 /tmp/cverify1 || hc_fail "bytes differ"
 	hcctl put --clean /tmp/big big/0 >/dev/null || hc_fail "the 120 MiB object still does not fit"
