@@ -44,8 +44,8 @@
  *   INGESTING: COMMIT's and INGEST_DONE's CRC, INGEST_ALLOC's backend
  *   version).  The assembly's and an upgrade's compaction run
  *   under the pool lock (nothing else runs then).
- * - A pool stop waits for the busy objects and the DELETE batches in
- *   flight (hc_cache.nr_busy, hc_cache_quiesce()).
+ * - A pool stop waits for the busy objects, the DELETE batches in flight
+ *   and a compaction of the slab (hc_cache.nr_busy, hc_cache_quiesce()).
  * - Lockless readers of the index (hc_cache_locate_fast(), the LOCATE hit
  *   path) run under rcu_read_lock() on the pool published for RCU
  *   (hc_pool_current_rcu(); a stop unpublishes it and waits a grace period
@@ -56,7 +56,12 @@
  *   extents) by call_rcu() after they left; an object's state is
  *   published with smp_store_release() and read with smp_load_acquire();
  *   once READY, DIRTY or SYNCING an object's uri, hash, size, generation,
- *   chunks, nr_ext and ext never change (a replacement is a new object);
+ *   chunks, nr_ext and ext never change (a replacement is a new object),
+ *   except a small object's sext: the slab's compaction (hc_cache_move())
+ *   points it at a new allocation with smp_store_release() while the
+ *   object is READY and held by no one, readers take one READ_ONCE()
+ *   snapshot of it (hc_obj_extent()), and the old allocation and its
+ *   blocks are freed after a grace period (kmod/compact.c);
  *   flags, bad, reval_pending and checked are read with READ_ONCE() (a
  *   snapshot; a hold of an object due for revalidation retries locked).  A reader that
  *   finds anything else (a miss, a pending or bad object, an unsettled
@@ -946,10 +951,12 @@ static void hc_cache_put_space(struct hc_cache *c, struct hc_obj *obj)
 {
 	if (!obj->nr_ext)
 		return;
-	if (obj->flags & HC_OBJ_F_SUBCHUNK)
+	if (obj->flags & HC_OBJ_F_SUBCHUNK) {
 		WARN_ON_ONCE(hc_slab_put(&c->slab, &c->alloc, obj->sext));
-	else
+		hc_compact_kick(c);	/* the slab may be sparse now */
+	} else {
 		WARN_ON_ONCE(hc_alloc_put(&c->alloc, obj->ext, obj->nr_ext));
+	}
 }
 
 /*
@@ -1099,6 +1106,111 @@ int hc_cache_quiesce(struct hc_cache *c)
 	wait_event(hc_busy_wait, !READ_ONCE(c->nr_busy));
 	hc_pool_lock();
 	return -EAGAIN;
+}
+
+/**
+ * hc_cache_busy_change - a change of the cache that is no one object's
+ * starts (@on) or ends, with the pool lock dropped for its I/O meanwhile
+ * @c: the cache, with the pool lock held
+ * @on: starts
+ *
+ * A pool stop waits for it (hc_cache_quiesce()): the slab's compaction.
+ */
+void hc_cache_busy_change(struct hc_cache *c, bool on)
+{
+	if (on)
+		c->nr_busy++;
+	else
+		hc_cache_busy_put(c);
+}
+
+/**
+ * hc_cache_movable - whether the slab's compaction may move @obj now
+ * @obj: an object, under the pool lock
+ *
+ * A small object, indexed, READY (its data is in the backend and nobody
+ * writes it: no egress reads it), no change under way, not bad, no
+ * revalidation with the helper, and held by no one: no open file or LOCATE
+ * with HOLD has its extent, and none can take a hold without the pool lock
+ * (the locking rules), so every holder after the move gets the new one.
+ * A pinned object may move: its bytes stay the same.
+ */
+bool hc_cache_movable(const struct hc_obj *obj)
+{
+	return hc_obj_valid(obj) && (obj->flags & HC_OBJ_F_SUBCHUNK) &&
+	       obj->state == HC_OBJ_READY && !obj->jop && !obj->bad &&
+	       !obj->reval_pending && !atomic64_read(&obj->holds);
+}
+
+/**
+ * hc_cache_move - put a small object at a copy of its blocks
+ * @c: the cache, with the pool lock held (dropped for the journal I/O)
+ * @obj: the object, hc_cache_movable()
+ * @to: blocks reserved in the slab (hc_slab_plan()) that hold a durable,
+ *	verified copy of @obj's bytes
+ * @e: a new extent allocation for @obj (kmalloc)
+ * @old: set to the allocation @obj leaves, or @e if @obj did not move
+ *	(lockless LOCATE may have read either): the caller frees it after a
+ *	grace period; NULL if @e was never published (freed then with kfree())
+ *
+ * @obj is busy (hc_obj.jop) while the journal mutex is awaited and its
+ * record written; its extent changes to @to with the journal mutex held,
+ * before the record is encoded, so that a compaction of the log records
+ * the extent the log has (as a pin's flag).  The record is an OBJECT record
+ * of the same URI, generation, state and flags at @to: replay keeps the
+ * last record of a URI, so after a crash the object is whole at its old
+ * extent (record not durable) or at @to.  Once it is durable @obj's old
+ * blocks are put in the slab; they are not reused before the plan ends
+ * (their chunk is draining).  Sleeps.
+ *
+ * Return: 0 (moved); -EAGAIN (@obj was held meanwhile) or the journal's
+ * errno before its write (nothing changed: @to stays reserved); -EIO (the
+ * record's write failed: @obj stays at @to, whose reservation is its
+ * extent now, and its old blocks stay used until the next assembly, which
+ * may find it at either).
+ */
+int hc_cache_move(struct hc_cache *c, struct hc_obj *obj,
+		  const struct hc_sext *to, struct hc_sext *e,
+		  struct hc_sext **old)
+{
+	struct hc_journal *j = c->journal;
+	struct hc_sext *was = obj->sext;
+	int err;
+
+	*old = NULL;
+	hc_cache_busy_begin(c, obj);
+	hc_cache_sync_policy(c, obj);
+	err = hc_journal_lock(j);	/* may drop the pool lock */
+	if (!err && atomic64_read(&obj->holds)) {
+		hc_journal_cancel(j);
+		err = -EAGAIN;
+	}
+	if (err)
+		goto out;
+	*e = *to;
+	smp_store_release(&obj->sext, e);	/* hc_obj_extent()'s snapshot */
+	err = hc_journal_prepare(j, obj, HC_OBJ_READY, obj->flags);
+	if (err) {
+		WRITE_ONCE(obj->sext, was);
+		*old = e;
+		goto out;
+	}
+	hc_pool_unlock();
+	err = hc_journal_write_out(j, &obj->jop, HC_OBJ_READY);
+	hc_pool_lock();
+	*old = was;
+	if (err) {
+		pr_err("\"%*pE\": the record of its move failed (%d); its blocks %u+%u of chunk %llu stay used\n",
+		       obj->uri_len, obj->uri, err, was->block, was->nr_blocks,
+		       was->chunk);
+		err = -EIO;
+	} else {
+		WARN_ON_ONCE(hc_slab_put(&c->slab, &c->alloc, was));
+	}
+out:
+	hc_cache_busy_end(c, obj);
+	hc_cache_sync_policy(c, obj);
+	return err;
 }
 
 /*
@@ -1385,11 +1497,15 @@ static u32 hc_cache_size_weight(const struct hc_cache *c, u64 size,
 struct hc_extent hc_obj_extent(const struct hc_obj *obj, u32 chunk_size,
 			       u32 i)
 {
-	if (obj->flags & HC_OBJ_F_SUBCHUNK)
+	if (obj->flags & HC_OBJ_F_SUBCHUNK) {
+		/* one snapshot: compaction may move it (hc_cache_move()) */
+		const struct hc_sext *e = READ_ONCE(obj->sext);
+
 		return (struct hc_extent){
-			.offset = obj->sext->chunk * chunk_size +
-				  (u64)obj->sext->block * HC_SUBBLOCK_SIZE,
-			.length = (u64)obj->sext->nr_blocks * HC_SUBBLOCK_SIZE };
+			.offset = e->chunk * chunk_size +
+				  (u64)e->block * HC_SUBBLOCK_SIZE,
+			.length = (u64)e->nr_blocks * HC_SUBBLOCK_SIZE };
+	}
 	return (struct hc_extent){ .offset = obj->ext[i].start * chunk_size,
 				   .length = obj->ext[i].count * chunk_size };
 }
@@ -1596,6 +1712,8 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks,
 		if (err) {
 			if (err == -E2BIG)
 				c->stats.refused_fragmented++;
+			/* the room may be free blocks of slab chunks */
+			hc_compact_kick(c);
 			hc_policy_remove(&c->policy, &obj->pe);
 			goto out;
 		}
@@ -1679,7 +1797,10 @@ static int hc_cache_replaced_check(struct hc_cache *c, struct hc_obj *obj,
  * for it wait for this stage instead.
  *
  * Return: 0; -EFBIG (larger than the pool; nothing changed); -EEXIST (URI
- * cached, no @replace); -EBUSY (it cannot be replaced now); -ENOSPC;
+ * cached, no @replace); -EAGAIN (@replace, and a change of the READY
+ * object of the URI is under way, a pin or a compaction's move: the caller
+ * waits, hc_cache_busy_wait(), and looks the pool up again); -EBUSY (it
+ * cannot be replaced now); -ENOSPC;
  * -E2BIG; -ENOMEM.
  */
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
@@ -1699,8 +1820,9 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	if (obj) {
 		if (!replace)
 			return -EEXIST;
+		/* a change of it is being journaled; a READY one's ends soon */
 		if (obj->jop)
-			return -EBUSY;	/* a change of it is being journaled */
+			return obj->state == HC_OBJ_READY ? -EAGAIN : -EBUSY;
 		if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
 			hc_cache_ingest_end(c, obj, 0);	/* outcome: unknown */
 		else
@@ -2472,14 +2594,23 @@ int hc_cache_pin(struct hc_cache *c, struct hc_obj *obj, bool pin)
  * are freed once it is durable (hc_cache_deletes_out()).  @obj is gone on
  * return, unless -EBUSY.  Sleeps.
  *
- * Return: 0; -EBUSY if @obj is held, pinned, busy, or not READY (staged,
- * ingesting or SYNCING data is never thrown away, nor DIRTY data without
- * @discard_dirty), also after the wait for the journal; -EIO if the
- * journal cannot record it (it is dropped, its chunks kept allocated).
+ * Return: 0; -EAGAIN if nothing but a change under way keeps @obj (a pin,
+ * a compaction's move: hc_obj.jop): the caller waits for it
+ * (hc_cache_busy_wait()) and looks @obj up again; -EBUSY if @obj is held,
+ * pinned, or not READY (staged, ingesting or SYNCING data is never thrown
+ * away, nor DIRTY data without @discard_dirty), also after the wait for
+ * the journal; -EIO if the journal cannot record it (it is dropped, its
+ * chunks kept allocated).
  */
 int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj, bool discard_dirty)
 {
 	int err = 0;
+
+	if (obj->jop && !atomic64_read(&obj->holds) &&
+	    !(obj->flags & HC_OBJ_F_PINNED) &&
+	    (obj->state == HC_OBJ_READY ||
+	     (discard_dirty && obj->state == HC_OBJ_DIRTY)))
+		return -EAGAIN;
 
 	if (!hc_cache_evictable(obj, discard_dirty))
 		return -EBUSY;
@@ -2525,7 +2656,9 @@ int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj, bool discard_dirty)
  * mutex is taken first and the DELETE written with the pool lock dropped.
  * Sleeps.
  *
- * Return: 0; -EBUSY if @obj is pinned, busy, or not READY or DIRTY
+ * Return: 0; -EAGAIN if @obj is READY or DIRTY, unpinned and busy (a
+ * compaction's move, a pin: the caller waits, hc_cache_busy_wait(), and
+ * looks it up again); -EBUSY if @obj is pinned, or not READY or DIRTY
  * (staged, ingesting, or SYNCING: an upload in flight is not overtaken);
  * -EIO if the journal cannot record it: it is gone from the index all the
  * same, its chunks kept allocated (not reusable until the next assembly).
@@ -2534,9 +2667,11 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 {
 	int err = 0;
 
-	if ((obj->flags & HC_OBJ_F_PINNED) || obj->jop ||
+	if ((obj->flags & HC_OBJ_F_PINNED) ||
 	    (obj->state != HC_OBJ_READY && obj->state != HC_OBJ_DIRTY))
 		return -EBUSY;
+	if (obj->jop)
+		return -EAGAIN;
 	if (c->journal) {
 		hc_cache_busy_begin(c, obj);
 		hc_cache_sync_policy(c, obj);
@@ -3394,6 +3529,7 @@ int hc_cache_create(struct hc_pool *pool)
 			    c->alloc_words);
 	if (err)
 		goto out_free;
+	hc_compact_init(c, pool);
 	pool->cache = c;
 	return 0;
 
@@ -3418,6 +3554,7 @@ void hc_cache_destroy(struct hc_pool *pool)
 
 	if (!c)
 		return;
+	hc_compact_stop(c);	/* no run is under way: the stop quiesced */
 	hc_cache_generation_floor = max(hc_cache_generation_floor,
 					c->next_generation);
 	for (obj = hc_index_first(c); obj; obj = tmp) {

@@ -24,6 +24,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include "core/alloc.h"
 #include "core/policy.h"
 #include "core/slab.h"
@@ -35,6 +36,7 @@ struct hc_journal;
 struct hc_jrec;
 struct hc_jrec2;
 struct hc_readbuf;
+struct seq_file;
 
 /**
  * struct hc_fence - the write fence over the chunks of one STAGED or
@@ -144,7 +146,10 @@ struct hc_fence {
  * @sext: with HC_OBJ_F_SUBCHUNK in @flags (a small object of a format v2
  *	pool): its one sub-chunk extent (slab.h) instead, a run of 4 KiB
  *	blocks in a slab chunk, the same 16-byte allocation; hc_obj_extent()
- *	turns either into bytes of the device
+ *	turns either into bytes of the device.  The slab's compaction may
+ *	point it at a new allocation while the object is READY and unheld
+ *	(hc_cache_move(): smp_store_release(), the old one freed after a
+ *	grace period); lockless readers take one READ_ONCE() snapshot
  * @uri: the URI (@uri_len bytes, its own kmalloc: hc_obj has its own slab
  *	cache, so a long URI does not round the object up to kmalloc-512;
  *	freed with the object, after the same grace period)
@@ -298,6 +303,65 @@ struct hc_cache_stats {
 };
 
 /**
+ * struct hc_compact_move - one move of the slab compaction in progress
+ * @m: the slab's move: @m.to is reserved in the slab until the move ends
+ * @uri: the URI of the object found at @m.from when the plan was made (its
+ *	own kmalloc), NULL if no indexed object lies there (an evicted or
+ *	superseded one's blocks, kept until it goes): never moved
+ * @uri_len: bytes in @uri
+ * @generation: that object's generation then
+ * @old: once moved, the object's previous extent allocation (lockless
+ *	LOCATE may still read it): freed after a grace period
+ * @state: HC_CMOVE_*
+ */
+struct hc_compact_move {
+	struct hc_slab_move m;
+	u8 *uri;
+	u32 uri_len;
+	u32 state;
+	u64 generation;
+	struct hc_sext *old;
+};
+
+/* hc_compact_move.state */
+#define HC_CMOVE_PENDING	0	/* @m.to reserved, not settled */
+#define HC_CMOVE_MOVED		1	/* the object is at @m.to */
+#define HC_CMOVE_DROPPED	2	/* not moved: @m.to given back */
+
+/**
+ * struct hc_compact - compaction of the slab (kmod/compact.c)
+ * @work: the background run (system_unbound_wq)
+ * @pool: the pool of the cache
+ * @moves: the plan in progress (NULL: none), @nr_moves of them; under the
+ *	pool lock.  Its reserved destinations are in the slab without an
+ *	object (the debugfs check counts them)
+ * @nr_moves: entries of @moves
+ * @stopping: the pool is being torn down: no run is queued or started
+ * @next: jiffies before which no automatic run starts
+ * @runs: runs that made a plan
+ * @moved: objects moved
+ * @skipped: planned moves not made (the object was held, dirty, busy,
+ *	changed or gone, or its copy failed)
+ * @chunks_freed: slab chunks the runs gave back to the chunk allocator
+ * @bytes_copied: bytes written to the destinations (whole 4 KiB blocks)
+ * @failed: copies that failed (read, write or verification)
+ */
+struct hc_compact {
+	struct delayed_work work;
+	struct hc_pool *pool;
+	struct hc_compact_move *moves;
+	u32 nr_moves;
+	bool stopping;
+	unsigned long next;
+	u64 runs;
+	u64 moved;
+	u64 skipped;
+	u64 chunks_freed;
+	u64 bytes_copied;
+	u64 failed;
+};
+
+/**
  * struct hc_cache - the object cache of one pool
  * @index: the index: a resizable RCU hash table (rhltable) keyed by
  *	hc_obj.hash, sized by the kernel from the number of objects in it
@@ -359,6 +423,7 @@ struct hc_cache_stats {
  *	next assembly, and no small object until then)
  * @fence_lock: serialises changes to the slab chunks' lists of small
  *	objects' fences in @fence (a seal changes them without the pool lock)
+ * @compact: the slab's compaction (kmod/compact.c)
  */
 struct hc_cache {
 	struct rhltable index;
@@ -400,6 +465,7 @@ struct hc_cache {
 	struct hc_slab_chunk *slab_chunks;
 	u64 *slab_words;
 	spinlock_t fence_lock;	/* the slab chunks' fence lists */
+	struct hc_compact compact;
 };
 
 /*
@@ -583,5 +649,19 @@ u32 hc_cache_index_buckets(struct hc_cache *c);
 
 /* Whether @obj is on the index's list of its hash (debugfs). */
 bool hc_cache_index_has(struct hc_cache *c, struct hc_obj *obj);
+void hc_cache_busy_change(struct hc_cache *c, bool on);
+bool hc_cache_movable(const struct hc_obj *obj);
+int hc_cache_move(struct hc_cache *c, struct hc_obj *obj,
+		  const struct hc_sext *to, struct hc_sext *e,
+		  struct hc_sext **old);		/* sleeps */
+
+/* compact.c: the slab's compaction, under the pool lock */
+#define HC_COMPACT_RUN_PASSES	16	/* an explicit run's passes at most */
+void hc_compact_init(struct hc_cache *c, struct hc_pool *pool);
+void hc_compact_kick(struct hc_cache *c);
+int hc_compact_run(struct hc_cache *c, u32 passes);	/* sleeps */
+void hc_compact_stop(struct hc_cache *c);	/* sleeps */
+u64 hc_compact_reserved(const struct hc_cache *c, u64 *blocks);
+void hc_compact_show(const struct hc_cache *c, struct seq_file *m);
 
 #endif /* HC_CACHE_H */

@@ -743,6 +743,10 @@ again:
 		break;
 	case HC_IOC_EVICT:
 		err = hc_cache_evict(c, obj, false);
+		if (err == -EAGAIN) {	/* being changed: look again */
+			hc_cache_busy_wait();
+			goto again;
+		}
 		break;
 	}
 out:
@@ -806,6 +810,7 @@ static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 	if ((st.flags & HC_STAGE_F_ANY_WRITER) && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 
+again:
 	c = hc_ctl_dirty_wait(st.obj_size, st.flags & HC_STAGE_F_NOWAIT, &pool);
 	if (c == ERR_PTR(-EINTR))
 		return -EINTR;
@@ -817,6 +822,11 @@ static long hc_ctl_stage(struct hc_ctl *ctl, void __user *arg)
 			     st.flags & HC_STAGE_F_REPLACE,
 			     st.flags & HC_STAGE_F_ANY_WRITER,
 			     st.flags & HC_STAGE_F_GROW, ctl, &obj);
+	if (err == -EAGAIN) {	/* the object it replaces is being changed */
+		hc_cache_busy_wait();
+		hc_pool_unlock();
+		goto again;
+	}
 	if (err)
 		goto out;
 	if (obj->nr_ext > st.max_extents) {

@@ -149,6 +149,7 @@ static void hc_dbg_check_small(struct hc_dbg_check *k, struct hc_cache *c,
 static void hc_dbg_check_slab(struct hc_dbg_check *k, struct hc_cache *c)
 {
 	struct hc_slab_stats st = { 0 };
+	u64 blocks = 0;
 	u32 i;
 
 	if (c->slab_chunks) {
@@ -164,12 +165,17 @@ static void hc_dbg_check_slab(struct hc_dbg_check *k, struct hc_cache *c)
 				hc_dbg_problem(k, "slab: chunk %llu is an object's too", v);
 			if (!hc_alloc_used(&c->alloc, v))
 				hc_dbg_problem(k, "slab: chunk %llu is free in the allocator", v);
-			if (!c->slab.chunks[i].nr_objs)
+			/* a compaction's source, emptied: freed at its end */
+			if (!c->slab.chunks[i].nr_objs &&
+			    !c->slab.chunks[i].draining)
 				hc_dbg_problem(k, "slab: chunk %llu holds no object", v);
 		}
 		if (c->slab.bad_puts)
 			hc_dbg_problem(k, "slab: %llu refused puts", c->slab.bad_puts);
 	}
+	/* a compaction's reserved destinations: blocks of no object yet */
+	st.objects -= hc_compact_reserved(c, &blocks);
+	st.used_blocks -= blocks;
 	if (st.objects != k->small || st.used_blocks != k->small_blocks)
 		hc_dbg_problem(k, "slab: %llu objects in %llu blocks, small ones %llu in %llu",
 			       st.objects, st.used_blocks, k->small,
@@ -391,11 +397,66 @@ static int hc_dbg_check_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(hc_dbg_check);
 
-/* Create /sys/kernel/debug/hypercache/check (failures are not fatal). */
+/*
+ * /sys/kernel/debug/hypercache/compact: reading it prints the running
+ * pool's compaction counters (kmod/compact.c), one line "runs=R moved=M
+ * skipped=S failed=F chunks_freed=C bytes_copied=B", or "no pool"; writing
+ * anything compacts the slab now and returns when it is done: ENODEV (no
+ * pool runs), EBUSY (a compaction is under way), ENOMEM, ECANCELED (the
+ * compact_stop_after test hook stopped it).
+ */
+static int hc_dbg_compact_show(struct seq_file *m, void *unused)
+{
+	struct hc_pool *pool;
+
+	hc_pool_lock();
+	pool = hc_pool_current();
+	if (pool)
+		hc_compact_show(pool->cache, m);
+	else
+		seq_puts(m, "no pool\n");
+	hc_pool_unlock();
+	return 0;
+}
+
+static int hc_dbg_compact_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, hc_dbg_compact_show, inode->i_private);
+}
+
+static ssize_t hc_dbg_compact_write(struct file *file, const char __user *buf,
+				    size_t len, loff_t *ppos)
+{
+	struct hc_pool *pool;
+	int err;
+
+	hc_pool_lock();
+	pool = hc_pool_current();
+	err = pool ? hc_compact_run(pool->cache, HC_COMPACT_RUN_PASSES) :
+		     -ENODEV;
+	hc_pool_unlock();
+	return err < 0 ? err : len;
+}
+
+static const struct file_operations hc_dbg_compact_fops = {
+	.owner		= THIS_MODULE,
+	.open		= hc_dbg_compact_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+	.write		= hc_dbg_compact_write,
+};
+
+/*
+ * Create /sys/kernel/debug/hypercache/check and compact (failures are not
+ * fatal).
+ */
 void hc_debugfs_init(void)
 {
 	hc_dbg_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("check", 0400, hc_dbg_dir, NULL, &hc_dbg_check_fops);
+	debugfs_create_file("compact", 0600, hc_dbg_dir, NULL,
+			    &hc_dbg_compact_fops);
 }
 
 void hc_debugfs_exit(void)

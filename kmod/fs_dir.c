@@ -402,11 +402,16 @@ static int hc_fs_unlink(struct inode *dir, struct dentry *dentry)
 
 	hc_pool_lock();
 	c = HC_FS_SB(dir->i_sb)->pool->cache;
+again:
 	obj = hc_fs_file_find(c, hi->uri, hi->uri_len);
 	if (!obj || obj->generation != hi->generation)
 		err = -ENOENT;
 	else
 		err = hc_cache_evict(c, obj, false);
+	if (err == -EAGAIN) {	/* being changed: look again */
+		hc_cache_busy_wait();
+		goto again;
+	}
 	hc_pool_unlock();
 	if (!err)
 		clear_nlink(inode);

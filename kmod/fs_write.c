@@ -410,16 +410,27 @@ static const struct file_operations hc_fs_write_fops = {
 static int hc_fs_stage(struct hc_cache *c, const u8 *uri, u32 len,
 		       struct hc_obj **objp)
 {
-	struct hc_obj *old = hc_cache_lookup(c, uri, len);
+	struct hc_obj *old;
 	int err;
 
+again:
+	old = hc_cache_lookup(c, uri, len);
 	if (old && (old->state == HC_OBJ_READY ||
 		    old->state == HC_OBJ_DIRTY)) {
 		err = hc_cache_supersede(c, old);
+		if (err == -EAGAIN) {	/* being changed: look again */
+			hc_cache_busy_wait();
+			goto again;
+		}
 		if (err)
 			return err;
 	}
-	return hc_cache_stage(c, uri, len, 0, true, true, true, NULL, objp);
+	err = hc_cache_stage(c, uri, len, 0, true, true, true, NULL, objp);
+	if (err == -EAGAIN) {	/* mounted: the pool and @c stay */
+		hc_cache_busy_wait();
+		goto again;
+	}
+	return err;
 }
 
 /**

@@ -694,6 +694,7 @@ static int hc_nl_obj_evict(struct sk_buff *skb, struct genl_info *info)
 	u64 dirty_ns;
 	int err;
 
+again:
 	obj = hc_nl_obj_lookup(info, &pool);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
@@ -703,6 +704,11 @@ static int hc_nl_obj_evict(struct sk_buff *skb, struct genl_info *info)
 	    !(obj->flags & HC_OBJ_F_PINNED))
 		hc_nl_log_discard(obj, dirty_ns);	/* before it is freed */
 	err = hc_cache_evict(pool->cache, obj, discard_dirty);
+	if (err == -EAGAIN) {	/* being changed: look it up again */
+		hc_cache_busy_wait();
+		hc_pool_unlock();
+		goto again;
+	}
 	hc_pool_unlock();
 	if (err == -EBUSY && dirty && !discard_dirty)
 		NL_SET_ERR_MSG(info->extack,

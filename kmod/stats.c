@@ -182,6 +182,10 @@ int hc_stats_fill(struct sk_buff *msg, struct hc_pool *pool)
 		{ HC_A_STATS_REFUSED_JOURNAL, c->stats.refused_journal },
 		{ HC_A_STATS_REFUSED_TOO_BIG, c->stats.refused_too_big },
 		{ HC_A_STATS_REFUSED_FRAGMENTED, c->stats.refused_fragmented },
+		{ HC_A_STATS_SLAB_COMPACTIONS, c->compact.runs },
+		{ HC_A_STATS_SLAB_MOVED, c->compact.moved },
+		{ HC_A_STATS_SLAB_CHUNKS_FREED, c->compact.chunks_freed },
+		{ HC_A_STATS_SLAB_BYTES_COPIED, c->compact.bytes_copied },
 	};
 	u32 i;
 

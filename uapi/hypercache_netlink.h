@@ -417,6 +417,14 @@ enum hc_ext_attr {
  * @HC_A_STATS_JOURNAL_FLUSHES: u64, durable (PREFLUSH|FUA) journal writes
  *	since assembly, each to every member: with records batched, fewer
  *	than HC_A_STATS_JOURNAL_RECORDS
+ * Appended for issue 17 point 1 (the slab's compaction, format v2,
+ * Documentation/on-disk-format.md "Compaction in the module"), since
+ * assembly:
+ * @HC_A_STATS_SLAB_COMPACTIONS: u64, compactions of the slab run
+ * @HC_A_STATS_SLAB_MOVED: u64, small objects they moved
+ * @HC_A_STATS_SLAB_CHUNKS_FREED: u64, slab chunks they gave back
+ * @HC_A_STATS_SLAB_BYTES_COPIED: u64, bytes they copied (whole 4 KiB
+ *	blocks)
  */
 enum hc_stats_attr {
 	HC_A_STATS_UNSPEC,
@@ -461,6 +469,10 @@ enum hc_stats_attr {
 	HC_A_STATS_REVAL_CHANGED,
 	HC_A_STATS_REVAL_FAILED,
 	HC_A_STATS_JOURNAL_FLUSHES,
+	HC_A_STATS_SLAB_COMPACTIONS,
+	HC_A_STATS_SLAB_MOVED,
+	HC_A_STATS_SLAB_CHUNKS_FREED,
+	HC_A_STATS_SLAB_BYTES_COPIED,
 
 	__HC_A_STATS_MAX,
 	HC_A_STATS_MAX = __HC_A_STATS_MAX - 1

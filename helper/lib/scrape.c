@@ -381,6 +381,14 @@ static void render_cache(struct hc_prom *p, const struct hc_scrape_in *in,
 		  "Journal compactions since the pool was assembled" },
 		{ HC_A_STATS_JOURNAL_FLUSHES, "hypercache_journal_flushes_total",
 		  "Durable (PREFLUSH|FUA) journal writes since the pool was assembled, each to every member" },
+		{ HC_A_STATS_SLAB_COMPACTIONS, "hypercache_slab_compactions_total",
+		  "Compactions of the slab (format v2's small objects) since the pool was assembled" },
+		{ HC_A_STATS_SLAB_MOVED, "hypercache_slab_moved_total",
+		  "Small objects the slab's compactions moved" },
+		{ HC_A_STATS_SLAB_CHUNKS_FREED, "hypercache_slab_chunks_freed_total",
+		  "Slab chunks the slab's compactions gave back to the chunk allocator" },
+		{ HC_A_STATS_SLAB_BYTES_COPIED, "hypercache_slab_bytes_copied_total",
+		  "Bytes the slab's compactions copied (whole 4 KiB blocks)" },
 	};
 	static const struct {
 		int attr;

@@ -505,6 +505,37 @@ void hc_slab_plan_end(struct hc_slab *s, struct hc_alloc *a)
 	}
 }
 
+/**
+ * hc_slab_compactable - whether hc_slab_plan() could empty a chunk now
+ * @s: the slab
+ * @sparse_pct: as hc_slab_plan()'s
+ *
+ * True if no plan is in progress, some slab chunk with objects is at most
+ * @sparse_pct used, and the slab's free blocks add up to at least one
+ * chunk: then the free blocks of the other chunks number at least the
+ * sparse chunk's used ones (a plan may still find no run for each of its
+ * objects).  For the caller's decision to plan; never fails.
+ */
+bool hc_slab_compactable(const struct hc_slab *s, u32 sparse_pct)
+{
+	u64 used = 0;
+	bool sparse = false;
+	u32 i;
+
+	for (i = 0; i < s->nr_chunks; i++) {
+		const struct hc_slab_chunk *c = &s->chunks[i];
+
+		if (c->draining)
+			return false;
+		used += c->nr_used;
+		if (c->nr_objs && (u64)c->nr_used * 100 <=
+		    (u64)sparse_pct * s->blocks_per_chunk)
+			sparse = true;
+	}
+	return sparse && (u64)s->nr_chunks * s->blocks_per_chunk - used >=
+			 s->blocks_per_chunk;
+}
+
 /* What the slab holds (never fails). */
 void hc_slab_stats(const struct hc_slab *s, struct hc_slab_stats *st)
 {

@@ -138,6 +138,7 @@ int hc_slab_claim(struct hc_slab *s, struct hc_alloc *a,
 int hc_slab_plan(struct hc_slab *s, u32 sparse_pct, u32 max_sources,
 		 struct hc_slab_move *moves, u32 max_moves);
 void hc_slab_plan_end(struct hc_slab *s, struct hc_alloc *a);
+bool hc_slab_compactable(const struct hc_slab *s, u32 sparse_pct);
 void hc_slab_stats(const struct hc_slab *s, struct hc_slab_stats *st);
 bool hc_slab_has(const struct hc_slab *s, const struct hc_sext *e);
 

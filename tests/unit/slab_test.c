@@ -505,4 +505,80 @@ TEST(compaction_abort)
 	pool_free(&p);
 }
 
+/*
+ * What the module's compaction does (kmod/compact.c): some moves
+ * committed, some abandoned (the object was held or changed: the
+ * destination put back), a source object deleted during the plan (its old
+ * extent put, then the reserved destination); then the plan ends.  Chunks
+ * emptied go back, the others stay, each object has exactly its blocks,
+ * and hc_slab_compactable() says when a plan could free a chunk.
+ */
+TEST(compaction_partial)
+{
+	struct hc_slab_move mv[64];
+	struct hc_slab_stats before, after;
+	struct hc_sext e[8], x;
+	struct pool p;
+	int nr, i;
+
+	ASSERT_EQ(0, pool_new(&p, 8, 1, 8));
+	EXPECT_FALSE(hc_slab_compactable(&p.s, 50));	/* empty */
+	/* A: almost full; B and C: two small objects each */
+	ASSERT_EQ(0, hc_slab_get(&p.s, &p.a, CHUNK - 32 * 4096, 0, &e[0]));
+	ASSERT_EQ(0, hc_slab_get(&p.s, &p.a, 32 * 4096, 0, &e[1]));
+	ASSERT_EQ(0, hc_slab_get(&p.s, &p.a, CHUNK / 2 + 4096, 0, &e[2]));
+	ASSERT_EQ(0, hc_slab_get(&p.s, &p.a, CHUNK / 2 - 4096, 0, &e[3]));
+	ASSERT_EQ(e[0].chunk, e[1].chunk);
+	ASSERT_EQ(e[2].chunk, e[3].chunk);
+	ASSERT_EQ(0, hc_slab_get(&p.s, &p.a, CHUNK / 2 + 4096, 0, &e[4]));
+	ASSERT_EQ(0, hc_slab_get(&p.s, &p.a, CHUNK / 2 - 4096, 0, &e[5]));
+	ASSERT_EQ(e[4].chunk, e[5].chunk);
+	/* full: no free block at all */
+	EXPECT_FALSE(hc_slab_compactable(&p.s, 50));
+	ASSERT_EQ(0, hc_slab_put(&p.s, &p.a, &e[1]));	/* 32 free in A */
+	/* a sparse chunk, but less than a chunk of free blocks */
+	ASSERT_EQ(0, hc_slab_put(&p.s, &p.a, &e[2]));
+	EXPECT_FALSE(hc_slab_compactable(&p.s, 50));
+	ASSERT_EQ(0, hc_slab_get(&p.s, &p.a, 8 * 4096, 0, &e[6]));
+	ASSERT_EQ(e[0].chunk, e[6].chunk);
+	ASSERT_EQ(0, hc_slab_put(&p.s, &p.a, &e[4]));
+	/* B and C half empty: a chunk of free blocks between them */
+	EXPECT_TRUE(hc_slab_compactable(&p.s, 50));
+	EXPECT_FALSE(hc_slab_compactable(&p.s, 10));
+	hc_slab_stats(&p.s, &before);
+	EXPECT_EQ(3U, before.chunks);
+
+	nr = hc_slab_plan(&p.s, 50, 4, mv, 64);
+	ASSERT_EQ(1, nr);	/* one of B, C into the other (and A's room) */
+	EXPECT_FALSE(hc_slab_compactable(&p.s, 50));	/* a plan is on */
+	/* abandoned: the object was held when the switch came */
+	EXPECT_EQ(0, hc_slab_put(&p.s, &p.a, &mv[0].to));
+	hc_slab_plan_end(&p.s, &p.a);
+	hc_slab_stats(&p.s, &after);
+	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
+
+	nr = hc_slab_plan(&p.s, 50, 4, mv, 64);
+	ASSERT_EQ(1, nr);
+	/* the object goes meanwhile: its old extent, then the reservation */
+	x = mv[0].from;
+	EXPECT_EQ(0, hc_slab_put(&p.s, &p.a, &x));
+	EXPECT_EQ(0, hc_slab_put(&p.s, &p.a, &mv[0].to));
+	EXPECT_EQ(-EINVAL, hc_slab_put(&p.s, &p.a, &x));	/* only once */
+	hc_slab_plan_end(&p.s, &p.a);
+	hc_slab_stats(&p.s, &after);
+	EXPECT_EQ(2U, after.chunks);	/* the emptied source went back */
+	EXPECT_EQ(before.objects - 1, after.objects);
+	EXPECT_EQ(1U, p.s.bad_puts);
+	for (i = 0; i < 7; i++) {
+		if (i == 1 || i == 2 || i == 4 ||
+		    (e[i].chunk == x.chunk && e[i].block == x.block))
+			continue;
+		EXPECT_TRUE(hc_slab_has(&p.s, &e[i]));
+		EXPECT_EQ(0, hc_slab_put(&p.s, &p.a, &e[i]));
+	}
+	EXPECT_EQ(0U, p.s.nr_chunks);
+	EXPECT_EQ(8U, hc_alloc_free(&p.a));
+	pool_free(&p);
+}
+
 TEST_HARNESS_MAIN

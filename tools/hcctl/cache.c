@@ -742,6 +742,10 @@ static const struct {
 	{ HC_A_STATS_JOURNAL_RECORDS, "journal_records" },
 	{ HC_A_STATS_JOURNAL_COMPACTIONS, "journal_compactions" },
 	{ HC_A_STATS_JOURNAL_FLUSHES, "journal_flushes" },
+	{ HC_A_STATS_SLAB_COMPACTIONS, "slab_compactions" },
+	{ HC_A_STATS_SLAB_MOVED, "slab_moved" },
+	{ HC_A_STATS_SLAB_CHUNKS_FREED, "slab_chunks_freed" },
+	{ HC_A_STATS_SLAB_BYTES_COPIED, "slab_bytes_copied" },
 	{ HC_A_STATS_DIRTY_OLDEST_NS, "dirty_oldest_ns" },
 	{ HC_A_STATS_REFUSED_ROOM, "refused_room" },
 	{ HC_A_STATS_REFUSED_JOURNAL, "refused_journal" },
@@ -905,6 +909,18 @@ static void stats_print_ext(const struct stats *s)
 			printf(", %" PRIu64 " flushes",
 			       s->v[HC_A_STATS_JOURNAL_FLUSHES]);
 		printf("\n");
+	} else {
+		printf("-\n");
+	}
+	/* the slab's compaction (format v2) */
+	printf("%-12s", "compaction");
+	if (s->has[HC_A_STATS_SLAB_COMPACTIONS]) {
+		hcctl_fmt_size(a, sizeof(a), s->v[HC_A_STATS_SLAB_BYTES_COPIED]);
+		printf("%" PRIu64 " runs: %" PRIu64 " objects moved (%s), %"
+		       PRIu64 " slab chunks freed\n",
+		       s->v[HC_A_STATS_SLAB_COMPACTIONS],
+		       s->v[HC_A_STATS_SLAB_MOVED], a,
+		       s->v[HC_A_STATS_SLAB_CHUNKS_FREED]);
 	} else {
 		printf("-\n");
 	}
@@ -1161,6 +1177,8 @@ HCCTL_EXIT_STATUS_TEXT,
 "      locate      LOCATE calls since the module loaded, mean latency\n"
 "      journal     record bytes of the live objects of the most they may,\n"
 "                  records and compactions since assembly\n"
+"      compaction  compactions of the slab (format v2's small objects):\n"
+"                  runs, objects moved (bytes), slab chunks freed\n"
 "      member N    bios sent to member N: reads, writes (bytes, mean\n"
 "                  latency), errors\n"
 "\n"
@@ -1177,6 +1195,8 @@ HCCTL_EXIT_STATUS_TEXT,
 "            \"hit_bytes\":N,\"locate_ns\":N,\"journal_used\":N,\n"
 "            \"journal_capacity\":N,\"journal_records\":N,\n"
 "            \"journal_compactions\":N,\"journal_flushes\":N,\n"
+"            \"slab_compactions\":N,\"slab_moved\":N,\"slab_chunks_freed\":N,\n"
+"            \"slab_bytes_copied\":N,\n"
 "            \"dirty_oldest_ns\":N,\"by_state\":{\n"
 "            \"ingesting\":N,\"ready\":N,\"staged\":N,\"dirty\":N,\"syncing\":N},\n"
 "            \"helpers\":{\"ingest\":B,\"egress\":B},\"locate_hist\":[...],\n"

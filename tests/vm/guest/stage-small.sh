@@ -2,6 +2,9 @@
 # Usage (guest, via /init):
 #   stage-small.sh phase=fill      (3 fresh drives of 448 MiB)
 #   stage-small.sh phase=crash1 | phase=crash2 committed=K
+#   stage-small.sh phase=compact | phase=ccrash1 | phase=ccrash2
+#                                  (3 fresh drives of 160 MiB; ccrash2 the
+#                                  drives ccrash1 left)
 #
 # Format v2's small objects (issue 17, the slab; on-disk-format.md, "Small
 # objects"), with hc_small (tests/vm/prog/hc_small.c: 1 B .. 1 MiB,
@@ -26,6 +29,34 @@
 #   crash-small-recover (phase crash2) assembly: objects 0..K-1 all back
 #                      byte-identical, K there whole or not at all, none
 #                      after; the check clean; the pool takes 1,000 more
+#   compact-free       (phase compact; the slab's compaction, module
+#                      parameter compact_interval_ms 0: only the debugfs
+#                      trigger) a v2 pool of 72 chunks takes 2,500 objects;
+#                      evicting 3 in 4 leaves sparse slab chunks, and a
+#                      120 MiB object is refused (no whole chunks); a write
+#                      to /sys/kernel/debug/hypercache/compact moves the
+#                      rest into fewer slab chunks (slab_chunks= drops, its
+#                      counters say moved and chunks freed, and hcctl
+#                      stats the same: slab_moved, ...), the debugfs
+#                      check read in a loop meanwhile is ok every time,
+#                      every object left is byte-identical, and the 120 MiB
+#                      object fits and reads back
+#   compact-held       an object held (LOCATE with HOLD, hc_obj hold) during
+#                      the compaction is not moved (its extent the same,
+#                      the move counted as skipped) and its blocks read
+#                      through /dev/hypercache0 are its bytes; released,
+#                      the next compaction may move it, bytes intact
+#   compact-auto       compact_interval_ms 100: evictions start a background
+#                      compaction (its runs counter grows), the check ok
+#   crash-compact-stop (phase ccrash1) the same sparse pool; the test hook
+#                      compact_stop_after=20 stops a compaction after 20
+#                      moves with the 21st object copied, not journaled;
+#                      the host kills QEMU then (a power cut mid-compaction)
+#   crash-compact-recover (phase ccrash2) assembly: every object
+#                      byte-identical, the check clean (no block claimed
+#                      twice), the moved objects where their records say;
+#                      a full compaction then frees slab chunks, bytes
+#                      still intact after a clean restart
 # Every phase: no WARNING/BUG/Oops in dmesg.
 . /hc/tests/lib.sh
 
@@ -61,6 +92,174 @@ no_bad_dmesg() {
 
 mkpool() {
 	hcctl pool create --force --format 2 --data-offset 64M $M >/dev/null
+}
+
+P=/sys/module/hypercache/parameters
+CP=/sys/kernel/debug/hypercache/compact
+NC=2500		# small objects of the compaction tests (72-chunk pool)
+
+# slab_chunks: the slab chunks of the last check_ok
+slab_chunks() {
+	grep -o ' slab_chunks=[0-9]*' /tmp/check | cut -d= -f2
+}
+
+# cstat NAME: a counter of the compaction (debugfs compact)
+cstat() {
+	tr ' ' '\n' <$CP | grep "^$1=" | cut -d= -f2
+}
+
+# a sparse slab: NC objects put, 3 in 4 evicted (the 3 mod 4 ones stay)
+sparse_pool() {
+	echo 0 >$P/compact_interval_ms
+	mkpool
+	hc_small put $SEED 0 $NC >/tmp/cput || hc_fail "put failed"
+	for r in 0 1 2; do
+		hc_small evict $r $NC 4 || hc_fail "evict $r mod 4 failed"
+	done
+	hc_small verify $SEED 3 $NC 4 >/tmp/cverify0 || hc_fail "verify before compaction"
+	check_ok $((NC / 4))
+	cat /tmp/check
+}
+
+# extent OFF LEN of URI (hcctl locate --layout): "OFF LEN"
+extent_of() {
+	hcctl locate --json --layout "$1" >/tmp/loc || return 1
+	e=$(grep -o '"extents":\[{"offset":[0-9]*,"length":[0-9]*' /tmp/loc)
+	echo "$e" | sed 's/.*"offset":\([0-9]*\).*"length":\([0-9]*\).*/\1 \2/'
+}
+
+t_compact_free() {
+	sparse_pool
+	slab0=$(slab_chunks)
+	dd if=/dev/urandom of=/tmp/big bs=1M count=120 2>/dev/null
+	hc_expect_errno hcctl put --clean /tmp/big big/0
+	hc_log "sparse: $(cat /tmp/check); a 120 MiB object refused"
+	# the hold of compact-held, taken before the compaction
+	hc_obj hold small/3 >/tmp/hold &
+	echo $! >/tmp/holder
+	i=0
+	while ! grep -q held /tmp/hold; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || hc_fail "hc_obj hold did not hold"
+		sleep 0.1
+	done
+	extent_of small/3 >/tmp/held0 || hc_fail "no extent of small/3"
+	rm -f /tmp/cdone /tmp/checks
+	(
+		while [ ! -e /tmp/cdone ]; do
+			head -n 1 $C >>/tmp/checks
+		done
+	) &
+	looper=$!
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	echo 1 >$CP || hc_fail "compaction failed"
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	touch /tmp/cdone
+	wait $looper
+	n=$(wc -l </tmp/checks)
+	bad=$(grep -vc '^ok ' /tmp/checks || true)
+	[ "$bad" = 0 ] || { grep -v '^ok ' /tmp/checks | head; hc_fail "$bad of $n checks during the compaction failed"; }
+	check_ok $((NC / 4))
+	slab1=$(slab_chunks)
+	hc_log "compaction: $(cat $CP) in $t0..$t1 s; slab chunks $slab0 -> $slab1; $n checks ok meanwhile"
+	[ "$(cstat moved)" -gt 0 ] || hc_fail "nothing moved"
+	[ "$slab1" -lt "$slab0" ] || hc_fail "no slab chunk freed"
+	[ "$(cstat chunks_freed)" = $((slab0 - slab1)) ] || hc_fail "chunks_freed is not $((slab0 - slab1))"
+	# the same counters in the stats reply (HC_A_STATS_SLAB_*)
+	hcctl stats --json >/tmp/stats
+	[ "$(jget slab_moved </tmp/stats)" = "$(cstat moved)" ] &&
+		[ "$(jget slab_chunks_freed </tmp/stats)" = "$(cstat chunks_freed)" ] &&
+		[ "$(jget slab_bytes_copied </tmp/stats)" = "$(cstat bytes_copied)" ] &&
+		[ "$(jget slab_compactions </tmp/stats)" = "$(cstat runs)" ] ||
+		{ cat /tmp/stats; hc_fail "hcctl stats disagrees with debugfs: $(cat $CP)"; }
+	hcctl stats | grep "^compaction  1 runs: $(cstat moved) objects moved" ||
+		{ hcctl stats; hc_fail "no compaction line in hcctl stats"; }
+	hc_small verify $SEED 3 $NC 4 >/tmp/cverify1 || hc_fail "an object changed in the compaction"
+	cmp -s /tmp/cverify0 /tmp/cverify1 || hc_fail "bytes differ"
+	hcctl put --clean /tmp/big big/0 >/dev/null || hc_fail "the 120 MiB object still does not fit"
+	hcctl get --no-progress -o /tmp/big.out big/0 >/dev/null || hc_fail "get big/0"
+	cmp -s /tmp/big /tmp/big.out || hc_fail "big/0 reads back different"
+	rm -f /tmp/big /tmp/big.out
+	no_bad_dmesg
+}
+
+t_compact_held() {
+	extent_of small/3 >/tmp/held1 || hc_fail "no extent of small/3"
+	cmp -s /tmp/held0 /tmp/held1 || hc_fail "held small/3 moved: $(cat /tmp/held0) -> $(cat /tmp/held1)"
+	[ "$(cstat skipped)" -gt 0 ] || hc_fail "no move skipped (the held object's)"
+	read -r off len </tmp/held1
+	size=$(hc_small size $SEED 3)
+	dd if=/dev/hypercache0 of=/tmp/blocks bs=4096 skip=$((off / 4096)) count=$((len / 4096)) iflag=direct 2>/dev/null
+	head -c "$size" /tmp/blocks >/tmp/held.bytes
+	hcctl get --no-progress -o /tmp/want small/3 >/dev/null || hc_fail "get small/3"
+	cmp -s /tmp/want /tmp/held.bytes || hc_fail "the held extent does not hold small/3's bytes"
+	holder=$(cat /tmp/holder)
+	kill "$holder"
+	while kill -0 "$holder" 2>/dev/null; do sleep 0.1; done
+	echo 1 >$CP || hc_fail "second compaction failed"
+	extent_of small/3 >/tmp/held2
+	hc_log "small/3 held at $(cat /tmp/held1), after release $(cat /tmp/held2); $(cat $CP)"
+	hc_small verify $SEED 3 $NC 4 >/tmp/cverify2 || hc_fail "an object changed in the second compaction"
+	cmp -s /tmp/cverify0 /tmp/cverify2 || hc_fail "bytes differ"
+	check_ok $((NC / 4))
+	no_bad_dmesg
+}
+
+t_compact_auto() {
+	runs=$(cstat runs)
+	echo 100 >$P/compact_interval_ms
+	hc_small evict 3 $NC 8 || hc_fail "evict failed"
+	i=0
+	while [ "$(cstat runs)" = "$runs" ]; do
+		i=$((i + 1))
+		[ $i -lt $((300 * HC_TIMEOUT_SCALE)) ] || hc_fail "no background compaction: $(cat $CP)"
+		sleep 0.1
+	done
+	# let it finish: the debugfs trigger says EBUSY while it runs
+	while ! echo 1 >$CP 2>/dev/null; do sleep 0.2; done
+	hc_log "background: $(cat $CP)"
+	check_ok $((NC / 8))
+	hc_small verify $SEED 7 $NC 8 >/dev/null || hc_fail "an object changed in the background compaction"
+	echo 10000 >$P/compact_interval_ms
+	no_bad_dmesg
+	hcctl pool stop
+}
+
+t_ccrash1() {
+	sparse_pool
+	echo 20 >$P/compact_stop_after
+	hc_expect_errno -m "" sh -c "echo 1 >$CP"
+	grep -q "^runs=1 moved=20 " $CP || { cat $CP; hc_fail "the hook did not stop after 20 moves"; }
+	check_ok $((NC / 4))
+	cat /tmp/check
+	hc_log "stopped: $(cat $CP)"
+	sync
+	echo "HC-CRASH-NOW" >/dev/console
+	sleep 60
+	hc_fail "the host did not kill the guest"
+}
+
+t_ccrash2() {
+	echo 0 >$P/compact_interval_ms
+	hcctl pool assemble $M >/dev/null || hc_fail "assemble failed"
+	check_ok $((NC / 4))
+	cat /tmp/check
+	slab0=$(slab_chunks)
+	hc_small verify $SEED 3 $NC 4 >/tmp/cverify1 || hc_fail "an object is lost or changed after the power cut"
+	hc_small absent 0 $NC 4 || hc_fail "an evicted object is back"
+	echo 1 >$CP || hc_fail "compaction after the power cut failed"
+	check_ok $((NC / 4))
+	slab1=$(slab_chunks)
+	hc_log "after the power cut: slab chunks $slab0, compacted to $slab1: $(cat $CP)"
+	[ "$slab1" -lt "$slab0" ] || hc_fail "no slab chunk freed"
+	hcctl pool stop
+	hcctl pool assemble $M >/dev/null || hc_fail "assemble after the compaction failed"
+	check_ok $((NC / 4))
+	[ "$(slab_chunks)" = "$slab1" ] || hc_fail "slab chunks $(slab_chunks) after restart, $slab1 before"
+	hc_small verify $SEED 3 $NC 4 >/tmp/cverify2 || hc_fail "an object changed by the compaction"
+	cmp -s /tmp/cverify1 /tmp/cverify2 || hc_fail "bytes differ"
+	no_bad_dmesg
+	hcctl pool stop
 }
 
 t_fill() {
@@ -181,5 +380,12 @@ fill)
 	;;
 crash1) hc_test crash-small-stream t_crash1 ;;
 crash2) hc_test crash-small-recover t_crash2 ;;
-*) echo "stage-small: phase=fill, crash1 or crash2" >&2; exit 2 ;;
+compact)
+	hc_test compact-free t_compact_free
+	hc_test compact-held t_compact_held
+	hc_test compact-auto t_compact_auto
+	;;
+ccrash1) hc_test crash-compact-stop t_ccrash1 ;;
+ccrash2) hc_test crash-compact-recover t_ccrash2 ;;
+*) echo "stage-small: phase=fill, crash1, crash2, compact, ccrash1 or ccrash2" >&2; exit 2 ;;
 esac
