@@ -192,6 +192,22 @@ hc_stop() {
 	done
 }
 
+# hc_pool_all_v2 MEMBER...: the running pool is format v2, each member's
+# superblock has the v2 bit and its current journal half is v2 (the pool
+# is stopped to look, then assembled again from MEMBER...)
+hc_pool_all_v2() {
+	_hc_f=$(hcctl status --json | grep -o '"format_version":[0-9]*' | cut -d: -f2)
+	[ "$_hc_f" = 2 ] || hc_fail "the pool is format '$_hc_f', not 2"
+	hcctl pool stop
+	for _hc_d in "$@"; do
+		hc_sbpoke $_hc_d show | grep -q "incompat=0x1$" ||
+			hc_fail "$_hc_d: superblock $(hc_sbpoke $_hc_d show)"
+		hcctl examine --json $_hc_d | tr '{' '\n' | grep '"state":"current"' |
+			grep -q '"version":2' || hc_fail "$_hc_d: journal not v2: $(hcctl examine --json $_hc_d)"
+	done
+	hcctl pool assemble "$@" >/dev/null
+}
+
 hc_stage_release() {
 	_hc_pid=$(cat /tmp/stage.pid)
 	kill -TERM "$_hc_pid"

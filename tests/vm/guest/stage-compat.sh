@@ -105,21 +105,6 @@ format_is() {
 	[ "$f" = "$1" ] || hc_fail "the pool is format '$f', not $1"
 }
 
-# all_v2: the running pool is v2, each superblock has the bit, each
-# member's current journal half is v2 (the pool is stopped to look and
-# assembled again)
-all_v2() {
-	format_is 2
-	hcctl pool stop
-	for d in $M; do
-		hc_sbpoke $d show | grep -q "incompat=0x1$" ||
-			hc_fail "$d: superblock $(hc_sbpoke $d show)"
-		hcctl examine --json $d | tr '{' '\n' | grep '"state":"current"' |
-			grep -q '"version":2' || hc_fail "$d: journal not v2: $(hcctl examine --json $d)"
-	done
-	hcctl pool assemble $M >/dev/null
-}
-
 # members_sum: a checksum of every member, read past the page cache
 members_sum() {
 	for d in $M; do
@@ -152,7 +137,7 @@ t_old_v1_upgrade() {
 	objects_same hcctl
 	hcctl pool stop
 	hcctl pool assemble $M >/dev/null
-	all_v2
+	hc_pool_all_v2 $M
 	objects_same hcctl
 	hc_pattern 99 5000 >/tmp/cnew
 	hcctl put --clean --no-progress /tmp/cnew compat/new >/dev/null
@@ -252,7 +237,7 @@ t_after_cut() {
 		dmesg | tail -n +$((n0 + 1)) | grep -q "upgrade to format v2 was interrupted: finishing it" ||
 			hc_fail "the assembly did not say it finishes the upgrade"
 	fi
-	all_v2
+	hc_pool_all_v2 $M
 	objects_same hcctl
 	hcctl pool stop
 	rmmod hypercache

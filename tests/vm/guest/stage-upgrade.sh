@@ -48,20 +48,6 @@ objects_same() {
 	done
 }
 
-# all_v2: the running pool is v2, each superblock has the bit, each
-# member's current journal half is v2
-all_v2() {
-	[ "$(hcctl status --json | jget format_version)" = 2 ] || hc_fail "the pool is not v2"
-	hcctl pool stop
-	for d in $M; do
-		hc_sbpoke $d show | grep -q "incompat=0x1$" ||
-			hc_fail "$d: superblock $(hc_sbpoke $d show)"
-		hcctl examine --json $d | tr '{' '\n' | grep '"state":"current"' |
-			grep -q '"version":2' || hc_fail "$d: journal not v2: $(hcctl examine --json $d)"
-	done
-	hcctl pool assemble $M >/dev/null
-}
-
 t_busy() {
 	mkpool
 	hc_stage_hold up/staged 4096
@@ -85,7 +71,7 @@ t_stop_at() {
 	echo 0 >$HOOK
 	hcctl pool stop
 	hcctl pool assemble $M >/dev/null
-	all_v2
+	hc_pool_all_v2 $M
 	objects_same
 	hcctl pool stop
 }
@@ -94,7 +80,7 @@ t_online() {
 	mkpool
 	hcctl pool upgrade | grep -q "format v2 now" || hc_fail "no 'format v2 now'"
 	objects_same
-	all_v2
+	hc_pool_all_v2 $M
 	objects_same
 	hc_expect_errno -m "already format v2.*already in progress" hcctl pool upgrade
 	[ "$(hcctl pool upgrade --json 2>/dev/null)" = "" ] || hc_fail "json on failure"
