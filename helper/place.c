@@ -244,8 +244,18 @@ void hc_place_part(const struct hc_numa_map *m, const struct hc_extent *ext,
 		if (r->node < 0 || r->off % (uint64_t)page)
 			continue;
 		mask[r->node / (8 * sizeof(long))] |= 1UL << (r->node % (8 * sizeof(long)));
+		/*
+		 * The run's old contents are not wanted (the part is read or
+		 * fetched into it next): drop its pages rather than migrate
+		 * them.  A migration is best effort (a page that something
+		 * else holds a reference to stays where it is, silently), and
+		 * copies bytes that are about to be overwritten; a page
+		 * dropped faults in again under the new policy.
+		 */
+		if (madvise((char *)buf + r->off, blen, MADV_DONTNEED))
+			plog(HC_LOG_DEBUG, "numa: madvise: %s", strerror(errno));
 		if (mbind((char *)buf + r->off, blen, MPOL_PREFERRED, mask,
-			  HC_NUMA_NODE_MAX + 1, MPOL_MF_MOVE))
+			  HC_NUMA_NODE_MAX + 1, 0))
 			plog(HC_LOG_DEBUG, "numa: mbind to node %d: %s",
 			       r->node, strerror(errno));
 	}

@@ -13,8 +13,9 @@
  *
  * A part's placement (hc_place_part()): its bytes cut into runs per node
  * (lib/numatopo.h), each run of its buffer bound to its member's node
- * (mbind MPOL_PREFERRED, pages already there moved: an egress worker
- * reuses its buffer), the calling thread moved to the CPUs of the node
+ * (mbind MPOL_PREFERRED; pages already there are dropped first, not
+ * migrated: an egress worker reuses its buffer, and a migration leaves a
+ * page that something else holds where it was), the calling thread moved to the CPUs of the node
  * holding most of the part (within the CPUs the process was started on).
  * hc_place_count() then asks the kernel where the buffer's pages and the
  * thread are (move_pages, sched_getcpu), which the daemon logs per object.
@@ -99,7 +100,9 @@ void hc_place_buf_free(void *buf, size_t len);
 
 /*
  * hc_place_part() - place object bytes [@off, @off + @len) of an object in
- * @ext (a map from hc_place_map()) for @buf and the calling thread.
+ * @ext (a map from hc_place_map()) for @buf and the calling thread.  What
+ * @buf held is gone: its placed runs read as zeros until written (their
+ * pages are dropped and fault in again on their node).
  */
 void hc_place_part(const struct hc_numa_map *m, const struct hc_extent *ext,
 		   uint32_t nr_ext, uint64_t off, uint64_t len, void *buf,

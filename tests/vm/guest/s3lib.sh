@@ -51,6 +51,11 @@ write_conf() {
 # in the log; $SLOW (ms) delays every part fetch (HC_TEST_FETCH_DELAY_MS) so
 # that a test can act mid-ingest without racing it
 start_daemon() {
+	# one left running by a test that failed before its stop_daemon
+	if [ -s /tmp/hcd.pid ] && kill -0 "$(cat /tmp/hcd.pid)" 2>/dev/null; then
+		echo "start_daemon: stopping hypercached $(cat /tmp/hcd.pid), left running"
+		stop_daemon
+	fi
 	rm -f /tmp/hcd.pid
 	: >>/tmp/hcd.out	# exists before the first grep -c (else "bad number")
 	HC_TEST_FETCH_DELAY_MS=${SLOW:-0} hypercached -c /tmp/hc.conf >>/tmp/hcd.out 2>&1 &

@@ -25,6 +25,10 @@
 #                    agree with numa_maps (each node the sampler saw
 #                    buffers on has local pages, none remote); every
 #                    object byte-equal to S3
+#   numa-reuse       hc_numaplace: a part buffer placed on one node, its
+#                    pages then held by a pipe, placed again for the other
+#                    node: every page of it faults in on the new node
+#                    (a migration would have left them where they were)
 #   numa-egress      a 21 MiB put --sync (multipart, 5 MiB parts that
 #                    straddle chunks): the upload's buffer pages were all
 #                    on their member's node, its 5 requests sent from the
@@ -249,6 +253,11 @@ t_egress() {
 }
 
 # nothing placed: no object line, part workers on every CPU
+t_reuse() {
+	hc_numaplace 0 1 || hc_fail "a buffer placed on node 0 then node 1 was not all on node 1"
+	hc_numaplace 1 0 || hc_fail "a buffer placed on node 1 then node 0 was not all on node 0"
+}
+
 t_unplaced() {
 	put_objects "$1"
 	from=$(($(wc -l </tmp/hcd.out) + 1))
@@ -301,6 +310,7 @@ if [ "$SINGLE" = 1 ]; then
 else
 	hc_test numa-topology t_topology
 	hc_test numa-ingest t_ingest
+	hc_test numa-reuse t_reuse
 	hc_test numa-egress t_egress
 	hc_test numa-off t_off
 fi
