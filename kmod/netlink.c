@@ -822,6 +822,54 @@ static int hc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+/* Compact the slab now; the counters after it (uapi: HC_CMD_POOL_COMPACT). */
+static int hc_nl_pool_compact(struct sk_buff *skb, struct genl_info *info)
+{
+	struct hc_pool *pool;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = genlmsg_new(hc_stats_msg_size(), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &hc_nl_family, 0,
+				HC_CMD_POOL_COMPACT);
+	if (!hdr) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	hc_pool_lock();
+	for (;;) {
+		pool = hc_pool_current();
+		if (!pool) {
+			NL_SET_ERR_MSG(info->extack, "no pool is running");
+			err = -ENODEV;
+			break;
+		}
+		err = hc_compact_run(pool->cache, HC_COMPACT_RUN_PASSES);
+		if (err != -EBUSY)
+			break;
+		if (READ_ONCE(pool->cache->compact.stopping)) {
+			NL_SET_ERR_MSG(info->extack, "the pool is stopping");
+			break;
+		}
+		/* a background run, with the pool lock dropped for its I/O */
+		hc_cache_busy_wait();
+	}
+	if (err >= 0)
+		err = hc_nl_fill_stats(msg, pool->cache);
+	if (!err)
+		err = hc_stats_fill(msg, pool);
+	hc_pool_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
 /*
  * A netlink socket closed: if it was a helper's (same namespace and port),
  * that registration ends.  An unprivileged user can bind any port number
@@ -870,6 +918,13 @@ static const struct genl_ops hc_nl_ops[] = {
 	{
 		.cmd	= HC_CMD_POOL_UPGRADE,
 		.doit	= hc_nl_pool_upgrade,
+		.policy	= hc_nl_empty_policy,
+		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= HC_CMD_POOL_COMPACT,
+		.doit	= hc_nl_pool_compact,
 		.policy	= hc_nl_empty_policy,
 		.maxattr = ARRAY_SIZE(hc_nl_empty_policy) - 1,
 		.flags	= GENL_ADMIN_PERM,

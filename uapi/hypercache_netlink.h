@@ -124,6 +124,17 @@
  *	and HC_A_REV_POOL_UUID.  Unchanged or failed: the object is served as
  *	it is.  Changed: it is superseded (open holders keep reading it) and
  *	its URI is ingested again.  -ENOENT if no such request is pending.
+ * Appended for the slab's compaction on demand (Documentation/on-disk-format.md,
+ * "Compaction in the module"):
+ * @HC_CMD_POOL_COMPACT: compact the running pool's slab now (format v2's
+ *	small objects out of sparse chunks) and return when done; no
+ *	attributes.  A background compaction under way is waited for first.
+ *	Replies with the cache's counters after the run, attributes as in the
+ *	HC_CMD_STATS_GET reply (the HC_A_STATS_SLAB_* counters say what it
+ *	did).  Nothing to do (a format-v1 pool, no sparse slab chunk) is a
+ *	success.  -ENODEV if no pool runs; -EBUSY while the pool is stopping;
+ *	-ENOMEM; -ECANCELED if the module's compact_stop_after test hook
+ *	stopped it.
  */
 enum hc_cmd {
 	HC_CMD_UNSPEC,
@@ -149,6 +160,7 @@ enum hc_cmd {
 	HC_CMD_REVAL_RULES,
 	HC_CMD_REVALIDATE,
 	HC_CMD_REVALIDATE_DONE,
+	HC_CMD_POOL_COMPACT,
 
 	__HC_CMD_MAX,
 	HC_CMD_MAX = __HC_CMD_MAX - 1

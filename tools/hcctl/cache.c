@@ -1037,7 +1037,9 @@ static void stats_print_text(const struct stats *s)
 	stats_print_ext(s);
 }
 
-int hcctl_stats_get(const char *who, struct hc_scrape_kernel *s, bool quiet)
+/* HC_CMD_STATS_GET or HC_CMD_POOL_COMPACT, whose replies are the same */
+static int stats_request(const char *who, int nlcmd,
+			 struct hc_scrape_kernel *s, bool quiet)
 {
 	struct hcctl_nl nl = { 0 };
 	struct hcctl_nl_err err;
@@ -1047,8 +1049,9 @@ int hcctl_stats_get(const char *who, struct hc_scrape_kernel *s, bool quiet)
 	memset(s, 0, sizeof(*s));
 	if (hcctl_nl_open(&nl, who) < 0)
 		return -EIO;
-	msg = hcctl_nl_request(&nl, HC_CMD_STATS_GET, 0);
-	if (msg && hcctl_nl_put_ctl_fd(msg, HC_A_STATS_CTL_FD) < 0) {
+	msg = hcctl_nl_request(&nl, nlcmd, 0);
+	if (msg && nlcmd == HC_CMD_STATS_GET &&
+	    hcctl_nl_put_ctl_fd(msg, HC_A_STATS_CTL_FD) < 0) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
@@ -1067,6 +1070,16 @@ int hcctl_stats_get(const char *who, struct hc_scrape_kernel *s, bool quiet)
 		return ret;
 	}
 	return 0;
+}
+
+int hcctl_stats_get(const char *who, struct hc_scrape_kernel *s, bool quiet)
+{
+	return stats_request(who, HC_CMD_STATS_GET, s, quiet);
+}
+
+int hcctl_stats_compact(const char *who, struct hc_scrape_kernel *s)
+{
+	return stats_request(who, HC_CMD_POOL_COMPACT, s, false);
 }
 
 const char *hcctl_stats_registered(const struct hc_scrape_kernel *s, int attr)

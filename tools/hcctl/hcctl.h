@@ -169,6 +169,7 @@ int hcctl_cmd_pool_create(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_pool_assemble(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_pool_stop(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_pool_upgrade(const struct hcctl_cmd *cmd, int argc, char **argv);
+int hcctl_cmd_pool_compact(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_status(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_monitor(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_geometry(const struct hcctl_cmd *cmd, int argc, char **argv);
@@ -204,6 +205,8 @@ int hcctl_cmd_bench(const struct hcctl_cmd *cmd, int argc, char **argv);
 /* cache.c: one HC_CMD_STATS_GET (reported unless @quiet); 0 or -errno */
 struct hc_scrape_kernel;
 int hcctl_stats_get(const char *who, struct hc_scrape_kernel *s, bool quiet);
+/* cache.c: one HC_CMD_POOL_COMPACT, the counters after it; 0 or -errno */
+int hcctl_stats_compact(const char *who, struct hc_scrape_kernel *s);
 const char *hcctl_stats_registered(const struct hc_scrape_kernel *s, int attr);
 int hcctl_cmd_inspect(const struct hcctl_cmd *cmd, int argc, char **argv);
 int hcctl_cmd_preload(const struct hcctl_cmd *cmd, int argc, char **argv);

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "member.h"
 #include "opt.h"
 #include "nl.h"
+#include "scrape.h"
 
 /*
  * Parse a byte count: decimal digits, optionally followed by K, M, G or T
@@ -451,6 +453,80 @@ int hcctl_cmd_pool_upgrade(const struct hcctl_cmd *cmd, int argc, char **argv)
 	return HC_EXIT_FAIL;
 }
 
+/* @after's counter @attr less @before's (0 if either lacks it) */
+static uint64_t stat_delta(const struct hc_scrape_kernel *before,
+			   const struct hc_scrape_kernel *after, int attr)
+{
+	if (!before->has[attr] || !after->has[attr] ||
+	    after->v[attr] < before->v[attr])
+		return 0;
+	return after->v[attr] - before->v[attr];
+}
+
+int hcctl_cmd_pool_compact(const struct hcctl_cmd *cmd, int argc, char **argv)
+{
+	struct hc_scrape_kernel *before, *after;
+	uint64_t runs, moved, freed, copied;
+	int ret, optind = hcctl_opt_parse(cmd, argc, argv, NULL, &ret);
+	char sz[32];
+
+	if (optind < 0)
+		return ret;
+	if (optind < argc)
+		return hcctl_usage_error(cmd, "unexpected argument '%s'",
+				      argv[optind]);
+	before = calloc(1, sizeof(*before));
+	after = calloc(1, sizeof(*after));
+	if (!before || !after) {
+		free(before);
+		free(after);
+		hcctl_err(cmd->name, "out of memory", ENOMEM);
+		return HC_EXIT_FAIL;
+	}
+	ret = HC_EXIT_FAIL;
+	if (hcctl_stats_get(cmd->name, before, false) < 0)
+		goto out;
+	if (!before->has[HC_A_STATS_SLAB_COMPACTIONS]) {
+		hcctl_err(cmd->name, "the running module does not compact", EOPNOTSUPP);
+		goto out;
+	}
+	if (!hcctl_opt_json && isatty(STDERR_FILENO))
+		fprintf(stderr, "compacting the slab...\n");
+	if (hcctl_stats_compact(cmd->name, after) < 0)
+		goto out;
+	runs = stat_delta(before, after, HC_A_STATS_SLAB_COMPACTIONS);
+	moved = stat_delta(before, after, HC_A_STATS_SLAB_MOVED);
+	freed = stat_delta(before, after, HC_A_STATS_SLAB_CHUNKS_FREED);
+	copied = stat_delta(before, after, HC_A_STATS_SLAB_BYTES_COPIED);
+	if (hcctl_opt_json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "runs", json_object_new_uint64(runs));
+		json_object_object_add(o, "moved", json_object_new_uint64(moved));
+		json_object_object_add(o, "chunks_freed",
+				       json_object_new_uint64(freed));
+		json_object_object_add(o, "bytes_copied",
+				       json_object_new_uint64(copied));
+		json_object_object_add(o, "bytes_used", json_object_new_uint64(
+			after->v[HC_A_STATS_BYTES_USED]));
+		json_object_object_add(o, "capacity", json_object_new_uint64(
+			after->v[HC_A_STATS_CAPACITY]));
+		hcctl_json_print(o, false);
+		json_object_put(o);
+	} else if (!moved && !freed) {
+		printf("nothing to compact: no slab chunk is sparse enough\n");
+	} else {
+		hcctl_fmt_size(sz, sizeof(sz), copied);
+		printf("moved %" PRIu64 " small objects (%s copied), freed %"
+		       PRIu64 " slab chunks\n", moved, sz, freed);
+	}
+	ret = HC_EXIT_OK;
+out:
+	free(before);
+	free(after);
+	return ret;
+}
+
 /* --- the command table (main.c lists the groups) ---------------------- */
 
 const struct hcctl_cmd hcctl_pool_cmds[] = {
@@ -639,6 +715,48 @@ HCCTL_NEEDS_ADMIN_TEXT,
 "OPTIONS\n"
 "    -j, --json\n"
 "        Print {\"format_version\":2} on success.\n"
+"\n"
+HCCTL_HELP_OPT_TEXT
+"\n"
+HCCTL_NEEDS_ADMIN_TEXT,
+},
+{
+	.name = "pool compact",
+	.summary = "compact the slab of small objects now",
+	.synopsis = "[--json]",
+	.handler = hcctl_cmd_pool_compact,
+	.help =
+"DESCRIPTION\n"
+"    Compact the running pool's slab now (HC_CMD_POOL_COMPACT): a format-2\n"
+"    pool keeps objects smaller than a chunk in 4 KiB blocks of shared slab\n"
+"    chunks, and evictions leave those chunks sparse.  The module moves the\n"
+"    small objects out of chunks at most half used into fuller ones and\n"
+"    gives the emptied chunks back to whole objects\n"
+"    (Documentation/on-disk-format.md, \"Compaction in the module\").  It\n"
+"    also does this by itself in the background (module parameter\n"
+"    compact_interval_ms); this verb runs it at once and returns when it\n"
+"    is done, after a background run under way.  Each object moved is\n"
+"    copied, checked against its CRC-32C, written durably and journaled\n"
+"    before its old blocks are given back: a power cut at any point loses\n"
+"    nothing.  An object that is open or held is left where it is.\n"
+"\n"
+"    Prints \"moved N small objects (SIZE copied), freed N slab chunks\",\n"
+"    or \"nothing to compact: no slab chunk is sparse enough\" (also for a\n"
+"    format-1 pool, which has no slab).  'hcctl stats' shows the totals\n"
+"    since assembly (the compaction line).\n"
+"\n"
+"    Fails with \"no pool is running\" (No such device), and with Device\n"
+"    or resource busy while the pool is stopping.\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print what this run did and the pool's use after it:\n"
+"\n"
+"          {\"runs\":R,\"moved\":N,\"chunks_freed\":N,\"bytes_copied\":N,\n"
+"           \"bytes_used\":N,\"capacity\":N}\n"
+"\n"
+"        (runs: 1; 0 when the pool has no slab chunk: format 1, or no\n"
+"        small object yet.)\n"
 "\n"
 HCCTL_HELP_OPT_TEXT
 "\n"

@@ -45,9 +45,14 @@
 #                      the compaction is not moved (its extent the same,
 #                      the move counted as skipped) and its blocks read
 #                      through /dev/hypercache0 are its bytes; released,
-#                      the next compaction may move it, bytes intact
+#                      the next compaction ('hcctl pool compact --json',
+#                      HC_CMD_POOL_COMPACT: refused to an unprivileged
+#                      user, its counts those of debugfs) may move it,
+#                      bytes intact
 #   compact-auto       compact_interval_ms 100: evictions start a background
-#                      compaction (its runs counter grows), the check ok
+#                      compaction (its runs counter grows), the check ok;
+#                      'hcctl pool compact' meanwhile waits for it, then
+#                      runs; with no pool it says so
 #   crash-compact-stop (phase ccrash1) the same sparse pool; the test hook
 #                      compact_stop_after=20 stops a compaction after 20
 #                      moves with the 21st object copied, not journaled;
@@ -196,7 +201,16 @@ t_compact_held() {
 	holder=$(cat /tmp/holder)
 	kill "$holder"
 	while kill -0 "$holder" 2>/dev/null; do sleep 0.1; done
-	echo 1 >$CP || hc_fail "second compaction failed"
+	# the second through hcctl (HC_CMD_POOL_COMPACT): only root may
+	hc_expect_errno -m "not permitted" hc_runas 65534 hc_nlpoke send 23
+	moved0=$(cstat moved)
+	freed0=$(cstat chunks_freed)
+	hcctl pool compact --json >/tmp/pc || hc_fail "hcctl pool compact failed"
+	cat /tmp/pc
+	[ "$(jget moved </tmp/pc)" = $(($(cstat moved) - moved0)) ] &&
+		[ "$(jget chunks_freed </tmp/pc)" = $(($(cstat chunks_freed) - freed0)) ] &&
+		[ "$(jget runs </tmp/pc)" = 1 ] ||
+		{ cat $CP; hc_fail "hcctl pool compact --json disagrees with debugfs"; }
 	extent_of small/3 >/tmp/held2
 	hc_log "small/3 held at $(cat /tmp/held1), after release $(cat /tmp/held2); $(cat $CP)"
 	hc_small verify $SEED 3 $NC 4 >/tmp/cverify2 || hc_fail "an object changed in the second compaction"
@@ -215,14 +229,18 @@ t_compact_auto() {
 		[ $i -lt $((300 * HC_TIMEOUT_SCALE)) ] || hc_fail "no background compaction: $(cat $CP)"
 		sleep 0.1
 	done
-	# let it finish: the debugfs trigger says EBUSY while it runs
-	while ! echo 1 >$CP 2>/dev/null; do sleep 0.2; done
-	hc_log "background: $(cat $CP)"
+	# hcctl waits for a background run under way (the debugfs trigger
+	# would say EBUSY), then runs its own
+	hcctl pool compact >/tmp/pc || hc_fail "hcctl pool compact during a background run failed"
+	grep -Eq "^(moved [0-9]+ small objects \(.* copied\), freed [0-9]+ slab chunks|nothing to compact: no slab chunk is sparse enough)$" /tmp/pc ||
+		{ cat /tmp/pc; hc_fail "hcctl pool compact said something else"; }
+	hc_log "background: $(cat $CP); then hcctl: $(cat /tmp/pc)"
 	check_ok $((NC / 8))
 	hc_small verify $SEED 7 $NC 8 >/dev/null || hc_fail "an object changed in the background compaction"
 	echo 10000 >$P/compact_interval_ms
 	no_bad_dmesg
 	hcctl pool stop
+	hc_expect_errno -m "no pool is running" hcctl pool compact
 }
 
 t_ccrash1() {
@@ -247,11 +265,13 @@ t_ccrash2() {
 	slab0=$(slab_chunks)
 	hc_small verify $SEED 3 $NC 4 >/tmp/cverify1 || hc_fail "an object is lost or changed after the power cut"
 	hc_small absent 0 $NC 4 || hc_fail "an evicted object is back"
-	echo 1 >$CP || hc_fail "compaction after the power cut failed"
+	hcctl pool compact >/tmp/pc || hc_fail "compaction after the power cut failed"
 	check_ok $((NC / 4))
 	slab1=$(slab_chunks)
-	hc_log "after the power cut: slab chunks $slab0, compacted to $slab1: $(cat $CP)"
+	hc_log "after the power cut: slab chunks $slab0, compacted to $slab1: $(cat $CP); hcctl: $(cat /tmp/pc)"
 	[ "$slab1" -lt "$slab0" ] || hc_fail "no slab chunk freed"
+	grep -q "^moved $(cstat moved) small objects (.* copied), freed $((slab0 - slab1)) slab chunks$" /tmp/pc ||
+		{ cat /tmp/pc; hc_fail "hcctl pool compact did not say moved $(cstat moved), freed $((slab0 - slab1))"; }
 	hcctl pool stop
 	hcctl pool assemble $M >/dev/null || hc_fail "assemble after the compaction failed"
 	check_ok $((NC / 4))
