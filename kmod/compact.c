@@ -52,6 +52,7 @@
 #define HC_COMPACT_SOURCES	8	/* chunks a pass empties at most */
 #define HC_COMPACT_RETRY	(HZ / 10)	/* the pool lock was taken */
 #define HC_COMPACT_IO_MAX	SZ_1M	/* hc_member_io()'s limit */
+#define HC_COMPACT_WALK_BATCH	1024	/* objects per hold of the pool lock */
 
 static unsigned int hc_compact_interval_ms = 10000;
 module_param_named(compact_interval_ms, hc_compact_interval_ms, uint, 0644);
@@ -152,6 +153,7 @@ static int hc_compact_cmp(const void *a, const void *b)
 struct hc_compact_find {
 	struct hc_compact_move *mv;
 	u32 n;
+	u32 left;		/* objects this hold of the pool lock may visit */
 };
 
 /* hc_cache_for_each(): note @obj's URI in the move from its blocks. */
@@ -160,6 +162,9 @@ static int hc_compact_find_one(void *arg, struct hc_obj *obj)
 	struct hc_compact_find *f = arg;
 	struct hc_compact_move key, *mv;
 
+	if (!f->left)
+		return 1;	/* not taken: the walk resumes at @obj */
+	f->left--;
 	if (!(obj->flags & HC_OBJ_F_SUBCHUNK) || !obj->nr_ext)
 		return 0;
 	key.m.from = *obj->sext;
@@ -290,12 +295,36 @@ static u32 hc_compact_settle(struct hc_cache *c, struct hc_compact_move *mv,
 }
 
 /*
+ * Find the URIs of the objects @f's moves are planned for: a walk of the
+ * whole index (nothing maps slab blocks back to objects), in batches of
+ * HC_COMPACT_WALK_BATCH objects with the pool lock dropped in between, so
+ * that LOCATEs with HOLD and commits wait for one batch at most.  Safe: the
+ * sources are draining (no new object goes there), the destinations are
+ * reserved, and every move checks its object again under the lock
+ * (hc_compact_same()); an object found then replaced is skipped.  The
+ * cursor (a URI) resumes after the last object visited, whatever changed.
+ */
+static void hc_compact_find(struct hc_cache *c, struct hc_compact_find *f,
+			    struct hc_cache_cursor *cur)
+{
+	cur->len = 0;
+	for (;;) {
+		f->left = HC_COMPACT_WALK_BATCH;
+		if (!hc_cache_for_each(c, cur, hc_compact_find_one, f))
+			return;
+		hc_pool_unlock();
+		cond_resched();
+		hc_pool_lock();
+	}
+}
+
+/*
  * One pass: plan, move, settle.  @stop_at: the test hook's count of moves
  * (0: none).  Return: chunks freed, or -ECANCELED.
  */
 static int hc_compact_pass(struct hc_cache *c, struct hc_slab_move *plan,
 			   struct hc_compact_move *mv, u32 max, void *buf,
-			   u64 stop_at)
+			   struct hc_cache_cursor *cur, u64 stop_at)
 {
 	struct hc_compact *k = &c->compact;
 	struct hc_compact_find f = { .mv = mv };
@@ -315,7 +344,7 @@ static int hc_compact_pass(struct hc_cache *c, struct hc_slab_move *plan,
 	k->moves = mv;
 	k->nr_moves = n;
 	f.n = n;
-	hc_cache_for_each(c, NULL, hc_compact_find_one, &f);
+	hc_compact_find(c, &f, cur);
 	for (i = 0; i < n && !err; i++)
 		err = hc_compact_one(c, &mv[i], buf,
 				     stop_at && k->moved == stop_at);
@@ -325,7 +354,8 @@ static int hc_compact_pass(struct hc_cache *c, struct hc_slab_move *plan,
 
 /**
  * hc_compact_run - compact the slab now
- * @c: the cache, with the pool lock held (dropped for the I/O)
+ * @c: the cache, with the pool lock held (dropped for the I/O and between
+ *	batches of the index walk)
  * @passes: passes at most (each empties up to HC_COMPACT_SOURCES chunks);
  *	the run ends early when a pass frees no chunk
  *
@@ -338,6 +368,7 @@ int hc_compact_run(struct hc_cache *c, u32 passes)
 	struct hc_compact *k = &c->compact;
 	struct hc_compact_move *mv;
 	struct hc_slab_move *plan;
+	struct hc_cache_cursor *cur;
 	unsigned int stop = READ_ONCE(hc_compact_stop_after);
 	u64 stop_at = stop ? k->moved + stop : 0;
 	void *buf;
@@ -353,14 +384,15 @@ int hc_compact_run(struct hc_cache *c, u32 passes)
 	plan = kvmalloc_array(max, sizeof(*plan), GFP_KERNEL);
 	mv = kvmalloc_array(max, sizeof(*mv), GFP_KERNEL);
 	buf = vmalloc(2 * hc_compact_xfer(c));
-	if (!plan || !mv || !buf) {
+	cur = kmalloc(sizeof(*cur), GFP_KERNEL);
+	if (!plan || !mv || !buf || !cur) {
 		err = -ENOMEM;
 		goto out;
 	}
 	hc_cache_busy_change(c, true);
 	k->runs++;
 	for (p = 0; p < passes; p++) {
-		err = hc_compact_pass(c, plan, mv, max, buf, stop_at);
+		err = hc_compact_pass(c, plan, mv, max, buf, cur, stop_at);
 		if (err <= 0)
 			break;
 		freed += err;
@@ -369,6 +401,7 @@ int hc_compact_run(struct hc_cache *c, u32 passes)
 	if (err >= 0)
 		err = freed;
 out:
+	kfree(cur);
 	vfree(buf);
 	kvfree(mv);
 	kvfree(plan);
