@@ -89,6 +89,7 @@ scrape_many() {
 	type = posix
 	root = /tmp/many
 	EOT
+	: >/tmp/many.out
 	hypercached -c /tmp/many.conf >/tmp/many.out 2>&1 &
 	_pid=$!
 	_i=0

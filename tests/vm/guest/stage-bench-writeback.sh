@@ -48,6 +48,7 @@ t_bench() {
 	access_key = RGWAK
 	secret_key = RGWSECRET
 	EOT
+	: >/tmp/hcd.out
 	hypercached -c /tmp/hc.conf >/tmp/hcd.out 2>&1 &
 	hcd=$!
 	sleep 1

@@ -176,6 +176,7 @@ t_cut_setup() {
 	echo "$k" >/sys/module/hypercache/parameters/upgrade_pause_after
 	hcctl pool assemble $M >/dev/null
 	format_is 1
+	: >/tmp/upgrade.out
 	hcctl pool upgrade >/tmp/upgrade.out 2>&1 &
 	i=0
 	while ! dmesg | grep -q "upgrade paused after $k writes"; do

@@ -57,6 +57,7 @@ t_demo() {
 	secret_key = ${AWS_SECRET_ACCESS_KEY:-RGWSECRET}
 	EOT
 	echo "demo\$ hypercached -c /tmp/hypercache.conf &" >/dev/console
+	: >/tmp/hcd.out
 	hypercached -c /tmp/hypercache.conf >/tmp/hcd.out 2>&1 &
 	hcd=$!
 	i=0

@@ -191,6 +191,7 @@ t_one_egress() {
 	start_egress /tmp/eg6.log
 	hc_expect_errno -m "busy" hc_fakeegress --out /tmp/out
 	# the ingest helper registers separately
+	: >/tmp/helper.out
 	hc_fakehelper >/tmp/helper.out 2>&1 &
 	hpid=$!
 	_i=0
@@ -211,6 +212,7 @@ t_dirty_limit() {
 	[ "$(stat dirty_limit)" = 8388608 ] || hc_fail "dirty_limit $(stat dirty_limit)"
 	put_dirty wb/d1 31 6000000	# nothing dirty: always admitted
 	hc_pattern 32 4000000 >/tmp/src.d2
+	: >/tmp/put.out
 	hcctl put --no-progress /tmp/src.d2 wb/d2 >/tmp/put.out 2>&1 &
 	put=$!
 	sleep 2
@@ -226,6 +228,7 @@ t_dirty_limit() {
 	# a signal ends the wait with EINTR
 	stop_egress
 	put_dirty wb/d5 33 6000000
+	: >/tmp/st.out
 	hc_stage wb/d6 4000000 >/tmp/st.out 2>&1 &
 	st=$!
 	sleep 1
@@ -263,6 +266,7 @@ t_window_param() {
 t_resend() {
 	rm -f /tmp/go
 	mkfifo /tmp/go
+	: >/tmp/slow.out
 	hc_nlpoke slow 10+15 6 </tmp/go >/tmp/slow.out 2>&1 &
 	pid=$!
 	exec 3>/tmp/go

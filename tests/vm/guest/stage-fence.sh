@@ -266,6 +266,7 @@ t_stop_race() {
 	mkrand /tmp/race $CHUNK
 	hcctl put --clean --no-progress /tmp/race fence/race >/dev/null
 	# its budget: 600 s, stretched on slow guests (a KASAN run ran out)
+	: >/tmp/race.out
 	hc_openrace $((600 * HC_TIMEOUT_SCALE)) >/tmp/race.out 2>&1 &
 	rpid=$!
 	stops=0

@@ -204,6 +204,7 @@ t_ingest() {
 	t0=$(date +%s)
 	hc_expect_errno -m "not connected" cat $MNT/file/tmp/ing
 	[ $(( $(date +%s) - t0 )) -lt 10 ] || hc_fail "no helper: the open waited"
+	: >/tmp/helper.out
 	hc_fakehelper >/tmp/helper.out 2>&1 &
 	hp=$!
 	trap 'kill -9 $hp 2>/dev/null' EXIT
@@ -319,6 +320,7 @@ t_stress() {
 	mkdir -p /tmp/hcv
 	mount --bind $MNT /host/tmp/hcv || hc_fail "bind the view into the chroot"
 	trap 'umount /host/tmp/hcv 2>/dev/null' EXIT
+	: >/tmp/fio.log
 	fio --readonly --filename=$MNT/s3/fsb/stress/data --size=32M --bs=4k \
 		--rw=randread --verify=pattern --verify_pattern=%o --verify_fatal=1 \
 		--time_based --runtime=$secs \
@@ -326,6 +328,7 @@ t_stress() {
 		--name=dio --ioengine=libaio --iodepth=8 --direct=1 \
 		--name=map --ioengine=mmap >/tmp/fio.log 2>&1 &
 	fp=$!
+	: >/tmp/stress.log
 	hc_host_run /usr/bin/stress-ng --temp-path /tmp --fstat 4 \
 		--fstat-dir /tmp/hcv/s3/fsb/sizes --timeout ${secs}s --metrics-brief \
 		>/tmp/stress.log 2>&1 &
@@ -380,6 +383,7 @@ fsmap_unmap() {
 t_hold() {
 	mkrand /tmp/held $((CHUNK + 99))
 	put /tmp/held "s3://fsb/held"
+	: >/tmp/fsmap.out
 	hc_fsmap $MNT/s3/fsb/held /tmp/held >/tmp/fsmap.out 2>&1 &
 	pid=$!
 	trap 'kill -TERM $pid 2>/dev/null' EXIT	# a failure must not keep the mount busy
@@ -569,8 +573,10 @@ t_generations() {
 	ino0=$(stat -c %i $f)
 	free0=$(bytes_free)
 	exec 4<$f
+	: >/tmp/fsmap.out
 	hc_fsmap $f $old >/tmp/fsmap.out 2>&1 &
 	mp=$!
+	: >/tmp/hold.out
 	hc_obj hold s3://fsb/gen >/tmp/hold.out 2>&1 &
 	hp=$!
 	trap 'kill -TERM $mp $hp 2>/dev/null' EXIT

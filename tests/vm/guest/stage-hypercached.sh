@@ -29,6 +29,7 @@ write_conf() {
 start_daemon() {
 	rm -f /tmp/hcd.pid /tmp/hcd.rc
 	(
+		: >/tmp/hcd.out
 		hypercached -c /tmp/hc.conf >/tmp/hcd.out 2>&1 &
 		echo $! >/tmp/hcd.pid
 		rc=0
@@ -124,6 +125,8 @@ hc_test hypercached-sigterm t_sigterm
 t_notify() {
 	hcctl pool create --force $M >/dev/null
 	write_conf
+	: >/tmp/notify.out
+	: >/tmp/hcd.out
 	hc_notify /tmp/notify.sock hypercached -c /tmp/hc.conf >/tmp/notify.out 2>/tmp/hcd.out &
 	np=$!
 	i=0
@@ -160,6 +163,8 @@ t_reload() {
 	hcctl pool create --force $M >/dev/null
 	write_conf
 	sed -i 's/^log_level = debug/log_level = info/' /tmp/hc.conf
+	: >/tmp/notify.out
+	: >/tmp/hcd.out
 	hc_notify /tmp/notify.sock hypercached -c /tmp/hc.conf >/tmp/notify.out 2>/tmp/hcd.out &
 	np=$!
 	i=0

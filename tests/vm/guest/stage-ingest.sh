@@ -12,6 +12,7 @@
 M="$(hc_drive 0) $(hc_drive 1) $(hc_drive 2)"
 
 start_helper() {
+	: >/tmp/helper.out
 	hc_fakehelper "$@" >/tmp/helper.out 2>&1 &
 	echo $! >/tmp/helper.pid
 	i=0
@@ -171,6 +172,7 @@ t_stale_id() {
 t_helper_netns() {
 	fresh_pool
 	start_helper
+	: >/tmp/egress.out
 	hc_fakeegress --out /tmp >/tmp/egress.out 2>&1 &
 	epid=$!
 	i=0
@@ -240,6 +242,7 @@ t_bound() {
 	hc_obj locate file:/tmp/bound.4 | grep -q '^status=pending' || hc_fail "bound.4 not pending"
 	hc_pattern 3 5000 >/tmp/bound.w
 	hc_expect_errno -m "exists" hcctl put --clean --no-progress /tmp/bound.w file:/tmp/bound.1
+	: >/tmp/bwait.out
 	hc_obj wait 20000 file:/tmp/bound.1 >/tmp/bwait.out 2>&1 &
 	wpid=$!
 	sleep 0.5
@@ -301,6 +304,7 @@ t_alloc_efbig() {
 	fresh_pool
 	cap=$(hcctl stats --json | sed -n 's/.*"capacity":\([0-9]*\).*/\1/p')
 	[ -n "$cap" ] || hc_fail "no capacity"
+	: >/tmp/alloc.out
 	hc_nlpoke alloc-helper 18446744073709551615 $((cap + 1)) 4096 >/tmp/alloc.out 2>&1 &
 	pid=$!
 	i=0

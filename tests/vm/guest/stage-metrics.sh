@@ -362,6 +362,8 @@ t_hctrace() {
 		hc_skip "this kernel has no bpf() (CONFIG_BPF_SYSCALL is off)"
 	set -- $M
 	for d; do eval "ds0_$(basename "$d")=$(diskstats_sectors "$d")"; done
+	: >/tmp/ht.json
+	: >/tmp/ht.err
 	hctrace -i 3 -c 3 -j >/tmp/ht.json 2>/tmp/ht.err &
 	hp=$!
 	i=0

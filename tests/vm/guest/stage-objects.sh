@@ -203,6 +203,7 @@ t_fence() {
 t_crash_stage() {
 	used=$(st bytes_used)
 	objects=$(st objects)
+	: >/tmp/crash.out
 	hc_stage obj/crash/staged $((3 * CHUNK)) >/tmp/crash.out 2>&1 &
 	pid=$!
 	i=0
@@ -231,6 +232,7 @@ t_crash_hold() {
 	mkrand /tmp/held 4096
 	hcctl put --clean --no-progress /tmp/held obj/crash/held >/dev/null
 	held=$(st held)
+	: >/tmp/hold.out
 	hc_obj hold obj/crash/held >/tmp/hold.out 2>&1 &
 	pid=$!
 	i=0
@@ -279,6 +281,7 @@ t_wait() {
 	[ "$ms" -ge 300 ] || hc_fail "ETIMEDOUT after $ms ms, before 300 ms"
 	[ "$ms" -lt 3000 ] || hc_fail "ETIMEDOUT only after $ms ms"
 
+	: >/tmp/wait.out
 	hc_obj wait 20000 obj/wait/x >/tmp/wait.out 2>&1 &
 	wpid=$!
 	# its clock runs once it says "waiting" (a loaded host may take long
@@ -298,6 +301,7 @@ t_wait() {
 
 	# a stage that is aborted wakes the waiter with a miss
 	hc_stage_hold obj/wait/y $CHUNK
+	: >/tmp/wait.out
 	hc_obj wait 20000 obj/wait/y >/tmp/wait.out 2>&1 &
 	wpid=$!
 	waiting /tmp/wait.out
@@ -390,6 +394,7 @@ t_evict_pressure() {
 	hcctl put --clean --no-progress /tmp/ev.pinned obj/ev/pinned >/dev/null
 	hcctl pin obj/ev/pinned
 	hcctl put --no-progress /tmp/ev.dirty obj/ev/dirty >/dev/null
+	: >/tmp/ev.hold
 	hc_obj hold obj/ev/held >/tmp/ev.hold 2>&1 &
 	echo $! >/tmp/ev.hold.pid
 	i=0
@@ -563,6 +568,7 @@ t_index_resize() {
 	[ -n "$b0" ] || { cat $c; hc_fail "no index_buckets in $c"; }
 	out=$(hc_obj stage-zero obj/ix/a/ 300 --clean) ||
 		hc_fail "STAGE/COMMIT of 300 0-byte objects failed: $out"
+	: >/tmp/ix.out
 	hc_obj stage-zero obj/ix/b/ 500 --clean >/tmp/ix.out 2>&1 &
 	pid=$!
 	ix_dumps $pid
@@ -573,6 +579,7 @@ t_index_resize() {
 	[ "$b1" -gt "$b0" ] && [ "$b1" -ge 800 ] ||
 		hc_fail "the table did not grow with the objects: $b0 buckets, $b1 for 800 objects"
 	echo "index: $b0 buckets empty, $b1 for 800 objects ($dumps dumps while growing)"
+	: >/tmp/ix.out
 	hcctl evict --prefix obj/ix/b/ --yes >/tmp/ix.out 2>&1 &
 	pid=$!
 	ix_dumps $pid

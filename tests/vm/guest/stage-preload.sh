@@ -28,6 +28,7 @@ write_conf() {
 start_daemon() {
 	rm -f /tmp/hcd.pid /tmp/hcd.rc
 	(
+		: >/tmp/hcd.out
 		hypercached -c /tmp/hc.conf >/tmp/hcd.out 2>&1 &
 		echo $! >/tmp/hcd.pid
 		rc=0

@@ -254,6 +254,7 @@ t_fuzz() {
 		hc_fuzz --seed "$s" --secs "$fuzz_secs" --unpriv 65534 --check-every 200 \
 			--members "$(echo $M | tr ' ' ,)" --trace >/tmp/fuzz.out 2>/dev/console &
 	else
+		: >/tmp/fuzz.out
 		hc_fuzz --seed "$s" --secs "$fuzz_secs" --unpriv 65534 --check-every 200 \
 			--members "$(echo $M | tr ' ' ,)" >/tmp/fuzz.out 2>&1 &
 	fi
@@ -598,6 +599,7 @@ t_pin_during_ingest() {
 	dmsetup targets | grep -q '^delay' || hc_fail "no dm-delay target (CONFIG_DM_DELAY)"
 	hcctl pool assemble $FM >/dev/null
 	hc_pattern 48 3000000 >/tmp/f8
+	: >/tmp/helper.out
 	hc_fakehelper >/tmp/helper.out 2>&1 &
 	fpid=$!
 	i=0
@@ -610,6 +612,7 @@ t_pin_during_ingest() {
 		d=$(hc_drive $((3 + m)))
 		f_table $m "0 $FSZ delay $d 0 300 $d 0 300"
 	done
+	: >/tmp/pin.wait
 	hc_obj pin-ingest 120000 file:/tmp/f8 >/tmp/pin.wait 2>&1 &
 	wpid=$!
 	n=0 busy=0 st=

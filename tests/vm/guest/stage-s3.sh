@@ -179,6 +179,7 @@ t_overwritten() {
 	hc_pattern 12 104857600 >/tmp/new
 	s3put /tmp/old over/o
 	s3put /tmp/new over/new
+	: >/tmp/get.out
 	hcctl get --no-progress --timeout 300 -o /tmp/got "s3://$BUCKET/over/o" >/tmp/get.out 2>&1 &
 	gp=$!
 	wait_log "s3://$BUCKET/over/o: 104857600 bytes in"
@@ -210,6 +211,7 @@ t_helper_killed() {
 	SLOW=30 start_daemon "$(($(grep -c registered /tmp/hcd.out) + 1))"
 	hc_pattern 21 104857600 >/tmp/src
 	s3put /tmp/src killed/o
+	: >/tmp/get.out
 	hcctl get --no-progress --timeout 300 -o /tmp/got "s3://$BUCKET/killed/o" >/tmp/get.out 2>&1 &
 	gp=$!
 	wait_log "s3://$BUCKET/killed/o: 104857600 bytes in"
@@ -235,6 +237,7 @@ t_gateway_down() {
 	hc_pattern 31 104857600 >/tmp/src
 	s3put /tmp/src down/o
 	t0=$(date +%s)
+	: >/tmp/get.out
 	hcctl get --no-progress --timeout 300 -o /tmp/got "s3://$BUCKET/down/o" >/tmp/get.out 2>&1 &
 	gp=$!
 	wait_log "s3://$BUCKET/down/o: 104857600 bytes in"
