@@ -785,79 +785,36 @@ static int hc_nl_fill_stats(struct sk_buff *msg, const struct hc_cache *c)
 	return 0;
 }
 
-static int hc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+/*
+ * Reply to @info with command @cmd and the running pool's counters (the
+ * HC_CMD_STATS_GET attributes), after @run, if set, did its work: under
+ * the pool lock (it may drop and take it again), 0 or a negative errno
+ * with the reason in the extack.
+ */
+static int hc_nl_reply_stats(struct genl_info *info, u8 cmd,
+			     int (*run)(struct genl_info *info))
 {
 	struct hc_pool *pool;
 	struct sk_buff *msg;
 	void *hdr;
 	int err;
 
-	err = hc_nl_may_read(skb, info->attrs[HC_A_STATS_CTL_FD], info->extack);
-	if (err)
-		return err;
 	msg = genlmsg_new(hc_stats_msg_size(), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &hc_nl_family, 0, HC_CMD_STATS_GET);
+	hdr = genlmsg_put_reply(msg, info, &hc_nl_family, 0, cmd);
 	if (!hdr) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
 	hc_pool_lock();
+	err = run ? run(info) : 0;
 	pool = hc_pool_current();
-	if (!pool) {
+	if (!err && !pool) {
 		NL_SET_ERR_MSG(info->extack, "no pool is running");
 		err = -ENODEV;
-	} else {
-		err = hc_nl_fill_stats(msg, pool->cache);
-		if (!err)
-			err = hc_stats_fill(msg, pool);
 	}
-	hc_pool_unlock();
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-}
-
-/* Compact the slab now; the counters after it (uapi: HC_CMD_POOL_COMPACT). */
-static int hc_nl_pool_compact(struct sk_buff *skb, struct genl_info *info)
-{
-	struct hc_pool *pool;
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
-
-	msg = genlmsg_new(hc_stats_msg_size(), GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &hc_nl_family, 0,
-				HC_CMD_POOL_COMPACT);
-	if (!hdr) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	hc_pool_lock();
-	for (;;) {
-		pool = hc_pool_current();
-		if (!pool) {
-			NL_SET_ERR_MSG(info->extack, "no pool is running");
-			err = -ENODEV;
-			break;
-		}
-		err = hc_compact_run(pool->cache, HC_COMPACT_RUN_PASSES);
-		if (err != -EBUSY)
-			break;
-		if (READ_ONCE(pool->cache->compact.stopping)) {
-			NL_SET_ERR_MSG(info->extack, "the pool is stopping");
-			break;
-		}
-		/* a background run, with the pool lock dropped for its I/O */
-		hc_cache_busy_wait();
-	}
-	if (err >= 0)
+	if (!err)
 		err = hc_nl_fill_stats(msg, pool->cache);
 	if (!err)
 		err = hc_stats_fill(msg, pool);
@@ -868,6 +825,46 @@ static int hc_nl_pool_compact(struct sk_buff *skb, struct genl_info *info)
 	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
+}
+
+static int hc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	err = hc_nl_may_read(skb, info->attrs[HC_A_STATS_CTL_FD], info->extack);
+	if (err)
+		return err;
+	return hc_nl_reply_stats(info, HC_CMD_STATS_GET, NULL);
+}
+
+/*
+ * Compact the running pool's slab now, after a background run under way
+ * (it holds no pool lock during its I/O: waited for, not EBUSY).
+ */
+static int hc_nl_compact_run(struct genl_info *info)
+{
+	struct hc_pool *pool;
+	int err;
+
+	for (;;) {
+		pool = hc_pool_current();
+		if (!pool)
+			return 0;	/* hc_nl_reply_stats() says ENODEV */
+		err = hc_compact_run(pool->cache, HC_COMPACT_RUN_PASSES);
+		if (err != -EBUSY)
+			return err < 0 ? err : 0;
+		if (READ_ONCE(pool->cache->compact.stopping)) {
+			NL_SET_ERR_MSG(info->extack, "the pool is stopping");
+			return err;
+		}
+		hc_cache_busy_wait();
+	}
+}
+
+/* Compact the slab now; the counters after it (uapi: HC_CMD_POOL_COMPACT). */
+static int hc_nl_pool_compact(struct sk_buff *skb, struct genl_info *info)
+{
+	return hc_nl_reply_stats(info, HC_CMD_POOL_COMPACT, hc_nl_compact_run);
 }
 
 /*
