@@ -416,7 +416,7 @@ static void *mpu_worker(void *arg)
 		}
 		tm.read = hc_now() - t0;
 		t0 = hc_now();
-		/* The CRC runs over the parts in order. */
+		/* Checksummed here, folded in part order (parts.h). */
 		if (hc_parts_crc(&r->parts, n, buf, len, &crc))
 			break;
 		tm.crc = hc_now() - t0;
