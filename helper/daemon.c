@@ -254,6 +254,8 @@ struct ingest_eng {
 	/* the dispatcher's: the figures of the current busy period */
 	double busy_since;
 	uint64_t busy_bytes, busy_objects;
+	double busy_alloc, busy_done;	/* its waits in the kernel's ALLOC, DONE */
+	double busy_sync;	/* the workers' fdatasync()s, under @lock */
 };
 
 static struct ingest_eng ing = {
@@ -310,6 +312,7 @@ static void *part_worker(void *arg)
 		struct ingest_obj *o;
 		struct hc_place_part pp;
 		uint64_t wake, now = hc_now_ms(), one = 1, retry_after = 0;
+		double t;
 		void *buf = NULL;
 		bool fin;
 		int ret;
@@ -392,12 +395,14 @@ static void *part_worker(void *arg)
 		if (!fin)
 			continue;
 		pthread_mutex_unlock(&e->lock);
+		t = hc_now();
 		if (!o->so.error && fdatasync(o->dev_fd)) {
 			snprintf(o->err, sizeof(o->err), "%s: fdatasync: %s",
 				 HC_DEV_PATH, strerror(errno));
 			o->so.error = -EIO;
 		}
 		pthread_mutex_lock(&e->lock);
+		e->busy_sync += hc_now() - t;
 		o->next = e->done;
 		e->done = o;
 		if (write(e->done_fd, &one, sizeof(one)) != sizeof(one))
@@ -459,7 +464,10 @@ static void ingest_fill(struct hc_channel *ch, const struct hc_config *cfg,
 			goto out_free;
 		}
 	} else {
+		double t = hc_now();
+
 		ret = hc_channel_alloc(ch, r, size, etag, mtime, &admitted);
+		ing.busy_alloc += hc_now() - t;
 		if (ret) {
 			hc_log(HC_LOG_WARN, "%s: ALLOC of %llu bytes: %s",
 			       r->uri, (unsigned long long)size,
@@ -1005,7 +1013,7 @@ static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
 {
 	const struct hc_config *cfg = e->cfg;
 	struct hc_ingest_req *r = &o->r;
-	double secs = hc_now() - o->t0;
+	double secs = hc_now() - o->t0, t;
 	uint64_t off;
 	uint32_t crc = 0;
 	int ret = o->so.error;
@@ -1039,7 +1047,9 @@ static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
 
 		crc = off ? hc_crc32c_combine(crc, c, len) : c;
 	}
+	t = hc_now();
 	ret = hc_channel_done(ch, r, &crc);
+	e->busy_done += hc_now() - t;
 	hc_metrics_note_ingest(o->t.b->name, !ret, r->size,
 			       hc_now() - o->m_t0, o->restarted);
 	if (ret) {
@@ -1089,13 +1099,19 @@ static void ingest_reap(struct hc_channel *ch, struct ingest_eng *e)
 		double secs = hc_now() - e->busy_since;
 
 		hc_log(HC_LOG_INFO, "ingest: %llu objects, %llu bytes in %.3f s "
-		       "(%.3f GB/s, %.1f objects/s)",
+		       "(%.3f GB/s, %.1f objects/s); the kernel's ALLOC %.3f s "
+		       "and DONE %.3f s, fdatasync %.3f thread-s",
 		       (unsigned long long)e->busy_objects,
 		       (unsigned long long)e->busy_bytes, secs,
 		       secs > 0 ? e->busy_bytes / secs / 1e9 : 0.0,
-		       secs > 0 ? e->busy_objects / secs : 0.0);
+		       secs > 0 ? e->busy_objects / secs : 0.0,
+		       e->busy_alloc, e->busy_done, e->busy_sync);
 		e->busy_objects = 0;
 		e->busy_bytes = 0;
+		e->busy_alloc = e->busy_done = 0;
+		pthread_mutex_lock(&e->lock);
+		e->busy_sync = 0;
+		pthread_mutex_unlock(&e->lock);
 	}
 }
 
