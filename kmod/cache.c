@@ -2357,6 +2357,71 @@ int hc_cache_ingest_done_begin(struct hc_cache *c, struct hc_obj *obj)
 	return 0;
 }
 
+/* An INGEST_DONE's READY record, queued for the journal's batch writer. */
+struct hc_ingest_ready {
+	struct hc_journal_req q;
+	struct completion done;
+	int err;
+};
+
+/*
+ * The READY record of an ingested object is durable, or failed (@err):
+ * wake its INGEST_DONE.  The batch writer swapped the copy of the
+ * object's backend version in (hc_journal_take()); what is left in
+ * @q->bver (the original, or the copy if the record was never taken) goes.
+ * With the pool lock held (the batch writer).
+ */
+static void hc_cache_ingest_recorded(struct hc_journal *j,
+				     struct hc_journal_req *q, int err)
+{
+	struct hc_ingest_ready *r = container_of(q, struct hc_ingest_ready, q);
+
+	kfree(q->bver);
+	q->bver = NULL;
+	r->err = err;
+	complete(&r->done);
+}
+
+/*
+ * Journal @obj (busy) as READY with @flags through the batch writer and
+ * wait until the record is durable: the records of ingests that end about
+ * together share one write and one flush (journal.md, "Group commit").
+ * The pool lock is dropped meanwhile.  Return: 0; -ENOMEM (nothing
+ * written); an error of the journal.
+ */
+static int hc_cache_ingest_record(struct hc_cache *c, struct hc_obj *obj,
+				  u32 flags)
+{
+	struct hc_ingest_ready *r;
+	int err;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	/* the batch writer swaps a record's version in: the same, a copy */
+	if (obj->bver) {
+		r->q.bver = kmemdup(obj->bver, struct_size(obj->bver, etag,
+							   obj->bver->etag_len),
+				    GFP_KERNEL);
+		if (!r->q.bver) {
+			kfree(r);
+			return -ENOMEM;
+		}
+	}
+	r->q.obj = obj;
+	r->q.state = HC_OBJ_READY;
+	r->q.flags = flags;
+	r->q.done = hc_cache_ingest_recorded;
+	init_completion(&r->done);
+	hc_journal_queue(c->journal, &r->q);
+	hc_pool_unlock();
+	wait_for_completion(&r->done);
+	hc_pool_lock();
+	err = r->err;
+	kfree(r);
+	return err;
+}
+
 /**
  * hc_cache_ingest_done - the helper wrote an ingest's data durably
  * @c: the cache
@@ -2366,9 +2431,10 @@ int hc_cache_ingest_done_begin(struct hc_cache *c, struct hc_obj *obj)
  * @has_crc: @crc is the CRC-32C of the data
  * @crc: see @has_crc
  *
- * Journals the object as READY (durably, the pool lock dropped for the
- * I/O), wakes readers; @obj is not busy any more on return.  Return: 0,
- * @err, or an error of the journal (the fence opens again).
+ * Journals the object as READY (durably, through the journal's batch
+ * writer: hc_cache_ingest_record(), the pool lock dropped meanwhile),
+ * wakes readers; @obj is not busy any more on return.  Return: 0, @err,
+ * -ENOMEM, or an error of the journal (the fence opens again).
  */
 int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, int err,
 			 bool has_crc, u32 crc)
@@ -2380,7 +2446,7 @@ int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, int err,
 		obj->data_crc = crc;
 	}
 	if (!err)
-		err = hc_cache_journal_out(c, obj, HC_OBJ_READY, obj->flags);
+		err = hc_cache_ingest_record(c, obj, obj->flags);
 	if (err) {
 		obj->flags = old_flags;
 		obj->data_crc = old_crc;
