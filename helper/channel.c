@@ -5,26 +5,53 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include "channel.h"
 #include "util.h"
 
+/*
+ * A call waiting for its ack: the kernel answers each request in the
+ * sender's sendmsg(), so its ack (and an ALLOC's reply, with the same
+ * sequence number) is queued on the socket when the send returns.
+ */
+struct call {
+	uint32_t seq;
+	bool acked;
+	int err;			/* the ack's, or -EIO */
+	struct hc_ingest_req *reply;	/* where an ALLOC reply goes */
+	bool got_reply, admitted;
+	struct call *next;
+};
+
+/*
+ * Several threads may call at once (hypercached's DONE reporters beside
+ * its dispatcher).  Each sends its own request; one thread at a time
+ * reads the socket (@reading: the reader's turn, a datagram at a time,
+ * libnl peeks before it reads) and hands every ack to its call by
+ * sequence number and every request to the queue.  The others wait on
+ * @cv, or, in hc_channel_next(), on @evfd, which the reader pokes when it
+ * gives the turn back.
+ */
 struct hc_channel {
 	struct nl_sock *sk;
 	int family;
 	uint8_t req_cmd;	/* HC_CMD_INGEST or HC_CMD_EGRESS */
+	pthread_mutex_t lock;	/* everything below */
+	pthread_cond_t cv;	/* the reader's turn is free, or an ack came */
+	int evfd;		/* eventfd, the same for hc_channel_next() */
+	bool reading;
+	uint32_t seq;		/* the last sequence number used */
+	struct call *calls;	/* waiting for their ack */
 	/* requests received, not yet handed out: a FIFO in a growing array */
 	struct hc_ingest_req *q;
 	size_t q_head, q_len, q_cap;
-	/* the call in progress */
-	bool acked, got_reply;
-	int ack_err;
-	struct hc_ingest_req *reply;	/* where an ALLOC reply goes */
-	bool reply_admitted;
 };
 
 static struct nla_policy ing_policy[HC_A_ING_MAX + 1] = {
@@ -77,17 +104,25 @@ static const struct req_attrs egress_attrs = {
 	HC_A_EGRESS_EXTENT, HC_A_EGRESS_CRC32C, HC_A_EGRESS_POOL_UUID,
 };
 
+static void fail_calls(struct hc_channel *ch);
+
 /*
- * Receive what is there.  ENOBUFS (libnl: NLE_NOMEM) says the kernel could
- * not queue a request for us; it sends such a request again by itself
- * (architecture.md, "The helper channel"), so while waiting for requests
- * that is not an error.  (An ack lost that way still is: call() fails.)
+ * Receive one datagram, by the thread with the reader's turn, @ch->lock
+ * not held.  ENOBUFS (libnl: NLE_NOMEM) says the kernel could not queue a
+ * message for us: a request, which it sends again by itself
+ * (architecture.md, "The helper channel"), or an ack.  So every call
+ * waiting fails (-EIO), as on any failed read; libnl's result.
  */
-static int recv_some(struct hc_channel *ch)
+static int recv_one(struct hc_channel *ch)
 {
 	int ret = nl_recvmsgs_default(ch->sk);
 
-	return ret == -NLE_NOMEM ? 0 : ret;
+	if (ret < 0) {
+		pthread_mutex_lock(&ch->lock);
+		fail_calls(ch);
+		pthread_mutex_unlock(&ch->lock);
+	}
+	return ret;
 }
 
 /* The size and extents of a message (INGEST re-sent, or ALLOC reply). */
@@ -181,6 +216,28 @@ static int enqueue(struct hc_channel *ch, struct nlattr **tb,
 	return NL_OK;
 }
 
+/* Every call waiting has failed (-EIO); under @ch->lock. */
+static void fail_calls(struct hc_channel *ch)
+{
+	struct call *c;
+
+	for (c = ch->calls; c; c = c->next)
+		if (!c->acked) {
+			c->err = -EIO;
+			c->acked = true;
+		}
+}
+
+/* The call waiting for the ack of @seq, or NULL; under @ch->lock. */
+static struct call *call_find(struct hc_channel *ch, uint32_t seq)
+{
+	struct call *c;
+
+	for (c = ch->calls; c && c->seq != seq; c = c->next)
+		;
+	return c;
+}
+
 static int on_valid(struct nl_msg *msg, void *arg)
 {
 	struct hc_channel *ch = arg;
@@ -190,47 +247,70 @@ static int on_valid(struct nl_msg *msg, void *arg)
 	struct nlattr *tb[(int)HC_A_EGRESS_MAX > (int)HC_A_ING_MAX ?
 			  HC_A_EGRESS_MAX + 1 : HC_A_ING_MAX + 1];
 
+	struct call *c;
+	int ret = NL_OK;
+
 	if (g->cmd == HC_CMD_REVALIDATE) {
 		if (ch->req_cmd != HC_CMD_INGEST ||
 		    genlmsg_parse(nlh, 0, tb, HC_A_REV_MAX, rev_policy))
 			return NL_SKIP;
-		return enqueue(ch, tb, nlh, &rev_attrs);
+		pthread_mutex_lock(&ch->lock);
+		ret = enqueue(ch, tb, nlh, &rev_attrs);
+		pthread_mutex_unlock(&ch->lock);
+		return ret;
 	}
 	if (g->cmd == HC_CMD_EGRESS) {
 		if (genlmsg_parse(nlh, 0, tb, HC_A_EGRESS_MAX, egress_policy))
 			return NL_SKIP;
-		return g->cmd == ch->req_cmd ? enqueue(ch, tb, nlh, &egress_attrs)
-					     : NL_OK;
+		if (g->cmd != ch->req_cmd)
+			return NL_OK;
+		pthread_mutex_lock(&ch->lock);
+		ret = enqueue(ch, tb, nlh, &egress_attrs);
+		pthread_mutex_unlock(&ch->lock);
+		return ret;
 	}
 	if (genlmsg_parse(nlh, 0, tb, HC_A_ING_MAX, ing_policy))
 		return NL_SKIP;
-	if (g->cmd == ch->req_cmd)
-		return enqueue(ch, tb, nlh, &ing_attrs);
-	if (g->cmd == HC_CMD_INGEST_ALLOC && ch->reply) {
-		parse_extents(tb, nlh, &ing_attrs, ch->reply);
-		ch->reply_admitted = tb[HC_A_ING_ADMITTED] &&
-				     nla_get_u8(tb[HC_A_ING_ADMITTED]);
-		ch->got_reply = true;
+	pthread_mutex_lock(&ch->lock);
+	if (g->cmd == ch->req_cmd) {
+		ret = enqueue(ch, tb, nlh, &ing_attrs);
+	} else if (g->cmd == HC_CMD_INGEST_ALLOC) {
+		c = call_find(ch, nlh->nlmsg_seq);
+		if (c && c->reply) {
+			parse_extents(tb, nlh, &ing_attrs, c->reply);
+			c->admitted = tb[HC_A_ING_ADMITTED] &&
+				      nla_get_u8(tb[HC_A_ING_ADMITTED]);
+			c->got_reply = true;
+		}
 	}
-	return NL_OK;
+	pthread_mutex_unlock(&ch->lock);
+	return ret;
+}
+
+/* The call of ack @seq has it, with @err; an unknown one is dropped. */
+static void acked(struct hc_channel *ch, uint32_t seq, int err)
+{
+	struct call *c;
+
+	pthread_mutex_lock(&ch->lock);
+	c = call_find(ch, seq);
+	if (c) {
+		c->err = err;
+		c->acked = true;
+	}
+	pthread_mutex_unlock(&ch->lock);
 }
 
 static int on_ack(struct nl_msg *msg, void *arg)
 {
-	struct hc_channel *ch = arg;
-
-	(void)msg;
-	ch->acked = true;
+	acked(arg, nlmsg_hdr(msg)->nlmsg_seq, 0);
 	return NL_STOP;
 }
 
 static int on_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 {
-	struct hc_channel *ch = arg;
-
 	(void)nla;
-	ch->ack_err = e->error;
-	ch->acked = true;
+	acked(arg, e->msg.nlmsg_seq, e->error);
 	return NL_STOP;
 }
 
@@ -296,12 +376,21 @@ static int put_args(struct nl_msg *m, uint8_t cmd, const struct call_args *a)
 	       (a->crc && nla_put_u32(m, HC_A_ING_CRC32C, *a->crc));
 }
 
-/* A message of @cmd asking for an ack, or NULL. */
+/*
+ * A message of @cmd asking for an ack, or NULL.  Its sequence number is
+ * its own (never 0, libnl's "fill in"), from @ch->seq.
+ */
 static struct nl_msg *msg_new(struct hc_channel *ch, uint8_t cmd)
 {
 	struct nl_msg *m = nlmsg_alloc();
+	uint32_t seq;
 
-	if (m && !genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, ch->family, 0,
+	pthread_mutex_lock(&ch->lock);
+	if (!++ch->seq)
+		ch->seq = 1;
+	seq = ch->seq;
+	pthread_mutex_unlock(&ch->lock);
+	if (m && !genlmsg_put(m, NL_AUTO_PORT, seq, ch->family, 0,
 			      NLM_F_ACK, cmd, HC_GENL_VERSION)) {
 		nlmsg_free(m);
 		return NULL;
@@ -309,7 +398,28 @@ static struct nl_msg *msg_new(struct hc_channel *ch, uint8_t cmd)
 	return m;
 }
 
-static int send_wait(struct hc_channel *ch, struct nl_msg *m);
+/*
+ * Take the reader's turn for one datagram (libnl's callbacks hand out what
+ * it holds: recv_one()), give it back and wake the waiters, also one in
+ * hc_channel_next(); with @ch->lock held, which is dropped meanwhile.
+ */
+static void read_turn(struct hc_channel *ch)
+{
+	uint64_t one = 1;
+
+	ch->reading = true;
+	pthread_mutex_unlock(&ch->lock);
+	recv_one(ch);
+	pthread_mutex_lock(&ch->lock);
+	ch->reading = false;
+	pthread_cond_broadcast(&ch->cv);
+	/* a full counter (it cannot be) would have a wake-up pending anyway */
+	if (write(ch->evfd, &one, sizeof(one)) < 0)
+		return;
+}
+
+static int send_wait(struct hc_channel *ch, struct nl_msg *m,
+		     struct hc_ingest_req *reply, bool *admitted);
 
 /* Send @cmd and wait for its ack (and, for ALLOC, its reply). */
 static int call(struct hc_channel *ch, uint8_t cmd, const struct call_args *a)
@@ -322,25 +432,47 @@ static int call(struct hc_channel *ch, uint8_t cmd, const struct call_args *a)
 		nlmsg_free(m);
 		return -EMSGSIZE;
 	}
-	return send_wait(ch, m);
+	return send_wait(ch, m, NULL, NULL);
 }
 
-/* Send @m (consumed) and wait for its ack. */
-static int send_wait(struct hc_channel *ch, struct nl_msg *m)
+/*
+ * Send @m (consumed) and wait for its ack; an ALLOC's reply into @reply,
+ * *@admitted (-EPROTO if none came).  Any thread.
+ */
+static int send_wait(struct hc_channel *ch, struct nl_msg *m,
+		     struct hc_ingest_req *reply, bool *admitted)
 {
+	struct call c = { .seq = nlmsg_hdr(m)->nlmsg_seq, .reply = reply };
+	struct call **pp;
 	int ret;
 
-	ch->acked = false;
-	ch->ack_err = 0;
-	ch->got_reply = false;
+	pthread_mutex_lock(&ch->lock);
+	c.next = ch->calls;
+	ch->calls = &c;
+	pthread_mutex_unlock(&ch->lock);
 	ret = nl_send_auto(ch->sk, m);
 	nlmsg_free(m);
-	if (ret < 0)
-		return -EIO;
-	while (!ch->acked)
-		if (nl_recvmsgs_default(ch->sk) < 0 && !ch->acked)
-			return -EIO;
-	return ch->ack_err;
+	pthread_mutex_lock(&ch->lock);
+	if (ret < 0) {
+		c.err = -EIO;
+		c.acked = true;
+	}
+	while (!c.acked) {
+		if (ch->reading)
+			pthread_cond_wait(&ch->cv, &ch->lock);
+		else
+			read_turn(ch);
+	}
+	for (pp = &ch->calls; *pp != &c; pp = &(*pp)->next)
+		;
+	*pp = c.next;
+	pthread_mutex_unlock(&ch->lock);
+	if (!c.err && reply) {
+		if (!c.got_reply)
+			return -EPROTO;
+		*admitted = c.admitted;
+	}
+	return c.err;
 }
 
 static int channel_open(struct hc_channel **out, uint8_t reg_cmd,
@@ -353,11 +485,20 @@ static int channel_open(struct hc_channel **out, uint8_t reg_cmd,
 		hc_seterr(err, errlen, 0, "out of memory");
 		return -ENOMEM;
 	}
+	ch->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ch->evfd < 0) {
+		ret = -errno;
+		free(ch);
+		hc_seterr(err, errlen, 0, "eventfd: %s", strerror(-ret));
+		return ret;
+	}
+	pthread_mutex_init(&ch->lock, NULL);
+	pthread_cond_init(&ch->cv, NULL);
 	ch->sk = nl_socket_alloc();
 	if (!ch->sk) {
-		free(ch);
+		ret = -ENOMEM;
 		hc_seterr(err, errlen, 0, "out of memory");
-		return -ENOMEM;
+		goto fail_sk;
 	}
 	if (genl_connect(ch->sk)) {
 		hc_seterr(err, errlen, 0, "cannot open a generic netlink socket");
@@ -391,6 +532,10 @@ static int channel_open(struct hc_channel **out, uint8_t reg_cmd,
 	return 0;
 fail:
 	nl_socket_free(ch->sk);
+fail_sk:
+	pthread_cond_destroy(&ch->cv);
+	pthread_mutex_destroy(&ch->lock);
+	close(ch->evfd);
 	free(ch);
 	return ret;
 }
@@ -417,6 +562,9 @@ void hc_channel_close(struct hc_channel *ch)
 	if (!ch)
 		return;
 	nl_socket_free(ch->sk);	/* closes: the kernel unregisters us */
+	pthread_cond_destroy(&ch->cv);
+	pthread_mutex_destroy(&ch->lock);
+	close(ch->evfd);
 	free(ch->q);
 	free(ch);
 }
@@ -424,29 +572,50 @@ void hc_channel_close(struct hc_channel *ch)
 int hc_channel_next(struct hc_channel *ch, struct hc_ingest_req *r,
 		    const sigset_t *sigmask, int wake_fd)
 {
+	int ret = 0;
+
+	pthread_mutex_lock(&ch->lock);
 	while (!ch->q_len) {
+		/* the socket if the reader's turn is free, else its poke */
 		struct pollfd pfd[2] = {
-			{ .fd = nl_socket_get_fd(ch->sk), .events = POLLIN },
+			{ .fd = ch->reading ? ch->evfd : nl_socket_get_fd(ch->sk),
+			  .events = POLLIN },
 			{ .fd = wake_fd, .events = POLLIN },
 		};
+		bool turn = !ch->reading;
+		uint64_t n;
 
-		if (ppoll(pfd, wake_fd >= 0 ? 2 : 1, NULL, sigmask) < 0) {
-			if (errno == EINTR)
-				return -EINTR;
-			return -errno;
+		if (turn)
+			ch->reading = true;
+		pthread_mutex_unlock(&ch->lock);
+		if (ppoll(pfd, wake_fd >= 0 ? 2 : 1, NULL, sigmask) < 0)
+			ret = errno == EINTR ? -EINTR : -errno;
+		else if (wake_fd >= 0 && pfd[1].revents)
+			ret = -EINTR;
+		else if (turn && (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)))
+			ret = -EIO;
+		else if (turn && recv_one(ch) < 0 && !ch->q_len)
+			ret = -EIO;	/* ENOBUFS included: as before */
+		else if (!turn && read(ch->evfd, &n, sizeof(n)) < 0 &&
+			 errno != EAGAIN)
+			ret = -errno;
+		pthread_mutex_lock(&ch->lock);
+		if (turn) {
+			ch->reading = false;
+			pthread_cond_broadcast(&ch->cv);
 		}
-		if (wake_fd >= 0 && pfd[1].revents)
-			return -EINTR;
-		if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL))
-			return -EIO;
-		if (recv_some(ch) < 0 && !ch->q_len)
-			return -EIO;
+		if (ret == -EIO && ch->q_len)
+			ret = 0;
+		if (ret)
+			goto out;
 	}
 	*r = ch->q[ch->q_head];
 	ch->q_head++;
 	if (!--ch->q_len)
 		ch->q_head = 0;
-	return 0;
+out:
+	pthread_mutex_unlock(&ch->lock);
+	return ret;
 }
 
 int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
@@ -455,16 +624,19 @@ int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
 {
 	int ret;
 
+	struct nl_msg *m = msg_new(ch, HC_CMD_INGEST_ALLOC);
+
 	*admitted = false;
-	ch->reply = r;
-	ret = call(ch, HC_CMD_INGEST_ALLOC, &(struct call_args){
-		.r = r, .size = &size, .etag = etag, .mtime = mtime });
-	ch->reply = NULL;
+	if (!m)
+		return -ENOMEM;
+	if (put_args(m, HC_CMD_INGEST_ALLOC, &(struct call_args){
+			.r = r, .size = &size, .etag = etag, .mtime = mtime })) {
+		nlmsg_free(m);
+		return -EMSGSIZE;
+	}
+	ret = send_wait(ch, m, r, admitted);
 	if (ret)
 		return ret;
-	if (!ch->got_reply)
-		return -EPROTO;
-	*admitted = ch->reply_admitted;
 	r->allocated = *admitted;
 	if (*admitted && !r->size)
 		r->size = size;
@@ -506,7 +678,7 @@ int hc_channel_reval_rules(struct hc_channel *ch,
 		}
 		nla_nest_end(m, n);
 	}
-	return send_wait(ch, m);
+	return send_wait(ch, m, NULL, NULL);
 }
 
 int hc_channel_reval_done(struct hc_channel *ch, const struct hc_ingest_req *r,
@@ -524,7 +696,7 @@ int hc_channel_reval_done(struct hc_channel *ch, const struct hc_ingest_req *r,
 		nlmsg_free(m);
 		return -EMSGSIZE;
 	}
-	return send_wait(ch, m);
+	return send_wait(ch, m, NULL, NULL);
 }
 
 int hc_channel_egress_done(struct hc_channel *ch, const struct hc_ingest_req *r,

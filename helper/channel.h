@@ -25,8 +25,10 @@
  * Every answer echoes the pool UUID that came with its request, so the
  * kernel refuses it (-ESTALE) once another pool runs.
  *
- * One thread uses a channel at a time.  Functions return 0 or a negative
- * errno (the kernel's ack error, or -EIO for a broken socket).
+ * Calls may come from several threads at once (hypercached's DONE
+ * reporters beside its dispatcher); hc_channel_next() from one.  Functions
+ * return 0 or a negative errno (the kernel's ack error, or -EIO for a
+ * broken socket).
  */
 #ifndef HC_CHANNEL_H
 #define HC_CHANNEL_H

@@ -167,8 +167,8 @@ static void fail(struct hc_channel *ch, const struct hc_ingest_req *r, int e)
 /* --- ingest: the dispatcher and the part workers ------------------------ */
 
 /*
- * The main thread is the dispatcher: it alone uses the helper channel.  It
- * reads the kernel's requests while transfers run (into @pending), and
+ * The main thread is the dispatcher: it alone reads the helper channel.
+ * It reads the kernel's requests while transfers run (into @pending), and
  * while fewer than max_objects_in_flight objects are in flight it resolves
  * the next one, asks its backend for the size (HEAD), ALLOCs it and hands
  * it to the scheduler (xsched.h).  The part workers take parts from the
@@ -176,13 +176,17 @@ static void fail(struct hc_channel *ch, const struct hc_ingest_req *r, int e)
  * that slot's S3 client), fetch each into a buffer of its own length,
  * write it O_DIRECT into the extents, note its CRC-32C and end it; the
  * worker that ends an object's last part runs fdatasync() and queues the
- * object on @done, waking the dispatcher, which reports DONE with the
- * object's CRC (the parts' CRCs combined, crc.h) or FAIL.
+ * object on @done, waking the dispatcher, which FAILs it, or combines the
+ * parts' CRCs (crc.h) and queues it for a DONE reporter (@report).  The
+ * kernel's DONE flushes every member and journals the object: the
+ * reporters send it on the same channel, several at once (their flushes
+ * and journal records then go together), while the dispatcher goes on;
+ * each reported object goes back to it (@reported) to end.
  */
 /*
  * The HEAD workers: an object's HEAD (and, for a missing key, the GET of
  * its error document) runs in one of them, not in the dispatcher, so that
- * the dispatcher's ALLOCs and DONEs never wait for the network and up to
+ * the dispatcher's ALLOCs never wait for the network and up to
  * this many HEADs run at once.
  */
 #define HEAD_WORKERS_MAX	16
@@ -230,10 +234,17 @@ struct ingest_obj {
 	char err[768];			/* the first part failure */
 	int head_ret;			/* the HEAD's result */
 	double t0;
-	struct ingest_obj *next;	/* in @pending, @heads, @headed or @done */
+	uint32_t crc_all;		/* moved: the object's CRC-32C */
+	double secs;			/* moved: its transfer's seconds */
+	int done_ret;			/* reported: DONE's result */
+	struct ingest_obj *next;	/* in @pending, @heads, @headed, @done,
+					 * @report or @reported */
 };
 
 struct head_worker;
+
+/* DONE reporters: at most this many, and max_objects_in_flight */
+#define REPORTERS_MAX	8
 
 struct ingest_eng {
 	pthread_mutex_t lock;		/* @s, @done, @stop */
@@ -251,11 +262,22 @@ struct ingest_eng {
 	struct head_worker *hw;		/* nr_head of them */
 	unsigned int nr_head;
 	bool stop;
+	/*
+	 * The DONE reporters (report_worker()): the kernel's DONE flushes the
+	 * members and journals the object, so it is not the dispatcher's:
+	 * several at once share the flushes and the journal's writes.
+	 */
+	struct hc_channel *ch;		/* theirs too; set before they start */
+	pthread_cond_t report_cv;	/* @report not empty, or stop */
+	struct ingest_obj *report;	/* moved, to be reported */
+	struct ingest_obj *reported;	/* for the dispatcher to end */
+	pthread_t rw[REPORTERS_MAX];
+	unsigned int nr_report;
 	/* the dispatcher's: the figures of the current busy period */
 	double busy_since;
 	uint64_t busy_bytes, busy_objects;
-	double busy_alloc, busy_done;	/* its waits in the kernel's ALLOC, DONE */
-	double busy_sync;	/* the workers' fdatasync()s, under @lock */
+	double busy_alloc;	/* its waits in the kernel's ALLOC */
+	double busy_done, busy_sync;	/* DONEs, fdatasync()s; under @lock */
 };
 
 static struct ingest_eng ing = {
@@ -1013,7 +1035,7 @@ static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
 {
 	const struct hc_config *cfg = e->cfg;
 	struct hc_ingest_req *r = &o->r;
-	double secs = hc_now() - o->t0, t;
+	double secs = hc_now() - o->t0;
 	uint64_t off;
 	uint32_t crc = 0;
 	int ret = o->so.error;
@@ -1031,8 +1053,8 @@ static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
 		}
 		snprintf(o->err, sizeof(o->err), "changed during the ingest");
 	}
-	e->in_flight--;
 	if (ret) {
+		e->in_flight--;
 		hc_log(HC_LOG_ERROR, "%s: %s", r->uri, o->err);
 		metrics_backend = o->t.b->name;
 		fail(ch, r, -ret);
@@ -1047,22 +1069,79 @@ static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
 
 		crc = off ? hc_crc32c_combine(crc, c, len) : c;
 	}
-	t = hc_now();
-	ret = hc_channel_done(ch, r, &crc);
-	e->busy_done += hc_now() - t;
-	hc_metrics_note_ingest(o->t.b->name, !ret, r->size,
-			       hc_now() - o->m_t0, o->restarted);
-	if (ret) {
-		hc_log(HC_LOG_WARN, "%s: DONE: %s", r->uri, strerror(-ret));
-	} else {
-		hc_log(HC_LOG_INFO, "%s: ingested %llu bytes in %.3f s "
-		       "(%.1f MB/s, %llu parts, crc32c %08x)", r->uri,
-		       (unsigned long long)r->size, secs,
-		       secs > 0 ? r->size / secs / 1e6 : 0.0,
-		       (unsigned long long)o->so.nr_parts, crc);
-		e->busy_bytes += r->size;
+	/* to a reporter; still in flight until reported (ingest_reported()) */
+	o->crc_all = crc;
+	o->secs = secs;
+	pthread_mutex_lock(&e->lock);
+	o->next = e->report;
+	e->report = o;
+	pthread_cond_signal(&e->report_cv);
+	pthread_mutex_unlock(&e->lock);
+}
+
+/*
+ * A DONE reporter: report the moved objects, one at a time, beside the
+ * dispatcher and the other reporters (the channel takes calls from several
+ * threads); each then goes back to the dispatcher (@reported).  Stops
+ * once nothing is left to report after ingest_stop_threads().
+ */
+static void *report_worker(void *arg)
+{
+	struct ingest_eng *e = arg;
+	uint64_t one = 1;
+
+	pthread_setname_np(pthread_self(), "hc-done");
+	pthread_mutex_lock(&e->lock);
+	for (;;) {
+		struct ingest_obj *o = e->report;
+		struct hc_ingest_req *r;
+		double t, secs;
+		int ret;
+
+		if (!o) {
+			if (e->stop)
+				break;
+			pthread_cond_wait(&e->report_cv, &e->lock);
+			continue;
+		}
+		e->report = o->next;
+		pthread_mutex_unlock(&e->lock);
+		r = &o->r;
+		secs = o->secs;
+		t = hc_now();
+		ret = hc_channel_done(e->ch, r, &o->crc_all);
+		t = hc_now() - t;
+		hc_metrics_note_ingest(o->t.b->name, !ret, r->size,
+				       hc_now() - o->m_t0, o->restarted);
+		if (ret)
+			hc_log(HC_LOG_WARN, "%s: DONE: %s", r->uri,
+			       strerror(-ret));
+		else
+			hc_log(HC_LOG_INFO, "%s: ingested %llu bytes in %.3f s "
+			       "(%.1f MB/s, %llu parts, crc32c %08x)", r->uri,
+			       (unsigned long long)r->size, secs,
+			       secs > 0 ? r->size / secs / 1e6 : 0.0,
+			       (unsigned long long)o->so.nr_parts, o->crc_all);
+		pthread_mutex_lock(&e->lock);
+		o->done_ret = ret;
+		e->busy_done += t;
+		o->next = e->reported;
+		e->reported = o;
+		if (write(e->done_fd, &one, sizeof(one)) != sizeof(one))
+			hc_log(HC_LOG_WARN, "cannot wake the dispatcher");
+	}
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+/* A reported object ends: out of flight, counted, freed. */
+static void ingest_reported(struct ingest_eng *e, struct ingest_obj *o)
+{
+	e->in_flight--;
+	if (!o->done_ret) {
+		e->busy_bytes += o->r.size;
 		e->busy_objects++;
-		log_placement(r->uri, "ingest", &o->tally);
+		log_placement(o->r.uri, "ingest", &o->tally);
 	}
 	ingest_obj_free(o);
 }
@@ -1070,7 +1149,7 @@ static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
 /* Report what finished; log the aggregate when the last one did. */
 static void ingest_reap(struct hc_channel *ch, struct ingest_eng *e)
 {
-	struct ingest_obj *list, *headed, *o;
+	struct ingest_obj *list, *headed, *reported, *o;
 	uint64_t n;
 
 	if (read(e->done_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
@@ -1080,11 +1159,18 @@ static void ingest_reap(struct hc_channel *ch, struct ingest_eng *e)
 	e->done = NULL;
 	headed = e->headed;
 	e->headed = NULL;
+	reported = e->reported;
+	e->reported = NULL;
 	pthread_mutex_unlock(&e->lock);
 	while (list) {
 		o = list;
 		list = o->next;
 		ingest_finished(ch, e, o);
+	}
+	while (reported) {
+		o = reported;
+		reported = o->next;
+		ingest_reported(e, o);
 	}
 	while (headed) {
 		o = headed;
@@ -1096,22 +1182,24 @@ static void ingest_reap(struct hc_channel *ch, struct ingest_eng *e)
 		ingest_s3_headed(ch, e->cfg, o);
 	}
 	if (!e->in_flight && !e->heading && !e->pending && e->busy_objects) {
-		double secs = hc_now() - e->busy_since;
+		double secs = hc_now() - e->busy_since, done, sync;
 
+		pthread_mutex_lock(&e->lock);
+		done = e->busy_done;
+		sync = e->busy_sync;
+		e->busy_done = e->busy_sync = 0;
+		pthread_mutex_unlock(&e->lock);
 		hc_log(HC_LOG_INFO, "ingest: %llu objects, %llu bytes in %.3f s "
-		       "(%.3f GB/s, %.1f objects/s); the kernel's ALLOC %.3f s "
-		       "and DONE %.3f s, fdatasync %.3f thread-s",
+		       "(%.3f GB/s, %.1f objects/s); the kernel's ALLOC %.3f s, "
+		       "DONE %.3f thread-s, fdatasync %.3f thread-s",
 		       (unsigned long long)e->busy_objects,
 		       (unsigned long long)e->busy_bytes, secs,
 		       secs > 0 ? e->busy_bytes / secs / 1e9 : 0.0,
 		       secs > 0 ? e->busy_objects / secs : 0.0,
-		       e->busy_alloc, e->busy_done, e->busy_sync);
+		       e->busy_alloc, done, sync);
 		e->busy_objects = 0;
 		e->busy_bytes = 0;
-		e->busy_alloc = e->busy_done = 0;
-		pthread_mutex_lock(&e->lock);
-		e->busy_sync = 0;
-		pthread_mutex_unlock(&e->lock);
+		e->busy_alloc = 0;
 	}
 }
 
@@ -1141,12 +1229,17 @@ static void ingest_stop_threads(struct ingest_eng *e, pthread_t *tid,
 	e->stop = true;
 	pthread_cond_broadcast(&e->cv);
 	pthread_cond_broadcast(&e->head_cv);
+	pthread_cond_broadcast(&e->report_cv);
 	pthread_mutex_unlock(&e->lock);
 	while (nr--)
 		pthread_join(tid[nr], NULL);
 	while (e->nr_head--)
 		pthread_join(e->hw[e->nr_head].tid, NULL);
 	e->nr_head = 0;
+	/* they report what was moved first */
+	while (e->nr_report--)
+		pthread_join(e->rw[e->nr_report], NULL);
+	e->nr_report = 0;
 }
 
 static void ingest_free_list(struct ingest_obj *o)
@@ -1187,11 +1280,8 @@ static int ingest_open(struct ingest_eng *e, const struct hc_config *cfg,
 		return hc_seterr(err, errlen, -ENOMEM,
 				 "cannot make a condition variable");
 	pthread_condattr_destroy(&ca);
-	e->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (e->done_fd < 0)
-		return hc_seterr(err, errlen, -errno, "eventfd: %s",
-				 strerror(errno));
-	if (pthread_cond_init(&e->head_cv, NULL))
+	if (pthread_cond_init(&e->head_cv, NULL) ||
+	    pthread_cond_init(&e->report_cv, NULL))
 		return hc_seterr(err, errlen, -ENOMEM,
 				 "cannot make a condition variable");
 	nh = cfg->max_objects_in_flight < HEAD_WORKERS_MAX ?
@@ -1231,8 +1321,26 @@ out_hw:
 }
 
 /*
+ * Start the DONE reporters, on the dispatcher's channel @ch: 0, or a
+ * negative errno if none could start.
+ */
+static int ingest_start_reporters(struct ingest_eng *e, struct hc_channel *ch)
+{
+	unsigned int n = e->cfg->max_objects_in_flight < REPORTERS_MAX ?
+			 e->cfg->max_objects_in_flight : REPORTERS_MAX;
+
+	e->ch = ch;
+	for (e->nr_report = 0; e->nr_report < n; e->nr_report++)
+		if (pthread_create(&e->rw[e->nr_report], NULL, report_worker,
+				   e))
+			break;
+	return e->nr_report ? 0 : -EAGAIN;
+}
+
+/*
  * Stop the workers (parts in flight are abandoned, and objects not yet
- * allocated dropped: the kernel re-sends both to the next helper).
+ * allocated dropped: the kernel re-sends both to the next helper; what
+ * was moved is reported first).
  */
 static void ingest_close(struct ingest_eng *e, pthread_t *tid,
 			 unsigned int nr)
@@ -1241,7 +1349,8 @@ static void ingest_close(struct ingest_eng *e, pthread_t *tid,
 	ingest_free_list(e->pending);
 	ingest_free_list(e->heads);
 	ingest_free_list(e->headed);
-	e->pending = e->heads = e->headed = NULL;
+	ingest_free_list(e->reported);
+	e->pending = e->heads = e->headed = e->reported = NULL;
 	free(e->hw);
 	close(e->done_fd);
 }
@@ -2050,6 +2159,12 @@ int main(int argc, char **argv)
 	if (ret) {
 		hc_log(HC_LOG_ERROR, "%s", err);
 		ingest_close(&ing, part_tid, nr_part);
+		return 1;
+	}
+	if (ingest_start_reporters(&ing, ch)) {
+		hc_log(HC_LOG_ERROR, "cannot start the DONE reporters");
+		ingest_close(&ing, part_tid, nr_part);
+		hc_channel_close(ch);
 		return 1;
 	}
 	reval_send_rules(ch, &cfg);
