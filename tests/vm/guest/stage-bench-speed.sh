@@ -93,6 +93,20 @@ fig() {
 
 # The figures a later line needs: /tmp/fig.NAME holds the seconds.
 keep() { echo "$2" >"/tmp/fig.$1"; }
+# cpu_mark: the guest's CPU counters now (/proc/stat's first line);
+# cpu_busy NAME MARK: the share of the vCPUs' time not idle or waiting
+# since MARK, as a bench-speed-trace line (what bounds NAME: the CPU or
+# the others it waits for)
+cpu_mark() { head -n 1 /proc/stat; }
+cpu_busy() {
+	echo "$2 $(cpu_mark)" | awk -v n="$1" '{
+		# cpu user nice system idle iowait irq softirq steal ... (twice)
+		t0 = 0; for (i = 2; i <= 9; i++) t0 += $i; i0 = $5 + $6
+		t1 = 0; for (i = 2 + NF / 2; i <= 9 + NF / 2; i++) t1 += $i
+		i1 = $(5 + NF / 2) + $(6 + NF / 2)
+		printf "hc: bench-speed-trace %s guest CPU busy %.0f%%\n", n,
+			(t1 > t0 ? 100 * (1 - (i1 - i0) / (t1 - t0)) : 0) }' | tee /dev/kmsg
+}
 got() { cat "/tmp/fig.$1"; }
 
 md_up() {
@@ -182,11 +196,13 @@ t_ingest() {
 		echo "output = \"$MD/many/$k\""
 	done </tmp/sums >/tmp/curl.K
 	t0=$(now)
+	c0=$(cpu_mark)
 	s3curl -Z --parallel-max 16 -K /tmp/curl.K || hc_fail "curl -Z failed"
 	sync -f $MD/many
 	t=$(since "$t0")
 	keep curl-many "$t"
 	fig curl-many "$t" $((N * MB)) "$N"
+	cpu_busy curl-many "$c0"
 	t0=$(now)
 	s3curl -o $MD/big "$EP/$BUCKET/big" || hc_fail "curl of the big object failed"
 	sync -f $MD/big
@@ -205,12 +221,14 @@ t_ingest() {
 	# HyperCache on the same drives
 	hc_up
 	t0=$(now)
+	c0=$(cpu_mark)
 	hcctl preload-batch --config /tmp/hc.conf --no-progress --json -P 64 \
 		--prefix "s3://$BUCKET/many/m" >/tmp/pl.json ||
 		{ cat /tmp/pl.json; tail -n 30 /tmp/hcd.out; hc_fail "preload-batch failed"; }
 	t=$(since "$t0")
 	grep -q "\"ingested\": *$N" /tmp/pl.json || { cat /tmp/pl.json; hc_fail "not $N ingested"; }
 	fig hc-many "$t" $((N * MB)) "$N" curl-many "$(got curl-many)"
+	cpu_busy hc-many "$c0"
 	# its own figures: the listing's time, the aggregate objects/s
 	hc_log "preload-batch: $(tr -d '\n' </tmp/pl.json |
 		grep -o '"\(list_seconds\|seconds\|gb_per_s\|objects_per_s\)": *[0-9.e+-]*' | tr '\n' ' ')"
