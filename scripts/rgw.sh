@@ -67,7 +67,7 @@ run_dir() {
 s3() {
 	local method=$1 path=$2
 	shift 2
-	curl -sS -o "${S3_OUT:-/dev/null}" -w '%{http_code}' --max-time 10 -X "$method" \
+	curl -sS -o "${S3_OUT:-/dev/null}" -w '%{http_code}' --max-time "${S3_MAX_TIME:-10}" -X "$method" \
 		--aws-sigv4 "aws:amz:$REGION:s3" --user "$AK:$SK" \
 		-H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$@" "$ENDPOINT$path" 2>/dev/null || true
 }
@@ -312,12 +312,13 @@ put)
 	[ $# -eq 2 ] || usage
 	[ -f "$1" ] || die "no file $1"
 	p=$(s3path "$2")
-	code=$(s3 PUT "/$p" -T "$1")
+	# a big file takes longer than a request's 10 s (1 GiB on a loaded host)
+	code=$(S3_MAX_TIME=900 s3 PUT "/$p" -T "$1")
 	[ "$code" = 200 ] || die "put $2: HTTP $code" ;;
 get)
 	[ $# -eq 2 ] || usage
 	p=$(s3path "$1")
-	code=$(S3_OUT=$2 s3 GET "/$p")
+	code=$(S3_OUT=$2 S3_MAX_TIME=900 s3 GET "/$p")
 	[ "$code" = 200 ] || { rm -f "$2"; die "get $1: HTTP $code"; } ;;
 rm)
 	[ $# -eq 1 ] || usage
