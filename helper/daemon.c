@@ -285,6 +285,21 @@ static struct ingest_eng ing = {
 	.done_fd = -1,
 };
 
+/*
+ * Put @o on the dispatcher's list @list (@e->done, @e->headed or
+ * @e->reported) and wake it; under @e->lock.
+ */
+static void ingest_hand_back(struct ingest_eng *e, struct ingest_obj **list,
+			     struct ingest_obj *o)
+{
+	uint64_t one = 1;
+
+	o->next = *list;
+	*list = o;
+	if (write(e->done_fd, &one, sizeof(one)) != sizeof(one))
+		hc_log(HC_LOG_WARN, "cannot wake the dispatcher");
+}
+
 static void wake_main_loop(void)
 {
 	uint64_t one = 1;
@@ -333,7 +348,7 @@ static void *part_worker(void *arg)
 		enum hc_xsched_outcome out = HC_XSCHED_OK;
 		struct ingest_obj *o;
 		struct hc_place_part pp;
-		uint64_t wake, now = hc_now_ms(), one = 1, retry_after = 0;
+		uint64_t wake, now = hc_now_ms(), retry_after = 0;
 		double t;
 		void *buf = NULL;
 		bool fin;
@@ -425,10 +440,7 @@ static void *part_worker(void *arg)
 		}
 		pthread_mutex_lock(&e->lock);
 		e->busy_sync += hc_now() - t;
-		o->next = e->done;
-		e->done = o;
-		if (write(e->done_fd, &one, sizeof(one)) != sizeof(one))
-			hc_log(HC_LOG_WARN, "cannot wake the dispatcher");
+		ingest_hand_back(e, &e->done, o);
 	}
 	pthread_mutex_unlock(&e->lock);
 	return NULL;
@@ -437,7 +449,6 @@ static void *part_worker(void *arg)
 /* Hand @o (allocated, extents checked) to the scheduler. */
 static void ingest_start(struct ingest_eng *e, struct ingest_obj *o)
 {
-	uint64_t one = 1;
 	int ret;
 
 	o->t0 = hc_now();
@@ -447,10 +458,7 @@ static void ingest_start(struct ingest_eng *e, struct ingest_obj *o)
 	pthread_mutex_lock(&e->lock);
 	ret = hc_xsched_add(&e->s, &o->so);
 	if (ret == 1) {			/* nothing to move */
-		o->next = e->done;
-		e->done = o;
-		if (write(e->done_fd, &one, sizeof(one)) != sizeof(one))
-			hc_log(HC_LOG_WARN, "cannot wake the dispatcher");
+		ingest_hand_back(e, &e->done, o);
 	}
 	pthread_cond_broadcast(&e->cv);
 	pthread_mutex_unlock(&e->lock);
@@ -739,7 +747,6 @@ static void *head_worker(void *arg)
 {
 	struct head_worker *w = arg;
 	struct ingest_eng *e = w->e;
-	uint64_t one = 1;
 
 	pthread_setname_np(pthread_self(), "hc-head");
 	hc_place_net_thread(true);
@@ -757,10 +764,7 @@ static void *head_worker(void *arg)
 		pthread_mutex_unlock(&e->lock);
 		s3_head(o, w->id);
 		pthread_mutex_lock(&e->lock);
-		o->next = e->headed;
-		e->headed = o;
-		if (write(e->done_fd, &one, sizeof(one)) != sizeof(one))
-			hc_log(HC_LOG_WARN, "cannot wake the dispatcher");
+		ingest_hand_back(e, &e->headed, o);
 	}
 	pthread_mutex_unlock(&e->lock);
 	return NULL;
@@ -1088,7 +1092,6 @@ static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
 static void *report_worker(void *arg)
 {
 	struct ingest_eng *e = arg;
-	uint64_t one = 1;
 
 	pthread_setname_np(pthread_self(), "hc-done");
 	pthread_mutex_lock(&e->lock);
@@ -1125,10 +1128,7 @@ static void *report_worker(void *arg)
 		pthread_mutex_lock(&e->lock);
 		o->done_ret = ret;
 		e->busy_done += t;
-		o->next = e->reported;
-		e->reported = o;
-		if (write(e->done_fd, &one, sizeof(one)) != sizeof(one))
-			hc_log(HC_LOG_WARN, "cannot wake the dispatcher");
+		ingest_hand_back(e, &e->reported, o);
 	}
 	pthread_mutex_unlock(&e->lock);
 	return NULL;
