@@ -93,6 +93,17 @@ fig() {
 
 # The figures a later line needs: /tmp/fig.NAME holds the seconds.
 keep() { echo "$2" >"/tmp/fig.$1"; }
+# metric NAME: a sample's value from hypercached's exporter (the default
+# 127.0.0.1:9110), 0 if none; a scrape also starts the "since the previous
+# scrape" figures anew
+metric() {
+	curl -s http://127.0.0.1:9110/metrics |
+		awk -v n="$1" '$1 == n || index($1, n "{") == 1 { v = $2 } END { print v + 0 }'
+}
+stat_field() {
+	hcctl stats --json | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
+}
+
 # cpu_mark: the guest's CPU counters now (/proc/stat's first line);
 # cpu_busy NAME MARK: the share of the vCPUs' time not idle or waiting
 # since MARK, as a bench-speed-trace line (what bounds NAME: the CPU or
@@ -220,6 +231,11 @@ t_ingest() {
 
 	# HyperCache on the same drives
 	hc_up
+	metric hypercache_remote_metadata_latency_us >/dev/null
+	tc0=$(metric hypercache_ingest_ttfb_seconds_count)
+	ts0=$(metric hypercache_ingest_ttfb_seconds_sum)
+	r0=$(stat_field journal_records)
+	f0=$(stat_field journal_flushes)
 	t0=$(now)
 	c0=$(cpu_mark)
 	hcctl preload-batch --config /tmp/hc.conf --no-progress --json -P 64 \
@@ -229,6 +245,15 @@ t_ingest() {
 	grep -q "\"ingested\": *$N" /tmp/pl.json || { cat /tmp/pl.json; hc_fail "not $N ingested"; }
 	fig hc-many "$t" $((N * MB)) "$N" curl-many "$(got curl-many)"
 	cpu_busy hc-many "$c0"
+	# where an object's time goes before its bytes: the HEADs' mean, the
+	# mean from the request to the first byte; the READY records' batches
+	echo "hc: bench-speed-trace hc-many HEAD mean $(metric \
+		hypercache_remote_metadata_latency_us) us, first byte mean $(awk \
+		-v c0="$tc0" -v s0="$ts0" -v c1="$(metric hypercache_ingest_ttfb_seconds_count)" \
+		-v s1="$(metric hypercache_ingest_ttfb_seconds_sum)" \
+		'BEGIN { printf "%.3f", c1 > c0 ? (s1 - s0) / (c1 - c0) : 0 }') s," \
+		"journal records $(($(stat_field journal_records) - r0))," \
+		"flushes $(($(stat_field journal_flushes) - f0))" | tee /dev/kmsg
 	# its own figures: the listing's time, the aggregate objects/s
 	hc_log "preload-batch: $(tr -d '\n' </tmp/pl.json |
 		grep -o '"\(list_seconds\|seconds\|gb_per_s\|objects_per_s\)": *[0-9.e+-]*' | tr '\n' ' ')"
