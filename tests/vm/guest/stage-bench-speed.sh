@@ -251,7 +251,7 @@ t_ingest() {
 		hypercache_remote_metadata_latency_us) us, first byte mean $(awk \
 		-v c0="$tc0" -v s0="$ts0" -v c1="$(metric hypercache_ingest_ttfb_seconds_count)" \
 		-v s1="$(metric hypercache_ingest_ttfb_seconds_sum)" \
-		'BEGIN { printf "%.3f", c1 > c0 ? (s1 - s0) / (c1 - c0) : 0 }') s," \
+		'BEGIN { printf "%.3f", (c1 > c0 ? (s1 - s0) / (c1 - c0) : 0) }') s," \
 		"journal records $(($(stat_field journal_records) - r0))," \
 		"flushes $(($(stat_field journal_flushes) - f0))" | tee /dev/kmsg
 	# its own figures: the listing's time, the aggregate objects/s
