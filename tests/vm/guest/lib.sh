@@ -85,6 +85,11 @@ hc_log() {
 	echo "hc: $*" >/dev/kmsg 2>/dev/null || true
 }
 
+# hc_stat KEY: one counter of `hcctl stats --json` (journal_flushes, ...)
+hc_stat() {
+	hcctl stats --json | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
+}
+
 hc_fail() {
 	echo "FAIL: $*" >&2
 	exit 1

@@ -100,10 +100,6 @@ metric() {
 	curl -s http://127.0.0.1:9110/metrics |
 		awk -v n="$1" '$1 == n || index($1, n "{") == 1 { v = $2 } END { print v + 0 }'
 }
-stat_field() {
-	hcctl stats --json | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
-}
-
 # cpu_mark: the guest's CPU counters now (/proc/stat's first line);
 # cpu_busy NAME MARK: the share of the vCPUs' time not idle or waiting
 # since MARK, as a bench-speed-trace line (what bounds NAME: the CPU or
@@ -234,8 +230,8 @@ t_ingest() {
 	metric hypercache_remote_metadata_latency_us >/dev/null
 	tc0=$(metric hypercache_ingest_ttfb_seconds_count)
 	ts0=$(metric hypercache_ingest_ttfb_seconds_sum)
-	r0=$(stat_field journal_records)
-	f0=$(stat_field journal_flushes)
+	r0=$(hc_stat journal_records)
+	f0=$(hc_stat journal_flushes)
 	t0=$(now)
 	c0=$(cpu_mark)
 	hcctl preload-batch --config /tmp/hc.conf --no-progress --json -P 64 \
@@ -252,8 +248,8 @@ t_ingest() {
 		-v c0="$tc0" -v s0="$ts0" -v c1="$(metric hypercache_ingest_ttfb_seconds_count)" \
 		-v s1="$(metric hypercache_ingest_ttfb_seconds_sum)" \
 		'BEGIN { printf "%.3f", (c1 > c0 ? (s1 - s0) / (c1 - c0) : 0) }') s," \
-		"journal records $(($(stat_field journal_records) - r0))," \
-		"flushes $(($(stat_field journal_flushes) - f0))" | tee /dev/kmsg
+		"journal records $(($(hc_stat journal_records) - r0))," \
+		"flushes $(($(hc_stat journal_flushes) - f0))" | tee /dev/kmsg
 	# its own figures: the listing's time, the aggregate objects/s
 	hc_log "preload-batch: $(tr -d '\n' </tmp/pl.json |
 		grep -o '"\(list_seconds\|seconds\|gb_per_s\|objects_per_s\)": *[0-9.e+-]*' | tr '\n' ' ')"

@@ -85,10 +85,6 @@ stop_daemon() {
 	hc_stop "$(cat /tmp/hcd.pid)" hypercached
 }
 
-stat_field() {
-	hcctl stats --json | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
-}
-
 # size_of I: object I's size, 1 B .. 64 KiB
 size_of() {
 	echo $(( (($1 * 7919) % 65536) + 1 ))
@@ -164,14 +160,14 @@ check_s3() {
 run_one() {
 	put_many "$2" $N
 	echo "$1" >$P/egress_batch
-	f0=$(stat_field journal_flushes)
-	r0=$(stat_field journal_records)
+	f0=$(hc_stat journal_flushes)
+	r0=$(hc_stat journal_records)
 	read -r t0 _ </proc/uptime
 	start_daemon
 	wait_clean 900
 	read -r t1 _ </proc/uptime
-	f1=$(stat_field journal_flushes)
-	r1=$(stat_field journal_records)
+	f1=$(hc_stat journal_flushes)
+	r1=$(hc_stat journal_records)
 	stop_daemon
 	hc_log "eb: egress_batch=$1: $N objects, $((r1 - r0)) journal records," \
 		"$((f1 - f0)) journal flushes," \

@@ -339,10 +339,6 @@ t_prefix_evict() {
 	cmp /tmp/d.bin /tmp/store/ev/d.bin || hc_fail "d.bin was not written back whole"
 }
 
-stat_field() {
-	hcctl stats --json | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
-}
-
 # Many small objects preloaded at once (16 in flight): hypercached sends
 # their DONEs from several threads (Documentation/ingest.md, "Many objects
 # at once"), and the kernel writes the READY records of the DONEs that
@@ -364,13 +360,13 @@ t_done_batched() {
 	start_daemon
 	# room for them without a duel: what the earlier tests cached goes
 	hcctl evict --prefix hypercache://store/ --yes >/dev/null || true
-	r0=$(stat_field journal_records)
-	f0=$(stat_field journal_flushes)
+	r0=$(hc_stat journal_records)
+	f0=$(hc_stat journal_flushes)
 	hcctl preload-batch --config /tmp/hc.conf --no-progress --json -P 64 \
 		--prefix hypercache://store/many/f >/tmp/many.json ||
 		{ cat /tmp/many.json; tail -n 20 /tmp/hcd.out; hc_fail "preload-batch failed"; }
-	r1=$(stat_field journal_records)
-	f1=$(stat_field journal_flushes)
+	r1=$(hc_stat journal_records)
+	f1=$(hc_stat journal_flushes)
 	expect_counts /tmp/many.json 64 0 64 0
 	hc_log "64 objects: $((r1 - r0)) journal records, $((f1 - f0)) journal flushes"
 	[ $((r1 - r0)) -ge 64 ] || hc_fail "$((r1 - r0)) journal records for 64 ingests"

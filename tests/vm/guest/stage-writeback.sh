@@ -107,10 +107,6 @@ sha() {
 	sha256sum "$1" | cut -d' ' -f1
 }
 
-stat_field() {
-	hcctl stats --json | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
-}
-
 state_of() {
 	hcctl locate --json "$1" | sed -n 's/.*"state": *"\([a-z]*\)".*/\1/p'
 }
@@ -222,7 +218,7 @@ t_gateway_down() {
 	stop_daemon
 	write_conf retry_attempts=2 timeout_connect=2 timeout_request=5
 	start_daemon 2
-	before=$(stat_field egress_failed)
+	before=$(hc_stat egress_failed)
 	ip link set eth0 down
 	hc_pattern 41 1000000 >/tmp/src1
 	hc_pattern 42 20971520 >/tmp/src2
@@ -236,7 +232,7 @@ t_gateway_down() {
 			tail -n 30 /tmp/hcd.out; hc_fail "no third failed attempt"; }
 		sleep 0.1
 	done
-	after=$(stat_field egress_failed)
+	after=$(hc_stat egress_failed)
 	st1=$(state_of "s3://$BUCKET/down/o1")
 	st2=$(state_of "s3://$BUCKET/down/o2")
 	ip link set eth0 up
