@@ -246,7 +246,6 @@ static int on_valid(struct nl_msg *msg, void *arg)
 	/* one array for both sets: the larger of the two */
 	struct nlattr *tb[(int)HC_A_EGRESS_MAX > (int)HC_A_ING_MAX ?
 			  HC_A_EGRESS_MAX + 1 : HC_A_ING_MAX + 1];
-
 	struct call *c;
 	int ret = NL_OK;
 
@@ -326,6 +325,8 @@ struct call_args {
 	const uint32_t *retry_ms;
 	bool permanent;			/* egress fail */
 	const char *msg;		/* egress fail, NULL: none */
+	struct hc_ingest_req *reply;	/* ALLOC: its reply goes here, */
+	bool *admitted;			/* and whether it was admitted */
 };
 
 /*
@@ -421,7 +422,7 @@ static void read_turn(struct hc_channel *ch)
 static int send_wait(struct hc_channel *ch, struct nl_msg *m,
 		     struct hc_ingest_req *reply, bool *admitted);
 
-/* Send @cmd and wait for its ack (and, for ALLOC, its reply). */
+/* Send @cmd and wait for its ack (and, for ALLOC, its reply: @a->reply). */
 static int call(struct hc_channel *ch, uint8_t cmd, const struct call_args *a)
 {
 	struct nl_msg *m = msg_new(ch, cmd);
@@ -432,7 +433,7 @@ static int call(struct hc_channel *ch, uint8_t cmd, const struct call_args *a)
 		nlmsg_free(m);
 		return -EMSGSIZE;
 	}
-	return send_wait(ch, m, NULL, NULL);
+	return send_wait(ch, m, a->reply, a->admitted);
 }
 
 /*
@@ -624,17 +625,10 @@ int hc_channel_alloc(struct hc_channel *ch, struct hc_ingest_req *r,
 {
 	int ret;
 
-	struct nl_msg *m = msg_new(ch, HC_CMD_INGEST_ALLOC);
-
 	*admitted = false;
-	if (!m)
-		return -ENOMEM;
-	if (put_args(m, HC_CMD_INGEST_ALLOC, &(struct call_args){
-			.r = r, .size = &size, .etag = etag, .mtime = mtime })) {
-		nlmsg_free(m);
-		return -EMSGSIZE;
-	}
-	ret = send_wait(ch, m, r, admitted);
+	ret = call(ch, HC_CMD_INGEST_ALLOC, &(struct call_args){
+		.r = r, .size = &size, .etag = etag, .mtime = mtime,
+		.reply = r, .admitted = admitted });
 	if (ret)
 		return ret;
 	r->allocated = *admitted;
