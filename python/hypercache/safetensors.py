@@ -19,7 +19,9 @@ device's page cache (libhypercache's multi-extent mmap: shared between
 processes, the hold kept with the mapping, the tensors read-only in
 effect), with the pages of what is asked for read ahead at once
 (MADV_WILLNEED: the whole object for :func:`load_file`, a tensor's pages
-at its :meth:`SafeOpen.get_tensor`).  ``mapping="private"`` fills
+at its :meth:`SafeOpen.get_tensor`, and the next tensor's too while they
+are asked for in the file's order, so its reads overlap the use of this
+one).  ``mapping="private"`` fills
 anonymous memory with parallel O_DIRECT reads of whole chunks instead
 (the drives write straight into the pages the tensors view; the hold goes
 once every chunk is in; the memory is the process's own).  See
@@ -279,6 +281,26 @@ class SafeOpen:
             m.ensure(8, 8 + min(n, HEADER_MAX, m.size - 8))
         self.data_start, self._tensors, self._meta = parse_header(
             m.view, m.size, name)
+        # for _read_ahead(): each tensor's end by its begin; the first
+        # tensor read (the data's start) counts as sequential
+        self._by_begin = {b: e for (_, _, b, e) in self._tensors.values()
+                          if e > b}
+        self._last_end = self.data_start
+
+    def _read_ahead(self, begin, end):
+        """Sequential access (this tensor starts where the last one asked
+        for ended): have the next tensor's bytes read too, as the kernel's
+        readahead does for read(), so its reads are in flight while this
+        one is used (device mapping only: a private one reads what it is
+        asked for, whole chunks).  Access by name in any other order reads
+        nothing it did not ask for."""
+        seq = begin == self._last_end
+        self._last_end = end
+        if not seq or self._map.private:
+            return
+        nxt = self._by_begin.get(end)
+        if nxt is not None:
+            self._map.ensure(end, nxt)
 
     def load_all(self):
         """Have every tensor's bytes read now (device: MADV_WILLNEED of the
@@ -302,6 +324,7 @@ class SafeOpen:
     def get_tensor(self, key):
         dt, shape, begin, end = self._tensors[key]
         self._map.ensure(begin, end)
+        self._read_ahead(begin, end)
         if self.framework == "np":
             return _numpy_view(self._map, dt, shape, begin, end, key)
         return _torch_view(self._map, dt, shape, begin, end, key)

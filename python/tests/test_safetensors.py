@@ -278,6 +278,43 @@ def test_device_mapping_reads_ahead_what_is_asked(monkeypatch):
     assert all(torch.equal(got[k], src[k]) for k in src)
 
 
+def test_device_mapping_reads_the_next_tensor_in_file_order(monkeypatch):
+    """Tensors asked for in the file's order: each get_tensor also has the
+    next tensor's pages read ahead (its reads overlap the use of this one);
+    a jump out of order reads only what it asks for, and the last tensor
+    nothing past the object."""
+    src = {"a%d" % k: torch.full((100,), float(k)) for k in range(4)}
+    head, bufs = st.serialize(src)
+    img = head + b"".join(bytes(b) for b in bufs)
+    asked = []
+    monkeypatch.setattr(st, "_willneed", lambda a, n: asked.append((a, n)))
+    lib = FakeMapLib(img)
+    f = st.safe_open("m/s.safetensors", lib=lib)
+    base = f._map.addr
+    span = {k: f._tensors[k][2:] for k in src}
+
+    def ranges(*keys):
+        return [(base + span[k][0], span[k][1] - span[k][0]) for k in keys]
+    del asked[:]
+    assert torch.equal(f.get_tensor("a0"), src["a0"])	# the data's start
+    assert asked == ranges("a0", "a1")
+    del asked[:]
+    assert torch.equal(f.get_tensor("a1"), src["a1"])
+    assert asked == ranges("a1", "a2")
+    del asked[:]
+    f.get_tensor("a3")	# a jump: only what is asked for
+    assert asked == ranges("a3")
+    del asked[:]
+    f.get_tensor("a0")	# back: not sequential either
+    assert asked == ranges("a0")
+    f.get_tensor("a1")
+    f.get_tensor("a2")
+    del asked[:]
+    f.get_tensor("a3")	# the last: nothing past it
+    assert asked == ranges("a3")
+    assert lib.ranges == []
+
+
 @pytest.mark.parametrize("mapping", ["private", "device"])
 def test_mapping_lives_with_the_tensors(mapping):
     import gc
