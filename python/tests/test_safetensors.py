@@ -254,17 +254,23 @@ def test_private_mapping_reads_chunks_when_asked():
         st.safe_open("m/p.safetensors", lib=lib2, mapping="page-cache")
 
 
-def test_device_mapping_reads_ahead_what_is_asked(monkeypatch):
-    """The device mapping (the default) has the pages of each tensor read
-    ahead at its get_tensor (MADV_WILLNEED of its range, nothing past it),
-    and of the whole object for load_file; nothing is read with O_DIRECT."""
-    src = {"a%d" % k: torch.full((100,), float(k)) for k in range(3)}
+def _advised(monkeypatch, n):
+    """n tensors a0.. in a device-mapped object whose MADV_WILLNEED calls
+    are recorded: (src, image, the (addr, length) advised, lib, safe_open)."""
+    src = {"a%d" % k: torch.full((100,), float(k)) for k in range(n)}
     head, bufs = st.serialize(src)
     img = head + b"".join(bytes(b) for b in bufs)
     asked = []
     monkeypatch.setattr(st, "_willneed", lambda a, n: asked.append((a, n)))
     lib = FakeMapLib(img)
-    f = st.safe_open("m/w.safetensors", lib=lib)
+    return src, img, asked, lib, st.safe_open("m/w.safetensors", lib=lib)
+
+
+def test_device_mapping_reads_ahead_what_is_asked(monkeypatch):
+    """The device mapping (the default) has the pages of each tensor read
+    ahead at its get_tensor (MADV_WILLNEED of its range, nothing past it),
+    and of the whole object for load_file; nothing is read with O_DIRECT."""
+    src, img, asked, lib, f = _advised(monkeypatch, 3)
     base = f._map.addr
     del asked[:]
     t = f.get_tensor("a1")
@@ -283,13 +289,7 @@ def test_device_mapping_reads_the_next_tensor_in_file_order(monkeypatch):
     next tensor's pages read ahead (its reads overlap the use of this one);
     a jump out of order reads only what it asks for, and the last tensor
     nothing past the object."""
-    src = {"a%d" % k: torch.full((100,), float(k)) for k in range(4)}
-    head, bufs = st.serialize(src)
-    img = head + b"".join(bytes(b) for b in bufs)
-    asked = []
-    monkeypatch.setattr(st, "_willneed", lambda a, n: asked.append((a, n)))
-    lib = FakeMapLib(img)
-    f = st.safe_open("m/s.safetensors", lib=lib)
+    src, _, asked, lib, f = _advised(monkeypatch, 4)
     base = f._map.addr
     span = {k: f._tensors[k][2:] for k in src}
 
