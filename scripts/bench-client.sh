@@ -40,7 +40,8 @@
 #   --smoke       the smoke run of `make check` (97-bench): 8 MiB, 1 round,
 #                 no Python (importing torch under TCG takes too long)
 #
-# Images: build/bench-client/nvmeN.img, 3 x (M + 64) MiB, recreated every
+# Images: build/bench-client/nvmeN.img, 3 x (M / 3 + 64) MiB of zeros
+# (more with the Python figures: their three files at once), recreated every
 # run (build/bench-client-smoke/ with --smoke).  Exit status 0 only if the
 # boot passed and the result line with every ratio was printed.
 set -euo pipefail
@@ -100,7 +101,10 @@ imgs=()
 for i in 0 1 2; do
 	img=$out/nvme$i.img
 	rm -f "$img"
-	truncate -s "${drive}M" "$img"
+	# written out, not sparse (as bench-fs.sh's): a first write into a hole
+	# costs the host an allocation, which burdened whichever peer wrote a
+	# region first: the pool's first round, never md's (the same images)
+	dd if=/dev/zero of="$img" bs=1M count="$drive" status=none
 	imgs+=("$img")
 done
 log=$out/bench-client-$(date +%Y%m%d-%H%M%S).log
