@@ -3,7 +3,7 @@
 #                               [--big-mb M] [--ckpts C] [--ckpt-mb M]
 #                               [--one-mb M] [--drive-mb M] [--aws guest|host] [--kver K]
 #                               [--net user|tap] [--no-build] [--timeout S]
-#                               [--smoke]
+#                               [--kargs 'K=V ...'] [--smoke]
 #
 # hypercached at full speed against the plain S3 clients, in ONE guest boot
 # (QEMU/TCG, multi-threaded, 2 vCPUs, 3 NVMe drives) against the tests'
@@ -50,12 +50,15 @@
 #
 # --aws host: `aws s3 cp` timed on the host instead (outside the guest, so
 # not the same conditions; python under TCG needs tens of seconds to start).
+# --kargs: extra guest kernel parameters, for both peers alike (e.g.
+# 'clocksource=tsc tsc=reliable': the emulated HPET, the kernel's choice
+# under TCG, costs an exit to QEMU per clock read; see benchmarks.md).
 # --smoke is the smoke run of `make check` (tests/vm/scenarios/97-bench.sh):
 # 4 objects, a 4 MiB big object, 2 checkpoints of 2 MiB, a 2 MiB put,
 # --aws host, and the drive part over 64 MiB, first in the same boot, in
 # build/bench-speed-smoke/.  The values are not checked.
 #
-# Images: build/bench-speed/nvmeN.img (sparse, deleted afterwards).  Exit
+# Images: build/bench-speed/nvmeN.img (zeros, deleted afterwards).  Exit
 # status 0 only if the boot passed and every figure line of the parts run
 # was printed.
 set -euo pipefail
@@ -65,7 +68,7 @@ cd "$ROOT"
 
 me=${HC_BENCH_NAME:-bench-speed.sh}
 part=both objects=1000 big_mb=1024 ckpts=8 ckpt_mb=64 one_mb=256 aws=guest
-build=1 timeout=3600 kver="" smoke="" drive_mb=512 net=user
+build=1 timeout=3600 kver="" smoke="" drive_mb=512 net=user xkargs=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--part) part=$2; shift 2 ;;
@@ -80,6 +83,7 @@ while [ $# -gt 0 ]; do
 	--kver) kver=$2; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
+	--kargs) xkargs=$2; shift 2 ;;
 	--smoke)
 		objects=4 big_mb=4 ckpts=2 ckpt_mb=2 one_mb=2 aws=host timeout=900
 		drive_mb=64 smoke=-smoke
@@ -183,6 +187,8 @@ if [[ :$parts: == *:egress:* ]] && [ "$aws" = host ]; then
 	kargs="hc.awsseq=$t"
 	for ((i = 0; i < ckpts; i++)); do rm -f "$out/ck$i"; done
 fi
+kargs="${kargs:+$kargs }$xkargs"
+kargs=${kargs% }
 
 # each drive: a third of the pool, whose format v1 gives every object whole
 # 4 MiB chunks (md's ext4 needs less: the objects and the big file)
@@ -196,7 +202,10 @@ imgs=()
 for i in 0 1 2; do
 	img=$out/nvme$i.img
 	rm -f "$img"
-	truncate -s $(((need * 12 / 10 / 3 + 160) << 20)) "$img"
+	# written out, not sparse (as bench-fs.sh's): a first write into a hole
+	# costs the host an allocation, which burdens whichever peer writes a
+	# region first (here the curl peers, whose ext4 runs first)
+	dd if=/dev/zero of="$img" bs=1M count=$((need * 12 / 10 / 3 + 160)) status=none
 	imgs+=("$img")
 done
 # the guest holds the checkpoints (or the big object while it puts it) in
@@ -224,6 +233,7 @@ case $tapline in
 ?*) network="tap (${tapline#boot.sh: --tap: })" ;;
 esac
 echo "kernel:  $HC_KVER (guest, QEMU/TCG ${HC_TCG_THREAD:-multi}-threaded, 2 vCPUs)"
+[ -n "$xkargs" ] && echo "kargs:   $xkargs (guest kernel parameters, --kargs)"
 echo "network: $network"
 echo "gateway: Ceph radosgw (memstore) on the host, $HC_S3_ENDPOINT"
 echo "sizes:   $objects x 1 MiB, one of $big_mb MiB; $ckpts x $ckpt_mb MiB, one of $one_mb MiB; aws in the $aws; drive $drive_mb MiB"
