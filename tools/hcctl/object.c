@@ -304,7 +304,8 @@ static int put_wait_synced(struct hc_ctx *ctx, const struct put_args *a,
  * order by the writer).  So pieces are written on several members at once,
  * and one worker's checksum runs while another's write is in flight; a
  * single loop left every member but one idle, and the CPU idle during each
- * write.  With 3 members, 256 MiB: see benchmarks.md, "hcctl put".
+ * write.  Measured against md raid0 (256 MiB, 3 members): benchmarks.md,
+ * "Pieces in flight, the next tensor read ahead, images written out".
  */
 #define PUT_THREADS	4
 
