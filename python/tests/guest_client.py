@@ -96,20 +96,24 @@ def t_safetensors():
 	       "e": np.zeros((0, 7), dtype=np.float16)}
 	hst.save_file(src, "hypercache://models/py/m.safetensors", clean=True,
 		      metadata={"format": "np"})
-	f = hst.safe_open("hypercache://models/py/m.safetensors", "np")
-	check("safe_open: keys and metadata", f.keys() == ["e", "i", "w"] and
-	      f.metadata() == {"format": "np"})
-	lo, hi = f._map.addr, f._map.addr + f._map.size
-	ok = True
-	for k, a in src.items():
-		b = f.get_tensor(k)
-		ok = ok and b.dtype == a.dtype and np.array_equal(a, b)
-		if b.size:
-			p = b.__array_interface__["data"][0]
-			ok = ok and lo <= p < hi
-	check("load (numpy): equal, and each array views the mapping", ok)
-	del f, b	# the last view: the mapping and its hold go with it
-	gc.collect()
+	for mapping in hst.MAPPINGS:	# private (the default), device
+		f = hst.safe_open("hypercache://models/py/m.safetensors", "np",
+				  mapping=mapping)
+		check("safe_open (%s): keys and metadata" % mapping,
+		      f.keys() == ["e", "i", "w"] and
+		      f.metadata() == {"format": "np"})
+		lo, hi = f._map.addr, f._map.addr + f._map.size
+		ok = True
+		for k, a in src.items():
+			b = f.get_tensor(k)
+			ok = ok and b.dtype == a.dtype and np.array_equal(a, b)
+			if b.size:
+				p = b.__array_interface__["data"][0]
+				ok = ok and lo <= p < hi
+		check("load (numpy, %s mapping): equal, and each array views "
+		      "the mapping" % mapping, ok)
+		del f, b	# the last view: the mapping and its hold go with it
+		gc.collect()
 	HyperCacheFileSystem().rm("models/py/m.safetensors")
 
 

@@ -4,6 +4,8 @@ zero-copy load over the fake library's mapping."""
 import ctypes
 import errno
 import json
+import os
+import re
 import struct
 
 import numpy as np
@@ -254,6 +256,47 @@ def test_private_mapping_reads_chunks_when_asked():
         st.safe_open("m/p.safetensors", lib=lib2, mapping="page-cache")
 
 
+def _vma(addr):
+    """The /proc/self/smaps entry of the mapping holding addr: (its header
+    line, {field: value})."""
+    head, fields = None, {}
+    with open("/proc/self/smaps") as f:
+        for ln in f:
+            m = re.match(r"([0-9a-f]+)-([0-9a-f]+) ", ln)
+            if m:
+                if head is not None:
+                    break
+                if int(m.group(1), 16) <= addr < int(m.group(2), 16):
+                    head = ln
+            elif head is not None:
+                k, _, v = ln.partition(":")
+                fields[k] = v.strip()
+    assert head is not None, "no mapping holds %#x" % addr
+    return head, fields
+
+
+def test_default_mapping_is_private_memory_on_huge_pages():
+    """The default mapping is private anonymous memory (not shmem, which a
+    shared anonymous mmap is: 4 KiB pages in a page cache of their own),
+    its start aligned to 2 MiB and advised MADV_HUGEPAGE, so that a load
+    takes one fault and one page per 2 MiB; the tensors view it."""
+    src = {"w": torch.arange(3 << 20, dtype=torch.float32)}	# 12 MiB
+    head, bufs = st.serialize(src)
+    img = head + b"".join(bytes(b) for b in bufs)
+    lib = FakeMapLib(img, chunk_size=4 << 20)
+    f = st.safe_open("m/h.safetensors", lib=lib)
+    assert f._map.private and lib.mapped == []	# read, not device-mapped
+    assert f._map.addr % (2 << 20) == 0
+    line, fields = _vma(f._map.addr)
+    assert "/dev/zero" not in line and "SYSV" not in line	# not shmem
+    assert line.split()[1].startswith("rw-p")	# private
+    if os.path.exists("/sys/kernel/mm/transparent_hugepage/enabled"):
+        assert "hg" in fields["VmFlags"].split()	# MADV_HUGEPAGE
+    t = f.get_tensor("w")
+    assert torch.equal(t, src["w"])
+    assert f._map.addr <= t.data_ptr() < f._map.addr + len(img)
+
+
 def _advised(monkeypatch, n):
     """n tensors a0.. in a device-mapped object whose MADV_WILLNEED calls
     are recorded: (src, image, the (addr, length) advised, lib, safe_open)."""
@@ -263,11 +306,12 @@ def _advised(monkeypatch, n):
     asked = []
     monkeypatch.setattr(st, "_willneed", lambda a, n: asked.append((a, n)))
     lib = FakeMapLib(img)
-    return src, img, asked, lib, st.safe_open("m/w.safetensors", lib=lib)
+    return src, img, asked, lib, st.safe_open("m/w.safetensors", lib=lib,
+                                              mapping="device")
 
 
 def test_device_mapping_reads_ahead_what_is_asked(monkeypatch):
-    """The device mapping (the default) has the pages of each tensor read
+    """The device mapping has the pages of each tensor read
     ahead at its get_tensor (MADV_WILLNEED of its range, nothing past it),
     and of the whole object for load_file; nothing is read with O_DIRECT."""
     src, img, asked, lib, f = _advised(monkeypatch, 3)
@@ -278,7 +322,7 @@ def test_device_mapping_reads_ahead_what_is_asked(monkeypatch):
     assert asked == [(base + b, e - b)] and torch.equal(t, src["a1"])
     assert lib.ranges == []
     del asked[:]
-    got = st.load_file("m/w.safetensors", lib=lib)
+    got = st.load_file("m/w.safetensors", lib=lib, mapping="device")
     base = lib.mapped[-1].arr
     assert (ctypes.addressof(base), len(img)) in asked
     assert all(torch.equal(got[k], src[k]) for k in src)
