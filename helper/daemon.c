@@ -776,7 +776,7 @@ static int first_get(struct s3_src *s, struct hcs3 *c, char *err,
 				     &s->first_len, &s->obj, err, errlen);
 	if (ret)
 		first_drop(s);
-	return ret ? ret : 0;
+	return ret;
 }
 
 /* The object changed: fetch it again if it has kept its size. */
