@@ -225,11 +225,11 @@ class _Mapping:
     insertion and a page-table entry per 4 KiB (6.1's block devices have
     no large folios): 0.25-0.45 s against 0.50-0.60 s for 256 MiB in one
     guest boot (benchmarks.md, "Huge pages for the safetensors load").
-    ``device``: the device's page cache of the object's
-    extents mapped (hc_reader_mmap); the pages of each range asked for are read ahead at once with
-    MADV_WILLNEED (the whole object for load_file, a tensor's pages at its
-    get_tensor), so nothing past them is read and a touch waits only for
-    its page; the hold lives with the mapping.  Shared by every process
+    ``device``: the device's page cache of the object's extents mapped
+    (hc_reader_mmap); the pages of each range asked for are read ahead at
+    once with MADV_WILLNEED (the whole object for load_file, a tensor's
+    pages at its get_tensor), so nothing past them is read and a touch
+    waits only for its page; the hold lives with the mapping.  Shared by every process
     that maps the object (say, the ranks of one node loading one model)
     and kept for later loads while the page cache holds it.
     """
