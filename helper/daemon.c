@@ -12,9 +12,12 @@
  *   s3://BUCKET/KEY                 the default S3 backend
  *   hypercache://NAME/BUCKET/KEY    S3 backend NAME
  *   hypercache://NAME/KEY           posix backend NAME: ROOT/KEY
- * An S3 object is read with HEAD (size, ETag, Last-Modified) then ranged
- * GETs carrying If-Match, so an object replaced during the ingest is never
- * cached half old, half new.
+ * An S3 object is read with a GET of its first bytes (up to FIRST_MAX;
+ * the answer's headers give the size, the ETag and Last-Modified, as a
+ * HEAD would: the whole of a small object in one request) or, when the
+ * budget has no room for them or the backend cannot say, a HEAD; then
+ * ranged GETs of the rest carrying If-Match, so an object replaced during
+ * the ingest is never cached half old, half new.
  *
  * Write-back: a second thread registers as the egress helper on its own
  * socket and uploads the DIRTY objects the kernel sends (HC_CMD_EGRESS, in
@@ -211,7 +214,24 @@ struct s3_src {
 	const char *bucket;
 	const char *key;
 	struct hcs3_object obj;		/* size and ETag every part must match */
+	/*
+	 * The object's first @first_len bytes, fetched with its version
+	 * (hcs3_get_first()) in a buffer of @first_res bytes of the budget
+	 * (first_get()); NULL: none.  Parts read what they cover of it.
+	 */
+	char *first;
+	size_t first_len;
+	uint64_t first_res;
 };
+
+/*
+ * The first GET's bytes: at most this many, and at most a part; all the
+ * objects waiting on theirs hold at most half the buffer budget less a
+ * part (first_get()), so that with write-back's half a part can always
+ * run.
+ */
+#define FIRST_MAX	(1024 * 1024)
+static uint64_t first_mem;	/* under ing.lock */
 
 struct ingest_obj {
 	struct hc_xsched_obj so;
@@ -311,8 +331,11 @@ static void wake_main_loop(void)
 	errno = saved;
 }
 
+static void first_drop(struct s3_src *s);
+
 static void ingest_obj_free(struct ingest_obj *o)
 {
+	first_drop(&o->s3);
 	if (o->posix_fd >= 0)
 		close(o->posix_fd);
 	if (o->dev_fd >= 0)
@@ -693,11 +716,67 @@ static int s3_fetch(void *src, unsigned int worker, uint64_t off, size_t len,
 		    void *buf, char *err, size_t errlen)
 {
 	struct s3_src *s = src;
+	size_t n = 0;
 
 	if (test_fetch_delay_ms)
 		usleep(test_fetch_delay_ms * 1000U);
-	return hcs3_get_range(s->s->c[worker], s->bucket, s->key, off, len,
-			      s->obj.etag, buf, err, errlen);
+	if (s->first && off < s->first_len) {
+		/* what the first GET brought: no request for it */
+		n = s->first_len - off < len ? s->first_len - off : len;
+		memcpy(buf, s->first + off, n);
+		if (n == len)
+			return 0;
+	}
+	return hcs3_get_range(s->s->c[worker], s->bucket, s->key, off + n,
+			      len - n, s->obj.etag, (char *)buf + n, err,
+			      errlen);
+}
+
+/* Free the first GET's buffer, and its bytes of the budget. */
+static void first_drop(struct s3_src *s)
+{
+	if (!s->first_res)
+		return;
+	free(s->first);
+	s->first = NULL;
+	s->first_len = 0;
+	pthread_mutex_lock(&ing.lock);
+	hc_xsched_release(&ing.s, s->first_res);
+	first_mem -= s->first_res;
+	pthread_cond_broadcast(&ing.cv);	/* room for a part */
+	pthread_mutex_unlock(&ing.lock);
+	s->first_res = 0;
+}
+
+/*
+ * The object's first bytes and its version in one GET, with client @c,
+ * into a buffer taken from the budget if it has room now (never waiting
+ * for it): 0 and @s->obj set, -ERANGE (or -ENOMEM) when the caller is to
+ * HEAD instead, or the GET's error (@err).
+ */
+static int first_get(struct s3_src *s, struct hcs3 *c, char *err,
+		     size_t errlen)
+{
+	uint64_t part = ing.s.cfg.part_size, budget = ing.s.cfg.budget;
+	uint64_t n = part < FIRST_MAX ? part : FIRST_MAX;
+	int ret = -ERANGE;
+
+	pthread_mutex_lock(&ing.lock);
+	if (budget / 2 > part && first_mem + n <= budget / 2 - part &&
+	    !hc_xsched_reserve(&ing.s, n)) {
+		first_mem += n;
+		s->first_res = n;
+	}
+	pthread_mutex_unlock(&ing.lock);
+	if (!s->first_res)
+		return -ERANGE;
+	s->first = malloc(n);
+	if (s->first)
+		ret = hcs3_get_first(c, s->bucket, s->key, n, s->first,
+				     &s->first_len, &s->obj, err, errlen);
+	if (ret)
+		first_drop(s);
+	return ret;
 }
 
 /* The object changed: fetch it again if it has kept its size. */
@@ -715,8 +794,9 @@ static int s3_refetch(void *src, uint64_t size)
 }
 
 /*
- * HEAD worker @k's HEAD of @o (its own client of the backend, made on first
- * use); the result in @o->head_ret, the reason in @o->err.
+ * HEAD worker @k's request for @o's version (its own client of the
+ * backend, made on first use): an ingest's first GET (first_get()), else
+ * a HEAD; the result in @o->head_ret, the reason in @o->err.
  */
 static void s3_head(struct ingest_obj *o, unsigned int k)
 {
@@ -736,10 +816,19 @@ static void s3_head(struct ingest_obj *o, unsigned int k)
 		}
 	}
 	t = hc_now();
-	/* a revalidation with a kept ETag asks If-None-Match: 304 if same */
-	ret = hcs3_head_if(s->hd[k], src->bucket, src->key,
-			   o->r.reval && o->r.etag[0] ? o->r.etag : NULL,
-			   &src->obj, err, errlen);
+	/* an ingest's first bytes come with its version, when they can */
+	ret = o->r.reval ? -ERANGE : first_get(src, s->hd[k], err, errlen);
+	if (ret == -ERANGE || ret == -ENOMEM) {
+		/* a revalidation with a kept ETag asks If-None-Match: 304 if same */
+		ret = hcs3_head_if(s->hd[k], src->bucket, src->key,
+				   o->r.reval && o->r.etag[0] ? o->r.etag : NULL,
+				   &src->obj, err, errlen);
+	} else {
+		/* the GET gave the version, or its error with S3's document */
+		o->head_ret = ret;
+		hc_metrics_note_head(o->t.b->name, hc_now() - t);
+		return;
+	}
 	hc_metrics_note_head(o->t.b->name, hc_now() - t);
 	if (ret == -ENOENT || ret == -EACCES) {
 		/*
@@ -1064,6 +1153,7 @@ static void ingest_finished(struct hc_channel *ch, struct ingest_eng *e,
 	uint32_t crc = 0;
 	int ret = o->so.error;
 
+	first_drop(&o->s3);	/* every part ended; a restart GETs anew */
 	if (ret == -ESTALE && o->refetch && !o->restarted) {
 		hc_log(HC_LOG_WARN, "%s: changed during the ingest (%s); "
 		       "starting over", r->uri, o->err);
@@ -1291,6 +1381,7 @@ static int ingest_open(struct ingest_eng *e, const struct hc_config *cfg,
 		n = PART_WORKERS_MAX;
 	e->cfg = cfg;
 	ret = hc_xsched_init(&e->s, &sc, err, errlen);
+	first_mem = 0;	/* a new budget: nothing of it taken */
 	if (ret)
 		return ret;
 	/* the workers' timed waits (a paused backend) count CLOCK_MONOTONIC */

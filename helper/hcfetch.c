@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hcfetch: fetch one object exactly the way hypercached ingests it (HEAD,
+ * hcfetch: fetch one object the way hypercached ingests it (its version,
  * then parallel ranged GETs with If-Match through the fill engine, written
  * with O_DIRECT and made durable), but into a regular file instead of the
- * cache's extents.  For measuring the ingest path without the kernel
+ * cache's extents.  The version comes from a HEAD here; hypercached gets
+ * it with the object's first MiB in one GET where its budget has room.  For measuring the ingest path without the kernel
  * (scripts/bench-fetch.sh) and for checking a backend's configuration.
  *
  *   hcfetch [-c CONFIG] [-w WORKERS] [-p PART] [-o FILE] URI

@@ -931,6 +931,76 @@ out:
 	return rc;
 }
 
+int hcs3_get_first(struct hcs3 *c, const char *bucket, const char *key,
+		   size_t cap, void *buf, size_t *got, struct hcs3_object *out,
+		   char *err, size_t errlen)
+{
+	struct hcs3_req r = {
+		.method = "GET", .bucket = bucket, .key = key,
+		.payload_hash = SIGV4_EMPTY_SHA256,
+		.dst = buf, .dst_cap = cap,
+	};
+	uint64_t a, b, total;
+	char range[64];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	*got = 0;
+	rc = hcs3_check(c, bucket, key, true, err, errlen);
+	if (rc)
+		return rc;
+	if (!buf || !cap)
+		return hc_seterr(err, errlen, -EINVAL, "bad range or buffer");
+	snprintf(range, sizeof(range), "bytes=0-%zu", cap - 1);
+	r.range = range;
+	rc = hcs3_perform(c, &r, err, errlen);
+	if (rc) {
+		/* a 200 with more than @cap: the Range was ignored */
+		if (r.dst_overflow)
+			rc = hc_seterr(err, errlen, -ERANGE,
+				    "GET %s: the Range was ignored", r.url);
+		goto out;
+	}
+	if (r.status == 416) {
+		rc = hc_seterr(err, errlen, -ERANGE,
+			    "GET %s: 416 to %s (an empty object)", r.url, range);
+		goto out;
+	}
+	if (!hcs3_2xx(&r)) {
+		rc = hcs3_http_error(&r, err, errlen);
+		goto out;
+	}
+	if (r.status == 206) {
+		if (sscanf(r.content_range, "bytes %" SCNu64 "-%" SCNu64 "/%" SCNu64,
+			   &a, &b, &total) != 3 || a != 0 || b >= cap ||
+		    b + 1 != r.dst_got || total <= b) {
+			rc = hc_seterr(err, errlen, -EIO,
+				    "GET %s: asked for %s, got Content-Range '%s' and %zu bytes",
+				    r.url, range, r.content_range, r.dst_got);
+			goto out;
+		}
+		out->size = total;
+	} else if (r.status == 200 && r.content_length >= 0 &&
+		   (uint64_t)r.content_length == r.dst_got) {
+		out->size = r.dst_got;	/* the whole object, Range ignored */
+	} else {
+		rc = hc_seterr(err, errlen, -EIO,
+			    "GET %s: HTTP %ld to %s with %zu bytes", r.url,
+			    r.status, range, r.dst_got);
+		goto out;
+	}
+	rc = hcs3_copy_etag(&r, out->etag, err, errlen);
+	if (rc) {
+		out->size = 0;
+		goto out;
+	}
+	out->mtime = r.last_modified;
+	*got = r.dst_got;
+out:
+	hcs3_req_done(&r);
+	return rc;
+}
+
 /* hcs3_list: keys must come in strictly increasing order, once each. */
 struct hcs3_list_ctx {
 	s3xml_list_cb cb;

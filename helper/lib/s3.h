@@ -132,6 +132,23 @@ int hcs3_get_range(struct hcs3 *c, const char *bucket, const char *key,
 		   char *err, size_t errlen);
 
 /*
+ * hcs3_get_first() - the object's first bytes and its version in one
+ * request: GET bytes [0, @cap) into @buf, and from the answer's headers
+ * what hcs3_head() gives (the size from Content-Range, or from the body
+ * of a 200 that holds the whole object), so that an object of at most
+ * @cap bytes needs no other request.  *@got: the bytes in @buf (the
+ * whole object when @out->size <= @cap).  -ERANGE, with nothing in
+ * @out, when the answer cannot say: an empty object (416), a backend
+ * that ignored the Range for an object larger than @cap; the caller
+ * then asks hcs3_head().  Errors otherwise as hcs3_get_range()'s, the
+ * backend's error document in @err (no second request for it, as a HEAD
+ * answer, which has no body, needs).
+ */
+int hcs3_get_first(struct hcs3 *c, const char *bucket, const char *key,
+		   size_t cap, void *buf, size_t *got, struct hcs3_object *out,
+		   char *err, size_t errlen);
+
+/*
  * hcs3_list() - ListObjectsV2 of @bucket under @prefix (may be ""),
  * following continuation tokens; @cb is called once per object in key
  * order; a non-zero return from @cb stops the listing and is returned.

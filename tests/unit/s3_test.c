@@ -912,6 +912,67 @@ TEST_F(s3, range_ignored_or_too_long)
 	free(whole);
 }
 
+/*
+ * hcs3_get_first(): one GET gives the first bytes and the version (size,
+ * ETag, Last-Modified) as a HEAD would; the whole of a small object; a
+ * miss with the error document; -ERANGE when the answer cannot say (an
+ * empty object, a Range ignored for an object larger than the buffer).
+ */
+TEST_F(s3, get_first)
+{
+	struct hcs3_object o, h;
+	char buf[64];
+	size_t got = 99;
+
+	ASSERT_EQ(0, hcs3_head(self->c, BKT, "dir/obj one+x", &h, self->err,
+			       sizeof(self->err)));
+	F.requests = 0;
+	/* a part of a larger object: its size from Content-Range */
+	ASSERT_EQ(0, hcs3_get_first(self->c, BKT, "dir/obj one+x", 10, buf,
+				    &got, &o, self->err, sizeof(self->err)))
+		TH_LOG("%s", self->err);
+	EXPECT_EQ(10, got);
+	EXPECT_EQ(0, memcmp(buf, data, 10));
+	EXPECT_EQ(strlen(data), o.size);
+	EXPECT_STREQ(h.etag, o.etag);
+	EXPECT_EQ(h.mtime, o.mtime);
+	EXPECT_NE(0, o.mtime);
+	/* the whole object, buffer larger than it */
+	ASSERT_EQ(0, hcs3_get_first(self->c, BKT, "dir/obj one+x", sizeof(buf),
+				    buf, &got, &o, self->err, sizeof(self->err)));
+	EXPECT_EQ(strlen(data), got);
+	EXPECT_EQ(strlen(data), o.size);
+	EXPECT_EQ(0, memcmp(buf, data, strlen(data)));
+	EXPECT_EQ(2, F.requests);	/* one request each, no HEAD */
+	/* a Range ignored: the whole object if it fits, else -ERANGE */
+	F.ignore_range = true;
+	ASSERT_EQ(0, hcs3_get_first(self->c, BKT, "dir/obj one+x", sizeof(buf),
+				    buf, &got, &o, self->err, sizeof(self->err)));
+	EXPECT_EQ(strlen(data), got);
+	EXPECT_EQ(strlen(data), o.size);
+	EXPECT_EQ(-ERANGE, hcs3_get_first(self->c, BKT, "dir/obj one+x", 5, buf,
+					  &got, &o, self->err, sizeof(self->err)));
+	EXPECT_EQ(0, got);
+	EXPECT_EQ(0, o.size);
+	F.ignore_range = false;
+	/* an empty object: 416, -ERANGE (the caller HEADs) */
+	store("empty", "", 0);
+	EXPECT_EQ(-ERANGE, hcs3_get_first(self->c, BKT, "empty", sizeof(buf),
+					  buf, &got, &o, self->err,
+					  sizeof(self->err)));
+	EXPECT_EQ(0, got);
+	/* a miss: ENOENT with S3's error document, from the one request */
+	F.requests = 0;
+	EXPECT_EQ(-ENOENT, hcs3_get_first(self->c, BKT, "nope", sizeof(buf),
+					  buf, &got, &o, self->err,
+					  sizeof(self->err)));
+	EXPECT_NE(NULL, strstr(self->err, "S3 NoSuchKey")) TH_LOG("%s", self->err);
+	EXPECT_EQ(1, F.requests);
+	EXPECT_EQ(-EINVAL, hcs3_get_first(self->c, BKT, "k", 0, buf, &got, &o,
+					  self->err, sizeof(self->err)));
+	EXPECT_EQ(0, F.bad_sigs);
+}
+
 TEST_F(s3, not_found_and_forbidden)
 {
 	struct hcs3_object o;
