@@ -205,6 +205,7 @@ struct s3_backend {
 	struct hcs3 *c[HC_FILL_WORKERS_MAX];
 	struct hcs3 *ctl;
 	struct hcs3 *hd[HEAD_WORKERS_MAX];
+	int hd_recv[HEAD_WORKERS_MAX];	/* hd[k]'s receive buffer's node (place.h) */
 	struct hc_creds creds;
 	struct hcs3_opts opts;
 };
@@ -222,6 +223,7 @@ struct s3_src {
 	char *first;
 	size_t first_len;
 	uint64_t first_res;
+	int first_node;			/* its receive buffer's node (place.h) */
 };
 
 /*
@@ -724,8 +726,11 @@ static int s3_fetch(void *src, unsigned int worker, uint64_t off, size_t len,
 		/* what the first GET brought: no request for it */
 		n = s->first_len - off < len ? s->first_len - off : len;
 		memcpy(buf, s->first + off, n);
-		if (n == len)
+		if (n == len) {
+			/* its transfer was the first GET's */
+			hc_place_net_recv_from(s->first_node);
 			return 0;
+		}
 	}
 	return hcs3_get_range(s->s->c[worker], s->bucket, s->key, off + n,
 			      len - n, s->obj.etag, (char *)buf + n, err,
@@ -754,8 +759,8 @@ static void first_drop(struct s3_src *s)
  * for it): 0 and @s->obj set, -ERANGE (or -ENOMEM) when the caller is to
  * HEAD instead, or the GET's error (@err).
  */
-static int first_get(struct s3_src *s, struct hcs3 *c, char *err,
-		     size_t errlen)
+static int first_get(struct s3_src *s, struct hcs3 *c, int *recv,
+		     char *err, size_t errlen)
 {
 	uint64_t part = ing.s.cfg.part_size, budget = ing.s.cfg.budget;
 	uint64_t n = part < FIRST_MAX ? part : FIRST_MAX;
@@ -771,9 +776,11 @@ static int first_get(struct s3_src *s, struct hcs3 *c, char *err,
 	if (!s->first_res)
 		return -ERANGE;
 	s->first = malloc(n);
+	*recv = -2;
 	if (s->first)
 		ret = hcs3_get_first(c, s->bucket, s->key, n, s->first,
 				     &s->first_len, &s->obj, err, errlen);
+	s->first_node = *recv;
 	if (ret)
 		first_drop(s);
 	return ret;
@@ -814,10 +821,14 @@ static void s3_head(struct ingest_obj *o, unsigned int k)
 			o->head_ret = ret;
 			return;
 		}
+		/* where the first GET's receive buffer is (place.h) */
+		hcs3_set_recv_hook(s->hd[k], hc_place_net_recv,
+				   &s->hd_recv[k]);
 	}
 	t = hc_now();
 	/* an ingest's first bytes come with its version, when they can */
-	ret = o->r.reval ? -ERANGE : first_get(src, s->hd[k], err, errlen);
+	ret = o->r.reval ? -ERANGE : first_get(src, s->hd[k], &s->hd_recv[k], err,
+					 errlen);
 	if (ret == -ERANGE || ret == -ENOMEM) {
 		/* a revalidation with a kept ETag asks If-None-Match: 304 if same */
 		ret = hcs3_head_if(s->hd[k], src->bucket, src->key,

@@ -326,13 +326,21 @@ void hc_place_net_recv(void *arg, const void *ptr)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *pg = (void *)((uintptr_t)ptr & ~((uintptr_t)page - 1));
-	int status;
+	int status, node;
 
-	(void)arg;
 	if (!pl.on)
 		return;
 	/* move_pages without nodes: where the page is, or -errno */
-	recv_node = move_pages(0, 1, &pg, NULL, &status, 0) ? -1 : status;
+	node = move_pages(0, 1, &pg, NULL, &status, 0) ? -1 : status;
+	if (arg)
+		*(int *)arg = node;
+	else
+		recv_node = node;
+}
+
+void hc_place_net_recv_from(int node)
+{
+	recv_node = node;
 }
 
 void hc_place_net_end(struct hc_place_part *pp, enum hc_place_path path,

@@ -121,7 +121,12 @@ void hc_place_count(const struct hc_place_part *pp, const void *buf,
  * node is known; @pp->net says whether it moved).
  * hc_place_net_recv() - the S3 clients' receive hook (hcs3_set_recv_hook()):
  * notes which node the page of libcurl's receive buffer @ptr is on, for
- * the calling thread's next hc_place_net_end().
+ * the calling thread's next hc_place_net_end() (@arg NULL), or in the int
+ * @arg points to (a client whose transfer brings bytes a part worker
+ * takes later: an ingest's first GET, on a HEAD worker).
+ * hc_place_net_recv_from() - the part's bytes were received by such a
+ * transfer, whose receive buffer was on @node (what the hook stored; -2:
+ * none seen): for the calling thread's next hc_place_net_end().
  * hc_place_net_end() - after it: whether the thread is still there and
  * where libcurl's receive buffer was (if hc_place_net_recv() saw it),
  * into @t and the exporter's @path counters; the thread back onto the
@@ -129,6 +134,7 @@ void hc_place_count(const struct hc_place_part *pp, const void *buf,
  */
 void hc_place_net_begin(struct hc_place_part *pp);
 void hc_place_net_recv(void *arg, const void *ptr);
+void hc_place_net_recv_from(int node);
 void hc_place_net_end(struct hc_place_part *pp, enum hc_place_path path,
 		      struct hc_place_tally *t);
 
