@@ -178,13 +178,14 @@ static void fail(struct hc_channel *ch, const struct hc_ingest_req *r, int e)
  * scheduler (any object's: a worker is a transfer slot of a backend, with
  * that slot's S3 client), fetch each into a buffer of its own length,
  * write it O_DIRECT into the extents, note its CRC-32C and end it; the
- * worker that ends an object's last part runs fdatasync() and queues the
- * object on @done, waking the dispatcher, which FAILs it, or combines the
- * parts' CRCs (crc.h) and queues it for a DONE reporter (@report).  The
- * kernel's DONE flushes every member and journals the object: the
- * reporters send it on the same channel, several at once (their flushes
- * and journal records then go together), while the dispatcher goes on;
- * each reported object goes back to it (@reported) to end.
+ * worker that ends an object's last part queues the object on @done,
+ * waking the dispatcher, which FAILs it, or combines the parts' CRCs
+ * (crc.h) and queues it for a DONE reporter (@report).  The kernel's DONE
+ * journals the object with a flush of every member, which makes its
+ * completed writes durable (no fdatasync of ours): the reporters send it
+ * on the same channel, several at once (their journal records then go
+ * together, with one flush), while the dispatcher goes on; each reported
+ * object goes back to it (@reported) to end.
  */
 /*
  * The HEAD workers: an object's HEAD (and, for a missing key, the GET of
@@ -299,7 +300,7 @@ struct ingest_eng {
 	double busy_since;
 	uint64_t busy_bytes, busy_objects;
 	double busy_alloc;	/* its waits in the kernel's ALLOC */
-	double busy_done, busy_sync;	/* DONEs, fdatasync()s; under @lock */
+	double busy_done;	/* in DONEs; under @lock */
 };
 
 static struct ingest_eng ing = {
@@ -376,7 +377,6 @@ static void *part_worker(void *arg)
 		struct ingest_obj *o;
 		struct hc_place_part pp;
 		uint64_t wake, now = hc_now_ms(), retry_after = 0;
-		double t;
 		void *buf = NULL;
 		bool fin;
 		int ret;
@@ -473,18 +473,8 @@ static void *part_worker(void *arg)
 		fin = hc_xsched_end(&e->s, &p, out, ret, retry_after,
 				    hc_now_ms());
 		pthread_cond_broadcast(&e->cv);
-		if (!fin)
-			continue;
-		pthread_mutex_unlock(&e->lock);
-		t = hc_now();
-		if (!o->so.error && fdatasync(o->dev_fd)) {
-			snprintf(o->err, sizeof(o->err), "%s: fdatasync: %s",
-				 HC_DEV_PATH, strerror(errno));
-			o->so.error = -EIO;
-		}
-		pthread_mutex_lock(&e->lock);
-		e->busy_sync += hc_now() - t;
-		ingest_hand_back(e, &e->done, o);
+		if (fin)
+			ingest_hand_back(e, &e->done, o);
 	}
 	pthread_mutex_unlock(&e->lock);
 	hc_place_buf_free(keep, keep_len);
@@ -1303,21 +1293,20 @@ static void ingest_reap(struct hc_channel *ch, struct ingest_eng *e)
 		ingest_s3_headed(ch, e->cfg, o);
 	}
 	if (!e->in_flight && !e->heading && !e->pending && e->busy_objects) {
-		double secs = hc_now() - e->busy_since, done, sync;
+		double secs = hc_now() - e->busy_since, done;
 
 		pthread_mutex_lock(&e->lock);
 		done = e->busy_done;
-		sync = e->busy_sync;
-		e->busy_done = e->busy_sync = 0;
+		e->busy_done = 0;
 		pthread_mutex_unlock(&e->lock);
 		hc_log(HC_LOG_INFO, "ingest: %llu objects, %llu bytes in %.3f s "
 		       "(%.3f GB/s, %.1f objects/s); the kernel's ALLOC %.3f s, "
-		       "DONE %.3f thread-s, fdatasync %.3f thread-s",
+		       "DONE %.3f thread-s",
 		       (unsigned long long)e->busy_objects,
 		       (unsigned long long)e->busy_bytes, secs,
 		       secs > 0 ? e->busy_bytes / secs / 1e9 : 0.0,
 		       secs > 0 ? e->busy_objects / secs : 0.0,
-		       e->busy_alloc, done, sync);
+		       e->busy_alloc, done);
 		e->busy_objects = 0;
 		e->busy_bytes = 0;
 		e->busy_alloc = 0;

@@ -2342,8 +2342,8 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
  * @obj: an INGESTING object
  *
  * Closes the fence and waits for the writes it admitted (sleeps), and
- * marks @obj busy: the caller may drop the pool lock (for the members'
- * flushes) until hc_cache_ingest_done().  Return: 0; -EINVAL (not
+ * marks @obj busy until hc_cache_ingest_done(), which drops the pool lock
+ * while its record is written.  Return: 0; -EINVAL (not
  * allocated yet); -EBUSY (an INGEST_DONE of it is under way).
  */
 int hc_cache_ingest_done_begin(struct hc_cache *c, struct hc_obj *obj)
@@ -2411,6 +2411,7 @@ static int hc_cache_ingest_record(struct hc_cache *c, struct hc_obj *obj,
 	r->q.obj = obj;
 	r->q.state = HC_OBJ_READY;
 	r->q.flags = flags;
+	r->q.flush_data = true;		/* the helper's writes: no flush yet */
 	r->q.done = hc_cache_ingest_recorded;
 	init_completion(&r->done);
 	hc_journal_queue(c->journal, &r->q);
@@ -2423,30 +2424,30 @@ static int hc_cache_ingest_record(struct hc_cache *c, struct hc_obj *obj,
 }
 
 /**
- * hc_cache_ingest_done - the helper wrote an ingest's data durably
+ * hc_cache_ingest_done - the helper wrote an ingest's data
  * @c: the cache
  * @obj: an INGESTING object, busy since hc_cache_ingest_done_begin()
- * @err: 0, or why the data could not be made durable (the members'
- *	flushes): then nothing but the fence and the busy mark change back
  * @has_crc: @crc is the CRC-32C of the data
  * @crc: see @has_crc
  *
  * Journals the object as READY (durably, through the journal's batch
- * writer: hc_cache_ingest_record(), the pool lock dropped meanwhile),
- * wakes readers; @obj is not busy any more on return.  Return: 0, @err,
- * -ENOMEM, or an error of the journal (the fence opens again).
+ * writer: hc_cache_ingest_record(), the pool lock dropped meanwhile; it
+ * flushes every member first, which makes the helper's completed writes
+ * durable), wakes readers; @obj is not busy any more on return.  Return: 0,
+ * -ENOMEM, or an error of the journal (nothing but the fence and the busy
+ * mark change back: the fence opens again).
  */
-int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, int err,
+int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj,
 			 bool has_crc, u32 crc)
 {
 	u32 old_flags = obj->flags, old_crc = obj->data_crc;
+	int err;
 
-	if (!err && has_crc) {
+	if (has_crc) {
 		obj->flags |= HC_OBJ_F_DATA_CRC;
 		obj->data_crc = crc;
 	}
-	if (!err)
-		err = hc_cache_ingest_record(c, obj, obj->flags);
+	err = hc_cache_ingest_record(c, obj, obj->flags);
 	if (err) {
 		obj->flags = old_flags;
 		obj->data_crc = old_crc;

@@ -588,7 +588,7 @@ void hc_cache_ingest_adopt(struct hc_cache *c);		/* sleeps */
 int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 			  bool *admitted);
 int hc_cache_ingest_done_begin(struct hc_cache *c, struct hc_obj *obj);
-int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj, int err,
+int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj,
 			 bool has_crc, u32 crc);
 void hc_cache_ingest_end(struct hc_cache *c, struct hc_obj *obj, int outcome);
 int hc_cache_outcome(const struct hc_cache *c, const u8 *uri, u32 len,

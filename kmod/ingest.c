@@ -383,13 +383,11 @@ int hc_nl_ingest_done(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto out;
 	/*
-	 * The helper made its writes durable; make sure of every member,
-	 * without the pool lock (the object is busy: nothing else ends it).
+	 * The helper's writes have completed (the fence waited for them);
+	 * the batch writer flushes every member before the READY record
+	 * (hc_journal_req.flush_data), once for the DONEs that wait together.
 	 */
-	hc_pool_unlock();
-	err = hc_members_flush(pool->members, pool->nr_members);
-	hc_pool_lock();
-	err = hc_cache_ingest_done(pool->cache, obj, err, crc,
+	err = hc_cache_ingest_done(pool->cache, obj, crc,
 				   crc ? nla_get_u32(crc) : 0);
 	trace_hc_ingest_done(gen, size, err);
 out:

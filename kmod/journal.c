@@ -708,8 +708,10 @@ static int hc_journal_take(struct hc_journal *j, struct list_head *batch,
 
 /*
  * Write the batch hc_journal_take() made: the compaction it asked for
- * first, then the records; each object's jop gets the state recorded once
- * it is durable, before the mutex is released (as hc_journal_write_out()).
+ * first, or a flush of every member when a record publishes unflushed
+ * data (hc_journal_req.flush_data: one flush for all of the batch's),
+ * then the records; each object's jop gets the state recorded once it is
+ * durable, before the mutex is released (as hc_journal_write_out()).
  * Without the pool lock, the mutex held (released here).
  */
 static int hc_journal_write_reqs(struct hc_journal *j, struct list_head *batch,
@@ -719,10 +721,15 @@ static int hc_journal_write_reqs(struct hc_journal *j, struct list_head *batch,
 		.q = list_first_entry(batch, struct hc_journal_req, node),
 	};
 	struct hc_journal_req *q;
+	bool flush = false;
 	int err = 0;
 
-	if (j->snap)
+	list_for_each_entry(q, batch, node)
+		flush |= q->flush_data;
+	if (j->snap)	/* flushes every member before its header */
 		err = hc_journal_compact_locked(j);
+	else if (flush)
+		err = hc_members_flush(j->pool->members, j->pool->nr_members);
 	if (!err)
 		err = hc_journal_write_batch(j, n, hc_journal_fill_req, &cur);
 	if (!err)

@@ -72,6 +72,10 @@ typedef void (*hc_journal_done_fn)(struct hc_journal *j,
  * @bver: the backend version that replaces @obj's when the record is taken
  *	into a batch (with the pool lock and the journal mutex held); then the
  *	one it replaced, for @done to free
+ * @flush_data: the record publishes data written since the last flush (an
+ *	INGEST_DONE's: the helper's writes, completed but not flushed): the
+ *	batch writer flushes every member before the batch's first write, so
+ *	that the record is on no member before the data is durable on all
  * @done: called once, when the record is durable or failed
  */
 struct hc_journal_req {
@@ -79,6 +83,7 @@ struct hc_journal_req {
 	struct hc_obj *obj;
 	u32 state;
 	u32 flags;
+	bool flush_data;
 	struct hc_bver *bver;
 	hc_journal_done_fn done;
 };

@@ -64,8 +64,10 @@
  *	HC_A_ING_EXTENT list into which the helper writes the data through
  *	/dev/hypercacheN.  Not admitted: the request ends and readers read the
  *	backend.  -ENOSPC: no room; the request ends.
- * @HC_CMD_INGEST_DONE: helper -> kernel: the data is written and durable
- *	(optional HC_A_ING_CRC32C); the object becomes READY (journaled).
+ * @HC_CMD_INGEST_DONE: helper -> kernel: the data is written (every write
+ *	completed; optional HC_A_ING_CRC32C); the object becomes READY,
+ *	journaled after a flush of every member that makes the data durable
+ *	(the helper need not fdatasync).
  * @HC_CMD_INGEST_FAIL: helper -> kernel: the fetch failed with
  *	HC_A_ING_ERRNO (positive errno, e.g. ENOENT, EACCES); the request ends
  *	and waiting readers get that error.

@@ -115,6 +115,12 @@ cpu_busy() {
 			(t1 > t0 ? 100 * (1 - (i1 - i0) / (t1 - t0)) : 0) }' | tee /dev/kmsg
 }
 got() { cat "/tmp/fig.$1"; }
+# member_flushes: the flush requests the members completed, summed (field
+# 16 of /sys/block/DEV/stat; the members are $M)
+member_flushes() {
+	for d in $M; do cat "/sys/block/${d#/dev/}/stat"; done |
+		awk '{ n += $16 } END { print n + 0 }'
+}
 
 md_up() {
 	mdadm --create /dev/md0 --run --level=0 --chunk=4096 --raid-devices=3 $M \
@@ -232,6 +238,7 @@ t_ingest() {
 	ts0=$(metric hypercache_ingest_ttfb_seconds_sum)
 	r0=$(hc_stat journal_records)
 	f0=$(hc_stat journal_flushes)
+	mf0=$(member_flushes)
 	t0=$(now)
 	c0=$(cpu_mark)
 	hcctl preload-batch --config /tmp/hc.conf --no-progress --json -P 64 \
@@ -249,7 +256,8 @@ t_ingest() {
 		-v s1="$(metric hypercache_ingest_ttfb_seconds_sum)" \
 		'BEGIN { printf "%.3f", (c1 > c0 ? (s1 - s0) / (c1 - c0) : 0) }') s," \
 		"journal records $(($(hc_stat journal_records) - r0))," \
-		"flushes $(($(hc_stat journal_flushes) - f0))" | tee /dev/kmsg
+		"flushes $(($(hc_stat journal_flushes) - f0))," \
+		"member flush requests $(($(member_flushes) - mf0))" | tee /dev/kmsg
 	# its own figures: the listing's time, the aggregate objects/s
 	hc_log "preload-batch: $(tr -d '\n' </tmp/pl.json |
 		grep -o '"\(list_seconds\|seconds\|gb_per_s\|objects_per_s\)": *[0-9.e+-]*' | tr '\n' ' ')"
