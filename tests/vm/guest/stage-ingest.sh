@@ -113,6 +113,58 @@ fresh_pool() {
 	hcctl pool create --force $M >/dev/null
 }
 
+# INGEST_DONE: the helper does not flush (hc_fakehelper has no fdatasync),
+# the kernel does.  In the block layer's trace, every member gets an empty
+# flush after the object's last data write and before the first write of
+# its READY record (a REQ_META write): the record is mirrored one member
+# after another, and replay takes a record found on one member only
+# (journal.md), so the data must be durable on all of them before the
+# first copy.  The records' own PREFLUSH per member does not do that.
+t_flush_before_ready() {
+	fresh_pool
+	start_helper
+	TR=/sys/kernel/tracing
+	[ -d $TR/events ] || mount -t tracefs nodev $TR || hc_fail "no tracefs"
+	devs=""
+	for d in $M; do
+		b=/sys/block/$(basename "$(readlink -f "$d")")
+		devs="$devs $(tr : , <$b/dev)"
+		[ "$(cat $b/queue/write_cache)" = "write back" ] ||
+			hc_fail "$d has no volatile write cache: no flush to see"
+	done
+	hc_pattern 7 13000000 >/tmp/src.flush
+	: >$TR/trace
+	echo 1 >$TR/events/block/block_bio_queue/enable
+	echo 1 >$TR/tracing_on
+	out=$(hc_obj ingest 20000 file:/tmp/src.flush)
+	echo 0 >$TR/tracing_on
+	echo 0 >$TR/events/block/block_bio_queue/enable
+	echo "$out" | grep -q '^status=hit' || hc_fail "ingest: $out"
+	# "block_bio_queue: MAJ,MIN RWBS SECTOR + NR [comm]", members only
+	grep -o 'block_bio_queue: .*' $TR/trace |
+		awk -v devs="$devs" 'BEGIN { n = split(devs, d, " "); for (i = 1; i <= n; i++) m[d[i]] = 1 }
+			$2 in m { print $2, $3, $6 }' >/tmp/bios
+	verdict=$(awk -v devs="$devs" '
+		BEGIN { n = split(devs, d, " ") }
+		# data: a write with sectors, not REQ_META
+		$2 ~ /W/ && $2 !~ /M/ && $3 > 0 { last = NR; delete fl; meta = 0; next }
+		!last { next }
+		# an empty flush after the last data write
+		$2 ~ /^F/ && $3 == 0 && !meta { fl[$1] = 1; next }
+		$2 ~ /M/ && !meta { meta = NR
+			for (i = 1; i <= n; i++) if (!(d[i] in fl)) miss = miss " " d[i] }
+		END {
+			if (!last) print "no data write"
+			else if (!meta) print "no record written after the data"
+			else if (miss != "") print "not flushed before the record:" miss
+			else print "ok" }' /tmp/bios)
+	[ "$verdict" = ok ] || { cat /tmp/bios; hc_fail "$verdict"; }
+	hcctl get --no-progress -o /tmp/got file:/tmp/src.flush
+	cmp /tmp/src.flush /tmp/got || hc_fail "data differs"
+	stop_helper
+	hcctl pool stop
+}
+
 # Each operation accepts its own request attributes only (one policy per
 # operation): reply-only attributes are refused before the handler runs.
 t_request_attrs() {
@@ -336,3 +388,4 @@ hc_test ingest-bound t_bound
 hc_test ingest-expire t_expire
 hc_test ingest-resend t_resend
 hc_test ingest-alloc-efbig t_alloc_efbig
+hc_test ingest-flush-before-ready t_flush_before_ready
