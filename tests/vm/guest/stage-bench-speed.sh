@@ -101,18 +101,21 @@ metric() {
 		awk -v n="$1" '$1 == n || index($1, n "{") == 1 { v = $2 } END { print v + 0 }'
 }
 # cpu_mark: the guest's CPU counters now (/proc/stat's first line);
-# cpu_busy NAME MARK: the share of the vCPUs' time not idle or waiting
-# since MARK, as a bench-speed-trace line (what bounds NAME: the CPU or
-# the others it waits for)
+# cpu_busy NAME MARK BYTES: the share of the vCPUs' time not idle or
+# waiting since MARK, and those busy CPU-seconds per GB of BYTES, as a
+# bench-speed-trace line (what bounds NAME: the CPU or the others it
+# waits for; what it costs)
 cpu_mark() { head -n 1 /proc/stat; }
 cpu_busy() {
-	echo "$2 $(cpu_mark)" | awk -v n="$1" '{
+	echo "$2 $(cpu_mark)" | awk -v n="$1" -v b="$3" '{
 		# cpu user nice system idle iowait irq softirq steal ... (twice)
 		t0 = 0; for (i = 2; i <= 9; i++) t0 += $i; i0 = $5 + $6
 		t1 = 0; for (i = 2 + NF / 2; i <= 9 + NF / 2; i++) t1 += $i
 		i1 = $(5 + NF / 2) + $(6 + NF / 2)
-		printf "hc: bench-speed-trace %s guest CPU busy %.0f%%\n", n,
-			(t1 > t0 ? 100 * (1 - (i1 - i0) / (t1 - t0)) : 0) }' | tee /dev/kmsg
+		j = (t1 - t0) - (i1 - i0)	# busy jiffies, USER_HZ 100
+		printf "hc: bench-speed-trace %s guest CPU busy %.0f%%, %.2f CPU-s, %.2f CPU-s/GB\n", n,
+			(t1 > t0 ? 100 * j / (t1 - t0) : 0), j / 100, j / 100 / (b / 1e9) }' |
+		tee /dev/kmsg
 }
 got() { cat "/tmp/fig.$1"; }
 # member_flushes: the flush requests the members completed, summed (field
@@ -182,9 +185,11 @@ hc_up() {
 # trace: put's own phases and the daemon's thread-seconds of the upload
 put_one() {
 	t0=$(now)
+	c0=$(cpu_mark)
 	hcctl put --sync --timeout 0 --no-progress --json /tmp/one "s3://$BUCKET/$2" >/tmp/put.out 2>&1 ||
 		{ cat /tmp/put.out; tail -n 30 /tmp/hcd.out; hc_fail "put --sync of one failed"; }
 	t=$(since "$t0")
+	cpu_busy "$1" "$c0" $((ONE * MB))
 	fig "$1" "$t" $((ONE * MB)) 1 curl-put "$(got curl-put)"
 	wait_log "$2: upload thread-seconds"
 	echo "hc: bench-speed-trace $1 put $(tr -d '\n ' </tmp/put.out |
@@ -215,13 +220,15 @@ t_ingest() {
 	t=$(since "$t0")
 	keep curl-many "$t"
 	fig curl-many "$t" $((N * MB)) "$N"
-	cpu_busy curl-many "$c0"
+	cpu_busy curl-many "$c0" $((N * MB))
 	t0=$(now)
+	c0=$(cpu_mark)
 	s3curl -o $MD/big "$EP/$BUCKET/big" || hc_fail "curl of the big object failed"
 	sync -f $MD/big
 	t=$(since "$t0")
 	keep curl-1 "$t"
 	fig curl-1 "$t" $((BIG * MB)) 1
+	cpu_busy curl-1 "$c0" $((BIG * MB))
 	rm -f $MD/big
 	t0=$(now)
 	curl8
@@ -247,7 +254,7 @@ t_ingest() {
 	t=$(since "$t0")
 	grep -q "\"ingested\": *$N" /tmp/pl.json || { cat /tmp/pl.json; hc_fail "not $N ingested"; }
 	fig hc-many "$t" $((N * MB)) "$N" curl-many "$(got curl-many)"
-	cpu_busy hc-many "$c0"
+	cpu_busy hc-many "$c0" $((N * MB))
 	# where an object's time goes before its bytes: the HEADs' mean, the
 	# mean from the request to the first byte; the READY records' batches
 	echo "hc: bench-speed-trace hc-many HEAD mean $(metric \
@@ -277,9 +284,11 @@ t_ingest() {
 		i=$((i + 1))
 	done </tmp/sums
 	t0=$(now)
+	c0=$(cpu_mark)
 	hcctl preload --no-progress --timeout 1800 "s3://$BUCKET/big" >/dev/null ||
 		{ tail -n 30 /tmp/hcd.out; hc_fail "cold ingest of the big object failed"; }
 	t=$(since "$t0")
+	cpu_busy hc-big "$c0" $((BIG * MB))
 	fig hc-big "$t" $((BIG * MB)) 1 curl-1 "$(got curl-1)"
 	fig hc-big-vs-8 "$t" $((BIG * MB)) 1 curl-8 "$(got curl-8)"
 	[ "$(hcctl get --no-progress --no-ingest "s3://$BUCKET/big" | sha256sum |
@@ -317,8 +326,10 @@ t_egress() {
 	keep aws-seq "$t"
 	fig aws-seq "$t" $((CK * CKMB * MB)) "$CK"
 	t0=$(now)
+	c0=$(cpu_mark)
 	s3curl -T /tmp/one "$EP/$BUCKET/curl/one" >/dev/null || hc_fail "curl -T failed"
 	t=$(since "$t0")
+	cpu_busy curl-put "$c0" $((ONE * MB))
 	keep curl-put "$t"
 	fig curl-put "$t" $((ONE * MB)) 1
 
