@@ -119,9 +119,9 @@ cpu_busy() {
 }
 got() { cat "/tmp/fig.$1"; }
 # member_flushes: the flush requests the members completed, summed (field
-# 16 of /sys/block/DEV/stat; the members are $M)
+# 16 of /sys/block/DEV/stat; the members are $M, links to the drives)
 member_flushes() {
-	for d in $M; do cat "/sys/block/${d#/dev/}/stat"; done |
+	for d in $M; do cat "/sys/block/$(basename "$(readlink -f "$d")")/stat"; done |
 		awk '{ n += $16 } END { print n + 0 }'
 }
 
