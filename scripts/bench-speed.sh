@@ -3,7 +3,7 @@
 #                               [--big-mb M] [--ckpts C] [--ckpt-mb M]
 #                               [--one-mb M] [--drive-mb M] [--aws guest|host] [--kver K]
 #                               [--net user|tap] [--no-build] [--timeout S]
-#                               [--kargs 'K=V ...'] [--smoke]
+#                               [--kargs 'K=V ...'] [--profile] [--smoke]
 #
 # hypercached at full speed against the plain S3 clients, in ONE guest boot
 # (QEMU/TCG, multi-threaded, 2 vCPUs, 3 NVMe drives) against the tests'
@@ -53,6 +53,10 @@
 # --kargs: extra guest kernel parameters, for both peers alike (e.g.
 # 'clocksource=tsc tsc=reliable': the emulated HPET, the kernel's choice
 # under TCG, costs an exit to QEMU per clock read; see benchmarks.md).
+# --profile (diagnosis only: perf's own cost makes that run's times
+# unusable): perf goes into the guest's initramfs and hc-many is sampled
+# over the whole guest (perf record -a -g, cpu-clock), its shares by thread
+# and by thread and symbol printed as "hc: bench-speed-prof" lines.
 # --smoke is the smoke run of `make check` (tests/vm/scenarios/97-bench.sh):
 # 4 objects, a 4 MiB big object, 2 checkpoints of 2 MiB, a 2 MiB put,
 # --aws host, and the drive part over 64 MiB, first in the same boot, in
@@ -68,7 +72,7 @@ cd "$ROOT"
 
 me=${HC_BENCH_NAME:-bench-speed.sh}
 part=both objects=1000 big_mb=1024 ckpts=8 ckpt_mb=64 one_mb=256 aws=guest
-build=1 timeout=3600 kver="" smoke="" drive_mb=512 net=user xkargs=""
+build=1 timeout=3600 kver="" smoke="" drive_mb=512 net=user xkargs="" profile=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--part) part=$2; shift 2 ;;
@@ -84,6 +88,7 @@ while [ $# -gt 0 ]; do
 	--no-build) build=0; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--kargs) xkargs=$2; shift 2 ;;
+	--profile) profile=1; shift ;;
 	--smoke)
 		objects=4 big_mb=4 ckpts=2 ckpt_mb=2 one_mb=2 aws=host timeout=900
 		drive_mb=64 smoke=-smoke
@@ -215,11 +220,12 @@ mem=$((2048 + ckpts * ckpt_mb + one_mb))
 log=$out/bench-speed-$(date +%Y%m%d-%H%M%S).log
 rc=0
 hostfs=()
+[ $profile = 1 ] && export HC_EXTRA_BINS="${HC_EXTRA_BINS:+$HC_EXTRA_BINS }perf"
 [[ :$parts: == *:egress:* ]] && [ "$aws" = guest ] && hostfs=(--hostfs)
 HC_TCG_THREAD=${HC_TCG_THREAD:-multi} \
 "$ROOT/tests/vm/boot.sh" --stage bench-speed --kver "$HC_KVER" --s3 "${netopt[@]}" --verbose "${hostfs[@]}" \
 	--drives "$(IFS=,; echo "${imgs[*]}")" --mem "$mem" ${kargs:+--kargs "$kargs"} \
-	--args "bucket=$bucket,bigsha=$bigsha,parts=$parts,n=$objects,big=$big_mb,ck=$ckpts,ckmb=$ckpt_mb,one=$one_mb,aws=$aws,dmb=$drive_mb" \
+	--args "bucket=$bucket,bigsha=$bigsha,parts=$parts,n=$objects,big=$big_mb,ck=$ckpts,ckmb=$ckpt_mb,one=$one_mb,aws=$aws,dmb=$drive_mb,profile=$profile" \
 	--timeout "$timeout" --log "$log" >"$out/boot.out" 2>&1 || rc=$?
 rm -f "${imgs[@]}"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -57,7 +57,7 @@
 . /hc/tests/s3lib.sh
 
 PARTS=ingest:egress N=1000 BIG=1024 CK=8 CKMB=64 ONE=256 AWS=guest BUCKET_ARG="" BIGSUM=""
-DMB=512
+DMB=512 PROFILE=0
 for a in "$@"; do
 	case $a in
 	bucket=*) BUCKET_ARG=${a#bucket=} ;;
@@ -70,6 +70,7 @@ for a in "$@"; do
 	one=*) ONE=${a#one=} ;;
 	aws=*) AWS=${a#aws=} ;;
 	dmb=*) DMB=${a#dmb=} ;;
+	profile=*) PROFILE=${a#profile=} ;;
 	*) echo "stage-bench-speed: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
@@ -118,6 +119,29 @@ cpu_busy() {
 		tee /dev/kmsg
 }
 got() { cat "/tmp/fig.$1"; }
+# prof_start; prof_report NAME: with profile=1 (scripts/bench-speed.sh
+# --profile) the whole guest is sampled in between (perf record -a -g,
+# cpu-clock, 499 Hz) and the shares by thread name, then by thread name
+# and symbol, are printed as "hc: bench-speed-prof NAME" lines
+prof_start() {
+	[ "$PROFILE" = 1 ] || return 0
+	command -v perf >/dev/null || hc_fail "profile=1 without perf in the guest"
+	perf record -q -a -g -e cpu-clock -F 499 -o /tmp/perf.data >/tmp/perf.out 2>&1 &
+	echo $! >/tmp/perf.pid
+	sleep 1
+}
+prof_report() {
+	[ "$PROFILE" = 1 ] || return 0
+	kill -INT "$(cat /tmp/perf.pid)"
+	wait "$(cat /tmp/perf.pid)" 2>/dev/null || true
+	perf report -i /tmp/perf.data --stdio --no-children --sort comm -g none \
+		--percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 30 |
+		sed "s/^/hc: bench-speed-prof $1 thread: /" | tee /dev/kmsg
+	perf report -i /tmp/perf.data --stdio --no-children --sort comm,dso,sym -g none \
+		--percent-limit 0.5 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 80 |
+		sed "s/^/hc: bench-speed-prof $1 symbol: /" | tee /dev/kmsg
+	rm -f /tmp/perf.data
+}
 # member_flushes: the flush requests the members completed, summed (field
 # 16 of /sys/block/DEV/stat; the members are $M, links to the drives)
 member_flushes() {
@@ -213,6 +237,7 @@ t_ingest() {
 		echo "url = \"$EP/$BUCKET/many/$k\""
 		echo "output = \"$MD/many/$k\""
 	done </tmp/sums >/tmp/curl.K
+	prof_start
 	t0=$(now)
 	c0=$(cpu_mark)
 	s3curl -Z --parallel-max 16 -K /tmp/curl.K || hc_fail "curl -Z failed"
@@ -221,6 +246,7 @@ t_ingest() {
 	keep curl-many "$t"
 	fig curl-many "$t" $((N * MB)) "$N"
 	cpu_busy curl-many "$c0" $((N * MB))
+	prof_report curl-many
 	t0=$(now)
 	c0=$(cpu_mark)
 	s3curl -o $MD/big "$EP/$BUCKET/big" || hc_fail "curl of the big object failed"
@@ -246,6 +272,7 @@ t_ingest() {
 	r0=$(hc_stat journal_records)
 	f0=$(hc_stat journal_flushes)
 	mf0=$(member_flushes)
+	prof_start
 	t0=$(now)
 	c0=$(cpu_mark)
 	hcctl preload-batch --config /tmp/hc.conf --no-progress --json -P 64 \
@@ -255,6 +282,7 @@ t_ingest() {
 	grep -q "\"ingested\": *$N" /tmp/pl.json || { cat /tmp/pl.json; hc_fail "not $N ingested"; }
 	fig hc-many "$t" $((N * MB)) "$N" curl-many "$(got curl-many)"
 	cpu_busy hc-many "$c0" $((N * MB))
+	prof_report hc-many
 	# where an object's time goes before its bytes: the HEADs' mean, the
 	# mean from the request to the first byte; the READY records' batches
 	echo "hc: bench-speed-trace hc-many HEAD mean $(metric \
