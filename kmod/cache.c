@@ -117,6 +117,7 @@
 #include <linux/bitmap.h>
 #include <linux/completion.h>
 #include <linux/crc32.h>
+#include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/rhashtable.h>
@@ -130,19 +131,46 @@
 #include "hypercache.h"
 #include "trace.h"
 
-DECLARE_WAIT_QUEUE_HEAD(hc_cache_wait);
-atomic_t hc_cache_events = ATOMIC_INIT(0);
+/*
+ * The queues that LOCATE with WAIT, the view's lookups and revalidations
+ * sleep on until their object changes (hc_ctl_wait()), one per bucket of
+ * the URI's hash: an object's change wakes the waiters of its URI and of
+ * the few that share its bucket, not every waiter of the pool (a preload
+ * of 64 objects at once woke all 64 waiters, each to take the pool lock
+ * and look again, at every state change of every object).
+ */
+#define HC_CACHE_WAITQ_BITS	8
+static struct hc_cache_waitq hc_cache_waitqs[1 << HC_CACHE_WAITQ_BITS];
+
+struct hc_cache_waitq *hc_cache_waitq(u64 hash)
+{
+	return &hc_cache_waitqs[hash_64(hash, HC_CACHE_WAITQ_BITS)];
+}
+
+static void hc_cache_waitq_wake(struct hc_cache_waitq *q)
+{
+	atomic_inc(&q->events);
+	wake_up_all(&q->wq);
+}
+
+void hc_cache_wake_all(void)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)
+		hc_cache_waitq_wake(&hc_cache_waitqs[i]);
+}
+
 DECLARE_WAIT_QUEUE_HEAD(hc_dirty_wait);
 atomic_t hc_dirty_events = ATOMIC_INIT(0);
 
 /* Woken when a closed fence's last admitted write completes. */
 static DECLARE_WAIT_QUEUE_HEAD(hc_fence_wait);
 
-/* An object changed: wake LOCATEs waiting with HC_LOCATE_F_WAIT. */
-static void hc_cache_event(void)
+/* @obj changed or goes: wake the waiters of its URI (hc_cache_waitq()). */
+static void hc_cache_event(const struct hc_obj *obj)
 {
-	atomic_inc(&hc_cache_events);
-	wake_up_all(&hc_cache_wait);
+	hc_cache_waitq_wake(hc_cache_waitq(obj->hash));
 }
 
 /* The dirty bytes shrank or the limit moved: wake STAGEs over the limit. */
@@ -398,7 +426,7 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 	smp_store_release(&obj->state, state);
 	c->stats.by_state[state]++;
 	hc_cache_sync_policy(c, obj);
-	hc_cache_event();
+	hc_cache_event(obj);
 }
 
 /**
@@ -711,7 +739,7 @@ void hc_cache_bad_settle(struct hc_cache *c)
 		obj->bad = true;
 		pr_warn("object '%.*s' (generation %llu): a read of its data failed on a member: marked bad\n",
 			obj->uri_len, obj->uri, obj->generation);
-		hc_cache_event();
+		hc_cache_event(obj);
 	}
 }
 
@@ -773,6 +801,10 @@ static struct kmem_cache *hc_obj_cache;
 
 int hc_cache_slab_init(void)
 {
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)
+		init_waitqueue_head(&hc_cache_waitqs[i].wq);
 	hc_obj_cache = KMEM_CACHE(hc_obj, 0);
 	return hc_obj_cache ? 0 : -ENOMEM;
 }
@@ -939,7 +971,7 @@ static void hc_cache_detach(struct hc_cache *c, struct hc_obj *obj)
 	hc_cache_unindex(c, obj);
 	list_del(&obj->stage_node);
 	list_del(&obj->queue_node);
-	hc_cache_event();
+	hc_cache_event(obj);
 }
 
 /*
@@ -1038,7 +1070,7 @@ static void hc_cache_busy_end(struct hc_cache *c, struct hc_obj *obj)
 {
 	obj->jop = 0;
 	hc_cache_busy_put(c);
-	hc_cache_event();	/* a LOCATE|PIN|WAIT of @obj goes on */
+	hc_cache_event(obj);	/* a LOCATE|PIN|WAIT of @obj goes on */
 }
 
 /**
@@ -2537,7 +2569,7 @@ static void hc_cache_superseded_free(struct hc_cache *c, struct hc_obj *obj)
 	if (!obj->keep_chunks)
 		hc_cache_put_space(c, obj);
 	hc_cache_fence_free(obj);
-	hc_cache_event();
+	hc_cache_event(obj);
 	call_rcu(&obj->rcu, hc_cache_obj_free_rcu);	/* LOCATE may read it */
 }
 
@@ -2770,7 +2802,7 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 	hc_cache_unindex(c, obj);
 	list_del_init(&obj->queue_node);
 	list_add_tail(&obj->stage_node, &c->superseded);
-	hc_cache_event();
+	hc_cache_event(obj);
 	if (!c->journal)
 		return 0;
 	/* busy: its last hold going meanwhile does not free its chunks */
@@ -2830,7 +2862,7 @@ void hc_cache_reval_end(struct hc_cache *c, struct hc_obj *obj, u32 result)
 		c->stats.reval_changed++;
 	else
 		c->stats.reval_failed++;
-	hc_cache_event();
+	hc_cache_event(obj);
 }
 
 /* The READY object whose revalidation @id (its generation) is pending. */

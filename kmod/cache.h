@@ -489,12 +489,23 @@ struct hc_cache {
 /* hc_cache_outcome(): the ingest ended because the policy did not admit it. */
 #define HC_INGEST_NOT_ADMITTED	1
 
-/*
- * Woken whenever an object changes state or goes away (LOCATE with WAIT
- * sleeps here); hc_cache_events counts those wake-ups.
+/**
+ * struct hc_cache_waitq - where waiters for an object's change sleep
+ * @wq: woken whenever an object whose URI hashes to this queue changes
+ *	state or goes away (LOCATE with WAIT, the view's lookups and
+ *	revalidations sleep here: hc_ctl_wait())
+ * @events: counts those wake-ups
+ *
+ * hc_cache_waitq() - the queue of the URI hash @hash (hc_obj.hash).
+ * hc_cache_wake_all() - wake every queue (the ingest helper went away).
  */
-extern wait_queue_head_t hc_cache_wait;
-extern atomic_t hc_cache_events;
+struct hc_cache_waitq {
+	wait_queue_head_t wq;
+	atomic_t events;
+};
+
+struct hc_cache_waitq *hc_cache_waitq(u64 hash);
+void hc_cache_wake_all(void);
 
 /*
  * Woken whenever the dirty bytes shrink or the dirty limit changes (a

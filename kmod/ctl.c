@@ -264,10 +264,15 @@ static int hc_ctl_put_layout(const struct hc_pool *pool,
 	return 0;
 }
 
-/* Wait until an object event or the deadline; with the pool lock dropped. */
-int hc_ctl_wait(unsigned long deadline, bool forever)
+/*
+ * Wait until an event of the object whose URI hashes to @hash (or of one
+ * sharing its queue: the caller looks again) or the deadline; with the
+ * pool lock dropped.
+ */
+int hc_ctl_wait(u64 hash, unsigned long deadline, bool forever)
 {
-	int seen = atomic_read(&hc_cache_events);
+	struct hc_cache_waitq *q = hc_cache_waitq(hash);
+	int seen = atomic_read(&q->events);
 	long left = forever ? MAX_SCHEDULE_TIMEOUT :
 		    (long)(deadline - jiffies);
 	long ret;
@@ -275,8 +280,8 @@ int hc_ctl_wait(unsigned long deadline, bool forever)
 	if (!forever && left <= 0)
 		return -ETIMEDOUT;
 	hc_pool_unlock();
-	ret = wait_event_interruptible_timeout(hc_cache_wait,
-					       atomic_read(&hc_cache_events) != seen,
+	ret = wait_event_interruptible_timeout(q->wq,
+					       atomic_read(&q->events) != seen,
 					       left);
 	hc_pool_lock();
 	if (ret < 0)
@@ -564,7 +569,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 		     obj->state != HC_OBJ_STAGED))
 			break;
 		waited = obj->generation;
-		err = hc_ctl_wait(deadline, !loc.timeout_ms);
+		err = hc_ctl_wait(obj->hash, deadline, !loc.timeout_ms);
 		if (err)
 			goto out_unlock;
 	}

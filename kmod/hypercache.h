@@ -247,7 +247,7 @@ struct hc_cache *hc_ctl_dirty_wait(u64 size, bool nowait,
  * next change of an object, until @deadline (jiffies) unless @forever.
  * Return: 0, -ETIMEDOUT or -EINTR; the lock is held again on return.
  */
-int hc_ctl_wait(unsigned long deadline, bool forever);
+int hc_ctl_wait(u64 hash, unsigned long deadline, bool forever);
 /*
  * ctl.c: COMMIT's steps (write-back, seal, trim, flushes, the journal
  * record), the pool lock dropped for each I/O (the COMMIT ioctl and

@@ -445,8 +445,7 @@ void hc_nl_ingest_release(struct net *net, u32 portid)
 	hc_reval_release(pool);	/* its checks fail: served as cached */
 	hc_nl_ingest_later(READ_ONCE(hc_ingest_timeout_ms));
 	/* the view's lookups that wait for an ingest fail at once (fs_dir.c) */
-	atomic_inc(&hc_cache_events);
-	wake_up_all(&hc_cache_wait);
+	hc_cache_wake_all();
 }
 
 /* Module exit, after the pool stopped: nothing is left to look at. */

@@ -122,7 +122,8 @@ got() { cat "/tmp/fig.$1"; }
 # prof_start; prof_report NAME: with profile=1 (scripts/bench-speed.sh
 # --profile) the whole guest is sampled in between (perf record -a -g,
 # cpu-clock, 499 Hz) and the shares by thread name, then by thread name
-# and symbol, are printed as "hc: bench-speed-prof NAME" lines
+# and symbol, are printed as "hc: bench-speed-prof NAME" lines (on the
+# console: /dev/kmsg refuses such a burst)
 prof_start() {
 	[ "$PROFILE" = 1 ] || return 0
 	command -v perf >/dev/null || hc_fail "profile=1 without perf in the guest"
@@ -136,10 +137,10 @@ prof_report() {
 	wait "$(cat /tmp/perf.pid)" 2>/dev/null || true
 	perf report -i /tmp/perf.data --stdio --no-children --sort comm -g none \
 		--percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 30 |
-		sed "s/^/hc: bench-speed-prof $1 thread: /" | tee /dev/kmsg
+		sed "s/^/hc: bench-speed-prof $1 thread: /" >/dev/console
 	perf report -i /tmp/perf.data --stdio --no-children --sort comm,dso,sym -g none \
 		--percent-limit 0.5 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 80 |
-		sed "s/^/hc: bench-speed-prof $1 symbol: /" | tee /dev/kmsg
+		sed "s/^/hc: bench-speed-prof $1 symbol: /" >/dev/console
 	rm -f /tmp/perf.data
 }
 # member_flushes: the flush requests the members completed, summed (field

@@ -165,6 +165,50 @@ t_flush_before_ready() {
 	hcctl pool stop
 }
 
+# A reader waiting for its object's ingest sleeps until that object
+# changes, not at every change of any object: while it waits (the helper
+# stalls after the allocation), 40 puts of other objects (each a STAGE
+# and a COMMIT) must not wake it (its voluntary context switches; a few
+# may share its wait queue's bucket).  They woke it at every state change
+# of every object, which with 64 preloads at once cost each object about
+# 13 ms of the guest's CPU (benchmarks.md, "One wait queue per URI").
+t_wait_own_object() {
+	fresh_pool
+	hc_pattern 3 5000000 >/tmp/src.wait
+	start_helper --stall
+	hc_obj ingest 120000 file:/tmp/src.wait >/tmp/reader.out &
+	reader=$!
+	i=0
+	while ! grep -q allocated /tmp/helper.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || hc_fail "the stalling helper got no request"
+		sleep 0.1
+	done
+	sleep 0.5
+	cs() { sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' /proc/$reader/status; }
+	c0=$(cs)
+	head -c 4096 /dev/urandom >/tmp/other
+	for n in $(seq 1 40); do
+		hcctl put --clean --no-progress /tmp/other "file:/tmp/other.$n" >/dev/null ||
+			hc_fail "put of other.$n failed"
+	done
+	c1=$(cs)
+	hc_log "the waiting reader: $((c1 - c0)) wake-ups during 40 puts of other objects"
+	alive=yes
+	kill -0 $reader 2>/dev/null || alive=no
+	stop_helper
+	start_helper			# the next helper gets the request again
+	wait $reader || true
+	[ $alive = yes ] || hc_fail "the reader ended early: $(cat /tmp/reader.out)"
+	grep -q '^status=hit' /tmp/reader.out || hc_fail "reader: $(cat /tmp/reader.out)"
+	[ $((c1 - c0)) -le 5 ] || { stop_helper; hcctl pool stop
+		hc_fail "the waiting reader woke $((c1 - c0)) times for 40 other objects' puts"; }
+	hcctl get --no-progress -o /tmp/got file:/tmp/src.wait
+	cmp /tmp/src.wait /tmp/got || hc_fail "data differs"
+	stop_helper
+	hcctl pool stop
+}
+
 # Each operation accepts its own request attributes only (one policy per
 # operation): reply-only attributes are refused before the handler runs.
 t_request_attrs() {
@@ -389,3 +433,4 @@ hc_test ingest-expire t_expire
 hc_test ingest-resend t_resend
 hc_test ingest-alloc-efbig t_alloc_efbig
 hc_test ingest-flush-before-ready t_flush_before_ready
+hc_test ingest-wait-own-object t_wait_own_object
