@@ -23,6 +23,26 @@ start_helper() {
 	done
 }
 
+# wait_allocated: until the stalling helper (start_helper --stall) has its
+# request allocated
+wait_allocated() {
+	i=0
+	while ! grep -q allocated /tmp/helper.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || hc_fail "the stalling helper got no request"
+		sleep 0.1
+	done
+}
+
+# read_back_and_stop PATH: file:PATH reads back equal to PATH; then the
+# helper and the pool stop
+read_back_and_stop() {
+	hcctl get --no-progress -o /tmp/got "file:$1"
+	cmp "$1" /tmp/got || hc_fail "file:$1: data differs"
+	stop_helper
+	hcctl pool stop
+}
+
 stop_helper() {
 	kill -9 "$(cat /tmp/helper.pid)" 2>/dev/null || true
 	sleep 0.3
@@ -86,12 +106,7 @@ t_helper_killed() {
 	start_helper --stall
 	hc_obj ingest 60000 file:/tmp/src.kill >/tmp/reader.out &
 	reader=$!
-	i=0
-	while ! grep -q allocated /tmp/helper.out; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || hc_fail "the stalling helper got no request"
-		sleep 0.1
-	done
+	wait_allocated
 	stop_helper			# kill -9 in the middle of the ingest
 	kill -0 $reader 2>/dev/null || hc_fail "the reader gave up when the helper died"
 	start_helper			# the next helper gets the request again
@@ -159,10 +174,7 @@ t_flush_before_ready() {
 			else if (miss != "") print "not flushed before the record:" miss
 			else print "ok" }' /tmp/bios)
 	[ "$verdict" = ok ] || { cat /tmp/bios; hc_fail "$verdict"; }
-	hcctl get --no-progress -o /tmp/got file:/tmp/src.flush
-	cmp /tmp/src.flush /tmp/got || hc_fail "data differs"
-	stop_helper
-	hcctl pool stop
+	read_back_and_stop /tmp/src.flush
 }
 
 # A reader waiting for its object's ingest sleeps until that object
@@ -170,20 +182,15 @@ t_flush_before_ready() {
 # stalls after the allocation), 40 puts of other objects (each a STAGE
 # and a COMMIT) must not wake it (its voluntary context switches; a few
 # may share its wait queue's bucket).  They woke it at every state change
-# of every object, which with 64 preloads at once cost each object about
-# 13 ms of the guest's CPU (benchmarks.md, "One wait queue per URI").
+# of every object: with preload-batch's 64 waiters, 64 wake-ups per change
+# (benchmarks.md, "One wait queue per URI").
 t_wait_own_object() {
 	fresh_pool
 	hc_pattern 3 5000000 >/tmp/src.wait
 	start_helper --stall
 	hc_obj ingest 120000 file:/tmp/src.wait >/tmp/reader.out &
 	reader=$!
-	i=0
-	while ! grep -q allocated /tmp/helper.out; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || hc_fail "the stalling helper got no request"
-		sleep 0.1
-	done
+	wait_allocated
 	sleep 0.5
 	cs() { sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' /proc/$reader/status; }
 	c0=$(cs)
@@ -203,10 +210,7 @@ t_wait_own_object() {
 	grep -q '^status=hit' /tmp/reader.out || hc_fail "reader: $(cat /tmp/reader.out)"
 	[ $((c1 - c0)) -le 5 ] || { stop_helper; hcctl pool stop
 		hc_fail "the waiting reader woke $((c1 - c0)) times for 40 other objects' puts"; }
-	hcctl get --no-progress -o /tmp/got file:/tmp/src.wait
-	cmp /tmp/src.wait /tmp/got || hc_fail "data differs"
-	stop_helper
-	hcctl pool stop
+	read_back_and_stop /tmp/src.wait
 }
 
 # Each operation accepts its own request attributes only (one policy per
