@@ -244,7 +244,9 @@ struct hc_cache *hc_ctl_dirty_wait(u64 size, bool nowait,
 				   struct hc_pool **poolp);
 /*
  * ctl.c: with the pool lock held, wait (without it, interruptibly) for the
- * next change of an object, until @deadline (jiffies) unless @forever.
+ * next change of an object whose URI hashes to @hash (hc_obj.hash: its
+ * wait queue, hc_cache_waitq()), until @deadline (jiffies) unless
+ * @forever.
  * Return: 0, -ETIMEDOUT or -EINTR; the lock is held again on return.
  */
 int hc_ctl_wait(u64 hash, unsigned long deadline, bool forever);

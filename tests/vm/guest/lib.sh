@@ -121,6 +121,12 @@ hc_drive() {
 	echo "/dev/hc/drive$1"
 }
 
+# hc_sysblock DEV: the /sys/block directory of block device DEV (a node or
+# a link to one, as hc_drive's)
+hc_sysblock() {
+	echo "/sys/block/$(basename "$(readlink -f "$1")")"
+}
+
 hc_record_pass() {
 	echo "$1" >>"$HC_RUN/pass"
 	echo "HCTEST ok $1"

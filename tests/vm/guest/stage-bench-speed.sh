@@ -146,7 +146,7 @@ prof_report() {
 # member_flushes: the flush requests the members completed, summed (field
 # 16 of /sys/block/DEV/stat; the members are $M, links to the drives)
 member_flushes() {
-	for d in $M; do cat "/sys/block/$(basename "$(readlink -f "$d")")/stat"; done |
+	for d in $M; do cat "$(hc_sysblock "$d")/stat"; done |
 		awk '{ n += $16 } END { print n + 0 }'
 }
 

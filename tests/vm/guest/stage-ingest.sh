@@ -142,7 +142,7 @@ t_flush_before_ready() {
 	[ -d $TR/events ] || mount -t tracefs nodev $TR || hc_fail "no tracefs"
 	devs=""
 	for d in $M; do
-		b=/sys/block/$(basename "$(readlink -f "$d")")
+		b=$(hc_sysblock "$d")
 		devs="$devs $(tr : , <$b/dev)"
 		[ "$(cat $b/queue/write_cache)" = "write back" ] ||
 			hc_fail "$d has no volatile write cache: no flush to see"
