@@ -236,6 +236,20 @@ struct s3_src {
 #define FIRST_MAX	(1024 * 1024)
 static uint64_t first_mem;	/* under ing.lock */
 
+/*
+ * First-GET buffers kept for the next objects: a new one per object cost
+ * its page faults and zeroed pages, and its munmap an IPI to every CPU
+ * (together about 8 % of the guest's samples at 1 MiB objects).  A kept
+ * buffer stays reserved in the budget and counted in first_mem; at most
+ * FIRST_KEEP of them, freed when the engine closes.  Under ing.lock.
+ */
+#define FIRST_KEEP	16
+static struct {
+	void *buf;
+	uint64_t len;
+} first_kept[FIRST_KEEP];
+static unsigned int first_nkept;
+
 struct ingest_obj {
 	struct hc_xsched_obj so;
 	struct hc_ingest_req r;
@@ -360,6 +374,25 @@ static bool slowdown_errno(int ret)
 	return ret == -EAGAIN;
 }
 
+/*
+ * The first GET's buffer when it holds all of part @p (an object of at
+ * most FIRST_MAX, or parts no larger): the part is written and
+ * checksummed from it, not from a copy in the worker's buffer (s3_fetch()
+ * finds its bytes in place).  It is aligned for O_DIRECT and has room for
+ * the part's zeroed tail; it lives until every part has ended
+ * (ingest_finished()).
+ */
+static void *first_part_buf(const struct ingest_obj *o,
+			    const struct hc_xsched_part *p)
+{
+	const struct s3_src *s = &o->s3;
+
+	if (o->t.b->type != HC_BACKEND_S3 || !s->first || p->off ||
+	    s->first_len != p->len || p->buf_len > s->first_res)
+		return NULL;
+	return s->first;
+}
+
 static void *part_worker(void *arg)
 {
 	struct ingest_eng *e = arg;
@@ -411,17 +444,20 @@ static void *part_worker(void *arg)
 		 * length (a new one per part cost a page fault and a zeroed
 		 * page per 4 KiB: 4 % of the guest's CPU at 1 MiB objects);
 		 * placed: a mapping of its own, bound per run (place.h), which
-		 * discards what it held.
+		 * discards what it held.  Not placing, a part the first GET
+		 * brought whole needs none.
 		 */
-		if (keep && keep_len != p.buf_len) {
+		buf = o->placed ? NULL : first_part_buf(o, &p);
+		if (!buf && keep && keep_len != p.buf_len) {
 			hc_place_buf_free(keep, keep_len);
 			keep = NULL;
 		}
-		if (!keep) {
+		if (!buf && !keep) {
 			keep = hc_place_buf(p.buf_len);
 			keep_len = p.buf_len;
 		}
-		buf = keep;
+		if (!buf)
+			buf = keep;
 		if (!buf) {
 			ret = -ENOMEM;
 			snprintf(msg, sizeof(msg), "out of memory for a part");
@@ -715,7 +751,8 @@ static int s3_fetch(void *src, unsigned int worker, uint64_t off, size_t len,
 	if (s->first && off < s->first_len) {
 		/* what the first GET brought: no request for it */
 		n = s->first_len - off < len ? s->first_len - off : len;
-		memcpy(buf, s->first + off, n);
+		if (buf != s->first + off)	/* not first_part_buf() */
+			memcpy(buf, s->first + off, n);
 		if (n == len) {
 			/* its transfer was the first GET's */
 			hc_place_net_recv_from(s->first_node);
@@ -727,20 +764,46 @@ static int s3_fetch(void *src, unsigned int worker, uint64_t off, size_t len,
 			      errlen);
 }
 
-/* Free the first GET's buffer, and its bytes of the budget. */
+/* The last kept buffer, its bytes of the budget released (ing.lock held). */
+static void *first_unkeep(void)
+{
+	first_nkept--;
+	hc_xsched_release(&ing.s, first_kept[first_nkept].len);
+	first_mem -= first_kept[first_nkept].len;
+	return first_kept[first_nkept].buf;
+}
+
+/* The first GET's buffer: kept for the next object, or freed with its bytes. */
 static void first_drop(struct s3_src *s)
 {
+	void *buf = s->first;
+
 	if (!s->first_res)
 		return;
-	free(s->first);
 	s->first = NULL;
 	s->first_len = 0;
 	pthread_mutex_lock(&ing.lock);
-	hc_xsched_release(&ing.s, s->first_res);
-	first_mem -= s->first_res;
-	pthread_cond_broadcast(&ing.cv);	/* room for a part */
+	if (buf && first_nkept < FIRST_KEEP) {
+		first_kept[first_nkept].buf = buf;
+		first_kept[first_nkept++].len = s->first_res;
+		buf = NULL;
+	} else {
+		hc_xsched_release(&ing.s, s->first_res);
+		first_mem -= s->first_res;
+		pthread_cond_broadcast(&ing.cv);	/* room for a part */
+	}
 	pthread_mutex_unlock(&ing.lock);
+	free(buf);
 	s->first_res = 0;
+}
+
+/* Free the kept buffers (the engine closes). */
+static void first_keep_free(void)
+{
+	pthread_mutex_lock(&ing.lock);
+	while (first_nkept)
+		free(first_unkeep());
+	pthread_mutex_unlock(&ing.lock);
 }
 
 /*
@@ -755,17 +818,26 @@ static int first_get(struct s3_src *s, struct hcs3 *c, int *recv,
 	uint64_t part = ing.s.cfg.part_size, budget = ing.s.cfg.budget;
 	uint64_t n = part < FIRST_MAX ? part : FIRST_MAX;
 	int ret = -ERANGE;
+	void *mem, *stale = NULL;
 
 	pthread_mutex_lock(&ing.lock);
-	if (budget / 2 > part && first_mem + n <= budget / 2 - part &&
-	    !hc_xsched_reserve(&ing.s, n)) {
+	if (first_nkept && first_kept[first_nkept - 1].len != n)
+		stale = first_unkeep();		/* the part size changed */
+	if (first_nkept) {
+		s->first = first_kept[--first_nkept].buf;
+		s->first_res = n;
+	} else if (budget / 2 > part && first_mem + n <= budget / 2 - part &&
+		   !hc_xsched_reserve(&ing.s, n)) {
 		first_mem += n;
 		s->first_res = n;
 	}
 	pthread_mutex_unlock(&ing.lock);
+	free(stale);
 	if (!s->first_res)
 		return -ERANGE;
-	s->first = malloc(n);
+	/* aligned: a part it holds whole is written from it (O_DIRECT) */
+	if (!s->first)
+		s->first = posix_memalign(&mem, HC_FILL_BLOCK, n) ? NULL : mem;
 	*recv = -2;
 	if (s->first)
 		ret = hcs3_get_first(c, s->bucket, s->key, n, s->first,
@@ -1462,6 +1534,7 @@ static void ingest_close(struct ingest_eng *e, pthread_t *tid,
 	ingest_free_list(e->headed);
 	ingest_free_list(e->reported);
 	e->pending = e->heads = e->headed = e->reported = NULL;
+	first_keep_free();
 	free(e->hw);
 	close(e->done_fd);
 }
