@@ -268,6 +268,29 @@ if [[ :$parts: == *:drive:* ]]; then
 		done
 	done
 fi
+# The ceiling the guest's CPU sets: a peer that only moves bytes spends
+# P CPU-s per GB with its vCPUs B busy; HyperCache moves the bytes too and
+# adds per-byte work the peer does not do (hc_cpucost, measured in the
+# same boot): ingest one CRC-32C, a put two (staged, then checked as it
+# is read back) and the upload's MD5.  Even with every vCPU busy it
+# cannot pass (P / B) / (P + added) of the peer.
+if [[ :$parts: == *:ingest:* || :$parts: == *:egress:* ]]; then
+	grep -q '^hc: bench-speed-cost crc32c [0-9.]* CPU-s/GB' "$out/figures" ||
+		{ echo "$me: no bench-speed-cost crc32c line" >&2; missing=1; }
+	awk '$2 == "bench-speed-cost" { cost[$3] = $4 }
+	$2 == "bench-speed-trace" && $5 == "CPU" && $NF == "CPU-s/GB" {
+		peer[$3] = $(NF - 1); busy[$3] = $7 / 100 }
+	END {
+		n = split("hc-many curl-many 1 0 hc-put curl-put 2 1", r, " ")
+		for (i = 1; i <= n; i += 4) {
+			if (!(r[i + 1] in peer) || !("crc32c" in cost))
+				continue
+			p = peer[r[i + 1]]; b = busy[r[i + 1]] > 0 ? busy[r[i + 1]] : 1
+			a = r[i + 2] * cost["crc32c"] + r[i + 3] * cost["md5"]
+			printf "%-12s ceiling x%.2f with every vCPU busy: %s %.2f CPU-s/GB at %.0f%% busy, + %.2f added (%d CRC-32C%s)\n",
+				r[i], p / b / (p + a), r[i + 1], p, 100 * b, a, r[i + 2], r[i + 3] ? ", MD5" : ""
+		} }' "$out/figures"
+fi
 for w in "${want[@]}"; do
 	name=${w%%:*}
 	l=$(grep -E "^hc: bench-speed $name [0-9.]+ s [0-9.]+ MB/s [0-9.]+ obj/s" "$out/figures" || true)

@@ -446,6 +446,16 @@ t_drive() {
 	done
 }
 
+# the per-byte work HyperCache adds to a transfer, on this (emulated) CPU:
+# a copy, hypercached's CRC-32C, an upload's MD5 (hc_cpucost), as
+# "hc: bench-speed-cost NAME X CPU-s/GB" lines, which bench-speed.sh weighs
+# against the peers' CPU per GB
+t_cost() {
+	hc_cpucost 16 >/tmp/cost || hc_fail "hc_cpucost failed"
+	[ "$(grep -c ' CPU-s/GB$' /tmp/cost)" = 3 ] || { cat /tmp/cost; hc_fail "hc_cpucost: not 3 figures"; }
+	sed 's/^/hc: bench-speed-cost /' /tmp/cost | tee /dev/kmsg
+}
+
 t_teardown() {
 	[ -f /tmp/hcd.pid ] || return 0
 	stop_daemon
@@ -456,4 +466,5 @@ case ":$PARTS:" in *:drive:*) hc_test bench-drive t_drive ;; esac
 hc_test bench-setup t_setup
 case ":$PARTS:" in *:ingest:*) hc_test bench-ingest t_ingest ;; esac
 case ":$PARTS:" in *:egress:*) hc_test bench-egress t_egress ;; esac
+case ":$PARTS:" in *:ingest:* | *:egress:*) hc_test bench-cost t_cost ;; esac
 hc_test bench-teardown t_teardown
