@@ -29,8 +29,14 @@
 /*
  * ... once the victims were seen this often on average: a candidate seen
  * twice still displaces one-hit wonders (a scan that filled a cold cache).
+ * A candidate of the victims' own size (within a factor HC_POLICY_LIKE of
+ * their average weight: a shard against shards, a unit against units)
+ * needs the margin from an average of 1: the second epoch of a loop must
+ * not churn the first one's shards, while a larger object seen twice (a
+ * tail model against the shards that filled a cold cache) still wins.
  */
 #define HC_POLICY_MARGIN_FROM	2
+#define HC_POLICY_LIKE		2
 /* A losing candidate this frequent still wins 1 duel in 128 (anti-flood). */
 #define HC_POLICY_WARM_FREQ	6
 /* An explicit admission evicts entries this cold (seen once) first. */
@@ -82,6 +88,16 @@ static void hc_policy_insert(struct hc_policy *p, struct hc_policy_entry *e,
 	hc_policy_link_add(&p->lru[r], &e->link);
 	p->weight[r] += e->weight;
 	p->count[r]++;
+}
+
+/* Put @e at the LRU end of probation: the next victim of main. */
+static void hc_policy_insert_cold(struct hc_policy *p,
+				  struct hc_policy_entry *e)
+{
+	e->region = HC_POLICY_PROBATION;
+	hc_policy_link_add(p->lru[HC_POLICY_PROBATION].prev, &e->link);
+	p->weight[HC_POLICY_PROBATION] += e->weight;
+	p->count[HC_POLICY_PROBATION]++;
 }
 
 /* Take @e out of its region (it stays counted in @used). */
@@ -355,33 +371,49 @@ void hc_policy_access(struct hc_policy *p, struct hc_policy_entry *e)
 }
 
 /*
- * The TinyLFU duel, size-aware: @c (out of the window, not in any region)
- * against the LRU end of main, enough evictable weight to bring @used back
- * to capacity.  @c wins if its frequency beats the victims' frequency
- * averaged by weight, by more than HC_POLICY_MARGIN once that average
- * reaches HC_POLICY_MARGIN_FROM, i.e. if keeping it yields clearly more
- * hits per unit.  On a win the victims are dropped and
- * appended to @victims.
+ * The TinyLFU duel, size-aware: @c (out of the window, not in any region;
+ * still counted in @used) against the LRU end of main, evictable entries
+ * worth @c's own weight (or the excess over capacity if that is more):
+ * the weight @c takes from main, whether or not the cache is full.  The
+ * excess alone would let a large entry pushed out by a small arrival
+ * (a 1024-chunk checkpoint by a 32-chunk shard) duel with one shard.  @c
+ * wins if its frequency beats the victims' frequency averaged by weight,
+ * by more than HC_POLICY_MARGIN once that average reaches
+ * HC_POLICY_MARGIN_FROM (1 for a candidate of the victims' size), i.e. if
+ * keeping it yields clearly more hits per unit.  On a win only the excess
+ * over capacity is evicted: the victims are dropped and appended to
+ * @victims.  An empty main region is room: @c wins.
  */
 static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
 			   struct hc_policy_entry **victims, u32 *nr)
 {
 	struct hc_policy_cursor cur;
 	struct hc_policy_entry *v;
-	u64 need = p->used - p->capacity, got = 0, vfreq = 0, cfreq;
+	u64 need = p->used > p->capacity ? p->used - p->capacity : 0;
+	u64 judge = need > c->weight ? need : c->weight;
+	u64 got = 0, vfreq = 0, cfreq, n = 0, from;
 
 	hc_policy_cursor_init(&cur, hc_policy_main_order,
 			      sizeof(hc_policy_main_order), NULL);
-	while (got < need && (v = hc_policy_cursor_next(p, &cur))) {
+	while (got < judge && (v = hc_policy_cursor_next(p, &cur))) {
 		got += v->weight;
+		n++;
 		vfreq += (u64)hc_sketch_frequency(&p->sketch, v->key) * v->weight;
 	}
 	if (got < need)
 		return false;
+	if (!got)
+		return true;
 
 	cfreq = hc_sketch_frequency(&p->sketch, c->key);
+	/* like-sized: within HC_POLICY_LIKE of the victims' average weight */
+	if ((u64)c->weight * n <= HC_POLICY_LIKE * got &&
+	    HC_POLICY_LIKE * (u64)c->weight * n >= got)
+		from = 1;
+	else
+		from = HC_POLICY_MARGIN_FROM;
 	if (cfreq * got <= vfreq +
-	    (vfreq >= HC_POLICY_MARGIN_FROM * got ? HC_POLICY_MARGIN * got : 0)) {
+	    (vfreq >= from * got ? HC_POLICY_MARGIN * got : 0)) {
 		/* xorshift64: a warm candidate sometimes wins (anti-flood). */
 		p->rng ^= p->rng << 13;
 		p->rng ^= p->rng >> 7;
@@ -413,7 +445,9 @@ static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
  *
  * Counts the request in the sketch, puts @e at the MRU end of the window
  * and pushes the window's LRU entries beyond its target into the main
- * region, each through a frequency duel with main's victims.  Then, if the
+ * region, each through a frequency duel with main's victims (entries worth
+ * its weight); one that loses while the cache has room for it enters
+ * probation's LRU end, otherwise it is evicted.  Then, if the
  * cache is still over capacity, main's (then the window's) LRU entries go.
  * Unevictable entries are skipped, never returned.
  *
@@ -453,9 +487,17 @@ int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
 		if (!c)
 			break;	/* the window is all unevictable */
 		hc_policy_unlink(p, c);
-		if (p->used <= p->capacity ||
-		    hc_policy_duel(p, c, victims, nr)) {
+		if (hc_policy_duel(p, c, victims, nr)) {
 			hc_policy_insert(p, c, HC_POLICY_PROBATION);
+			continue;
+		}
+		if (p->used <= p->capacity) {
+			/*
+			 * Lost, but the cache has room for it: kept at
+			 * probation's cold end, the first to go when room is
+			 * needed, never ahead of the residents it lost to.
+			 */
+			hc_policy_insert_cold(p, c);
 			continue;
 		}
 		p->used -= c->weight;	/* lost: c is evictable */

@@ -22,8 +22,10 @@
  *
  * Locking and context: none inside.  The caller serialises every call on
  * one policy (the module: under its index lock).  No call sleeps or
- * allocates; hc_policy_admit() is O(victims + unevictable entries skipped)
- * plus, once per sketch sample, the sketch's O(table) halving.
+ * allocates; hc_policy_admit() is O(weight pushed out of the window (each
+ * candidate is judged against victims worth its weight) + unevictable
+ * entries skipped) plus, once per sketch sample, the sketch's O(table)
+ * halving.
  */
 #ifndef HC_POLICY_H
 #define HC_POLICY_H
