@@ -39,7 +39,11 @@
 # Each line: `hc: bench-speed NAME SECONDS s MB/s MB/s OBJ obj/s xRATIO (to
 # PEER)`, RATIO = the peer's seconds / HyperCache's; then a summary of the
 # ratios against their goals and the host's load average at the start and
-# the end.
+# the end.  With ingest or egress, `hc: bench-speed-cost NAME X CPU-s/GB`
+# lines (tests/vm/prog/hc_cpucost.c: a copy, hypercached's CRC-32C, an
+# upload's MD5 on the guest's CPU) and, from them and the peers' CPU per
+# GB, a `ceiling` line per goal: the best ratio the guest's CPU allows
+# while HyperCache does that per-byte work and the peer does not.
 #
 # --net tap: the guest's NIC on a host tap device (tests/vm/boot.sh --tap:
 # root, /dev/net/tun, nft) instead of QEMU's user-mode network (the
