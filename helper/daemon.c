@@ -241,13 +241,12 @@ static uint64_t first_mem;	/* under ing.lock */
  * its page faults and zeroed pages, and its munmap an IPI to every CPU
  * (together about 8 % of the guest's samples at 1 MiB objects).  A kept
  * buffer stays reserved in the budget and counted in first_mem; at most
- * FIRST_KEEP of them, freed when the engine closes.  Under ing.lock.
+ * FIRST_KEEP of them, freed when the engine closes.  All are of
+ * first_size() bytes: part_size changes only with a restart.  Under
+ * ing.lock.
  */
 #define FIRST_KEEP	16
-static struct {
-	void *buf;
-	uint64_t len;
-} first_kept[FIRST_KEEP];
+static void *first_kept[FIRST_KEEP];
 static unsigned int first_nkept;
 
 struct ingest_obj {
@@ -321,6 +320,14 @@ static struct ingest_eng ing = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.done_fd = -1,
 };
+
+/* The first GET's buffer size: at most FIRST_MAX, and at most a part. */
+static uint64_t first_size(void)
+{
+	uint64_t part = ing.s.cfg.part_size;
+
+	return part < FIRST_MAX ? part : FIRST_MAX;
+}
 
 /*
  * Put @o on the dispatcher's list @list (@e->done, @e->headed or
@@ -764,15 +771,6 @@ static int s3_fetch(void *src, unsigned int worker, uint64_t off, size_t len,
 			      errlen);
 }
 
-/* The last kept buffer, its bytes of the budget released (ing.lock held). */
-static void *first_unkeep(void)
-{
-	first_nkept--;
-	hc_xsched_release(&ing.s, first_kept[first_nkept].len);
-	first_mem -= first_kept[first_nkept].len;
-	return first_kept[first_nkept].buf;
-}
-
 /* The first GET's buffer: kept for the next object, or freed with its bytes. */
 static void first_drop(struct s3_src *s)
 {
@@ -784,8 +782,7 @@ static void first_drop(struct s3_src *s)
 	s->first_len = 0;
 	pthread_mutex_lock(&ing.lock);
 	if (buf && first_nkept < FIRST_KEEP) {
-		first_kept[first_nkept].buf = buf;
-		first_kept[first_nkept++].len = s->first_res;
+		first_kept[first_nkept++] = buf;
 		buf = NULL;
 	} else {
 		hc_xsched_release(&ing.s, s->first_res);
@@ -801,8 +798,11 @@ static void first_drop(struct s3_src *s)
 static void first_keep_free(void)
 {
 	pthread_mutex_lock(&ing.lock);
-	while (first_nkept)
-		free(first_unkeep());
+	while (first_nkept) {
+		free(first_kept[--first_nkept]);
+		hc_xsched_release(&ing.s, first_size());
+		first_mem -= first_size();
+	}
 	pthread_mutex_unlock(&ing.lock);
 }
 
@@ -816,15 +816,13 @@ static int first_get(struct s3_src *s, struct hcs3 *c, int *recv,
 		     char *err, size_t errlen)
 {
 	uint64_t part = ing.s.cfg.part_size, budget = ing.s.cfg.budget;
-	uint64_t n = part < FIRST_MAX ? part : FIRST_MAX;
+	uint64_t n = first_size();
 	int ret = -ERANGE;
-	void *mem, *stale = NULL;
+	void *mem;
 
 	pthread_mutex_lock(&ing.lock);
-	if (first_nkept && first_kept[first_nkept - 1].len != n)
-		stale = first_unkeep();		/* the part size changed */
 	if (first_nkept) {
-		s->first = first_kept[--first_nkept].buf;
+		s->first = first_kept[--first_nkept];
 		s->first_res = n;
 	} else if (budget / 2 > part && first_mem + n <= budget / 2 - part &&
 		   !hc_xsched_reserve(&ing.s, n)) {
@@ -832,7 +830,6 @@ static int first_get(struct s3_src *s, struct hcs3 *c, int *recv,
 		s->first_res = n;
 	}
 	pthread_mutex_unlock(&ing.lock);
-	free(stale);
 	if (!s->first_res)
 		return -ERANGE;
 	/* aligned: a part it holds whole is written from it (O_DIRECT) */
