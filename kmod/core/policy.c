@@ -80,24 +80,22 @@ static struct hc_policy_entry *hc_policy_entry_of(struct hc_policy_link *l)
 
 /* ---- regions ----------------------------------------------------------- */
 
-/* Put @e at the MRU end of region @r (weight and count follow). */
-static void hc_policy_insert(struct hc_policy *p, struct hc_policy_entry *e,
-			     enum hc_policy_region r)
+/* Put @e into region @r after @at (weight and count follow). */
+static void hc_policy_insert_at(struct hc_policy *p, struct hc_policy_entry *e,
+				enum hc_policy_region r,
+				struct hc_policy_link *at)
 {
 	e->region = r;
-	hc_policy_link_add(&p->lru[r], &e->link);
+	hc_policy_link_add(at, &e->link);
 	p->weight[r] += e->weight;
 	p->count[r]++;
 }
 
-/* Put @e at the LRU end of probation: the next victim of main. */
-static void hc_policy_insert_cold(struct hc_policy *p,
-				  struct hc_policy_entry *e)
+/* Put @e at the MRU end of region @r. */
+static void hc_policy_insert(struct hc_policy *p, struct hc_policy_entry *e,
+			     enum hc_policy_region r)
 {
-	e->region = HC_POLICY_PROBATION;
-	hc_policy_link_add(p->lru[HC_POLICY_PROBATION].prev, &e->link);
-	p->weight[HC_POLICY_PROBATION] += e->weight;
-	p->count[HC_POLICY_PROBATION]++;
+	hc_policy_insert_at(p, e, r, &p->lru[r]);
 }
 
 /* Take @e out of its region (it stays counted in @used). */
@@ -497,7 +495,8 @@ int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
 			 * probation's cold end, the first to go when room is
 			 * needed, never ahead of the residents it lost to.
 			 */
-			hc_policy_insert_cold(p, c);
+			hc_policy_insert_at(p, c, HC_POLICY_PROBATION,
+					    p->lru[HC_POLICY_PROBATION].prev);
 			continue;
 		}
 		p->used -= c->weight;	/* lost: c is evictable */
