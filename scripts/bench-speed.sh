@@ -285,18 +285,16 @@ if [[ :$parts: == *:ingest:* || :$parts: == *:egress:* ]]; then
 	grep -q '^hc: bench-speed-cost crc32c [0-9.]* CPU-s/GB' "$out/figures" ||
 		{ echo "$me: no bench-speed-cost crc32c line" >&2; missing=1; }
 	awk '$2 == "bench-speed-cost" { cost[$3] = $4 }
-	$2 == "bench-speed-trace" && $5 == "CPU" && $NF == "CPU-s/GB" {
-		peer[$3] = $(NF - 1); busy[$3] = $7 / 100 }
+	$2 == "bench-speed-trace" && $3 == "curl-put" && $NF == "CPU-s/GB" {
+		p = $(NF - 1); b = $7 / 100 }
 	END {
-		n = split("hc-put curl-put 2 1", r, " ")
-		for (i = 1; i <= n; i += 4) {
-			if (!(r[i + 1] in peer) || !("crc32c" in cost))
-				continue
-			p = peer[r[i + 1]]; b = busy[r[i + 1]] > 0 ? busy[r[i + 1]] : 1
-			a = r[i + 2] * cost["crc32c"] + r[i + 3] * cost["md5"]
-			printf "%-12s ceiling x%.2f with every vCPU busy: %s %.2f CPU-s/GB at %.0f%% busy, + %.2f added (%d CRC-32C%s)\n",
-				r[i], p / b / (p + a), r[i + 1], p, 100 * b, a, r[i + 2], r[i + 3] ? ", MD5" : ""
-		} }' "$out/figures"
+		if (p == "" || !("crc32c" in cost) || !("md5" in cost))
+			exit
+		if (b <= 0)
+			b = 1
+		a = 2 * cost["crc32c"] + cost["md5"]
+		printf "%-12s ceiling x%.2f with every vCPU busy: curl-put %.2f CPU-s/GB at %.0f%% busy, + %.2f added (2 CRC-32C, MD5)\n",
+			"hc-put", p / b / (p + a), p, 100 * b, a }' "$out/figures"
 fi
 for w in "${want[@]}"; do
 	name=${w%%:*}
