@@ -15,7 +15,8 @@
  * theirs, weighted by size; otherwise it is evicted.  The window's share of
  * the capacity follows a controller that compares hits per weight unit in
  * the window with hits per unit in the main region and moves the window by
- * the log of that ratio (bounded steps, minimum 1 % of capacity).
+ * the log of that ratio (bounded steps, minimum 1 % of capacity; the main
+ * region keeps at least 1/256 of it).
  *
  * Entries with any of HC_POLICY_F_* set (pinned, held, dirty or syncing) are
  * never returned as victims; they keep their place and their weight.
