@@ -37,11 +37,12 @@
 /*
  * ... once the victims were seen this often on average: a candidate seen
  * twice still displaces one-hit wonders (a scan that filled a cold cache).
- * A candidate of the victims' own size (within a factor HC_POLICY_LIKE of
- * their average weight: a shard against shards, a unit against units)
+ * A candidate no larger than HC_POLICY_LIKE times the victims' average
+ * weight (a shard against shards or against a model, a unit against units)
  * needs the margin from an average of 1: the second epoch of a loop must
- * not churn the first one's shards, while a larger object seen twice (a
- * tail model against the shards that filled a cold cache) still wins.
+ * not churn the first one's shards, nor a shard seen twice evict a model
+ * seen once, while a larger object seen twice (a tail model against the
+ * shards that filled a cold cache) still wins.
  */
 #define HC_POLICY_MARGIN_FROM	2
 #define HC_POLICY_LIKE		2
@@ -386,8 +387,8 @@ void hc_policy_access(struct hc_policy *p, struct hc_policy_entry *e)
  * (a 1024-chunk checkpoint by a 32-chunk shard) duel with one shard.  @c
  * wins if its frequency beats the victims' frequency averaged by weight,
  * by more than HC_POLICY_MARGIN once that average reaches
- * HC_POLICY_MARGIN_FROM (1 for a candidate of the victims' size), i.e. if
- * keeping it yields clearly more hits per unit.  On a win only the excess
+ * HC_POLICY_MARGIN_FROM (1 for a candidate not larger than the victims),
+ * i.e. if keeping it yields clearly more hits per unit.  On a win only the excess
  * over capacity is evicted: the victims are dropped and appended to
  * @victims.  An empty main region is room: @c wins.
  */
@@ -413,9 +414,8 @@ static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
 		return true;
 
 	cfreq = hc_sketch_frequency(&p->sketch, c->key);
-	/* like-sized: within HC_POLICY_LIKE of the victims' average weight */
-	if ((u64)c->weight * n <= HC_POLICY_LIKE * got &&
-	    HC_POLICY_LIKE * (u64)c->weight * n >= got)
+	/* not larger than HC_POLICY_LIKE x the victims' average weight */
+	if ((u64)c->weight * n <= HC_POLICY_LIKE * got)
 		from = 1;
 	else
 		from = HC_POLICY_MARGIN_FROM;
