@@ -3,8 +3,10 @@
  * The policy at object scale: weights of 1..4096 chunks, as the cache holds
  * objects of 4 MiB to 16 GiB.  Capacity never exceeded, unevictable
  * entries never victims; a dataset loop larger than the cache keeps a fixed
- * share resident (no churn); a scan costs hot models at most 2 points; an
- * explicit admission (preload) wins over a cold candidate.
+ * share resident (no churn); a scan costs hot models at most 2 points (a
+ * smaller candidate needs a margin over larger victims, a larger one wins
+ * a tie with smaller ones); an explicit admission (preload) wins over a
+ * cold candidate.
  */
 #include <stdlib.h>
 #include "kselftest_harness.h"
@@ -268,6 +270,36 @@ TEST(small_candidate_needs_margin_over_large)
 	       s->objs[1].cached ? "resident" : "not resident");
 	EXPECT_TRUE(s->objs[0].cached);
 	EXPECT_FALSE(s->objs[1].cached);
+	EXPECT_LE(sim_resident_weight(s), s->p.capacity);
+	sim_free(s);
+	free(s);
+}
+
+/*
+ * A cold cache a scan filled with shards read once, then a model read
+ * once: the model, larger than its victims, wins the tie and is admitted;
+ * a shard read once does not displace the model (it loses its tie).
+ */
+TEST(larger_candidate_wins_a_tie)
+{
+	struct sim *s = malloc(sizeof(*s));
+	u32 k, shards_left = 0;
+
+	ASSERT_NE(NULL, s);
+	ASSERT_EQ(0, sim_init(s, 4096, 256, 9));
+	for (k = 1; k <= 128; k++)		/* 128 x 32: the whole cache */
+		sim_read(_metadata, s, k, 32);
+	EXPECT_EQ(4096, s->p.used);
+	sim_read(_metadata, s, 0, 1024);	/* the model, read once */
+	sim_read(_metadata, s, 200, 32);	/* pushes it out of the window */
+	TH_LOG("model %s", s->objs[0].cached ? "admitted" : "rejected");
+	EXPECT_TRUE(s->objs[0].cached);
+	for (k = 201; k < 240; k++)		/* more shards read once */
+		sim_read(_metadata, s, k, 32);
+	EXPECT_TRUE(s->objs[0].cached);
+	for (k = 1; k <= 128; k++)
+		shards_left += s->objs[k].cached;
+	EXPECT_GE(shards_left, 90);
 	EXPECT_LE(sim_resident_weight(s), s->p.capacity);
 	sim_free(s);
 	free(s);
