@@ -55,7 +55,7 @@
  *   rhltable_remove() under the pool lock, and are freed (with their
  *   extents) by call_rcu() after they left; an object's state is
  *   published with smp_store_release() and read with smp_load_acquire();
- *   once READY, DIRTY or SYNCING an object's uri, hash, size, generation,
+ *   once READY, DIRTY or SYNCING an object's uri, pe.key, size, generation,
  *   chunks, nr_ext and ext never change (a replacement is a new object),
  *   except a small object's sext: the slab's compaction (hc_cache_move())
  *   points it at a new allocation with smp_store_release() while the
@@ -170,7 +170,7 @@ static DECLARE_WAIT_QUEUE_HEAD(hc_fence_wait);
 /* @obj changed or goes: wake the waiters of its URI (hc_cache_waitq()). */
 static void hc_cache_event(const struct hc_obj *obj)
 {
-	hc_cache_waitq_wake(hc_cache_waitq(obj->hash));
+	hc_cache_waitq_wake(hc_cache_waitq(obj->pe.key));
 }
 
 /* The dirty bytes shrank or the limit moved: wake STAGEs over the limit. */
@@ -254,14 +254,15 @@ static u64 hc_cache_hash(const u8 *uri, u32 len)
 /*
  * The index
  *
- * An rhltable (lib/rhashtable.c, the list variant) keyed by hc_obj.hash,
+ * An rhltable (lib/rhashtable.c, the list variant) keyed by hc_obj.pe.key,
  * the xxh64 of the URI, rather than an rhashtable with obj_cmpfn over the
  * URI bytes:
  *
  * - the key is a fixed 8 bytes, so the table hashes it with jhash2 of two
  *   words and its random seed, a few instructions, where a URI key would
  *   be hashed again, all its bytes, by every lookup and every rehash;
- * - the 64-bit hash is needed anyway: it is the policy's key and what the
+ * - the 64-bit hash is needed anyway: it is the policy's key (the table
+ *   keys on that same field, struct hc_obj holds no copy) and what the
  *   lossy read buffer records, which its drain finds objects by
  *   (hc_cache_readbuf_drain()), and LOCATE hashes the URI once for both;
  * - URIs whose xxh64 collide (anyone may choose URIs, and xxh64 is not a
@@ -285,7 +286,7 @@ static u64 hc_cache_hash(const u8 *uri, u32 len)
 
 static const struct rhashtable_params hc_index_params = {
 	.head_offset		= offsetof(struct hc_obj, hnode),
-	.key_offset		= offsetof(struct hc_obj, hash),
+	.key_offset		= offsetof(struct hc_obj, pe.key),
 	.key_len		= sizeof(u64),
 	.min_size		= HC_INDEX_MIN_BUCKETS,
 	.automatic_shrinking	= true,
@@ -313,7 +314,7 @@ bool hc_cache_index_has(struct hc_cache *c, struct hc_obj *obj)
 	bool found = false;
 
 	rcu_read_lock();
-	list = rhltable_lookup(&c->index, &obj->hash, hc_index_params);
+	list = rhltable_lookup(&c->index, &obj->pe.key, hc_index_params);
 	rhl_for_each_entry_rcu(o, pos, list, hnode)
 		if (o == obj)
 			found = true;
@@ -836,7 +837,8 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 		return NULL;
 	}
 	obj->uri_len = len;
-	obj->hash = hc_cache_hash(uri, len);
+	/* the index's key (hc_index_params): set before any insert */
+	obj->pe.key = hc_cache_hash(uri, len);
 	RB_CLEAR_NODE(&obj->onode);	/* not indexed: hc_obj_superseded() */
 	INIT_LIST_HEAD(&obj->stage_node);
 	INIT_LIST_HEAD(&obj->queue_node);
@@ -1882,7 +1884,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	 * weighs chunks) and is only ever removed explicitly.
 	 */
 	small = !growable && hc_cache_small(c, size);
-	hc_policy_entry_init(&obj->pe, obj->hash,
+	hc_policy_entry_init(&obj->pe, obj->pe.key,
 			     hc_cache_size_weight(c, size, small));
 	if (chunks) {
 		hc_policy_set_flags(&c->policy, &obj->pe, HC_POLICY_F_HELD, 0);
@@ -1935,7 +1937,7 @@ static int hc_cache_reweigh(struct hc_cache *c, struct hc_obj *obj,
 	int err;
 
 	hc_policy_remove(&c->policy, &obj->pe);
-	hc_policy_entry_init(&obj->pe, obj->hash, hc_cache_weight(c, chunks));
+	hc_policy_entry_init(&obj->pe, obj->pe.key, hc_cache_weight(c, chunks));
 	if (!chunks)
 		return 0;
 	hc_cache_sync_policy(c, obj);	/* STAGED: unevictable */
@@ -2231,7 +2233,7 @@ int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
 	obj = hc_cache_obj_alloc(uri, len);
 	if (!obj)
 		return -ENOMEM;
-	hc_policy_entry_init(&obj->pe, obj->hash, 1);
+	hc_policy_entry_init(&obj->pe, obj->pe.key, 1);
 	obj->generation = c->next_generation++;
 	obj->ingest_since = jiffies;
 	if (hc_cache_insert(c, obj, HC_OBJ_INGESTING)) {
@@ -2335,7 +2337,7 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 		return -ENOMEM;
 	if (chunks) {
 		small = hc_cache_small(c, size);
-		hc_policy_entry_init(&obj->pe, obj->hash,
+		hc_policy_entry_init(&obj->pe, obj->pe.key,
 				     hc_cache_size_weight(c, size, small));
 		/* pinned while INGESTING (HC_LOCATE_F_PIN): admitted pinned */
 		if (obj->flags & HC_OBJ_F_PINNED)
@@ -2505,7 +2507,7 @@ void hc_cache_ingest_end(struct hc_cache *c, struct hc_obj *obj, int outcome)
 {
 	u32 slot = c->outcome_next++ % ARRAY_SIZE(c->outcomes);
 
-	c->outcomes[slot].hash = obj->hash;
+	c->outcomes[slot].hash = obj->pe.key;
 	c->outcomes[slot].generation = obj->generation;
 	c->outcomes[slot].outcome = outcome;
 	hc_cache_remove(c, obj);
@@ -3047,7 +3049,7 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 	/* not the v2 record flags, but whether the extent is a sub-chunk one */
 	obj->flags = r->flags & (HC_OBJ_F_ALL | HC_OBJ_F_SUBCHUNK);
 	obj->data_crc = r->data_crc;
-	hc_policy_entry_init(&obj->pe, obj->hash, small ?
+	hc_policy_entry_init(&obj->pe, obj->pe.key, small ?
 			     obj->sext->nr_blocks :
 			     hc_cache_weight(c, obj->chunks));
 	if (hc_cache_insert(c, obj, r->state)) {

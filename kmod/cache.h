@@ -82,8 +82,14 @@ struct hc_fence {
 /**
  * struct hc_obj - one cached object
  * @hnode: in the index (hc_cache.index), on the list of the objects whose
- *	URIs have @hash (almost always one)
- * @pe: the policy's part
+ *	URIs have @pe.key (almost always one)
+ * @pe: the policy's part.  @pe.key, the 64-bit hash of the URI (xxh64), is
+ *	also the index's key (hc_index_params): set when the object is
+ *	allocated, before it can enter the index, and never changed after
+ *	(hc_policy_entry_init() is always given @pe.key again, so a lockless
+ *	lookup or the table's rehash that compares it meanwhile reads the
+ *	same bytes; the policy never writes it otherwise).  It replaces a
+ *	separate hash field that repeated it (8 bytes)
  * @stage_node: in the stager's list of stages (STAGED only)
  * @rcu: freed after a grace period once out of the index (lockless LOCATE
  *	reads it under RCU); shares its place with @stage_node, unused then
@@ -125,7 +131,6 @@ struct hc_fence {
  *	SYNCING from STAGED, INGESTING or new): its COMMIT or INGEST_DONE,
  *	or, as for @dirty_since, its replay at assembly (format v1 records
  *	no time); set by hc_cache_set_state(); the view's mtime (fs.md)
- * @hash: 64-bit hash of the URI (also the policy's key)
  * @size: bytes
  * @generation: changes whenever the URI's content changes
  * @state: HC_OBJ_*
@@ -207,7 +212,6 @@ struct hc_obj {
 		unsigned long ingest_since;
 		unsigned long reval_since;
 	};
-	u64 hash;
 	u64 size;
 	u64 generation;
 	u64 dirty_since;
@@ -364,7 +368,7 @@ struct hc_compact {
 /**
  * struct hc_cache - the object cache of one pool
  * @index: the index: a resizable RCU hash table (rhltable) keyed by
- *	hc_obj.hash, sized by the kernel from the number of objects in it
+ *	hc_obj.pe.key, sized by the kernel from the number of objects in it
  *	(see "The index" in cache.c)
  * @policy: W-TinyLFU over the objects
  * @sketch: the policy's sketch table (vmalloc'ed)
@@ -496,7 +500,7 @@ struct hc_cache {
  *	revalidations sleep here: hc_ctl_wait())
  * @events: counts those wake-ups
  *
- * hc_cache_waitq() - the queue of the URI hash @hash (hc_obj.hash).
+ * hc_cache_waitq() - the queue of the URI hash @hash (hc_obj.pe.key).
  * hc_cache_wake_all() - wake every queue (the ingest helper went away).
  */
 struct hc_cache_waitq {

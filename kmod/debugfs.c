@@ -244,9 +244,9 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 			     struct hc_obj *obj)
 {
 	k->objects++;
-	if (obj->hash != xxh64(obj->uri, obj->uri_len, 0))
+	if (obj->pe.key != xxh64(obj->uri, obj->uri_len, 0))
 		hc_dbg_problem(k, "%*pEhp: hash %llx is not its URI's",
-			       hc_dbg_ulen(obj), obj->uri, obj->hash);
+			       hc_dbg_ulen(obj), obj->uri, obj->pe.key);
 	if (!hc_cache_index_has(c, obj))
 		hc_dbg_problem(k, "%*pEhp: not in the index's table under its hash",
 			       hc_dbg_ulen(obj), obj->uri);
