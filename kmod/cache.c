@@ -804,6 +804,13 @@ int hc_cache_slab_init(void)
 {
 	u32 i;
 
+	/* struct hc_obj's narrow fields hold every value they are given */
+	BUILD_BUG_ON(HC_OBJ_SYNCING >> (8 * sizeof_field(struct hc_obj, state)));
+	BUILD_BUG_ON((HC_OBJ_F_ALL | HC_OBJ_F_SUBCHUNK) >>
+		     (8 * sizeof_field(struct hc_obj, flags)));
+	BUILD_BUG_ON(HC_MAX_EXTENTS >> (8 * sizeof_field(struct hc_obj, nr_ext)));
+	BUILD_BUG_ON(HC_URI_MAX >> (8 * sizeof_field(struct hc_obj, uri_len)));
+	BUILD_BUG_ON(sizeof_field(struct hc_obj, chunks) < sizeof(u32));
 	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)
 		init_waitqueue_head(&hc_cache_waitqs[i].wq);
 	hc_obj_cache = KMEM_CACHE(hc_obj, 0);
@@ -828,6 +835,9 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 {
 	struct hc_obj *obj;
 
+	/* every caller checked it: hc_obj.uri_len is a u16 */
+	if (WARN_ON_ONCE(len > HC_URI_MAX))
+		return NULL;
 	obj = kmem_cache_zalloc(hc_obj_cache, GFP_KERNEL);
 	if (!obj)
 		return NULL;
@@ -1919,7 +1929,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		 * the final size at COMMIT.
 		 */
 		obj->growable = true;
-		obj->size = obj->chunks * c->chunk_size;
+		obj->size = (u64)obj->chunks * c->chunk_size;
 	}
 	*objp = obj;
 	return 0;
@@ -2093,7 +2103,7 @@ int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	if (!obj->growable || obj->state != HC_OBJ_STAGED ||
 	    (obj->fence && !obj->fence->closed))
 		return -EINVAL;
-	if (size > obj->chunks * c->chunk_size)
+	if (size > (u64)obj->chunks * c->chunk_size)
 		return -EFBIG;
 	chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
 	if (chunks == obj->chunks) {
@@ -2977,6 +2987,7 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 		     (r->flags & HC_OBJ_F_SUBCHUNK);
 	struct list_head *place = NULL;
 	struct hc_obj *obj;
+	u64 chunks = 0;
 	u32 i;
 
 	if (small) {
@@ -3039,11 +3050,19 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 		}
 	}
 	obj->nr_ext = r->nr_ext;
-	if (small)
+	if (small) {
 		obj->chunks = 1;
-	else
+	} else {
 		for (i = 0; i < r->nr_ext; i++)
-			obj->chunks += r->ext[i].count;
+			chunks += r->ext[i].count;
+		/*
+		 * Each extent lies in the pool (checked above), so more than
+		 * U32_MAX chunks (hc_cache_create()) overlap: counted as
+		 * U32_MAX (the same policy weight, hc_cache_weight()), and
+		 * hc_cache_restore_one()'s claim refuses them.
+		 */
+		obj->chunks = min_t(u64, chunks, U32_MAX);
+	}
 	obj->size = r->size;
 	obj->generation = r->generation;
 	/* not the v2 record flags, but whether the extent is a sub-chunk one */
@@ -3586,6 +3605,14 @@ int hc_cache_create(struct hc_pool *pool)
 	size_t sketch_bytes;
 	int err = -ENOMEM;
 
+	/*
+	 * hc_obj.chunks is a u32.  Not a new limit: a pool of 2^32 chunks
+	 * (hc_alloc_words()'s most) failed below anyway, with the same error
+	 * (kvcalloc() refuses its fence table of 8 bytes a chunk, more than
+	 * INT_MAX bytes, as it does any pool of 2^28 chunks or more).
+	 */
+	if (chunks > U32_MAX)
+		return -ENOMEM;
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
