@@ -55,7 +55,7 @@
  *   rhltable_remove() under the pool lock, and are freed (with their
  *   extents) by call_rcu() after they left; an object's state is
  *   published with smp_store_release() and read with smp_load_acquire();
- *   once READY, DIRTY or SYNCING an object's uri, hash, size, generation,
+ *   once READY, DIRTY or SYNCING an object's uri, pe.key, size, generation,
  *   chunks, nr_ext and ext never change (a replacement is a new object),
  *   except a small object's sext: the slab's compaction (hc_cache_move())
  *   points it at a new allocation with smp_store_release() while the
@@ -170,7 +170,7 @@ static DECLARE_WAIT_QUEUE_HEAD(hc_fence_wait);
 /* @obj changed or goes: wake the waiters of its URI (hc_cache_waitq()). */
 static void hc_cache_event(const struct hc_obj *obj)
 {
-	hc_cache_waitq_wake(hc_cache_waitq(obj->hash));
+	hc_cache_waitq_wake(hc_cache_waitq(obj->pe.key));
 }
 
 /* The dirty bytes shrank or the limit moved: wake STAGEs over the limit. */
@@ -254,14 +254,15 @@ static u64 hc_cache_hash(const u8 *uri, u32 len)
 /*
  * The index
  *
- * An rhltable (lib/rhashtable.c, the list variant) keyed by hc_obj.hash,
+ * An rhltable (lib/rhashtable.c, the list variant) keyed by hc_obj.pe.key,
  * the xxh64 of the URI, rather than an rhashtable with obj_cmpfn over the
  * URI bytes:
  *
  * - the key is a fixed 8 bytes, so the table hashes it with jhash2 of two
  *   words and its random seed, a few instructions, where a URI key would
  *   be hashed again, all its bytes, by every lookup and every rehash;
- * - the 64-bit hash is needed anyway: it is the policy's key and what the
+ * - the 64-bit hash is needed anyway: it is the policy's key (the table
+ *   keys on that same field, struct hc_obj holds no copy) and what the
  *   lossy read buffer records, which its drain finds objects by
  *   (hc_cache_readbuf_drain()), and LOCATE hashes the URI once for both;
  * - URIs whose xxh64 collide (anyone may choose URIs, and xxh64 is not a
@@ -285,7 +286,7 @@ static u64 hc_cache_hash(const u8 *uri, u32 len)
 
 static const struct rhashtable_params hc_index_params = {
 	.head_offset		= offsetof(struct hc_obj, hnode),
-	.key_offset		= offsetof(struct hc_obj, hash),
+	.key_offset		= offsetof(struct hc_obj, pe.key),
 	.key_len		= sizeof(u64),
 	.min_size		= HC_INDEX_MIN_BUCKETS,
 	.automatic_shrinking	= true,
@@ -313,7 +314,7 @@ bool hc_cache_index_has(struct hc_cache *c, struct hc_obj *obj)
 	bool found = false;
 
 	rcu_read_lock();
-	list = rhltable_lookup(&c->index, &obj->hash, hc_index_params);
+	list = rhltable_lookup(&c->index, &obj->pe.key, hc_index_params);
 	rhl_for_each_entry_rcu(o, pos, list, hnode)
 		if (o == obj)
 			found = true;
@@ -803,6 +804,13 @@ int hc_cache_slab_init(void)
 {
 	u32 i;
 
+	/* struct hc_obj's narrow fields hold every value they are given */
+	BUILD_BUG_ON(HC_OBJ_SYNCING >> (8 * sizeof_field(struct hc_obj, state)));
+	BUILD_BUG_ON((HC_OBJ_F_ALL | HC_OBJ_F_SUBCHUNK) >>
+		     (8 * sizeof_field(struct hc_obj, flags)));
+	BUILD_BUG_ON(HC_MAX_EXTENTS >> (8 * sizeof_field(struct hc_obj, nr_ext)));
+	BUILD_BUG_ON(HC_URI_MAX >> (8 * sizeof_field(struct hc_obj, uri_len)));
+	BUILD_BUG_ON(sizeof_field(struct hc_obj, chunks) < sizeof(u32));
 	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)
 		init_waitqueue_head(&hc_cache_waitqs[i].wq);
 	hc_obj_cache = KMEM_CACHE(hc_obj, 0);
@@ -827,6 +835,9 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 {
 	struct hc_obj *obj;
 
+	/* every caller checked it: hc_obj.uri_len is a u16 */
+	if (WARN_ON_ONCE(len > HC_URI_MAX))
+		return NULL;
 	obj = kmem_cache_zalloc(hc_obj_cache, GFP_KERNEL);
 	if (!obj)
 		return NULL;
@@ -836,7 +847,8 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 		return NULL;
 	}
 	obj->uri_len = len;
-	obj->hash = hc_cache_hash(uri, len);
+	/* the index's key (hc_index_params): set before any insert */
+	obj->pe.key = hc_cache_hash(uri, len);
 	RB_CLEAR_NODE(&obj->onode);	/* not indexed: hc_obj_superseded() */
 	INIT_LIST_HEAD(&obj->stage_node);
 	INIT_LIST_HEAD(&obj->queue_node);
@@ -1882,7 +1894,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	 * weighs chunks) and is only ever removed explicitly.
 	 */
 	small = !growable && hc_cache_small(c, size);
-	hc_policy_entry_init(&obj->pe, obj->hash,
+	hc_policy_entry_init(&obj->pe, obj->pe.key,
 			     hc_cache_size_weight(c, size, small));
 	if (chunks) {
 		hc_policy_set_flags(&c->policy, &obj->pe, HC_POLICY_F_HELD, 0);
@@ -1917,7 +1929,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		 * the final size at COMMIT.
 		 */
 		obj->growable = true;
-		obj->size = obj->chunks * c->chunk_size;
+		obj->size = (u64)obj->chunks * c->chunk_size;
 	}
 	*objp = obj;
 	return 0;
@@ -1935,7 +1947,7 @@ static int hc_cache_reweigh(struct hc_cache *c, struct hc_obj *obj,
 	int err;
 
 	hc_policy_remove(&c->policy, &obj->pe);
-	hc_policy_entry_init(&obj->pe, obj->hash, hc_cache_weight(c, chunks));
+	hc_policy_entry_init(&obj->pe, obj->pe.key, hc_cache_weight(c, chunks));
 	if (!chunks)
 		return 0;
 	hc_cache_sync_policy(c, obj);	/* STAGED: unevictable */
@@ -2091,7 +2103,7 @@ int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	if (!obj->growable || obj->state != HC_OBJ_STAGED ||
 	    (obj->fence && !obj->fence->closed))
 		return -EINVAL;
-	if (size > obj->chunks * c->chunk_size)
+	if (size > (u64)obj->chunks * c->chunk_size)
 		return -EFBIG;
 	chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
 	if (chunks == obj->chunks) {
@@ -2231,7 +2243,7 @@ int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
 	obj = hc_cache_obj_alloc(uri, len);
 	if (!obj)
 		return -ENOMEM;
-	hc_policy_entry_init(&obj->pe, obj->hash, 1);
+	hc_policy_entry_init(&obj->pe, obj->pe.key, 1);
 	obj->generation = c->next_generation++;
 	obj->ingest_since = jiffies;
 	if (hc_cache_insert(c, obj, HC_OBJ_INGESTING)) {
@@ -2335,7 +2347,7 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 		return -ENOMEM;
 	if (chunks) {
 		small = hc_cache_small(c, size);
-		hc_policy_entry_init(&obj->pe, obj->hash,
+		hc_policy_entry_init(&obj->pe, obj->pe.key,
 				     hc_cache_size_weight(c, size, small));
 		/* pinned while INGESTING (HC_LOCATE_F_PIN): admitted pinned */
 		if (obj->flags & HC_OBJ_F_PINNED)
@@ -2505,7 +2517,7 @@ void hc_cache_ingest_end(struct hc_cache *c, struct hc_obj *obj, int outcome)
 {
 	u32 slot = c->outcome_next++ % ARRAY_SIZE(c->outcomes);
 
-	c->outcomes[slot].hash = obj->hash;
+	c->outcomes[slot].hash = obj->pe.key;
 	c->outcomes[slot].generation = obj->generation;
 	c->outcomes[slot].outcome = outcome;
 	hc_cache_remove(c, obj);
@@ -2975,6 +2987,7 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 		     (r->flags & HC_OBJ_F_SUBCHUNK);
 	struct list_head *place = NULL;
 	struct hc_obj *obj;
+	u64 chunks = 0;
 	u32 i;
 
 	if (small) {
@@ -3037,17 +3050,25 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 		}
 	}
 	obj->nr_ext = r->nr_ext;
-	if (small)
+	if (small) {
 		obj->chunks = 1;
-	else
+	} else {
 		for (i = 0; i < r->nr_ext; i++)
-			obj->chunks += r->ext[i].count;
+			chunks += r->ext[i].count;
+		/*
+		 * Each extent lies in the pool (checked above), so more than
+		 * U32_MAX chunks (hc_cache_create()) overlap: counted as
+		 * U32_MAX (the same policy weight, hc_cache_weight()), and
+		 * hc_cache_restore_one()'s claim refuses them.
+		 */
+		obj->chunks = min_t(u64, chunks, U32_MAX);
+	}
 	obj->size = r->size;
 	obj->generation = r->generation;
 	/* not the v2 record flags, but whether the extent is a sub-chunk one */
 	obj->flags = r->flags & (HC_OBJ_F_ALL | HC_OBJ_F_SUBCHUNK);
 	obj->data_crc = r->data_crc;
-	hc_policy_entry_init(&obj->pe, obj->hash, small ?
+	hc_policy_entry_init(&obj->pe, obj->pe.key, small ?
 			     obj->sext->nr_blocks :
 			     hc_cache_weight(c, obj->chunks));
 	if (hc_cache_insert(c, obj, r->state)) {
@@ -3584,6 +3605,14 @@ int hc_cache_create(struct hc_pool *pool)
 	size_t sketch_bytes;
 	int err = -ENOMEM;
 
+	/*
+	 * hc_obj.chunks is a u32.  Not a new limit: a pool of 2^32 chunks
+	 * (hc_alloc_words()'s most) failed below anyway, with the same error
+	 * (kvcalloc() refuses its fence table of 8 bytes a chunk, more than
+	 * INT_MAX bytes, as it does any pool of 2^28 chunks or more).
+	 */
+	if (chunks > U32_MAX)
+		return -ENOMEM;
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;

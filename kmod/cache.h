@@ -82,8 +82,14 @@ struct hc_fence {
 /**
  * struct hc_obj - one cached object
  * @hnode: in the index (hc_cache.index), on the list of the objects whose
- *	URIs have @hash (almost always one)
- * @pe: the policy's part
+ *	URIs have @pe.key (almost always one)
+ * @pe: the policy's part.  @pe.key, the 64-bit hash of the URI (xxh64), is
+ *	also the index's key (hc_index_params): set when the object is
+ *	allocated, before it can enter the index, and never changed after
+ *	(hc_policy_entry_init() is always given @pe.key again, so a lockless
+ *	lookup or the table's rehash that compares it meanwhile reads the
+ *	same bytes; the policy never writes it otherwise).  It replaces a
+ *	separate hash field that repeated it (8 bytes)
  * @stage_node: in the stager's list of stages (STAGED only)
  * @rcu: freed after a grace period once out of the index (lockless LOCATE
  *	reads it under RCU); shares its place with @stage_node, unused then
@@ -125,11 +131,14 @@ struct hc_fence {
  *	SYNCING from STAGED, INGESTING or new): its COMMIT or INGEST_DONE,
  *	or, as for @dirty_since, its replay at assembly (format v1 records
  *	no time); set by hc_cache_set_state(); the view's mtime (fs.md)
- * @hash: 64-bit hash of the URI (also the policy's key)
  * @size: bytes
  * @generation: changes whenever the URI's content changes
- * @state: HC_OBJ_*
- * @flags: HC_OBJ_F_*
+ * @state: HC_OBJ_* (1..HC_OBJ_SYNCING: a u8, hc_cache_slab_init()'s
+ *	BUILD_BUG_ON()); published with smp_store_release(), read by
+ *	lockless LOCATE with smp_load_acquire() (a byte: single-copy atomic)
+ * @flags: HC_OBJ_F_* of the journal (HC_OBJ_F_ALL) and HC_OBJ_F_SUBCHUNK,
+ *	nothing else (HC_OBJ_F_BAD is @bad): a u8 (BUILD_BUG_ON()); read by
+ *	lockless LOCATE with READ_ONCE()
  * @data_crc: CRC-32C of the data when HC_OBJ_F_DATA_CRC is set
  * @holds: holds by all open files (each file at most HC_HOLD_MAX, so the
  *	sum cannot wrap); atomic: it goes from 0 to 1 and back only under
@@ -139,9 +148,15 @@ struct hc_fence {
  * @jbytes: bytes of journal capacity charged for it (its OBJECT record):
  *	from STAGE or INGEST_ALLOC (or replay) until it leaves the index
  * @chunks: chunks allocated; a small object (HC_OBJ_F_SUBCHUNK) counts the
- *	one slab chunk it lies in
- * @nr_ext: entries in @ext (or @sext: 1)
- * @uri_len: bytes in @uri
+ *	one slab chunk it lies in.  A u32: an object's chunks are distinct
+ *	chunks of its pool, and a pool has at most U32_MAX
+ *	(hc_cache_create(); a replayed record whose extents add up to more
+ *	overlaps itself, is counted as U32_MAX and refused by the claim,
+ *	hc_cache_restore())
+ * @nr_ext: entries in @ext (or @sext: 1), at most HC_MAX_EXTENTS (64: a u8,
+ *	BUILD_BUG_ON())
+ * @uri_len: bytes in @uri, 1..HC_URI_MAX (1024: a u16, BUILD_BUG_ON();
+ *	hc_cache_obj_alloc() refuses more)
  * @ext: extents in chunks, in object order (allocated once placed)
  * @sext: with HC_OBJ_F_SUBCHUNK in @flags (a small object of a format v2
  *	pool): its one sub-chunk extent (slab.h) instead, a run of 4 KiB
@@ -199,28 +214,24 @@ struct hc_obj {
 	bool explicit_admit;	/* its ingest is an operator's preload */
 	u8 jop;			/* HC_JOP_BUSY or a durable HC_OBJ_* state */
 	bool keep_chunks;	/* superseded, its DELETE failed: never freed */
-	bool reval_pending;	/* in the padding before @checked: */
-	u32 checked;		/* struct hc_obj stays 248 bytes */
+	bool reval_pending;
+	u8 state;
+	u8 flags;
+	u32 checked;
 	union {
 		struct hc_ctl *stager;
 		unsigned long egress_at;
 		unsigned long ingest_since;
 		unsigned long reval_since;
 	};
-	u64 hash;
 	u64 size;
 	u64 generation;
 	u64 dirty_since;
 	u64 committed;
-	u32 state;
-	u32 flags;
 	u32 data_crc;
-	u32 jbytes;		/* beside data_crc: no holes (pahole) */
+	u32 jbytes;
 	atomic64_t holds;
 	struct hc_fence *fence;
-	u64 chunks;
-	u32 nr_ext;
-	u32 uri_len;
 	union {
 		struct hc_ext *ext;
 		struct hc_sext *sext;
@@ -228,6 +239,9 @@ struct hc_obj {
 	u8 *uri;
 	struct hc_bver *bver;	/* the backend version; NULL: unknown */
 	struct hc_egress_err *egress_err;
+	u32 chunks;
+	u16 uri_len;
+	u8 nr_ext;		/* then 1 byte of padding: 224 bytes */
 };
 
 /**
@@ -364,7 +378,7 @@ struct hc_compact {
 /**
  * struct hc_cache - the object cache of one pool
  * @index: the index: a resizable RCU hash table (rhltable) keyed by
- *	hc_obj.hash, sized by the kernel from the number of objects in it
+ *	hc_obj.pe.key, sized by the kernel from the number of objects in it
  *	(see "The index" in cache.c)
  * @policy: W-TinyLFU over the objects
  * @sketch: the policy's sketch table (vmalloc'ed)
@@ -496,7 +510,7 @@ struct hc_cache {
  *	revalidations sleep here: hc_ctl_wait())
  * @events: counts those wake-ups
  *
- * hc_cache_waitq() - the queue of the URI hash @hash (hc_obj.hash).
+ * hc_cache_waitq() - the queue of the URI hash @hash (hc_obj.pe.key).
  * hc_cache_wake_all() - wake every queue (the ingest helper went away).
  */
 struct hc_cache_waitq {

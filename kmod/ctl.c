@@ -569,7 +569,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 		     obj->state != HC_OBJ_STAGED))
 			break;
 		waited = obj->generation;
-		err = hc_ctl_wait(obj->hash, deadline, !loc.timeout_ms);
+		err = hc_ctl_wait(obj->pe.key, deadline, !loc.timeout_ms);
 		if (err)
 			goto out_unlock;
 	}

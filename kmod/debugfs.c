@@ -228,14 +228,14 @@ static void hc_dbg_check_extents(struct hc_dbg_check *k, struct hc_cache *c,
 		}
 	}
 	if (sum != obj->chunks)
-		hc_dbg_problem(k, "%*pEhp: extents hold %llu chunks, object says %llu",
+		hc_dbg_problem(k, "%*pEhp: extents hold %llu chunks, object says %u",
 			       hc_dbg_ulen(obj), obj->uri, sum, obj->chunks);
 	/* not DIV_ROUND_UP_ULL(): it wraps for sizes near 2^64 */
 	want = div_u64(obj->size, c->chunk_size) + !!(obj->size % c->chunk_size);
 	if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
 		want = 0;
 	if (obj->chunks != want)
-		hc_dbg_problem(k, "%*pEhp: %llu bytes in %llu chunks, need %llu",
+		hc_dbg_problem(k, "%*pEhp: %llu bytes in %u chunks, need %llu",
 			       hc_dbg_ulen(obj), obj->uri, obj->size, obj->chunks,
 			       want);
 }
@@ -244,9 +244,9 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 			     struct hc_obj *obj)
 {
 	k->objects++;
-	if (obj->hash != xxh64(obj->uri, obj->uri_len, 0))
+	if (obj->pe.key != xxh64(obj->uri, obj->uri_len, 0))
 		hc_dbg_problem(k, "%*pEhp: hash %llx is not its URI's",
-			       hc_dbg_ulen(obj), obj->uri, obj->hash);
+			       hc_dbg_ulen(obj), obj->uri, obj->pe.key);
 	if (!hc_cache_index_has(c, obj))
 		hc_dbg_problem(k, "%*pEhp: not in the index's table under its hash",
 			       hc_dbg_ulen(obj), obj->uri);

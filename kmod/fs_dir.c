@@ -80,7 +80,7 @@ static struct hc_obj *hc_fs_ingest(struct hc_fs_info *fsi, const u8 *uri,
 			hc_cache_miss(c, uri, len);
 		}
 		waited = obj->generation;	/* INGESTING, or STAGED */
-		err = hc_ctl_wait(obj->hash, deadline, false);
+		err = hc_ctl_wait(obj->pe.key, deadline, false);
 		if (err)
 			return ERR_PTR(err);
 	}

@@ -244,7 +244,7 @@ struct hc_cache *hc_ctl_dirty_wait(u64 size, bool nowait,
 				   struct hc_pool **poolp);
 /*
  * ctl.c: with the pool lock held, wait (without it, interruptibly) for the
- * next change of an object whose URI hashes to @hash (hc_obj.hash: its
+ * next change of an object whose URI hashes to @hash (hc_obj.pe.key: its
  * wait queue, hc_cache_waitq()), until @deadline (jiffies) unless
  * @forever.
  * Return: 0, -ETIMEDOUT or -EINTR; the lock is held again on return.

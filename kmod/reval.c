@@ -200,7 +200,7 @@ int hc_reval_gate(struct hc_pool *pool, struct hc_obj *obj, u64 *waited)
 		return 0;
 	}
 	*waited = obj->generation;
-	err = hc_ctl_wait(obj->hash, deadline, false);
+	err = hc_ctl_wait(obj->pe.key, deadline, false);
 	return err == -EINTR ? err : -EAGAIN;
 }
 
