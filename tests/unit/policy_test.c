@@ -247,82 +247,6 @@ TEST_F(policy, full_of_unevictable)
 	EXPECT_EQ(CAP, self->p.used);
 }
 
-/* A tiny LRU of unit-weight keys, for comparison. */
-struct tiny_lru {
-	u32 *keys;	/* keys[0] = most recent */
-	u32 n, cap;
-};
-
-static void tiny_lru_request(struct tiny_lru *l, u32 k)
-{
-	u32 i;
-
-	for (i = 0; i < l->n; i++)
-		if (l->keys[i] == k)
-			break;
-	if (i == l->n && l->n < l->cap)
-		l->n++;
-	else if (i == l->n)
-		i = l->n - 1;
-	memmove(&l->keys[1], &l->keys[0], i * sizeof(u32));
-	l->keys[0] = k;
-}
-
-/* Hot set, then a one-pass scan of 2 x capacity new keys, then the hot set. */
-TEST_F(policy, scan_resistance)
-{
-	const u32 hot = CAP / 2, scan = 2 * CAP;
-	struct tiny_lru lru = { .keys = calloc(CAP, sizeof(u32)), .cap = CAP };
-	u32 hits = 0, lru_hits = 0, k, r, j;
-
-	ASSERT_NE(NULL, lru.keys);
-	for (r = 0; r < 10; r++)
-		for (k = 0; k < hot; k++) {
-			request(_metadata, self, k, 1);
-			tiny_lru_request(&lru, k);
-		}
-	for (k = 0; k < scan; k++) {
-		request(_metadata, self, hot + k, 1);
-		tiny_lru_request(&lru, hot + k);
-	}
-	for (k = 0; k < hot; k++) {
-		hits += request(_metadata, self, k, 1);
-		for (j = 0; j < lru.n; j++)
-			if (lru.keys[j] == k)
-				break;
-		lru_hits += j < lru.n;
-		tiny_lru_request(&lru, k);
-	}
-	TH_LOG("hot-set hits after the scan: W-TinyLFU %u/%u, LRU %u/%u",
-	       hits, hot, lru_hits, hot);
-	EXPECT_GE(hits, hot * 9 / 10);
-	EXPECT_LE(lru_hits, hot / 10);
-	free(lru.keys);
-}
-
-/* A shifting working set (pure recency): the window must grow. */
-TEST_F(policy, window_grows_on_recency)
-{
-	u64 start = self->p.window_max;
-	u32 hits = 0, total = 0;
-
-	srandom(3);
-	/* Working set of CAP/2 keys sliding by one key every 4 requests. */
-	for (u32 i = 0; i < 60000; i++) {
-		u32 base = i / 4, k = base + random() % (CAP / 2);
-
-		if (k >= NKEYS)
-			break;
-		hits += request(_metadata, self, k, 1);
-		total++;
-	}
-	TH_LOG("window %llu -> %llu of %d, hit ratio %u/%u",
-	       (unsigned long long)start,
-	       (unsigned long long)self->p.window_max, CAP, hits, total);
-	EXPECT_GE(self->p.window_max, 10 * start);
-	EXPECT_GT(self->p.adjustments, 0);
-}
-
 /* An O(1) LRU of unit-weight keys 0..n-1: a list threaded through arrays. */
 struct fast_lru {
 	u32 *prev, *next;	/* n + 1 entries: [n] is the list head */
@@ -354,6 +278,77 @@ static bool fast_lru_request(struct fast_lru *l, u32 k)
 	return hit;
 }
 
+static bool fast_lru_init(struct fast_lru *l, u32 n, u32 cap)
+{
+	*l = (struct fast_lru){
+		.prev = calloc(n + 1, sizeof(u32)),
+		.next = calloc(n + 1, sizeof(u32)),
+		.in = calloc(n, sizeof(bool)), .n = n, .cap = cap,
+	};
+	if (!l->prev || !l->next || !l->in)
+		return false;
+	l->prev[n] = l->next[n] = n;
+	return true;
+}
+
+static void fast_lru_free(struct fast_lru *l)
+{
+	free(l->in);
+	free(l->next);
+	free(l->prev);
+}
+
+/* Hot set, then a one-pass scan of 2 x capacity new keys, then the hot set. */
+TEST_F(policy, scan_resistance)
+{
+	const u32 hot = CAP / 2, scan = 2 * CAP;
+	struct fast_lru lru;
+	u32 hits = 0, lru_hits = 0, k, r;
+
+	ASSERT_TRUE(fast_lru_init(&lru, NKEYS, CAP));
+	for (r = 0; r < 10; r++)
+		for (k = 0; k < hot; k++) {
+			request(_metadata, self, k, 1);
+			fast_lru_request(&lru, k);
+		}
+	for (k = 0; k < scan; k++) {
+		request(_metadata, self, hot + k, 1);
+		fast_lru_request(&lru, hot + k);
+	}
+	for (k = 0; k < hot; k++) {
+		hits += request(_metadata, self, k, 1);
+		lru_hits += fast_lru_request(&lru, k);
+	}
+	TH_LOG("hot-set hits after the scan: W-TinyLFU %u/%u, LRU %u/%u",
+	       hits, hot, lru_hits, hot);
+	EXPECT_GE(hits, hot * 9 / 10);
+	EXPECT_LE(lru_hits, hot / 10);
+	fast_lru_free(&lru);
+}
+
+/* A shifting working set (pure recency): the window must grow. */
+TEST_F(policy, window_grows_on_recency)
+{
+	u64 start = self->p.window_max;
+	u32 hits = 0, total = 0;
+
+	srandom(3);
+	/* Working set of CAP/2 keys sliding by one key every 4 requests. */
+	for (u32 i = 0; i < 60000; i++) {
+		u32 base = i / 4, k = base + random() % (CAP / 2);
+
+		if (k >= NKEYS)
+			break;
+		hits += request(_metadata, self, k, 1);
+		total++;
+	}
+	TH_LOG("window %llu -> %llu of %d, hit ratio %u/%u",
+	       (unsigned long long)start,
+	       (unsigned long long)self->p.window_max, CAP, hits, total);
+	EXPECT_GE(self->p.window_max, 10 * start);
+	EXPECT_GT(self->p.adjustments, 0);
+}
+
 /*
  * bench-policy.sh's shift trace (300 000 requests, a working set of 2000
  * unit keys sliding by one every 4 requests, capacity 1500): the hit
@@ -368,18 +363,14 @@ TEST(recency_within_a_point_of_lru)
 	size_t bytes = hc_sketch_bytes(cap);
 	struct hc_policy_entry *pe = calloc(nkeys, sizeof(*pe));
 	struct hc_policy_entry **victims = calloc(cap, sizeof(*victims));
-	struct fast_lru lru = {
-		.prev = calloc(nkeys + 1, sizeof(u32)),
-		.next = calloc(nkeys + 1, sizeof(u32)),
-		.in = calloc(nkeys, sizeof(bool)), .n = nkeys, .cap = cap,
-	};
+	struct fast_lru lru;
 	void *table = malloc(bytes);
 	u32 hits = 0, lru_hits = 0, nr, i;
 	struct hc_policy p;
 
-	ASSERT_TRUE(pe && victims && lru.prev && lru.next && lru.in && table);
+	ASSERT_TRUE(pe && victims && table);
+	ASSERT_TRUE(fast_lru_init(&lru, nkeys, cap));
 	ASSERT_EQ(0, hc_policy_init(&p, cap, table, bytes));
-	lru.prev[nkeys] = lru.next[nkeys] = nkeys;
 	for (i = 0; i < nkeys; i++)
 		hc_policy_entry_init(&pe[i], i, 1);
 	srandom(5);
@@ -400,9 +391,7 @@ TEST(recency_within_a_point_of_lru)
 	       (unsigned long long)p.window_max, cap);
 	EXPECT_GE((u64)hits * 100 + nreq, (u64)lru_hits * 100);
 	free(table);
-	free(lru.in);
-	free(lru.next);
-	free(lru.prev);
+	fast_lru_free(&lru);
 	free(victims);
 	free(pe);
 }
