@@ -121,7 +121,7 @@ struct hc_fence {
  *	hc_cache_trim())
  * @committed: CLOCK_REALTIME ns when it became complete (READY, DIRTY or
  *	SYNCING from STAGED, INGESTING or new): its COMMIT or INGEST_DONE,
- *	or, as for @dirty_since, its replay at assembly (format v1 records
+ *	or, as for @transit->dirty_since, its replay at assembly (format v1 records
  *	no time); set by hc_cache_set_state(); the view's mtime (fs.md)
  * @size: bytes
  * @generation: changes whenever the URI's content changes
@@ -438,6 +438,7 @@ struct hc_compact {
  * @replaying: objects are being restored from the journal; their chunks
  *	are not claimed and they are not in the policy yet
  * @ingests: INGESTING objects, oldest first: the requests for the helper
+ *	(their transits, hc_obj_transit.queue_node; so are @egress and @revals)
  * @egress: DIRTY and SYNCING objects in commit order (replayed ones in
  *	journal order): the uploads for the egress helper
  * @dirty_bytes: bytes of the objects in @egress
