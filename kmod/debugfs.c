@@ -24,7 +24,10 @@
  *    under the pool lock) is not a problem;
  *  - the object and per-state counters, the pinned count and the dirty
  *    bytes match the objects; the egress queue holds exactly the DIRTY and
- *    SYNCING objects, the ingest list exactly the INGESTING ones.
+ *    SYNCING objects, the ingest list exactly the INGESTING ones;
+ *  - an object has its struct hc_obj_transit exactly while it is not a
+ *    quiet READY one (STAGED, INGESTING, DIRTY, SYNCING, or READY with a
+ *    revalidation pending), and the transit names it.
  *
  * The directory is created at module load and removed at unload; a kernel
  * without debugfs gets no file and loses nothing else.
