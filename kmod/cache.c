@@ -391,6 +391,45 @@ static void hc_cache_sync_policy(struct hc_cache *c, struct hc_obj *obj)
 	hc_policy_set_flags(&c->policy, &obj->pe, want, HC_POLICY_F_ALL & ~want);
 }
 
+/* A new transit for @obj (not installed).  May sleep; NULL: no memory. */
+static struct hc_obj_transit *hc_transit_alloc(struct hc_obj *obj)
+{
+	struct hc_obj_transit *t = kzalloc(sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return NULL;
+	t->obj = obj;
+	INIT_LIST_HEAD(&t->queue_node);
+	return t;
+}
+
+/* Free @obj's transit, whose fence is freed already (hc_cache_fence_free()). */
+static void hc_cache_transit_free(struct hc_obj *obj)
+{
+	struct hc_obj_transit *t = obj->transit;
+
+	if (!t)
+		return;
+	WARN_ON_ONCE(t->fence || !list_empty(&t->queue_node));
+	obj->transit = NULL;
+	kfree(t->egress_err);
+	kfree(t);
+}
+
+/*
+ * @obj's transit ends if @obj is READY with nothing pending: no fence (a
+ * COMMIT or INGEST_DONE frees it before the state changes), no queue, no
+ * revalidation.  Under the pool lock; never sleeps, never fails.
+ */
+static void hc_cache_transit_settle(struct hc_obj *obj)
+{
+	struct hc_obj_transit *t = obj->transit;
+
+	if (t && obj->state == HC_OBJ_READY && !obj->reval_pending &&
+	    !t->fence && list_empty(&t->queue_node))
+		hc_cache_transit_free(obj);
+}
+
 /*
  * Change @obj's state.  Entering DIRTY from a clean state queues it at the
  * tail of the egress queue (commit order); DIRTY <-> SYNCING keeps its
@@ -400,6 +439,7 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 			       u32 state)
 {
 	bool was_dirty = obj->state && hc_state_dirty(obj->state);
+	struct hc_obj_transit *t = obj->transit;
 
 	if (obj->state)
 		c->stats.by_state[obj->state]--;
@@ -410,22 +450,24 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 		if (!c->replaying)
 			WRITE_ONCE(obj->checked, hc_cache_reval_now());
 	}
+	/* a dirty object has its transit: STAGED, or replayed with one */
 	if (!was_dirty && hc_state_dirty(state)) {
-		list_add_tail(&obj->queue_node, &c->egress);
+		list_add_tail(&t->queue_node, &c->egress);
 		obj->egress_defer = false;
 		obj->egress_backoff = 0;
-		obj->dirty_since = ktime_get_boottime_ns();
+		t->dirty_since = ktime_get_boottime_ns();
 		c->dirty_bytes += obj->size;
 	} else if (was_dirty && !hc_state_dirty(state)) {
-		kfree(obj->egress_err);		/* uploaded: no longer news */
-		obj->egress_err = NULL;
-		list_del_init(&obj->queue_node);
+		kfree(t->egress_err);		/* uploaded: no longer news */
+		t->egress_err = NULL;
+		list_del_init(&t->queue_node);
 		c->dirty_bytes -= obj->size;
 		hc_cache_dirty_event();
 	}
 	/* publishes the fields set before (hc_cache_locate_fast()) */
 	smp_store_release(&obj->state, state);
 	c->stats.by_state[state]++;
+	hc_cache_transit_settle(obj);
 	hc_cache_sync_policy(c, obj);
 	hc_cache_event(obj);
 }
@@ -442,12 +484,12 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 u64 hc_cache_dirty_oldest_ns(const struct hc_cache *c)
 {
 	u64 now = ktime_get_boottime_ns();
-	const struct hc_obj *obj;
+	const struct hc_obj_transit *t;
 
 	if (list_empty(&c->egress))
 		return 0;
-	obj = list_first_entry(&c->egress, struct hc_obj, queue_node);
-	return now > obj->dirty_since ? now - obj->dirty_since : 1;
+	t = list_first_entry(&c->egress, struct hc_obj_transit, queue_node);
+	return now > t->dirty_since ? now - t->dirty_since : 1;
 }
 
 /*
@@ -469,11 +511,11 @@ static struct hc_fence *hc_cache_fence_alloc(bool any_writer)
 /* Free @obj's fence, which is closed and drained (or was never opened). */
 static void hc_cache_fence_free(struct hc_obj *obj)
 {
-	struct hc_fence *f = obj->fence;
+	struct hc_fence *f = hc_obj_fence(obj);
 
 	if (!f)
 		return;
-	obj->fence = NULL;
+	obj->transit->fence = NULL;
 	put_pid(f->owner);
 	kfree_rcu(f, rcu);
 }
@@ -492,7 +534,7 @@ static struct hc_fence *hc_cache_fence_deref(struct hc_cache *c,
 static void hc_cache_fence_link(struct hc_cache *c, struct hc_obj *obj,
 				bool on)
 {
-	struct hc_fence *f = obj->fence, *p;
+	struct hc_fence *f = hc_obj_fence(obj), *p;
 	struct hc_fence __rcu **pp = &c->fence[obj->sext->chunk];
 
 	spin_lock(&c->fence_lock);
@@ -553,8 +595,10 @@ static struct hc_fence *hc_cache_fence_find(struct hc_cache *c, u64 chunk,
 /* Open the write fence over @obj's chunks, for its fence's owner. */
 static void hc_cache_fence_open(struct hc_cache *c, struct hc_obj *obj)
 {
-	WRITE_ONCE(obj->fence->closed, false);
-	hc_cache_fence_publish(c, obj, obj->fence);	/* release: after it */
+	struct hc_fence *f = hc_obj_fence(obj);
+
+	WRITE_ONCE(f->closed, false);
+	hc_cache_fence_publish(c, obj, f);	/* release: after it */
 }
 
 /*
@@ -567,7 +611,7 @@ static void hc_cache_fence_open(struct hc_cache *c, struct hc_obj *obj)
  */
 static void hc_cache_fence_close(struct hc_cache *c, struct hc_obj *obj)
 {
-	struct hc_fence *f = obj->fence;
+	struct hc_fence *f = hc_obj_fence(obj);
 
 	if (!f || f->closed)
 		return;
@@ -769,7 +813,7 @@ u32 hc_obj_flags(const struct hc_obj *obj)
  */
 int hc_cache_seal(struct hc_cache *c, struct hc_obj *obj)
 {
-	struct hc_fence *f = obj->fence;
+	struct hc_fence *f = hc_obj_fence(obj);
 	int lost;
 
 	hc_cache_fence_close(c, obj);
@@ -787,13 +831,15 @@ int hc_cache_seal(struct hc_cache *c, struct hc_obj *obj)
 /* Open the fence of a sealed STAGED object again (its COMMIT failed). */
 void hc_cache_unseal(struct hc_cache *c, struct hc_obj *obj)
 {
-	if (obj->fence && obj->fence->closed)
+	struct hc_fence *f = hc_obj_fence(obj);
+
+	if (f && f->closed)
 		hc_cache_fence_open(c, obj);
 }
 
 /*
  * struct hc_obj's own slab cache: with the URI in the same kzalloc, the
- * object (216 bytes) and a URI of 41 bytes or more rounded up to
+ * object (216 bytes then) and a URI of 41 bytes or more rounded up to
  * kmalloc-512 (512 bytes per object with 64-byte URIs, measured by
  * r-memory); here the object takes its own size and the URI the kmalloc
  * size of its length.
@@ -812,12 +858,13 @@ int hc_cache_slab_init(void)
 	BUILD_BUG_ON(HC_URI_MAX >> (8 * sizeof_field(struct hc_obj, uri_len)));
 	BUILD_BUG_ON(sizeof_field(struct hc_obj, chunks) < sizeof(u32));
 	/*
-	 * The memory budget (issue 15, policy.md "Memory"): 224 bytes, 18 a
-	 * 4 KiB slab page.  A field that needs more is a decision made with
-	 * r-memory's limits (240 and 296 bytes of slab per object), not a
-	 * drift that only check-reliability would see.
+	 * The memory budget (issue 15, policy.md "Memory"): 184 bytes, 22 a
+	 * 4 KiB slab page (what only busy objects need is in struct
+	 * hc_obj_transit).  A field that needs more is a decision made with
+	 * r-memory's limits, not a drift that only check-reliability would
+	 * see.
 	 */
-	BUILD_BUG_ON(sizeof(struct hc_obj) > 224);
+	BUILD_BUG_ON(sizeof(struct hc_obj) > 184);
 	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)
 		init_waitqueue_head(&hc_cache_waitqs[i].wq);
 	hc_obj_cache = KMEM_CACHE(hc_obj, 0);
@@ -832,7 +879,7 @@ void hc_cache_slab_exit(void)
 /* Free the object and its URI only: its extents and fence are the caller's. */
 static void hc_cache_obj_release(struct hc_obj *obj)
 {
-	kfree(obj->egress_err);
+	hc_cache_transit_free(obj);
 	kfree(obj->bver);
 	kfree(obj->uri);
 	kmem_cache_free(hc_obj_cache, obj);
@@ -858,7 +905,6 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 	obj->pe.key = hc_cache_hash(uri, len);
 	RB_CLEAR_NODE(&obj->onode);	/* not indexed: hc_obj_superseded() */
 	INIT_LIST_HEAD(&obj->stage_node);
-	INIT_LIST_HEAD(&obj->queue_node);
 	return obj;
 }
 
@@ -989,7 +1035,8 @@ static void hc_cache_detach(struct hc_cache *c, struct hc_obj *obj)
 	c->stats.objects--;
 	hc_cache_unindex(c, obj);
 	list_del(&obj->stage_node);
-	list_del(&obj->queue_node);
+	if (obj->transit)
+		list_del_init(&obj->transit->queue_node);
 	hc_cache_event(obj);
 }
 
@@ -1890,8 +1937,10 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	obj = hc_cache_obj_alloc(uri, len);
 	if (!obj)
 		return -ENOMEM;
-	obj->fence = hc_cache_fence_alloc(any_writer);
-	if (!obj->fence) {
+	obj->transit = hc_transit_alloc(obj);
+	if (obj->transit)
+		obj->transit->fence = hc_cache_fence_alloc(any_writer);
+	if (!hc_obj_fence(obj)) {
 		hc_cache_obj_free(obj);
 		return -ENOMEM;
 	}
@@ -1918,7 +1967,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		c->stats.admissions++;
 	}
 	obj->generation = c->next_generation++;
-	obj->stager = stager;
+	obj->transit->stager = stager;
 	err = hc_cache_insert(c, obj, HC_OBJ_STAGED);
 	if (err) {
 		/* the victims stay evicted; this object's place is undone */
@@ -1993,8 +2042,8 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 
 	if (obj->jop)
 		return -EBUSY;		/* its COMMIT (or a GROW) is under way */
-	if (!obj->growable || obj->state != HC_OBJ_STAGED || !obj->fence ||
-	    obj->fence->closed)
+	if (!obj->growable || obj->state != HC_OBJ_STAGED ||
+	    !hc_obj_fence(obj) || hc_obj_fence(obj)->closed)
 		return -EINVAL;
 	err = hc_cache_size_check(c, size);
 	if (err)
@@ -2065,7 +2114,7 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	for (i = 0; i < nr; i++) {
 		for (k = 0; k < ext[i].count; k++)
 			rcu_assign_pointer(c->fence[ext[i].start + k],
-					   obj->fence);
+					   obj->transit->fence);
 		bitmap_clear(c->bad_chunks, ext[i].start, ext[i].count);
 	}
 	kfree(obj->ext);
@@ -2108,7 +2157,7 @@ int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	int err;
 
 	if (!obj->growable || obj->state != HC_OBJ_STAGED ||
-	    (obj->fence && !obj->fence->closed))
+	    (hc_obj_fence(obj) && !hc_obj_fence(obj)->closed))
 		return -EINVAL;
 	if (size > (u64)obj->chunks * c->chunk_size)
 		return -EFBIG;
@@ -2209,7 +2258,7 @@ int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
 		return err;
 	}
 	hc_cache_fence_free(obj);
-	obj->stager = NULL;
+	obj->transit->stager = NULL;
 	list_del_init(&obj->stage_node);
 	hc_cache_busy_end(c, obj);
 	hc_cache_set_state(c, obj, state);
@@ -2250,14 +2299,19 @@ int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
 	obj = hc_cache_obj_alloc(uri, len);
 	if (!obj)
 		return -ENOMEM;
+	obj->transit = hc_transit_alloc(obj);
+	if (!obj->transit) {
+		hc_cache_obj_free(obj);
+		return -ENOMEM;
+	}
 	hc_policy_entry_init(&obj->pe, obj->pe.key, 1);
 	obj->generation = c->next_generation++;
-	obj->ingest_since = jiffies;
+	obj->transit->ingest_since = jiffies;
 	if (hc_cache_insert(c, obj, HC_OBJ_INGESTING)) {
 		hc_cache_obj_free(obj);
 		return -ENOMEM;
 	}
-	list_add_tail(&obj->queue_node, &c->ingests);
+	list_add_tail(&obj->transit->queue_node, &c->ingests);
 	*objp = obj;
 	return 0;
 }
@@ -2277,11 +2331,13 @@ int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
  */
 void hc_cache_ingest_adopt(struct hc_cache *c)
 {
+	struct hc_obj_transit *t;
 	struct hc_fence *f;
 	struct hc_obj *obj;
 
-	list_for_each_entry(obj, &c->ingests, queue_node) {
-		if (!obj->fence || obj->fence->owner == task_tgid(current) ||
+	list_for_each_entry(t, &c->ingests, queue_node) {
+		obj = t->obj;
+		if (!t->fence || t->fence->owner == task_tgid(current) ||
 		    obj->jop)	/* its INGEST_DONE is under way */
 			continue;
 		f = hc_cache_fence_alloc(false);
@@ -2289,7 +2345,7 @@ void hc_cache_ingest_adopt(struct hc_cache *c)
 			continue;
 		hc_cache_fence_close(c, obj);
 		hc_cache_fence_free(obj);
-		obj->fence = f;
+		t->fence = f;
 		hc_cache_fence_open(c, obj);
 	}
 }
@@ -2297,11 +2353,11 @@ void hc_cache_ingest_adopt(struct hc_cache *c)
 /* The INGESTING object of request @id (its generation), or NULL. */
 struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id)
 {
-	struct hc_obj *obj;
+	struct hc_obj_transit *t;
 
-	list_for_each_entry(obj, &c->ingests, queue_node)
-		if (obj->generation == id)
-			return obj;
+	list_for_each_entry(t, &c->ingests, queue_node)
+		if (t->obj->generation == id)
+			return t->obj;
 	return NULL;
 }
 
@@ -2349,8 +2405,9 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 		c->stats.refused_journal++;
 		return err;
 	}
-	obj->fence = hc_cache_fence_alloc(false);
-	if (!obj->fence)
+	/* INGESTING: its transit is there since hc_cache_ingest() */
+	obj->transit->fence = hc_cache_fence_alloc(false);
+	if (!obj->transit->fence)
 		return -ENOMEM;
 	if (chunks) {
 		small = hc_cache_small(c, size);
@@ -2507,9 +2564,9 @@ int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj,
 		return err;
 	}
 	hc_cache_fence_free(obj);
-	list_del_init(&obj->queue_node);
+	list_del_init(&obj->transit->queue_node);
 	hc_cache_busy_end(c, obj);
-	hc_cache_set_state(c, obj, HC_OBJ_READY);
+	hc_cache_set_state(c, obj, HC_OBJ_READY);	/* frees the transit */
 	return 0;
 }
 
@@ -2819,7 +2876,8 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 	c->stats.by_state[obj->state]--;
 	c->stats.objects--;
 	hc_cache_unindex(c, obj);
-	list_del_init(&obj->queue_node);
+	if (obj->transit)	/* kept until the object is freed */
+		list_del_init(&obj->transit->queue_node);
 	list_add_tail(&obj->stage_node, &c->superseded);
 	hc_cache_event(obj);
 	if (!c->journal)
@@ -2854,14 +2912,26 @@ u32 hc_cache_reval_now(void)
 /*
  * A revalidation of @obj (READY, not pending) is sent to the helper: it is
  * pending on hc_cache.revals until hc_cache_reval_end() or until it leaves
- * the index (hc_cache_detach() and hc_cache_supersede() take it off).
+ * the index (hc_cache_detach() and hc_cache_supersede() take it off).  Its
+ * transit is allocated here (GFP_KERNEL, may sleep), so that the end
+ * allocates nothing.  Return: 0, or -ENOMEM (nothing changed, nothing
+ * counted).
  */
-void hc_cache_reval_begin(struct hc_cache *c, struct hc_obj *obj)
+int hc_cache_reval_begin(struct hc_cache *c, struct hc_obj *obj)
 {
-	obj->reval_since = jiffies;
-	list_add_tail(&obj->queue_node, &c->revals);
+	struct hc_obj_transit *t = obj->transit;
+
+	if (!t) {
+		t = hc_transit_alloc(obj);
+		if (!t)
+			return -ENOMEM;
+		obj->transit = t;
+	}
+	t->reval_since = jiffies;
+	list_add_tail(&t->queue_node, &c->revals);
 	WRITE_ONCE(obj->reval_pending, true);
 	c->stats.revalidations++;
+	return 0;
 }
 
 /*
@@ -2872,8 +2942,9 @@ void hc_cache_reval_begin(struct hc_cache *c, struct hc_obj *obj)
  */
 void hc_cache_reval_end(struct hc_cache *c, struct hc_obj *obj, u32 result)
 {
-	list_del_init(&obj->queue_node);
+	list_del_init(&obj->transit->queue_node);
 	WRITE_ONCE(obj->reval_pending, false);
+	hc_cache_transit_settle(obj);	/* READY: nothing else pending */
 	WRITE_ONCE(obj->checked, hc_cache_reval_now());
 	if (result == HC_REVAL_UNCHANGED)
 		c->stats.reval_unchanged++;
@@ -2887,11 +2958,11 @@ void hc_cache_reval_end(struct hc_cache *c, struct hc_obj *obj, u32 result)
 /* The READY object whose revalidation @id (its generation) is pending. */
 struct hc_obj *hc_cache_reval_find(struct hc_cache *c, u64 id)
 {
-	struct hc_obj *obj;
+	struct hc_obj_transit *t;
 
-	list_for_each_entry(obj, &c->revals, queue_node)
-		if (obj->generation == id)
-			return obj;
+	list_for_each_entry(t, &c->revals, queue_node)
+		if (t->obj->generation == id)
+			return t->obj;
 	return NULL;
 }
 
@@ -3022,7 +3093,7 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 		if (r->type == HC_JREC_OBJECT && hc_state_dirty(obj->state) &&
 		    hc_state_dirty(r->state) &&
 		    obj->generation == r->generation)
-			place = obj->queue_node.prev;
+			place = obj->transit->queue_node.prev;
 		hc_cache_remove(c, obj);
 	}
 	if (r->type != HC_JREC_OBJECT)
@@ -3051,6 +3122,15 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 		obj->bver = hc_bver_new(r2->etag, r2->etag_len, mtime);
 		if (IS_ERR(obj->bver)) {
 			obj->bver = NULL;
+			kfree(obj->ext);
+			hc_cache_obj_release(obj);
+			return -ENOMEM;
+		}
+	}
+	/* a dirty one is queued for egress: no allocation in its upload's end */
+	if (r->state != HC_OBJ_READY) {
+		obj->transit = hc_transit_alloc(obj);
+		if (!obj->transit) {
 			kfree(obj->ext);
 			hc_cache_obj_release(obj);
 			return -ENOMEM;
@@ -3085,7 +3165,7 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 	if (obj->flags & HC_OBJ_F_PINNED)
 		c->stats.pinned++;
 	if (place)
-		list_move(&obj->queue_node, place);
+		list_move(&obj->transit->queue_node, place);
 	if (r->generation >= c->next_generation)
 		c->next_generation = r->generation + 1;
 	return 0;
@@ -3245,19 +3325,19 @@ void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
 			     u32 delay_ms)
 {
 	hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
-	obj->egress_at = jiffies + msecs_to_jiffies(delay_ms);
+	obj->transit->egress_at = jiffies + msecs_to_jiffies(delay_ms);
 	obj->egress_defer = true;
 }
 
 /*
- * Keep the failure in @obj->egress_err: a new record with the failures
+ * Keep the failure in @obj's transit (egress_err): a new record with the failures
  * counted on, or, out of memory, the old one updated without its message
  * (none kept at all if there was none).  May sleep.
  */
 static void hc_cache_egress_note(struct hc_obj *obj, u32 err_no,
 				 bool permanent, const char *msg)
 {
-	struct hc_egress_err *old = obj->egress_err, *e;
+	struct hc_egress_err *old = obj->transit->egress_err, *e;
 	size_t len = msg ? strnlen(msg, HC_EGRESS_MESSAGE_MAX) : 0;
 
 	e = kmalloc(struct_size(e, msg, len), GFP_KERNEL);
@@ -3276,7 +3356,7 @@ static void hc_cache_egress_note(struct hc_obj *obj, u32 err_no,
 	e->err = err_no;
 	e->permanent = permanent;
 	e->failures++;
-	obj->egress_err = e;
+	obj->transit->egress_err = e;
 }
 
 /**
@@ -3321,13 +3401,13 @@ void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,
  */
 u32 hc_cache_egress_unpark(struct hc_cache *c)
 {
-	struct hc_obj *obj;
+	struct hc_obj_transit *t;
 	u32 n = 0;
 
-	list_for_each_entry(obj, &c->egress, queue_node) {
-		if (hc_obj_egress_parked(obj)) {
-			obj->egress_err->permanent = false;
-			obj->egress_defer = false;
+	list_for_each_entry(t, &c->egress, queue_node) {
+		if (hc_obj_egress_parked(t->obj)) {
+			t->egress_err->permanent = false;
+			t->obj->egress_defer = false;
 			n++;
 		}
 		cond_resched();
@@ -3341,12 +3421,12 @@ u32 hc_cache_egress_unpark(struct hc_cache *c)
  */
 void hc_cache_egress_reset(struct hc_cache *c)
 {
-	struct hc_obj *obj;
+	struct hc_obj_transit *t;
 
-	list_for_each_entry(obj, &c->egress, queue_node) {
+	list_for_each_entry(t, &c->egress, queue_node) {
 		/* a busy one: its EGRESS_DONE is being recorded */
-		if (obj->state == HC_OBJ_SYNCING && !obj->jop)
-			hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
+		if (t->obj->state == HC_OBJ_SYNCING && !t->obj->jop)
+			hc_cache_set_state(c, t->obj, HC_OBJ_DIRTY);
 		cond_resched();
 	}
 }
@@ -3519,13 +3599,14 @@ int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 			    void *arg)
 {
 	struct hc_obj *obj, *tmp;
+	struct hc_obj_transit *t;
 	u32 js, n = 0;
 	int err;
 
-	list_for_each_entry(obj, &c->egress, queue_node) {
-		if (hc_cache_jstate(obj) != HC_OBJ_DIRTY)
+	list_for_each_entry(t, &c->egress, queue_node) {
+		if (hc_cache_jstate(t->obj) != HC_OBJ_DIRTY)
 			continue;	/* its EGRESS_DONE is durable */
-		err = fn(arg, obj, HC_OBJ_DIRTY);
+		err = fn(arg, t->obj, HC_OBJ_DIRTY);
 		if (err)
 			return err;
 		cond_resched();

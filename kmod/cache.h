@@ -93,20 +93,23 @@ struct hc_fence {
  * @stage_node: in the stager's list of stages (STAGED only)
  * @rcu: freed after a grace period once out of the index (lockless LOCATE
  *	reads it under RCU); shares its place with @stage_node, unused then
- * @queue_node: in the cache's list of ingest requests (INGESTING), in
- *	its egress queue (DIRTY and SYNCING, in commit order) or in its list
- *	of revalidations with the helper (READY with @reval_pending)
+ * @transit: what it holds only while it is staged, ingested, dirty or
+ *	being revalidated (struct hc_obj_transit, its own kmalloc), NULL for
+ *	a quiet READY object.  Under the pool lock, never read by lockless
+ *	LOCATE; freed with the object
  * @allocated: INGESTING: the helper reported the size and the chunks are
  *	allocated (the helper is filling them)
  * @ingest_resend: INGESTING: the request could not be delivered to the
  *	helper; ingest.c sends it again
- * @egress_defer: DIRTY: an upload failed; not re-sent before @egress_at
+ * @egress_defer: DIRTY: an upload failed; not re-sent before
+ *	@transit->egress_at
  * @bad: a read of one of its chunks failed on a member
  *	(hc_cache_read_error()); LOCATE answers HC_LOCATE_BAD.  In memory
  *	only: a new assembly forgets it
  * @reval_pending: READY: a revalidation of it is with the helper
- *	(kmod/reval.c); it is on hc_cache.revals (@queue_node) since
- *	@reval_since.  Written under the pool lock, read by lockless LOCATE
+ *	(kmod/reval.c); it is on hc_cache.revals (@transit's queue_node)
+ *	since @transit->reval_since.  Written under the pool lock, read by
+ *	lockless LOCATE
  * @checked: when it was last revalidated (or became complete), in seconds
  *	of the boot clock plus one (hc_cache_reval_now()); 0: not since the
  *	assembly (replayed objects are due at once).  In memory only, never
@@ -116,20 +119,9 @@ struct hc_fence {
  * @growable: STAGED with HC_STAGE_F_GROW: @size is what @ext holds (whole
  *	chunks) until COMMIT gives the final size (hc_cache_grow(),
  *	hc_cache_trim())
- * @stager: the open control file that stages it (STAGED only)
- * @egress_at: DIRTY with @egress_defer: jiffies of the next attempt
- * @ingest_since: INGESTING: jiffies since when it waits for a helper (its
- *	creation, or the last helper's departure); it expires after the
- *	module parameter ingest_timeout_ms without one
- * @reval_since: READY with @reval_pending: jiffies of the request; readers
- *	stop waiting for it ingest_timeout_ms later
- * @dirty_since: DIRTY and SYNCING: ktime_get_boottime_ns() when it became
- *	DIRTY (its COMMIT, or its replay at assembly: journal format v1
- *	records no time); set by hc_cache_set_state(), read for
- *	HC_A_STATS_DIRTY_OLDEST_NS (hc_cache_dirty_oldest_ns())
  * @committed: CLOCK_REALTIME ns when it became complete (READY, DIRTY or
  *	SYNCING from STAGED, INGESTING or new): its COMMIT or INGEST_DONE,
- *	or, as for @dirty_since, its replay at assembly (format v1 records
+ *	or, as for @transit->dirty_since, its replay at assembly (format v1 records
  *	no time); set by hc_cache_set_state(); the view's mtime (fs.md)
  * @size: bytes
  * @generation: changes whenever the URI's content changes
@@ -143,8 +135,6 @@ struct hc_fence {
  * @holds: holds by all open files (each file at most HC_HOLD_MAX, so the
  *	sum cannot wrap); atomic: it goes from 0 to 1 and back only under
  *	the pool lock, and above 1 also without it (hc_cache_hold_more())
- * @fence: the write fence over @ext while STAGED or INGESTING (allocated),
- *	else NULL
  * @jbytes: bytes of journal capacity charged for it (its OBJECT record):
  *	from STAGE or INGEST_ALLOC (or replay) until it leaves the index
  * @chunks: chunks allocated; a small object (HC_OBJ_F_SUBCHUNK) counts the
@@ -191,10 +181,6 @@ struct hc_fence {
  *	journal mutex (hc_journal_write_out())
  * @keep_chunks: superseded, and its DELETE could not be journaled: its
  *	chunks are never freed (the next assembly may bring it back)
- * @egress_err: DIRTY or SYNCING: the last failed upload (its own kmalloc,
- *	only once an upload failed; replaced by the next failure, freed when
- *	the object leaves DIRTY and SYNCING or the index); under the pool
- *	lock, never read by lockless LOCATE
  */
 struct hc_obj {
 	struct rhlist_head hnode;
@@ -204,7 +190,6 @@ struct hc_obj {
 		struct list_head stage_node;
 		struct rcu_head rcu;
 	};
-	struct list_head queue_node;
 	bool allocated;
 	bool ingest_resend;
 	bool egress_defer;
@@ -217,32 +202,87 @@ struct hc_obj {
 	bool reval_pending;
 	u8 state;
 	u8 flags;
+	u16 uri_len;
+	u8 nr_ext;
 	u32 checked;
-	union {
-		struct hc_ctl *stager;
-		unsigned long egress_at;
-		unsigned long ingest_since;
-		unsigned long reval_since;
-	};
-	u64 size;
-	u64 generation;
-	u64 dirty_since;
-	u64 committed;
+	u32 chunks;
 	u32 data_crc;
 	u32 jbytes;
+	u64 size;
+	u64 generation;
+	u64 committed;
 	atomic64_t holds;
-	struct hc_fence *fence;
 	union {
 		struct hc_ext *ext;
 		struct hc_sext *sext;
 	};
 	u8 *uri;
 	struct hc_bver *bver;	/* the backend version; NULL: unknown */
-	struct hc_egress_err *egress_err;
-	u32 chunks;
-	u16 uri_len;
-	u8 nr_ext;		/* then 1 byte of padding: 224 bytes */
+	struct hc_obj_transit *transit;	/* 184 bytes, 1 of them padding */
 };
+
+/**
+ * struct hc_obj_transit - what an object holds only while it is in transit:
+ *	staged, ingested, dirty (DIRTY or SYNCING) or being revalidated
+ * @obj: the object (the cache's queues link these, not the objects)
+ * @queue_node: in the cache's list of ingest requests (INGESTING), in
+ *	its egress queue (DIRTY and SYNCING, in commit order) or in its list
+ *	of revalidations with the helper (READY with hc_obj.reval_pending)
+ * @stager: the open control file that stages it (STAGED only)
+ * @egress_at: DIRTY with hc_obj.egress_defer: jiffies of the next attempt
+ * @ingest_since: INGESTING: jiffies since when it waits for a helper (its
+ *	creation, or the last helper's departure); it expires after the
+ *	module parameter ingest_timeout_ms without one
+ * @reval_since: READY with hc_obj.reval_pending: jiffies of the request;
+ *	readers stop waiting for it ingest_timeout_ms later
+ * @dirty_since: DIRTY and SYNCING: ktime_get_boottime_ns() when it became
+ *	DIRTY (its COMMIT, or its replay at assembly: journal format v1
+ *	records no time); set by hc_cache_set_state(), read for
+ *	HC_A_STATS_DIRTY_OLDEST_NS (hc_cache_dirty_oldest_ns())
+ * @fence: the write fence over the object's extents while STAGED or
+ *	INGESTING (allocated), else NULL
+ * @egress_err: DIRTY or SYNCING: the last failed upload (its own kmalloc,
+ *	only once an upload failed; replaced by the next failure, freed when
+ *	the object leaves DIRTY and SYNCING or the index)
+ *
+ * Kept out of struct hc_obj (issue 15 point 5: every object pays for its
+ * fields, and most objects are READY and quiet, needing none of these).
+ * Allocated where a failure can still be reported with nothing changed
+ * (GFP_KERNEL): with the object at STAGE and at an ingest's creation, at
+ * the replay of a DIRTY or SYNCING record (the assembly fails with
+ * -ENOMEM), and when a revalidation starts (without it the check counts as
+ * failed and the cached copy is served).  Kept from there to the end of
+ * the busy period, so that no completion (COMMIT's record, INGEST_DONE,
+ * EGRESS_DONE and _FAIL, a revalidation's end) allocates; freed when the
+ * object becomes READY with nothing pending (hc_cache_transit_settle())
+ * or with the object.  Under the pool lock; lockless LOCATE never reads
+ * it, and the data path reaches the fence through hc_cache.fence only.
+ */
+struct hc_obj_transit {
+	struct hc_obj *obj;
+	struct list_head queue_node;
+	union {
+		struct hc_ctl *stager;
+		unsigned long egress_at;
+		unsigned long ingest_since;
+		unsigned long reval_since;
+	};
+	u64 dirty_since;
+	struct hc_fence *fence;
+	struct hc_egress_err *egress_err;
+};
+
+/* @obj's write fence (STAGED or INGESTING, allocated), else NULL. */
+static inline struct hc_fence *hc_obj_fence(const struct hc_obj *obj)
+{
+	return obj->transit ? obj->transit->fence : NULL;
+}
+
+/* @obj's last failed upload (DIRTY or SYNCING), else NULL. */
+static inline struct hc_egress_err *hc_obj_egress_err(const struct hc_obj *obj)
+{
+	return obj->transit ? obj->transit->egress_err : NULL;
+}
 
 /**
  * struct hc_bver - the backend version of an object: what the backend
@@ -285,7 +325,9 @@ struct hc_egress_err {
 /* Whether @obj waits for an operator: its last upload failed for good. */
 static inline bool hc_obj_egress_parked(const struct hc_obj *obj)
 {
-	return obj->egress_err && obj->egress_err->permanent;
+	const struct hc_egress_err *e = hc_obj_egress_err(obj);
+
+	return e && e->permanent;
 }
 
 /**
@@ -396,6 +438,7 @@ struct hc_compact {
  * @replaying: objects are being restored from the journal; their chunks
  *	are not claimed and they are not in the policy yet
  * @ingests: INGESTING objects, oldest first: the requests for the helper
+ *	(their transits, hc_obj_transit.queue_node; so are @egress and @revals)
  * @egress: DIRTY and SYNCING objects in commit order (replayed ones in
  *	journal order): the uploads for the egress helper
  * @dirty_bytes: bytes of the objects in @egress
@@ -635,7 +678,7 @@ void hc_cache_egress_reset(struct hc_cache *c);
 
 /* Revalidation (kmod/reval.c decides; these change the objects). */
 u32 hc_cache_reval_now(void);
-void hc_cache_reval_begin(struct hc_cache *c, struct hc_obj *obj);
+int hc_cache_reval_begin(struct hc_cache *c, struct hc_obj *obj);
 void hc_cache_reval_end(struct hc_cache *c, struct hc_obj *obj, u32 result);
 struct hc_obj *hc_cache_reval_find(struct hc_cache *c, u64 id);
 int hc_cache_reval_replace(struct hc_cache *c, struct hc_obj *obj,

@@ -24,7 +24,10 @@
  *    under the pool lock) is not a problem;
  *  - the object and per-state counters, the pinned count and the dirty
  *    bytes match the objects; the egress queue holds exactly the DIRTY and
- *    SYNCING objects, the ingest list exactly the INGESTING ones.
+ *    SYNCING objects, the ingest list exactly the INGESTING ones;
+ *  - an object has its struct hc_obj_transit exactly while it is not a
+ *    quiet READY one (STAGED, INGESTING, DIRTY, SYNCING, or READY with a
+ *    revalidation pending), and the transit names it.
  *
  * The directory is created at module load and removed at unload; a kernel
  * without debugfs gets no file and loses nothing else.
@@ -128,15 +131,15 @@ static void hc_dbg_check_small(struct hc_dbg_check *k, struct hc_cache *c,
 			       e->nr_blocks);
 	for (f = rcu_access_pointer(c->fence[e->chunk]); f;
 	     f = rcu_access_pointer(f->next)) {
-		if (f == obj->fence)
+		if (f == hc_obj_fence(obj))
 			found = true;
 		if (!f->nr_blocks)
 			hc_dbg_problem(k, "%*pEhp: slab chunk %llu has a whole-chunk fence",
 				       hc_dbg_ulen(obj), obj->uri, e->chunk);
 	}
 	if (found ? !hc_dbg_fenced(obj) :
-	    (hc_dbg_fenced(obj) && !obj->jop && obj->fence &&
-	     !obj->fence->closed))
+	    (hc_dbg_fenced(obj) && !obj->jop && hc_obj_fence(obj) &&
+	     !hc_obj_fence(obj)->closed))
 		hc_dbg_problem(k, "%*pEhp (state %u): blocks %u+%u of chunk %llu misfenced",
 			       hc_dbg_ulen(obj), obj->uri, obj->state, e->block,
 			       e->nr_blocks, e->chunk);
@@ -221,7 +224,7 @@ static void hc_dbg_check_extents(struct hc_dbg_check *k, struct hc_cache *c,
 				hc_dbg_problem(k, "%*pEhp: chunk %llu is free in the allocator",
 					       hc_dbg_ulen(obj), obj->uri, v);
 			f = rcu_access_pointer(c->fence[v]);
-			if (f && (!hc_dbg_fenced(obj) || f != obj->fence))
+			if (f && (!hc_dbg_fenced(obj) || f != hc_obj_fence(obj)))
 				hc_dbg_problem(k, "%*pEhp (state %u): chunk %llu misfenced",
 					       hc_dbg_ulen(obj), obj->uri, obj->state,
 					       v);
@@ -243,6 +246,8 @@ static void hc_dbg_check_extents(struct hc_dbg_check *k, struct hc_cache *c,
 static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 			     struct hc_obj *obj)
 {
+	bool quiet;
+
 	k->objects++;
 	if (obj->pe.key != xxh64(obj->uri, obj->uri_len, 0))
 		hc_dbg_problem(k, "%*pEhp: hash %llx is not its URI's",
@@ -256,6 +261,16 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 		return;
 	}
 	k->by_state[obj->state]++;
+	/* a transit from the start of a busy period to its end (cache.h) */
+	quiet = obj->state == HC_OBJ_READY && !obj->reval_pending;
+	if (!obj->transit != quiet ||
+	    (obj->transit && obj->transit->obj != obj))
+		hc_dbg_problem(k, "%*pEhp (state %u%s): %s",
+			       hc_dbg_ulen(obj), obj->uri, obj->state,
+			       obj->reval_pending ? ", revalidating" : "",
+			       !obj->transit ? "no transit" :
+			       obj->transit->obj != obj ? "another's transit" :
+			       "a transit left");
 	if (obj->flags & HC_OBJ_F_PINNED)
 		k->pinned++;
 	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
@@ -266,6 +281,7 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 {
 	struct hc_obj *obj, *prev = NULL;
+	struct hc_obj_transit *t;
 	struct rb_node *rb;
 	u64 v, n;
 	u32 s;
@@ -335,7 +351,8 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 			       c->dirty_bytes, k->dirty_bytes);
 
 	n = 0;
-	list_for_each_entry(obj, &c->egress, queue_node) {
+	list_for_each_entry(t, &c->egress, queue_node) {
+		obj = t->obj;
 		n++;
 		if (obj->state != HC_OBJ_DIRTY && obj->state != HC_OBJ_SYNCING)
 			hc_dbg_problem(k, "%*pEhp: in the egress queue in state %u",
@@ -346,7 +363,8 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 			       n, k->by_state[HC_OBJ_DIRTY] +
 			       k->by_state[HC_OBJ_SYNCING]);
 	n = 0;
-	list_for_each_entry(obj, &c->ingests, queue_node) {
+	list_for_each_entry(t, &c->ingests, queue_node) {
+		obj = t->obj;
 		n++;
 		if (obj->state != HC_OBJ_INGESTING)
 			hc_dbg_problem(k, "%*pEhp: in the ingest list in state %u",
@@ -356,12 +374,14 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 		hc_dbg_problem(k, "ingest list: %llu objects, %llu are ingesting",
 			       n, k->by_state[HC_OBJ_INGESTING]);
 	/* revalidations with the helper: READY objects marked pending */
-	list_for_each_entry(obj, &c->revals, queue_node)
+	list_for_each_entry(t, &c->revals, queue_node) {
+		obj = t->obj;
 		if (obj->state != HC_OBJ_READY || !obj->reval_pending ||
 		    hc_obj_superseded(obj))
 			hc_dbg_problem(k, "%*pEhp: revalidating in state %u%s",
 				       hc_dbg_ulen(obj), obj->uri, obj->state,
 				       obj->reval_pending ? "" : ", not pending");
+	}
 }
 
 static int hc_dbg_check_show(struct seq_file *m, void *unused)

@@ -108,16 +108,16 @@ static struct sk_buff *hc_nl_egress_msg(const struct hc_pool *pool,
  */
 static void hc_nl_egress_undo(u32 port, u64 gen)
 {
+	struct hc_obj_transit *t;
 	struct hc_pool *pool;
-	struct hc_obj *obj;
 
 	hc_pool_lock();
 	pool = hc_pool_current();
 	if (pool && hc_nl_egress == port)
-		list_for_each_entry(obj, &pool->cache->egress, queue_node)
-			if (obj->generation == gen &&
-			    obj->state == HC_OBJ_SYNCING) {
-				hc_cache_egress_requeue(pool->cache, obj,
+		list_for_each_entry(t, &pool->cache->egress, queue_node)
+			if (t->obj->generation == gen &&
+			    t->obj->state == HC_OBJ_SYNCING) {
+				hc_cache_egress_requeue(pool->cache, t->obj,
 							HC_EGRESS_RESEND_MS);
 				break;
 			}
@@ -142,6 +142,7 @@ static void hc_nl_egress_work(struct work_struct *work)
 	struct sk_buff *msgs[HC_NL_EGRESS_BATCH];
 	u64 gens[HC_NL_EGRESS_BATCH];
 	unsigned long now, next;
+	struct hc_obj_transit *t;
 	struct hc_pool *pool;
 	struct hc_cache *c;
 	struct hc_obj *obj;
@@ -162,16 +163,17 @@ again:
 		return;
 	}
 	c = pool->cache;
-	list_for_each_entry(obj, &c->egress, queue_node) {
+	list_for_each_entry(t, &c->egress, queue_node) {
+		obj = t->obj;
 		if (n == HC_NL_EGRESS_BATCH ||
 		    c->stats.by_state[HC_OBJ_SYNCING] >= window)
 			break;
 		if (obj->state != HC_OBJ_DIRTY || obj->jop ||
 		    hc_obj_egress_parked(obj))
 			continue;	/* busy (its EGRESS_DONE is recorded) or parked */
-		if (obj->egress_defer && time_before(now, obj->egress_at)) {
-			if (!wait || time_before(obj->egress_at, next))
-				next = obj->egress_at;
+		if (obj->egress_defer && time_before(now, t->egress_at)) {
+			if (!wait || time_before(t->egress_at, next))
+				next = t->egress_at;
 			wait = true;
 			continue;
 		}

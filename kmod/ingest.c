@@ -197,7 +197,8 @@ static void hc_nl_ingest_work(struct work_struct *work)
 {
 	unsigned long timeout = msecs_to_jiffies(READ_ONCE(hc_ingest_timeout_ms));
 	unsigned long now = jiffies, next = 0;
-	struct hc_obj *obj, *tmp;
+	struct hc_obj_transit *t, *tmp;
+	struct hc_obj *obj;
 	struct hc_pool *pool;
 	bool again = false;
 
@@ -207,13 +208,14 @@ static void hc_nl_ingest_work(struct work_struct *work)
 	pool = hc_pool_current();
 	if (!pool)
 		goto out;
-	list_for_each_entry_safe(obj, tmp, &pool->cache->ingests, queue_node) {
+	list_for_each_entry_safe(t, tmp, &pool->cache->ingests, queue_node) {
+		obj = t->obj;
 		if (hc_nl_helper) {
 			if (obj->ingest_resend)
 				hc_nl_ingest_request(pool, obj);
 			continue;
 		}
-		if (time_after_eq(now, obj->ingest_since + timeout) &&
+		if (time_after_eq(now, t->ingest_since + timeout) &&
 		    !obj->jop) {	/* not while its INGEST_DONE is under way */
 			pr_info_ratelimited("no helper for %u ms: ingest %llu ends\n",
 					    jiffies_to_msecs(timeout),
@@ -221,8 +223,8 @@ static void hc_nl_ingest_work(struct work_struct *work)
 			hc_cache_ingest_end(pool->cache, obj, -EHOSTDOWN);
 			continue;
 		}
-		if (!again || time_before(obj->ingest_since + timeout, next))
-			next = obj->ingest_since + timeout;
+		if (!again || time_before(t->ingest_since + timeout, next))
+			next = t->ingest_since + timeout;
 		again = true;
 	}
 	if (again)
@@ -233,8 +235,8 @@ out:
 
 int hc_nl_helper_register(struct sk_buff *skb, struct genl_info *info)
 {
+	struct hc_obj_transit *t;
 	struct hc_pool *pool;
-	struct hc_obj *obj;
 	int err = 0;
 
 	hc_pool_lock();
@@ -250,8 +252,8 @@ int hc_nl_helper_register(struct sk_buff *skb, struct genl_info *info)
 	if (pool) {
 		/* this helper now writes the ingests already allocated */
 		hc_cache_ingest_adopt(pool->cache);
-		list_for_each_entry(obj, &pool->cache->ingests, queue_node)
-			hc_nl_ingest_request(pool, obj);
+		list_for_each_entry(t, &pool->cache->ingests, queue_node)
+			hc_nl_ingest_request(pool, t->obj);
 	}
 	pr_info("helper registered (port %u)\n", hc_nl_helper);
 out:
@@ -429,7 +431,7 @@ int hc_nl_ingest_fail(struct sk_buff *skb, struct genl_info *info)
 void hc_nl_ingest_release(struct net *net, u32 portid)
 {
 	struct hc_pool *pool;
-	struct hc_obj *obj;
+	struct hc_obj_transit *t;
 
 	if (!hc_nl_helper || portid != hc_nl_helper ||
 	    !net_eq(net, hc_nl_helper_net))
@@ -440,8 +442,8 @@ void hc_nl_ingest_release(struct net *net, u32 portid)
 	pool = hc_pool_current();
 	if (!pool)
 		return;
-	list_for_each_entry(obj, &pool->cache->ingests, queue_node)
-		obj->ingest_since = jiffies;
+	list_for_each_entry(t, &pool->cache->ingests, queue_node)
+		t->ingest_since = jiffies;
 	hc_reval_release(pool);	/* its checks fail: served as cached */
 	hc_nl_ingest_later(READ_ONCE(hc_ingest_timeout_ms));
 	/* the view's lookups that wait for an ingest fail at once (fs_dir.c) */

@@ -521,7 +521,8 @@ static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 	    hc_nl_put_bver(msg, obj->bver, HC_A_OBJ_ETAG,
 			   HC_A_OBJ_LAST_MODIFIED, HC_A_OBJ_PAD))
 		return -EMSGSIZE;
-	if (obj->egress_err && hc_nl_fill_egress_err(msg, obj->egress_err))
+	if (hc_obj_egress_err(obj) &&
+	    hc_nl_fill_egress_err(msg, hc_obj_egress_err(obj)))
 		return -EMSGSIZE;
 	return hc_nl_put_extents(msg, pool, obj, HC_A_OBJ_EXTENT);
 }
@@ -674,7 +675,7 @@ static int hc_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
  */
 static void hc_nl_log_discard(const struct hc_obj *obj, u64 dirty_ns)
 {
-	const struct hc_egress_err *e = obj->egress_err;
+	const struct hc_egress_err *e = hc_obj_egress_err(obj);
 
 	pr_warn("discarded DIRTY object %*pE (generation %llu, %llu bytes, dirty for %llu s, never uploaded; %u failed uploads, last errno %u%s%*pE) at the request of %s[%d] uid %u\n",
 		(int)obj->uri_len, obj->uri, obj->generation, obj->size,
@@ -699,7 +700,9 @@ again:
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	dirty = obj->state == HC_OBJ_DIRTY;
-	dirty_ns = ktime_get_boottime_ns() - obj->dirty_since;
+	/* DIRTY: it has its transit (cache.h) */
+	dirty_ns = dirty ? ktime_get_boottime_ns() -
+			   obj->transit->dirty_since : 0;
 	if (dirty && discard_dirty && !atomic64_read(&obj->holds) &&
 	    !(obj->flags & HC_OBJ_F_PINNED))
 		hc_nl_log_discard(obj, dirty_ns);	/* before it is freed */

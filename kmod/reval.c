@@ -111,10 +111,11 @@ void hc_reval_stop(void)
  */
 void hc_reval_release(struct hc_pool *pool)
 {
-	struct hc_obj *obj, *tmp;
+	struct hc_obj_transit *t, *tmp;
 
-	list_for_each_entry_safe(obj, tmp, &pool->cache->revals, queue_node)
-		hc_cache_reval_end(pool->cache, obj, HC_REVAL_FAILED);
+	/* an end may free @t: the next one is not freed */
+	list_for_each_entry_safe(t, tmp, &pool->cache->revals, queue_node)
+		hc_cache_reval_end(pool->cache, t->obj, HC_REVAL_FAILED);
 }
 
 /* Ask the helper about @obj (READY, pending); pool lock held. */
@@ -182,7 +183,15 @@ int hc_reval_gate(struct hc_pool *pool, struct hc_obj *obj, u64 *waited)
 			c->stats.reval_failed++;	/* checked when one is */
 			return 0;
 		}
-		hc_cache_reval_begin(c, obj);
+		err = hc_cache_reval_begin(c, obj);
+		if (err) {
+			/* no memory to track it: a failed check, as unsent */
+			c->stats.revalidations++;
+			c->stats.reval_failed++;
+			pr_info_ratelimited("revalidation %llu not started (%d): served as cached\n",
+					    obj->generation, err);
+			return 0;
+		}
 		err = hc_reval_send(pool, obj);
 		if (err) {
 			pr_info_ratelimited("revalidation %llu not sent (%d): served as cached\n",
@@ -191,7 +200,7 @@ int hc_reval_gate(struct hc_pool *pool, struct hc_obj *obj, u64 *waited)
 			return 0;
 		}
 	}
-	deadline = obj->reval_since +
+	deadline = obj->transit->reval_since +	/* pending: it has one */
 		   msecs_to_jiffies(hc_nl_ingest_timeout_ms());
 	if (!time_before(jiffies, deadline)) {
 		pr_info_ratelimited("revalidation %llu not answered within %u ms: served as cached\n",

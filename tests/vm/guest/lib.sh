@@ -95,6 +95,21 @@ hc_fail() {
 	exit 1
 }
 
+# hc_check_cache [WHEN]: the kernel's consistency verdict on the running
+# pool's cache (debugfs "check": the index, allocator, fence, queues, and
+# each object's struct hc_obj_transit exactly while it is busy) is "ok";
+# WHEN names the moment in the failure
+hc_check_cache() {
+	[ -d /sys/kernel/debug/hypercache ] ||
+		mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	[ -r /sys/kernel/debug/hypercache/check ] || hc_fail "no debugfs check"
+	_hc_v=$(cat /sys/kernel/debug/hypercache/check)
+	case "$_hc_v" in
+	ok*) ;;
+	*) hc_fail "cache inconsistent${1:+ $1}: $_hc_v" ;;
+	esac
+}
+
 hc_skip() {
 	echo "$*" >"$HC_RUN/skip-reason"
 	exit 77

@@ -162,6 +162,7 @@ t_retry() {
 	t1=$(grep -c '^egress wb/b3' /tmp/eg3.log)
 	[ "$t1" = 3 ] || hc_fail "wb/b3 sent $t1 times, not 3"
 	check_copy wb/b3 13 1000
+	hc_check_cache "after failed and retried uploads"
 	stop_egress
 }
 
@@ -307,6 +308,7 @@ t_permanent() {
 	[ $(($(stat egress_failed) - failed0)) = 2 ] ||
 		hc_fail "egress_failed counted $(($(stat egress_failed) - failed0)), not 2"
 	[ "$(state wb/p1)" = dirty ] || hc_fail "wb/p1 $(state wb/p1)"
+	hc_check_cache "with uploads failed for good"
 	hcctl ls --dirty >/tmp/ls.out
 	cat /tmp/ls.out
 	grep -q "^ *upload failed 1 time, last at 20[0-9-]* [0-9:]* UTC: Permission denied: $msg; permanent: not retried" /tmp/ls.out ||
@@ -340,6 +342,7 @@ t_permanent() {
 	wait_clean 30
 	check_copy wb/p2 72 3000
 	hcctl ls --json | grep -q upload_error && hc_fail "an uploaded object keeps its error"
+	hc_check_cache "after the discard and the upload"
 	# the discard is journaled: wb/p1 does not come back
 	hcctl pool stop
 	hcctl pool assemble $M >/dev/null
@@ -409,6 +412,7 @@ t_crash_recover() {
 	for n in 1 2 3; do
 		check_copy wb/e$n $((50 + n)) $((n * 1500000))
 	done
+	hc_check_cache "after the replayed uploads"
 	stop_egress
 	# a clean restart keeps READY objects READY
 	hcctl pool stop

@@ -95,6 +95,7 @@ t_uring_abort() {
 	[ "$(st bytes_used)" -eq $((used + 64 * CHUNK)) ] ||
 		hc_fail "space: $(st bytes_used), want $((used + 64 * CHUNK))"
 	[ "$(st staged)" -eq 0 ] || hc_fail "a stage was left"
+	hc_check_cache "after the committed and aborted stages"
 	hcctl evict fence/uring/b
 }
 
@@ -128,6 +129,7 @@ t_commit_lost() {
 		{ cat /tmp/stage.out; hc_fail "COMMIT after a refused write-back did not fail with EIO"; }
 	[ "$(hcctl locate --json fence/lost | grep -o '"status":"[a-z]*"')" = '"status":"miss"' ] ||
 		hc_fail "the stage whose COMMIT failed was kept"
+	hc_check_cache "after a failed COMMIT"
 	rm -f /tmp/lost
 }
 
@@ -301,6 +303,7 @@ t_grow() {
 	[ "$(hcctl locate --json grow/b | jnum size)" -eq $((2 * CHUNK + 7)) ] ||
 		hc_fail "grow/b after the restart: not 2 chunks + 7 bytes"
 	get_same grow/b /tmp/growb
+	hc_check_cache "after a grown stage and its replay"
 	hcctl evict grow/b >/dev/null || hc_fail "evict grow/b"
 	rm -f /tmp/growb
 }

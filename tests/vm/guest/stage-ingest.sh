@@ -114,6 +114,7 @@ t_helper_killed() {
 	grep -q '^status=hit' /tmp/reader.out || hc_fail "reader: $(cat /tmp/reader.out)"
 	hcctl get --no-progress -o /tmp/got file:/tmp/src.kill
 	cmp /tmp/src.kill /tmp/got || hc_fail "data differs after the helper restart"
+	hc_check_cache "after the adopted ingest"
 	stop_helper
 	hcctl pool stop
 }
@@ -376,6 +377,7 @@ t_expire() {
 	ms=${out##*elapsed_ms=}
 	[ "$ms" -ge 1400 ] && [ "$ms" -lt 8000 ] || hc_fail "ended after $ms ms"
 	hc_obj locate file:/tmp/expire.a | grep -q '^status=miss' || hc_fail "still indexed"
+	hc_check_cache "after the expiry"
 	echo 60000 >$P/ingest_timeout_ms
 	hcctl pool stop
 }
