@@ -857,14 +857,19 @@ int hc_cache_slab_init(void)
 	BUILD_BUG_ON(HC_MAX_EXTENTS >> (8 * sizeof_field(struct hc_obj, nr_ext)));
 	BUILD_BUG_ON(HC_URI_MAX >> (8 * sizeof_field(struct hc_obj, uri_len)));
 	BUILD_BUG_ON(sizeof_field(struct hc_obj, chunks) < sizeof(u32));
+	/* what shares the policy's link leaves its key alone (LOCATE's) */
+	BUILD_BUG_ON(offsetof(struct hc_obj, gone_node) !=
+		     offsetof(struct hc_obj, pe.link));
+	BUILD_BUG_ON(max(sizeof(struct list_head), sizeof(struct rcu_head)) >
+		     offsetof(struct hc_policy_entry, key));
 	/*
-	 * The memory budget (issue 15, policy.md "Memory"): 184 bytes, 22 a
+	 * The memory budget (issue 15, policy.md "Memory"): 168 bytes, 24 a
 	 * 4 KiB slab page (what only busy objects need is in struct
 	 * hc_obj_transit).  A field that needs more is a decision made with
 	 * r-memory's limits, not a drift that only check-reliability would
 	 * see.
 	 */
-	BUILD_BUG_ON(sizeof(struct hc_obj) > 184);
+	BUILD_BUG_ON(sizeof(struct hc_obj) > 168);
 	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)
 		init_waitqueue_head(&hc_cache_waitqs[i].wq);
 	hc_obj_cache = KMEM_CACHE(hc_obj, 0);
@@ -904,7 +909,6 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 	/* the index's key (hc_index_params): set before any insert */
 	obj->pe.key = hc_cache_hash(uri, len);
 	RB_CLEAR_NODE(&obj->onode);	/* not indexed: hc_obj_superseded() */
-	INIT_LIST_HEAD(&obj->stage_node);
 	return obj;
 }
 
@@ -1034,8 +1038,7 @@ static void hc_cache_detach(struct hc_cache *c, struct hc_obj *obj)
 	c->stats.by_state[obj->state]--;
 	c->stats.objects--;
 	hc_cache_unindex(c, obj);
-	list_del(&obj->stage_node);
-	if (obj->transit)
+	if (obj->transit)	/* its stager's list, or one of the queues */
 		list_del_init(&obj->transit->queue_node);
 	hc_cache_event(obj);
 }
@@ -1095,7 +1098,7 @@ static void hc_cache_remove(struct hc_cache *c, struct hc_obj *obj)
 static void hc_cache_doom(struct hc_cache *c, struct hc_obj *obj)
 {
 	hc_cache_detach(c, obj);
-	list_add_tail(&obj->stage_node, &c->doomed);
+	list_add_tail(&obj->gone_node, &c->doomed);
 	c->reserved += obj->chunks;
 }
 
@@ -1103,7 +1106,7 @@ static void hc_cache_doom(struct hc_cache *c, struct hc_obj *obj)
 static void hc_cache_doomed_free(struct hc_cache *c, struct hc_obj *obj,
 				 bool keep_chunks)
 {
-	list_del(&obj->stage_node);
+	list_del(&obj->gone_node);
 	c->reserved -= obj->chunks;
 	hc_cache_reap(c, obj, keep_chunks);
 }
@@ -2259,7 +2262,7 @@ int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
 	}
 	hc_cache_fence_free(obj);
 	obj->transit->stager = NULL;
-	list_del_init(&obj->stage_node);
+	list_del_init(&obj->transit->queue_node);	/* the stager's list */
 	hc_cache_busy_end(c, obj);
 	hc_cache_set_state(c, obj, state);
 	return 0;
@@ -2641,7 +2644,7 @@ bool hc_obj_superseded(const struct hc_obj *obj)
 /* The last hold on a superseded object went: free it and its chunks. */
 static void hc_cache_superseded_free(struct hc_cache *c, struct hc_obj *obj)
 {
-	list_del(&obj->stage_node);
+	list_del(&obj->gone_node);
 	if (!obj->keep_chunks)
 		hc_cache_put_space(c, obj);
 	hc_cache_fence_free(obj);
@@ -2878,7 +2881,7 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 	hc_cache_unindex(c, obj);
 	if (obj->transit)	/* kept until the object is freed */
 		list_del_init(&obj->transit->queue_node);
-	list_add_tail(&obj->stage_node, &c->superseded);
+	list_add_tail(&obj->gone_node, &c->superseded);
 	hc_cache_event(obj);
 	if (!c->journal)
 		return 0;
@@ -3779,7 +3782,7 @@ void hc_cache_destroy(struct hc_pool *pool)
 		hc_cache_remove(c, obj);
 	}
 	/* held by control files a forced stop outlives (hc_pool_stop()) */
-	list_for_each_entry_safe(obj, tmp, &c->superseded, stage_node)
+	list_for_each_entry_safe(obj, tmp, &c->superseded, gone_node)
 		hc_cache_superseded_free(c, obj);
 	hc_cache_dirty_event();		/* STAGEs waiting for room: ENODEV */
 	kvfree(c->slab_words);

@@ -90,9 +90,14 @@ struct hc_fence {
  *	lookup or the table's rehash that compares it meanwhile reads the
  *	same bytes; the policy never writes it otherwise).  It replaces a
  *	separate hash field that repeated it (8 bytes)
- * @stage_node: in the stager's list of stages (STAGED only)
+ * @gone_node: out of the policy for good, on hc_cache.doomed (its DELETE
+ *	being written) or hc_cache.superseded (held, a new generation
+ *	indexed); shares its place with @pe.link, unused from
+ *	hc_cache_detach() or hc_cache_supersede() on (@pe.key, the lockless
+ *	lookups' key, lies beyond it: hc_cache_slab_init()'s BUILD_BUG_ON())
  * @rcu: freed after a grace period once out of the index (lockless LOCATE
- *	reads it under RCU); shares its place with @stage_node, unused then
+ *	reads it under RCU); shares its place with @pe.link and @gone_node,
+ *	unused then
  * @transit: what it holds only while it is staged, ingested, dirty or
  *	being revalidated (struct hc_obj_transit, its own kmalloc), NULL for
  *	a quiet READY object.  Under the pool lock, never read by lockless
@@ -185,10 +190,12 @@ struct hc_fence {
 struct hc_obj {
 	struct rhlist_head hnode;
 	struct rb_node onode;
-	struct hc_policy_entry pe;
 	union {
-		struct list_head stage_node;
-		struct rcu_head rcu;
+		struct hc_policy_entry pe;
+		union {		/* out of the policy for good */
+			struct list_head gone_node;
+			struct rcu_head rcu;
+		};
 	};
 	bool allocated;
 	bool ingest_resend;
@@ -218,16 +225,17 @@ struct hc_obj {
 	};
 	u8 *uri;
 	struct hc_bver *bver;	/* the backend version; NULL: unknown */
-	struct hc_obj_transit *transit;	/* 184 bytes, 1 of them padding */
+	struct hc_obj_transit *transit;	/* 168 bytes, 1 of them padding */
 };
 
 /**
  * struct hc_obj_transit - what an object holds only while it is in transit:
  *	staged, ingested, dirty (DIRTY or SYNCING) or being revalidated
  * @obj: the object (the cache's queues link these, not the objects)
- * @queue_node: in the cache's list of ingest requests (INGESTING), in
- *	its egress queue (DIRTY and SYNCING, in commit order) or in its list
- *	of revalidations with the helper (READY with hc_obj.reval_pending)
+ * @queue_node: in the stager's list of stages (STAGED: hc_ctl.stages),
+ *	the cache's list of ingest requests (INGESTING), its egress queue
+ *	(DIRTY and SYNCING, in commit order) or its list of revalidations
+ *	with the helper (READY with hc_obj.reval_pending)
  * @stager: the open control file that stages it (STAGED only)
  * @egress_at: DIRTY with hc_obj.egress_defer: jiffies of the next attempt
  * @ingest_since: INGESTING: jiffies since when it waits for a helper (its
@@ -464,7 +472,7 @@ struct hc_compact {
  * @nr_busy: objects whose hc_obj.jop is set, and batches of DELETEs being
  *	written: a pool stop waits for none to be left (hc_cache_quiesce())
  * @doomed: objects out of the index whose DELETE is being journaled
- *	(hc_cache_deletes_out(), on hc_obj.stage_node): their chunks stay
+ *	(hc_cache_deletes_out(), on hc_obj.gone_node): their chunks stay
  *	allocated until it is durable
  * @reserved: chunks of the @doomed objects
  * @revals: READY objects whose revalidation is with the helper

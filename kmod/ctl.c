@@ -37,7 +37,8 @@
  *	lock (a spinlock: taken under rcu_read_lock(); inside the pool lock)
  * @holds: struct hc_ctl_hold entries; entries are added and removed with
  *	the pool lock and @lock held, so either one keeps the list stable
- * @stages: objects this file stages (hc_obj.stage_node), pool lock
+ * @stages: the transits of the objects this file stages
+ *	(hc_obj_transit.queue_node), pool lock
  */
 struct hc_ctl {
 	spinlock_t lock;	/* the entries' counts, and @holds (above) */
@@ -684,11 +685,11 @@ static long hc_ctl_ref(void __user *arg, u8 *uri, u32 *len)
 static struct hc_obj *hc_ctl_find_stage(struct hc_ctl *ctl, const u8 *uri,
 					u32 len)
 {
-	struct hc_obj *obj;
+	struct hc_obj_transit *t;
 
-	list_for_each_entry(obj, &ctl->stages, stage_node)
-		if (obj->uri_len == len && !memcmp(obj->uri, uri, len))
-			return obj;
+	list_for_each_entry(t, &ctl->stages, queue_node)
+		if (t->obj->uri_len == len && !memcmp(t->obj->uri, uri, len))
+			return t->obj;
 	return NULL;
 }
 
@@ -844,7 +845,7 @@ again:
 		hc_cache_abort(c, obj);
 		goto out;
 	}
-	list_add(&obj->stage_node, &ctl->stages);
+	list_add(&obj->transit->queue_node, &ctl->stages);
 	trace_hc_stage(obj->uri, obj->uri_len, obj->generation, obj->size);
 	st.nr_extents = obj->nr_ext;
 	st.generation = obj->generation;
@@ -1138,7 +1139,7 @@ static int hc_ctl_release(struct inode *inode, struct file *file)
 {
 	struct hc_ctl *ctl = file->private_data;
 	struct hc_ctl_hold *h, *tmp;
-	struct hc_obj *obj, *otmp;
+	struct hc_obj_transit *t, *ttmp;
 	struct hc_pool *pool;
 	struct hc_cache *c;
 
@@ -1153,9 +1154,9 @@ static int hc_ctl_release(struct inode *inode, struct file *file)
 		list_del(&h->node);
 		kfree(h);
 	}
-	list_for_each_entry_safe(obj, otmp, &ctl->stages, stage_node)
+	list_for_each_entry_safe(t, ttmp, &ctl->stages, queue_node)
 		if (!IS_ERR(c))
-			hc_cache_abort(c, obj);
+			hc_cache_abort(c, t->obj);
 	hc_pool_unlock();
 out_free:
 	kfree(ctl);

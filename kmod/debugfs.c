@@ -301,7 +301,7 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 		hc_dbg_problem(k, "index: the table holds %d objects, the ordered view %llu",
 			       atomic_read(&c->index.ht.nelems), k->objects);
 	/* superseded generations keep their chunks while they are held */
-	list_for_each_entry(obj, &c->superseded, stage_node) {
+	list_for_each_entry(obj, &c->superseded, gone_node) {
 		k->superseded++;
 		/* busy: its DELETE is being written, then it is freed */
 		if (!atomic64_read(&obj->holds) && !obj->jop)
@@ -310,7 +310,7 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 		hc_dbg_check_extents(k, c, obj);
 	}
 	/* evicted, their DELETEs being written: chunks kept until durable */
-	list_for_each_entry(obj, &c->doomed, stage_node)
+	list_for_each_entry(obj, &c->doomed, gone_node)
 		hc_dbg_check_extents(k, c, obj);
 
 	hc_dbg_check_slab(k, c);
