@@ -3727,7 +3727,7 @@ int hc_cache_create(struct hc_pool *pool)
 		return err;
 	}
 	err = -ENOMEM;
-	sketch_bytes = hc_sketch_bytes(chunks);
+	sketch_bytes = hc_policy_table_bytes(chunks);
 	c->sketch = kvzalloc(sketch_bytes, GFP_KERNEL);
 	c->alloc_words = kvcalloc(hc_alloc_words(chunks), sizeof(u64),
 				  GFP_KERNEL);

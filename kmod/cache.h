@@ -431,7 +431,7 @@ struct hc_compact {
  *	hc_obj.pe.key, sized by the kernel from the number of objects in it
  *	(see "The index" in cache.c)
  * @policy: W-TinyLFU over the objects
- * @sketch: the policy's sketch table (vmalloc'ed)
+ * @sketch: the policy's table, its sketch and its ghost (vmalloc'ed)
  * @alloc: chunk allocator
  * @alloc_words: its bitmap (vmalloc'ed)
  * @fence: per chunk, the fence of the STAGED or INGESTING object that owns

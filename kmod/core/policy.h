@@ -12,7 +12,12 @@
  *
  * An entry pushed out of the window duels with the main region's victims:
  * it moves into probation only if its sketch frequency (sketch.h) beats
- * theirs, weighted by size; otherwise it is evicted.  The window's share of
+ * theirs, weighted by size; otherwise it is evicted, and remembered in the
+ * ghost (ghost.h).  While main earns few of the hits (its residents are an
+ * old working set's), a candidate that comes back from the ghost within a
+ * capacity of misses needs no margin over its victims: a new working set
+ * that fits the cache gets in as it would under LRU, while a loop larger
+ * than the cache (whose residents keep earning hits) still cannot churn.  The window's share of
  * the capacity follows a controller that compares hits per weight unit in
  * the window with hits per unit in the main region and moves the window by
  * the log of that ratio (bounded steps, minimum 1 % of capacity; the main
@@ -33,6 +38,7 @@
 
 #include "core.h"
 #include "sketch.h"
+#include "ghost.h"
 
 /* Why an entry may not be evicted; any bit set makes it unevictable. */
 #define HC_POLICY_F_PINNED	BIT(0)	/* operator pin */
@@ -67,6 +73,8 @@ struct hc_policy_link {
  *	pool, kmod/cache.c), >= 1; fixed while the entry is in the policy
  * @region: enum hc_policy_region
  * @flags: HC_POLICY_F_*; change them only with hc_policy_set_flags()
+ * @pass: it came back from the ghost (lost a duel lately) while main
+ *	earned few hits: its next duel waives the margin and wins a tie
  */
 struct hc_policy_entry {
 	struct hc_policy_link link;
@@ -74,12 +82,14 @@ struct hc_policy_entry {
 	u32 weight;
 	u8 region;
 	u8 flags;
-	u16 reserved;
+	u8 pass;
+	u8 reserved;
 };
 
 /**
  * struct hc_policy - W-TinyLFU state (read-only to callers)
  * @sketch: frequency sketch over the caller's table
+ * @ghost: the keys that lost their duel lately, in the same table
  * @lru: per-region lists, [HC_POLICY_NONE] unused
  * @weight: weight per region
  * @count: entries per region
@@ -92,10 +102,16 @@ struct hc_policy_entry {
  * @hits: weight of hits per region in the current control period
  * @period: requests (hits + admissions) in the current control period
  * @rng: state of the tie-breaking generator
+ * @rate_main: weight of the requests main served lately (halved with
+ *	@rate_all)
+ * @rate_all: weight of all requests lately (hits and misses), halved
+ *	when it reaches a quarter of @capacity
  * @adjustments: window moves so far (statistics)
+ * @passes: candidates passed by the ghost so far (statistics)
  */
 struct hc_policy {
 	struct hc_sketch sketch;
+	struct hc_ghost ghost;
 	struct hc_policy_link lru[HC_POLICY_NR_REGIONS];
 	u64 weight[HC_POLICY_NR_REGIONS];
 	u64 count[HC_POLICY_NR_REGIONS];
@@ -108,11 +124,15 @@ struct hc_policy {
 	u64 hits[HC_POLICY_NR_REGIONS];
 	u64 period;
 	u64 rng;
+	u64 rate_main;
+	u64 rate_all;
 	u64 adjustments;
+	u64 passes;
 };
 
-int hc_policy_init(struct hc_policy *p, u64 capacity, void *sketch_table,
-		   size_t sketch_bytes);
+size_t hc_policy_table_bytes(u64 objects);
+int hc_policy_init(struct hc_policy *p, u64 capacity, void *table,
+		   size_t bytes);
 void hc_policy_entry_init(struct hc_policy_entry *e, u64 key, u32 weight);
 void hc_policy_access(struct hc_policy *p, struct hc_policy_entry *e);
 int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,

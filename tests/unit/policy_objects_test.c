@@ -38,7 +38,7 @@ static u64 sim_rand(struct sim *s)
 
 static int sim_init(struct sim *s, u64 capacity, u32 nobjs, u64 seed)
 {
-	size_t bytes = hc_sketch_bytes(capacity);
+	size_t bytes = hc_policy_table_bytes(capacity);
 
 	memset(s, 0, sizeof(*s));
 	s->table = malloc(bytes);

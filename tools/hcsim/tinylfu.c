@@ -22,7 +22,7 @@ struct tinylfu {
 static void *tinylfu_create(const struct sim_trace *t, u64 capacity)
 {
 	struct tinylfu *s = sim_xcalloc(1, sizeof(*s));
-	size_t bytes = hc_sketch_bytes(capacity);
+	size_t bytes = hc_policy_table_bytes(capacity);
 	u32 i;
 
 	s->t = t;
