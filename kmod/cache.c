@@ -453,8 +453,8 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 	/* a dirty object has its transit: STAGED, or replayed with one */
 	if (!was_dirty && hc_state_dirty(state)) {
 		list_add_tail(&t->queue_node, &c->egress);
-		obj->egress_defer = false;
-		obj->egress_backoff = 0;
+		t->egress_defer = false;
+		t->egress_backoff = 0;
 		t->dirty_since = ktime_get_boottime_ns();
 		c->dirty_bytes += obj->size;
 	} else if (was_dirty && !hc_state_dirty(state)) {
@@ -870,6 +870,8 @@ int hc_cache_slab_init(void)
 	 * see.
 	 */
 	BUILD_BUG_ON(sizeof(struct hc_obj) > 168);
+	/* a busy object's fields: one kmalloc-64 (64 bytes more while busy) */
+	BUILD_BUG_ON(sizeof(struct hc_obj_transit) > 64);
 	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)
 		init_waitqueue_head(&hc_cache_waitqs[i].wq);
 	hc_obj_cache = KMEM_CACHE(hc_obj, 0);
@@ -1924,7 +1926,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		/* a change of it is being journaled; a READY one's ends soon */
 		if (obj->jop)
 			return obj->state == HC_OBJ_READY ? -EAGAIN : -EBUSY;
-		if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
+		if (obj->state == HC_OBJ_INGESTING && !hc_obj_allocated(obj))
 			hc_cache_ingest_end(c, obj, 0);	/* outcome: unknown */
 		else
 			err = hc_cache_evict(c, obj, false);
@@ -1987,7 +1989,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		 * hc_cache_grow() extends it and hc_cache_trim() cuts it to
 		 * the final size at COMMIT.
 		 */
-		obj->growable = true;
+		obj->transit->growable = true;
 		obj->size = (u64)obj->chunks * c->chunk_size;
 	}
 	*objp = obj;
@@ -2045,7 +2047,7 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 
 	if (obj->jop)
 		return -EBUSY;		/* its COMMIT (or a GROW) is under way */
-	if (!obj->growable || obj->state != HC_OBJ_STAGED ||
+	if (!hc_obj_growable(obj) || obj->state != HC_OBJ_STAGED ||
 	    !hc_obj_fence(obj) || hc_obj_fence(obj)->closed)
 		return -EINVAL;
 	err = hc_cache_size_check(c, size);
@@ -2159,7 +2161,7 @@ int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	u32 i, nr_keep = 0, nr_tail = 0;
 	int err;
 
-	if (!obj->growable || obj->state != HC_OBJ_STAGED ||
+	if (!hc_obj_growable(obj) || obj->state != HC_OBJ_STAGED ||
 	    (hc_obj_fence(obj) && !hc_obj_fence(obj)->closed))
 		return -EINVAL;
 	if (size > (u64)obj->chunks * c->chunk_size)
@@ -2393,7 +2395,7 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 	int err;
 
 	*admitted = false;
-	if (obj->allocated) {
+	if (hc_obj_allocated(obj)) {
 		*admitted = true;
 		return size == obj->size ? 0 : -EINVAL;
 	}
@@ -2439,7 +2441,7 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 		c->stats.admissions++;
 	}
 	obj->size = size;
-	obj->allocated = true;
+	obj->transit->allocated = true;
 	hc_cache_journal_charge(c, obj);
 	hc_cache_sync_policy(c, obj);	/* INGESTING: unevictable */
 	hc_cache_fence_open(c, obj);
@@ -2459,7 +2461,7 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
  */
 int hc_cache_ingest_done_begin(struct hc_cache *c, struct hc_obj *obj)
 {
-	if (!obj->allocated)
+	if (!hc_obj_allocated(obj))
 		return -EINVAL;
 	if (obj->jop)
 		return -EBUSY;
@@ -3212,7 +3214,7 @@ int hc_cache_set_bver(struct hc_obj *obj, const char *etag, u64 mtime)
  */
 void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj)
 {
-	obj->egress_defer = false;
+	obj->transit->egress_defer = false;	/* DIRTY: it has its transit */
 	hc_cache_set_state(c, obj, HC_OBJ_SYNCING);
 }
 
@@ -3327,9 +3329,11 @@ int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
 void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
 			     u32 delay_ms)
 {
+	struct hc_obj_transit *t = obj->transit;	/* dirty: it has one */
+
 	hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
-	obj->transit->egress_at = jiffies + msecs_to_jiffies(delay_ms);
-	obj->egress_defer = true;
+	t->egress_at = jiffies + msecs_to_jiffies(delay_ms);
+	t->egress_defer = true;
 }
 
 /*
@@ -3383,13 +3387,14 @@ void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,
 			  bool has_retry, u32 retry_ms, u32 err_no,
 			  bool permanent, const char *msg)
 {
+	struct hc_obj_transit *t = obj->transit;	/* SYNCING: it has one */
 	u32 delay = has_retry ? retry_ms :
-		    min_t(u32, MSEC_PER_SEC << obj->egress_backoff,
+		    min_t(u32, MSEC_PER_SEC << t->egress_backoff,
 			  60 * MSEC_PER_SEC);
 
 	c->stats.egress_failed++;
-	if (obj->egress_backoff < 6)
-		obj->egress_backoff++;
+	if (t->egress_backoff < 6)
+		t->egress_backoff++;
 	hc_cache_egress_note(obj, err_no, permanent, msg);
 	hc_cache_egress_requeue(c, obj, delay);
 }
@@ -3410,7 +3415,7 @@ u32 hc_cache_egress_unpark(struct hc_cache *c)
 	list_for_each_entry(t, &c->egress, queue_node) {
 		if (hc_obj_egress_parked(t->obj)) {
 			t->egress_err->permanent = false;
-			t->obj->egress_defer = false;
+			t->egress_defer = false;
 			n++;
 		}
 		cond_resched();

@@ -533,7 +533,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 		}
 		/* before the size is known: the admission is not chosen yet */
 		if ((loc.flags & HC_LOCATE_F_EXPLICIT) &&
-		    obj->state == HC_OBJ_INGESTING && !obj->allocated)
+		    obj->state == HC_OBJ_INGESTING && !hc_obj_allocated(obj))
 			obj->explicit_admit = true;
 		/*
 		 * A reader's hold of a READY object due for revalidation
@@ -924,7 +924,7 @@ int hc_ctl_store(struct hc_pool *pool, struct hc_obj *obj, bool writeback,
 	if (!err)
 		err = hc_cache_seal(c, obj);
 	hc_pool_lock();
-	if (!err && obj->growable)
+	if (!err && hc_obj_growable(obj))
 		err = hc_cache_trim(c, obj, size);
 	if (!err) {
 		hc_pool_unlock();
@@ -976,11 +976,11 @@ static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 		goto out;
 	}
 	/* A growable stage needs its final size, and only it takes one. */
-	if (obj->growable != !!(cm.flags & HC_COMMIT_F_SIZE)) {
+	if (hc_obj_growable(obj) != !!(cm.flags & HC_COMMIT_F_SIZE)) {
 		err = -EINVAL;
 		goto out;
 	}
-	if (obj->growable && cm.obj_size > obj->size) {
+	if (hc_obj_growable(obj) && cm.obj_size > obj->size) {
 		err = -EFBIG;
 		goto out;
 	}
