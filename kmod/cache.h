@@ -126,9 +126,11 @@ struct hc_fence {
  *	nothing else (HC_OBJ_F_BAD is @bad): a u8 (BUILD_BUG_ON()); read by
  *	lockless LOCATE with READ_ONCE()
  * @data_crc: CRC-32C of the data when HC_OBJ_F_DATA_CRC is set
- * @holds: holds by all open files (each file at most HC_HOLD_MAX, so the
- *	sum cannot wrap); atomic: it goes from 0 to 1 and back only under
- *	the pool lock, and above 1 also without it (hc_cache_hold_more())
+ * @holds: holds by all open files (a control file's at most HC_HOLD_MAX,
+ *	a file of the view's one), at most HC_OBJ_HOLDS_MAX + 1 (see there),
+ *	so the 32-bit count cannot wrap; atomic: it goes from 0 to 1 and back
+ *	only under the pool lock, and above 1 also without it
+ *	(hc_cache_hold_more())
  * @jbytes: bytes of journal capacity charged for it (its OBJECT record):
  *	from STAGE or INGEST_ALLOC (or replay) until it leaves the index
  * @chunks: chunks allocated; a small object (HC_OBJ_F_SUBCHUNK) counts the
@@ -199,18 +201,33 @@ struct hc_obj {
 	u32 chunks;
 	u32 data_crc;
 	u32 jbytes;
+	atomic_t holds;
 	u64 size;
 	u64 generation;
 	u64 committed;
-	atomic64_t holds;
 	union {
 		struct hc_ext *ext;
 		struct hc_sext *sext;
 	};
 	u8 *uri;
 	struct hc_bver *bver;	/* the backend version; NULL: unknown */
-	struct hc_obj_transit *transit;	/* 168 bytes, 6 of them holes */
+	struct hc_obj_transit *transit;	/* 160 bytes, 2 of them a hole */
 };
+
+/*
+ * The most holds an object takes (hc_obj.holds, an atomic_t).  A control
+ * file holds an object at most HC_HOLD_MAX (65535) times, but a hostile
+ * user may open many: 32768 of them would bring a 32-bit count to 2^31.
+ * So a new hold is refused while the count is at this bound: LOCATE with
+ * HC_LOCATE_F_HOLD is EOVERFLOW (as past the file's HC_HOLD_MAX), an open
+ * of the view (fs_file.c) ENFILE, both before anything changes, under the
+ * pool lock; a lockless LOCATE's hold (hc_cache_hold_more()) is not taken
+ * and the LOCATE goes to that locked path.  Lockless holds may still be
+ * taken between a locked path's check and its hold, up to the bound, so
+ * the count stays at most HC_OBJ_HOLDS_MAX + 1, far below 2^31.  The
+ * module parameter obj_holds_max, a test hook, lowers the bound.
+ */
+#define HC_OBJ_HOLDS_MAX	0x40000000	/* 2^30: an int, as the count */
 
 /**
  * struct hc_obj_transit - what an object holds only while it is in transit:
@@ -656,6 +673,7 @@ int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 			 bool (*hold)(struct hc_obj *obj, void *arg),
 			 void *arg);
 bool hc_cache_hold_more(struct hc_obj *obj);
+bool hc_cache_holds_full(const struct hc_obj *obj);
 void hc_cache_readbuf_drain(struct hc_cache *c);
 u64 hc_cache_hits(const struct hc_cache *c);
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,

@@ -586,13 +586,17 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 	/*
 	 * A hold reuses the file's entry for the object; a new entry is
 	 * allocated only for the first hold.  Both are settled before
-	 * anything is copied out, so that a refused hold changes nothing.
+	 * anything is copied out, so that a refused hold changes nothing:
+	 * past the file's HC_HOLD_MAX, or the object's HC_OBJ_HOLDS_MAX
+	 * (every file's), it is EOVERFLOW.
 	 */
 	if ((loc.flags & HC_LOCATE_F_HOLD) && loc.status == HC_LOCATE_HIT) {
 		spin_lock(&ctl->lock);
 		old = hc_ctl_find_hold(ctl, obj);
 		err = old && old->count >= HC_HOLD_MAX ? -EOVERFLOW : 0;
 		spin_unlock(&ctl->lock);
+		if (!err && hc_cache_holds_full(obj))
+			err = -EOVERFLOW;
 		if (err)
 			goto out_unlock;
 		if (!old) {

@@ -304,7 +304,7 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 	list_for_each_entry(obj, &c->superseded, gone_node) {
 		k->superseded++;
 		/* busy: its DELETE is being written, then it is freed */
-		if (!atomic64_read(&obj->holds) && !obj->jop)
+		if (!atomic_read(&obj->holds) && !obj->jop)
 			hc_dbg_problem(k, "%*pEhp: superseded and not held",
 				       hc_dbg_ulen(obj), obj->uri);
 		hc_dbg_check_extents(k, c, obj);
