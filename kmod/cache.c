@@ -66,11 +66,12 @@
  *   snapshot; a hold of an object due for revalidation retries locked).  A reader that
  *   finds anything else (a miss, a pending or bad object, an unsettled
  *   read error, a replay) retries with the pool lock.
- * - Holds (hc_obj.holds, atomic64_t): the first hold on an object and the
+ * - Holds (hc_obj.holds, atomic_t): the first hold on an object and the
  *   release of its last one happen only under the pool lock
  *   (hc_cache_hold(), which also tells the policy and counts the object in
  *   stats.held); a further hold may be taken without it, under RCU, by
- *   hc_cache_hold_more(), which succeeds only while the count is not zero.
+ *   hc_cache_hold_more(), which succeeds only while the count is not zero
+ *   (and below HC_OBJ_HOLDS_MAX, which bounds it: cache.h).
  *   So under the pool lock "holds is zero" cannot change, and everything
  *   that tests it there (eviction, the policy's HELD flag, stats.held and
  *   so hc_cache_busy(), which refuses a pool stop) stays true.  The caller
@@ -199,6 +200,24 @@ static const struct kernel_param_ops hc_dirty_limit_ops = {
 module_param_cb(dirty_limit_mb, &hc_dirty_limit_ops, &hc_dirty_limit_mb, 0644);
 MODULE_PARM_DESC(dirty_limit_mb,
 		 "STAGE waits while DIRTY and SYNCING objects would pass this many MiB (0: no limit)");
+
+/*
+ * Test hook (tests/vm/guest/stage-fence.sh, stage-fs.sh): an object takes
+ * at most this many holds, when it is not 0 and below HC_OBJ_HOLDS_MAX,
+ * which real holds cannot reach in a test; 0: HC_OBJ_HOLDS_MAX.
+ */
+static unsigned int hc_obj_holds_max;
+module_param_named(obj_holds_max, hc_obj_holds_max, uint, 0644);
+MODULE_PARM_DESC(obj_holds_max,
+		 "test hook: an object takes at most this many holds (0, or 2^30 and more: 2^30)");
+
+/* The most holds an object takes: HC_OBJ_HOLDS_MAX, or the test hook's. */
+static int hc_cache_holds_max(void)
+{
+	unsigned int m = READ_ONCE(hc_obj_holds_max);
+
+	return m && m < HC_OBJ_HOLDS_MAX ? m : HC_OBJ_HOLDS_MAX;
+}
 
 /* The dirty limit in bytes, 0 for none. */
 u64 hc_cache_dirty_limit(void)
@@ -383,7 +402,7 @@ static void hc_cache_sync_policy(struct hc_cache *c, struct hc_obj *obj)
 
 	if (obj->flags & HC_OBJ_F_PINNED)
 		want |= HC_POLICY_F_PINNED;
-	if (atomic64_read(&obj->holds) || obj->jop ||
+	if (atomic_read(&obj->holds) || obj->jop ||
 	    obj->state == HC_OBJ_STAGED || obj->state == HC_OBJ_INGESTING)
 		want |= HC_POLICY_F_HELD;
 	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
@@ -453,8 +472,8 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 	/* a dirty object has its transit: STAGED, or replayed with one */
 	if (!was_dirty && hc_state_dirty(state)) {
 		list_add_tail(&t->queue_node, &c->egress);
-		obj->egress_defer = false;
-		obj->egress_backoff = 0;
+		t->egress_defer = false;
+		t->egress_backoff = 0;
 		t->dirty_since = ktime_get_boottime_ns();
 		c->dirty_bytes += obj->size;
 	} else if (was_dirty && !hc_state_dirty(state)) {
@@ -863,13 +882,15 @@ int hc_cache_slab_init(void)
 	BUILD_BUG_ON(max(sizeof(struct list_head), sizeof(struct rcu_head)) >
 		     offsetof(struct hc_policy_entry, key));
 	/*
-	 * The memory budget (issue 15, policy.md "Memory"): 168 bytes, 24 a
+	 * The memory budget (issue 15, policy.md "Memory"): 160 bytes, 25 a
 	 * 4 KiB slab page (what only busy objects need is in struct
-	 * hc_obj_transit).  A field that needs more is a decision made with
-	 * r-memory's limits, not a drift that only check-reliability would
-	 * see.
+	 * hc_obj_transit; holds is 32-bit, bounded by HC_OBJ_HOLDS_MAX).  A
+	 * field that needs more is a decision made with r-memory's limits,
+	 * not a drift that only check-reliability would see.
 	 */
-	BUILD_BUG_ON(sizeof(struct hc_obj) > 168);
+	BUILD_BUG_ON(sizeof(struct hc_obj) > 160);
+	/* a busy object's fields: one kmalloc-64 (64 bytes more while busy) */
+	BUILD_BUG_ON(sizeof(struct hc_obj_transit) > 64);
 	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)
 		init_waitqueue_head(&hc_cache_waitqs[i].wq);
 	hc_obj_cache = KMEM_CACHE(hc_obj, 0);
@@ -1028,7 +1049,7 @@ static void hc_cache_detach(struct hc_cache *c, struct hc_obj *obj)
 	hc_cache_fence_close(c, obj);
 	if (obj->flags & HC_OBJ_F_PINNED)
 		c->stats.pinned--;
-	if (atomic64_read(&obj->holds))
+	if (atomic_read(&obj->holds))
 		c->stats.held--;
 	c->jbytes -= obj->jbytes;
 	if (hc_state_dirty(obj->state)) {
@@ -1240,7 +1261,7 @@ bool hc_cache_movable(const struct hc_obj *obj)
 {
 	return hc_obj_valid(obj) && (obj->flags & HC_OBJ_F_SUBCHUNK) &&
 	       obj->state == HC_OBJ_READY && !obj->jop && !obj->bad &&
-	       !obj->reval_pending && !atomic64_read(&obj->holds);
+	       !obj->reval_pending && !atomic_read(&obj->holds);
 }
 
 /**
@@ -1282,7 +1303,7 @@ int hc_cache_move(struct hc_cache *c, struct hc_obj *obj,
 	hc_cache_busy_begin(c, obj);
 	hc_cache_sync_policy(c, obj);
 	err = hc_journal_lock(j);	/* may drop the pool lock */
-	if (!err && atomic64_read(&obj->holds)) {
+	if (!err && atomic_read(&obj->holds)) {
 		hc_journal_cancel(j);
 		err = -EAGAIN;
 	}
@@ -1924,7 +1945,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		/* a change of it is being journaled; a READY one's ends soon */
 		if (obj->jop)
 			return obj->state == HC_OBJ_READY ? -EAGAIN : -EBUSY;
-		if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
+		if (obj->state == HC_OBJ_INGESTING && !hc_obj_allocated(obj))
 			hc_cache_ingest_end(c, obj, 0);	/* outcome: unknown */
 		else
 			err = hc_cache_evict(c, obj, false);
@@ -1987,7 +2008,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		 * hc_cache_grow() extends it and hc_cache_trim() cuts it to
 		 * the final size at COMMIT.
 		 */
-		obj->growable = true;
+		obj->transit->growable = true;
 		obj->size = (u64)obj->chunks * c->chunk_size;
 	}
 	*objp = obj;
@@ -2045,7 +2066,7 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 
 	if (obj->jop)
 		return -EBUSY;		/* its COMMIT (or a GROW) is under way */
-	if (!obj->growable || obj->state != HC_OBJ_STAGED ||
+	if (!hc_obj_growable(obj) || obj->state != HC_OBJ_STAGED ||
 	    !hc_obj_fence(obj) || hc_obj_fence(obj)->closed)
 		return -EINVAL;
 	err = hc_cache_size_check(c, size);
@@ -2159,7 +2180,7 @@ int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	u32 i, nr_keep = 0, nr_tail = 0;
 	int err;
 
-	if (!obj->growable || obj->state != HC_OBJ_STAGED ||
+	if (!hc_obj_growable(obj) || obj->state != HC_OBJ_STAGED ||
 	    (hc_obj_fence(obj) && !hc_obj_fence(obj)->closed))
 		return -EINVAL;
 	if (size > (u64)obj->chunks * c->chunk_size)
@@ -2393,7 +2414,7 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 	int err;
 
 	*admitted = false;
-	if (obj->allocated) {
+	if (hc_obj_allocated(obj)) {
 		*admitted = true;
 		return size == obj->size ? 0 : -EINVAL;
 	}
@@ -2439,7 +2460,7 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 		c->stats.admissions++;
 	}
 	obj->size = size;
-	obj->allocated = true;
+	obj->transit->allocated = true;
 	hc_cache_journal_charge(c, obj);
 	hc_cache_sync_policy(c, obj);	/* INGESTING: unevictable */
 	hc_cache_fence_open(c, obj);
@@ -2459,7 +2480,7 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
  */
 int hc_cache_ingest_done_begin(struct hc_cache *c, struct hc_obj *obj)
 {
-	if (!obj->allocated)
+	if (!hc_obj_allocated(obj))
 		return -EINVAL;
 	if (obj->jop)
 		return -EBUSY;
@@ -2654,12 +2675,13 @@ static void hc_cache_superseded_free(struct hc_cache *c, struct hc_obj *obj)
 
 /*
  * Add @delta (+1 or -count) to the holds on @obj, under the pool lock: the
- * only way from no hold to one and from the last hold to none.
+ * only way from no hold to one and from the last hold to none.  A caller
+ * that adds one asked hc_cache_holds_full() first, under the same lock.
  */
 void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta)
 {
-	s64 now = atomic64_add_return(delta, &obj->holds);
-	s64 was = now - delta;
+	int now = atomic_add_return(delta, &obj->holds);
+	int was = now - delta;
 
 	WARN_ON_ONCE(now < 0);
 	if (!was && now)
@@ -2678,13 +2700,36 @@ void hc_cache_hold(struct hc_cache *c, struct hc_obj *obj, int delta)
  *
  * Without the pool lock (under RCU, any lock or none; never sleeps): the
  * count only grows from a value that is not zero, so nothing that the
- * pool lock's holder decided from it changes (see the locking rules).
- * Return: true, or false if @obj has no hold (nothing changed: take the
- * hold with the pool lock).
+ * pool lock's holder decided from it changes (see the locking rules), and
+ * only below HC_OBJ_HOLDS_MAX (hc_cache_holds_full()), so that it cannot
+ * wrap.
+ * Return: true, or false if @obj has no hold or HC_OBJ_HOLDS_MAX of them
+ * (nothing changed: take the hold with the pool lock, which refuses the
+ * latter).
  */
 bool hc_cache_hold_more(struct hc_obj *obj)
 {
-	return atomic64_inc_not_zero(&obj->holds);
+	int n = atomic_read(&obj->holds), max = hc_cache_holds_max();
+
+	do {
+		if (!n || n >= max)
+			return false;
+	} while (!atomic_try_cmpxchg(&obj->holds, &n, n + 1));
+	return true;
+}
+
+/**
+ * hc_cache_holds_full - whether @obj takes no new hold
+ * @obj: a live object
+ *
+ * Its holds are at HC_OBJ_HOLDS_MAX (or the obj_holds_max test hook's
+ * bound): the locked paths that add a hold (LOCATE with HC_LOCATE_F_HOLD,
+ * an open of the view) refuse it before they change anything.  Any
+ * context; never sleeps.
+ */
+bool hc_cache_holds_full(const struct hc_obj *obj)
+{
+	return atomic_read(&obj->holds) >= hc_cache_holds_max();
 }
 
 /*
@@ -2693,7 +2738,7 @@ bool hc_cache_hold_more(struct hc_obj *obj)
  */
 static bool hc_cache_evictable(const struct hc_obj *obj, bool discard_dirty)
 {
-	return !atomic64_read(&obj->holds) && !(obj->flags & HC_OBJ_F_PINNED) &&
+	return !atomic_read(&obj->holds) && !(obj->flags & HC_OBJ_F_PINNED) &&
 	       !obj->jop && (obj->state == HC_OBJ_READY ||
 			     (discard_dirty && obj->state == HC_OBJ_DIRTY));
 }
@@ -2784,7 +2829,7 @@ int hc_cache_evict(struct hc_cache *c, struct hc_obj *obj, bool discard_dirty)
 {
 	int err = 0;
 
-	if (obj->jop && !atomic64_read(&obj->holds) &&
+	if (obj->jop && !atomic_read(&obj->holds) &&
 	    !(obj->flags & HC_OBJ_F_PINNED) &&
 	    (obj->state == HC_OBJ_READY ||
 	     (discard_dirty && obj->state == HC_OBJ_DIRTY)))
@@ -2861,7 +2906,7 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 		}
 	}
 	trace_hc_evict(obj->uri, obj->uri_len, obj->generation, obj->size);
-	if (!atomic64_read(&obj->holds)) {
+	if (!atomic_read(&obj->holds)) {
 		hc_cache_doom(c, obj);
 		if (!c->journal) {
 			hc_cache_doomed_free(c, obj, false);
@@ -2896,7 +2941,7 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 	if (err)
 		obj->keep_chunks = true;
 	hc_cache_busy_end(c, obj);
-	if (!atomic64_read(&obj->holds))
+	if (!atomic_read(&obj->holds))
 		hc_cache_superseded_free(c, obj);
 	return err;
 }
@@ -3212,7 +3257,7 @@ int hc_cache_set_bver(struct hc_obj *obj, const char *etag, u64 mtime)
  */
 void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj)
 {
-	obj->egress_defer = false;
+	obj->transit->egress_defer = false;	/* DIRTY: it has its transit */
 	hc_cache_set_state(c, obj, HC_OBJ_SYNCING);
 }
 
@@ -3327,9 +3372,11 @@ int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
 void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
 			     u32 delay_ms)
 {
+	struct hc_obj_transit *t = obj->transit;	/* dirty: it has one */
+
 	hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
-	obj->transit->egress_at = jiffies + msecs_to_jiffies(delay_ms);
-	obj->egress_defer = true;
+	t->egress_at = jiffies + msecs_to_jiffies(delay_ms);
+	t->egress_defer = true;
 }
 
 /*
@@ -3383,13 +3430,14 @@ void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,
 			  bool has_retry, u32 retry_ms, u32 err_no,
 			  bool permanent, const char *msg)
 {
+	struct hc_obj_transit *t = obj->transit;	/* SYNCING: it has one */
 	u32 delay = has_retry ? retry_ms :
-		    min_t(u32, MSEC_PER_SEC << obj->egress_backoff,
+		    min_t(u32, MSEC_PER_SEC << t->egress_backoff,
 			  60 * MSEC_PER_SEC);
 
 	c->stats.egress_failed++;
-	if (obj->egress_backoff < 6)
-		obj->egress_backoff++;
+	if (t->egress_backoff < 6)
+		t->egress_backoff++;
 	hc_cache_egress_note(obj, err_no, permanent, msg);
 	hc_cache_egress_requeue(c, obj, delay);
 }
@@ -3410,7 +3458,7 @@ u32 hc_cache_egress_unpark(struct hc_cache *c)
 	list_for_each_entry(t, &c->egress, queue_node) {
 		if (hc_obj_egress_parked(t->obj)) {
 			t->egress_err->permanent = false;
-			t->obj->egress_defer = false;
+			t->egress_defer = false;
 			n++;
 		}
 		cond_resched();

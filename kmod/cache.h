@@ -102,12 +102,6 @@ struct hc_fence {
  *	being revalidated (struct hc_obj_transit, its own kmalloc), NULL for
  *	a quiet READY object.  Under the pool lock, never read by lockless
  *	LOCATE; freed with the object
- * @allocated: INGESTING: the helper reported the size and the chunks are
- *	allocated (the helper is filling them)
- * @ingest_resend: INGESTING: the request could not be delivered to the
- *	helper; ingest.c sends it again
- * @egress_defer: DIRTY: an upload failed; not re-sent before
- *	@transit->egress_at
  * @bad: a read of one of its chunks failed on a member
  *	(hc_cache_read_error()); LOCATE answers HC_LOCATE_BAD.  In memory
  *	only: a new assembly forgets it
@@ -119,11 +113,6 @@ struct hc_fence {
  *	of the boot clock plus one (hc_cache_reval_now()); 0: not since the
  *	assembly (replayed objects are due at once).  In memory only, never
  *	journaled; written under the pool lock, read by lockless LOCATE
- * @egress_backoff: DIRTY: failed uploads so far, for the default retry
- *	delay (1 s doubling up to 60 s), capped
- * @growable: STAGED with HC_STAGE_F_GROW: @size is what @ext holds (whole
- *	chunks) until COMMIT gives the final size (hc_cache_grow(),
- *	hc_cache_trim())
  * @committed: CLOCK_REALTIME ns when it became complete (READY, DIRTY or
  *	SYNCING from STAGED, INGESTING or new): its COMMIT or INGEST_DONE,
  *	or, as for @transit->dirty_since, its replay at assembly (format v1 records
@@ -137,9 +126,11 @@ struct hc_fence {
  *	nothing else (HC_OBJ_F_BAD is @bad): a u8 (BUILD_BUG_ON()); read by
  *	lockless LOCATE with READ_ONCE()
  * @data_crc: CRC-32C of the data when HC_OBJ_F_DATA_CRC is set
- * @holds: holds by all open files (each file at most HC_HOLD_MAX, so the
- *	sum cannot wrap); atomic: it goes from 0 to 1 and back only under
- *	the pool lock, and above 1 also without it (hc_cache_hold_more())
+ * @holds: holds by all open files (a control file's at most HC_HOLD_MAX,
+ *	a file of the view's one), at most HC_OBJ_HOLDS_MAX + 1 (see there),
+ *	so the 32-bit count cannot wrap; atomic: it goes from 0 to 1 and back
+ *	only under the pool lock, and above 1 also without it
+ *	(hc_cache_hold_more())
  * @jbytes: bytes of journal capacity charged for it (its OBJECT record):
  *	from STAGE or INGEST_ALLOC (or replay) until it leaves the index
  * @chunks: chunks allocated; a small object (HC_OBJ_F_SUBCHUNK) counts the
@@ -197,36 +188,46 @@ struct hc_obj {
 			struct rcu_head rcu;
 		};
 	};
-	bool allocated;
-	bool ingest_resend;
-	bool egress_defer;
 	bool bad;
-	u8 egress_backoff;
-	bool growable;
 	bool explicit_admit;	/* its ingest is an operator's preload */
 	u8 jop;			/* HC_JOP_BUSY or a durable HC_OBJ_* state */
 	bool keep_chunks;	/* superseded, its DELETE failed: never freed */
 	bool reval_pending;
 	u8 state;
 	u8 flags;
-	u16 uri_len;
 	u8 nr_ext;
+	u16 uri_len;
 	u32 checked;
 	u32 chunks;
 	u32 data_crc;
 	u32 jbytes;
+	atomic_t holds;
 	u64 size;
 	u64 generation;
 	u64 committed;
-	atomic64_t holds;
 	union {
 		struct hc_ext *ext;
 		struct hc_sext *sext;
 	};
 	u8 *uri;
 	struct hc_bver *bver;	/* the backend version; NULL: unknown */
-	struct hc_obj_transit *transit;	/* 168 bytes, 1 of them padding */
+	struct hc_obj_transit *transit;	/* 160 bytes, 2 of them a hole */
 };
+
+/*
+ * The most holds an object takes (hc_obj.holds, an atomic_t).  A control
+ * file holds an object at most HC_HOLD_MAX (65535) times, but a hostile
+ * user may open many: 32768 of them would bring a 32-bit count to 2^31.
+ * So a new hold is refused while the count is at this bound: LOCATE with
+ * HC_LOCATE_F_HOLD is EOVERFLOW (as past the file's HC_HOLD_MAX), an open
+ * of the view (fs_file.c) ENFILE, both before anything changes, under the
+ * pool lock; a lockless LOCATE's hold (hc_cache_hold_more()) is not taken
+ * and the LOCATE goes to that locked path.  Lockless holds may still be
+ * taken between a locked path's check and its hold, up to the bound, so
+ * the count stays at most HC_OBJ_HOLDS_MAX + 1, far below 2^31.  The
+ * module parameter obj_holds_max, a test hook, lowers the bound.
+ */
+#define HC_OBJ_HOLDS_MAX	0x40000000	/* 2^30: an int, as the count */
 
 /**
  * struct hc_obj_transit - what an object holds only while it is in transit:
@@ -237,7 +238,7 @@ struct hc_obj {
  *	(DIRTY and SYNCING, in commit order) or its list of revalidations
  *	with the helper (READY with hc_obj.reval_pending)
  * @stager: the open control file that stages it (STAGED only)
- * @egress_at: DIRTY with hc_obj.egress_defer: jiffies of the next attempt
+ * @egress_at: DIRTY with @egress_defer: jiffies of the next attempt
  * @ingest_since: INGESTING: jiffies since when it waits for a helper (its
  *	creation, or the last helper's departure); it expires after the
  *	module parameter ingest_timeout_ms without one
@@ -252,6 +253,16 @@ struct hc_obj {
  * @egress_err: DIRTY or SYNCING: the last failed upload (its own kmalloc,
  *	only once an upload failed; replaced by the next failure, freed when
  *	the object leaves DIRTY and SYNCING or the index)
+ * @allocated: INGESTING: the helper reported the size and the chunks are
+ *	allocated (the helper is filling them); hc_obj_allocated()
+ * @ingest_resend: INGESTING: the request could not be delivered to the
+ *	helper; ingest.c sends it again
+ * @egress_defer: DIRTY: an upload failed; not re-sent before @egress_at
+ * @growable: STAGED with HC_STAGE_F_GROW: hc_obj.size is what hc_obj.ext
+ *	holds (whole chunks) until COMMIT gives the final size
+ *	(hc_cache_grow(), hc_cache_trim()); hc_obj_growable()
+ * @egress_backoff: DIRTY: failed uploads so far, for the default retry
+ *	delay (1 s doubling up to 60 s), capped
  *
  * Kept out of struct hc_obj (issue 15 point 5: every object pays for its
  * fields, and most objects are READY and quiet, needing none of these).
@@ -265,6 +276,11 @@ struct hc_obj {
  * object becomes READY with nothing pending (hc_cache_transit_settle())
  * or with the object.  Under the pool lock; lockless LOCATE never reads
  * it, and the data path reaches the fence through hc_cache.fence only.
+ * The fields from @allocated on were struct hc_obj's (issue 15: every
+ * object paid for them); each is written only in a state that has the
+ * transit, and starts false or 0 (kzalloc).  A reader that may meet an object in another state
+ * uses hc_obj_allocated() or hc_obj_growable(): false without a transit.
+ * At most 64 bytes, one kmalloc-64 (hc_cache_slab_init()'s BUILD_BUG_ON()).
  */
 struct hc_obj_transit {
 	struct hc_obj *obj;
@@ -278,12 +294,35 @@ struct hc_obj_transit {
 	u64 dirty_since;
 	struct hc_fence *fence;
 	struct hc_egress_err *egress_err;
+	bool allocated;
+	bool ingest_resend;
+	bool egress_defer;
+	bool growable;
+	u8 egress_backoff;	/* 64 bytes (kmalloc-64), 3 of them padding */
 };
 
 /* @obj's write fence (STAGED or INGESTING, allocated), else NULL. */
 static inline struct hc_fence *hc_obj_fence(const struct hc_obj *obj)
 {
 	return obj->transit ? obj->transit->fence : NULL;
+}
+
+/*
+ * hc_obj_transit.allocated of @obj (asked of an INGESTING object: its
+ * chunks are allocated), false without a transit.
+ */
+static inline bool hc_obj_allocated(const struct hc_obj *obj)
+{
+	return obj->transit && obj->transit->allocated;
+}
+
+/*
+ * hc_obj_transit.growable of @obj (asked of a STAGED object: a growable
+ * stage), false without a transit.
+ */
+static inline bool hc_obj_growable(const struct hc_obj *obj)
+{
+	return obj->transit && obj->transit->growable;
 }
 
 /* @obj's last failed upload (DIRTY or SYNCING), else NULL. */
@@ -634,6 +673,7 @@ int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 			 bool (*hold)(struct hc_obj *obj, void *arg),
 			 void *arg);
 bool hc_cache_hold_more(struct hc_obj *obj);
+bool hc_cache_holds_full(const struct hc_obj *obj);
 void hc_cache_readbuf_drain(struct hc_cache *c);
 u64 hc_cache_hits(const struct hc_cache *c);
 int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,

@@ -533,7 +533,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 		}
 		/* before the size is known: the admission is not chosen yet */
 		if ((loc.flags & HC_LOCATE_F_EXPLICIT) &&
-		    obj->state == HC_OBJ_INGESTING && !obj->allocated)
+		    obj->state == HC_OBJ_INGESTING && !hc_obj_allocated(obj))
 			obj->explicit_admit = true;
 		/*
 		 * A reader's hold of a READY object due for revalidation
@@ -586,13 +586,17 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 	/*
 	 * A hold reuses the file's entry for the object; a new entry is
 	 * allocated only for the first hold.  Both are settled before
-	 * anything is copied out, so that a refused hold changes nothing.
+	 * anything is copied out, so that a refused hold changes nothing:
+	 * past the file's HC_HOLD_MAX, or the object's HC_OBJ_HOLDS_MAX
+	 * (every file's), it is EOVERFLOW.
 	 */
 	if ((loc.flags & HC_LOCATE_F_HOLD) && loc.status == HC_LOCATE_HIT) {
 		spin_lock(&ctl->lock);
 		old = hc_ctl_find_hold(ctl, obj);
 		err = old && old->count >= HC_HOLD_MAX ? -EOVERFLOW : 0;
 		spin_unlock(&ctl->lock);
+		if (!err && hc_cache_holds_full(obj))
+			err = -EOVERFLOW;
 		if (err)
 			goto out_unlock;
 		if (!old) {
@@ -924,7 +928,7 @@ int hc_ctl_store(struct hc_pool *pool, struct hc_obj *obj, bool writeback,
 	if (!err)
 		err = hc_cache_seal(c, obj);
 	hc_pool_lock();
-	if (!err && obj->growable)
+	if (!err && hc_obj_growable(obj))
 		err = hc_cache_trim(c, obj, size);
 	if (!err) {
 		hc_pool_unlock();
@@ -976,11 +980,11 @@ static long hc_ctl_commit(struct hc_ctl *ctl, void __user *arg)
 		goto out;
 	}
 	/* A growable stage needs its final size, and only it takes one. */
-	if (obj->growable != !!(cm.flags & HC_COMMIT_F_SIZE)) {
+	if (hc_obj_growable(obj) != !!(cm.flags & HC_COMMIT_F_SIZE)) {
 		err = -EINVAL;
 		goto out;
 	}
-	if (obj->growable && cm.obj_size > obj->size) {
+	if (hc_obj_growable(obj) && cm.obj_size > obj->size) {
 		err = -EFBIG;
 		goto out;
 	}

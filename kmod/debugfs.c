@@ -98,7 +98,7 @@ static bool hc_dbg_uri_before(const struct hc_obj *a, const struct hc_obj *b)
 static bool hc_dbg_fenced(const struct hc_obj *obj)
 {
 	return obj->state == HC_OBJ_STAGED ||
-	       (obj->state == HC_OBJ_INGESTING && obj->allocated);
+	       (obj->state == HC_OBJ_INGESTING && hc_obj_allocated(obj));
 }
 
 /*
@@ -235,7 +235,7 @@ static void hc_dbg_check_extents(struct hc_dbg_check *k, struct hc_cache *c,
 			       hc_dbg_ulen(obj), obj->uri, sum, obj->chunks);
 	/* not DIV_ROUND_UP_ULL(): it wraps for sizes near 2^64 */
 	want = div_u64(obj->size, c->chunk_size) + !!(obj->size % c->chunk_size);
-	if (obj->state == HC_OBJ_INGESTING && !obj->allocated)
+	if (obj->state == HC_OBJ_INGESTING && !hc_obj_allocated(obj))
 		want = 0;
 	if (obj->chunks != want)
 		hc_dbg_problem(k, "%*pEhp: %llu bytes in %u chunks, need %llu",
@@ -304,7 +304,7 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 	list_for_each_entry(obj, &c->superseded, gone_node) {
 		k->superseded++;
 		/* busy: its DELETE is being written, then it is freed */
-		if (!atomic64_read(&obj->holds) && !obj->jop)
+		if (!atomic_read(&obj->holds) && !obj->jop)
 			hc_dbg_problem(k, "%*pEhp: superseded and not held",
 				       hc_dbg_ulen(obj), obj->uri);
 		hc_dbg_check_extents(k, c, obj);

@@ -171,7 +171,7 @@ again:
 		if (obj->state != HC_OBJ_DIRTY || obj->jop ||
 		    hc_obj_egress_parked(obj))
 			continue;	/* busy (its EGRESS_DONE is recorded) or parked */
-		if (obj->egress_defer && time_before(now, t->egress_at)) {
+		if (t->egress_defer && time_before(now, t->egress_at)) {
 			if (!wait || time_before(t->egress_at, next))
 				next = t->egress_at;
 			wait = true;

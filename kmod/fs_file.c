@@ -22,6 +22,12 @@
 
 /* ---- open files hold their object ----------------------------------- */
 
+/*
+ * Open for reading: hold the current object of @inode's URI.  Return: 0;
+ * -ESTALE (evicted or replaced since the lookup: the VFS looks again);
+ * -ENFILE (the object has HC_OBJ_HOLDS_MAX holds already, nothing changed);
+ * -EINTR (a signal while its revalidation was waited for).
+ */
 static int hc_fs_open(struct inode *inode, struct file *file)
 {
 	struct hc_fs_inode *hi = HC_FS_I(inode);
@@ -43,6 +49,11 @@ again:
 		 * its revalidation): the VFS looks again.
 		 */
 		err = -ESTALE;
+		goto out;
+	}
+	/* as many holds as it may take (every file's): no hold, no change */
+	if (hc_cache_holds_full(obj)) {
+		err = -ENFILE;
 		goto out;
 	}
 	err = hc_reval_gate(HC_FS_SB(inode->i_sb)->pool, obj, &rechecked);

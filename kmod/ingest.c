@@ -155,7 +155,7 @@ static int hc_nl_ingest_send(struct hc_pool *pool, struct hc_obj *obj)
 	    nla_put_u64_64bit(msg, HC_A_ING_ID, obj->generation, HC_A_ING_PAD) ||
 	    nla_put(msg, HC_A_ING_URI, obj->uri_len, obj->uri) ||
 	    nla_put(msg, HC_A_ING_POOL_UUID, sizeof(pool->uuid), pool->uuid) ||
-	    (obj->allocated &&
+	    (hc_obj_allocated(obj) &&
 	     (nla_put_u64_64bit(msg, HC_A_ING_SIZE, obj->size, HC_A_ING_PAD) ||
 	      hc_nl_put_extents(msg, pool, obj, HC_A_ING_EXTENT)))) {
 		nlmsg_free(msg);
@@ -173,18 +173,20 @@ static int hc_nl_ingest_send(struct hc_pool *pool, struct hc_obj *obj)
  */
 void hc_nl_ingest_request(struct hc_pool *pool, struct hc_obj *obj)
 {
-	obj->ingest_resend = false;
+	struct hc_obj_transit *t = obj->transit;	/* INGESTING: there */
+
+	t->ingest_resend = false;
 	if (!hc_nl_helper) {
 		hc_nl_ingest_later(READ_ONCE(hc_ingest_timeout_ms));
 		return;
 	}
 	if (hc_nl_ingest_send(pool, obj)) {
-		obj->ingest_resend = true;
+		t->ingest_resend = true;
 		hc_nl_ingest_later(HC_INGEST_RESEND_MS);
 		return;
 	}
 	trace_hc_ingest_request(obj->uri, obj->uri_len, obj->generation,
-				obj->allocated ? obj->size : 0);
+				hc_obj_allocated(obj) ? obj->size : 0);
 }
 
 /*
@@ -211,7 +213,7 @@ static void hc_nl_ingest_work(struct work_struct *work)
 	list_for_each_entry_safe(t, tmp, &pool->cache->ingests, queue_node) {
 		obj = t->obj;
 		if (hc_nl_helper) {
-			if (obj->ingest_resend)
+			if (t->ingest_resend)
 				hc_nl_ingest_request(pool, obj);
 			continue;
 		}
@@ -415,7 +417,7 @@ int hc_nl_ingest_fail(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "the request is being completed");
 		return -EBUSY;
 	}
-	trace_hc_ingest_fail(obj->generation, obj->allocated ? obj->size : 0,
+	trace_hc_ingest_fail(obj->generation, hc_obj_allocated(obj) ? obj->size : 0,
 			     -(int)nla_get_u32(e));
 	hc_cache_ingest_end(pool->cache, obj, -(int)nla_get_u32(e));
 	hc_pool_unlock();

@@ -515,7 +515,7 @@ static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 	    nla_put_u64_64bit(msg, HC_A_OBJ_GENERATION, obj->generation,
 			      HC_A_OBJ_PAD) ||
 	    nla_put_u64_64bit(msg, HC_A_OBJ_CHUNKS, obj->chunks, HC_A_OBJ_PAD) ||
-	    nla_put_u32(msg, HC_A_OBJ_HOLDS, atomic64_read(&obj->holds)))
+	    nla_put_u32(msg, HC_A_OBJ_HOLDS, atomic_read(&obj->holds)))
 		return -EMSGSIZE;
 	if (obj->bver &&
 	    hc_nl_put_bver(msg, obj->bver, HC_A_OBJ_ETAG,
@@ -703,7 +703,7 @@ again:
 	/* DIRTY: it has its transit (cache.h) */
 	dirty_ns = dirty ? ktime_get_boottime_ns() -
 			   obj->transit->dirty_since : 0;
-	if (dirty && discard_dirty && !atomic64_read(&obj->holds) &&
+	if (dirty && discard_dirty && !atomic_read(&obj->holds) &&
 	    !(obj->flags & HC_OBJ_F_PINNED))
 		hc_nl_log_discard(obj, dirty_ns);	/* before it is freed */
 	err = hc_cache_evict(pool->cache, obj, discard_dirty);

@@ -304,7 +304,7 @@ static int open_errno(char *err, size_t errlen, const char *shown, int e,
 		why = "no pool is running: ";
 		break;
 	case EOVERFLOW:
-		why = "held too many times by this process: ";
+		why = "held too many times (by this process, or in all): ";
 		break;
 	default:
 		if (flags & HC_OPEN_AUTO_INGEST)

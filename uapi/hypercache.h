@@ -87,8 +87,9 @@ struct hc_geometry {
  * object is held, staged, pinned or being synced where the operation needs
  * it idle; ENOSPC no room even after evicting every evictable object;
  * EFBIG an object larger than the pool; EOVERFLOW a file's holds on one
- * object would pass HC_HOLD_MAX; ETIMEDOUT a LOCATE with HC_LOCATE_F_WAIT
- * timed out; EINTR a signal.
+ * object would pass HC_HOLD_MAX, or the object's holds (every file's
+ * together) would pass the kernel's bound of 2^30; ETIMEDOUT a LOCATE with
+ * HC_LOCATE_F_WAIT timed out; EINTR a signal.
  *
  * The write fence: /dev/hypercacheN accepts writes only into the chunks of
  * a STAGED object (until COMMIT or ABORT), and there only from the thread
@@ -180,7 +181,11 @@ struct hc_chunk_loc {
  */
 #define HC_OBJ_F_BAD		(1U << 31)
 
-/* A file's holds on one object are bounded: LOCATE|HOLD beyond is EOVERFLOW. */
+/*
+ * A file's holds on one object are bounded: LOCATE|HOLD beyond is EOVERFLOW.
+ * So are an object's holds by every file together, at 2^30 (the view's
+ * open files count too): LOCATE|HOLD is EOVERFLOW there as well.
+ */
 #define HC_HOLD_MAX		65535
 
 /**
@@ -207,7 +212,8 @@ struct hc_chunk_loc {
  * @reserved: zero
  *
  * A hold is counted per open file and object (at most HC_HOLD_MAX, then
- * EOVERFLOW and no hold is taken); an object with a hold is never evicted.
+ * EOVERFLOW and no hold is taken; EOVERFLOW too when the object has 2^30
+ * holds, every file's together); an object with a hold is never evicted.
  * Extents and layout are filled for every status but a miss.
  *
  * HC_LOCATE_F_AUTO_INGEST on a miss: EAGAIN when the pool already has

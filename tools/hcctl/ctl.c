@@ -225,7 +225,7 @@ static const char *ctl_reason(const char *op, int err)
 	case EFBIG:
 		return "larger than the pool";
 	case EOVERFLOW:
-		return "this process holds the object too many times (HC_HOLD_MAX)";
+		return "the object is held too many times (HC_HOLD_MAX by this process, or 2^30 in all)";
 	case EOPNOTSUPP:
 		return "the hypercache module does not know a flag (older module?)";
 	case E2BIG:

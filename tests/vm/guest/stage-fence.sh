@@ -261,6 +261,23 @@ t_holds() {
 	rm -f /tmp/held
 }
 
+# The bound of an object's holds by every file together (HC_OBJ_HOLDS_MAX,
+# 2^30, which real holds cannot reach here: lowered to 4 with the module's
+# test hook obj_holds_max): the hold past it is EOVERFLOW, a lockless one as
+# a locked one, and takes nothing.
+t_obj_holds() {
+	p=/sys/module/hypercache/parameters/obj_holds_max
+	mkrand /tmp/oheld 4096
+	hcctl put --clean --no-progress /tmp/oheld fence/oheld >/dev/null
+	trap 'echo 0 >$p' EXIT
+	echo 4 >$p
+	hc_ioctl_abi --obj-holds fence/oheld 4
+	echo 0 >$p
+	trap - EXIT
+	[ "$(st held)" -eq 0 ] || hc_fail "a hold was left"
+	rm -f /tmp/oheld
+}
+
 # Stop and assemble the pool (12 times) while another process opens the device and
 # asks for its geometry: every stop is refused while it is open, no open
 # survives a stop, and no answer comes from a freed pool.
@@ -324,6 +341,7 @@ hc_test fence-commit-elsewhere t_commit_elsewhere
 hc_test fence-commit-member-error t_commit_member_error
 hc_test fence-efbig t_efbig
 hc_test fence-holds t_holds
+hc_test fence-obj-holds t_obj_holds
 hc_test fence-stop-race t_stop_race
 hc_test fence-grow t_grow
 hc_test client-capi t_capi

@@ -412,6 +412,30 @@ t_hold() {
 	rm -f /tmp/fsmap.out /tmp/held
 }
 
+# The bound of an object's holds (HC_OBJ_HOLDS_MAX, lowered to 2 with the
+# module's test hook obj_holds_max): with two files open a third open is
+# ENFILE and a LOCATE|HOLD EOVERFLOW, neither taking a hold; one closed, the
+# file opens again; all closed, nothing is held.
+t_holds_bound() {
+	p=/sys/module/hypercache/parameters/obj_holds_max
+	f=$MNT/s3/fsb/sizes/f1
+	trap 'exec 3<&- 4<&-; echo 0 >$p' EXIT
+	echo 2 >$p
+	exec 3<$f 4<$f
+	hc_expect_errno -m "Too many open files in system" cat $f
+	# not inherited: timeout's watcher outlives hc_obj by up to a second
+	hc_expect_errno -m "Value too large" \
+		timeout 10 hc_obj --ro hold s3://fsb/sizes/f1 3<&- 4<&-
+	exec 4<&-
+	cat $f >/tmp/bound.out || hc_fail "no open below the bound again"
+	same /tmp/bound.out /tmp/src.1
+	exec 3<&-
+	echo 0 >$p
+	trap - EXIT
+	[ "$(hcctl stats --json | jnum held)" -eq 0 ] || hc_fail "a hold was left"
+	rm -f /tmp/bound.out
+}
+
 # Hostile URIs: nothing outside the mount, no ".", "..", empty names.
 t_hostile() {
 	mkrand /tmp/h 10
@@ -832,6 +856,7 @@ hc_test fs_fio t_fio
 hc_test fs_stress t_stress
 hc_test fs_mmap t_mmap
 hc_test fs_hold t_hold
+hc_test fs_holds_bound t_holds_bound
 hc_test fs_hostile t_hostile
 hc_test fs_many t_many
 hc_test fs_write t_write

@@ -26,7 +26,7 @@
 #                      kmod/cache.c's locking rules).  Times both.
 # Each fails when an object takes more than its limit of slab: 198 bytes
 # with 8-byte URIs (B, default 198, for memory-1m), 254 with 64-byte URIs:
-# struct hc_obj (184 bytes, 22 a 4 KiB page: 186.2 bytes each) in its own
+# struct hc_obj (160 bytes, 25 a 4 KiB page: 163.8 bytes each) in its own
 # slab cache and the URI in kmalloc-8 or kmalloc-64, plus a few bytes of
 # the index's table; a struct of 187 bytes or more (21 a page: 195.0; 192
 # with its 8-byte alignment) fails both, and the 224-byte one of before

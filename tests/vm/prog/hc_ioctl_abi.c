@@ -28,6 +28,16 @@
  * growing per call, once more is EOVERFLOW; the object is unevictable
  * (EBUSY) until the file is closed, then EVICT works.
  *
+ * hc_ioctl_abi --obj-holds URI MAX: the bound of the READY object URI's
+ * holds by every file together (HC_OBJ_HOLDS_MAX, 2^30 in kmod/cache.h),
+ * which the caller lowered to MAX (2 or more) with the module's test hook
+ * obj_holds_max: MAX holds on two files succeed (the first file's further
+ * holds lockless), then a further hold of the first file (its lockless
+ * refusal, then the locked path's) and a first hold of a third file are
+ * EOVERFLOW and take nothing (RELEASE on the third: ENOENT); one RELEASE
+ * makes room for one hold again; the holders closed, EVICT works (no hold
+ * leaked).
+ *
  * Prints one line per check and exits 1 if any failed.
  */
 #include <errno.h>
@@ -97,6 +107,7 @@ static int summary(void)
 
 static int ctl_main(const char *path);
 static int holds_main(const char *uri);
+static int obj_holds_main(const char *uri, int max);
 
 /* Bytes [from, to) of @p are all zero. */
 static int zero_range(const void *p, size_t from, size_t to)
@@ -121,8 +132,10 @@ int main(int argc, char **argv)
 		return ctl_main(argc > 2 ? argv[2] : "/dev/" HC_CTL_NAME);
 	if (argc == 3 && !strcmp(argv[1], "--holds"))
 		return holds_main(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "--obj-holds"))
+		return obj_holds_main(argv[2], atoi(argv[3]));
 	if (argc != 2) {
-		fprintf(stderr, "usage: hc_ioctl_abi DEV | --ctl [CTLDEV]\n");
+		fprintf(stderr, "usage: hc_ioctl_abi DEV | --ctl [CTLDEV] | --holds URI | --obj-holds URI MAX\n");
 		return 2;
 	}
 	fd = open(argv[1], O_RDONLY);
@@ -692,6 +705,60 @@ static int holds_main(const char *uri)
 	expect("EVICT while held", ref(rw, HC_IOC_EVICT, uri), EBUSY);
 	close(ro);
 	expect("EVICT after the holder closed", ref(rw, HC_IOC_EVICT, uri), 0);
+	close(rw);
+	return summary();
+}
+
+/*
+ * The object's holds by every file together stop at @max (the caller set
+ * the obj_holds_max test hook to it).
+ */
+static int obj_holds_main(const char *uri, int max)
+{
+	struct hc_stats st = { .size = sizeof(st) };
+	int a, b, c, rw, i;
+
+	if (max < 2) {
+		fprintf(stderr, "hc_ioctl_abi: --obj-holds needs MAX >= 2\n");
+		return 2;
+	}
+	a = open("/dev/" HC_CTL_NAME, O_RDONLY);
+	b = open("/dev/" HC_CTL_NAME, O_RDONLY);
+	c = open("/dev/" HC_CTL_NAME, O_RDONLY);
+	rw = open("/dev/" HC_CTL_NAME, O_RDWR);
+	if (a < 0 || b < 0 || c < 0 || rw < 0) {
+		perror("/dev/" HC_CTL_NAME);
+		return 2;
+	}
+	/* the first hold takes the pool lock, the next ones are lockless */
+	for (i = 0; i < max - 1; i++)
+		if (hold(a, uri)) {
+			failf("LOCATE|HOLD number %d of the first file: %s",
+			      i + 1, strerror(errno));
+			return summary();
+		}
+	expect("the last hold below the bound, a second file's first",
+	       hold(b, uri), 0);
+	expect("a further hold of the first file at the bound",
+	       hold(a, uri), EOVERFLOW);
+	expect("a first hold of a third file at the bound",
+	       hold(c, uri), EOVERFLOW);
+	expect("RELEASE on the third file: it took no hold",
+	       ref(c, HC_IOC_RELEASE, uri), ENOENT);
+	if (ioctl(rw, HC_IOC_STAT, &st) || st.held != 1)
+		failf("STAT: held %llu, want 1", (unsigned long long)st.held);
+	expect("RELEASE of the second file's hold",
+	       ref(b, HC_IOC_RELEASE, uri), 0);
+	expect("a hold of the third file below the bound again",
+	       hold(c, uri), 0);
+	expect("a further hold of the third file at the bound",
+	       hold(c, uri), EOVERFLOW);
+	expect("EVICT while held", ref(rw, HC_IOC_EVICT, uri), EBUSY);
+	close(a);
+	close(b);
+	close(c);
+	/* a refused hold that had counted would keep the object held */
+	expect("EVICT after the holders closed", ref(rw, HC_IOC_EVICT, uri), 0);
 	close(rw);
 	return summary();
 }
