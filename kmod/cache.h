@@ -278,9 +278,10 @@ struct hc_obj {
  * it, and the data path reaches the fence through hc_cache.fence only.
  * The fields from @allocated on were struct hc_obj's (issue 15: every
  * object paid for them); each is written only in a state that has the
- * transit, and starts false or 0 (kzalloc).  A reader that may meet an object in another state
- * uses hc_obj_allocated() or hc_obj_growable(): false without a transit.
- * At most 64 bytes, one kmalloc-64 (hc_cache_slab_init()'s BUILD_BUG_ON()).
+ * transit, and starts false or 0 (kzalloc).  A reader that may meet an
+ * object in another state uses hc_obj_allocated() or hc_obj_growable():
+ * false without a transit.  At most 64 bytes, one kmalloc-64
+ * (hc_cache_slab_init()'s BUILD_BUG_ON()).
  */
 struct hc_obj_transit {
 	struct hc_obj *obj;
