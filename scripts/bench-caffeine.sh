@@ -36,17 +36,12 @@ for v in steps seed; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
 		{ echo "bench-caffeine.sh: --$v needs a positive integer" >&2; exit 2; }
 done
-jar=${CAFFEINE_JAR:-/usr/share/java/caffeine.jar}
-if [ ! -r "$jar" ] || ! command -v javac >/dev/null; then
-	echo "bench-caffeine.sh: needs $jar (libcaffeine-java) and javac (openjdk-17-jdk-headless): scripts/deps.sh" >&2
-	exit 1
-fi
+. tools/hcsim/caffeine/caffeine.sh
 make -s -C tools/hcsim >&2
 sim=tools/hcsim/hcsim
 dir=build/bench-caffeine$smoke
-mkdir -p "$dir/classes"
-javac -cp "$jar" -d "$dir/classes" tools/hcsim/caffeine/CaffeineSim.java
-caf() { java -cp "$jar:$dir/classes" CaffeineSim "$@"; }
+caffeine_build bench-caffeine.sh "$dir"
+caf() { caffeine_sim "$@"; }
 rows=0 want=0
 
 # row NAME SIZE HCSIM_OUT CAFFEINE_LINE: one table row
@@ -60,7 +55,7 @@ row() {
 	rows=$((rows + 1))
 }
 
-echo "## ours and Caffeine $(basename "$(readlink -f "$jar")" .jar) (hcsim, seed $seed, $steps steps)"
+echo "## ours and Caffeine $(basename "$(readlink -f "$caffeine_jar")" .jar) (hcsim, seed $seed, $steps steps)"
 echo
 echo "| trace | size | capacity (chunks) | ours, byte / request hit % | Caffeine, byte / request hit % (byte range of 3) | ours - Caffeine (bytes) |"
 echo "|---|---|---|---|---|---|"

@@ -52,17 +52,13 @@ for t in "${traces[@]}"; do
 	[ -r "$t" ] || { echo "bench-traces.sh: cannot read trace $t" >&2; exit 2; }
 done
 cd "$ROOT"
-jar=${CAFFEINE_JAR:-/usr/share/java/caffeine.jar}
-if [ -n "$caffeine" ] && { [ ! -r "$jar" ] || ! command -v javac >/dev/null; }; then
-	echo "bench-traces.sh: needs $jar (libcaffeine-java) and javac (openjdk-17-jdk-headless): scripts/deps.sh, or --no-caffeine" >&2
-	exit 1
-fi
+. tools/hcsim/caffeine/caffeine.sh
 make -s -C tools/hcsim >&2
 sim=tools/hcsim/hcsim
 dir=build/bench-traces$smoke
-mkdir -p "$dir/classes"
+mkdir -p "$dir"
 if [ -n "$caffeine" ]; then
-	javac -cp "$jar" -d "$dir/classes" tools/hcsim/caffeine/CaffeineSim.java
+	caffeine_build bench-traces.sh "$dir" ", or --no-caffeine"
 fi
 
 if [ -n "$smoke" ]; then
@@ -101,7 +97,7 @@ for t in "${traces[@]}"; do
 		caps+=${caps:+,}$(awk '/^# capacity/ { print $3 }' "$dir/$name-$f.txt")
 	done
 	if [ -n "$caffeine" ]; then
-		java -cp "$jar:$dir/classes" CaffeineSim arc "$caps" 512 "$file" > "$dir/$name-caffeine.txt"
+		caffeine_sim arc "$caps" 512 "$file" > "$dir/$name-caffeine.txt"
 	else
 		: > "$dir/$name-caffeine.txt"
 	fi
