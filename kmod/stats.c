@@ -138,6 +138,9 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* The u64 attributes hc_stats_fill() appends (checked there). */
+#define HC_STATS_FILL_U64	21
+
 /*
  * hc_stats_msg_size() - room for a whole HC_CMD_STATS_GET reply: the
  * cache's counters (NLMSG_GOODSIZE held them alone), what hc_stats_fill()
@@ -149,8 +152,19 @@ size_t hc_stats_msg_size(void)
 	size_t member = nla_total_size(0) + nla_total_size(sizeof(u32)) +
 			7 * nla_total_size_64bit(sizeof(u64)) + 2 * hist;
 
-	return NLMSG_GOODSIZE + 14 * nla_total_size_64bit(sizeof(u64)) + hist +
+	return NLMSG_GOODSIZE +
+	       HC_STATS_FILL_U64 * nla_total_size_64bit(sizeof(u64)) + hist +
 	       HC_MAX_MEMBERS * member;
+}
+
+/*
+ * The policy's window target in bytes: its weight unit is chunk_size >>
+ * wshift bytes (a chunk in a format v1 pool, a 4 KiB block in a v2 one,
+ * as hc_cache_weight() converts).
+ */
+static u64 hc_stats_policy_window(const struct hc_cache *c)
+{
+	return c->policy.window_max * (c->chunk_size >> c->wshift);
 }
 
 /*
@@ -186,9 +200,18 @@ int hc_stats_fill(struct sk_buff *msg, struct hc_pool *pool)
 		{ HC_A_STATS_SLAB_MOVED, c->compact.moved },
 		{ HC_A_STATS_SLAB_CHUNKS_FREED, c->compact.chunks_freed },
 		{ HC_A_STATS_SLAB_BYTES_COPIED, c->compact.bytes_copied },
+		/*
+		 * The policy is changed only under the pool lock (cache.c,
+		 * "Locking rules"; the read buffer's drain takes it too),
+		 * which is held here: plain reads see one consistent state.
+		 */
+		{ HC_A_STATS_POLICY_WINDOW, hc_stats_policy_window(c) },
+		{ HC_A_STATS_POLICY_WINDOW_MOVES, c->policy.adjustments },
+		{ HC_A_STATS_POLICY_PASSES, c->policy.passes },
 	};
 	u32 i;
 
+	BUILD_BUG_ON(ARRAY_SIZE(v) != HC_STATS_FILL_U64);
 	for (i = 0; i < ARRAY_SIZE(v); i++)
 		if (nla_put_u64_64bit(msg, v[i].attr, v[i].val,
 				      HC_A_STATS_PAD))

@@ -439,6 +439,15 @@ enum hc_ext_attr {
  * @HC_A_STATS_SLAB_CHUNKS_FREED: u64, slab chunks they gave back
  * @HC_A_STATS_SLAB_BYTES_COPIED: u64, bytes they copied (whole 4 KiB
  *	blocks)
+ * Appended for issue 15, what the admission policy is doing
+ * (Documentation/policy.md):
+ * @HC_A_STATS_POLICY_WINDOW: u64, bytes: the admission window's current
+ *	target size (the policy's window_max in its weight units, chunks or
+ *	4 KiB blocks, converted to bytes)
+ * @HC_A_STATS_POLICY_WINDOW_MOVES: u64, moves of the window by its
+ *	controller since assembly
+ * @HC_A_STATS_POLICY_PASSES: u64, candidates back from the ghost that were
+ *	passed (no margin at their duel) since assembly
  */
 enum hc_stats_attr {
 	HC_A_STATS_UNSPEC,
@@ -487,6 +496,9 @@ enum hc_stats_attr {
 	HC_A_STATS_SLAB_MOVED,
 	HC_A_STATS_SLAB_CHUNKS_FREED,
 	HC_A_STATS_SLAB_BYTES_COPIED,
+	HC_A_STATS_POLICY_WINDOW,
+	HC_A_STATS_POLICY_WINDOW_MOVES,
+	HC_A_STATS_POLICY_PASSES,
 
 	__HC_A_STATS_MAX,
 	HC_A_STATS_MAX = __HC_A_STATS_MAX - 1

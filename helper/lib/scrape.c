@@ -354,6 +354,27 @@ static void render_reval(struct hc_prom *p, const struct hc_scrape_in *in,
 	}
 }
 
+/*
+ * What the admission policy is doing (Documentation/policy.md): its
+ * window's target size, the controller's moves of it and the candidates
+ * the ghost passed.  Left out for a kernel without them.
+ */
+static void render_policy(struct hc_prom *p, const struct hc_scrape_in *in,
+			  struct hc_scrape_state *st)
+{
+	if (!in->k.has[HC_A_STATS_POLICY_WINDOW])
+		return;
+	family_u64(p, "hypercache_policy_window_bytes", HC_PROM_GAUGE,
+		   "Target size of the admission policy's window (where new objects enter before their duel with the main region)",
+		   in->k.v[HC_A_STATS_POLICY_WINDOW]);
+	family_u64(p, "hypercache_policy_window_moves_total", HC_PROM_COUNTER,
+		   "Moves of the window's target by the policy's controller",
+		   kc(in, st, HC_A_STATS_POLICY_WINDOW_MOVES));
+	family_u64(p, "hypercache_policy_ghost_passes_total", HC_PROM_COUNTER,
+		   "Candidates back from the ghost of rejected ones that the policy passed (no margin at their duel)",
+		   kc(in, st, HC_A_STATS_POLICY_PASSES));
+}
+
 static void render_cache(struct hc_prom *p, const struct hc_scrape_in *in,
 			 struct hc_scrape_state *st)
 {
@@ -409,6 +430,7 @@ static void render_cache(struct hc_prom *p, const struct hc_scrape_in *in,
 			   counters[i].help, kc(in, st, counters[i].attr));
 	render_refused(p, in, st);
 	render_reval(p, in, st);
+	render_policy(p, in, st);
 	hc_prom_family(p, "hypercache_objects", HC_PROM_GAUGE,
 		       "Objects in the index by state");
 	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++) {

@@ -200,6 +200,9 @@ static void canned(struct msgbuf *m, uint64_t hits, uint64_t reads)
 	put64(m, HC_A_STATS_REVAL_UNCHANGED, 5);
 	put64(m, HC_A_STATS_REVAL_CHANGED, 3);
 	put64(m, HC_A_STATS_REVAL_FAILED, 1);
+	put64(m, HC_A_STATS_POLICY_WINDOW, 12ULL << 20);
+	put64(m, HC_A_STATS_POLICY_WINDOW_MOVES, 34 + hits);
+	put64(m, HC_A_STATS_POLICY_PASSES, 5);
 	put64(m, 200, 7);	/* an attribute of a newer kernel */
 	put_member(m, 0, reads);
 	put_member(m, 1, reads * 2);
@@ -386,6 +389,39 @@ TEST_F(scrape, revalidations_by_result)
 	hc_prom_init(&self->p, false);
 	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
 	EXPECT_EQ(NULL, strstr(self->p.buf, "hypercache_revalidations_total"));
+}
+
+/*
+ * The admission policy: its window's target (a gauge), the window's moves
+ * and the ghost's passes (counters, monotonic over a pool restart); left
+ * out for a kernel without them.
+ */
+TEST_F(scrape, policy_window_and_ghost)
+{
+	const char *pg;
+
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	pg = self->p.buf;
+	EXPECT_NE(NULL, strstr(pg, "# TYPE hypercache_policy_window_bytes gauge\n"));
+	EXPECT_NE(NULL, strstr(pg, "# TYPE hypercache_policy_window_moves_total counter\n"));
+	EXPECT_NE(NULL, strstr(pg, "# TYPE hypercache_policy_ghost_passes_total counter\n"));
+	EXPECT_STREQ("12582912", value(pg, "hypercache_policy_window_bytes", self->v));
+	EXPECT_STREQ("37", value(pg, "hypercache_policy_window_moves_total", self->v));
+	EXPECT_STREQ("5", value(pg, "hypercache_policy_ghost_passes_total", self->v));
+	hc_prom_free(&self->p);
+	/* the pool was re-assembled: moves restart at 34 + 1, the gauge follows */
+	canned(&self->m, 1, 1);
+	ASSERT_EQ(0, hc_scrape_parse(self->m.b, self->m.len, &self->in.k));
+	self->in.k.v[HC_A_STATS_POLICY_WINDOW] = 4ULL << 20;
+	hc_prom_init(&self->p, false);
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_STREQ("72", value(self->p.buf, "hypercache_policy_window_moves_total", self->v));
+	EXPECT_STREQ("4194304", value(self->p.buf, "hypercache_policy_window_bytes", self->v));
+	hc_prom_free(&self->p);
+	self->in.k.has[HC_A_STATS_POLICY_WINDOW] = false;
+	hc_prom_init(&self->p, false);
+	ASSERT_EQ(0, hc_scrape_render(&self->p, &self->in, &self->st));
+	EXPECT_EQ(NULL, strstr(self->p.buf, "hypercache_policy_"));
 }
 
 TEST_F(scrape, refused_admissions_by_reason)

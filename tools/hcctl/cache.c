@@ -755,6 +755,9 @@ static const struct {
 	{ HC_A_STATS_REVAL_UNCHANGED, "reval_unchanged" },
 	{ HC_A_STATS_REVAL_CHANGED, "reval_changed" },
 	{ HC_A_STATS_REVAL_FAILED, "reval_failed" },
+	{ HC_A_STATS_POLICY_WINDOW, "policy_window" },
+	{ HC_A_STATS_POLICY_WINDOW_MOVES, "policy_window_moves" },
+	{ HC_A_STATS_POLICY_PASSES, "policy_passes" },
 };
 
 /* Objects by state: attribute and HC_OBJ_* state. */
@@ -936,6 +939,21 @@ static void stats_print_ext(const struct stats *s)
 		       s->v[HC_A_STATS_REFUSED_FRAGMENTED]);
 	else
 		printf("-\n");
+	/* the admission policy: its window's target, its controller, the ghost */
+	printf("%-12s", "policy");
+	if (s->has[HC_A_STATS_POLICY_WINDOW]) {
+		hcctl_fmt_size(a, sizeof(a), s->v[HC_A_STATS_POLICY_WINDOW]);
+		printf("window %s", a);
+		if (s->has[HC_A_STATS_CAPACITY] && s->v[HC_A_STATS_CAPACITY])
+			printf(" (%.1f %% of the cache)", 100.0 *
+			       (double)s->v[HC_A_STATS_POLICY_WINDOW] /
+			       (double)s->v[HC_A_STATS_CAPACITY]);
+		printf(", %" PRIu64 " window moves, %" PRIu64 " ghost passes\n",
+		       s->v[HC_A_STATS_POLICY_WINDOW_MOVES],
+		       s->v[HC_A_STATS_POLICY_PASSES]);
+	} else {
+		printf("-\n");
+	}
 	/* revalidations against the backend, by result */
 	printf("%-12s", "revalidate");
 	if (s->has[HC_A_STATS_REVALIDATIONS])
@@ -1192,6 +1210,11 @@ HCCTL_EXIT_STATUS_TEXT,
 "                  records and compactions since assembly\n"
 "      compaction  compactions of the slab (format v2's small objects):\n"
 "                  runs, objects moved (bytes), slab chunks freed\n"
+"      refused     admissions refused, by reason (lost the duel, no room,\n"
+"                  journal full, too big, fragmented)\n"
+"      policy      the admission window's target size (share of the\n"
+"                  cache), its moves and the ghost's passes since assembly\n"
+"      revalidate  revalidations of cached objects, by result\n"
 "      member N    bios sent to member N: reads, writes (bytes, mean\n"
 "                  latency), errors\n"
 "\n"
@@ -1209,7 +1232,10 @@ HCCTL_EXIT_STATUS_TEXT,
 "            \"journal_capacity\":N,\"journal_records\":N,\n"
 "            \"journal_compactions\":N,\"journal_flushes\":N,\n"
 "            \"slab_compactions\":N,\"slab_moved\":N,\"slab_chunks_freed\":N,\n"
-"            \"slab_bytes_copied\":N,\n"
+"            \"slab_bytes_copied\":N,\"refused_room\":N,\"refused_journal\":N,\n"
+"            \"refused_too_big\":N,\"refused_fragmented\":N,\"revalidations\":N,\n"
+"            \"reval_unchanged\":N,\"reval_changed\":N,\"reval_failed\":N,\n"
+"            \"policy_window\":N,\"policy_window_moves\":N,\"policy_passes\":N,\n"
 "            \"dirty_oldest_ns\":N,\"by_state\":{\n"
 "            \"ingesting\":N,\"ready\":N,\"staged\":N,\"dirty\":N,\"syncing\":N},\n"
 "            \"helpers\":{\"ingest\":B,\"egress\":B},\"locate_hist\":[...],\n"
