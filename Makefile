@@ -80,12 +80,13 @@ check: deps
 # 62-jmirror; of r-client, check:python on the host and 45-fence's
 # client-capi; of r-fs, 55-fs).
 # FULL_SCENARIOS are make check's scenarios that take their full sizes with
-# HC_VM_FULL=1 (the guest's HC_FULL: 300 MiB write-back, 100 MiB ingest...;
+# HC_VM_FULL=1 (the guest's HC_FULL: 300 MiB write-back, 100 MiB ingest,
+# 57-fs-s3's 300 MiB files written through the view...;
 # 25-upgrade and 26-compat: every step of the upgrade, not the first and last);
 # check-reliability runs them so, beside the r-* matrices, through
 # tests/run-all.sh --vm-only (the S3 gateway, both kernels at once).
 RELIABILITY_SCENARIOS ?= r-logwrites r-fuzz r-faults r-jmirror-full r-fs r-client r-sched r-scrape r-bench-locate r-memory r-systemd
-FULL_SCENARIOS ?= 84-metrics 90-s3 95-writeback 25-upgrade 26-compat
+FULL_SCENARIOS ?= 84-metrics 90-s3 95-writeback 25-upgrade 26-compat 57-fs-s3
 check-reliability: deps
 	$(MAKE) modules-all tools test-progs
 	HC_VM_FULL=1 HC_VM_SCENARIOS="$(RELIABILITY_SCENARIOS) $(FULL_SCENARIOS)" \

@@ -2,7 +2,8 @@
 # Usage (guest, via /init):
 #   stage-fswrite.sh phase=main bucket=B   (3 drives of 512 MiB, boot.sh
 #                                          --s3 --hostfs; scenario 57-fs-s3)
-#   fsw-dd       a 300 MiB file of unknown size written through the view by
+#   fsw-dd       a 100 MiB file (300 MiB with HC_FULL=1: make
+#                check-reliability) of unknown size written through the view by
 #                dd from a pipe (64 KiB writes), closed: DIRTY, its size,
 #                SHA-256-equal read back through the view
 #   fsw-python   the same size written by the host's Python (open/write of
@@ -44,7 +45,8 @@ MiB=1048576
 CHUNK=$((4 * MiB))
 # the kernel's consistency check (fsck, check_superseded)
 [ -d /sys/kernel/debug/hypercache ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-BIG=$((300 * MiB))
+BIG=$((100 * MiB))
+[ "$HC_FULL" = 1 ] && BIG=$((300 * MiB))
 MNT=/mnt/hc
 
 jnum() {
@@ -108,7 +110,7 @@ t_dd() {
 	read -r t0 _ </proc/uptime
 	hc_pattern 300 $BIG | dd of=$f bs=1M 2>/tmp/dd.err || { cat /tmp/dd.err; hc_fail "dd"; }
 	read -r t1 _ </proc/uptime
-	hc_log "dd of 300 MiB through the view: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+	hc_log "dd of $((BIG / MiB)) MiB through the view: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 	stored "s3://$BUCKET/ckpt/dd" $BIG
 	[ "$(stat -c %s $f)" = $BIG ] || hc_fail "$f: size $(stat -c %s $f)"
 	[ "$(sha256sum $f | cut -d' ' -f1)" = "$(patsha 300 $BIG)" ] || hc_fail "$f reads back other bytes"
