@@ -246,13 +246,12 @@ t_pin_scan() {
 
 	# what the admission policy did (after the scan's admissions): its
 	# window's target in bytes, its moves and the ghost's passes
-	hcctl stats --json >/tmp/st.json
-	w=$(grep -o '"policy_window":[0-9]*' /tmp/st.json | cut -d: -f2)
+	w=$(hc_stat policy_window)
 	[ -n "$w" ] && [ "$w" -gt 0 ] ||
-		{ cat /tmp/st.json; hc_fail "policy_window is not > 0: '$w'"; }
+		{ hcctl stats --json; hc_fail "policy_window is not > 0: '$w'"; }
 	for k in policy_window_moves policy_passes; do
-		grep -q "\"$k\":[0-9][0-9]*[,}]" /tmp/st.json ||
-			{ cat /tmp/st.json; hc_fail "hcctl stats --json has no numeric $k"; }
+		[ -n "$(hc_stat $k)" ] ||
+			{ hcctl stats --json; hc_fail "hcctl stats --json has no numeric $k"; }
 	done
 	hcctl stats >/tmp/st.txt
 	grep -q "^policy  *window [0-9.]* [KMGT]*i*B (.* of the cache), [0-9]* window moves, [0-9]* ghost passes$" /tmp/st.txt ||
