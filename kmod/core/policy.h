@@ -17,11 +17,11 @@
  * old working set's), a candidate that comes back from the ghost within a
  * capacity of misses needs no margin over its victims: a new working set
  * that fits the cache gets in as it would under LRU, while a loop larger
- * than the cache (whose residents keep earning hits) still cannot churn.  The window's share of
- * the capacity follows a controller that compares hits per weight unit in
- * the window with hits per unit in the main region and moves the window by
- * the log of that ratio (bounded steps, minimum 1 % of capacity; the main
- * region keeps at least 1/256 of it).
+ * than the cache (whose residents keep earning hits) still cannot churn.
+ * The window's share of the capacity follows a controller that compares
+ * hits per weight unit in the window with hits per unit in the main region
+ * and moves the window by the log of that ratio (bounded steps, minimum
+ * 1 % of capacity; the main region keeps at least 1/256 of it).
  *
  * Entries with any of HC_POLICY_F_* set (pinned, held, dirty or syncing) are
  * never returned as victims; they keep their place and their weight.
