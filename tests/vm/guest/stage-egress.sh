@@ -63,12 +63,18 @@ stop_egress() {
 	sleep 0.3
 }
 
-# wait_clean SECONDS: until nothing is DIRTY or SYNCING
+# wait_clean SECONDS: until nothing is DIRTY or SYNCING. Both counts
+# come from one snapshot: read apart, an upload failing between the two
+# reads (SYNCING, then DIRTY again) would look clean.
 wait_clean() {
 	_i=0
-	while [ "$(stat dirty)" != 0 ] || [ "$(stat syncing)" != 0 ]; do
+	while :; do
+		hcctl stats --json >/tmp/st.json
+		_d=$(sed -n 's/.*"dirty":\([0-9]*\).*/\1/p' /tmp/st.json)
+		_s=$(sed -n 's/.*"syncing":\([0-9]*\).*/\1/p' /tmp/st.json)
+		[ "$_d" = 0 ] && [ "$_s" = 0 ] && return 0
 		_i=$((_i + 1))
-		[ $_i -lt $(($1 * 10)) ] || { hcctl ls; hc_fail "still dirty after $1 s"; }
+		[ $_i -lt $(($1 * 10)) ] || { hcctl ls; hc_fail "still $_d dirty, $_s syncing after $1 s"; }
 		sleep 0.1
 	done
 }
