@@ -42,10 +42,14 @@ state() {
 }
 
 # start_egress LOG [ARGS...]: run hc_fakeegress --out /tmp/out in the
-# background until it has registered; its pid is in /tmp/egress.pid
+# background until it has registered; its pid is in /tmp/egress.pid.  A
+# helper a failed test left registered is stopped first, so one failure
+# does not fail every later test with EBUSY.
 start_egress() {
 	_log=$1
 	shift
+	[ -f /tmp/egress.pid ] && kill -0 "$(cat /tmp/egress.pid)" 2>/dev/null &&
+		stop_egress
 	mkdir -p /tmp/out
 	hc_fakeegress --out /tmp/out "$@" >"$_log" 2>&1 &
 	echo $! >/tmp/egress.pid
