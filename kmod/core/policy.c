@@ -298,12 +298,16 @@ static void hc_policy_adapt(struct hc_policy *p)
 	if (step > bound)
 		step = bound;
 	if (step) {
+		u64 was = p->window_max;
+
 		if (l > 0)
 			hc_policy_set_window(p, p->window_max + step);
 		else
 			hc_policy_set_window(p, p->window_max > step ?
 					     p->window_max - step : 0);
-		p->adjustments++;
+		/* a move, not a step clamped at a bound */
+		if (p->window_max != was)
+			p->adjustments++;
 	}
 	for (r = 0; r < HC_POLICY_NR_REGIONS; r++)
 		p->hits[r] = 0;

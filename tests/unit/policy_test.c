@@ -465,4 +465,28 @@ TEST_F(policy, window_stays_small_on_frequency)
 	EXPECT_LE(self->p.window_max, CAP / 4);
 }
 
+/*
+ * adjustments (hcctl stats' "window moves") counts the moves of the
+ * window's target, not the controller's steps clamped at a bound: a
+ * frequency-skewed workload holds the window at its floor, where every
+ * step down is clamped.
+ */
+TEST_F(policy, adjustments_count_window_moves)
+{
+	u64 last = self->p.window_max, moves = 0;
+
+	srandom(4);
+	for (u32 i = 0; i < 100000; i++) {
+		u32 r = random() % 1000, k = r < 700 ? r % 600 : random() % NKEYS;
+
+		request(_metadata, self, k, 1);
+		if (self->p.window_max != last)
+			moves++;
+		last = self->p.window_max;
+	}
+	TH_LOG("%llu moves, adjustments %llu", (unsigned long long)moves,
+	       (unsigned long long)self->p.adjustments);
+	EXPECT_EQ(moves, self->p.adjustments);
+}
+
 TEST_HARNESS_MAIN
