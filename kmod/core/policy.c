@@ -116,13 +116,19 @@ static void hc_policy_insert_at(struct hc_policy *p, struct hc_policy_entry *e,
 	hc_policy_link_add(at, &e->link);
 	p->weight[r] += e->weight;
 	p->count[r]++;
+	if (r == HC_POLICY_PROTECTED && !hc_policy_evictable(e))
+		p->protected_parked += e->weight;
 }
 
-/* Put @e at the MRU end of region @r. */
+/*
+ * Put @e at the MRU end of region @r; an unevictable entry is counted in
+ * @r but linked on the parked list, out of every victim walk.
+ */
 static void hc_policy_insert(struct hc_policy *p, struct hc_policy_entry *e,
 			     enum hc_policy_region r)
 {
-	hc_policy_insert_at(p, e, r, &p->lru[r]);
+	hc_policy_insert_at(p, e, r, hc_policy_evictable(e) ? &p->lru[r] :
+							     &p->parked);
 }
 
 /* Take @e out of its region (it stays counted in @used). */
@@ -131,6 +137,8 @@ static void hc_policy_unlink(struct hc_policy *p, struct hc_policy_entry *e)
 	hc_policy_link_del(&e->link);
 	p->weight[e->region] -= e->weight;
 	p->count[e->region]--;
+	if (e->region == HC_POLICY_PROTECTED && !hc_policy_evictable(e))
+		p->protected_parked -= e->weight;
 	e->region = HC_POLICY_NONE;
 }
 
@@ -150,13 +158,17 @@ static void hc_policy_move(struct hc_policy *p, struct hc_policy_entry *e,
 	hc_policy_insert(p, e, r);
 }
 
-/* Demote protected's LRU entries to probation while protected is too big. */
+/*
+ * Demote protected's LRU entries to probation while protected's evictable
+ * entries outweigh its share (parked ones are not demoted: they hold no
+ * place in its order).
+ */
 static void hc_policy_demote(struct hc_policy *p)
 {
 	struct hc_policy_link *head = &p->lru[HC_POLICY_PROTECTED];
 
-	while (p->weight[HC_POLICY_PROTECTED] > p->protected_max &&
-	       !hc_policy_link_empty(head))
+	while (p->weight[HC_POLICY_PROTECTED] - p->protected_parked >
+	       p->protected_max && !hc_policy_link_empty(head))
 		hc_policy_move(p, hc_policy_entry_of(head->prev),
 			       HC_POLICY_PROBATION);
 }
@@ -377,6 +389,8 @@ int hc_policy_init(struct hc_policy *p, u64 capacity, void *table,
 			    capacity);
 	if (err)
 		return err;
+	hc_policy_link_init(&p->parked);
+	p->protected_parked = 0;
 	for (r = 0; r < HC_POLICY_NR_REGIONS; r++) {
 		hc_policy_link_init(&p->lru[r]);
 		p->weight[r] = 0;
@@ -716,19 +730,29 @@ void hc_policy_remove(struct hc_policy *p, struct hc_policy_entry *e)
  *
  * The caller owns the reasons (a hold count, the object state) and reports
  * the transitions: F_HELD when the hold count leaves or reaches 0, F_DIRTY
- * on entering DIRTY and leaving SYNCING.  Works on resident and
- * non-resident entries; cannot fail.
+ * on entering DIRTY and leaving SYNCING.  A resident entry that becomes
+ * unevictable is parked (off its region's list, still counted in its
+ * region: no victim walk visits it); one that becomes evictable again
+ * goes to the MRU end of its region.  Works on resident and non-resident
+ * entries; cannot fail.
  */
 void hc_policy_set_flags(struct hc_policy *p, struct hc_policy_entry *e,
 			 u32 set, u32 clear)
 {
+	u8 flags = (e->flags | (set & HC_POLICY_F_ALL)) & ~clear;
 	bool was = hc_policy_evictable(e);
+	enum hc_policy_region r = e->region;
 
-	e->flags = (e->flags | (set & HC_POLICY_F_ALL)) & ~clear;
-	if (!hc_policy_resident(e) || was == hc_policy_evictable(e))
+	if (!hc_policy_resident(e) || was == !(flags & HC_POLICY_F_ALL)) {
+		e->flags = flags;
 		return;
+	}
+	/* parked while unevictable; back at the MRU end of its region */
+	hc_policy_unlink(p, e);
+	e->flags = flags;
 	if (was)
 		p->unevictable += e->weight;
 	else
 		p->unevictable -= e->weight;
+	hc_policy_insert(p, e, r);
 }

@@ -24,14 +24,16 @@
  * 1 % of capacity; the main region keeps at least 1/256 of it).
  *
  * Entries with any of HC_POLICY_F_* set (pinned, held, dirty or syncing) are
- * never returned as victims; they keep their place and their weight.
+ * never returned as victims: they are parked on a list of their own, still
+ * counted in their region's weight, so no victim walk visits them, and
+ * come back at the MRU end of their region once evictable again.
  *
  * Locking and context: none inside.  The caller serialises every call on
  * one policy (the module: under its index lock).  No call sleeps or
  * allocates; hc_policy_admit() is O(weight pushed out of the window (each
- * candidate is judged against victims worth its weight) + unevictable
- * entries skipped) plus, once per sketch sample, the sketch's O(table)
- * halving.
+ * candidate is judged against victims worth its weight)) plus, once per
+ * sketch sample, the sketch's O(table) halving, however many entries are
+ * unevictable.
  */
 #ifndef HC_POLICY_H
 #define HC_POLICY_H
@@ -90,7 +92,11 @@ struct hc_policy_entry {
  * struct hc_policy - W-TinyLFU state (read-only to callers)
  * @sketch: frequency sketch over the caller's table
  * @ghost: the keys that lost their duel lately, in the same table
- * @lru: per-region lists, [HC_POLICY_NONE] unused
+ * @lru: per-region lists of the evictable entries, [HC_POLICY_NONE] unused
+ * @parked: the unevictable resident entries (counted in their region's
+ *	@weight and @count, linked here so that no victim walk visits them)
+ * @protected_parked: weight of the parked entries of protected (its
+ *	demotion to @protected_max counts only the others)
  * @weight: weight per region
  * @count: entries per region
  * @capacity: the policy never holds more weight than this
@@ -113,6 +119,8 @@ struct hc_policy {
 	struct hc_sketch sketch;
 	struct hc_ghost ghost;
 	struct hc_policy_link lru[HC_POLICY_NR_REGIONS];
+	struct hc_policy_link parked;
+	u64 protected_parked;
 	u64 weight[HC_POLICY_NR_REGIONS];
 	u64 count[HC_POLICY_NR_REGIONS];
 	u64 capacity;

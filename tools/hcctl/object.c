@@ -1541,7 +1541,9 @@ HCCTL_NEEDS_ADMIN_TEXT,
 	.help =
 "DESCRIPTION\n"
 "    Clear the pin of the object URI (HC_CMD_OBJ_PIN with pinned = 0).\n"
-"    Prints nothing on success.\n"
+"    Prints nothing on success.  The object competes for its place again\n"
+"    from the most recently used end of its region of the policy, as if\n"
+"    just read (its old place is not kept while it is pinned).\n"
 "\n"
 "    With --prefix PREFIX instead of URI, every cached object whose URI\n"
 "    starts with the bytes of PREFIX: without --yes a dry run lists them,\n"
