@@ -188,7 +188,7 @@ TEST_F(policy, unevictable_never_victims)
 {
 	static const u32 why[] = { HC_POLICY_F_PINNED, HC_POLICY_F_HELD,
 				   HC_POLICY_F_DIRTY };
-	u64 pinned = 0;
+	u64 pinned = 0, parked = 0;
 
 	srandom(2);
 	for (int i = 0; i < 100000; i++) {
@@ -213,6 +213,17 @@ TEST_F(policy, unevictable_never_victims)
 	for (u32 k = 0; k < NKEYS; k++)
 		if (!hc_policy_evictable(&self->objs[k].pe) && self->objs[k].pe.weight)
 			ASSERT_TRUE(self->objs[k].cached);
+	/* protected's parked weight is that of its unevictable entries */
+	for (u32 k = 0; k < NKEYS; k++) {
+		struct hc_policy_entry *e = &self->objs[k].pe;
+
+		if (e->region == HC_POLICY_PROTECTED && !hc_policy_evictable(e))
+			parked += e->weight;
+	}
+	TH_LOG("protected: %llu parked of %llu", (unsigned long long)parked,
+	       (unsigned long long)self->p.weight[HC_POLICY_PROTECTED]);
+	EXPECT_EQ(parked, self->p.protected_parked);
+	EXPECT_LE(self->p.protected_parked, self->p.weight[HC_POLICY_PROTECTED]);
 }
 
 /* Everything pinned: admission fails with -ENOSPC and changes nothing. */
