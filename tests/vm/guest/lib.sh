@@ -95,6 +95,27 @@ hc_fail() {
 	exit 1
 }
 
+# hc_wait_clean SECONDS [LOG]: until no object is DIRTY or SYNCING; on a
+# timeout print hcctl ls (and LOG's last lines) and fail.  Both counts come
+# from one stats snapshot: read apart, an upload failing between the two
+# reads (SYNCING, then DIRTY again) would look clean.
+hc_wait_clean() {
+	_hc_i=0
+	while :; do
+		hcctl stats --json >/tmp/hc_wait_clean.json
+		_hc_d=$(sed -n 's/.*"dirty": *\([0-9]*\).*/\1/p' /tmp/hc_wait_clean.json)
+		_hc_s=$(sed -n 's/.*"syncing": *\([0-9]*\).*/\1/p' /tmp/hc_wait_clean.json)
+		[ "$_hc_d" = 0 ] && [ "$_hc_s" = 0 ] && return 0
+		_hc_i=$((_hc_i + 1))
+		if [ $_hc_i -ge $(($1 * 10)) ]; then
+			hcctl ls
+			[ -z "${2:-}" ] || tail -n 20 "$2"
+			hc_fail "still $_hc_d dirty, $_hc_s syncing after $1 s"
+		fi
+		sleep 0.1
+	done
+}
+
 # hc_check_cache [WHEN]: the kernel's consistency verdict on the running
 # pool's cache (debugfs "check": the index, allocator, fence, queues, and
 # each object's struct hc_obj_transit exactly while it is busy) is "ok";

@@ -102,20 +102,6 @@ put_many() {
 	rm -f /tmp/src
 }
 
-# wait_clean SECONDS: until no object is DIRTY or SYNCING
-wait_clean() {
-	i=0
-	while :; do
-		hcctl stats --json >/tmp/st.json
-		d=$(sed -n 's/.*"dirty": *\([0-9]*\).*/\1/p' /tmp/st.json)
-		s=$(sed -n 's/.*"syncing": *\([0-9]*\).*/\1/p' /tmp/st.json)
-		[ "$d" = 0 ] && [ "$s" = 0 ] && return 0
-		i=$((i + 1))
-		[ $i -lt $(($1 * 10)) ] || { tail -n 20 /tmp/hcd.out; hc_fail "still $d dirty, $s syncing after $1 s"; }
-		sleep 0.1
-	done
-}
-
 # uploads_of PREFIX: how many "uploaded" lines each object of PREFIX has, as
 # "COUNT URI" lines
 uploads_of() {
@@ -164,7 +150,7 @@ run_one() {
 	r0=$(hc_stat journal_records)
 	read -r t0 _ </proc/uptime
 	start_daemon
-	wait_clean 900
+	hc_wait_clean 900 /tmp/hcd.out
 	read -r t1 _ </proc/uptime
 	f1=$(hc_stat journal_flushes)
 	r1=$(hc_stat journal_records)
@@ -238,7 +224,7 @@ t_crash_none_lost() {
 t_crash_reupload() {
 	write_conf
 	start_daemon
-	wait_clean 900
+	hc_wait_clean 900 /tmp/hcd.out
 	stop_daemon
 	uploads_of crash >/tmp/up.crash
 	awk '$1 != 1' /tmp/up.crash >/tmp/up.bad

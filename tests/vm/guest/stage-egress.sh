@@ -67,22 +67,6 @@ stop_egress() {
 	sleep 0.3
 }
 
-# wait_clean SECONDS: until nothing is DIRTY or SYNCING. Both counts
-# come from one snapshot: read apart, an upload failing between the two
-# reads (SYNCING, then DIRTY again) would look clean.
-wait_clean() {
-	_i=0
-	while :; do
-		hcctl stats --json >/tmp/st.json
-		_d=$(sed -n 's/.*"dirty":\([0-9]*\).*/\1/p' /tmp/st.json)
-		_s=$(sed -n 's/.*"syncing":\([0-9]*\).*/\1/p' /tmp/st.json)
-		[ "$_d" = 0 ] && [ "$_s" = 0 ] && return 0
-		_i=$((_i + 1))
-		[ $_i -lt $(($1 * 10)) ] || { hcctl ls; hc_fail "still $_d dirty, $_s syncing after $1 s"; }
-		sleep 0.1
-	done
-}
-
 # wait_line LOG PATTERN N SECONDS: until LOG has N lines matching PATTERN
 wait_line() {
 	_i=0
@@ -124,7 +108,7 @@ t_order() {
 	hc_expect_errno -m "busy" hcctl put --no-progress --replace /tmp/src wb/a2
 	[ "$(state wb/a2)" = dirty ] || hc_fail "wb/a2 $(state wb/a2) after a refused replace"
 	start_egress /tmp/eg1.log
-	wait_clean 60
+	hc_wait_clean 60
 	n=1
 	for size in 1 4194303 4194305 777777 9000000; do
 		[ "$(state wb/a$n)" = ready ] || hc_fail "wb/a$n not ready"
@@ -156,7 +140,7 @@ t_retry() {
 	# both failed, neither is due again for 4 s: DIRTY, in their place
 	[ "$(state wb/b1)" = dirty ] || hc_fail "wb/b1 $(state wb/b1) after a failure"
 	[ "$(state wb/b2)" = dirty ] || hc_fail "wb/b2 $(state wb/b2) after a failure"
-	wait_clean 60
+	hc_wait_clean 60
 	check_copy wb/b1 11 5000000
 	check_copy wb/b2 12 3000
 	[ $(($(stat egress_failed) - failed0)) = 3 ] ||
@@ -168,7 +152,7 @@ t_retry() {
 	# the default delay: 1 s, then 2 s
 	put_dirty wb/b3 13 1000
 	start_egress /tmp/eg3.log --fail 2
-	wait_clean 60
+	hc_wait_clean 60
 	t1=$(grep -c '^egress wb/b3' /tmp/eg3.log)
 	[ "$t1" = 3 ] || hc_fail "wb/b3 sent $t1 times, not 3"
 	check_copy wb/b3 13 1000
@@ -187,7 +171,7 @@ t_killed() {
 	[ "$(stat syncing)" = 0 ] || hc_fail "still $(stat syncing) syncing"
 	[ "$(stat dirty)" = 4 ] || hc_fail "$(stat dirty) dirty, not 4"
 	start_egress /tmp/eg5.log
-	wait_clean 60
+	hc_wait_clean 60
 	for n in 1 2 3 4; do
 		check_copy wb/c$n $((20 + n)) 4500000
 		[ "$(cat /tmp/eg4.log /tmp/eg5.log | grep -c "^done wb/c$n .*(0)$")" = 1 ] ||
@@ -233,7 +217,7 @@ t_dirty_limit() {
 	hc_stage_hold wb/d4 1000000 && hc_stage_release	# fits: 6 + 1 <= 8 MB
 	start_egress /tmp/eg7.log
 	wait $put || hc_fail "the waiting put failed: $(cat /tmp/put.out)"
-	wait_clean 60
+	hc_wait_clean 60
 	check_copy wb/d1 31 6000000
 	check_copy wb/d2 32 4000000
 	# a signal ends the wait with EINTR
@@ -250,7 +234,7 @@ t_dirty_limit() {
 	echo 0 >$LIMIT
 	hc_stage_hold wb/d6 4000000 && hc_stage_release	# no limit
 	start_egress /tmp/eg8.log
-	wait_clean 60
+	hc_wait_clean 60
 	stop_egress
 }
 
@@ -295,7 +279,7 @@ t_resend() {
 		hc_fail "the undelivered upload request was not sent again: $(cat /tmp/slow.out)"
 	# the slow helper answered nothing: wb/r1 is DIRTY again
 	start_egress /tmp/eg12.log
-	wait_clean 60
+	hc_wait_clean 60
 	check_copy wb/r1 61 1000
 	stop_egress
 }
@@ -349,7 +333,7 @@ t_permanent() {
 	stop_egress
 	[ "$(state wb/p2)" = dirty ] || hc_fail "wb/p2 $(state wb/p2)"
 	start_egress /tmp/eg14.log
-	wait_clean 30
+	hc_wait_clean 30
 	check_copy wb/p2 72 3000
 	hcctl ls --json | grep -q upload_error && hc_fail "an uploaded object keeps its error"
 	hc_check_cache "after the discard and the upload"
@@ -374,7 +358,7 @@ t_stop_outstanding() {
 	hcctl pool assemble $M >/dev/null
 	[ "$(state wb/f1)" = syncing ] || [ "$(state wb/f1)" = dirty ] ||
 		hc_fail "wb/f1 $(state wb/f1) after assembly"
-	wait_clean 60			# re-sent to the registered helper
+	hc_wait_clean 60			# re-sent to the registered helper
 	check_copy wb/f1 41 2000000
 	# the module is unloaded with an egress helper registered and an
 	# upload outstanding (stage end)
@@ -391,7 +375,7 @@ t_crash_put() {
 	hcctl pool assemble $M >/dev/null
 	put_dirty wb/e0 50 3000000
 	start_egress /tmp/eg10.log
-	wait_clean 60
+	hc_wait_clean 60
 	stop_egress
 	for n in 1 2 3; do
 		put_dirty wb/e$n $((50 + n)) $((n * 1500000))
@@ -416,7 +400,7 @@ t_crash_recover() {
 	hcctl pool assemble $M >/dev/null
 	hcctl unpin wb/e1
 	start_egress /tmp/eg11.log
-	wait_clean 60
+	hc_wait_clean 60
 	order=$(grep '^egress ' /tmp/eg11.log | awk '{print $2}' | tr '\n' ' ')
 	[ "$order" = "wb/e1 wb/e2 wb/e3 " ] || hc_fail "after the crash: $order"
 	for n in 1 2 3; do
