@@ -564,7 +564,8 @@ static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
  * @nr: set to the number of victims
  *
  * Counts the request in the sketch, puts @e at the MRU end of the window
- * and pushes the window's LRU entries beyond its target into the main
+ * and pushes the window's LRU entries beyond its target (parked entries
+ * count toward it: one held or DIRTY there fills it) into the main
  * region, each through a frequency duel with main's victims (entries worth
  * its weight); one that loses while the cache has room for it enters
  * probation's LRU end, otherwise it is evicted and remembered in the ghost

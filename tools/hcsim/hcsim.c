@@ -5,7 +5,7 @@
  * request and byte hit ratios; or generate a synthetic trace.
  *
  *   hcsim [--format arc|kv] [--unit BYTES] [--policies LIST] [--classes]
- *	   (--capacity N[K|M|G|T] | --fraction F) TRACE
+ *	   [--inflight N] (--capacity N[K|M|G|T] | --fraction F) TRACE
  *   hcsim --gen zipf --objects N --requests M [--alpha A] [--scan K]
  *	   [--seed S] [--max-chunks C] [--unit BYTES]
  *   hcsim --gen ai|inference|training [--seed S] [--set NAME=VALUE]...
@@ -19,7 +19,9 @@
  * ratio of each class and of the hot models (model objects read more often
  * than any data object).  A capacity with a suffix is
  * bytes, without one units; --fraction is a share of the distinct units the
- * trace reads.  TRACE "-" reads stdin.  See Documentation/policy.md.
+ * trace reads.  --inflight N holds each object ours admits, and keeps each
+ * staged one DIRTY, for the next N requests (an ingest or upload in flight:
+ * sim.h).  TRACE "-" reads stdin.  See Documentation/policy.md.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -39,6 +41,8 @@ static const struct sim_ops *const sim_policies[] = {
 };
 
 #define SIM_NR_POLICIES	(sizeof(sim_policies) / sizeof(sim_policies[0]))
+
+u32 sim_inflight;
 
 static void die(const char *msg)
 {
@@ -339,7 +343,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: hcsim [--format arc|kv] [--unit BYTES] [--policies LIST] [--classes]\n"
-		"             (--capacity N[K|M|G|T] | --fraction F) TRACE\n"
+		"             [--inflight N] (--capacity N[K|M|G|T] | --fraction F) TRACE\n"
 		"       hcsim --gen zipf --objects N --requests M [--alpha A] [--scan K]\n"
 		"             [--seed S] [--max-chunks C] [--unit BYTES]\n"
 		"       hcsim --gen ai|inference|training [--seed S] [--set NAME=VALUE]...\n"
@@ -358,6 +362,7 @@ int main(int argc, char **argv)
 		{ "fraction", required_argument, NULL, 'F' },
 		{ "policies", required_argument, NULL, 'P' },
 		{ "classes", no_argument, NULL, 'C' },
+		{ "inflight", required_argument, NULL, 'i' },
 		{ "gen", required_argument, NULL, 'g' },
 		{ "objects", required_argument, NULL, 'o' },
 		{ "requests", required_argument, NULL, 'r' },
@@ -386,6 +391,15 @@ int main(int argc, char **argv)
 		case 'F': fraction = atof(optarg); break;
 		case 'P': policies = optarg; break;
 		case 'C': classes = true; break;
+		case 'i': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v > 1000000)
+				die("--inflight needs a number of requests, 0..1000000");
+			sim_inflight = v;
+			break;
+		}
 		case 'g': gen = optarg; break;
 		case 'o': objects = parse_size(optarg, NULL); break;
 		case 'r': requests = parse_size(optarg, NULL); break;

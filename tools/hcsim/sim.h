@@ -59,6 +59,16 @@ struct sim_ops {
 	void (*destroy)(void *st);
 };
 
+/*
+ * --inflight N: ours holds each object it admits (HC_POLICY_F_HELD) and
+ * keeps each one written DIRTY for the next N requests, as the module
+ * holds an object for its whole ingest and a staged one until it is
+ * uploaded (N: the requests that arrive meanwhile).  0 (the default):
+ * an ingest is instant and a STAGE is uploaded at once.  The other
+ * policies have no unevictable objects and ignore it.
+ */
+extern u32 sim_inflight;
+
 extern const struct sim_ops sim_tinylfu_ops, sim_lru_ops, sim_arc_ops,
 	sim_gdsf_ops, sim_gdsfb_ops, sim_oracle_ops, sim_oracle_cold_ops;
 

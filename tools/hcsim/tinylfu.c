@@ -4,7 +4,9 @@
  * unchanged) driven the way kmod/cache.c drives it: a hit is
  * hc_policy_access(), a miss hc_policy_admit() and the victims it returns
  * are evicted; a write is a STAGE, admitted as an unevictable (DIRTY)
- * object whose flag is cleared once written back.
+ * object whose flag is cleared once written back.  With --inflight N an
+ * admitted object is held (HC_POLICY_F_HELD) and a staged one DIRTY for
+ * the next N requests, its ingest or upload in flight (sim_inflight).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,11 @@ struct tinylfu {
 	struct hc_policy_entry *pe;
 	struct hc_policy_entry **victims;
 	u32 victims_max;
+	/* --inflight: ring of the ids whose flag a later request clears */
+	u32 *ring;		/* id + 1, 0: empty slot */
+	u32 *ring_flag;		/* the HC_POLICY_F_* flag to clear */
+	u64 *release_at;	/* per id: request that clears its flag */
+	u64 now;		/* requests (reads and writes) so far */
 };
 
 static void *tinylfu_create(const struct sim_trace *t, u64 capacity)
@@ -38,7 +45,41 @@ static void *tinylfu_create(const struct sim_trace *t, u64 capacity)
 			s->victims_max = t->objs[i].weight;
 	}
 	s->victims = sim_xcalloc(s->victims_max, sizeof(*s->victims));
+	if (sim_inflight) {
+		s->ring = sim_xcalloc(sim_inflight, sizeof(*s->ring));
+		s->ring_flag = sim_xcalloc(sim_inflight, sizeof(*s->ring_flag));
+		s->release_at = sim_xcalloc(t->nr_objs, sizeof(*s->release_at));
+	}
 	return s;
+}
+
+/*
+ * One request arrives: the ingest or upload started sim_inflight requests
+ * ago is done (unless its object was staged or admitted again since, a
+ * later request then clears it), and @id's, if @flag, starts now.
+ */
+static void tinylfu_inflight(struct tinylfu *s, u32 id, u32 flag)
+{
+	u32 slot = s->now % sim_inflight, old = s->ring[slot];
+
+	s->now++;
+	if (old && s->release_at[old - 1] == s->now)
+		hc_policy_set_flags(&s->pol, &s->pe[old - 1], 0,
+				    s->ring_flag[slot]);
+	s->ring[slot] = 0;
+	if (!flag)
+		return;
+	if (s->release_at[id] > s->now) {	/* in flight again: one slot */
+		u32 prev = (s->release_at[id] - 1) % sim_inflight;
+
+		if (s->ring[prev] == id + 1 && s->ring_flag[prev] != flag)
+			hc_policy_set_flags(&s->pol, &s->pe[id], 0,
+					    s->ring_flag[prev]);
+		s->ring[prev] = 0;
+	}
+	s->ring[slot] = id + 1;
+	s->ring_flag[slot] = flag;
+	s->release_at[id] = s->now + sim_inflight;
 }
 
 static void tinylfu_admit(struct tinylfu *s, u32 id)
@@ -63,9 +104,18 @@ static bool tinylfu_read(void *st, u32 id)
 
 	if (hc_policy_resident(&s->pe[id])) {
 		hc_policy_access(&s->pol, &s->pe[id]);
+		if (sim_inflight)
+			tinylfu_inflight(s, id, 0);
 		return true;
 	}
 	tinylfu_admit(s, id);
+	if (sim_inflight) {
+		if (hc_policy_resident(&s->pe[id]))
+			hc_policy_set_flags(&s->pol, &s->pe[id],
+					    HC_POLICY_F_HELD, 0);
+		tinylfu_inflight(s, id, hc_policy_resident(&s->pe[id]) ?
+				 HC_POLICY_F_HELD : 0);
+	}
 	return false;
 }
 
@@ -77,13 +127,22 @@ static void tinylfu_write(void *st, u32 id)
 	hc_policy_remove(&s->pol, e);
 	hc_policy_set_flags(&s->pol, e, HC_POLICY_F_DIRTY, 0);
 	tinylfu_admit(s, id);
+	if (sim_inflight && hc_policy_resident(e)) {
+		tinylfu_inflight(s, id, HC_POLICY_F_DIRTY);
+		return;
+	}
 	hc_policy_set_flags(&s->pol, e, 0, HC_POLICY_F_DIRTY);
+	if (sim_inflight)
+		tinylfu_inflight(s, id, 0);
 }
 
 static void tinylfu_destroy(void *st)
 {
 	struct tinylfu *s = st;
 
+	free(s->ring);
+	free(s->ring_flag);
+	free(s->release_at);
 	free(s->victims);
 	free(s->pe);
 	free(s->table);
