@@ -1666,6 +1666,10 @@ static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
  * evict the objects it names to make room.  An unevictable @obj cannot be refused, only
  * fail for want of room; neither can an explicit admission
  * (@obj->explicit_admit: an operator's preload, no frequency duel).
+ * @resized: @obj was resident with another weight (a stage grown or
+ * trimmed), placed again by hc_policy_admit_resized(): not a new request
+ * for the policy's sketch (a growable stage is placed again at each new
+ * chunk).
  *
  * The victims leave the index at once and their DELETEs are journaled as
  * one batch with the pool lock dropped (hc_cache_deletes_out()); the
@@ -1679,7 +1683,8 @@ static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
  * or the victims' DELETEs failed: they are gone, their chunks kept); not
  * resident on error.
  */
-static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj)
+static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
+			  bool resized)
 {
 	struct hc_policy_entry **victims;
 	/* the same slots, turned into the victims' objects one by one */
@@ -1712,6 +1717,9 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj)
 	if (obj->explicit_admit)
 		ret = hc_policy_admit_explicit(&c->policy, &obj->pe, victims,
 					       max, &nr);
+	else if (resized)
+		ret = hc_policy_admit_resized(&c->policy, &obj->pe, victims,
+					      max, &nr);
 	else
 		ret = hc_policy_admit(&c->policy, &obj->pe, victims, max, &nr);
 	if (hc_policy_resident(&obj->pe))
@@ -1786,8 +1794,8 @@ static int hc_cache_place_small(struct hc_cache *c, struct hc_obj *obj,
 /*
  * Make room for @obj (weight set, flags set) through the policy and
  * allocate its chunks, or with @small its blocks in the slab
- * (hc_cache_small(): @chunks is then 1, @size its bytes).  @force: @obj is
- * unevictable, so the policy cannot refuse it, only fail for want of room.
+ * (hc_cache_small(): @chunks is then 1, @size its bytes).  An unevictable
+ * @obj cannot be refused, only fail for want of room.
  * May sleep (GFP_KERNEL), and drop the pool lock (hc_cache_admit()): @obj
  * is busy or not indexed.
  * Return: 0; HC_INGEST_NOT_ADMITTED (an evictable object lost its duel);
@@ -1806,7 +1814,7 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks,
 		err = -ENOMEM;
 		goto out;
 	}
-	err = hc_cache_admit(c, obj);
+	err = hc_cache_admit(c, obj, false);
 	if (err)
 		goto out;
 
@@ -2031,7 +2039,7 @@ static int hc_cache_reweigh(struct hc_cache *c, struct hc_obj *obj,
 	if (!chunks)
 		return 0;
 	hc_cache_sync_policy(c, obj);	/* STAGED: unevictable */
-	err = hc_cache_admit(c, obj);
+	err = hc_cache_admit(c, obj, true);	/* not a new request */
 	return err > 0 ? -ENOSPC : err;
 }
 

@@ -551,37 +551,14 @@ static bool hc_policy_duel(struct hc_policy *p, struct hc_policy_entry *c,
 	return true;
 }
 
-/**
- * hc_policy_admit - offer a new object to the cache (a miss)
- * @p: policy
- * @e: the object's entry, set up by hc_policy_entry_init(), not resident;
- *     flags may already be set (e.g. pinned on creation)
- * @victims: filled with the entries the caller must evict; the policy has
- *	     already dropped them (not resident any more)
- * @max: room in @victims, at least hc_policy_max_victims(@p, @e->weight)
- *	 (never more victims than that are returned: each is resident and
- *	 frees at least one unit of the excess)
- * @nr: set to the number of victims
- *
- * Counts the request in the sketch, puts @e at the MRU end of the window
- * and pushes the window's LRU entries beyond its target (parked entries
- * count toward it: one held or DIRTY there fills it) into the main
- * region, each through a frequency duel with main's victims (entries worth
- * its weight); one that loses while the cache has room for it enters
- * probation's LRU end, otherwise it is evicted and remembered in the ghost
- * (a candidate back from the ghost while main earns few hits is passed:
- * see HC_POLICY_GATE_SHIFT).  Then, if the
- * cache is still over capacity, main's (then the window's) LRU entries go.
- * Unevictable entries are skipped, never returned.
- *
- * Return: HC_POLICY_ADMITTED (@e is resident), HC_POLICY_REJECTED (@e lost
- * its duel or is bigger than the whole cache; it is not resident, but the
- * *@nr victims must still be evicted), -EINVAL (@e resident, zero weight,
- * @max too small), or -ENOSPC (evictable entries cannot make room for @e;
- * nothing changed but the sketch).  On errors *@nr is 0.
+/*
+ * hc_policy_admit() and hc_policy_admit_resized(): @request, a new request
+ * (counted in the sketch, main's share of the requests and the ghost's
+ * clock); else the same object placed again, which is none of these.
  */
-int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
-		    struct hc_policy_entry **victims, u32 max, u32 *nr)
+static int hc_policy_admit_one(struct hc_policy *p, struct hc_policy_entry *e,
+			       struct hc_policy_entry **victims, u32 max,
+			       u32 *nr, bool request)
 {
 	struct hc_policy_cursor cur;
 	struct hc_policy_entry *c;
@@ -590,19 +567,24 @@ int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
 	if (hc_policy_resident(e) || e->weight < 1)
 		return -EINVAL;
 	if (e->weight > p->capacity) {
-		hc_policy_record(p, e->key);
+		if (request)
+			hc_policy_record(p, e->key);
 		return HC_POLICY_REJECTED;
 	}
 	if (max < hc_policy_max_victims(p, e->weight))
 		return -EINVAL;
-	hc_policy_record(p, e->key);
+	if (request)
+		hc_policy_record(p, e->key);
 	if (p->capacity - p->used + (p->used - p->unevictable) < e->weight)
 		return -ENOSPC;
-	hc_policy_rate(p, false, e->weight);
-	hc_ghost_tick(&p->ghost, e->weight);
-	if (hc_policy_gate_open(p) && hc_ghost_has(&p->ghost, e->key)) {
-		e->pass = 1;
-		p->passes++;
+	if (request) {
+		hc_policy_rate(p, false, e->weight);
+		hc_ghost_tick(&p->ghost, e->weight);
+		if (hc_policy_gate_open(p) &&
+		    hc_ghost_has(&p->ghost, e->key)) {
+			e->pass = 1;
+			p->passes++;
+		}
 	}
 
 	hc_policy_insert(p, e, HC_POLICY_WINDOW);
@@ -648,6 +630,67 @@ int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
 		hc_policy_drop(p, e);
 
 	return hc_policy_resident(e) ? HC_POLICY_ADMITTED : HC_POLICY_REJECTED;
+}
+
+/**
+ * hc_policy_admit - offer a new object to the cache (a miss)
+ * @p: policy
+ * @e: the object's entry, set up by hc_policy_entry_init(), not resident;
+ *     flags may already be set (e.g. pinned on creation)
+ * @victims: filled with the entries the caller must evict; the policy has
+ *	     already dropped them (not resident any more)
+ * @max: room in @victims, at least hc_policy_max_victims(@p, @e->weight)
+ *	 (never more victims than that are returned: each is resident and
+ *	 frees at least one unit of the excess)
+ * @nr: set to the number of victims
+ *
+ * Counts the request in the sketch, puts @e at the MRU end of the window
+ * and pushes the window's LRU entries beyond its target (parked entries
+ * count toward it: one held or DIRTY there fills it) into the main
+ * region, each through a frequency duel with main's victims (entries worth
+ * its weight); one that loses while the cache has room for it enters
+ * probation's LRU end, otherwise it is evicted and remembered in the ghost
+ * (a candidate back from the ghost while main earns few hits is passed:
+ * see HC_POLICY_GATE_SHIFT).  Then, if the
+ * cache is still over capacity, main's (then the window's) LRU entries go.
+ * Unevictable entries are skipped, never returned.
+ *
+ * Return: HC_POLICY_ADMITTED (@e is resident), HC_POLICY_REJECTED (@e lost
+ * its duel or is bigger than the whole cache; it is not resident, but the
+ * *@nr victims must still be evicted), -EINVAL (@e resident, zero weight,
+ * @max too small), or -ENOSPC (evictable entries cannot make room for @e;
+ * nothing changed but the sketch).  On errors *@nr is 0.
+ */
+int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
+		    struct hc_policy_entry **victims, u32 max, u32 *nr)
+{
+	return hc_policy_admit_one(p, e, victims, max, nr, true);
+}
+
+/**
+ * hc_policy_admit_resized - place again an entry whose weight changed
+ * @p: policy
+ * @e: the entry, taken out with hc_policy_remove() and set up again by
+ *     hc_policy_entry_init() with its new weight; normally unevictable
+ *     (a stage being written: held)
+ * @victims: as for hc_policy_admit()
+ * @max: as for hc_policy_admit()
+ * @nr: set to the number of victims
+ *
+ * As hc_policy_admit(), but no new request: the sketch, main's share of
+ * the requests, the ghost's clock and the window's control period do not
+ * count it.  The module grows a stage written through the file system view
+ * at each new chunk, and trims it at its commit: counted as misses, a
+ * 4 GiB checkpoint so written was 1 024 requests, the counter's maximum
+ * from the 15th, and won every duel once uploaded.
+ *
+ * Return: as hc_policy_admit().
+ */
+int hc_policy_admit_resized(struct hc_policy *p, struct hc_policy_entry *e,
+			    struct hc_policy_entry **victims, u32 max,
+			    u32 *nr)
+{
+	return hc_policy_admit_one(p, e, victims, max, nr, false);
 }
 
 /**

@@ -145,6 +145,9 @@ void hc_policy_entry_init(struct hc_policy_entry *e, u64 key, u32 weight);
 void hc_policy_access(struct hc_policy *p, struct hc_policy_entry *e);
 int hc_policy_admit(struct hc_policy *p, struct hc_policy_entry *e,
 		    struct hc_policy_entry **victims, u32 max, u32 *nr);
+int hc_policy_admit_resized(struct hc_policy *p, struct hc_policy_entry *e,
+			    struct hc_policy_entry **victims, u32 max,
+			    u32 *nr);
 int hc_policy_admit_explicit(struct hc_policy *p, struct hc_policy_entry *e,
 			     struct hc_policy_entry **victims, u32 max,
 			     u32 *nr);

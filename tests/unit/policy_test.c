@@ -271,6 +271,73 @@ TEST_F(policy, parked_entry_fills_the_window)
 	EXPECT_EQ(0, self->p.unevictable);
 }
 
+/*
+ * A resized entry is not a new request: a stage admitted once and then
+ * placed again with hc_policy_admit_resized() 63 times, as the module
+ * grows a stage written through the file system view at each new chunk,
+ * is counted once in the sketch, where hc_policy_admit() counted each
+ * placement (up to the counter's maximum).  Uploaded, the object then
+ * loses its duel against residents read four times (evicted, or kept at
+ * probation's cold end, the first to go), where the maximum won it a
+ * place at probation's MRU end.
+ */
+TEST_F(policy, resized_admission_not_counted)
+{
+	struct hc_policy_entry *big = &self->objs[NKEYS - 1].pe;
+	struct hc_policy_entry *other = &self->objs[NKEYS - 2].pe;
+	u64 passes = 0, period = 0;
+	u64 key = 1ULL << 40;	/* a key no resident's counters cover */
+	u32 k, nr, i;
+
+	for (int round = 0; round < 4; round++)
+		for (k = 0; k < CAP; k++)
+			request(_metadata, self, k, 1);
+	while (hc_sketch_frequency(&self->p.sketch, key))
+		key++;
+	for (i = 0; i < 64; i++) {
+		if (i == 1) {	/* after the STAGE's own admission */
+			passes = self->p.passes;
+			period = self->p.period;
+		}
+		hc_policy_remove(&self->p, big);
+		hc_policy_entry_init(big, key, 100 + i);
+		hc_policy_set_flags(&self->p, big, HC_POLICY_F_HELD, 0);
+		ASSERT_EQ(HC_POLICY_ADMITTED,
+			  (i ? hc_policy_admit_resized : hc_policy_admit)
+				(&self->p, big, self->victims, CAP, &nr));
+		for (u32 j = 0; j < nr; j++)
+			((struct obj *)self->victims[j])->cached = false;
+	}
+	self->objs[NKEYS - 1].cached = true;
+	EXPECT_EQ(1, hc_sketch_frequency(&self->p.sketch, key));
+	EXPECT_EQ(passes, self->p.passes);
+	EXPECT_EQ(period, self->p.period);
+
+	/* the same placements as misses: counted each time */
+	for (i = 0; i < 64; i++) {
+		hc_policy_remove(&self->p, other);
+		hc_policy_entry_init(other, NKEYS - 2, 1);
+		hc_policy_set_flags(&self->p, other, HC_POLICY_F_HELD, 0);
+		ASSERT_LE(0, hc_policy_admit(&self->p, other, self->victims,
+					     CAP, &nr));
+		for (u32 j = 0; j < nr; j++)
+			((struct obj *)self->victims[j])->cached = false;
+	}
+	EXPECT_LE(15, hc_sketch_frequency(&self->p.sketch, other->key));
+	hc_policy_remove(&self->p, other);
+
+	/* uploaded: its first duel, against residents read four times */
+	hc_policy_set_flags(&self->p, big, 0, HC_POLICY_F_HELD);
+	EXPECT_EQ(HC_POLICY_WINDOW, big->region);
+	for (k = CAP; big->region == HC_POLICY_WINDOW && k < 3 * CAP; k++)
+		request(_metadata, self, k, 1);
+	/* lost: evicted, or kept at probation's cold end, the first to go */
+	if (big->region != HC_POLICY_NONE) {
+		EXPECT_EQ(HC_POLICY_PROBATION, big->region);
+		EXPECT_EQ(&big->link, self->p.lru[HC_POLICY_PROBATION].prev);
+	}
+}
+
 /* Everything pinned: admission fails with -ENOSPC and changes nothing. */
 TEST_F(policy, full_of_unevictable)
 {
