@@ -56,7 +56,8 @@ static void *tinylfu_create(const struct sim_trace *t, u64 capacity)
 /*
  * One request arrives: the ingest or upload started sim_inflight requests
  * ago is done (unless its object was staged or admitted again since, a
- * later request then clears it), and @id's, if @flag, starts now.
+ * later request then clears it), and @id's, if @flag, starts now (@flag
+ * set on it until then).
  */
 static void tinylfu_inflight(struct tinylfu *s, u32 id, u32 flag)
 {
@@ -77,6 +78,7 @@ static void tinylfu_inflight(struct tinylfu *s, u32 id, u32 flag)
 					    s->ring_flag[prev]);
 		s->ring[prev] = 0;
 	}
+	hc_policy_set_flags(&s->pol, &s->pe[id], flag, 0);
 	s->ring[slot] = id + 1;
 	s->ring_flag[slot] = flag;
 	s->release_at[id] = s->now + sim_inflight;
@@ -101,22 +103,17 @@ static void tinylfu_admit(struct tinylfu *s, u32 id)
 static bool tinylfu_read(void *st, u32 id)
 {
 	struct tinylfu *s = st;
+	bool hit = hc_policy_resident(&s->pe[id]);
 
-	if (hc_policy_resident(&s->pe[id])) {
+	if (hit)
 		hc_policy_access(&s->pol, &s->pe[id]);
-		if (sim_inflight)
-			tinylfu_inflight(s, id, 0);
-		return true;
-	}
-	tinylfu_admit(s, id);
-	if (sim_inflight) {
-		if (hc_policy_resident(&s->pe[id]))
-			hc_policy_set_flags(&s->pol, &s->pe[id],
-					    HC_POLICY_F_HELD, 0);
-		tinylfu_inflight(s, id, hc_policy_resident(&s->pe[id]) ?
+	else
+		tinylfu_admit(s, id);
+	/* an admitted object is held while it is ingested */
+	if (sim_inflight)
+		tinylfu_inflight(s, id, !hit && hc_policy_resident(&s->pe[id]) ?
 				 HC_POLICY_F_HELD : 0);
-	}
-	return false;
+	return hit;
 }
 
 static void tinylfu_write(void *st, u32 id)
@@ -127,13 +124,12 @@ static void tinylfu_write(void *st, u32 id)
 	hc_policy_remove(&s->pol, e);
 	hc_policy_set_flags(&s->pol, e, HC_POLICY_F_DIRTY, 0);
 	tinylfu_admit(s, id);
-	if (sim_inflight && hc_policy_resident(e)) {
-		tinylfu_inflight(s, id, HC_POLICY_F_DIRTY);
-		return;
-	}
-	hc_policy_set_flags(&s->pol, e, 0, HC_POLICY_F_DIRTY);
+	/* DIRTY until uploaded: at once, or sim_inflight requests later */
 	if (sim_inflight)
-		tinylfu_inflight(s, id, 0);
+		tinylfu_inflight(s, id, hc_policy_resident(e) ?
+				 HC_POLICY_F_DIRTY : 0);
+	if (!sim_inflight || !hc_policy_resident(e))
+		hc_policy_set_flags(&s->pol, e, 0, HC_POLICY_F_DIRTY);
 }
 
 static void tinylfu_destroy(void *st)
