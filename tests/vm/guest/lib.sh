@@ -85,9 +85,14 @@ hc_log() {
 	echo "hc: $*" >/dev/kmsg 2>/dev/null || true
 }
 
+# hc_stat_field NAME: the number NAME of an `hcctl stats --json` on stdin
+hc_stat_field() {
+	sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
+}
+
 # hc_stat KEY: one counter of `hcctl stats --json` (journal_flushes, ...)
 hc_stat() {
-	hcctl stats --json | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
+	hcctl stats --json | hc_stat_field "$1"
 }
 
 hc_fail() {
@@ -103,8 +108,8 @@ hc_wait_clean() {
 	_hc_i=0
 	while :; do
 		hcctl stats --json >/tmp/hc_wait_clean.json
-		_hc_d=$(sed -n 's/.*"dirty": *\([0-9]*\).*/\1/p' /tmp/hc_wait_clean.json)
-		_hc_s=$(sed -n 's/.*"syncing": *\([0-9]*\).*/\1/p' /tmp/hc_wait_clean.json)
+		_hc_d=$(hc_stat_field dirty </tmp/hc_wait_clean.json)
+		_hc_s=$(hc_stat_field syncing </tmp/hc_wait_clean.json)
 		[ "$_hc_d" = 0 ] && [ "$_hc_s" = 0 ] && return 0
 		_hc_i=$((_hc_i + 1))
 		if [ $_hc_i -ge $(($1 * 10)) ]; then
