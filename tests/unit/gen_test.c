@@ -144,4 +144,59 @@ TEST(rejects_bad_parameters)
 	EXPECT_EQ(-EINVAL, gen_ai(stdout, &g));
 }
 
+/*
+ * Each parameter has a range (a wrapped shards_per_step of 2^32 - 1 was
+ * read as 4 billion shards a step, a shard_mib of 2^45 overflowed its
+ * bytes): gen_ai() refuses a value past it before writing anything.
+ */
+TEST(rejects_parameters_past_their_range)
+{
+	struct gen_ai g = { .node = GEN_NODE_MIXED };
+	size_t len = 0;
+	char *t;
+
+	gen_ai_defaults(&g);
+	g.steps = 10;
+	g.shards_per_step = UINT32_MAX;
+	t = trace(g, &len);
+	EXPECT_EQ(NULL, t);
+	free(t);
+	g.shards_per_step = 1000000;	/* the most */
+	g.steps = 1;
+	t = trace(g, &len);
+	EXPECT_NE(NULL, t);
+	free(t);
+	g.shard_mib = GEN_MIB_MAX + 1;
+	EXPECT_EQ(-EINVAL, gen_ai(stdout, &g));
+}
+
+/* --set NAME=VALUE: known names, decimal values within range, or refused. */
+TEST(set_by_name)
+{
+	struct gen_ai g = { .node = GEN_NODE_TRAINING };
+	u64 max = 0;
+
+	gen_ai_defaults(&g);
+	EXPECT_EQ(0, gen_ai_set(&g, "shards_per_step", "0", &max));
+	EXPECT_EQ(0, g.shards_per_step);
+	EXPECT_EQ(1000000, max);
+	EXPECT_EQ(0, gen_ai_set(&g, "steps", "123", &max));
+	EXPECT_EQ(123, g.steps);
+	EXPECT_EQ(0, gen_ai_set(&g, "shard_mib", "16777216", &max));
+	EXPECT_EQ(GEN_MIB_MAX, g.shard_mib);
+	/* bad values leave the field alone */
+	EXPECT_EQ(-EINVAL, gen_ai_set(&g, "shards_per_step", "-1", &max));
+	EXPECT_EQ(-EINVAL, gen_ai_set(&g, "shards_per_step", "1000001", &max));
+	EXPECT_EQ(-EINVAL, gen_ai_set(&g, "shards_per_step", "0x10", &max));
+	EXPECT_EQ(-EINVAL, gen_ai_set(&g, "shards_per_step", "", &max));
+	EXPECT_EQ(-EINVAL, gen_ai_set(&g, "shard_mib", "16777217", &max));
+	EXPECT_EQ(-EINVAL, gen_ai_set(&g, "steps", "99999999999999999999", &max));
+	EXPECT_EQ(0, g.shards_per_step);
+	EXPECT_EQ(GEN_MIB_MAX, g.shard_mib);
+	EXPECT_EQ(123, g.steps);
+	EXPECT_EQ(-ENOENT, gen_ai_set(&g, "seed", "1", &max));
+	EXPECT_EQ(-ENOENT, gen_ai_set(&g, "node", "1", &max));
+	EXPECT_EQ(-ENOENT, gen_ai_set(&g, "", "1", &max));
+}
+
 TEST_HARNESS_MAIN

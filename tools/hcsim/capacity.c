@@ -33,6 +33,7 @@
 #include "alloc.h"
 #include "slab.h"
 #include "capacity.h"
+#include "parse.h"
 
 #define CAP_CHUNK	HC_CHUNK_SIZE_DEFAULT
 #define CAP_MAX_EXT	HC_MAX_EXTENTS
@@ -213,24 +214,35 @@ int sim_capacity_main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'w': c.workload = optarg; break;
-		case 'p': pool_gib = strtoull(optarg, NULL, 0); break;
-		case 'm': c.members = strtoul(optarg, NULL, 0); break;
-		case 't':
-			c.threshold = strcmp(optarg, "v1") ?
-				      strtoull(optarg, NULL, 0) : 0;
+		case 'p':
+			pool_gib = sim_opt_u64("--pool-gib", optarg, 1, 1 << 16);
 			break;
-		case 'r': churn = strtoul(optarg, NULL, 0); break;
+		case 'm':
+			c.members = sim_opt_u64("--members", optarg, 1,
+						HC_MAX_MEMBERS);
+			break;
+		case 't':
+			c.threshold = 0;
+			if (strcmp(optarg, "v1") &&
+			    (!sim_parse_u64(optarg, CAP_CHUNK, &c.threshold) ||
+			     !c.threshold))
+				sim_usage_error("--threshold: \"%s\" is v1 or a number of bytes, 1..%llu",
+						optarg,
+						(unsigned long long)CAP_CHUNK);
+			break;
+		case 'r':
+			churn = sim_opt_u64("--churn", optarg, 0, 1000000);
+			break;
 		case 'c': compact = true; break;
-		case 's': seed = strtoul(optarg, NULL, 0); break;
+		case 's':
+			seed = sim_opt_u64("--seed", optarg, 0, UINT32_MAX);
+			break;
 		default: die("usage: see the comment at the top of capacity.c");
 		}
 	}
 	if (strcmp(c.workload, "model") && strcmp(c.workload, "dataset") &&
 	    strcmp(c.workload, "demo") && strcmp(c.workload, "mixed"))
 		die("--workload must be model, dataset, demo or mixed");
-	if (!pool_gib || pool_gib > 1 << 16 || c.members < 1 ||
-	    c.members > HC_MAX_MEMBERS || c.threshold > CAP_CHUNK)
-		die("--pool-gib 1..65536, --members 1..64, --threshold <= 4 MiB");
 	srand(seed);
 	nr_chunks = pool_gib * (SZ_1G / CAP_CHUNK);
 	awords = calloc(hc_alloc_words(nr_chunks), sizeof(u64));

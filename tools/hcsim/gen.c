@@ -20,8 +20,11 @@
  * the scan-resistance measurement compares the two.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include "gen.h"
+#include "parse.h"
 #include "sketch.h"
 
 #define MIB		(1ULL << 20)
@@ -114,6 +117,81 @@ void gen_ai_defaults(struct gen_ai *g)
 }
 
 /*
+ * The parameters --set may change, each with its range: sizes up to 16 TiB
+ * (2^24 MiB: bytes stay far below 2^64), counts and rates up to what a
+ * trace of a few billion lines needs.  gen_ai() refuses a struct outside
+ * them.
+ */
+static const struct gen_param {
+	const char *name;
+	size_t off;
+	bool wide;		/* u64, else u32 */
+	u64 max;
+} gen_params[] = {
+#define P32(n, m)	{ #n, offsetof(struct gen_ai, n), false, m }
+#define P64(n, m)	{ #n, offsetof(struct gen_ai, n), true, m }
+	P64(steps, 1000000000), P32(models, 100000),
+	P64(model_min_mib, GEN_MIB_MAX), P64(model_max_mib, GEN_MIB_MAX),
+	P32(alpha_x100, 1000), P32(jobs_per_kstep, 1000000),
+	P32(shards, 10000000), P64(shard_mib, GEN_MIB_MAX),
+	P32(shards_per_step, 1000000), P32(ckpt_every, 1000000000),
+	P64(ckpt_mib, GEN_MIB_MAX), P32(restores_per_kstep, 1000000),
+	P32(drift_every, 1000000000),
+#undef P32
+#undef P64
+};
+
+#define GEN_NR_PARAMS	(sizeof(gen_params) / sizeof(gen_params[0]))
+
+static u64 gen_param_get(const struct gen_ai *g, const struct gen_param *p)
+{
+	const char *f = (const char *)g + p->off;
+
+	return p->wide ? *(const u64 *)f : *(const u32 *)f;
+}
+
+/**
+ * gen_ai_set - set one parameter by name (hcsim --gen ... --set NAME=VALUE)
+ * @g: parameters
+ * @name: a field of struct gen_ai that --set may change
+ * @value: the value: decimal digits, within the parameter's range
+ * @max: set to the parameter's largest value when @name is known
+ *
+ * Return: 0, -ENOENT for an unknown @name, -EINVAL for a bad @value.
+ */
+int gen_ai_set(struct gen_ai *g, const char *name, const char *value, u64 *max)
+{
+	size_t i;
+	u64 v;
+
+	for (i = 0; i < GEN_NR_PARAMS; i++) {
+		const struct gen_param *p = &gen_params[i];
+		char *f = (char *)g + p->off;
+
+		if (strcmp(p->name, name))
+			continue;
+		*max = p->max;
+		if (!sim_parse_u64(value, p->max, &v))
+			return -EINVAL;
+		if (p->wide)
+			*(u64 *)f = v;
+		else
+			*(u32 *)f = v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The names gen_ai_set() knows, each followed by @sep. */
+void gen_ai_print_params(FILE *f, const char *sep)
+{
+	size_t i;
+
+	for (i = 0; i < GEN_NR_PARAMS; i++)
+		fprintf(f, "%s%s", gen_params[i].name, sep);
+}
+
+/*
  * Inverse CDF of Zipf over @n ranks: the rank whose cumulative weight first
  * reaches u x total (u uniform in [0, 1)).
  */
@@ -161,8 +239,12 @@ int gen_ai(FILE *f, const struct gen_ai *g)
 	u32 *rank, *order, pos = 0, nckpt = 0, i;
 	double *cdf, sum = 0;
 	u64 step;
+	size_t k;
 	int err = 0;
 
+	for (k = 0; k < GEN_NR_PARAMS; k++)
+		if (gen_param_get(g, &gen_params[k]) > gen_params[k].max)
+			return -EINVAL;
 	if (!g->models || g->model_min_mib > g->model_max_mib ||
 	    !g->model_min_mib || !g->shard_mib || !g->ckpt_mib ||
 	    (g->shards_per_step && !g->shards))

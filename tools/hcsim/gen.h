@@ -55,7 +55,14 @@ struct gen_ai {
 	u32 drift_every;
 };
 
+/* Largest model, shard or checkpoint size (MiB): 16 TiB. */
+#define GEN_MIB_MAX	(1ULL << 24)
+/* Largest --objects and --scan of the Zipf generator. */
+#define GEN_ZIPF_MAX	100000000ULL
+
 void gen_ai_defaults(struct gen_ai *g);
+int gen_ai_set(struct gen_ai *g, const char *name, const char *value, u64 *max);
+void gen_ai_print_params(FILE *f, const char *sep);
 int gen_ai(FILE *f, const struct gen_ai *g);
 int gen_zipf(FILE *f, u64 objects, u64 requests, double alpha, u64 scan,
 	     u64 seed, u64 max_chunks, u64 unit);

@@ -21,15 +21,21 @@
  * bytes, without one units; --fraction is a share of the distinct units the
  * trace reads.  --inflight N holds each object ours admits, and keeps each
  * staged one DIRTY, for the next N requests (an ingest or upload in flight:
- * sim.h).  TRACE "-" reads stdin.  See Documentation/policy.md.
+ * sim.h).  TRACE "-" reads stdin.  A trace line or an option value that
+ * cannot be read ends the run with its place and reason (parse.h): exit
+ * status 1 for a trace, 2 for usage.  See Documentation/policy.md.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "gen.h"
 #include "sim.h"
 #include "capacity.h"
+#include "parse.h"
 
 static const char *const sim_class_names[SIM_CLASSES] = {
 	"model", "data", "ckpt", "other",
@@ -130,50 +136,133 @@ static u8 key_class(const char *k)
 	return SIM_CLASSES - 1;
 }
 
+/* A trace line that cannot be read: name the file, the line and why. */
+static void __attribute__((format(printf, 3, 4), noreturn))
+trace_fail(const char *path, u64 lineno, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "hcsim: %s:%llu: ", path, (unsigned long long)lineno);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* Split @line at blanks into at most @max fields; returns how many (@max + 1: more). */
+static int trace_fields(char *line, char **field, int max)
+{
+	char *save, *tok;
+	int n = 0;
+
+	for (tok = strtok_r(line, " \t\r\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\r\n", &save)) {
+		if (n == max)
+			return max + 1;
+		field[n++] = tok;
+	}
+	return n;
+}
+
+/* One kv line: "key size_in_bytes [w]". */
+static void trace_kv_line(struct sim_trace *t, struct intern *h, u64 *ocap,
+			  u64 *rcap, u64 unit, char **fl, int n,
+			  const char *path, u64 lineno)
+{
+	u64 size, weight;
+
+	if (n == 1)
+		trace_fail(path, lineno, "key \"%s\" has no size (kv lines are \"key size_in_bytes [w]\")",
+			   fl[0]);
+	if (n > 3)
+		trace_fail(path, lineno, "more than three fields (kv lines are \"key size_in_bytes [w]\")");
+	if (n == 3 && strcmp(fl[2], "w"))
+		trace_fail(path, lineno, "third field \"%s\" of key \"%s\" is not \"w\" (a write) or nothing",
+			   fl[2], fl[0]);
+	if (!sim_parse_u64(fl[1], UINT64_MAX, &size))
+		trace_fail(path, lineno, "size \"%s\" of key \"%s\" is not a number of bytes",
+			   fl[1], fl[0]);
+	weight = size / unit + !!(size % unit);
+	if (weight > UINT32_MAX)
+		trace_fail(path, lineno, "key \"%s\": %llu bytes is more than 2^32 units of %llu bytes",
+			   fl[0], (unsigned long long)size,
+			   (unsigned long long)unit);
+	trace_push(t, rcap, trace_intern(t, h, ocap, parse_key(fl[0]), size,
+		   weight ? (u32)weight : 1), n == 3, key_class(fl[0]));
+}
+
+/* Blocks one request of an arc trace may read (the traces read: 1-512). */
+#define TRACE_ARC_COUNT_MAX	(1ULL << 24)
+
+/* One arc line: "start_block count ignored request_no" (the last two optional). */
+static void trace_arc_line(struct sim_trace *t, struct intern *h, u64 *ocap,
+			   u64 *rcap, u64 unit, char **fl, int n,
+			   const char *path, u64 lineno)
+{
+	u64 start, count, j;
+
+	if (n < 2)
+		trace_fail(path, lineno, "\"%s\" has no block count (arc lines are \"start_block count ignored request_no\")",
+			   fl[0]);
+	if (n > 4)
+		trace_fail(path, lineno, "more than four fields (arc lines are \"start_block count ignored request_no\")");
+	if (!sim_parse_u64(fl[0], UINT64_MAX, &start))
+		trace_fail(path, lineno, "start block \"%s\" is not a block number", fl[0]);
+	if (!sim_parse_u64(fl[1], TRACE_ARC_COUNT_MAX, &count) || !count)
+		trace_fail(path, lineno, "block count \"%s\" is not a number of blocks, 1..%llu",
+			   fl[1], TRACE_ARC_COUNT_MAX);
+	if (start > UINT64_MAX - (count - 1))
+		trace_fail(path, lineno, "blocks %s + %s run past block 2^64 - 1", fl[0], fl[1]);
+	for (j = 0; j < count; j++)
+		trace_push(t, rcap, trace_intern(t, h, ocap, start + j, unit, 1),
+			   false, SIM_CLASSES - 1);
+}
+
+/*
+ * Load a trace whole.  Blank lines and lines whose first field starts with
+ * '#' are skipped; any other line that is not of the format ends hcsim
+ * with its file, line number and reason (exit status 1): a trace read in
+ * part would give ratios of some other trace.
+ */
 static void trace_load(struct sim_trace *t, const char *path, bool arc,
 		       u64 unit)
 {
 	struct intern h = { .mask = 1023 };
 	u64 ocap = 0, rcap = 0, lineno = 0, i, data_max = 0;
 	u64 *reads;
-	char line[4096];
+	char *line = NULL;
+	size_t len = 0;
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 
 	if (!f) {
-		perror(path);
+		fprintf(stderr, "hcsim: %s: %s\n", path, strerror(errno));
 		exit(1);
 	}
 	h.slot = sim_xcalloc(h.mask + 1, sizeof(*h.slot));
 	memset(t, 0, sizeof(*t));
-	while (fgets(line, sizeof(line), f)) {
-		char k[4096], op[8];
-		unsigned long long a, b;
+	errno = 0;
+	while (getline(&line, &len, f) != -1) {
+		char *fl[4];
 		int n;
 
 		lineno++;
-		if (arc) {
-			if (sscanf(line, "%llu %llu", &a, &b) != 2)
-				continue;
-			for (u64 j = 0; j < b; j++)
-				trace_push(t, &rcap, trace_intern(t, &h, &ocap,
-					   a + j, unit, 1), false,
-					   SIM_CLASSES - 1);
+		n = trace_fields(line, fl, 4);
+		if (!n || fl[0][0] == '#')
 			continue;
-		}
-		n = sscanf(line, "%4095s %llu %7s", k, &b, op);
-		if (n < 2 || k[0] == '#')
-			continue;
-		if (n == 3 && strcmp(op, "w")) {
-			fprintf(stderr, "hcsim: %s:%llu: third field is \"w\" or nothing\n",
-				path, (unsigned long long)lineno);
-			exit(1);
-		}
-		a = (b + unit - 1) / unit;
-		if (a > UINT32_MAX)
-			die("object too large");
-		trace_push(t, &rcap, trace_intern(t, &h, &ocap, parse_key(k), b,
-			   a ? (u32)a : 1), n == 3, key_class(k));
+		if (arc)
+			trace_arc_line(t, &h, &ocap, &rcap, unit, fl, n, path,
+				       lineno);
+		else
+			trace_kv_line(t, &h, &ocap, &rcap, unit, fl, n, path,
+				      lineno);
 	}
+	if (ferror(f)) {
+		fprintf(stderr, "hcsim: %s: read error after line %llu: %s\n",
+			path, (unsigned long long)lineno, strerror(errno));
+		exit(1);
+	}
+	free(line);
 	if (f != stdin)
 		fclose(f);
 	free(h.slot);
@@ -236,19 +325,72 @@ static double pct(u64 a, u64 b)
 	return b ? 100.0 * a / b : 0.0;
 }
 
+/*
+ * --policies: names from sim_policies[] separated by commas, each once,
+ * case-insensitive, run in the order given; NULL: all.  Fills @run with
+ * indexes into sim_policies[]; returns how many, or exits 2 naming the
+ * first unknown or repeated name and the known ones.
+ */
+static size_t select_policies(const char *list, size_t *run)
+{
+	char *copy, *save, *name;
+	size_t i, n = 0;
+
+	if (!list) {
+		for (i = 0; i < SIM_NR_POLICIES; i++)
+			run[n++] = i;
+		return n;
+	}
+	copy = strdup(list);
+	if (!copy)
+		die("out of memory");
+	for (name = strtok_r(copy, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		size_t j;
+
+		for (i = 0; i < SIM_NR_POLICIES; i++)
+			if (!strcasecmp(name, sim_policies[i]->name))
+				break;
+		for (j = 0; j < n && i < SIM_NR_POLICIES; j++)
+			if (run[j] == i)
+				sim_usage_error("--policies: %s is named twice",
+						sim_policies[i]->name);
+		if (i == SIM_NR_POLICIES) {
+			fprintf(stderr, "hcsim: --policies: unknown policy \"%s\"; the policies are", name);
+			for (i = 0; i < SIM_NR_POLICIES; i++)
+				fprintf(stderr, " %s", sim_policies[i]->name);
+			fputc('\n', stderr);
+			exit(2);
+		}
+		run[n++] = i;
+	}
+	free(copy);
+	if (!n)
+		sim_usage_error("--policies: \"%s\" names no policy", list);
+	return n;
+}
+
 static int simulate(const char *trace, bool arc, u64 unit, u64 capacity,
 		    double fraction, const char *policies, bool classes)
 {
+	size_t run_idx[SIM_NR_POLICIES], nr_run, i;
 	struct sim_trace t;
 	struct result r;
-	size_t i;
 	int c;
 
+	nr_run = select_policies(policies, run_idx);
 	trace_load(&t, trace, arc, unit);
+	if (!t.distinct_units) {
+		fprintf(stderr, "hcsim: %s: no read request: no hit ratio to measure\n",
+			trace);
+		exit(1);
+	}
 	if (fraction > 0)
 		capacity = (u64)(fraction * t.distinct_units);
 	if (!capacity)
-		die("capacity is less than one unit");
+		die("capacity is less than one unit (--fraction of a trace this small)");
+	if (capacity > SIM_CAPACITY_MAX)
+		die("capacity is more than 2^40 units");
 	printf("# trace %s: %llu requests, %u objects, %llu distinct units read; unit %llu bytes\n",
 	       trace, (unsigned long long)t.nr_reqs, t.nr_objs,
 	       (unsigned long long)t.distinct_units, (unsigned long long)unit);
@@ -263,11 +405,9 @@ static int simulate(const char *trace, bool arc, u64 unit, u64 capacity,
 		printf(" %7s%%", "hot");
 	}
 	printf("\n");
-	for (i = 0; i < SIM_NR_POLICIES; i++) {
-		const struct sim_ops *ops = sim_policies[i];
+	for (i = 0; i < nr_run; i++) {
+		const struct sim_ops *ops = sim_policies[run_idx[i]];
 
-		if (policies && !strstr(policies, ops->name))
-			continue;
 		run(ops, &t, capacity, &r);
 		printf("%-11s %12llu %12llu %8.2f %8.2f", ops->name,
 		       (unsigned long long)r.reqs, (unsigned long long)r.hits,
@@ -286,69 +426,50 @@ static int simulate(const char *trace, bool arc, u64 unit, u64 capacity,
 
 /* ---- command line ------------------------------------------------------- */
 
-static u64 parse_size(const char *s, bool *bytes)
-{
-	char *end;
-	u64 v = strtoull(s, &end, 10);
-	int shift = 0;
-
-	switch (*end) {
-	case 'K': case 'k': shift = 10; break;
-	case 'M': case 'm': shift = 20; break;
-	case 'G': case 'g': shift = 30; break;
-	case 'T': case 't': shift = 40; break;
-	case '\0': break;
-	default: die("bad size (N, or N with K, M, G or T)");
-	}
-	if (bytes)
-		*bytes = shift;
-	return v << shift;
-}
-
-/* --set NAME=VALUE for the AI generator's parameters (gen.h). */
+/* --set NAME=VALUE for the AI generator's parameters (gen.h), or exit 2. */
 static void gen_set(struct gen_ai *g, const char *kv)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-		bool wide;
-	} keys[] = {
-#define K32(n)	{ #n, offsetof(struct gen_ai, n), false }
-#define K64(n)	{ #n, offsetof(struct gen_ai, n), true }
-		K64(steps), K32(models), K64(model_min_mib), K64(model_max_mib),
-		K32(alpha_x100), K32(jobs_per_kstep), K32(shards),
-		K64(shard_mib), K32(shards_per_step), K32(ckpt_every),
-		K64(ckpt_mib), K32(restores_per_kstep), K32(drift_every),
-#undef K32
-#undef K64
-	};
 	const char *eq = strchr(kv, '=');
-	size_t i;
+	char name[64];
+	u64 max = 0;
+	int err = -ENOENT;
 
-	for (i = 0; eq && i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (strlen(keys[i].name) != (size_t)(eq - kv) ||
-		    strncmp(keys[i].name, kv, eq - kv))
-			continue;
-		if (keys[i].wide)
-			*(u64 *)((char *)g + keys[i].off) = strtoull(eq + 1, NULL, 0);
-		else
-			*(u32 *)((char *)g + keys[i].off) = strtoul(eq + 1, NULL, 0);
-		return;
+	if (eq && (size_t)(eq - kv) < sizeof(name)) {
+		memcpy(name, kv, eq - kv);
+		name[eq - kv] = '\0';
+		err = gen_ai_set(g, name, eq + 1, &max);
 	}
-	fprintf(stderr, "hcsim: --set %s: unknown parameter (see gen.h)\n", kv);
-	exit(2);
+	if (err == -EINVAL)
+		sim_usage_error("--set %s: the value of %s is a whole number in 0..%llu",
+				kv, name, (unsigned long long)max);
+	if (err) {
+		fprintf(stderr, "hcsim: --set %s: not NAME=VALUE with a NAME of ", kv);
+		gen_ai_print_params(stderr, " ");
+		fprintf(stderr, "(Documentation/policy.md)\n");
+		exit(2);
+	}
 }
 
-static void usage(void)
+/* --help: to stdout, exit 0; a usage error: to stderr, exit 2. */
+static void __attribute__((noreturn)) usage(bool help)
 {
-	fprintf(stderr,
+	size_t i;
+
+	fprintf(help ? stdout : stderr,
 		"usage: hcsim [--format arc|kv] [--unit BYTES] [--policies LIST] [--classes]\n"
 		"             [--inflight N] (--capacity N[K|M|G|T] | --fraction F) TRACE\n"
 		"       hcsim --gen zipf --objects N --requests M [--alpha A] [--scan K]\n"
 		"             [--seed S] [--max-chunks C] [--unit BYTES]\n"
 		"       hcsim --gen ai|inference|training [--seed S] [--set NAME=VALUE]...\n"
-		"A capacity with a suffix is bytes, without one units; TRACE - is stdin.\n");
-	exit(2);
+		"       hcsim capacity --workload model|dataset|demo|mixed --pool-gib G ...\n"
+		"A capacity with a suffix is bytes, without one units; TRACE - is stdin.\n"
+		"LIST: policies separated by commas, of:");
+	for (i = 0; i < SIM_NR_POLICIES; i++)
+		fprintf(help ? stdout : stderr, " %s", sim_policies[i]->name);
+	fprintf(help ? stdout : stderr,
+		".\nExit status: 0, 1 (a trace or file that cannot be read), 2 (usage).\n"
+		"See Documentation/policy.md, \"The simulator\".\n");
+	exit(help ? 0 : 2);
 }
 
 int main(int argc, char **argv)
@@ -386,45 +507,60 @@ int main(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'f': format = optarg; break;
-		case 'u': unit = parse_size(optarg, NULL); break;
+		case 'u':
+			unit = sim_opt_size("--unit", optarg, NULL);
+			if (unit > SIM_UNIT_MAX)
+				sim_usage_error("--unit: \"%s\" is more than 2^40 bytes",
+						optarg);
+			break;
 		case 'c': cap_arg = optarg; break;
-		case 'F': fraction = atof(optarg); break;
+		case 'F':
+			fraction = sim_opt_double("--fraction", optarg, 0, 1e6);
+			if (!(fraction > 0))
+				sim_usage_error("--fraction: \"%s\" is not above 0",
+						optarg);
+			break;
 		case 'P': policies = optarg; break;
 		case 'C': classes = true; break;
-		case 'i': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || end == optarg || v > 1000000)
-				die("--inflight needs a number of requests, 0..1000000");
-			sim_inflight = v;
+		case 'i':
+			sim_inflight = sim_opt_u64("--inflight", optarg, 0,
+						   1000000);
 			break;
-		}
 		case 'g': gen = optarg; break;
-		case 'o': objects = parse_size(optarg, NULL); break;
-		case 'r': requests = parse_size(optarg, NULL); break;
-		case 'a': alpha = atof(optarg); break;
-		case 's': scan = parse_size(optarg, NULL); break;
-		case 'S': seed = strtoull(optarg, NULL, 0); break;
+		case 'o': objects = sim_opt_size("--objects", optarg, NULL); break;
+		case 'r': requests = sim_opt_size("--requests", optarg, NULL); break;
+		case 'a': alpha = sim_opt_double("--alpha", optarg, 0, 10); break;
+		case 's': scan = sim_opt_u64("--scan", optarg, 0, GEN_ZIPF_MAX); break;
+		case 'S': seed = sim_opt_u64("--seed", optarg, 0, UINT64_MAX); break;
 		case 'x':
 			if (nsets == 32)
 				die("at most 32 --set");
 			sets[nsets++] = optarg;
 			break;
-		case 'm': chunks = strtoull(optarg, NULL, 0); break;
-		default: usage();
+		case 'm':
+			chunks = sim_opt_u64("--max-chunks", optarg, 1, UINT32_MAX);
+			break;
+		case 'h': usage(true);
+		default: usage(false);
 		}
 	}
 	if (strcmp(format, "arc") && strcmp(format, "kv"))
-		usage();
+		sim_usage_error("--format: \"%s\" is arc or kv", format);
 	if (!unit)
 		unit = !strcmp(format, "arc") ? 512 : 4ULL << 20;
 	if (gen) {
 		if (optind != argc)
-			usage();
+			usage(false);
 		if (!strcmp(gen, "zipf")) {
-			if (!objects || !requests || !chunks)
-				usage();
+			if (!objects || !requests)
+				sim_usage_error("--gen zipf needs --objects N and --requests M");
+			if (objects > GEN_ZIPF_MAX)
+				sim_usage_error("--objects: at most %llu",
+						GEN_ZIPF_MAX);
+			if (chunks > UINT64_MAX / 2 / unit)
+				sim_usage_error("--max-chunks %llu of --unit %llu bytes: objects of 2^63 bytes or more",
+						(unsigned long long)chunks,
+						(unsigned long long)unit);
 			return gen_zipf(stdout, objects, requests, alpha, scan,
 					seed, chunks, unit) ? 1 : 0;
 		}
@@ -435,7 +571,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(gen, "training"))
 			g.node = GEN_NODE_TRAINING;
 		else
-			usage();
+			sim_usage_error("--gen: \"%s\" is zipf, ai, inference or training",
+					gen);
 		gen_ai_defaults(&g);
 		g.seed = seed;
 		for (o = 0; o < nsets; o++)
@@ -446,12 +583,17 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if ((!cap_arg == !(fraction > 0)) || optind != argc - 1)
-		usage();
+	if (!cap_arg == !(fraction > 0))
+		sim_usage_error("give the cache's size: --capacity or --fraction, one of them");
+	if (optind != argc - 1)
+		sim_usage_error("give one TRACE (a file, or - for stdin), after the options");
 	if (cap_arg) {
-		capacity = parse_size(cap_arg, &cap_bytes);
+		capacity = sim_opt_size("--capacity", cap_arg, &cap_bytes);
 		if (cap_bytes)
 			capacity /= unit;
+		if (!capacity)
+			sim_usage_error("--capacity: %s is less than one unit of %llu bytes",
+					cap_arg, (unsigned long long)unit);
 	}
 	return simulate(argv[optind], !strcmp(format, "arc"), unit, capacity,
 			fraction, policies, classes);

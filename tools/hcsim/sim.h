@@ -16,6 +16,8 @@
 #include "policy.h"
 
 #define SIM_CLASSES	4	/* request classes: see sim_class_names */
+#define SIM_UNIT_MAX	(1ULL << 40)	/* largest --unit, bytes */
+#define SIM_CAPACITY_MAX (1ULL << 40)	/* largest cache, units (the policy's) */
 
 /*
  * @hot: a model read more often than any dataset object (more bytes per
