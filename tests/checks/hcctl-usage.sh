@@ -364,6 +364,9 @@ if [ ! -e /dev/hypercache-ctl ]; then
 	expect 1 err "hcctl: get: $ctl"        -- get -o "$tmp/out-file" s3://b/o
 	expect 1 err "hcctl: locate: $ctl"     -- locate s3://b/o
 	expect 1 err "hcctl: preload: $ctl"    -- preload s3://b/o s3://b/p
+	# no run, no summary: --json prints nothing (it printed "{}")
+	expect 1 err "hcctl: preload: $ctl"    -- preload --json s3://b/o
+	lacks out "{"
 	expect 1 err "hcctl: locate: $ctl"     -- locate --layout --json "$max_uri"
 	expect 1 err "hcctl: put: $ctl"        -- put "$tmp/regular-file" s3://b/o
 	expect 1 err "hcctl: put: $ctl"        -- put --clean --replace --crc --no-progress "$tmp/regular-file" "$max_uri"

@@ -373,9 +373,19 @@ out:
 	HCCTL_NOFLAG("no-progress", 0, &(o).progress),			\
 	HCCTL_FLAG("pin", 0, &(o).pin)
 
+/*
+ * The JSON document of a preload: printed only if the run got as far as
+ * its summary (run_summary()'s "objects"); a run that could not start (no
+ * control device) prints nothing on stdout, as every verb that fails
+ * before its work, and says why on stderr.
+ */
 static void print_json(json_object *o)
 {
-	hcctl_json_print(o, false);
+	if (!o)
+		return;
+	if (json_object_object_get_ex(o, "objects", NULL) ||
+	    json_object_object_get_ex(o, "uris", NULL))
+		hcctl_json_print(o, false);
 	json_object_put(o);
 }
 
