@@ -286,7 +286,10 @@ expect 2 err "stats: invalid option -- 'x'"       -- stats -x
 expect 2 err "evict: empty --prefix"              -- evict --prefix ''
 expect 2 err "pin: unexpected argument 'x'"       -- pin --prefix s3://b/ x
 expect 2 err "unpin: option '--prefix' requires an argument" -- unpin --prefix
-expect 2 err "evict: unrecognized option '--yes'" -- evict --yes s3://b/k
+# --yes is the prefix form's: said so (it was "unrecognized option")
+expect 2 err "evict: --yes goes with --prefix PREFIX" -- evict --yes s3://b/k
+expect 2 err "pin: -y goes with --prefix PREFIX"  -- pin -y s3://b/k
+expect 2 err "unpin: --yes goes with --prefix PREFIX" -- unpin s3://b/k --yes
 expect 2 err "preload: missing URI operand"       -- preload
 expect 1 err "cannot open the list file"          -- preload -f /nonexistent.list
 printf '# none\n\n' >"$tmp/empty.list"

@@ -1182,6 +1182,24 @@ bool hcctl_has_prefix_opt(int argc, char **argv)
 }
 
 /*
+ * The one-URI form of evict, pin and unpin given --yes (or -y), which only
+ * the prefix form takes (its dry run is the default): a usage error that
+ * says so, where getopt would say "unrecognized option".  Returns -1 when
+ * there is none.
+ */
+static int yes_without_prefix(const struct hcctl_cmd *cmd, int argc,
+			      char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y"))
+			return hcctl_usage_error(cmd, "%s goes with --prefix PREFIX (the one-URI form acts at once)",
+						 argv[i]);
+	return -1;
+}
+
+/*
  * evict [--discard-dirty] URI.  --discard-dirty first says on stderr what
  * is thrown away (hcctl_discard_describe()), then asks the kernel, which
  * logs it; the outcome is said on stderr too.
@@ -1199,6 +1217,9 @@ int hcctl_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv)
 
 	if (hcctl_has_prefix_opt(argc, argv))
 		return hcctl_prefix_cmd(cmd, argc, argv, HCCTL_PREFIX_EVICT);
+	ret = yes_without_prefix(cmd, argc, argv);
+	if (ret >= 0)
+		return ret;
 	optind = hcctl_opt_parse(cmd, argc, argv, opts, &ret);
 	if (optind < 0)
 		return ret;
@@ -1225,15 +1246,25 @@ int hcctl_cmd_evict(const struct hcctl_cmd *cmd, int argc, char **argv)
 
 int hcctl_cmd_pin(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
+	int ret;
+
 	if (hcctl_has_prefix_opt(argc, argv))
 		return hcctl_prefix_cmd(cmd, argc, argv, HCCTL_PREFIX_PIN);
+	ret = yes_without_prefix(cmd, argc, argv);
+	if (ret >= 0)
+		return ret;
 	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_PIN, 1);
 }
 
 int hcctl_cmd_unpin(const struct hcctl_cmd *cmd, int argc, char **argv)
 {
+	int ret;
+
 	if (hcctl_has_prefix_opt(argc, argv))
 		return hcctl_prefix_cmd(cmd, argc, argv, HCCTL_PREFIX_UNPIN);
+	ret = yes_without_prefix(cmd, argc, argv);
+	if (ret >= 0)
+		return ret;
 	return obj_nl(cmd, argc, argv, HC_CMD_OBJ_PIN, 0);
 }
 
