@@ -86,6 +86,8 @@ opt 2 'the value of shards_per_step is a whole number in 0..1000000' \
 	--gen ai --set shards_per_step=-1
 opt 2 'the value of alpha_x100 is a whole number'  --gen ai --set alpha_x100=1.5
 opt 2 'NAME of steps models'            --gen ai --set nosuch=1
+opt 2 '--gen ai: model_min_mib is above model_max_mib' --gen ai --set model_min_mib=20000
+opt 2 '--gen training: shards_per_step without shards' --gen training --set shards=0
 opt 2 '--alpha: "-1"'                   --gen zipf --objects 10 --requests 10 --alpha -1
 opt 2 '--max-chunks: "0"'               --gen zipf --objects 10 --requests 10 --max-chunks 0
 opt 2 '--threshold: "abc" is v1 or a number of bytes' capacity --threshold abc

@@ -142,6 +142,9 @@ TEST(rejects_bad_parameters)
 	gen_ai_defaults(&g);
 	g.model_min_mib = g.model_max_mib + 1;
 	EXPECT_EQ(-EINVAL, gen_ai(stdout, &g));
+	EXPECT_STREQ("model_min_mib is above model_max_mib", gen_ai_invalid(&g));
+	g.model_min_mib = 1;
+	EXPECT_EQ(NULL, gen_ai_invalid(&g));
 }
 
 /*

@@ -182,6 +182,30 @@ int gen_ai_set(struct gen_ai *g, const char *name, const char *value, u64 *max)
 	return -ENOENT;
 }
 
+/**
+ * gen_ai_invalid - why gen_ai() would refuse @g
+ * @g: parameters, after gen_ai_defaults()
+ *
+ * Return: NULL if gen_ai() accepts @g, else the reason (a static string).
+ */
+const char *gen_ai_invalid(const struct gen_ai *g)
+{
+	size_t i;
+
+	for (i = 0; i < GEN_NR_PARAMS; i++)
+		if (gen_param_get(g, &gen_params[i]) > gen_params[i].max)
+			return "a parameter is past its range";
+	if (!g->models)
+		return "models is 0";
+	if (!g->model_min_mib || !g->shard_mib || !g->ckpt_mib)
+		return "model_min_mib, shard_mib and ckpt_mib must be at least 1";
+	if (g->model_min_mib > g->model_max_mib)
+		return "model_min_mib is above model_max_mib";
+	if (g->shards_per_step && !g->shards)
+		return "shards_per_step without shards (set shards, or shards_per_step=0)";
+	return NULL;
+}
+
 /* The names gen_ai_set() knows, each followed by @sep. */
 void gen_ai_print_params(FILE *f, const char *sep)
 {
@@ -239,15 +263,9 @@ int gen_ai(FILE *f, const struct gen_ai *g)
 	u32 *rank, *order, pos = 0, nckpt = 0, i;
 	double *cdf, sum = 0;
 	u64 step;
-	size_t k;
 	int err = 0;
 
-	for (k = 0; k < GEN_NR_PARAMS; k++)
-		if (gen_param_get(g, &gen_params[k]) > gen_params[k].max)
-			return -EINVAL;
-	if (!g->models || g->model_min_mib > g->model_max_mib ||
-	    !g->model_min_mib || !g->shard_mib || !g->ckpt_mib ||
-	    (g->shards_per_step && !g->shards))
+	if (gen_ai_invalid(g))
 		return -EINVAL;
 	md = calloc(g->models, sizeof(*md));
 	rank = calloc(g->models, sizeof(*rank));

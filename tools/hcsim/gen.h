@@ -61,6 +61,7 @@ struct gen_ai {
 #define GEN_ZIPF_MAX	100000000ULL
 
 void gen_ai_defaults(struct gen_ai *g);
+const char *gen_ai_invalid(const struct gen_ai *g);
 int gen_ai_set(struct gen_ai *g, const char *name, const char *value, u64 *max);
 void gen_ai_print_params(FILE *f, const char *sep);
 int gen_ai(FILE *f, const struct gen_ai *g);

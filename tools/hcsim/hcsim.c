@@ -577,9 +577,11 @@ int main(int argc, char **argv)
 		g.seed = seed;
 		for (o = 0; o < nsets; o++)
 			gen_set(&g, sets[o]);
+		if (gen_ai_invalid(&g))
+			sim_usage_error("--gen %s: %s", gen, gen_ai_invalid(&g));
 		if (gen_ai(stdout, &g)) {
-			fprintf(stderr, "hcsim: --gen %s: parameters out of range\n", gen);
-			return 2;
+			fprintf(stderr, "hcsim: --gen %s: out of memory\n", gen);
+			return 1;
 		}
 		return 0;
 	}
