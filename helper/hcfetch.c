@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,23 +63,30 @@ static void usage(FILE *f)
 "Exit status: 0 fetched, 1 the fetch failed, 2 bad usage or configuration.\n");
 }
 
-static int parse_size(const char *s, uint64_t *out)
+/*
+ * Decimal digits, with an optional K, M or G (binary) if @suffix: no sign,
+ * nothing after, no overflow.
+ */
+static int parse_number(const char *s, bool suffix, uint64_t *out)
 {
-	char *end;
+	unsigned int shift = 0;
 	unsigned long long v;
+	char *end;
 
+	if (*s < '0' || *s > '9')
+		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (errno)
 		return -1;
-	switch (*end) {
-	case 'K': case 'k': v <<= 10; end++; break;
-	case 'M': case 'm': v <<= 20; end++; break;
-	case 'G': case 'g': v <<= 30; end++; break;
+	switch (suffix ? *end : '\0') {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
 	}
-	if (*end)
+	if (*end || v > UINT64_MAX >> shift)
 		return -1;
-	*out = v;
+	*out = (uint64_t)v << shift;
 	return 0;
 }
 
@@ -112,17 +120,24 @@ int main(int argc, char **argv)
 		case 'c':
 			cfg_path = optarg;
 			break;
-		case 'w':
-			workers = (unsigned int)strtoul(optarg, NULL, 10);
-			if (!workers || workers > HC_FILL_WORKERS_MAX) {
-				fprintf(stderr, "hcfetch: --workers: 1..%u\n",
-					HC_FILL_WORKERS_MAX);
+		case 'w': {
+			uint64_t w;
+
+			workers = 0;
+			if (!parse_number(optarg, false, &w) &&
+			    w <= HC_FILL_WORKERS_MAX)
+				workers = w;
+			if (!workers) {
+				fprintf(stderr, "hcfetch: --workers: '%s' is not a number in 1..%u\n",
+					optarg, HC_FILL_WORKERS_MAX);
 				return 2;
 			}
 			break;
+		}
 		case 'p':
-			if (parse_size(optarg, &part)) {
-				fprintf(stderr, "hcfetch: --part: a size\n");
+			if (parse_number(optarg, true, &part)) {
+				fprintf(stderr, "hcfetch: --part: '%s' is not a size (bytes, or with K, M or G)\n",
+					optarg);
 				return 2;
 			}
 			break;
