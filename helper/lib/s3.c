@@ -4,6 +4,7 @@
  * documents.  See s3.h for the contract and Documentation/s3.md.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -606,9 +607,14 @@ static void hcs3_response_headers(struct hcs3 *c, struct hcs3_req *r)
 	if (curl_easy_header(c->curl, "Retry-After", 0, CURLH_HEADER, -1,
 			     &h) == CURLHE_OK) {
 		char *end;
-		unsigned long v = strtoul(h->value, &end, 10);
+		unsigned long v;
 
-		if (end != h->value && !*end)
+		/*
+		 * Digits only: strtoul() would take "-5" as 2^64 - 5.  One
+		 * past ULONG_MAX is ULONG_MAX, capped like any large value.
+		 */
+		v = strtoul(h->value, &end, 10);
+		if (isdigit((unsigned char)h->value[0]) && !*end)
 			r->retry_after_ms = v > HCS3_RETRY_AFTER_MAX_S ?
 				HCS3_RETRY_AFTER_MAX_S * 1000ULL : v * 1000ULL;
 	}

@@ -55,6 +55,7 @@ struct fake {
 	int fail_n, fail_status;		/* next N: this status, */
 	const char *fail_code;			/* with this S3 code */
 	unsigned int retry_after;		/* seconds, on a 503; 0: none */
+	const char *retry_after_raw;		/* the header as sent, if set */
 	bool ignore_range, ignore_if_match, complete_error, complete_no_etag;
 	bool ignore_if_none_match;	/* HEAD: answer 200, never 304 */
 	unsigned int sleep_ms;
@@ -564,11 +565,13 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 	}
 	if (F.fail_503) {
 		F.fail_503--;
-		if (F.retry_after) {
+		if (F.retry_after || F.retry_after_raw) {
 			struct MHD_Response *rs;
-			char ra[16];
+			char ra[32];
 
-			snprintf(ra, sizeof(ra), "%u", F.retry_after);
+			snprintf(ra, sizeof(ra), "%s", F.retry_after_raw ? : "");
+			if (!F.retry_after_raw)
+				snprintf(ra, sizeof(ra), "%u", F.retry_after);
 			rs = MHD_create_response_from_buffer(0, (void *)"",
 							     MHD_RESPMEM_PERSISTENT);
 			MHD_add_response_header(rs, "Retry-After", ra);
@@ -1072,6 +1075,33 @@ TEST_F(s3, retry_after_honoured)
 	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	EXPECT_GE(secs, 0.99);
 	EXPECT_EQ(0, hcs3_retry_after_ms(self->c));	/* the 200 had none */
+}
+
+/*
+ * A Retry-After that is not delta-seconds (a sign, trailing text) is
+ * ignored, as an HTTP-date is: "-5" was read by strtoul() as 2^64 - 5 and
+ * capped, so a bad header made the client wait HCS3_RETRY_AFTER_MAX_S.
+ */
+TEST_F(s3, retry_after_malformed_ignored)
+{
+	static const char *const bad[] = { "-5", "+5", "5s", " " };
+	struct timespec t0, t1;
+	struct hcs3_object o;
+	unsigned int i;
+	double secs;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		F.retry_after_raw = bad[i];
+		F.fail_503 = 1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ASSERT_EQ(0, hcs3_head(self->c, BKT, "dir/obj one+x", &o,
+				       self->err, sizeof(self->err)))
+			TH_LOG("%s", self->err);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		EXPECT_LT(secs, 5.0) TH_LOG("Retry-After \"%s\": %.1f s", bad[i], secs);
+	}
+	F.retry_after_raw = NULL;
 }
 
 TEST_F(s3, retry_budget)
