@@ -6,6 +6,7 @@
  * manner of the biolatency family of bcc/libbpf-tools.  Documentation/
  * tracing.md describes the events and this tool.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -182,13 +183,18 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 't':
-			c.want = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || c.want > TOP_MAX) {
+		case 't': {
+			/* digits only: "-1" and 2^32 + 1 must not wrap into range */
+			unsigned long t = strtoul(optarg, &end, 10);
+
+			if (!isdigit((unsigned char)optarg[0]) || *end ||
+			    t > TOP_MAX) {
 				fprintf(stderr, "hctrace: --top: 0..%d, got '%s'\n", TOP_MAX, optarg);
 				return 2;
 			}
+			c.want = t;
 			break;
+		}
 		case 'j':
 			json = true;
 			break;
