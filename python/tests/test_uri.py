@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 import errno
+import os
+import re
 
 import pytest
 
-from hypercache.uri import prefix_of, to_cache_uri, to_path
+from hypercache.uri import HC_URI_MAX, prefix_of, to_cache_uri, to_path
 
 
 @pytest.mark.parametrize("path,uri", [
@@ -42,8 +44,25 @@ def test_nul_and_length():
         to_cache_uri("m/" + "k" * 5000)
     assert e.value.errno == errno.E2BIG
     assert e.value.filename.startswith("m/")
-    # exactly HC_URI_MAX bytes is fine
-    assert len(to_cache_uri("m/" + "k" * (4096 - len("hypercache://m/")))) == 4096
+    # exactly HC_URI_MAX bytes is fine, one more is E2BIG (it was 4096,
+    # which let 1025..4096 bytes through to the library's own refusal)
+    assert HC_URI_MAX == 1024
+    assert len(to_cache_uri("m/" + "k" * (1024 - len("hypercache://m/")))) == 1024
+    with pytest.raises(OSError) as e:
+        to_cache_uri("m/" + "k" * (1025 - len("hypercache://m/")))
+    assert e.value.errno == errno.E2BIG
+
+
+def test_uri_max_is_the_kernels():
+    """HC_URI_MAX here is uapi/hypercache_format.h's (in a source tree)."""
+    hdr = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "..", "..", "uapi", "hypercache_format.h")
+    if not os.path.exists(hdr):
+        pytest.skip("not in a source tree: no uapi/hypercache_format.h")
+    with open(hdr) as f:
+        m = re.search(r"^#define\s+HC_URI_MAX\s+(\d+)", f.read(), re.M)
+    assert m, "HC_URI_MAX not found in " + hdr
+    assert int(m.group(1)) == HC_URI_MAX
 
 
 def test_prefix_of():

@@ -108,7 +108,7 @@ uint32_t hc_ctx_chunk_size(const struct hc_ctx *ctx);
 /**
  * hc_reader_open() - open a cached object for reading
  * @ctx: the context
- * @uri: the object's URI bytes (1..4096, no NUL among them)
+ * @uri: the object's URI bytes (1..HC_URI_MAX = 1024, no NUL among them)
  * @uri_len: their number
  * @flags: HC_OPEN_*
  * @timeout_ms: with HC_OPEN_WAIT or HC_OPEN_AUTO_INGEST, how long to wait
