@@ -79,31 +79,27 @@ double sim_opt_double(const char *opt, const char *s, double min, double max)
 u64 sim_opt_size(const char *opt, const char *s, bool *bytes)
 {
 	static const char suffixes[] = "KMGT";
-	const char *end = s;
-	char digits[32];
+	unsigned long long v;
+	const char *p;
+	char *end;
 	int shift = 0;
-	size_t n;
-	u64 v;
 
-	while (isdigit((unsigned char)*end))
-		end++;
-	n = end - s;
+	errno = 0;
+	v = isdigit((unsigned char)*s) ? strtoull(s, &end, 10) : 0;
+	if (!v || errno == ERANGE)
+		goto bad;
 	if (*end) {
-		const char *p = end[1] ? NULL : memchr(suffixes, toupper((unsigned char)*end), 4);
-
+		p = end[1] ? NULL : strchr(suffixes, toupper((unsigned char)*end));
 		if (!p)
-			n = 0;	/* refused below */
-		else
-			shift = 10 * (int)(p - suffixes + 1);
+			goto bad;
+		shift = 10 * (int)(p - suffixes + 1);
 	}
-	if (n && n < sizeof(digits)) {
-		memcpy(digits, s, n);
-		digits[n] = '\0';
-	}
-	if (!n || n >= sizeof(digits) || !sim_parse_u64(digits, UINT64_MAX >> shift, &v) || !v)
-		sim_usage_error("%s: \"%s\" is not a size (N, or N with K, M, G or T; at least 1, below 2^64)",
-				opt, s);
+	if (v > UINT64_MAX >> shift)
+		goto bad;
 	if (bytes)
 		*bytes = shift;
-	return v << shift;
+	return (u64)v << shift;
+bad:
+	sim_usage_error("%s: \"%s\" is not a size (N, or N with K, M, G or T; at least 1, below 2^64)",
+			opt, s);
 }
