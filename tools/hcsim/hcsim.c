@@ -325,6 +325,15 @@ static double pct(u64 a, u64 b)
 	return b ? 100.0 * a / b : 0.0;
 }
 
+/* The policies' names, each after a blank. */
+static void print_policies(FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < SIM_NR_POLICIES; i++)
+		fprintf(f, " %s", sim_policies[i]->name);
+}
+
 /*
  * --policies: names from sim_policies[] separated by commas, each once,
  * case-insensitive, run in the order given; NULL: all.  Fills @run with
@@ -357,8 +366,7 @@ static size_t select_policies(const char *list, size_t *run)
 						sim_policies[i]->name);
 		if (i == SIM_NR_POLICIES) {
 			fprintf(stderr, "hcsim: --policies: unknown policy \"%s\"; the policies are", name);
-			for (i = 0; i < SIM_NR_POLICIES; i++)
-				fprintf(stderr, " %s", sim_policies[i]->name);
+			print_policies(stderr);
 			fputc('\n', stderr);
 			exit(2);
 		}
@@ -453,8 +461,6 @@ static void gen_set(struct gen_ai *g, const char *kv)
 /* --help: to stdout, exit 0; a usage error: to stderr, exit 2. */
 static void __attribute__((noreturn)) usage(bool help)
 {
-	size_t i;
-
 	fprintf(help ? stdout : stderr,
 		"usage: hcsim [--format arc|kv] [--unit BYTES] [--policies LIST] [--classes]\n"
 		"             [--inflight N] (--capacity N[K|M|G|T] | --fraction F) TRACE\n"
@@ -464,8 +470,7 @@ static void __attribute__((noreturn)) usage(bool help)
 		"       hcsim capacity --workload model|dataset|demo|mixed --pool-gib G ...\n"
 		"A capacity with a suffix is bytes, without one units; TRACE - is stdin.\n"
 		"LIST: policies separated by commas, of:");
-	for (i = 0; i < SIM_NR_POLICIES; i++)
-		fprintf(help ? stdout : stderr, " %s", sim_policies[i]->name);
+	print_policies(help ? stdout : stderr);
 	fprintf(help ? stdout : stderr,
 		".\nExit status: 0, 1 (a trace or file that cannot be read), 2 (usage).\n"
 		"See Documentation/policy.md, \"The simulator\".\n");
