@@ -97,7 +97,7 @@
  *   drain) take rcu_read_lock() too, which the table's lookup asks for;
  *   the pool lock is what keeps the object they return.
  * - Walks of the whole index never use the table: they follow the
- *   ordered view (hc_cache.ordered, an rbtree in URI order, changed with
+ *   ordered view (hc_cache.ordered, a B+tree in URI order, changed with
  *   the table under the pool lock), which a resize does not reorder, so a
  *   resumable walk (hc_cache_for_each() with a cursor: the URI of the
  *   last object visited) misses and repeats nothing across messages.
@@ -354,27 +354,66 @@ u32 hc_cache_index_buckets(struct hc_cache *c)
 	return size;
 }
 
-/* The first object of the index in URI order, or NULL. */
-static struct hc_obj *hc_index_first(struct hc_cache *c)
-{
-	struct rb_node *n = rb_first(&c->ordered);
+/* A search key of the ordered view: URI bytes. */
+struct hc_ordered_key {
+	const u8 *uri;
+	u32 len;
+};
 
-	return n ? rb_entry(n, struct hc_obj, onode) : NULL;
+/* URI order: bytes compared as unsigned, a prefix before what extends it. */
+static int hc_cache_uri_cmp(const u8 *a, u32 alen, const u8 *b, u32 blen)
+{
+	int r = memcmp(a, b, min(alen, blen));
+
+	if (r)
+		return r;
+	return alen < blen ? -1 : alen > blen;
 }
 
-/* The object after @obj in URI order, or NULL. */
-static struct hc_obj *hc_index_next(struct hc_obj *obj)
+static int hc_ordered_cmp(const void *item, const void *key)
 {
-	struct rb_node *n = rb_next(&obj->onode);
+	const struct hc_obj *o = item;
+	const struct hc_ordered_key *k = key;
 
-	return n ? rb_entry(n, struct hc_obj, onode) : NULL;
+	return hc_cache_uri_cmp(o->uri, o->uri_len, k->uri, k->len);
+}
+
+static int hc_ordered_order(const void *a, const void *b)
+{
+	const struct hc_obj *o = b;
+	struct hc_ordered_key k = { o->uri, o->uri_len };
+
+	return hc_ordered_cmp(a, &k);
+}
+
+static const struct hc_otree_ops hc_ordered_ops = {
+	.cmp = hc_ordered_cmp,
+	.order = hc_ordered_order,
+};
+
+/* The first object of the index in URI order, or NULL.  Pool lock held. */
+struct hc_obj *hc_cache_ordered_first(struct hc_cache *c)
+{
+	return hc_otree_first(&c->ordered);
+}
+
+/*
+ * The object after @obj (indexed) in URI order, or NULL.  O(1) when
+ * nothing was added or removed since the step that returned @obj, else
+ * O(log n).  Pool lock held.
+ */
+struct hc_obj *hc_cache_ordered_next(struct hc_cache *c, struct hc_obj *obj)
+{
+	struct hc_ordered_key k = { obj->uri, obj->uri_len };
+
+	return hc_otree_next(&c->ordered, obj, &k);
 }
 
 /*
  * Walks of the whole index, in URI order, under the pool lock:
  *
- *	for (obj = hc_index_first(c); obj; obj = tmp) {
- *		tmp = hc_index_next(obj);	(so @obj may be removed)
+ *	for (obj = hc_cache_ordered_first(c); obj; obj = tmp) {
+ *		tmp = hc_cache_ordered_next(c, obj);	(so @obj may be removed)
  *		hc_index_resched(&n);
  *
  * hc_index_resched() once per object: a preemption point every
@@ -795,8 +834,8 @@ void hc_cache_bad_settle(struct hc_cache *c)
 		return;
 	atomic_set(&c->bad_pending, 0);
 	smp_mb__after_atomic();	/* pairs with hc_cache_read_error() */
-	for (obj = hc_index_first(c); obj; obj = tmp) {
-		tmp = hc_index_next(obj);
+	for (obj = hc_cache_ordered_first(c); obj; obj = tmp) {
+		tmp = hc_cache_ordered_next(c, obj);
 		hc_index_resched(&n);
 		if (obj->bad || !hc_obj_has_bad_chunk(c, obj))
 			continue;
@@ -882,13 +921,14 @@ int hc_cache_slab_init(void)
 	BUILD_BUG_ON(max(sizeof(struct list_head), sizeof(struct rcu_head)) >
 		     offsetof(struct hc_policy_entry, key));
 	/*
-	 * The memory budget (issue 15, policy.md "Memory"): 160 bytes, 25 a
+	 * The memory budget (issue 15, policy.md "Memory"): 136 bytes, 30 a
 	 * 4 KiB slab page (what only busy objects need is in struct
-	 * hc_obj_transit; holds is 32-bit, bounded by HC_OBJ_HOLDS_MAX).  A
+	 * hc_obj_transit; holds is 32-bit, bounded by HC_OBJ_HOLDS_MAX; the
+	 * ordered view holds a pointer in a B+tree node, not an rb_node).  A
 	 * field that needs more is a decision made with r-memory's limits,
 	 * not a drift that only check-reliability would see.
 	 */
-	BUILD_BUG_ON(sizeof(struct hc_obj) > 160);
+	BUILD_BUG_ON(sizeof(struct hc_obj) > 136);
 	/* a busy object's fields: one kmalloc-64 (64 bytes more while busy) */
 	BUILD_BUG_ON(sizeof(struct hc_obj_transit) > 64);
 	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)
@@ -929,7 +969,6 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 	obj->uri_len = len;
 	/* the index's key (hc_index_params): set before any insert */
 	obj->pe.key = hc_cache_hash(uri, len);
-	RB_CLEAR_NODE(&obj->onode);	/* not indexed: hc_obj_superseded() */
 	return obj;
 }
 
@@ -949,32 +988,30 @@ static void hc_cache_obj_free_rcu(struct rcu_head *head)
 	hc_cache_obj_release(obj);
 }
 
-/* URI order: bytes compared as unsigned, a prefix before what extends it. */
-static int hc_cache_uri_cmp(const u8 *a, u32 alen, const u8 *b, u32 blen)
+/*
+ * Fill the ordered view's reserve for one insert.  May sleep; pool lock
+ * held.  Return: 0 or -ENOMEM (what was added stays in the reserve).
+ */
+static int hc_cache_ordered_reserve(struct hc_cache *c)
 {
-	int r = memcmp(a, b, min(alen, blen));
+	while (hc_otree_reserve_needed(&c->ordered)) {
+		struct hc_otree_node *n = kmalloc(sizeof(*n), GFP_KERNEL);
 
-	if (r)
-		return r;
-	return alen < blen ? -1 : alen > blen;
+		if (!n)
+			return -ENOMEM;
+		hc_otree_give(&c->ordered, n);
+	}
+	return 0;
 }
 
-static void hc_cache_ordered_add(struct hc_cache *c, struct hc_obj *obj)
+/* Free the reserve's nodes beyond what one insert may need (all: @all). */
+static void hc_cache_ordered_trim(struct hc_cache *c, bool all)
 {
-	struct rb_node **link = &c->ordered.rb_node, *parent = NULL;
+	struct hc_otree_node *n;
 
-	while (*link) {
-		struct hc_obj *o = rb_entry(*link, struct hc_obj, onode);
-
-		parent = *link;
-		if (hc_cache_uri_cmp(obj->uri, obj->uri_len, o->uri,
-				     o->uri_len) < 0)
-			link = &parent->rb_left;
-		else
-			link = &parent->rb_right;
-	}
-	rb_link_node(&obj->onode, parent, link);
-	rb_insert_color(&obj->onode, &c->ordered);
+	while ((n = hc_otree_take(&c->ordered,
+				  all ? 0 : c->ordered.depth + 1)))
+		kfree(n);
 }
 
 /**
@@ -990,21 +1027,9 @@ static void hc_cache_ordered_add(struct hc_cache *c, struct hc_obj *obj)
 struct hc_obj *hc_cache_ordered_ceil(struct hc_cache *c, const u8 *key,
 				     u32 len, bool strict)
 {
-	struct rb_node *n = c->ordered.rb_node;
-	struct hc_obj *best = NULL;
+	struct hc_ordered_key k = { key, len };
 
-	while (n) {
-		struct hc_obj *o = rb_entry(n, struct hc_obj, onode);
-		int r = hc_cache_uri_cmp(o->uri, o->uri_len, key, len);
-
-		if (r > 0 || (r == 0 && !strict)) {
-			best = o;
-			n = n->rb_left;
-		} else {
-			n = n->rb_right;
-		}
-	}
-	return best;
+	return hc_otree_ceil(&c->ordered, &k, strict);
 }
 
 /*
@@ -1014,15 +1039,25 @@ struct hc_obj *hc_cache_ordered_ceil(struct hc_cache *c, const u8 *key,
  */
 static int hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 {
+	struct hc_ordered_key k = { obj->uri, obj->uri_len };
 	int err;
 
-	err = rhltable_insert(&c->index, &obj->hnode, hc_index_params);
+	err = hc_cache_ordered_reserve(c);
+	if (!err)
+		err = rhltable_insert(&c->index, &obj->hnode, hc_index_params);
+	if (!err) {
+		/* cannot fail with its reserve (-E2BIG: beyond any memory) */
+		err = hc_otree_insert(&c->ordered, obj, &k);
+		if (WARN_ON_ONCE(err))
+			rhltable_remove(&c->index, &obj->hnode,
+					hc_index_params);
+	}
 	if (err) {
 		pr_warn_ratelimited("the index refused an object (%d, %llu objects): -ENOMEM\n",
 				    err, c->stats.objects);
 		return -ENOMEM;
 	}
-	hc_cache_ordered_add(c, obj);
+	obj->indexed = true;
 	c->stats.objects++;
 	hc_cache_set_state(c, obj, state);
 	return 0;
@@ -1031,9 +1066,12 @@ static int hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 /* Take @obj out of the index (the table and the ordered view). */
 static void hc_cache_unindex(struct hc_cache *c, struct hc_obj *obj)
 {
+	struct hc_ordered_key k = { obj->uri, obj->uri_len };
+
 	WARN_ON_ONCE(rhltable_remove(&c->index, &obj->hnode, hc_index_params));
-	rb_erase(&obj->onode, &c->ordered);
-	RB_CLEAR_NODE(&obj->onode);
+	WARN_ON_ONCE(hc_otree_remove(&c->ordered, obj, &k));
+	obj->indexed = false;
+	hc_cache_ordered_trim(c, false);
 }
 
 /*
@@ -2663,11 +2701,11 @@ void hc_cache_hit(struct hc_cache *c, struct hc_obj *obj)
  * A superseded object (hc_cache_supersede()) is the only live one that is
  * not in the index: hc_cache_insert() indexes every object it is given,
  * hc_cache_unlink() frees what it takes out (hc_cache_unindex() clears
- * hc_obj.onode, which a new object's is too).
+ * hc_obj.indexed, which a new object's is too).
  */
 bool hc_obj_superseded(const struct hc_obj *obj)
 {
-	return RB_EMPTY_NODE(&obj->onode);
+	return !obj->indexed;
 }
 
 /* The last hold on a superseded object went: free it and its chunks. */
@@ -3531,8 +3569,8 @@ static void hc_cache_report_collision(struct hc_cache *c,
 	u32 n = 0;
 	u64 chunk;
 
-	for (o = hc_index_first(c); o; o = tmp) {
-		tmp = hc_index_next(o);
+	for (o = hc_cache_ordered_first(c); o; o = tmp) {
+		tmp = hc_cache_ordered_next(c, o);
 		hc_index_resched(&n);
 		if (o == obj || !hc_ext_overlap(obj, o, &chunk))
 			continue;
@@ -3608,8 +3646,8 @@ int hc_cache_restore_finish(struct hc_cache *c)
 	int err;
 
 	c->replaying = true;
-	for (obj = hc_index_first(c); obj; obj = tmp) {
-		tmp = hc_index_next(obj);
+	for (obj = hc_cache_ordered_first(c); obj; obj = tmp) {
+		tmp = hc_cache_ordered_next(c, obj);
 		hc_index_resched(&n);
 		if (obj->state == HC_OBJ_INGESTING ||
 		    obj->state == HC_OBJ_STAGED)
@@ -3670,8 +3708,8 @@ int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 			return err;
 		cond_resched();
 	}
-	for (obj = hc_index_first(c); obj; obj = tmp) {
-		tmp = hc_index_next(obj);
+	for (obj = hc_cache_ordered_first(c); obj; obj = tmp) {
+		tmp = hc_cache_ordered_next(c, obj);
 		hc_index_resched(&n);
 		js = hc_cache_jstate(obj);
 		if (!js || (js == HC_OBJ_DIRTY && hc_state_dirty(obj->state)))
@@ -3709,8 +3747,8 @@ int hc_cache_for_each(struct hc_cache *c, struct hc_cache_cursor *cur,
 	if (cur && cur->len)
 		obj = hc_cache_ordered_ceil(c, cur->uri, cur->len, true);
 	else
-		obj = hc_index_first(c);
-	for (; obj; obj = hc_index_next(obj)) {
+		obj = hc_cache_ordered_first(c);
+	for (; obj; obj = hc_cache_ordered_next(c, obj)) {
 		ret = fn(arg, obj);
 		if (ret)
 			break;
@@ -3776,7 +3814,7 @@ int hc_cache_create(struct hc_pool *pool)
 	INIT_LIST_HEAD(&c->superseded);
 	INIT_LIST_HEAD(&c->revals);
 	INIT_LIST_HEAD(&c->doomed);
-	c->ordered = RB_ROOT;
+	hc_otree_init(&c->ordered, &hc_ordered_ops);
 	err = rhltable_init(&c->index, &hc_index_params);
 	if (err) {
 		kfree(c);
@@ -3832,8 +3870,8 @@ void hc_cache_destroy(struct hc_pool *pool)
 	hc_compact_stop(c);	/* no run is under way: the stop quiesced */
 	hc_cache_generation_floor = max(hc_cache_generation_floor,
 					c->next_generation);
-	for (obj = hc_index_first(c); obj; obj = tmp) {
-		tmp = hc_index_next(obj);
+	for (obj = hc_cache_ordered_first(c); obj; obj = tmp) {
+		tmp = hc_cache_ordered_next(c, obj);
 		hc_index_resched(&n);
 		hc_cache_remove(c, obj);
 	}
@@ -3850,6 +3888,9 @@ void hc_cache_destroy(struct hc_pool *pool)
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);
 	rhltable_destroy(&c->index);	/* empty: every object was removed */
+	WARN_ON_ONCE(c->ordered.items);
+	hc_otree_clear(&c->ordered);
+	hc_cache_ordered_trim(c, true);
 	kfree(c);
 	pool->cache = NULL;
 }

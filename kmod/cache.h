@@ -18,7 +18,6 @@
 #include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/pid.h>
-#include <linux/rbtree.h>
 #include <linux/rcupdate.h>
 #include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
@@ -26,6 +25,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include "core/alloc.h"
+#include "core/otree.h"
 #include "core/policy.h"
 #include "core/slab.h"
 #include "../uapi/hypercache.h"
@@ -159,7 +159,8 @@ struct hc_fence {
  *	most objects of a v1 pool have none), from INGEST_ALLOC, EGRESS_DONE
  *	or the journal (format v2); NULL: unknown.  Replaced under the pool
  *	lock (and, once journaled, the journal mutex), freed with the object
- * @onode: in the index's ordered view (hc_cache.ordered), by URI bytes
+ * @indexed: in the index (its table and its ordered view); false for a new
+ *	object and a superseded one (hc_obj_superseded())
  * @jop: a change of the object is under way with the pool lock dropped for
  *	its I/O (COMMIT's write-back, flushes and journal record; INGEST_DONE's
  *	flushes and record; EGRESS_DONE's and a pin's record; an eviction's
@@ -180,7 +181,6 @@ struct hc_fence {
  */
 struct hc_obj {
 	struct rhlist_head hnode;
-	struct rb_node onode;
 	union {
 		struct hc_policy_entry pe;
 		union {		/* out of the policy for good */
@@ -193,6 +193,7 @@ struct hc_obj {
 	u8 jop;			/* HC_JOP_BUSY or a durable HC_OBJ_* state */
 	bool keep_chunks;	/* superseded, its DELETE failed: never freed */
 	bool reval_pending;
+	bool indexed;
 	u8 state;
 	u8 flags;
 	u8 nr_ext;
@@ -508,7 +509,11 @@ struct hc_compact {
  * @stats: counters
  * @ordered: every object of the index, ordered by URI (memcmp, then
  *	length): the file system view's directory listings, and every walk
- *	of the whole index (a stable order while @index resizes)
+ *	of the whole index (a stable order while @index resizes).  A B+tree
+ *	of object pointers (core/otree.h: about 10 bytes an object, not a
+ *	24-byte rb_node in each); its nodes are kmalloc'ed into its reserve
+ *	before an insert (hc_cache_insert()), and the reserve kept to what
+ *	one insert may need
  * @nr_busy: objects whose hc_obj.jop is set, and batches of DELETEs being
  *	written: a pool stop waits for none to be left (hc_cache_quiesce())
  * @doomed: objects out of the index whose DELETE is being journaled
@@ -532,7 +537,7 @@ struct hc_compact {
  */
 struct hc_cache {
 	struct rhltable index;
-	struct rb_root ordered;
+	struct hc_otree ordered;
 	struct hc_policy policy;
 	void *sketch;
 	struct hc_alloc alloc;
@@ -742,6 +747,9 @@ int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
 /* The ordered view: the first object whose URI is >= (> if @strict) @key. */
 struct hc_obj *hc_cache_ordered_ceil(struct hc_cache *c, const u8 *key,
 				     u32 len, bool strict);
+/* The ordered view's first object, and the one after @obj; NULL: none. */
+struct hc_obj *hc_cache_ordered_first(struct hc_cache *c);
+struct hc_obj *hc_cache_ordered_next(struct hc_cache *c, struct hc_obj *obj);
 
 /**
  * struct hc_cache_cursor - where a resumable walk of the index stands

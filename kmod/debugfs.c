@@ -37,7 +37,6 @@
 #include <linux/bitmap.h>
 #include <linux/debugfs.h>
 #include <linux/math64.h>
-#include <linux/rbtree.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -282,14 +281,19 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 {
 	struct hc_obj *obj, *prev = NULL;
 	struct hc_obj_transit *t;
-	struct rb_node *rb;
+	const char *why;
 	u64 v, n;
 	u32 s;
 
-	for (rb = rb_first(&c->ordered); rb; rb = rb_next(rb)) {
-		obj = rb_entry(rb, struct hc_obj, onode);
+	if (hc_otree_check(&c->ordered, &why))
+		hc_dbg_problem(k, "the ordered view's tree: %s", why);
+	for (obj = hc_cache_ordered_first(c); obj;
+	     obj = hc_cache_ordered_next(c, obj)) {
 		if (prev && !hc_dbg_uri_before(prev, obj))
 			hc_dbg_problem(k, "%*pEhp: out of order in the ordered view",
+				       hc_dbg_ulen(obj), obj->uri);
+		if (!obj->indexed)
+			hc_dbg_problem(k, "%*pEhp: in the ordered view, not marked indexed",
 				       hc_dbg_ulen(obj), obj->uri);
 		prev = obj;
 		hc_dbg_check_obj(k, c, obj);

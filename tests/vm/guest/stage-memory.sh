@@ -24,18 +24,19 @@
 #                      stall, soft lockup or hung task (hc_dmesg_bad); the
 #                      index walks have to let the CPU go (cond_resched():
 #                      kmod/cache.c's locking rules).  Times both.
-# Each fails when an object takes more than its limit of slab: 176 bytes
-# with 8-byte URIs (B, default 176, for memory-1m), 231 with 64-byte URIs:
-# struct hc_obj (160 bytes, 25 a 4 KiB page: 163.8 bytes each) in its own
-# slab cache and the URI in kmalloc-8 or kmalloc-64, plus a few bytes of
-# the index's table (measured 172.3 and 226.8, 2026-12-07); a struct of
-# 161 bytes or more (24 a page: 170.7) fails both (178.7, 234.6), as the
-# 184-byte one of before (194.5, 249.5) and the 224-byte one before
-# struct hc_obj_transit (236.0, 291.3).  (With the URI in the object's
-# kzalloc it took 512.)
+# Each fails when an object takes more than its limit of slab: 158 bytes
+# with 8-byte URIs (B, default 158, for memory-1m), 212 with 64-byte URIs:
+# struct hc_obj (136 bytes, 30 a 4 KiB page: 136.5 bytes each) in its own
+# slab cache, the ordered view's B+tree leaves (kmalloc-512, about 8 bytes
+# an object), the URI in kmalloc-8 or kmalloc-64, plus a few bytes of the
+# index's table (measured 153.4 and 207.8, 2026-12-07); the 160-byte
+# struct with an rb_node of before (172.3, 226.8) fails both, as the
+# 184-byte one (194.5, 249.5) and the 224-byte one before struct
+# hc_obj_transit (236.0, 291.3).  (With the URI in the object's kzalloc
+# it took 512.)
 . /hc/tests/lib.sh
 
-N=1000000 MAXB=176 ONLY=""
+N=1000000 MAXB=158 ONLY=""
 for a in $HC_ARGS; do
 	case "$a" in
 	n=*) N=${a#n=} ;;
@@ -85,12 +86,12 @@ measure() {
 }
 
 t_100k() {
-	measure 100000 m/ 176
+	measure 100000 m/ 158
 }
 
 t_100k_uri64() {
 	# 59 bytes of prefix + up to 5 digits = 64 bytes
-	measure 100000 s3://hc-memory-bucket/datasets/imagenet-1k/train/shard-0000 231
+	measure 100000 s3://hc-memory-bucket/datasets/imagenet-1k/train/shard-0000 212
 }
 
 t_1m() {
