@@ -50,9 +50,10 @@
  *   path) run under rcu_read_lock() on the pool published for RCU
  *   (hc_pool_current_rcu(); a stop unpublishes it and waits a grace period
  *   before the teardown).  For them: objects enter and leave the index's
- *   table (an rhltable, "The index" below: resized by the kernel's worker,
- *   lookups safe under RCU during a resize) with rhltable_insert() and
- *   rhltable_remove() under the pool lock, and are freed (with their
+ *   table (an rhashtable, "The index" below: resized by the kernel's
+ *   worker, lookups safe under RCU during a resize) with
+ *   rhashtable_lookup_insert_fast() and rhashtable_remove_fast() under
+ *   the pool lock, and are freed (with their
  *   extents) by call_rcu() after they left; an object's state is
  *   published with smp_store_release() and read with smp_load_acquire();
  *   once READY, DIRTY or SYNCING an object's uri, pe.key, size, generation,
@@ -123,10 +124,11 @@
 #include <linux/mm.h>
 #include <linux/rhashtable.h>
 #include <linux/moduleparam.h>
+#include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
-#include <linux/xxhash.h>
 #include "cache.h"
 #include "journal.h"
 #include "hypercache.h"
@@ -265,17 +267,34 @@ static bool hc_state_complete(u32 state)
 	return state == HC_OBJ_READY || hc_state_dirty(state);
 }
 
-static u64 hc_cache_hash(const u8 *uri, u32 len)
+/*
+ * The key URIs are hashed with (hc_cache_hash()): random, drawn when the
+ * module is loaded, so that nobody can choose URIs whose hashes collide.
+ */
+static siphash_key_t hc_cache_hash_key __read_mostly;
+
+/*
+ * Test hook (tests/vm/guest/stage-objects.sh, obj-key-collision): a pool
+ * created while it is N (1..63) keeps only the low N bits of its URIs'
+ * hashes, so that URIs collide; 0: all 64.
+ */
+static unsigned int hc_index_key_bits;
+module_param_named(index_key_bits, hc_index_key_bits, uint, 0644);
+MODULE_PARM_DESC(index_key_bits,
+		 "test hook: pools created from now on key their index with the low N bits of the URI's hash (0 or 64 and more: all)");
+
+/* The URI's 64-bit hash: the index's and the policy's key (hc_obj.pe.key). */
+u64 hc_cache_hash(const struct hc_cache *c, const u8 *uri, u32 len)
 {
-	return xxh64(uri, len, 0);
+	return siphash(uri, len, &hc_cache_hash_key) & c->key_mask;
 }
 
 /*
  * The index
  *
- * An rhltable (lib/rhashtable.c, the list variant) keyed by hc_obj.pe.key,
- * the xxh64 of the URI, rather than an rhashtable with obj_cmpfn over the
- * URI bytes:
+ * An rhashtable (lib/rhashtable.c) keyed by hc_obj.pe.key, the URI's
+ * SipHash under a key drawn at module load (hc_cache_hash()), rather than
+ * one with obj_cmpfn over the URI bytes:
  *
  * - the key is a fixed 8 bytes, so the table hashes it with jhash2 of two
  *   words and its random seed, a few instructions, where a URI key would
@@ -284,11 +303,16 @@ static u64 hc_cache_hash(const u8 *uri, u32 len)
  *   keys on that same field, struct hc_obj holds no copy) and what the
  *   lossy read buffer records, which its drain finds objects by
  *   (hc_cache_readbuf_drain()), and LOCATE hashes the URI once for both;
- * - URIs whose xxh64 collide (anyone may choose URIs, and xxh64 is not a
- *   keyed hash) share one entry's list: they cost their lookups a longer
- *   list walk but cannot lengthen a bucket's chain, so inserts never fail
- *   for them (an rhashtable refuses an insert with -EBUSY when a chain
- *   passes 16 entries and a rehash is already under way).
+ * - one object a key: an object's hnode is an rhash_head (8 bytes), not
+ *   the list variant's rhlist_head (16).  The key being secret, nobody can
+ *   choose URIs whose keys are equal (with the public, unkeyed xxh64 the
+ *   index used before, anyone could, which is why it was the list
+ *   variant then), and a chain cannot be made long; two URIs of one
+ *   key happen by chance once in 2^64 / n inserts, and the second is
+ *   refused as the table refuses an insert it has no room for
+ *   (hc_cache_insert(): -ENOMEM, named in the log).  Each URI is in the
+ *   index at most once: a STAGE, an ingest and the replay look the URI
+ *   up and replace or refuse before they insert.
  *
  * The table starts at HC_INDEX_MIN_BUCKETS buckets and is grown (at 75 %
  * load) and shrunk (below 30 %) by the kernel's worker as objects come
@@ -315,28 +339,23 @@ static const struct rhashtable_params hc_index_params = {
 static struct hc_obj *hc_index_find(struct hc_cache *c, u64 hash,
 				    const u8 *uri, u32 len)
 {
-	struct rhlist_head *pos, *list;
-	struct hc_obj *obj;
+	struct hc_obj *obj = rhashtable_lookup(&c->index, &hash,
+					       hc_index_params);
 
-	list = rhltable_lookup(&c->index, &hash, hc_index_params);
-	rhl_for_each_entry_rcu(obj, pos, list, hnode)
-		if (obj->uri_len == len && !memcmp(obj->uri, uri, len))
-			return obj;
+	/* another URI of the same key: once in 2^64 / n */
+	if (obj && obj->uri_len == len && !memcmp(obj->uri, uri, len))
+		return obj;
 	return NULL;
 }
 
-/* Whether @obj is on the index's list of its hash (debugfs's check). */
+/* Whether @obj is the index's object of its key (debugfs's check). */
 bool hc_cache_index_has(struct hc_cache *c, struct hc_obj *obj)
 {
-	struct rhlist_head *pos, *list;
-	struct hc_obj *o;
-	bool found = false;
+	bool found;
 
 	rcu_read_lock();
-	list = rhltable_lookup(&c->index, &obj->pe.key, hc_index_params);
-	rhl_for_each_entry_rcu(o, pos, list, hnode)
-		if (o == obj)
-			found = true;
+	found = rhashtable_lookup(&c->index, &obj->pe.key,
+				  hc_index_params) == obj;
 	rcu_read_unlock();
 	return found;
 }
@@ -348,7 +367,7 @@ u32 hc_cache_index_buckets(struct hc_cache *c)
 	u32 size;
 
 	rcu_read_lock();
-	tbl = rcu_dereference(c->index.ht.tbl);
+	tbl = rcu_dereference(c->index.tbl);
 	size = tbl->size;
 	rcu_read_unlock();
 	return size;
@@ -908,6 +927,8 @@ int hc_cache_slab_init(void)
 {
 	u32 i;
 
+	get_random_bytes(&hc_cache_hash_key, sizeof(hc_cache_hash_key));
+
 	/* struct hc_obj's narrow fields hold every value they are given */
 	BUILD_BUG_ON(HC_OBJ_SYNCING >> (8 * sizeof_field(struct hc_obj, state)));
 	BUILD_BUG_ON((HC_OBJ_F_ALL | HC_OBJ_F_SUBCHUNK) >>
@@ -921,14 +942,15 @@ int hc_cache_slab_init(void)
 	BUILD_BUG_ON(max(sizeof(struct list_head), sizeof(struct rcu_head)) >
 		     offsetof(struct hc_policy_entry, key));
 	/*
-	 * The memory budget (issue 15, policy.md "Memory"): 136 bytes, 30 a
+	 * The memory budget (issue 15, policy.md "Memory"): 128 bytes, 32 a
 	 * 4 KiB slab page (what only busy objects need is in struct
 	 * hc_obj_transit; holds is 32-bit, bounded by HC_OBJ_HOLDS_MAX; the
-	 * ordered view holds a pointer in a B+tree node, not an rb_node).  A
+	 * ordered view holds a pointer in a B+tree node, not an rb_node; the
+	 * index's head is an rhash_head, not an rhlist_head).  A
 	 * field that needs more is a decision made with r-memory's limits,
 	 * not a drift that only check-reliability would see.
 	 */
-	BUILD_BUG_ON(sizeof(struct hc_obj) > 136);
+	BUILD_BUG_ON(sizeof(struct hc_obj) > 128);
 	/* a busy object's fields: one kmalloc-64 (64 bytes more while busy) */
 	BUILD_BUG_ON(sizeof(struct hc_obj_transit) > 64);
 	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)
@@ -951,7 +973,8 @@ static void hc_cache_obj_release(struct hc_obj *obj)
 	kmem_cache_free(hc_obj_cache, obj);
 }
 
-static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
+static struct hc_obj *hc_cache_obj_alloc(struct hc_cache *c, const u8 *uri,
+					 u32 len)
 {
 	struct hc_obj *obj;
 
@@ -968,7 +991,7 @@ static struct hc_obj *hc_cache_obj_alloc(const u8 *uri, u32 len)
 	}
 	obj->uri_len = len;
 	/* the index's key (hc_index_params): set before any insert */
-	obj->pe.key = hc_cache_hash(uri, len);
+	obj->pe.key = hc_cache_hash(c, uri, len);
 	return obj;
 }
 
@@ -1033,9 +1056,11 @@ struct hc_obj *hc_cache_ordered_ceil(struct hc_cache *c, const u8 *key,
 }
 
 /*
- * Index @obj in @state.  Return: 0, or -ENOMEM: the table refused it
- * (rhltable_insert(): -ENOMEM, or -EBUSY/-E2BIG when it could neither grow
- * nor be rehashed then); nothing changed, @obj is the caller's to undo.
+ * Index @obj in @state.  Return: 0, or -ENOMEM: the ordered view had no
+ * memory for its node, or the table refused it
+ * (rhashtable_lookup_insert_fast(): -ENOMEM, -EBUSY/-E2BIG when it could
+ * neither grow nor be rehashed then, -EEXIST when another URI has the
+ * same key); nothing changed, @obj is the caller's to undo.
  */
 static int hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 {
@@ -1044,13 +1069,19 @@ static int hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 
 	err = hc_cache_ordered_reserve(c);
 	if (!err)
-		err = rhltable_insert(&c->index, &obj->hnode, hc_index_params);
+		err = rhashtable_lookup_insert_fast(&c->index, &obj->hnode,
+						    hc_index_params);
 	if (!err) {
 		/* cannot fail with its reserve (-E2BIG: beyond any memory) */
 		err = hc_otree_insert(&c->ordered, obj, &k);
 		if (WARN_ON_ONCE(err))
-			rhltable_remove(&c->index, &obj->hnode,
-					hc_index_params);
+			rhashtable_remove_fast(&c->index, &obj->hnode,
+					       hc_index_params);
+	}
+	if (err == -EEXIST) {
+		pr_warn_ratelimited("object '%.*s': another URI of the index has its 64-bit key (a chance of 1 in 2^64 / %llu): refused (-ENOMEM)\n",
+				    obj->uri_len, obj->uri, c->stats.objects);
+		return -ENOMEM;
 	}
 	if (err) {
 		pr_warn_ratelimited("the index refused an object (%d, %llu objects): -ENOMEM\n",
@@ -1068,7 +1099,8 @@ static void hc_cache_unindex(struct hc_cache *c, struct hc_obj *obj)
 {
 	struct hc_ordered_key k = { obj->uri, obj->uri_len };
 
-	WARN_ON_ONCE(rhltable_remove(&c->index, &obj->hnode, hc_index_params));
+	WARN_ON_ONCE(rhashtable_remove_fast(&c->index, &obj->hnode,
+					    hc_index_params));
 	WARN_ON_ONCE(hc_otree_remove(&c->ordered, obj, &k));
 	obj->indexed = false;
 	hc_cache_ordered_trim(c, false);
@@ -1411,7 +1443,7 @@ struct hc_obj *hc_cache_lookup(struct hc_cache *c, const u8 *uri, u32 len)
 
 	/* the pool lock keeps it: RCU is what the table's lookup asks */
 	rcu_read_lock();
-	obj = hc_index_find(c, hc_cache_hash(uri, len), uri, len);
+	obj = hc_index_find(c, hc_cache_hash(c, uri, len), uri, len);
 	rcu_read_unlock();
 	return obj;
 }
@@ -1425,7 +1457,7 @@ struct hc_obj *hc_cache_lookup(struct hc_cache *c, const u8 *uri, u32 len)
  * overwrite the oldest slots: the policy may miss some accesses, as a
  * sampled frequency sketch does anyway.  Slots are atomic so the drainer
  * and a writer on another CPU (after a migration) never tear one; 0 is
- * "empty" (a URI whose xxh64 is 0 loses its buffered hits).
+ * "empty" (a URI whose hash is 0 loses its buffered hits).
  */
 #define HC_READBUF_SLOTS	16
 
@@ -1472,7 +1504,7 @@ int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 			 bool (*hold)(struct hc_obj *obj, void *arg),
 			 void *arg)
 {
-	u64 hash = hc_cache_hash(uri, len);
+	u64 hash = hc_cache_hash(c, uri, len);
 	struct hc_readbuf *rb;
 	struct hc_obj *obj;
 	unsigned int i;
@@ -1520,7 +1552,6 @@ int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
  */
 void hc_cache_readbuf_drain(struct hc_cache *c)
 {
-	struct rhlist_head *pos, *list;
 	struct hc_obj *obj;
 	unsigned int i;
 	int cpu;
@@ -1534,14 +1565,11 @@ void hc_cache_readbuf_drain(struct hc_cache *c)
 				continue;
 			hash = atomic64_xchg(&rb->slot[i], 0);
 			rcu_read_lock();	/* the table's; the pool lock */
-			list = rhltable_lookup(&c->index, &hash,
-					       hc_index_params);
-			rhl_for_each_entry_rcu(obj, pos, list, hnode)
-				if (hc_obj_valid(obj) &&
-				    hc_policy_resident(&obj->pe)) {
-					hc_policy_access(&c->policy, &obj->pe);
-					break;
-				}
+			obj = rhashtable_lookup(&c->index, &hash,
+						hc_index_params);
+			if (obj && hc_obj_valid(obj) &&
+			    hc_policy_resident(&obj->pe))
+				hc_policy_access(&c->policy, &obj->pe);
 			rcu_read_unlock();
 		}
 	}
@@ -2004,7 +2032,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		return err;
 	}
 
-	obj = hc_cache_obj_alloc(uri, len);
+	obj = hc_cache_obj_alloc(c, uri, len);
 	if (!obj)
 		return -ENOMEM;
 	obj->transit = hc_transit_alloc(obj);
@@ -2366,7 +2394,7 @@ int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
 
 	if (c->stats.by_state[HC_OBJ_INGESTING] >= hc_nl_ingest_limit())
 		return -EAGAIN;
-	obj = hc_cache_obj_alloc(uri, len);
+	obj = hc_cache_obj_alloc(c, uri, len);
 	if (!obj)
 		return -ENOMEM;
 	obj->transit = hc_transit_alloc(obj);
@@ -2664,7 +2692,7 @@ void hc_cache_ingest_end(struct hc_cache *c, struct hc_obj *obj, int outcome)
 int hc_cache_outcome(const struct hc_cache *c, const u8 *uri, u32 len,
 		     u64 generation)
 {
-	u64 hash = hc_cache_hash(uri, len);
+	u64 hash = hc_cache_hash(c, uri, len);
 	u32 i;
 
 	for (i = 0; i < ARRAY_SIZE(c->outcomes); i++)
@@ -2678,7 +2706,7 @@ int hc_cache_outcome(const struct hc_cache *c, const u8 *uri, u32 len,
 void hc_cache_miss(struct hc_cache *c, const u8 *uri, u32 len)
 {
 	c->stats.misses++;
-	hc_policy_record(&c->policy, hc_cache_hash(uri, len));
+	hc_policy_record(&c->policy, hc_cache_hash(c, uri, len));
 }
 
 /* A LOCATE found @obj (any state): count it for the policy and the stats. */
@@ -3193,7 +3221,7 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 	if (r->type != HC_JREC_OBJECT)
 		return 0;
 
-	obj = hc_cache_obj_alloc(r->uri, r->uri_len);
+	obj = hc_cache_obj_alloc(c, r->uri, r->uri_len);
 	if (!obj)
 		return -ENOMEM;
 	if (small)
@@ -3815,7 +3843,9 @@ int hc_cache_create(struct hc_pool *pool)
 	INIT_LIST_HEAD(&c->revals);
 	INIT_LIST_HEAD(&c->doomed);
 	hc_otree_init(&c->ordered, &hc_ordered_ops);
-	err = rhltable_init(&c->index, &hc_index_params);
+	c->key_mask = hc_index_key_bits && hc_index_key_bits < 64 ?
+		      GENMASK_ULL(hc_index_key_bits - 1, 0) : ~0ULL;
+	err = rhashtable_init(&c->index, &hc_index_params);
 	if (err) {
 		kfree(c);
 		return err;
@@ -3853,7 +3883,7 @@ out_free:
 	kvfree(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);
-	rhltable_destroy(&c->index);
+	rhashtable_destroy(&c->index);
 	kfree(c);
 	return err;
 }
@@ -3887,7 +3917,7 @@ void hc_cache_destroy(struct hc_pool *pool)
 	kvfree(c->fence);
 	kvfree(c->alloc_words);
 	kvfree(c->sketch);
-	rhltable_destroy(&c->index);	/* empty: every object was removed */
+	rhashtable_destroy(&c->index);	/* empty: every object was removed */
 	WARN_ON_ONCE(c->ordered.items);
 	hc_otree_clear(&c->ordered);
 	hc_cache_ordered_trim(c, true);

@@ -81,9 +81,9 @@ struct hc_fence {
 
 /**
  * struct hc_obj - one cached object
- * @hnode: in the index (hc_cache.index), on the list of the objects whose
- *	URIs have @pe.key (almost always one)
- * @pe: the policy's part.  @pe.key, the 64-bit hash of the URI (xxh64), is
+ * @hnode: in the index (hc_cache.index), the object of its @pe.key
+ * @pe: the policy's part.  @pe.key, the 64-bit keyed hash of the URI
+ *	(hc_cache_hash(): SipHash, its key drawn at module load), is
  *	also the index's key (hc_index_params): set when the object is
  *	allocated, before it can enter the index, and never changed after
  *	(hc_policy_entry_init() is always given @pe.key again, so a lockless
@@ -180,7 +180,7 @@ struct hc_fence {
  *	chunks are never freed (the next assembly may bring it back)
  */
 struct hc_obj {
-	struct rhlist_head hnode;
+	struct rhash_head hnode;
 	union {
 		struct hc_policy_entry pe;
 		union {		/* out of the policy for good */
@@ -468,9 +468,11 @@ struct hc_compact {
 
 /**
  * struct hc_cache - the object cache of one pool
- * @index: the index: a resizable RCU hash table (rhltable) keyed by
+ * @index: the index: a resizable RCU hash table (rhashtable) keyed by
  *	hc_obj.pe.key, sized by the kernel from the number of objects in it
  *	(see "The index" in cache.c)
+ * @key_mask: the bits of the URIs' hashes the index keeps (all: ~0; the
+ *	index_key_bits test hook's when the cache was created)
  * @policy: W-TinyLFU over the objects
  * @sketch: the policy's table, its sketch and its ghost (vmalloc'ed)
  * @alloc: chunk allocator
@@ -536,7 +538,8 @@ struct hc_compact {
  * @compact: the slab's compaction (kmod/compact.c)
  */
 struct hc_cache {
-	struct rhltable index;
+	struct rhashtable index;
+	u64 key_mask;
 	struct hc_otree ordered;
 	struct hc_policy policy;
 	void *sketch;
@@ -768,6 +771,9 @@ struct hc_cache_cursor {
 /* Visit every object (netlink dump); stops when @fn returns non-zero. */
 int hc_cache_for_each(struct hc_cache *c, struct hc_cache_cursor *cur,
 		      int (*fn)(void *arg, struct hc_obj *obj), void *arg);
+
+/* The URI's 64-bit keyed hash (hc_obj.pe.key). */
+u64 hc_cache_hash(const struct hc_cache *c, const u8 *uri, u32 len);
 
 /* Buckets of the index's table now (debugfs). */
 u32 hc_cache_index_buckets(struct hc_cache *c);

@@ -40,7 +40,6 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/xxhash.h>
 #include "hypercache.h"
 
 #define HC_DBG_MAX_PROBLEMS	16
@@ -248,7 +247,7 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 	bool quiet;
 
 	k->objects++;
-	if (obj->pe.key != xxh64(obj->uri, obj->uri_len, 0))
+	if (obj->pe.key != hc_cache_hash(c, obj->uri, obj->uri_len))
 		hc_dbg_problem(k, "%*pEhp: hash %llx is not its URI's",
 			       hc_dbg_ulen(obj), obj->uri, obj->pe.key);
 	if (!hc_cache_index_has(c, obj))
@@ -301,9 +300,9 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 			cond_resched();
 	}
 	k->buckets = hc_cache_index_buckets(c);
-	if (atomic_read(&c->index.ht.nelems) != k->objects)
+	if (atomic_read(&c->index.nelems) != k->objects)
 		hc_dbg_problem(k, "index: the table holds %d objects, the ordered view %llu",
-			       atomic_read(&c->index.ht.nelems), k->objects);
+			       atomic_read(&c->index.nelems), k->objects);
 	/* superseded generations keep their chunks while they are held */
 	list_for_each_entry(obj, &c->superseded, gone_node) {
 		k->superseded++;

@@ -24,19 +24,20 @@
 #                      stall, soft lockup or hung task (hc_dmesg_bad); the
 #                      index walks have to let the CPU go (cond_resched():
 #                      kmod/cache.c's locking rules).  Times both.
-# Each fails when an object takes more than its limit of slab: 158 bytes
-# with 8-byte URIs (B, default 158, for memory-1m), 212 with 64-byte URIs:
-# struct hc_obj (136 bytes, 30 a 4 KiB page: 136.5 bytes each) in its own
-# slab cache, the ordered view's B+tree leaves (kmalloc-512, about 8 bytes
-# an object), the URI in kmalloc-8 or kmalloc-64, plus a few bytes of the
-# index's table (measured 153.4 and 207.8, 2026-12-07); the 160-byte
-# struct with an rb_node of before (172.3, 226.8) fails both, as the
+# Each fails when an object takes more than its limit of slab: 149 bytes
+# with 8-byte URIs (B, default 149, for memory-1m), 204 with 64-byte URIs:
+# struct hc_obj (128 bytes, 32 a 4 KiB page) in its own slab cache, the
+# ordered view's B+tree leaves (kmalloc-512, about 8.5 bytes an object),
+# the URI in kmalloc-8 or kmalloc-64, plus a few bytes of the index's
+# table (measured 145.0 and 199.6, 2026-12-07); the 136-byte struct with
+# an rhlist_head (153.4, 207.8) fails both, as the 160-byte one with an
+# rb_node (172.3, 226.8), the
 # 184-byte one (194.5, 249.5) and the 224-byte one before struct
 # hc_obj_transit (236.0, 291.3).  (With the URI in the object's kzalloc
 # it took 512.)
 . /hc/tests/lib.sh
 
-N=1000000 MAXB=158 ONLY=""
+N=1000000 MAXB=149 ONLY=""
 for a in $HC_ARGS; do
 	case "$a" in
 	n=*) N=${a#n=} ;;
@@ -86,12 +87,12 @@ measure() {
 }
 
 t_100k() {
-	measure 100000 m/ 158
+	measure 100000 m/ 149
 }
 
 t_100k_uri64() {
 	# 59 bytes of prefix + up to 5 digits = 64 bytes
-	measure 100000 s3://hc-memory-bucket/datasets/imagenet-1k/train/shard-0000 212
+	measure 100000 s3://hc-memory-bucket/datasets/imagenet-1k/train/shard-0000 204
 }
 
 t_1m() {
