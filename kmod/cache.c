@@ -63,7 +63,8 @@
  *   object is READY and held by no one, readers take one READ_ONCE()
  *   snapshot of it (hc_obj_extent()), and the old allocation and its
  *   blocks are freed after a grace period (kmod/compact.c);
- *   flags, bad, reval_pending and checked are read with READ_ONCE() (a
+ *   flags, mflags (bad, revalidation pending) and checked are read with
+ *   READ_ONCE() (a
  *   snapshot; a hold of an object due for revalidation retries locked).  A reader that
  *   finds anything else (a miss, a pending or bad object, an unsettled
  *   read error, a replay) retries with the pool lock.
@@ -502,7 +503,7 @@ static void hc_cache_transit_settle(struct hc_obj *obj)
 {
 	struct hc_obj_transit *t = obj->transit;
 
-	if (t && obj->state == HC_OBJ_READY && !obj->reval_pending &&
+	if (t && obj->state == HC_OBJ_READY && !hc_obj_m(obj, HC_OBJ_M_REVAL) &&
 	    !t->fence && list_empty(&t->queue_node))
 		hc_cache_transit_free(obj);
 }
@@ -522,7 +523,7 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 		c->stats.by_state[obj->state]--;
 	if (!(obj->state && hc_state_complete(obj->state)) &&
 	    hc_state_complete(state)) {
-		obj->committed = ktime_get_real_ns();
+		obj->committed = ktime_get_real_seconds();
 		/* new data is checked now; a replayed object is due at once */
 		if (!c->replaying)
 			WRITE_ONCE(obj->checked, hc_cache_reval_now());
@@ -856,9 +857,9 @@ void hc_cache_bad_settle(struct hc_cache *c)
 	for (obj = hc_cache_ordered_first(c); obj; obj = tmp) {
 		tmp = hc_cache_ordered_next(c, obj);
 		hc_index_resched(&n);
-		if (obj->bad || !hc_obj_has_bad_chunk(c, obj))
+		if (hc_obj_m(obj, HC_OBJ_M_BAD) || !hc_obj_has_bad_chunk(c, obj))
 			continue;
-		obj->bad = true;
+		hc_obj_mset(obj, HC_OBJ_M_BAD, true);
 		pr_warn("object '%.*s' (generation %llu): a read of its data failed on a member: marked bad\n",
 			obj->uri_len, obj->uri, obj->generation);
 		hc_cache_event(obj);
@@ -868,7 +869,7 @@ void hc_cache_bad_settle(struct hc_cache *c)
 /* @obj's flags as LOCATE and OBJ_GET report them (HC_OBJ_F_BAD included). */
 u32 hc_obj_flags(const struct hc_obj *obj)
 {
-	return obj->flags | (obj->bad ? HC_OBJ_F_BAD : 0);
+	return obj->flags | (hc_obj_m(obj, HC_OBJ_M_BAD) ? HC_OBJ_F_BAD : 0);
 }
 
 /**
@@ -942,15 +943,16 @@ int hc_cache_slab_init(void)
 	BUILD_BUG_ON(max(sizeof(struct list_head), sizeof(struct rcu_head)) >
 		     offsetof(struct hc_policy_entry, key));
 	/*
-	 * The memory budget (issue 15, policy.md "Memory"): 128 bytes, 32 a
+	 * The memory budget (issue 15, policy.md "Memory"): 120 bytes, 34 a
 	 * 4 KiB slab page (what only busy objects need is in struct
 	 * hc_obj_transit; holds is 32-bit, bounded by HC_OBJ_HOLDS_MAX; the
 	 * ordered view holds a pointer in a B+tree node, not an rb_node; the
-	 * index's head is an rhash_head, not an rhlist_head).  A
+	 * index's head is an rhash_head, not an rhlist_head; the in-memory
+	 * booleans are bits of mflags; committed is in seconds).  A
 	 * field that needs more is a decision made with r-memory's limits,
 	 * not a drift that only check-reliability would see.
 	 */
-	BUILD_BUG_ON(sizeof(struct hc_obj) > 128);
+	BUILD_BUG_ON(sizeof(struct hc_obj) > 120);
 	/* a busy object's fields: one kmalloc-64 (64 bytes more while busy) */
 	BUILD_BUG_ON(sizeof(struct hc_obj_transit) > 64);
 	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)
@@ -1088,7 +1090,7 @@ static int hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 				    err, c->stats.objects);
 		return -ENOMEM;
 	}
-	obj->indexed = true;
+	hc_obj_mset(obj, HC_OBJ_M_INDEXED, true);
 	c->stats.objects++;
 	hc_cache_set_state(c, obj, state);
 	return 0;
@@ -1102,7 +1104,7 @@ static void hc_cache_unindex(struct hc_cache *c, struct hc_obj *obj)
 	WARN_ON_ONCE(rhashtable_remove_fast(&c->index, &obj->hnode,
 					    hc_index_params));
 	WARN_ON_ONCE(hc_otree_remove(&c->ordered, obj, &k));
-	obj->indexed = false;
+	hc_obj_mset(obj, HC_OBJ_M_INDEXED, false);
 	hc_cache_ordered_trim(c, false);
 }
 
@@ -1330,8 +1332,8 @@ void hc_cache_busy_change(struct hc_cache *c, bool on)
 bool hc_cache_movable(const struct hc_obj *obj)
 {
 	return hc_obj_valid(obj) && (obj->flags & HC_OBJ_F_SUBCHUNK) &&
-	       obj->state == HC_OBJ_READY && !obj->jop && !obj->bad &&
-	       !obj->reval_pending && !atomic_read(&obj->holds);
+	       obj->state == HC_OBJ_READY && !obj->jop && !hc_obj_m(obj, HC_OBJ_M_BAD) &&
+	       !hc_obj_m(obj, HC_OBJ_M_REVAL) && !atomic_read(&obj->holds);
 }
 
 /**
@@ -1517,11 +1519,11 @@ int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 		return -EAGAIN;
 	state = smp_load_acquire(&obj->state);	/* pairs with set_state() */
 	if ((state != HC_OBJ_READY && state != HC_OBJ_DIRTY &&
-	     state != HC_OBJ_SYNCING) || READ_ONCE(obj->bad))
+	     state != HC_OBJ_SYNCING) || hc_obj_m(obj, HC_OBJ_M_BAD))
 		return -EAGAIN;
 	/* a reader's hold of a clean object due for revalidation: locked */
 	if (hold && !peek && state == HC_OBJ_READY &&
-	    (READ_ONCE(obj->reval_pending) || hc_reval_obj_due(obj)))
+	    (hc_obj_m(obj, HC_OBJ_M_REVAL) || hc_reval_obj_due(obj)))
 		return -EAGAIN;
 	if (hold && !hold(obj, arg))
 		return -EAGAIN;
@@ -1731,7 +1733,7 @@ static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
  * Admit @obj (weight set, flags set, not resident) into the policy and
  * evict the objects it names to make room.  An unevictable @obj cannot be refused, only
  * fail for want of room; neither can an explicit admission
- * (@obj->explicit_admit: an operator's preload, no frequency duel).
+ * (HC_OBJ_M_EXPLICIT: an operator's preload, no frequency duel).
  * @resized: @obj was resident with another weight (a stage grown or
  * trimmed), placed again by hc_policy_admit_resized(): not a new request
  * for the policy's sketch (a growable stage is placed again at each new
@@ -1780,7 +1782,7 @@ static int hc_cache_admit(struct hc_cache *c, struct hc_obj *obj,
 	}
 	doomed = (struct hc_obj **)victims;
 	hc_cache_readbuf_drain(c);	/* the victims are chosen on fresh hits */
-	if (obj->explicit_admit)
+	if (hc_obj_m(obj, HC_OBJ_M_EXPLICIT))
 		ret = hc_policy_admit_explicit(&c->policy, &obj->pe, victims,
 					       max, &nr);
 	else if (resized)
@@ -2729,18 +2731,18 @@ void hc_cache_hit(struct hc_cache *c, struct hc_obj *obj)
  * A superseded object (hc_cache_supersede()) is the only live one that is
  * not in the index: hc_cache_insert() indexes every object it is given,
  * hc_cache_unlink() frees what it takes out (hc_cache_unindex() clears
- * hc_obj.indexed, which a new object's is too).
+ * HC_OBJ_M_INDEXED, which a new object's is too).
  */
 bool hc_obj_superseded(const struct hc_obj *obj)
 {
-	return !obj->indexed;
+	return !hc_obj_m(obj, HC_OBJ_M_INDEXED);
 }
 
 /* The last hold on a superseded object went: free it and its chunks. */
 static void hc_cache_superseded_free(struct hc_cache *c, struct hc_obj *obj)
 {
 	list_del(&obj->gone_node);
-	if (!obj->keep_chunks)
+	if (!hc_obj_m(obj, HC_OBJ_M_KEEP_CHUNKS))
 		hc_cache_put_space(c, obj);
 	hc_cache_fence_free(obj);
 	hc_cache_event(obj);
@@ -3013,7 +3015,7 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 		hc_pool_lock();
 	}
 	if (err)
-		obj->keep_chunks = true;
+		hc_obj_mset(obj, HC_OBJ_M_KEEP_CHUNKS, true);
 	hc_cache_busy_end(c, obj);
 	if (!atomic_read(&obj->holds))
 		hc_cache_superseded_free(c, obj);
@@ -3051,7 +3053,7 @@ int hc_cache_reval_begin(struct hc_cache *c, struct hc_obj *obj)
 	}
 	t->reval_since = jiffies;
 	list_add_tail(&t->queue_node, &c->revals);
-	WRITE_ONCE(obj->reval_pending, true);
+	hc_obj_mset(obj, HC_OBJ_M_REVAL, true);
 	c->stats.revalidations++;
 	return 0;
 }
@@ -3065,7 +3067,7 @@ int hc_cache_reval_begin(struct hc_cache *c, struct hc_obj *obj)
 void hc_cache_reval_end(struct hc_cache *c, struct hc_obj *obj, u32 result)
 {
 	list_del_init(&obj->transit->queue_node);
-	WRITE_ONCE(obj->reval_pending, false);
+	hc_obj_mset(obj, HC_OBJ_M_REVAL, false);
 	hc_cache_transit_settle(obj);	/* READY: nothing else pending */
 	WRITE_ONCE(obj->checked, hc_cache_reval_now());
 	if (result == HC_REVAL_UNCHANGED)
@@ -3100,7 +3102,7 @@ struct hc_obj *hc_cache_reval_find(struct hc_cache *c, u64 id)
  * A pinned object is unpinned first (journaled) and its successor is
  * pinned while INGESTING (admitted pinned, as LOCATE with PIN does); the
  * successor's ingest is admitted as an operator's preload is
- * (explicit_admit: the URI was cached, it does not duel for its place).
+ * (HC_OBJ_M_EXPLICIT: the URI was cached, it does not duel for its place).
  * @obj leaves the index through hc_cache_supersede(): holders keep reading
  * its bytes.  Sleeps (the journal; the pool lock is dropped for the I/O).
  * Return: 1 (*@newp is new), 0 (*@newp was there already, or NULL), or
@@ -3139,7 +3141,7 @@ int hc_cache_reval_replace(struct hc_cache *c, struct hc_obj *obj,
 	err = hc_cache_ingest(c, uri, len, &nobj);
 	if (err)
 		goto out;
-	nobj->explicit_admit = true;
+	hc_obj_mset(nobj, HC_OBJ_M_EXPLICIT, true);
 	if (pinned)	/* INGESTING: in memory, admitted pinned */
 		hc_cache_pin(c, nobj, true);
 	*newp = nobj;

@@ -102,18 +102,17 @@ struct hc_fence {
  *	being revalidated (struct hc_obj_transit, its own kmalloc), NULL for
  *	a quiet READY object.  Under the pool lock, never read by lockless
  *	LOCATE; freed with the object
- * @bad: a read of one of its chunks failed on a member
- *	(hc_cache_read_error()); LOCATE answers HC_LOCATE_BAD.  In memory
- *	only: a new assembly forgets it
- * @reval_pending: READY: a revalidation of it is with the helper
- *	(kmod/reval.c); it is on hc_cache.revals (@transit's queue_node)
- *	since @transit->reval_since.  Written under the pool lock, read by
- *	lockless LOCATE
+ * @mflags: what the module alone keeps of it, one bit each (HC_OBJ_M_*:
+ *	bad, explicit admission, chunks kept, revalidation pending, indexed),
+ *	in memory only.  Written under the pool lock, bit by bit
+ *	(hc_obj_mset()), read with READ_ONCE() of the byte (hc_obj_m()), so
+ *	lockless LOCATE reads HC_OBJ_M_BAD and HC_OBJ_M_REVAL whole
  * @checked: when it was last revalidated (or became complete), in seconds
  *	of the boot clock plus one (hc_cache_reval_now()); 0: not since the
  *	assembly (replayed objects are due at once).  In memory only, never
  *	journaled; written under the pool lock, read by lockless LOCATE
- * @committed: CLOCK_REALTIME ns when it became complete (READY, DIRTY or
+ * @committed: CLOCK_REALTIME seconds (u32: until 2106) when it became
+ *	complete (READY, DIRTY or
  *	SYNCING from STAGED, INGESTING or new): its COMMIT or INGEST_DONE,
  *	or, as for @transit->dirty_since, its replay at assembly (format v1 records
  *	no time); set by hc_cache_set_state(); the view's mtime (fs.md)
@@ -123,7 +122,7 @@ struct hc_fence {
  *	BUILD_BUG_ON()); published with smp_store_release(), read by
  *	lockless LOCATE with smp_load_acquire() (a byte: single-copy atomic)
  * @flags: HC_OBJ_F_* of the journal (HC_OBJ_F_ALL) and HC_OBJ_F_SUBCHUNK,
- *	nothing else (HC_OBJ_F_BAD is @bad): a u8 (BUILD_BUG_ON()); read by
+ *	nothing else (HC_OBJ_F_BAD is HC_OBJ_M_BAD): a u8 (BUILD_BUG_ON()); read by
  *	lockless LOCATE with READ_ONCE()
  * @data_crc: CRC-32C of the data when HC_OBJ_F_DATA_CRC is set
  * @holds: holds by all open files (a control file's at most HC_HOLD_MAX,
@@ -159,8 +158,6 @@ struct hc_fence {
  *	most objects of a v1 pool have none), from INGEST_ALLOC, EGRESS_DONE
  *	or the journal (format v2); NULL: unknown.  Replaced under the pool
  *	lock (and, once journaled, the journal mutex), freed with the object
- * @indexed: in the index (its table and its ordered view); false for a new
- *	object and a superseded one (hc_obj_superseded())
  * @jop: a change of the object is under way with the pool lock dropped for
  *	its I/O (COMMIT's write-back, flushes and journal record; INGEST_DONE's
  *	flushes and record; EGRESS_DONE's and a pin's record; an eviction's
@@ -176,8 +173,6 @@ struct hc_fence {
  *	for its journal writer (hc_cache_quiesce()).
  *	Set and cleared under the pool lock; the durable state under the
  *	journal mutex (hc_journal_write_out())
- * @keep_chunks: superseded, and its DELETE could not be journaled: its
- *	chunks are never freed (the next assembly may bring it back)
  */
 struct hc_obj {
 	struct rhash_head hnode;
@@ -188,32 +183,68 @@ struct hc_obj {
 			struct rcu_head rcu;
 		};
 	};
-	bool bad;
-	bool explicit_admit;	/* its ingest is an operator's preload */
 	u8 jop;			/* HC_JOP_BUSY or a durable HC_OBJ_* state */
-	bool keep_chunks;	/* superseded, its DELETE failed: never freed */
-	bool reval_pending;
-	bool indexed;
 	u8 state;
 	u8 flags;
 	u8 nr_ext;
+	u8 mflags;
 	u16 uri_len;
 	u32 checked;
 	u32 chunks;
 	u32 data_crc;
 	u32 jbytes;
 	atomic_t holds;
+	u32 committed;
 	u64 size;
 	u64 generation;
-	u64 committed;
 	union {
 		struct hc_ext *ext;
 		struct hc_sext *sext;
 	};
 	u8 *uri;
 	struct hc_bver *bver;	/* the backend version; NULL: unknown */
-	struct hc_obj_transit *transit;	/* 160 bytes, 2 of them a hole */
+	struct hc_obj_transit *transit;	/* 120 bytes, 1 of them a hole */
 };
+
+/*
+ * hc_obj.mflags
+ * HC_OBJ_M_BAD: a read of one of its chunks failed on a member
+ *	(hc_cache_read_error()); LOCATE answers HC_LOCATE_BAD.  A new
+ *	assembly forgets it
+ * HC_OBJ_M_EXPLICIT: its ingest is an operator's preload (an explicit
+ *	admission, hc_cache_admit())
+ * HC_OBJ_M_KEEP_CHUNKS: superseded, and its DELETE could not be
+ *	journaled: its chunks are never freed (the next assembly may bring
+ *	it back)
+ * HC_OBJ_M_REVAL: READY, and a revalidation of it is with the helper
+ *	(kmod/reval.c); it is on hc_cache.revals (@transit's queue_node)
+ *	since @transit->reval_since
+ * HC_OBJ_M_INDEXED: in the index (its table and its ordered view); clear
+ *	for a new object and a superseded one (hc_obj_superseded())
+ */
+#define HC_OBJ_M_BAD		BIT(0)
+#define HC_OBJ_M_EXPLICIT	BIT(1)
+#define HC_OBJ_M_KEEP_CHUNKS	BIT(2)
+#define HC_OBJ_M_REVAL		BIT(3)
+#define HC_OBJ_M_INDEXED	BIT(4)
+
+/* Whether @obj has the HC_OBJ_M_* bit @bit (any context). */
+static inline bool hc_obj_m(const struct hc_obj *obj, u8 bit)
+{
+	return READ_ONCE(obj->mflags) & bit;
+}
+
+/* Set or clear the HC_OBJ_M_* bit @bit of @obj.  Pool lock held. */
+static inline void hc_obj_mset(struct hc_obj *obj, u8 bit, bool on)
+{
+	WRITE_ONCE(obj->mflags, on ? obj->mflags | bit : obj->mflags & ~bit);
+}
+
+/* @obj's completion time, the view's mtime: CLOCK_REALTIME ns. */
+static inline u64 hc_obj_mtime_ns(const struct hc_obj *obj)
+{
+	return (u64)obj->committed * NSEC_PER_SEC;
+}
 
 /*
  * The most holds an object takes (hc_obj.holds, an atomic_t).  A control
@@ -237,13 +268,13 @@ struct hc_obj {
  * @queue_node: in the stager's list of stages (STAGED: hc_ctl.stages),
  *	the cache's list of ingest requests (INGESTING), its egress queue
  *	(DIRTY and SYNCING, in commit order) or its list of revalidations
- *	with the helper (READY with hc_obj.reval_pending)
+ *	with the helper (READY with HC_OBJ_M_REVAL)
  * @stager: the open control file that stages it (STAGED only)
  * @egress_at: DIRTY with @egress_defer: jiffies of the next attempt
  * @ingest_since: INGESTING: jiffies since when it waits for a helper (its
  *	creation, or the last helper's departure); it expires after the
  *	module parameter ingest_timeout_ms without one
- * @reval_since: READY with hc_obj.reval_pending: jiffies of the request;
+ * @reval_since: READY with HC_OBJ_M_REVAL: jiffies of the request;
  *	readers stop waiting for it ingest_timeout_ms later
  * @dirty_since: DIRTY and SYNCING: ktime_get_boottime_ns() when it became
  *	DIRTY (its COMMIT, or its replay at assembly: journal format v1
@@ -523,7 +554,7 @@ struct hc_compact {
  *	allocated until it is durable
  * @reserved: chunks of the @doomed objects
  * @revals: READY objects whose revalidation is with the helper
- *	(hc_obj.reval_pending), oldest first
+ *	(HC_OBJ_M_REVAL), oldest first
  * @slab: format v2: the small objects' slab chunks (slab.h), set up at the
  *	first small object or replayed sub-chunk extent (hc_cache_slab_ready())
  * @slab_chunks: its table (vmalloc'ed), NULL until then

@@ -534,7 +534,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 		/* before the size is known: the admission is not chosen yet */
 		if ((loc.flags & HC_LOCATE_F_EXPLICIT) &&
 		    obj->state == HC_OBJ_INGESTING && !hc_obj_allocated(obj))
-			obj->explicit_admit = true;
+			hc_obj_mset(obj, HC_OBJ_M_EXPLICIT, true);
 		/*
 		 * A reader's hold of a READY object due for revalidation
 		 * waits for the helper's check (reval.c); changed, the URI
@@ -548,7 +548,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 			if (err)
 				goto out_unlock;
 		}
-		if ((loc.flags & HC_LOCATE_F_PIN) && !obj->bad &&
+		if ((loc.flags & HC_LOCATE_F_PIN) && !hc_obj_m(obj, HC_OBJ_M_BAD) &&
 		    (hc_obj_valid(obj) || obj->state == HC_OBJ_INGESTING)) {
 			err = hc_cache_pin(c, obj, true);
 			/*
@@ -574,13 +574,13 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 		if (err)
 			goto out_unlock;
 	}
-	if (obj->bad)
+	if (hc_obj_m(obj, HC_OBJ_M_BAD))
 		loc.status = HC_LOCATE_BAD;	/* neither a hit nor held */
 	else if (hc_obj_valid(obj))
 		loc.status = HC_LOCATE_HIT;
 	else
 		loc.status = HC_LOCATE_PENDING;
-	if (!(loc.flags & HC_LOCATE_F_PEEK) && !counted && !obj->bad)
+	if (!(loc.flags & HC_LOCATE_F_PEEK) && !counted && !hc_obj_m(obj, HC_OBJ_M_BAD))
 		hc_cache_hit(c, obj);
 
 	/*

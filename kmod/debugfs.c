@@ -260,12 +260,12 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 	}
 	k->by_state[obj->state]++;
 	/* a transit from the start of a busy period to its end (cache.h) */
-	quiet = obj->state == HC_OBJ_READY && !obj->reval_pending;
+	quiet = obj->state == HC_OBJ_READY && !hc_obj_m(obj, HC_OBJ_M_REVAL);
 	if (!obj->transit != quiet ||
 	    (obj->transit && obj->transit->obj != obj))
 		hc_dbg_problem(k, "%*pEhp (state %u%s): %s",
 			       hc_dbg_ulen(obj), obj->uri, obj->state,
-			       obj->reval_pending ? ", revalidating" : "",
+			       hc_obj_m(obj, HC_OBJ_M_REVAL) ? ", revalidating" : "",
 			       !obj->transit ? "no transit" :
 			       obj->transit->obj != obj ? "another's transit" :
 			       "a transit left");
@@ -291,7 +291,7 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 		if (prev && !hc_dbg_uri_before(prev, obj))
 			hc_dbg_problem(k, "%*pEhp: out of order in the ordered view",
 				       hc_dbg_ulen(obj), obj->uri);
-		if (!obj->indexed)
+		if (!hc_obj_m(obj, HC_OBJ_M_INDEXED))
 			hc_dbg_problem(k, "%*pEhp: in the ordered view, not marked indexed",
 				       hc_dbg_ulen(obj), obj->uri);
 		prev = obj;
@@ -379,11 +379,11 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 	/* revalidations with the helper: READY objects marked pending */
 	list_for_each_entry(t, &c->revals, queue_node) {
 		obj = t->obj;
-		if (obj->state != HC_OBJ_READY || !obj->reval_pending ||
+		if (obj->state != HC_OBJ_READY || !hc_obj_m(obj, HC_OBJ_M_REVAL) ||
 		    hc_obj_superseded(obj))
 			hc_dbg_problem(k, "%*pEhp: revalidating in state %u%s",
 				       hc_dbg_ulen(obj), obj->uri, obj->state,
-				       obj->reval_pending ? "" : ", not pending");
+				       hc_obj_m(obj, HC_OBJ_M_REVAL) ? "" : ", not pending");
 	}
 }
 

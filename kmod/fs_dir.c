@@ -124,7 +124,7 @@ static struct dentry *hc_fs_lookup(struct inode *dir, struct dentry *dentry,
 		gen = obj->generation;
 		size = obj->size;
 		chunks = obj->chunks;
-		mtime = obj->committed;
+		mtime = hc_obj_mtime_ns(obj);
 	} else {
 		subdir = hc_fs_dir_exists(c, buf, dlen);
 	}
@@ -145,7 +145,7 @@ static struct dentry *hc_fs_lookup(struct inode *dir, struct dentry *dentry,
 		gen = obj->generation;
 		size = obj->size;
 		chunks = obj->chunks;
-		mtime = obj->committed;
+		mtime = hc_obj_mtime_ns(obj);
 	}
 	hc_pool_unlock();
 	if (IS_ERR(obj)) {

@@ -267,7 +267,7 @@ static int hc_fs_wr_store(struct file *file, struct hc_fs_writer *w)
 	if (!err) {
 		trace_hc_commit(obj->uri, obj->uri_len, obj->generation,
 				obj->size);
-		mtime = obj->committed;
+		mtime = hc_obj_mtime_ns(obj);
 		w->obj = NULL;
 		w->stored = true;
 	}

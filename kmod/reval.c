@@ -171,9 +171,9 @@ int hc_reval_gate(struct hc_pool *pool, struct hc_obj *obj, u64 *waited)
 	unsigned long deadline;
 	int err;
 
-	if (obj->state != HC_OBJ_READY || obj->bad || obj->jop)
+	if (obj->state != HC_OBJ_READY || hc_obj_m(obj, HC_OBJ_M_BAD) || obj->jop)
 		return 0;
-	if (!obj->reval_pending) {
+	if (!hc_obj_m(obj, HC_OBJ_M_REVAL)) {
 		if (*waited == obj->generation)
 			return 0;	/* checked while this reader waited */
 		if (!hc_reval_obj_due(obj))
