@@ -1081,7 +1081,7 @@ static int hc_cache_insert(struct hc_cache *c, struct hc_obj *obj, u32 state)
 					       hc_index_params);
 	}
 	if (err == -EEXIST) {
-		pr_warn_ratelimited("object '%.*s': another URI of the index has its 64-bit key (a chance of 1 in 2^64 / %llu): refused (-ENOMEM)\n",
+		pr_warn_ratelimited("object '%*pE': another URI of the index has its 64-bit key (a chance of 1 in 2^64 / %llu): refused (-ENOMEM)\n",
 				    obj->uri_len, obj->uri, c->stats.objects);
 		return -ENOMEM;
 	}
