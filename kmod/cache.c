@@ -3755,8 +3755,10 @@ int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
  * hc_cache_for_each - visit the objects in URI order, resumably
  * @c: the cache, with the pool lock held
  * @cur: NULL (one walk of every object), or where a walk stands: the
- *	visit starts after the object of @cur's URI (at the first object if
- *	@cur->len is 0) and @cur is left at the last object @fn accepted
+ *	visit starts after the object of @cur's URI (at the first object, or
+ *	the first under @cur's prefix, if @cur->len is 0), ends after the
+ *	last object under @cur's prefix, and @cur is left at the last object
+ *	@fn accepted
  * @fn: called with each object; a non-zero return (the object was not
  *	taken: a full message) stops the walk and is returned
  * @arg: passed to @fn
@@ -3764,7 +3766,8 @@ int hc_cache_walk_journaled(struct hc_cache *c, hc_cache_journal_fn fn,
  * The cursor is a URI, not a place in the hash table, so a walk resumed
  * with the pool lock taken again (every message of a netlink dump) visits
  * every object that existed throughout exactly once, whatever was added,
- * removed or resized in between; one O(log n) step to resume.
+ * removed or resized in between; one O(log n) step to resume, or to start
+ * at a prefix.
  * Return: 0 when every object was visited, else @fn's return.
  */
 int hc_cache_for_each(struct hc_cache *c, struct hc_cache_cursor *cur,
@@ -3776,9 +3779,17 @@ int hc_cache_for_each(struct hc_cache *c, struct hc_cache_cursor *cur,
 
 	if (cur && cur->len)
 		obj = hc_cache_ordered_ceil(c, cur->uri, cur->len, true);
+	else if (cur && cur->prefix_len)
+		obj = hc_cache_ordered_ceil(c, cur->prefix, cur->prefix_len,
+					    false);
 	else
 		obj = hc_cache_ordered_first(c);
 	for (; obj; obj = hc_cache_ordered_next(c, obj)) {
+		/* past the prefix's URIs: they are all visited */
+		if (cur && cur->prefix_len &&
+		    (obj->uri_len < cur->prefix_len ||
+		     memcmp(obj->uri, cur->prefix, cur->prefix_len)))
+			break;
 		ret = fn(arg, obj);
 		if (ret)
 			break;

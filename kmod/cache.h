@@ -789,6 +789,9 @@ struct hc_obj *hc_cache_ordered_next(struct hc_cache *c, struct hc_obj *obj);
  * struct hc_cache_cursor - where a resumable walk of the index stands
  * @len: bytes of @uri; 0 before the first object
  * @uri: the URI of the last object visited
+ * @prefix_len: 0, or the walk visits only the URIs that start with the
+ *	first @prefix_len bytes of @prefix (and ends after the last of them)
+ * @prefix: see @prefix_len
  *
  * A URI, not a position in the hash table: the walk is in URI order
  * (hc_cache.ordered), so objects that exist throughout a dump are visited
@@ -797,6 +800,8 @@ struct hc_obj *hc_cache_ordered_next(struct hc_cache *c, struct hc_obj *obj);
 struct hc_cache_cursor {
 	u32 len;
 	u8 uri[HC_URI_MAX];
+	u32 prefix_len;
+	u8 prefix[HC_URI_MAX];
 };
 
 /* Visit every object (netlink dump); stops when @fn returns non-zero. */

@@ -308,6 +308,7 @@ static void hc_compact_find(struct hc_cache *c, struct hc_compact_find *f,
 			    struct hc_cache_cursor *cur)
 {
 	cur->len = 0;
+	cur->prefix_len = 0;
 	for (;;) {
 		f->left = HC_COMPACT_WALK_BATCH;
 		if (!hc_cache_for_each(c, cur, hc_compact_find_one, f))

@@ -62,6 +62,7 @@ static const struct nla_policy hc_nl_evict_policy[HC_A_OBJ_DISCARD_DIRTY + 1] = 
 static const struct nla_policy hc_nl_obj_get_policy[HC_A_OBJ_MAX + 1] = {
 	[HC_A_OBJ_URI]		= { .type = NLA_BINARY, .len = HC_URI_MAX },
 	[HC_A_OBJ_CTL_FD]	= { .type = NLA_U32 },
+	[HC_A_OBJ_PREFIX]	= { .type = NLA_BINARY, .len = HC_URI_MAX },
 };
 
 static const struct nla_policy hc_nl_stats_policy[HC_A_STATS_MAX + 1] = {
@@ -617,22 +618,27 @@ static int hc_nl_obj_dump_one(void *arg, struct hc_obj *obj)
 
 /*
  * A dump starts in the sender's context: check it there, once.  Its
- * cursor (the URI of the last object sent) is kept in cb->args[0] until
- * hc_nl_obj_dump_done().
+ * cursor (the URI of the last object sent, and the request's
+ * HC_A_OBJ_PREFIX) is kept in cb->args[0] until hc_nl_obj_dump_done().
  */
 static int hc_nl_obj_dump_start(struct netlink_callback *cb)
 {
+	struct nlattr **attrs = hc_genl_dump_attrs(cb);
+	struct nlattr *prefix = attrs[HC_A_OBJ_PREFIX];
 	struct hc_cache_cursor *cur;
 	int err;
 
-	err = hc_nl_may_read(cb->skb, hc_genl_dump_attrs(cb)[HC_A_OBJ_CTL_FD],
-			     cb->extack);
+	err = hc_nl_may_read(cb->skb, attrs[HC_A_OBJ_CTL_FD], cb->extack);
 	if (err)
 		return err;
 	cur = kmalloc(sizeof(*cur), GFP_KERNEL);
 	if (!cur)
 		return -ENOMEM;
 	cur->len = 0;
+	/* at most HC_URI_MAX bytes: the policy */
+	cur->prefix_len = prefix ? nla_len(prefix) : 0;
+	if (cur->prefix_len)
+		memcpy(cur->prefix, nla_data(prefix), cur->prefix_len);
 	cb->args[0] = (long)cur;
 	return 0;
 }
@@ -644,10 +650,11 @@ static int hc_nl_obj_dump_done(struct netlink_callback *cb)
 }
 
 /*
- * Dump every object, in URI order, each message resuming after the last
- * object sent (hc_cache_for_each()): objects that exist throughout the
- * dump are each sent once, whatever changes between the messages.  A dump
- * that spans a pool restart continues in the new pool's index.
+ * Dump every object (or those under HC_A_OBJ_PREFIX), in URI order, each
+ * message resuming after the last object sent (hc_cache_for_each()):
+ * objects that exist throughout the dump are each sent once, whatever
+ * changes between the messages.  A dump that spans a pool restart
+ * continues in the new pool's index.
  */
 static int hc_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {

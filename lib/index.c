@@ -333,7 +333,12 @@ HCL_EXPORT int hc_ctx_list_objects(struct hc_ctx *ctx, const void *prefix,
 		.prefix = prefix, .prefix_len = prefix_len, .fn = fn, .arg = arg,
 	};
 	uint32_t ctl = (uint32_t)ctx->ctl;
-	struct nl_attr_arg fd_attr = { HC_A_OBJ_CTL_FD, sizeof(ctl), &ctl };
+	/* the kernel sends only the prefix's objects; got_obj() checks too */
+	struct nl_attr_arg attrs[2] = {
+		{ HC_A_OBJ_CTL_FD, sizeof(ctl), &ctl },
+		{ HC_A_OBJ_PREFIX, (uint16_t)prefix_len, prefix },
+	};
+	unsigned int nr = prefix_len && prefix_len <= HC_URI_MAX ? 2 : 1;
 	uint16_t family;
 	char *buf = malloc(NL_BUF);
 	int fd, e;
@@ -343,7 +348,7 @@ HCL_EXPORT int hc_ctx_list_objects(struct hc_ctx *ctx, const void *prefix,
 	e = nl_open(&fd, &family, buf);
 	if (!e) {
 		e = nl_send(fd, family, NLM_F_DUMP, HC_CMD_OBJ_GET,
-			    HC_GENL_VERSION, &fd_attr, 1, 2);
+			    HC_GENL_VERSION, attrs, nr, 2);
 		if (!e)
 			e = nl_recv(fd, 2, 1, buf, got_obj, &s);
 		close(fd);

@@ -335,6 +335,12 @@ enum hc_member_attr {
  *	that version, seconds since the Unix epoch (UTC), as the helper
  *	reported it (HC_A_ING_LAST_MODIFIED, HC_A_EGRESS_LAST_MODIFIED);
  *	absent when unknown, as HC_A_OBJ_ETAG
+ *
+ * Appended for issue 15 (a prefix-scoped listing):
+ * @HC_A_OBJ_PREFIX: binary, 0..HC_URI_MAX bytes, HC_CMD_OBJ_GET dump
+ *	requests: only the objects whose URI starts with these bytes, found
+ *	in the index's ordered view from the first such URI on (O(log n) to
+ *	start, not a walk of the whole index); empty or absent: every object
  */
 enum hc_obj_attr {
 	HC_A_OBJ_UNSPEC,
@@ -357,6 +363,7 @@ enum hc_obj_attr {
 	HC_A_OBJ_EGRESS_PERMANENT,
 	HC_A_OBJ_DISCARD_DIRTY,
 	HC_A_OBJ_LAST_MODIFIED,
+	HC_A_OBJ_PREFIX,
 
 	__HC_A_OBJ_MAX,
 	HC_A_OBJ_MAX = __HC_A_OBJ_MAX - 1

@@ -342,10 +342,12 @@ void hcctl_obj_list_free(struct obj_list *l)
 }
 
 /*
- * The objects of the cache whose URI starts with @prefix (NULL: all; the
- * filter is applied to the whole dump), only the dirty and syncing ones
- * with @dirty, sorted by URI, into @l.  Errors are reported as @who's.
- * Returns 0 or -1.
+ * The objects of the cache whose URI starts with @prefix (NULL: all), only
+ * the dirty and syncing ones with @dirty, sorted by URI, into @l.  The
+ * kernel sends only the prefix's objects (HC_A_OBJ_PREFIX: the dump starts
+ * at the first of them in the index's ordered view and ends after the
+ * last); the filter here stays for a prefix longer than any URI, which is
+ * not sent.  Errors are reported as @who's.  Returns 0 or -1.
  */
 int hcctl_obj_list_get(const char *who, const char *prefix, bool dirty,
 			struct obj_list *l)
@@ -360,7 +362,9 @@ int hcctl_obj_list_get(const char *who, const char *prefix, bool dirty,
 	if (hcctl_nl_open(&nl, who) < 0)
 		return -1;
 	msg = hcctl_nl_request(&nl, HC_CMD_OBJ_GET, 0);
-	if (msg && hcctl_nl_put_ctl_fd(msg, HC_A_OBJ_CTL_FD) < 0) {
+	if (msg && (hcctl_nl_put_ctl_fd(msg, HC_A_OBJ_CTL_FD) < 0 ||
+		    (plen && plen <= HC_URI_MAX &&
+		     nla_put(msg, HC_A_OBJ_PREFIX, (int)plen, prefix) < 0))) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}

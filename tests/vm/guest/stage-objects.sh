@@ -641,6 +641,52 @@ t_key_collision() {
 	rm -f /tmp/kc /tmp/kc.out
 }
 
+# A dump scoped to a prefix (HC_A_OBJ_PREFIX): the kernel sends the
+# objects whose URI starts with it, in URI order, and nothing else: one
+# under a prefix that is also an object's whole URI, none for a prefix
+# nothing starts with, 600 of 1000 across many dump messages (the cursor
+# resumes and the prefix still ends the walk), and a prefix longer than
+# any URI (HC_URI_MAX + 1 bytes) refused.  hcctl ls PREFIX gives the same.
+t_ls_prefix() {
+	hcctl pool stop
+	hcctl pool create --force --data-offset 16M $members >/dev/null
+	# hc_obj stage-zero names them PREFIX00000000, PREFIX00000001, ...
+	hc_obj stage-zero obj/lp/a/ 3 --clean >/dev/null || hc_fail "stage obj/lp/a/"
+	for u in obj/lp/ab obj/lp/b/ obj/lq obj/lo; do
+		hc_obj stage-zero "$u" 1 --clean >/dev/null || hc_fail "stage $u"
+	done
+	hc_obj stage-zero obj/lp/m/ 600 --clean >/dev/null || hc_fail "600 objects"
+	hc_obj stage-zero obj/lr/ 393 --clean >/dev/null || hc_fail "393 objects"
+	hc_nlpoke dump-objects obj/lp/a/ >/tmp/lp.out || hc_fail "dump: $(cat /tmp/lp.out)"
+	printf '%s\n' obj/lp/a/00000000 obj/lp/a/00000001 obj/lp/a/00000002 "objects 3" ok |
+		cmp -s - /tmp/lp.out ||
+		hc_fail "dump of obj/lp/a/: $(cat /tmp/lp.out)"
+	hc_nlpoke dump-objects obj/lp/a >/tmp/lp.out || hc_fail "dump: $(cat /tmp/lp.out)"
+	printf '%s\n' obj/lp/a/00000000 obj/lp/a/00000001 obj/lp/a/00000002 obj/lp/ab00000000 \
+		"objects 4" ok | cmp -s - /tmp/lp.out ||
+		hc_fail "dump of obj/lp/a: $(cat /tmp/lp.out)"
+	hc_nlpoke dump-objects obj/lq00000000 >/tmp/lp.out || hc_fail "dump: $(cat /tmp/lp.out)"
+	printf '%s\n' obj/lq00000000 "objects 1" ok | cmp -s - /tmp/lp.out ||
+		hc_fail "dump of obj/lq00000000, an object's whole URI: $(cat /tmp/lp.out)"
+	hc_nlpoke dump-objects obj/lz >/tmp/lp.out || hc_fail "dump: $(cat /tmp/lp.out)"
+	printf '%s\n' "objects 0" ok | cmp -s - /tmp/lp.out ||
+		hc_fail "dump of obj/lz: $(cat /tmp/lp.out)"
+	hc_nlpoke dump-objects obj/lp/m/ >/tmp/lp.out || hc_fail "dump: $(cat /tmp/lp.out)"
+	grep -qx "objects 600" /tmp/lp.out || hc_fail "dump of obj/lp/m/: $(tail -n 2 /tmp/lp.out)"
+	grep '^obj/' /tmp/lp.out >/tmp/lp.uris
+	[ "$(grep -c '^obj/lp/m/' /tmp/lp.uris)" -eq 600 ] &&
+		[ "$(sort -u /tmp/lp.uris | wc -l)" -eq 600 ] &&
+		LC_ALL=C sort /tmp/lp.uris | cmp -s - /tmp/lp.uris ||
+		hc_fail "dump of obj/lp/m/: not the 600 objects once each in URI order"
+	hc_nlpoke dump-objects >/tmp/lp.out || hc_fail "dump: $(cat /tmp/lp.out)"
+	grep -qx "objects 1000" /tmp/lp.out || hc_fail "unscoped dump: $(tail -n 2 /tmp/lp.out)"
+	hc_expect_errno hc_nlpoke dump-objects "$(head -c 1025 /dev/zero | tr '\0' x)"
+	[ "$(hcctl ls --json obj/lp/a | tr '{' '\n' | grep -c '"uri"')" -eq 4 ] ||
+		hc_fail "hcctl ls obj/lp/a: $(hcctl ls obj/lp/a)"
+	hc_check_cache "after the dumps"
+	rm -f /tmp/lp.out /tmp/lp.uris
+}
+
 hc_test obj-create t_create
 hc_test obj-layout t_layout
 hc_test obj-roundtrip t_roundtrip
@@ -655,3 +701,4 @@ hc_test obj-enospc t_enospc
 hc_test obj-zero-size t_zero_size
 hc_test obj-index-resize t_index_resize
 hc_test obj-key-collision t_key_collision
+hc_test obj-ls-prefix t_ls_prefix

@@ -24,12 +24,18 @@
  *	"received N" (N: the distinct request ids, attribute 2, of the
  *	INGEST and EGRESS requests that arrived) and "egress M" (those of
  *	EGRESS requests only)
+ *   hc_nlpoke dump-objects [PREFIX]
+ *	an HC_CMD_OBJ_GET dump (with a descriptor of /dev/hypercache-ctl),
+ *	with PREFIX as HC_A_OBJ_PREFIX if given: prints the URI of each
+ *	object the kernel sent, in the order sent, then "objects N" and
+ *	"ok" (exit 0) or "error: strerror" (exit 1)
  *   hc_nlpoke alloc-helper SIZE...
  *	register as the ingest helper, wait for one INGEST request and
  *	answer INGEST_ALLOC with each SIZE in turn: "alloc SIZE: ok" or
  *	"alloc SIZE: error: strerror"
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -370,6 +376,58 @@ static int cmd_alloc_helper(int argc, char **argv)
 	return 0;
 }
 
+static int dumped;
+
+static int on_dump_obj(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[HC_A_OBJ_MAX + 1];
+
+	(void)arg;
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, HC_A_OBJ_MAX, NULL) ||
+	    !tb[HC_A_OBJ_URI])
+		return NL_OK;
+	printf("%.*s\n", nla_len(tb[HC_A_OBJ_URI]),
+	       (const char *)nla_data(tb[HC_A_OBJ_URI]));
+	dumped++;
+	return NL_OK;
+}
+
+static int on_finish(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	acked = true;
+	return NL_STOP;
+}
+
+static int cmd_dump_objects(int argc, char **argv)
+{
+	struct nl_msg *m = nlmsg_alloc();
+	struct nl_sock *sk;
+	int family, ctl, err;
+
+	sk = connect_family(&family);
+	ctl = open("/dev/hypercache-ctl", O_RDONLY | O_CLOEXEC);
+	if (ctl < 0) {
+		perror("hc_nlpoke: /dev/hypercache-ctl");
+		return 2;
+	}
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_dump_obj, NULL);
+	nl_socket_modify_cb(sk, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, NULL);
+	genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_DUMP,
+		    HC_CMD_OBJ_GET, HC_GENL_VERSION);
+	if (nla_put_u32(m, HC_A_OBJ_CTL_FD, (uint32_t)ctl) ||
+	    (argc >= 1 &&
+	     nla_put(m, HC_A_OBJ_PREFIX, (int)strlen(argv[0]), argv[0]))) {
+		fprintf(stderr, "hc_nlpoke: the request does not fit\n");
+		return 2;
+	}
+	err = transact(sk, m);
+	printf("objects %d\n", dumped);
+	close(ctl);
+	return report(NULL, err);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -377,12 +435,14 @@ int main(int argc, char **argv)
 		return cmd_send(argc - 2, argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "bind"))
 		return cmd_bind(argv[2]);
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "dump-objects"))
+		return cmd_dump_objects(argc - 2, argv + 2);
 	if (argc == 2 && !strcmp(argv[1], "stale-helper"))
 		return cmd_stale_helper();
 	if (argc == 4 && !strcmp(argv[1], "slow"))
 		return cmd_slow(argv[2], argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "alloc-helper"))
 		return cmd_alloc_helper(argc - 2, argv + 2);
-	fprintf(stderr, "usage: hc_nlpoke send CMD [TYPE:ATTR=VALUE]... | bind PORT | stale-helper | slow REGISTER-CMD SECONDS | alloc-helper SIZE...\n");
+	fprintf(stderr, "usage: hc_nlpoke send CMD [TYPE:ATTR=VALUE]... | bind PORT | dump-objects [PREFIX] | stale-helper | slow REGISTER-CMD SECONDS | alloc-helper SIZE...\n");
 	return 2;
 }
