@@ -56,6 +56,27 @@ vmalloc_kb() {
 	awk '$1 == "VmallocUsed:" { print $2 }' /proc/meminfo
 }
 
+# prefix_dump N PREFIX: the OBJ_GET dump scoped to PREFIX1234
+# (HC_A_OBJ_PREFIX, what hcctl ls PREFIX asks) beside the dump of the whole
+# index (what hcctl filtered before): each object under it exactly (1234,
+# 12340..12349, ... below N), and the times of both (/proc/uptime, 10 ms)
+prefix_dump() {
+	_want=$(awk -v n="$1" 'BEGIN { for (p = 1; 1234 * p < n; p *= 10) {
+		e = 1234 * p + p; k += (e < n ? e : n) - 1234 * p }; print k }')
+	_t0=$(cut -d' ' -f1 /proc/uptime)
+	hc_nlpoke dump-objects "${2}1234" >/tmp/pfx.out ||
+		hc_fail "dump of ${2}1234: $(tail -n 1 /tmp/pfx.out)"
+	_t1=$(cut -d' ' -f1 /proc/uptime)
+	hc_nlpoke dump-objects >/tmp/pfx.all || hc_fail "dump: $(tail -n 1 /tmp/pfx.all)"
+	_t2=$(cut -d' ' -f1 /proc/uptime)
+	grep -qx "objects $_want" /tmp/pfx.out ||
+		hc_fail "dump of ${2}1234: $(tail -n 2 /tmp/pfx.out | head -n 1), not $_want"
+	grep -qx "objects $1" /tmp/pfx.all ||
+		hc_fail "the whole dump: $(tail -n 2 /tmp/pfx.all | head -n 1), not $1"
+	hc_log "memory: dump of the $_want objects under ${2}1234: $(awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.2f", b - a }') s; of all $1: $(awk -v a="$_t1" -v b="$_t2" 'BEGIN { printf "%.2f", b - a }') s"
+	rm -f /tmp/pfx.out /tmp/pfx.all
+}
+
 # measure N PREFIX LIMIT: the pool's slab and vmalloc growth for N objects
 # PREFIX0 .. PREFIX<N-1>; fails above LIMIT bytes of slab per object
 measure() {
@@ -82,6 +103,7 @@ measure() {
 	_per=$(awk -v n="$_n" 'NR == FNR { t0 += $2; next } { t1 += $2 }
 		END { printf "%.1f", (t1 - t0) / n }' /tmp/slab.before /tmp/slab.after)
 	hc_log "memory: $_n objects (URI ${#_prefix}+ bytes, e.g. ${_prefix}0): slab $_per B/object;$_grown; vmalloc +$((_vm1 - _vm0)) KiB (the pool's tables)"
+	prefix_dump "$_n" "$_prefix"
 	hcctl pool stop >/dev/null || hc_fail "pool stop failed"
 	awk -v p="$_per" -v m="$_max" 'BEGIN { exit !(p <= m) }' ||
 		hc_fail "$_n objects took $_per bytes of slab each, more than $_max"
