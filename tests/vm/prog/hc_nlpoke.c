@@ -392,14 +392,6 @@ static int on_dump_obj(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-static int on_finish(struct nl_msg *msg, void *arg)
-{
-	(void)msg;
-	(void)arg;
-	acked = true;
-	return NL_STOP;
-}
-
 static int cmd_dump_objects(int argc, char **argv)
 {
 	struct nl_msg *m = nlmsg_alloc();
@@ -413,7 +405,8 @@ static int cmd_dump_objects(int argc, char **argv)
 		return 2;
 	}
 	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_dump_obj, NULL);
-	nl_socket_modify_cb(sk, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, NULL);
+	/* the dump's NLMSG_DONE ends it as an ack would */
+	nl_socket_modify_cb(sk, NL_CB_FINISH, NL_CB_CUSTOM, on_ack, NULL);
 	genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_DUMP,
 		    HC_CMD_OBJ_GET, HC_GENL_VERSION);
 	if (nla_put_u32(m, HC_A_OBJ_CTL_FD, (uint32_t)ctl) ||
