@@ -3786,9 +3786,7 @@ int hc_cache_for_each(struct hc_cache *c, struct hc_cache_cursor *cur,
 		obj = hc_cache_ordered_first(c);
 	for (; obj; obj = hc_cache_ordered_next(c, obj)) {
 		/* past the prefix's URIs: they are all visited */
-		if (cur && cur->prefix_len &&
-		    (obj->uri_len < cur->prefix_len ||
-		     memcmp(obj->uri, cur->prefix, cur->prefix_len)))
+		if (cur && !hc_obj_under(obj, cur->prefix, cur->prefix_len))
 			break;
 		ret = fn(arg, obj);
 		if (ret)

@@ -240,6 +240,13 @@ static inline void hc_obj_mset(struct hc_obj *obj, u8 bit, bool on)
 	WRITE_ONCE(obj->mflags, on ? obj->mflags | bit : obj->mflags & ~bit);
 }
 
+/* Whether @obj's URI starts with the @len bytes of @prefix (any, if 0). */
+static inline bool hc_obj_under(const struct hc_obj *obj, const u8 *prefix,
+				u32 len)
+{
+	return obj->uri_len >= len && (!len || !memcmp(obj->uri, prefix, len));
+}
+
 /* @obj's completion time, the view's mtime: CLOCK_REALTIME ns. */
 static inline u64 hc_obj_mtime_ns(const struct hc_obj *obj)
 {

@@ -26,7 +26,7 @@ static bool hc_fs_dir_exists(struct hc_cache *c, const u8 *p, u32 len)
 {
 	struct hc_obj *o = hc_cache_ordered_ceil(c, p, len, false);
 
-	return o && o->uri_len >= len && !memcmp(o->uri, p, len);
+	return o && hc_obj_under(o, p, len);
 }
 
 /* A shown object with exactly this URI.  Pool lock held. */
@@ -302,8 +302,7 @@ static u32 hc_fs_collect(struct hc_cache *c, const struct hc_fs_inode *hd,
 
 		o = hc_cache_ordered_ceil(c, scan->key, scan->key_len,
 					  scan->strict);
-		if (!o || o->uri_len < hd->uri_len ||
-		    (hd->uri_len && memcmp(o->uri, hd->uri, hd->uri_len)))
+		if (!o || !hc_obj_under(o, hd->uri, hd->uri_len))
 			break;
 		memcpy(d->uri, o->uri, o->uri_len);
 		d->uri_len = o->uri_len;

@@ -366,41 +366,42 @@ int hc_otree_remove(struct hc_otree *t, const void *item, const void *key)
 	return 0;
 }
 
-static void *hc_otree_hint(struct hc_otree *t, const struct hc_otree_pos *p)
+/*
+ * The walks keep their place in @t->hint itself (no copy a step): valid
+ * while @t->hint_mod is @t->mod.  Return: its item, or NULL (the end: the
+ * hint is left invalid).
+ */
+static void *hc_otree_hint(struct hc_otree *t, bool found)
 {
-	t->hint = *p;
+	if (!found) {
+		t->hint.depth = 0;
+		return NULL;
+	}
 	t->hint_mod = t->mod;
-	return hc_otree_item(p);
+	return hc_otree_item(&t->hint);
 }
 
 /* The first item, or NULL. */
 void *hc_otree_first(struct hc_otree *t)
 {
+	struct hc_otree_pos *p = &t->hint;
 	struct hc_otree_node *n = t->root;
-	struct hc_otree_pos p = { .depth = 0 };
 
-	if (!n)
-		return NULL;
-	for (;;) {
-		p.at[p.depth].node = n;
-		p.at[p.depth].idx = 0;
-		p.depth++;
-		if (!n->level)
-			break;
-		n = n->slot[0];
+	p->depth = 0;
+	while (n) {
+		p->at[p->depth].node = n;
+		p->at[p->depth].idx = 0;
+		p->depth++;
+		n = n->level ? n->slot[0] : NULL;
 	}
-	return hc_otree_hint(t, &p);
+	return hc_otree_hint(t, p->depth);
 }
 
 /* The first item not before @key (after it if @strict), or NULL. */
 void *hc_otree_ceil(struct hc_otree *t, const void *key, bool strict)
 {
-	struct hc_otree_pos p;
-
-	hc_otree_descend(t, key, strict, &p);
-	if (!hc_otree_settle(&p))
-		return NULL;
-	return hc_otree_hint(t, &p);
+	hc_otree_descend(t, key, strict, &t->hint);
+	return hc_otree_hint(t, hc_otree_settle(&t->hint));
 }
 
 /**
@@ -415,19 +416,15 @@ void *hc_otree_ceil(struct hc_otree *t, const void *key, bool strict)
  */
 void *hc_otree_next(struct hc_otree *t, const void *item, const void *key)
 {
-	struct hc_otree_pos p;
+	struct hc_otree_pos *p = &t->hint;
 
-	if (t->hint_mod == t->mod && t->hint.depth &&
-	    t->hint.at[t->hint.depth - 1].idx <
-	    t->hint.at[t->hint.depth - 1].node->nr &&
-	    hc_otree_item(&t->hint) == item)
-		p = t->hint;
-	else if (!hc_otree_find(t, item, key, &p))
+	if (!(t->hint_mod == t->mod && p->depth &&
+	      p->at[p->depth - 1].idx < p->at[p->depth - 1].node->nr &&
+	      hc_otree_item(p) == item) &&
+	    !hc_otree_find(t, item, key, p))
 		return hc_otree_ceil(t, key, true);
-	p.at[p.depth - 1].idx++;
-	if (!hc_otree_settle(&p))
-		return NULL;
-	return hc_otree_hint(t, &p);
+	p->at[p->depth - 1].idx++;
+	return hc_otree_hint(t, hc_otree_settle(p));
 }
 
 static void hc_otree_clear_node(struct hc_otree *t, struct hc_otree_node *n)
