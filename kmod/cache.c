@@ -469,29 +469,45 @@ static void hc_cache_sync_policy(struct hc_cache *c, struct hc_obj *obj)
 	hc_policy_set_flags(&c->policy, &obj->pe, want, HC_POLICY_F_ALL & ~want);
 }
 
-/* A new transit for @obj (not installed).  May sleep; NULL: no memory. */
-static struct hc_obj_transit *hc_transit_alloc(struct hc_obj *obj)
-{
-	struct hc_obj_transit *t = kzalloc(sizeof(*t), GFP_KERNEL);
+static struct kmem_cache *hc_transit_cache __read_mostly;
 
+/*
+ * Give @obj, which has none, a new transit, which takes over its backend
+ * version (hc_obj.side).  Pool lock held, or @obj not indexed yet.  May
+ * sleep.  Return: the transit; NULL: no memory (nothing changed).
+ */
+static struct hc_obj_transit *hc_cache_transit_new(struct hc_obj *obj)
+{
+	struct hc_obj_transit *t;
+
+	if (WARN_ON_ONCE(hc_obj_transit(obj)))
+		return hc_obj_transit(obj);
+	t = kmem_cache_zalloc(hc_transit_cache, GFP_KERNEL);
 	if (!t)
 		return NULL;
 	t->obj = obj;
 	INIT_LIST_HEAD(&t->queue_node);
+	t->bver = obj->side.bver;
+	obj->side.transit = t;
+	hc_obj_mset(obj, HC_OBJ_M_TRANSIT, true);
 	return t;
 }
 
-/* Free @obj's transit, whose fence is freed already (hc_cache_fence_free()). */
+/*
+ * Free @obj's transit, whose fence is freed already (hc_cache_fence_free()):
+ * its backend version goes back to the object.
+ */
 static void hc_cache_transit_free(struct hc_obj *obj)
 {
-	struct hc_obj_transit *t = obj->transit;
+	struct hc_obj_transit *t = hc_obj_transit(obj);
 
 	if (!t)
 		return;
 	WARN_ON_ONCE(t->fence || !list_empty(&t->queue_node));
-	obj->transit = NULL;
+	hc_obj_mset(obj, HC_OBJ_M_TRANSIT, false);
+	obj->side.bver = t->bver;
 	kfree(t->egress_err);
-	kfree(t);
+	kmem_cache_free(hc_transit_cache, t);
 }
 
 /*
@@ -501,7 +517,7 @@ static void hc_cache_transit_free(struct hc_obj *obj)
  */
 static void hc_cache_transit_settle(struct hc_obj *obj)
 {
-	struct hc_obj_transit *t = obj->transit;
+	struct hc_obj_transit *t = hc_obj_transit(obj);
 
 	if (t && obj->state == HC_OBJ_READY && !hc_obj_m(obj, HC_OBJ_M_REVAL) &&
 	    !t->fence && list_empty(&t->queue_node))
@@ -517,7 +533,7 @@ static void hc_cache_set_state(struct hc_cache *c, struct hc_obj *obj,
 			       u32 state)
 {
 	bool was_dirty = obj->state && hc_state_dirty(obj->state);
-	struct hc_obj_transit *t = obj->transit;
+	struct hc_obj_transit *t = hc_obj_transit(obj);
 
 	if (obj->state)
 		c->stats.by_state[obj->state]--;
@@ -593,7 +609,7 @@ static void hc_cache_fence_free(struct hc_obj *obj)
 
 	if (!f)
 		return;
-	obj->transit->fence = NULL;
+	hc_obj_transit(obj)->fence = NULL;
 	put_pid(f->owner);
 	kfree_rcu(f, rcu);
 }
@@ -943,26 +959,38 @@ int hc_cache_slab_init(void)
 	BUILD_BUG_ON(max(sizeof(struct list_head), sizeof(struct rcu_head)) >
 		     offsetof(struct hc_policy_entry, key));
 	/*
-	 * The memory budget (issue 15, policy.md "Memory"): 120 bytes, 34 a
+	 * The memory budget (issue 15, policy.md "Memory"): 112 bytes, 36 a
 	 * 4 KiB slab page (what only busy objects need is in struct
-	 * hc_obj_transit; holds is 32-bit, bounded by HC_OBJ_HOLDS_MAX; the
-	 * ordered view holds a pointer in a B+tree node, not an rb_node; the
-	 * index's head is an rhash_head, not an rhlist_head; the in-memory
-	 * booleans are bits of mflags; committed is in seconds).  A
-	 * field that needs more is a decision made with r-memory's limits,
-	 * not a drift that only check-reliability would see.
+	 * hc_obj_transit, which holds the backend version while there, so
+	 * that one pointer serves both; holds is 32-bit, bounded by
+	 * HC_OBJ_HOLDS_MAX; the ordered view holds a pointer in a B+tree
+	 * node, not an rb_node; the index's head is an rhash_head, not an
+	 * rhlist_head; the in-memory booleans are bits of mflags; committed
+	 * is in seconds).  A field that needs more is a decision made with
+	 * r-memory's limits, not a drift that only check-reliability would
+	 * see.
 	 */
-	BUILD_BUG_ON(sizeof(struct hc_obj) > 120);
-	/* a busy object's fields: one kmalloc-64 (64 bytes more while busy) */
-	BUILD_BUG_ON(sizeof(struct hc_obj_transit) > 64);
+	BUILD_BUG_ON(sizeof(struct hc_obj) > 112);
+	BUILD_BUG_ON(HC_OBJ_M_TRANSIT >> (8 * sizeof_field(struct hc_obj,
+							    mflags)));
+	/* a busy object's fields: 56 a page of their own cache */
+	BUILD_BUG_ON(sizeof(struct hc_obj_transit) > 72);
 	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)
 		init_waitqueue_head(&hc_cache_waitqs[i].wq);
 	hc_obj_cache = KMEM_CACHE(hc_obj, 0);
-	return hc_obj_cache ? 0 : -ENOMEM;
+	if (!hc_obj_cache)
+		return -ENOMEM;
+	hc_transit_cache = KMEM_CACHE(hc_obj_transit, 0);
+	if (!hc_transit_cache) {
+		kmem_cache_destroy(hc_obj_cache);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void hc_cache_slab_exit(void)
 {
+	kmem_cache_destroy(hc_transit_cache);
 	kmem_cache_destroy(hc_obj_cache);
 }
 
@@ -970,7 +998,7 @@ void hc_cache_slab_exit(void)
 static void hc_cache_obj_release(struct hc_obj *obj)
 {
 	hc_cache_transit_free(obj);
-	kfree(obj->bver);
+	kfree(obj->side.bver);
 	kfree(obj->uri);
 	kmem_cache_free(hc_obj_cache, obj);
 }
@@ -1131,8 +1159,8 @@ static void hc_cache_detach(struct hc_cache *c, struct hc_obj *obj)
 	c->stats.by_state[obj->state]--;
 	c->stats.objects--;
 	hc_cache_unindex(c, obj);
-	if (obj->transit)	/* its stager's list, or one of the queues */
-		list_del_init(&obj->transit->queue_node);
+	if (hc_obj_transit(obj))	/* its stager's list, or one of the queues */
+		list_del_init(&hc_obj_transit(obj)->queue_node);
 	hc_cache_event(obj);
 }
 
@@ -2037,9 +2065,8 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	obj = hc_cache_obj_alloc(c, uri, len);
 	if (!obj)
 		return -ENOMEM;
-	obj->transit = hc_transit_alloc(obj);
-	if (obj->transit)
-		obj->transit->fence = hc_cache_fence_alloc(any_writer);
+	if (hc_cache_transit_new(obj))
+		hc_obj_transit(obj)->fence = hc_cache_fence_alloc(any_writer);
 	if (!hc_obj_fence(obj)) {
 		hc_cache_obj_free(obj);
 		return -ENOMEM;
@@ -2067,7 +2094,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		c->stats.admissions++;
 	}
 	obj->generation = c->next_generation++;
-	obj->transit->stager = stager;
+	hc_obj_transit(obj)->stager = stager;
 	err = hc_cache_insert(c, obj, HC_OBJ_STAGED);
 	if (err) {
 		/* the victims stay evicted; this object's place is undone */
@@ -2084,7 +2111,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		 * hc_cache_grow() extends it and hc_cache_trim() cuts it to
 		 * the final size at COMMIT.
 		 */
-		obj->transit->growable = true;
+		hc_obj_transit(obj)->growable = true;
 		obj->size = (u64)obj->chunks * c->chunk_size;
 	}
 	*objp = obj;
@@ -2214,7 +2241,7 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	for (i = 0; i < nr; i++) {
 		for (k = 0; k < ext[i].count; k++)
 			rcu_assign_pointer(c->fence[ext[i].start + k],
-					   obj->transit->fence);
+					   hc_obj_transit(obj)->fence);
 		bitmap_clear(c->bad_chunks, ext[i].start, ext[i].count);
 	}
 	kfree(obj->ext);
@@ -2358,8 +2385,8 @@ int hc_cache_commit(struct hc_cache *c, struct hc_obj *obj, bool clean,
 		return err;
 	}
 	hc_cache_fence_free(obj);
-	obj->transit->stager = NULL;
-	list_del_init(&obj->transit->queue_node);	/* the stager's list */
+	hc_obj_transit(obj)->stager = NULL;
+	list_del_init(&hc_obj_transit(obj)->queue_node);	/* the stager's list */
 	hc_cache_busy_end(c, obj);
 	hc_cache_set_state(c, obj, state);
 	return 0;
@@ -2399,19 +2426,18 @@ int hc_cache_ingest(struct hc_cache *c, const u8 *uri, u32 len,
 	obj = hc_cache_obj_alloc(c, uri, len);
 	if (!obj)
 		return -ENOMEM;
-	obj->transit = hc_transit_alloc(obj);
-	if (!obj->transit) {
+	if (!hc_cache_transit_new(obj)) {
 		hc_cache_obj_free(obj);
 		return -ENOMEM;
 	}
 	hc_policy_entry_init(&obj->pe, obj->pe.key, 1);
 	obj->generation = c->next_generation++;
-	obj->transit->ingest_since = jiffies;
+	hc_obj_transit(obj)->ingest_since = jiffies;
 	if (hc_cache_insert(c, obj, HC_OBJ_INGESTING)) {
 		hc_cache_obj_free(obj);
 		return -ENOMEM;
 	}
-	list_add_tail(&obj->transit->queue_node, &c->ingests);
+	list_add_tail(&hc_obj_transit(obj)->queue_node, &c->ingests);
 	*objp = obj;
 	return 0;
 }
@@ -2506,8 +2532,8 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 		return err;
 	}
 	/* INGESTING: its transit is there since hc_cache_ingest() */
-	obj->transit->fence = hc_cache_fence_alloc(false);
-	if (!obj->transit->fence)
+	hc_obj_transit(obj)->fence = hc_cache_fence_alloc(false);
+	if (!hc_obj_transit(obj)->fence)
 		return -ENOMEM;
 	if (chunks) {
 		small = hc_cache_small(c, size);
@@ -2536,7 +2562,7 @@ int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,
 		c->stats.admissions++;
 	}
 	obj->size = size;
-	obj->transit->allocated = true;
+	hc_obj_transit(obj)->allocated = true;
 	hc_cache_journal_charge(c, obj);
 	hc_cache_sync_policy(c, obj);	/* INGESTING: unevictable */
 	hc_cache_fence_open(c, obj);
@@ -2600,6 +2626,7 @@ static void hc_cache_ingest_recorded(struct hc_journal *j,
 static int hc_cache_ingest_record(struct hc_cache *c, struct hc_obj *obj,
 				  u32 flags)
 {
+	const struct hc_bver *v = hc_obj_bver(obj);
 	struct hc_ingest_ready *r;
 	int err;
 
@@ -2607,9 +2634,8 @@ static int hc_cache_ingest_record(struct hc_cache *c, struct hc_obj *obj,
 	if (!r)
 		return -ENOMEM;
 	/* the batch writer swaps a record's version in: the same, a copy */
-	if (obj->bver) {
-		r->q.bver = kmemdup(obj->bver, struct_size(obj->bver, etag,
-							   obj->bver->etag_len),
+	if (v) {
+		r->q.bver = kmemdup(v, struct_size(v, etag, v->etag_len),
 				    GFP_KERNEL);
 		if (!r->q.bver) {
 			kfree(r);
@@ -2664,7 +2690,7 @@ int hc_cache_ingest_done(struct hc_cache *c, struct hc_obj *obj,
 		return err;
 	}
 	hc_cache_fence_free(obj);
-	list_del_init(&obj->transit->queue_node);
+	list_del_init(&hc_obj_transit(obj)->queue_node);
 	hc_cache_busy_end(c, obj);
 	hc_cache_set_state(c, obj, HC_OBJ_READY);	/* frees the transit */
 	return 0;
@@ -3000,8 +3026,8 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 	c->stats.by_state[obj->state]--;
 	c->stats.objects--;
 	hc_cache_unindex(c, obj);
-	if (obj->transit)	/* kept until the object is freed */
-		list_del_init(&obj->transit->queue_node);
+	if (hc_obj_transit(obj))	/* kept until the object is freed */
+		list_del_init(&hc_obj_transit(obj)->queue_node);
 	list_add_tail(&obj->gone_node, &c->superseded);
 	hc_cache_event(obj);
 	if (!c->journal)
@@ -3043,13 +3069,12 @@ u32 hc_cache_reval_now(void)
  */
 int hc_cache_reval_begin(struct hc_cache *c, struct hc_obj *obj)
 {
-	struct hc_obj_transit *t = obj->transit;
+	struct hc_obj_transit *t = hc_obj_transit(obj);
 
 	if (!t) {
-		t = hc_transit_alloc(obj);
+		t = hc_cache_transit_new(obj);
 		if (!t)
 			return -ENOMEM;
-		obj->transit = t;
 	}
 	t->reval_since = jiffies;
 	list_add_tail(&t->queue_node, &c->revals);
@@ -3066,7 +3091,7 @@ int hc_cache_reval_begin(struct hc_cache *c, struct hc_obj *obj)
  */
 void hc_cache_reval_end(struct hc_cache *c, struct hc_obj *obj, u32 result)
 {
-	list_del_init(&obj->transit->queue_node);
+	list_del_init(&hc_obj_transit(obj)->queue_node);
 	hc_obj_mset(obj, HC_OBJ_M_REVAL, false);
 	hc_cache_transit_settle(obj);	/* READY: nothing else pending */
 	WRITE_ONCE(obj->checked, hc_cache_reval_now());
@@ -3217,7 +3242,7 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 		if (r->type == HC_JREC_OBJECT && hc_state_dirty(obj->state) &&
 		    hc_state_dirty(r->state) &&
 		    obj->generation == r->generation)
-			place = obj->transit->queue_node.prev;
+			place = hc_obj_transit(obj)->queue_node.prev;
 		hc_cache_remove(c, obj);
 	}
 	if (r->type != HC_JREC_OBJECT)
@@ -3242,19 +3267,18 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 		u64 mtime = r2->backend_mtime > 0 &&
 			    (u64)r2->backend_mtime <= HC_LAST_MODIFIED_MAX ?
 			    r2->backend_mtime : 0;
+		struct hc_bver *v = hc_bver_new(r2->etag, r2->etag_len, mtime);
 
-		obj->bver = hc_bver_new(r2->etag, r2->etag_len, mtime);
-		if (IS_ERR(obj->bver)) {
-			obj->bver = NULL;
+		if (IS_ERR(v)) {
 			kfree(obj->ext);
 			hc_cache_obj_release(obj);
 			return -ENOMEM;
 		}
+		obj->side.bver = v;	/* no transit yet: the object holds it */
 	}
 	/* a dirty one is queued for egress: no allocation in its upload's end */
 	if (r->state != HC_OBJ_READY) {
-		obj->transit = hc_transit_alloc(obj);
-		if (!obj->transit) {
+		if (!hc_cache_transit_new(obj)) {
 			kfree(obj->ext);
 			hc_cache_obj_release(obj);
 			return -ENOMEM;
@@ -3289,7 +3313,7 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 	if (obj->flags & HC_OBJ_F_PINNED)
 		c->stats.pinned++;
 	if (place)
-		list_move(&obj->transit->queue_node, place);
+		list_move(&hc_obj_transit(obj)->queue_node, place);
 	if (r->generation >= c->next_generation)
 		c->next_generation = r->generation + 1;
 	return 0;
@@ -3314,12 +3338,13 @@ static struct hc_bver *hc_bver_of(const char *etag, u64 mtime)
  */
 int hc_cache_set_bver(struct hc_obj *obj, const char *etag, u64 mtime)
 {
+	struct hc_bver **slot = hc_obj_bver_slot(obj);
 	struct hc_bver *v = hc_bver_of(etag, mtime);
 
 	if (IS_ERR(v))
 		return PTR_ERR(v);
-	kfree(obj->bver);
-	obj->bver = v;
+	kfree(*slot);
+	*slot = v;
 	return 0;
 }
 
@@ -3333,7 +3358,7 @@ int hc_cache_set_bver(struct hc_obj *obj, const char *etag, u64 mtime)
  */
 void hc_cache_egress_start(struct hc_cache *c, struct hc_obj *obj)
 {
-	obj->transit->egress_defer = false;	/* DIRTY: it has its transit */
+	hc_obj_transit(obj)->egress_defer = false;	/* DIRTY: it has its transit */
 	hc_cache_set_state(c, obj, HC_OBJ_SYNCING);
 }
 
@@ -3448,7 +3473,7 @@ int hc_cache_egress_done(struct hc_cache *c, struct hc_obj *obj,
 void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
 			     u32 delay_ms)
 {
-	struct hc_obj_transit *t = obj->transit;	/* dirty: it has one */
+	struct hc_obj_transit *t = hc_obj_transit(obj);	/* dirty: it has one */
 
 	hc_cache_set_state(c, obj, HC_OBJ_DIRTY);
 	t->egress_at = jiffies + msecs_to_jiffies(delay_ms);
@@ -3463,7 +3488,7 @@ void hc_cache_egress_requeue(struct hc_cache *c, struct hc_obj *obj,
 static void hc_cache_egress_note(struct hc_obj *obj, u32 err_no,
 				 bool permanent, const char *msg)
 {
-	struct hc_egress_err *old = obj->transit->egress_err, *e;
+	struct hc_egress_err *old = hc_obj_transit(obj)->egress_err, *e;
 	size_t len = msg ? strnlen(msg, HC_EGRESS_MESSAGE_MAX) : 0;
 
 	e = kmalloc(struct_size(e, msg, len), GFP_KERNEL);
@@ -3482,7 +3507,7 @@ static void hc_cache_egress_note(struct hc_obj *obj, u32 err_no,
 	e->err = err_no;
 	e->permanent = permanent;
 	e->failures++;
-	obj->transit->egress_err = e;
+	hc_obj_transit(obj)->egress_err = e;
 }
 
 /**
@@ -3506,7 +3531,7 @@ void hc_cache_egress_fail(struct hc_cache *c, struct hc_obj *obj,
 			  bool has_retry, u32 retry_ms, u32 err_no,
 			  bool permanent, const char *msg)
 {
-	struct hc_obj_transit *t = obj->transit;	/* SYNCING: it has one */
+	struct hc_obj_transit *t = hc_obj_transit(obj);	/* SYNCING: it has one */
 	u32 delay = has_retry ? retry_ms :
 		    min_t(u32, MSEC_PER_SEC << t->egress_backoff,
 			  60 * MSEC_PER_SEC);

@@ -98,10 +98,19 @@ struct hc_fence {
  * @rcu: freed after a grace period once out of the index (lockless LOCATE
  *	reads it under RCU); shares its place with @pe.link and @gone_node,
  *	unused then
- * @transit: what it holds only while it is staged, ingested, dirty or
- *	being revalidated (struct hc_obj_transit, its own kmalloc), NULL for
- *	a quiet READY object.  Under the pool lock, never read by lockless
- *	LOCATE; freed with the object
+ * @side: one pointer for two allocations that rarely both matter: with
+ *	HC_OBJ_M_TRANSIT in @mflags, @side.transit, what the object holds
+ *	only while it is staged, ingested, dirty or being revalidated (struct
+ *	hc_obj_transit, its own slab cache), which then holds its backend
+ *	version (hc_obj_transit.bver); without it, @side.bver, the backend
+ *	version, of a quiet READY object.  The transit's arrival and
+ *	departure move the version between the two (hc_cache_transit_new(),
+ *	hc_cache_transit_free()), under the pool lock.  Read only through
+ *	hc_obj_transit() and hc_obj_bver(), under the pool lock (a
+ *	compaction, which runs without it, records the version its snapshot
+ *	took: journal.c); lockless LOCATE reads neither.  Both freed with the
+ *	object.  One pointer instead of two (issue 15 point 5: 8 bytes an
+ *	object; the transit grew by as much, 72 bytes in its own cache)
  * @mflags: what the module alone keeps of it, one bit each (HC_OBJ_M_*:
  *	bad, explicit admission, chunks kept, revalidation pending, indexed),
  *	in memory only.  Written under the pool lock, bit by bit
@@ -114,7 +123,7 @@ struct hc_fence {
  * @committed: CLOCK_REALTIME seconds (u32: until 2106) when it became
  *	complete (READY, DIRTY or
  *	SYNCING from STAGED, INGESTING or new): its COMMIT or INGEST_DONE,
- *	or, as for @transit->dirty_since, its replay at assembly (format v1 records
+ *	or, as for hc_obj_transit.dirty_since, its replay at assembly (format v1 records
  *	no time); set by hc_cache_set_state(); the view's mtime (fs.md)
  * @size: bytes
  * @generation: changes whenever the URI's content changes
@@ -153,7 +162,8 @@ struct hc_fence {
  * @uri: the URI (@uri_len bytes, its own kmalloc: hc_obj has its own slab
  *	cache, so a long URI does not round the object up to kmalloc-512;
  *	freed with the object, after the same grace period)
- * @bver: the backend version it came from or was uploaded as (its own
+ * @side.bver (hc_obj_transit.bver while it has a transit: hc_obj_bver()):
+ *	the backend version it came from or was uploaded as (its own
  *	kmalloc, only when the helper reported an ETag or a Last-Modified:
  *	most objects of a v1 pool have none), from INGEST_ALLOC, EGRESS_DONE
  *	or the journal (format v2); NULL: unknown.  Replaced under the pool
@@ -202,8 +212,10 @@ struct hc_obj {
 		struct hc_sext *sext;
 	};
 	u8 *uri;
-	struct hc_bver *bver;	/* the backend version; NULL: unknown */
-	struct hc_obj_transit *transit;	/* 120 bytes, 1 of them a hole */
+	union {			/* which one: HC_OBJ_M_TRANSIT */
+		struct hc_bver *bver;
+		struct hc_obj_transit *transit;
+	} side;			/* 112 bytes, 1 of them a hole */
 };
 
 /*
@@ -217,16 +229,18 @@ struct hc_obj {
  *	journaled: its chunks are never freed (the next assembly may bring
  *	it back)
  * HC_OBJ_M_REVAL: READY, and a revalidation of it is with the helper
- *	(kmod/reval.c); it is on hc_cache.revals (@transit's queue_node)
- *	since @transit->reval_since
+ *	(kmod/reval.c); it is on hc_cache.revals (its transit's queue_node)
+ *	since its transit's reval_since
  * HC_OBJ_M_INDEXED: in the index (its table and its ordered view); clear
  *	for a new object and a superseded one (hc_obj_superseded())
+ * HC_OBJ_M_TRANSIT: it has a transit: @side is @side.transit
  */
 #define HC_OBJ_M_BAD		BIT(0)
 #define HC_OBJ_M_EXPLICIT	BIT(1)
 #define HC_OBJ_M_KEEP_CHUNKS	BIT(2)
 #define HC_OBJ_M_REVAL		BIT(3)
 #define HC_OBJ_M_INDEXED	BIT(4)
+#define HC_OBJ_M_TRANSIT	BIT(5)
 
 /* Whether @obj has the HC_OBJ_M_* bit @bit (any context). */
 static inline bool hc_obj_m(const struct hc_obj *obj, u8 bit)
@@ -302,6 +316,8 @@ static inline u64 hc_obj_mtime_ns(const struct hc_obj *obj)
  *	(hc_cache_grow(), hc_cache_trim()); hc_obj_growable()
  * @egress_backoff: DIRTY: failed uploads so far, for the default retry
  *	delay (1 s doubling up to 60 s), capped
+ * @bver: the object's backend version while it has the transit (hc_obj.side
+ *	holds the transit then): hc_obj_bver()
  *
  * Kept out of struct hc_obj (issue 15 point 5: every object pays for its
  * fields, and most objects are READY and quiet, needing none of these).
@@ -319,8 +335,9 @@ static inline u64 hc_obj_mtime_ns(const struct hc_obj *obj)
  * object paid for them); each is written only in a state that has the
  * transit, and starts false or 0 (kzalloc).  A reader that may meet an
  * object in another state uses hc_obj_allocated() or hc_obj_growable():
- * false without a transit.  At most 64 bytes, one kmalloc-64
- * (hc_cache_slab_init()'s BUILD_BUG_ON()).
+ * false without a transit.  72 bytes in its own slab cache (56 a page:
+ * hc_cache_slab_init()'s BUILD_BUG_ON()), since @bver joined it: 64 in
+ * kmalloc-64 before.
  */
 struct hc_obj_transit {
 	struct hc_obj *obj;
@@ -338,13 +355,39 @@ struct hc_obj_transit {
 	bool ingest_resend;
 	bool egress_defer;
 	bool growable;
-	u8 egress_backoff;	/* 64 bytes (kmalloc-64), 3 of them padding */
+	u8 egress_backoff;
+	struct hc_bver *bver;	/* 72 bytes, 3 of them padding */
 };
+
+/* @obj's transit, or NULL (a quiet READY object).  Pool lock held. */
+static inline struct hc_obj_transit *hc_obj_transit(const struct hc_obj *obj)
+{
+	return hc_obj_m(obj, HC_OBJ_M_TRANSIT) ? obj->side.transit : NULL;
+}
+
+/*
+ * Where @obj's backend version lies: in its transit while it has one, else
+ * in the object.  Pool lock held.
+ */
+static inline struct hc_bver **hc_obj_bver_slot(struct hc_obj *obj)
+{
+	return hc_obj_m(obj, HC_OBJ_M_TRANSIT) ? &obj->side.transit->bver :
+						 &obj->side.bver;
+}
+
+/* @obj's backend version, NULL: unknown.  Pool lock held. */
+static inline const struct hc_bver *hc_obj_bver(const struct hc_obj *obj)
+{
+	return hc_obj_m(obj, HC_OBJ_M_TRANSIT) ? obj->side.transit->bver :
+						 obj->side.bver;
+}
 
 /* @obj's write fence (STAGED or INGESTING, allocated), else NULL. */
 static inline struct hc_fence *hc_obj_fence(const struct hc_obj *obj)
 {
-	return obj->transit ? obj->transit->fence : NULL;
+	const struct hc_obj_transit *t = hc_obj_transit(obj);
+
+	return t ? t->fence : NULL;
 }
 
 /*
@@ -353,7 +396,9 @@ static inline struct hc_fence *hc_obj_fence(const struct hc_obj *obj)
  */
 static inline bool hc_obj_allocated(const struct hc_obj *obj)
 {
-	return obj->transit && obj->transit->allocated;
+	const struct hc_obj_transit *t = hc_obj_transit(obj);
+
+	return t && t->allocated;
 }
 
 /*
@@ -362,13 +407,17 @@ static inline bool hc_obj_allocated(const struct hc_obj *obj)
  */
 static inline bool hc_obj_growable(const struct hc_obj *obj)
 {
-	return obj->transit && obj->transit->growable;
+	const struct hc_obj_transit *t = hc_obj_transit(obj);
+
+	return t && t->growable;
 }
 
 /* @obj's last failed upload (DIRTY or SYNCING), else NULL. */
 static inline struct hc_egress_err *hc_obj_egress_err(const struct hc_obj *obj)
 {
-	return obj->transit ? obj->transit->egress_err : NULL;
+	const struct hc_obj_transit *t = hc_obj_transit(obj);
+
+	return t ? t->egress_err : NULL;
 }
 
 /**

@@ -849,7 +849,7 @@ again:
 		hc_cache_abort(c, obj);
 		goto out;
 	}
-	list_add(&obj->transit->queue_node, &ctl->stages);
+	list_add(&hc_obj_transit(obj)->queue_node, &ctl->stages);
 	trace_hc_stage(obj->uri, obj->uri_len, obj->generation, obj->size);
 	st.nr_extents = obj->nr_ext;
 	st.generation = obj->generation;

@@ -261,13 +261,13 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 	k->by_state[obj->state]++;
 	/* a transit from the start of a busy period to its end (cache.h) */
 	quiet = obj->state == HC_OBJ_READY && !hc_obj_m(obj, HC_OBJ_M_REVAL);
-	if (!obj->transit != quiet ||
-	    (obj->transit && obj->transit->obj != obj))
+	if (!hc_obj_transit(obj) != quiet ||
+	    (hc_obj_transit(obj) && hc_obj_transit(obj)->obj != obj))
 		hc_dbg_problem(k, "%*pEhp (state %u%s): %s",
 			       hc_dbg_ulen(obj), obj->uri, obj->state,
 			       hc_obj_m(obj, HC_OBJ_M_REVAL) ? ", revalidating" : "",
-			       !obj->transit ? "no transit" :
-			       obj->transit->obj != obj ? "another's transit" :
+			       !hc_obj_transit(obj) ? "no transit" :
+			       hc_obj_transit(obj)->obj != obj ? "another's transit" :
 			       "a transit left");
 	if (obj->flags & HC_OBJ_F_PINNED)
 		k->pinned++;

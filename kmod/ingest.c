@@ -173,7 +173,7 @@ static int hc_nl_ingest_send(struct hc_pool *pool, struct hc_obj *obj)
  */
 void hc_nl_ingest_request(struct hc_pool *pool, struct hc_obj *obj)
 {
-	struct hc_obj_transit *t = obj->transit;	/* INGESTING: there */
+	struct hc_obj_transit *t = hc_obj_transit(obj);	/* INGESTING: there */
 
 	t->ingest_resend = false;
 	if (!hc_nl_helper) {

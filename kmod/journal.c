@@ -47,11 +47,14 @@ static int hc_journal_write(struct hc_journal *j, u64 off, void *buf,
 
 /*
  * Fill @r2 for a half of @version: a v2 half's OBJECT record carries the
- * backend version (the ETag, Last-Modified and size) when the object has
- * one.
+ * backend version @bver (the ETag, Last-Modified and size) when the object
+ * has one.  @bver is the caller's to find (hc_obj_bver() under the pool
+ * lock, or a compaction's snapshot of it): a record written without the
+ * pool lock must not look for it in the object.
  */
 static void hc_journal_fill(struct hc_jrec2 *r2, u32 version,
-			    const struct hc_obj *obj, u32 type, u32 state,
+			    const struct hc_obj *obj,
+			    const struct hc_bver *bver, u32 type, u32 state,
 			    u32 flags)
 {
 	struct hc_jrec *r = &r2->r;
@@ -84,13 +87,13 @@ static void hc_journal_fill(struct hc_jrec2 *r2, u32 version,
 	} else {
 		memcpy(r->ext, obj->ext, obj->nr_ext * sizeof(*obj->ext));
 	}
-	if (version != HC_JOURNAL_VERSION_V2 || !obj->bver)
+	if (version != HC_JOURNAL_VERSION_V2 || !bver)
 		return;
 	r->flags |= HC_OBJ_F_BACKEND;
-	r2->etag_len = obj->bver->etag_len;
-	memcpy(r2->etag, obj->bver->etag, obj->bver->etag_len);
+	r2->etag_len = bver->etag_len;
+	memcpy(r2->etag, bver->etag, bver->etag_len);
 	r2->backend_size = obj->size;
-	r2->backend_mtime = obj->bver->mtime;
+	r2->backend_mtime = bver->mtime;
 }
 
 struct hc_journal_batch {
@@ -120,15 +123,14 @@ static int hc_journal_flush_batch(struct hc_journal_batch *b)
  * Encode @obj, to be recorded as @state, into the compaction batch, writing
  * the batch out when it is full.
  */
-static int hc_journal_batch_obj(void *arg, const struct hc_obj *obj,
-				u32 state)
+static int hc_journal_batch_obj(void *arg, const struct hc_journal_snap *s)
 {
 	struct hc_journal_batch *b = arg;
 	struct hc_journal *j = b->j;
 	int len, tries;
 
-	hc_journal_fill(j->crec, b->h->version, obj, HC_JREC_OBJECT, state,
-			obj->flags);
+	hc_journal_fill(j->crec, b->h->version, s->obj, s->bver, HC_JREC_OBJECT,
+			s->state, s->obj->flags);
 	for (tries = 0; tries < 2; tries++) {
 		size_t room = min_t(u64, HC_JOURNAL_BUF - b->used,
 				    j->half_size - b->pos.off);
@@ -222,7 +224,7 @@ static int hc_journal_do_compact(struct hc_journal *j)
 	b.half = j->half_off[other];
 
 	for (n = 0; n < j->nr_snap && !err; n++) {
-		err = hc_journal_batch_obj(&b, j->snap[n].obj, j->snap[n].state);
+		err = hc_journal_batch_obj(&b, &j->snap[n]);
 		if (!(n % 1024))
 			cond_resched();
 	}
@@ -258,6 +260,7 @@ static int hc_journal_snap_add(void *arg, const struct hc_obj *obj, u32 state)
 	if (j->nr_snap >= j->max_snap)
 		return -EUCLEAN;	/* more kept objects than indexed ones */
 	j->snap[j->nr_snap].obj = obj;
+	j->snap[j->nr_snap].bver = hc_obj_bver(obj);
 	j->snap[j->nr_snap].state = state;
 	j->nr_snap++;
 	return 0;
@@ -438,8 +441,8 @@ int hc_journal_prepare(struct hc_journal *j, const struct hc_obj *obj,
 
 	if (j->broken)
 		goto out;
-	hc_journal_fill(j->rec, j->hdr.version, obj, HC_JREC_OBJECT, state,
-			flags);
+	hc_journal_fill(j->rec, j->hdr.version, obj, hc_obj_bver(obj),
+			HC_JREC_OBJECT, state, flags);
 	err = hc_journal_encode(j);
 	if (err == -ENOSPC) {
 		/* compact first, without the pool lock: encoded after it */
@@ -479,8 +482,8 @@ int hc_journal_prepare_deletes(struct hc_journal *j,
 		return -EIO;
 	}
 	for (i = 0; i < n; i++) {
-		hc_journal_fill(j->rec, j->hdr.version, objs[i], HC_JREC_DELETE,
-				0, 0);
+		hc_journal_fill(j->rec, j->hdr.version, objs[i], NULL,
+				HC_JREC_DELETE, 0, 0);
 		bytes += hc_jrec2_size(j->rec, &j->hdr);
 	}
 	j->dels = objs;
@@ -566,8 +569,8 @@ static int hc_journal_write_batch(struct hc_journal *j, u32 n,
 /* The DELETE of hc_journal_prepare_deletes()'s object @i. */
 static void hc_journal_fill_delete(struct hc_journal *j, u32 i, void *arg)
 {
-	hc_journal_fill(j->rec, j->hdr.version, j->dels[i], HC_JREC_DELETE,
-			0, 0);
+	hc_journal_fill(j->rec, j->hdr.version, j->dels[i], NULL,
+			HC_JREC_DELETE, 0, 0);
 }
 
 /* Write the DELETE records hc_journal_prepare_deletes() was given. */
@@ -646,12 +649,17 @@ struct hc_journal_cursor {
 	u32 i;
 };
 
-/* The OBJECT record of request @q. */
+/*
+ * The OBJECT record of request @q, with or without the pool lock: its
+ * object is INGESTING or SYNCING until @q->done, so its transit, which
+ * holds the version hc_journal_take() swapped in, stays (cache.h:
+ * hc_obj.side).
+ */
 static void hc_journal_fill_one(struct hc_journal *j,
 				const struct hc_journal_req *q)
 {
-	hc_journal_fill(j->rec, j->hdr.version, q->obj, HC_JREC_OBJECT,
-			q->state, q->flags);
+	hc_journal_fill(j->rec, j->hdr.version, q->obj, hc_obj_bver(q->obj),
+			HC_JREC_OBJECT, q->state, q->flags);
 }
 
 /* Record @i of the batch: hc_journal_write_batch() asks in order. */
@@ -683,11 +691,11 @@ static int hc_journal_take(struct hc_journal *j, struct list_head *batch,
 	list_for_each_entry_safe(q, tmp, &j->queue, node) {
 		size_t len;
 
-		swap(q->obj->bver, q->bver);
+		swap(*hc_obj_bver_slot(q->obj), q->bver);
 		hc_journal_fill_one(j, q);
 		len = hc_jrec2_size(j->rec, &j->hdr);
 		if (off + len > j->half_size) {
-			swap(q->obj->bver, q->bver);	/* the next batch's */
+			swap(*hc_obj_bver_slot(q->obj), q->bver);	/* the next batch's */
 			break;
 		}
 		off += len;
@@ -700,7 +708,7 @@ static int hc_journal_take(struct hc_journal *j, struct list_head *batch,
 	if (err)
 		return err;
 	q = list_first_entry(&j->queue, struct hc_journal_req, node);
-	swap(q->obj->bver, q->bver);
+	swap(*hc_obj_bver_slot(q->obj), q->bver);
 	list_move_tail(&q->node, batch);
 	*n = 1;
 	return 0;

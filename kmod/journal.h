@@ -88,9 +88,13 @@ struct hc_journal_req {
 	hc_journal_done_fn done;
 };
 
-/* One object a compaction records, and the state it records it in. */
+/*
+ * One object a compaction records, the state it records it in and its
+ * backend version (taken under the pool lock: hc_obj_bver()).
+ */
 struct hc_journal_snap {
 	const struct hc_obj *obj;
+	const struct hc_bver *bver;
 	u32 state;
 };
 

@@ -518,8 +518,8 @@ static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 	    nla_put_u64_64bit(msg, HC_A_OBJ_CHUNKS, obj->chunks, HC_A_OBJ_PAD) ||
 	    nla_put_u32(msg, HC_A_OBJ_HOLDS, atomic_read(&obj->holds)))
 		return -EMSGSIZE;
-	if (obj->bver &&
-	    hc_nl_put_bver(msg, obj->bver, HC_A_OBJ_ETAG,
+	if (hc_obj_bver(obj) &&
+	    hc_nl_put_bver(msg, hc_obj_bver(obj), HC_A_OBJ_ETAG,
 			   HC_A_OBJ_LAST_MODIFIED, HC_A_OBJ_PAD))
 		return -EMSGSIZE;
 	if (hc_obj_egress_err(obj) &&
@@ -709,7 +709,7 @@ again:
 	dirty = obj->state == HC_OBJ_DIRTY;
 	/* DIRTY: it has its transit (cache.h) */
 	dirty_ns = dirty ? ktime_get_boottime_ns() -
-			   obj->transit->dirty_since : 0;
+			   hc_obj_transit(obj)->dirty_since : 0;
 	if (dirty && discard_dirty && !atomic_read(&obj->holds) &&
 	    !(obj->flags & HC_OBJ_F_PINNED))
 		hc_nl_log_discard(obj, dirty_ns);	/* before it is freed */

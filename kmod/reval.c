@@ -121,7 +121,7 @@ void hc_reval_release(struct hc_pool *pool)
 /* Ask the helper about @obj (READY, pending); pool lock held. */
 static int hc_reval_send(struct hc_pool *pool, struct hc_obj *obj)
 {
-	const struct hc_bver *v = obj->bver;
+	const struct hc_bver *v = hc_obj_bver(obj);
 	struct sk_buff *msg;
 	void *hdr;
 
@@ -200,7 +200,7 @@ int hc_reval_gate(struct hc_pool *pool, struct hc_obj *obj, u64 *waited)
 			return 0;
 		}
 	}
-	deadline = obj->transit->reval_since +	/* pending: it has one */
+	deadline = hc_obj_transit(obj)->reval_since +	/* pending: it has one */
 		   msecs_to_jiffies(hc_nl_ingest_timeout_ms());
 	if (!time_before(jiffies, deadline)) {
 		pr_info_ratelimited("revalidation %llu not answered within %u ms: served as cached\n",
