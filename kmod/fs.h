@@ -83,6 +83,7 @@ static inline bool hc_fs_obj_visible(const struct hc_obj *obj)
 }
 
 /* fs_super.c */
+u64 hc_fs_dir_ino(const u8 *prefix, u32 len);
 struct inode *hc_fs_inode_dir(struct super_block *sb, u8 *prefix, u32 len);
 struct inode *hc_fs_inode_file(struct super_block *sb, u8 *uri, u32 len,
 			       u64 generation, u64 size, u64 chunks, u64 mtime);

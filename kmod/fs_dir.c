@@ -16,7 +16,6 @@
 
 #include <linux/namei.h>
 #include <linux/slab.h>
-#include <linux/xxhash.h>
 #include "fs.h"
 
 #define HC_FS_URI_BUF	(HC_FSPATH_URI_MAX + 8)
@@ -315,8 +314,7 @@ static u32 hc_fs_collect(struct hc_cache *c, const struct hc_fs_inode *hd,
 			    NULL;
 			shown = !f;
 			d->type = DT_DIR;
-			d->ino = xxh64(o->uri, d->ent.skip_len, 0) |
-				 HC_FS_DIR_INO_BIT;
+			d->ino = hc_fs_dir_ino(o->uri, d->ent.skip_len);
 		} else if (shown) {
 			shown = hc_fs_obj_visible(o);
 			d->type = DT_REG;

@@ -19,10 +19,18 @@
 #include <linux/slab.h>
 #include <linux/statfs.h>
 #include <linux/backing-dev.h>
-#include <linux/xxhash.h>
+#include <linux/random.h>
+#include <linux/siphash.h>
 #include "fs.h"
 
 static struct kmem_cache *hc_fs_inode_cache;
+
+/*
+ * The key directories' inode numbers are hashed with (hc_fs_dir_ino()):
+ * random, drawn when the module is loaded, and not the index's
+ * (hc_cache_hash()), which readdir's d_ino would otherwise show a hash of.
+ */
+static siphash_key_t hc_fs_dir_ino_key __read_mostly;
 
 /* ---- inodes ---------------------------------------------------------- */
 
@@ -68,6 +76,25 @@ static void hc_fs_inode_common(struct inode *inode, umode_t mode)
 }
 
 /**
+ * hc_fs_dir_ino - the inode number of a directory
+ * @prefix: its URI prefix, with the trailing '/' ("SCHEME://", "SCHEME://A/")
+ * @len: its bytes (not 0: the root is HC_FS_ROOT_INO)
+ *
+ * The prefix's SipHash under a key drawn at module load, with the top bit
+ * set (HC_FS_DIR_INO_BIT: never a file's, whose number is its generation):
+ * the same for a prefix while the module is loaded (across remounts and an
+ * inode's eviction), and nobody can choose two prefixes of one number, as
+ * with an unkeyed hash (xxh64 with seed 0, before) anyone could.  lookup
+ * (hc_fs_inode_dir()) and readdir's d_ino both take it from here.
+ *
+ * Return: the inode number.
+ */
+u64 hc_fs_dir_ino(const u8 *prefix, u32 len)
+{
+	return siphash(prefix, len, &hc_fs_dir_ino_key) | HC_FS_DIR_INO_BIT;
+}
+
+/**
  * hc_fs_inode_dir - a new inode for a directory
  * @sb: the super block
  * @prefix: its URI prefix, kmalloc'ed (NULL for the root); the inode owns
@@ -88,8 +115,7 @@ struct inode *hc_fs_inode_dir(struct super_block *sb, u8 *prefix, u32 len)
 	}
 	HC_FS_I(inode)->uri = prefix;
 	HC_FS_I(inode)->uri_len = len;
-	inode->i_ino = len ? (xxh64(prefix, len, 0) | HC_FS_DIR_INO_BIT) :
-			     HC_FS_ROOT_INO;
+	inode->i_ino = len ? hc_fs_dir_ino(prefix, len) : HC_FS_ROOT_INO;
 	hc_fs_inode_common(inode, S_IFDIR | bits);
 	inode->i_op = &hc_fs_dir_iops;
 	inode->i_fop = &hc_fs_dir_fops;
@@ -401,6 +427,7 @@ int hc_fs_register(void)
 {
 	int err;
 
+	get_random_bytes(&hc_fs_dir_ino_key, sizeof(hc_fs_dir_ino_key));
 	hc_fs_inode_cache = kmem_cache_create("hypercache_fs_inode",
 					      sizeof(struct hc_fs_inode), 0,
 					      SLAB_RECLAIM_ACCOUNT |
