@@ -1757,6 +1757,62 @@ static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
 	c->jbytes += obj->jbytes;
 }
 
+/**
+ * hc_cache_journal_fits - whether the objects' records fit the journal's
+ * halves in another version (an upgrade's check, before it writes)
+ * @c: the cache, with a journal; the pool lock held
+ * @version: the version the next compaction would write
+ * @need: filled with the bytes the records of the charged objects take in
+ *	@version
+ * @room: filled with hc_journal_capacity_in(@version)
+ *
+ * A v2 record is larger than a v1 one (room for an ETag): a v1 journal the
+ * capacity rule keeps below its capacity may not hold its objects in v2.
+ * Return: 0, or -ENOSPC (@need > @room).
+ */
+int hc_cache_journal_fits(struct hc_cache *c, u32 version, u64 *need,
+			  u64 *room)
+{
+	const struct hc_journal *j = c->journal;
+	struct hc_obj *obj;
+	u32 n = 0;
+
+	*need = 0;
+	*room = hc_journal_capacity_in(j, version);
+	for (obj = hc_cache_ordered_first(c); obj;
+	     obj = hc_cache_ordered_next(c, obj)) {
+		hc_index_resched(&n);
+		if (obj->jbytes)
+			*need += hc_journal_obj_bytes_in(j, version,
+							 obj->uri_len,
+							 obj->nr_ext);
+	}
+	return *need > *room ? -ENOSPC : 0;
+}
+
+/**
+ * hc_cache_journal_recharge - charge every object its record in the
+ * journal's version, which changed (an upgrade: j->version)
+ * @c: the cache, with a journal; the pool lock held
+ *
+ * So that the capacity rule counts what the next compaction writes, as an
+ * assembly of the upgraded pool charges it.
+ */
+void hc_cache_journal_recharge(struct hc_cache *c)
+{
+	struct hc_obj *obj;
+	u32 n = 0;
+
+	for (obj = hc_cache_ordered_first(c); obj;
+	     obj = hc_cache_ordered_next(c, obj)) {
+		hc_index_resched(&n);
+		if (!obj->jbytes)
+			continue;
+		c->jbytes -= obj->jbytes;
+		hc_cache_journal_charge(c, obj);
+	}
+}
+
 /*
  * Admit @obj (weight set, flags set, not resident) into the policy and
  * evict the objects it names to make room.  An unevictable @obj cannot be refused, only

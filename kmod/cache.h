@@ -795,6 +795,9 @@ bool hc_obj_superseded(const struct hc_obj *obj);
 bool hc_obj_valid(const struct hc_obj *obj);
 int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2);
 int hc_cache_set_bver(struct hc_obj *obj, const char *etag, u64 mtime);
+int hc_cache_journal_fits(struct hc_cache *c, u32 version, u64 *need,
+			  u64 *room);
+void hc_cache_journal_recharge(struct hc_cache *c);
 struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id);
 void hc_cache_ingest_adopt(struct hc_cache *c);		/* sleeps */
 int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,

@@ -808,6 +808,25 @@ void hc_journal_queue(struct hc_journal *j, struct hc_journal_req *q)
 }
 
 /**
+ * hc_journal_obj_bytes_in - what an object costs a journal of a version
+ * @j: the journal
+ * @version: HC_JOURNAL_VERSION_V1 or _V2
+ * @uri_len: bytes of its URI
+ * @nr_ext: its extents
+ *
+ * Return: the bytes of its OBJECT record in a half of @version, with room
+ * for any ETag to come in v2 (which holds it: a v2 record is larger).
+ */
+u32 hc_journal_obj_bytes_in(const struct hc_journal *j, u32 version,
+			    u32 uri_len, u32 nr_ext)
+{
+	if (version == HC_JOURNAL_VERSION_V2)
+		return hc_jrec2_object_size(uri_len, nr_ext, HC_ETAG_MAX,
+					    j->hdr.block_size);
+	return hc_jrec_object_size(uri_len, nr_ext, j->hdr.block_size);
+}
+
+/**
  * hc_journal_obj_bytes - what an object costs the journal
  * @j: the journal
  * @uri_len: bytes of its URI
@@ -818,10 +837,7 @@ void hc_journal_queue(struct hc_journal *j, struct hc_journal_req *q)
  */
 u32 hc_journal_obj_bytes(const struct hc_journal *j, u32 uri_len, u32 nr_ext)
 {
-	if (j->version == HC_JOURNAL_VERSION_V2)	/* any ETag to come */
-		return hc_jrec2_object_size(uri_len, nr_ext, HC_ETAG_MAX,
-					    j->hdr.block_size);
-	return hc_jrec_object_size(uri_len, nr_ext, j->hdr.block_size);
+	return hc_journal_obj_bytes_in(j, j->version, uri_len, nr_ext);
 }
 
 /**
@@ -854,8 +870,14 @@ static size_t hc_journal_max_rec(u32 version, u32 block_size)
  */
 u64 hc_journal_capacity(const struct hc_journal *j)
 {
+	return hc_journal_capacity_in(j, j->version);
+}
+
+/* hc_journal_capacity() of the journal's halves written in @version. */
+u64 hc_journal_capacity_in(const struct hc_journal *j, u32 version)
+{
 	return j->half_size - HC_JHDR_SIZE -
-	       hc_journal_max_rec(j->version, j->hdr.block_size);
+	       hc_journal_max_rec(version, j->hdr.block_size);
 }
 
 static void hc_journal_free(struct hc_journal *j)

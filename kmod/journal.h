@@ -215,7 +215,10 @@ int hc_journal_begin(struct hc_journal *j, const struct hc_obj *obj, u32 state,
 int hc_journal_write_out(struct hc_journal *j, u8 *durable, u8 val);
 void hc_journal_queue(struct hc_journal *j, struct hc_journal_req *q);
 u32 hc_journal_obj_bytes(const struct hc_journal *j, u32 uri_len, u32 nr_ext);
+u32 hc_journal_obj_bytes_in(const struct hc_journal *j, u32 version,
+			    u32 uri_len, u32 nr_ext);
 u64 hc_journal_capacity(const struct hc_journal *j);
+u64 hc_journal_capacity_in(const struct hc_journal *j, u32 version);
 bool hc_journal_v2(const struct hc_journal *j);
 
 #endif /* HC_JOURNAL_H */

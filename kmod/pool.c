@@ -715,8 +715,31 @@ static int hc_pool_upgrade_sb(struct hc_pool *pool, u32 m, void *block)
 	}
 	member->sb.feature_incompat |= HC_FEATURE_INCOMPAT_V2;
 	pool->format = 2;
-	pool->journal->version = HC_JOURNAL_VERSION_V2;
+	if (pool->journal->version != HC_JOURNAL_VERSION_V2) {
+		pool->journal->version = HC_JOURNAL_VERSION_V2;
+		/* the next compaction writes v2 records: charge those */
+		hc_cache_journal_recharge(pool->cache);
+	}
 	return 0;
+}
+
+/*
+ * Whether every object's v2 record fits a half (hc_cache_journal_fits()),
+ * before the upgrade writes anything.  Return: 0 or -ENOSPC (logged with
+ * the bytes, @fail set).
+ */
+static int hc_pool_upgrade_room(struct hc_pool *pool,
+				struct hc_pool_fail *fail)
+{
+	u64 need, room;
+
+	if (!hc_cache_journal_fits(pool->cache, HC_JOURNAL_VERSION_V2, &need,
+				   &room))
+		return 0;
+	pr_err("pool %pUb: upgrade refused: the objects' format-v2 journal records take %llu bytes, a half holds %llu; evict at least %llu bytes of records (objects with long URIs first)\n",
+	       pool->uuid, need, room, need - room);
+	hc_pool_fail_set(fail, -1, "the journal cannot hold every object's format-v2 record: evict objects first (see dmesg)");
+	return -ENOSPC;
 }
 
 /*
@@ -724,6 +747,7 @@ static int hc_pool_upgrade_sb(struct hc_pool *pool, u32 m, void *block)
  * where its members are, to the end.  @any: an assembly finishing an
  * interrupted upgrade (nothing to do is fine; no busy check, no test
  * hooks).  Return: 0; -EALREADY (nothing to do and @any not set); -EBUSY;
+ * -ENOSPC (the objects' v2 records would not fit a half: nothing written);
  * -ECANCELED (upgrade_stop_after; not -EINTR, for which netlink sends no ack);
  * an I/O error.
  */
@@ -739,6 +763,12 @@ static int hc_pool_upgrade_run(struct hc_pool *pool, bool any,
 	void *block;
 	int err;
 
+	/* an assembly charged v2 records already and found room for them */
+	if (!any && pool->journal->version != HC_JOURNAL_VERSION_V2) {
+		err = hc_pool_upgrade_room(pool, fail);
+		if (err)
+			return err;
+	}
 	block = kmalloc(HC_SB_SIZE, GFP_KERNEL);
 	if (!block)
 		return -ENOMEM;
@@ -802,7 +832,9 @@ static int hc_pool_upgrade_run(struct hc_pool *pool, bool any,
  * throughout, so none starts meanwhile.
  *
  * Return: 0; -ENODEV (no pool runs); -EALREADY (it is format v2); -EBUSY;
- * -ENOMEM; an I/O error (the next assembly finishes the upgrade).
+ * -ENOSPC (the journal cannot hold every object's v2 record, which is
+ * larger than its v1 one: nothing written); -ENOMEM; an I/O error (the next
+ * assembly finishes the upgrade).
  */
 int hc_pool_upgrade(struct hc_pool_fail *fail)
 {

@@ -17,6 +17,15 @@
 #   upgrade-online     the whole upgrade of a running pool, then a restart:
 #                      v2, every object byte-identical; a second upgrade
 #                      says "already format v2" (EALREADY)
+#   upgrade-journal-room  a v2 record is larger than a v1 one (the room for
+#                      an ETag): a v1 pool whose objects' v1 records take
+#                      75 % of a half (URIs of about 400 bytes: 512 bytes
+#                      a record in v1, 1024 in v2) refuses the upgrade with
+#                      ENOSPC, naming the bytes, before it writes anything
+#                      (v1, no superblock bit, every object kept); with
+#                      some evicted the upgrade runs, and the journal's
+#                      charge is then every object's v2 record: the same
+#                      journal_used after a restart
 # Torn writes inside a superblock or journal header are upgrade_test's
 # (tests/unit, 88 crash points); a real QEMU power cut after each write,
 # of a pool made by the previous module build, is stage-compat.sh's.
@@ -87,6 +96,54 @@ t_online() {
 	hcctl pool stop
 }
 
+# t_room: the journal must hold every live object's v2 record
+t_room() {
+	hcctl pool create --force $M >/dev/null
+	cap=$(hcctl stats --json | jget journal_capacity)
+	used0=$(hcctl stats --json | jget journal_used)
+	[ "$cap" -gt 65536 ] || hc_fail "journal capacity $cap"
+	# 396-byte prefixes: URIs of 397..400 bytes
+	pa=$(printf 'room/a/%0389d' 0)
+	pb=$(printf 'room/b/%0389d' 0)
+	na=$(( (cap - used0) * 40 / 100 / 512 ))
+	nb=$(( (cap - used0) * 35 / 100 / 512 ))
+	hcctl pool stop
+	hc_jpoke objects "$pa" $na $M >/dev/null || hc_fail "hc_jpoke a"
+	hc_jpoke objects "$pb" $nb $M >/dev/null || hc_fail "hc_jpoke b"
+	hcctl pool assemble $M >/dev/null
+	used=$(hcctl stats --json | jget journal_used)
+	[ "$used" -eq $((used0 + (na + nb) * 512)) ] ||
+		hc_fail "v1 charge $used, want $((used0 + (na + nb) * 512))"
+	hc_expect_errno -m "format-v2 record.*evict.*No space left" hcctl pool upgrade
+	dmesg | grep -Eq "upgrade refused: the objects' format-v2 journal records take [0-9]+ bytes, a half holds [0-9]+" ||
+		hc_fail "the refusal's bytes are not in dmesg"
+	[ "$(hcctl status --json | jget format_version)" = 1 ] ||
+		hc_fail "changed by a refused upgrade"
+	[ "$(hcctl stats --json | jget objects)" = $((na + nb)) ] ||
+		hc_fail "objects lost by a refused upgrade"
+	hcctl pool stop
+	for d in $M; do
+		hc_sbpoke $d show | grep -q "incompat=0$" ||
+			hc_fail "$d written by a refused upgrade"
+	done
+	hcctl pool assemble $M >/dev/null
+	[ "$(hcctl stats --json | jget objects)" = $((na + nb)) ] ||
+		hc_fail "objects lost after a refused upgrade"
+	hcctl evict --prefix room/b/ --yes >/dev/null || hc_fail "evict b"
+	hcctl pool upgrade | grep -q "format v2 now" || hc_fail "no upgrade"
+	used=$(hcctl stats --json | jget journal_used)
+	[ "$used" -ge $((na * 1024)) ] ||
+		hc_fail "after the upgrade: charged $used, v2 records take $((na * 1024))"
+	hcctl pool stop
+	hcctl pool assemble $M >/dev/null
+	hc_pool_all_v2 $M
+	[ "$(hcctl stats --json | jget objects)" = $na ] ||
+		hc_fail "objects after the upgrade: $(hcctl stats --json | jget objects)"
+	[ "$(hcctl stats --json | jget journal_used)" = "$used" ] ||
+		hc_fail "journal_used $(hcctl stats --json | jget journal_used) after a restart, $used online"
+	hcctl pool stop
+}
+
 hc_test upgrade-busy-v1-stays t_busy
 ks="1 4"
 [ "$HC_FULL" = 1 ] && ks="1 2 3 4"
@@ -94,3 +151,4 @@ for k in $ks; do
 	hc_test upgrade-stop-$k t_stop_at $k
 done
 hc_test upgrade-online t_online
+hc_test upgrade-journal-room t_room
