@@ -952,26 +952,26 @@ int hc_cache_slab_init(void)
 		     (8 * sizeof_field(struct hc_obj, flags)));
 	BUILD_BUG_ON(HC_MAX_EXTENTS >> (8 * sizeof_field(struct hc_obj, nr_ext)));
 	BUILD_BUG_ON(HC_URI_MAX >> (8 * sizeof_field(struct hc_obj, uri_len)));
-	BUILD_BUG_ON(sizeof_field(struct hc_obj, chunks) < sizeof(u32));
 	/* what shares the policy's link leaves its key alone (LOCATE's) */
 	BUILD_BUG_ON(offsetof(struct hc_obj, gone_node) !=
 		     offsetof(struct hc_obj, pe.link));
 	BUILD_BUG_ON(max(sizeof(struct list_head), sizeof(struct rcu_head)) >
 		     offsetof(struct hc_policy_entry, key));
 	/*
-	 * The memory budget (issue 15, policy.md "Memory"): 112 bytes, 36 a
+	 * The memory budget (issue 15, policy.md "Memory"): 104 bytes, 39 a
 	 * 4 KiB slab page (what only busy objects need is in struct
 	 * hc_obj_transit, which holds the backend version while there, so
-	 * that one pointer serves both; holds is 32-bit, bounded by
-	 * HC_OBJ_HOLDS_MAX; the ordered view holds a pointer in a B+tree
-	 * node, not an rb_node; the index's head is an rhash_head, not an
-	 * rhlist_head; the in-memory booleans are bits of mflags; committed
-	 * is in seconds).  A field that needs more is a decision made with
-	 * r-memory's limits, not a drift that only check-reliability would
-	 * see.
+	 * that one pointer serves both; the chunks and the journal charge
+	 * are derived, hc_obj_chunks() and hc_obj_jbytes(); holds is
+	 * 32-bit, bounded by HC_OBJ_HOLDS_MAX; the ordered view holds a
+	 * pointer in a B+tree node, not an rb_node; the index's head is an
+	 * rhash_head, not an rhlist_head; the in-memory booleans are bits of
+	 * mflags; committed is in seconds).  A field that needs more is a
+	 * decision made with r-memory's limits, not a drift that only
+	 * check-reliability would see.
 	 */
-	BUILD_BUG_ON(sizeof(struct hc_obj) > 112);
-	BUILD_BUG_ON(HC_OBJ_M_TRANSIT >> (8 * sizeof_field(struct hc_obj,
+	BUILD_BUG_ON(sizeof(struct hc_obj) > 104);
+	BUILD_BUG_ON(HC_OBJ_M_CHARGED >> (8 * sizeof_field(struct hc_obj,
 							    mflags)));
 	/* a busy object's fields: 56 a page of their own cache */
 	BUILD_BUG_ON(sizeof(struct hc_obj_transit) > 72);
@@ -1136,6 +1136,43 @@ static void hc_cache_unindex(struct hc_cache *c, struct hc_obj *obj)
 	hc_cache_ordered_trim(c, false);
 }
 
+/**
+ * hc_obj_jbytes - the journal bytes an object is charged
+ * @c: the cache (pool lock held)
+ * @obj: the object
+ *
+ * Its record's size in the journal's version with its extents now.
+ * Derived, not kept (issue 15 point 5: 4 bytes an object), so every change
+ * of what it depends on while charged is bracketed by
+ * hc_cache_journal_uncharge() and hc_cache_journal_charge(): @obj's
+ * extents (hc_cache_grow(), hc_cache_trim()) and the journal's version
+ * (hc_cache_journal_recharge()).
+ *
+ * Return: the bytes; 0 if @obj is not charged (HC_OBJ_M_CHARGED).
+ */
+u32 hc_obj_jbytes(const struct hc_cache *c, const struct hc_obj *obj)
+{
+	if (!c->journal || !hc_obj_m(obj, HC_OBJ_M_CHARGED))
+		return 0;
+	return hc_journal_obj_bytes(c->journal, obj->uri_len, obj->nr_ext);
+}
+
+/* Charge @obj, placed, its journal record (hc_cache_journal_room()). */
+static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
+{
+	if (!c->journal)
+		return;
+	hc_obj_mset(obj, HC_OBJ_M_CHARGED, true);
+	c->jbytes += hc_obj_jbytes(c, obj);
+}
+
+/* Give back what hc_cache_journal_charge() charged @obj (if it did). */
+static void hc_cache_journal_uncharge(struct hc_cache *c, struct hc_obj *obj)
+{
+	c->jbytes -= hc_obj_jbytes(c, obj);
+	hc_obj_mset(obj, HC_OBJ_M_CHARGED, false);
+}
+
 /*
  * Take @obj out of everything (the index, the policy, the queues, the
  * counters) but its chunks, which stay allocated, and keep it: the caller
@@ -1151,7 +1188,7 @@ static void hc_cache_detach(struct hc_cache *c, struct hc_obj *obj)
 		c->stats.pinned--;
 	if (atomic_read(&obj->holds))
 		c->stats.held--;
-	c->jbytes -= obj->jbytes;
+	hc_cache_journal_uncharge(c, obj);
 	if (hc_state_dirty(obj->state)) {
 		c->dirty_bytes -= obj->size;
 		hc_cache_dirty_event();
@@ -1220,7 +1257,7 @@ static void hc_cache_doom(struct hc_cache *c, struct hc_obj *obj)
 {
 	hc_cache_detach(c, obj);
 	list_add_tail(&obj->gone_node, &c->doomed);
-	c->reserved += obj->chunks;
+	c->reserved += hc_obj_chunks(obj);
 }
 
 /* A doomed object's DELETE is durable (or failed: @keep_chunks): free it. */
@@ -1228,7 +1265,7 @@ static void hc_cache_doomed_free(struct hc_cache *c, struct hc_obj *obj,
 				 bool keep_chunks)
 {
 	list_del(&obj->gone_node);
-	c->reserved -= obj->chunks;
+	c->reserved -= hc_obj_chunks(obj);
 	hc_cache_reap(c, obj, keep_chunks);
 }
 
@@ -1560,7 +1597,7 @@ int hc_cache_locate_fast(struct hc_cache *c, const u8 *uri, u32 len,
 	v->nr_ext = obj->nr_ext;
 	v->size = obj->size;
 	v->generation = obj->generation;
-	v->chunks = obj->chunks;
+	v->chunks = hc_obj_chunks(obj);
 	for (i = 0; i < obj->nr_ext && i < max_ext; i++)
 		ext[i] = hc_obj_extent(obj, c->chunk_size, i);
 	if (peek)
@@ -1747,16 +1784,6 @@ static int hc_cache_journal_room(const struct hc_cache *c, u32 uri_len,
 	return 0;
 }
 
-/* Charge @obj, placed, its journal record (hc_cache_journal_room()). */
-static void hc_cache_journal_charge(struct hc_cache *c, struct hc_obj *obj)
-{
-	if (!c->journal)
-		return;
-	obj->jbytes = hc_journal_obj_bytes(c->journal, obj->uri_len,
-					   obj->nr_ext);
-	c->jbytes += obj->jbytes;
-}
-
 /**
  * hc_cache_journal_fits - whether the objects' records fit the journal's
  * halves in another version (an upgrade's check, before it writes)
@@ -1782,7 +1809,7 @@ int hc_cache_journal_fits(struct hc_cache *c, u32 version, u64 *need,
 	for (obj = hc_cache_ordered_first(c); obj;
 	     obj = hc_cache_ordered_next(c, obj)) {
 		hc_index_resched(&n);
-		if (obj->jbytes)
+		if (hc_obj_m(obj, HC_OBJ_M_CHARGED))
 			*need += hc_journal_obj_bytes_in(j, version,
 							 obj->uri_len,
 							 obj->nr_ext);
@@ -1803,13 +1830,12 @@ void hc_cache_journal_recharge(struct hc_cache *c)
 	struct hc_obj *obj;
 	u32 n = 0;
 
+	/* every charged object is indexed: one left uncharged first */
+	c->jbytes = 0;
 	for (obj = hc_cache_ordered_first(c); obj;
 	     obj = hc_cache_ordered_next(c, obj)) {
 		hc_index_resched(&n);
-		if (!obj->jbytes)
-			continue;
-		c->jbytes -= obj->jbytes;
-		hc_cache_journal_charge(c, obj);
+		c->jbytes += hc_obj_jbytes(c, obj);
 	}
 }
 
@@ -2011,7 +2037,6 @@ static int hc_cache_place(struct hc_cache *c, struct hc_obj *obj, u64 chunks,
 			bitmap_clear(c->bad_chunks, ext[i].start, ext[i].count);
 	}
 	obj->nr_ext = nr_ext;
-	obj->chunks = chunks;
 	c->stats.admissions++;
 	err = 0;
 out:
@@ -2027,7 +2052,6 @@ static void hc_cache_unplace(struct hc_cache *c, struct hc_obj *obj)
 	kfree(obj->ext);
 	obj->ext = NULL;
 	obj->nr_ext = 0;
-	obj->chunks = 0;
 	obj->flags &= ~HC_OBJ_F_SUBCHUNK;
 }
 
@@ -2168,7 +2192,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		 * the final size at COMMIT.
 		 */
 		hc_obj_transit(obj)->growable = true;
-		obj->size = (u64)obj->chunks * c->chunk_size;
+		obj->size = hc_obj_chunks(obj) * c->chunk_size;
 	}
 	*objp = obj;
 	return 0;
@@ -2218,7 +2242,7 @@ static int hc_cache_reweigh(struct hc_cache *c, struct hc_obj *obj,
 int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 {
 	struct hc_ext *ext = NULL, *all = NULL, *last = NULL;
-	u64 chunks, add, old = obj->chunks, end = 0, k;
+	u64 chunks, add, old = hc_obj_chunks(obj), end = 0, k;
 	u32 nr = 0, merge, n, i;
 	bool busy = false;
 	int err;
@@ -2236,7 +2260,7 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 		return 0;
 	add = chunks - old;
 	err = hc_cache_journal_room(c, obj->uri_len, (u64)obj->nr_ext + add,
-				    obj->jbytes);
+				    hc_obj_jbytes(c, obj));
 	if (err)
 		return err;
 	ext = kmalloc_array(HC_MAX_EXTENTS, sizeof(*ext), GFP_KERNEL);
@@ -2252,7 +2276,8 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	err = hc_cache_reweigh(c, obj, chunks);
 	if (!err)	/* another change may have used the room meanwhile */
 		err = hc_cache_journal_room(c, obj->uri_len,
-					    (u64)obj->nr_ext + add, obj->jbytes);
+					    (u64)obj->nr_ext + add,
+					    hc_obj_jbytes(c, obj));
 	if (err)
 		goto restore;
 	if (obj->nr_ext) {
@@ -2301,11 +2326,10 @@ int hc_cache_grow(struct hc_cache *c, struct hc_obj *obj, u64 size)
 		bitmap_clear(c->bad_chunks, ext[i].start, ext[i].count);
 	}
 	kfree(obj->ext);
+	hc_cache_journal_uncharge(c, obj);	/* of the old extents */
 	obj->ext = last;
 	obj->nr_ext = n;
-	obj->chunks = chunks;
 	obj->size = chunks * c->chunk_size;
-	c->jbytes -= obj->jbytes;
 	hc_cache_journal_charge(c, obj);
 	goto out;
 
@@ -2342,16 +2366,17 @@ int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	if (!hc_obj_growable(obj) || obj->state != HC_OBJ_STAGED ||
 	    (hc_obj_fence(obj) && !hc_obj_fence(obj)->closed))
 		return -EINVAL;
-	if (size > (u64)obj->chunks * c->chunk_size)
+	if (size > hc_obj_chunks(obj) * c->chunk_size)
 		return -EFBIG;
 	chunks = DIV_ROUND_UP_ULL(size, c->chunk_size);
-	if (chunks == obj->chunks) {
+	if (chunks == hc_obj_chunks(obj)) {
 		obj->size = size;
 		return 0;
 	}
 	tail = kmalloc_array(obj->nr_ext, sizeof(*tail), GFP_KERNEL);
 	if (!tail)
 		return -ENOMEM;
+	hc_cache_journal_uncharge(c, obj);	/* of the old extents */
 	for (i = 0; i < obj->nr_ext; i++) {
 		struct hc_ext *e = &obj->ext[i];
 
@@ -2369,9 +2394,7 @@ int hc_cache_trim(struct hc_cache *c, struct hc_obj *obj, u64 size)
 	}
 	WARN_ON_ONCE(hc_alloc_put(&c->alloc, tail, nr_tail));
 	obj->nr_ext = nr_keep;
-	obj->chunks = chunks;
 	obj->size = size;
-	c->jbytes -= obj->jbytes;
 	hc_cache_journal_charge(c, obj);
 	err = hc_cache_reweigh(c, obj, chunks);
 	kfree(tail);
@@ -3073,8 +3096,7 @@ int hc_cache_supersede(struct hc_cache *c, struct hc_obj *obj)
 		return hc_cache_deletes_out(c, &obj, 1);
 	}
 	hc_policy_remove(&c->policy, &obj->pe);
-	c->jbytes -= obj->jbytes;
-	obj->jbytes = 0;
+	hc_cache_journal_uncharge(c, obj);
 	if (hc_state_dirty(obj->state)) {
 		c->dirty_bytes -= obj->size;
 		hc_cache_dirty_event();
@@ -3341,19 +3363,13 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 		}
 	}
 	obj->nr_ext = r->nr_ext;
-	if (small) {
-		obj->chunks = 1;
-	} else {
-		for (i = 0; i < r->nr_ext; i++)
-			chunks += r->ext[i].count;
-		/*
-		 * Each extent lies in the pool (checked above), so more than
-		 * U32_MAX chunks (hc_cache_create()) overlap: counted as
-		 * U32_MAX (the same policy weight, hc_cache_weight()), and
-		 * hc_cache_restore_one()'s claim refuses them.
-		 */
-		obj->chunks = min_t(u64, chunks, U32_MAX);
-	}
+	/*
+	 * Each extent lies in the pool (checked above), so more than U32_MAX
+	 * chunks (hc_cache_create()) overlap: the policy weight saturates
+	 * (hc_cache_weight()), and hc_cache_restore_one()'s claim refuses them.
+	 */
+	for (i = 0; !small && i < r->nr_ext; i++)
+		chunks += r->ext[i].count;
 	obj->size = r->size;
 	obj->generation = r->generation;
 	/* not the v2 record flags, but whether the extent is a sub-chunk one */
@@ -3361,7 +3377,7 @@ int hc_cache_restore(struct hc_cache *c, const struct hc_jrec2 *r2)
 	obj->data_crc = r->data_crc;
 	hc_policy_entry_init(&obj->pe, obj->pe.key, small ?
 			     obj->sext->nr_blocks :
-			     hc_cache_weight(c, obj->chunks));
+			     hc_cache_weight(c, chunks));
 	if (hc_cache_insert(c, obj, r->state)) {
 		hc_cache_obj_free(obj);
 		return -ENOMEM;
@@ -3640,7 +3656,7 @@ void hc_cache_egress_reset(struct hc_cache *c)
 }
 
 /* The chunks of extent @i of @obj (a small object's: its slab chunk). */
-static struct hc_ext hc_obj_chunks(const struct hc_obj *obj, u32 i)
+static struct hc_ext hc_obj_chunk_ext(const struct hc_obj *obj, u32 i)
 {
 	if (obj->flags & HC_OBJ_F_SUBCHUNK)
 		return (struct hc_ext){ .start = obj->sext->chunk, .count = 1 };
@@ -3655,8 +3671,8 @@ static bool hc_ext_overlap(const struct hc_obj *a, const struct hc_obj *b,
 
 	for (i = 0; i < a->nr_ext; i++)
 		for (k = 0; k < b->nr_ext; k++) {
-			struct hc_ext x = hc_obj_chunks(a, i);
-			struct hc_ext y = hc_obj_chunks(b, k);
+			struct hc_ext x = hc_obj_chunk_ext(a, i);
+			struct hc_ext y = hc_obj_chunk_ext(b, k);
 			u64 s = max(x.start, y.start);
 			u64 e = min(x.start + x.count, y.start + y.count);
 
@@ -3723,7 +3739,7 @@ static int hc_cache_restore_one(void *arg, struct hc_obj *obj)
 		}
 	}
 	hc_cache_journal_charge(c, obj);
-	if (!obj->chunks)
+	if (!hc_obj_chunks(obj))
 		return 0;	/* empty: not in the policy (hc_cache_stage()) */
 	if (obj->pe.weight > c->policy.capacity)
 		return -EUCLEAN;

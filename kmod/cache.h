@@ -139,14 +139,6 @@ struct hc_fence {
  *	so the 32-bit count cannot wrap; atomic: it goes from 0 to 1 and back
  *	only under the pool lock, and above 1 also without it
  *	(hc_cache_hold_more())
- * @jbytes: bytes of journal capacity charged for it (its OBJECT record):
- *	from STAGE or INGEST_ALLOC (or replay) until it leaves the index
- * @chunks: chunks allocated; a small object (HC_OBJ_F_SUBCHUNK) counts the
- *	one slab chunk it lies in.  A u32: an object's chunks are distinct
- *	chunks of its pool, and a pool has at most U32_MAX
- *	(hc_cache_create(); a replayed record whose extents add up to more
- *	overlaps itself, is counted as U32_MAX and refused by the claim,
- *	hc_cache_restore())
  * @nr_ext: entries in @ext (or @sext: 1), at most HC_MAX_EXTENTS (64: a u8,
  *	BUILD_BUG_ON())
  * @uri_len: bytes in @uri, 1..HC_URI_MAX (1024: a u16, BUILD_BUG_ON();
@@ -200,9 +192,7 @@ struct hc_obj {
 	u8 mflags;
 	u16 uri_len;
 	u32 checked;
-	u32 chunks;
 	u32 data_crc;
-	u32 jbytes;
 	atomic_t holds;
 	u32 committed;
 	u64 size;
@@ -215,7 +205,7 @@ struct hc_obj {
 	union {			/* which one: HC_OBJ_M_TRANSIT */
 		struct hc_bver *bver;
 		struct hc_obj_transit *transit;
-	} side;			/* 112 bytes, 1 of them a hole */
+	} side;			/* 104 bytes, 1 of them a hole */
 };
 
 /*
@@ -234,6 +224,9 @@ struct hc_obj {
  * HC_OBJ_M_INDEXED: in the index (its table and its ordered view); clear
  *	for a new object and a superseded one (hc_obj_superseded())
  * HC_OBJ_M_TRANSIT: it has a transit: @side is @side.transit
+ * HC_OBJ_M_CHARGED: the journal's capacity is charged its OBJECT record,
+ *	from STAGE or INGEST_ALLOC (or replay) until it leaves the index; how
+ *	many bytes is derived (cache.c: hc_obj_jbytes())
  */
 #define HC_OBJ_M_BAD		BIT(0)
 #define HC_OBJ_M_EXPLICIT	BIT(1)
@@ -241,6 +234,7 @@ struct hc_obj {
 #define HC_OBJ_M_REVAL		BIT(3)
 #define HC_OBJ_M_INDEXED	BIT(4)
 #define HC_OBJ_M_TRANSIT	BIT(5)
+#define HC_OBJ_M_CHARGED	BIT(6)
 
 /* Whether @obj has the HC_OBJ_M_* bit @bit (any context). */
 static inline bool hc_obj_m(const struct hc_obj *obj, u8 bit)
@@ -252,6 +246,24 @@ static inline bool hc_obj_m(const struct hc_obj *obj, u8 bit)
 static inline void hc_obj_mset(struct hc_obj *obj, u8 bit, bool on)
 {
 	WRITE_ONCE(obj->mflags, on ? obj->mflags | bit : obj->mflags & ~bit);
+}
+
+/*
+ * The chunks allocated to @obj: its extents' (a small object,
+ * HC_OBJ_F_SUBCHUNK, counts the one slab chunk it lies in).  Derived, not
+ * kept (issue 15 point 5: 4 bytes an object): at most HC_MAX_EXTENTS to
+ * add.  Where @obj's extents are fixed (held, READY, or the pool lock).
+ */
+static inline u64 hc_obj_chunks(const struct hc_obj *obj)
+{
+	u64 n = 0;
+	u32 i;
+
+	if (READ_ONCE(obj->flags) & HC_OBJ_F_SUBCHUNK)
+		return obj->nr_ext ? 1 : 0;
+	for (i = 0; i < obj->nr_ext; i++)
+		n += obj->ext[i].count;
+	return n;
 }
 
 /* Whether @obj's URI starts with the @len bytes of @prefix (any, if 0). */
@@ -798,6 +810,7 @@ int hc_cache_set_bver(struct hc_obj *obj, const char *etag, u64 mtime);
 int hc_cache_journal_fits(struct hc_cache *c, u32 version, u64 *need,
 			  u64 *room);
 void hc_cache_journal_recharge(struct hc_cache *c);
+u32 hc_obj_jbytes(const struct hc_cache *c, const struct hc_obj *obj);
 struct hc_obj *hc_cache_ingest_find(struct hc_cache *c, u64 id);
 void hc_cache_ingest_adopt(struct hc_cache *c);		/* sleeps */
 int hc_cache_ingest_alloc(struct hc_cache *c, struct hc_obj *obj, u64 size,

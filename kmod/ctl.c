@@ -612,7 +612,7 @@ static long hc_ctl_locate(struct hc_ctl *ctl, void __user *arg, bool writer)
 	loc.generation = obj->generation;
 	loc.obj_flags = hc_obj_flags(obj);
 	loc.nr_extents = obj->nr_ext;
-	loc.nr_layout = obj->chunks;
+	loc.nr_layout = hc_obj_chunks(obj);
 	if (loc.extents) {
 		/* the URI is not needed any more: @b takes the extents */
 		next = min(obj->nr_ext, loc.max_extents);

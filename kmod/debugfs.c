@@ -56,6 +56,7 @@ struct hc_dbg_check {
 	u64 used;
 	u64 fenced;
 	u64 dirty_bytes;
+	u64 jbytes;	/* the journal charges of the objects */
 	u64 superseded;
 	u64 small;		/* small objects (HC_OBJ_F_SUBCHUNK) */
 	u64 small_blocks;	/* their blocks */
@@ -115,7 +116,7 @@ static void hc_dbg_check_small(struct hc_dbg_check *k, struct hc_cache *c,
 
 	k->small++;
 	k->small_blocks += e->nr_blocks;
-	if (obj->nr_ext != 1 || obj->chunks != 1 || !c->slab_chunks ||
+	if (obj->nr_ext != 1 || !c->slab_chunks ||
 	    !hc_slab_has(&c->slab, e)) {
 		hc_dbg_problem(k, "%*pEhp: blocks %u+%u of chunk %llu: no slab object",
 			       hc_dbg_ulen(obj), obj->uri, e->block,
@@ -228,17 +229,13 @@ static void hc_dbg_check_extents(struct hc_dbg_check *k, struct hc_cache *c,
 					       v);
 		}
 	}
-	if (sum != obj->chunks)
-		hc_dbg_problem(k, "%*pEhp: extents hold %llu chunks, object says %u",
-			       hc_dbg_ulen(obj), obj->uri, sum, obj->chunks);
 	/* not DIV_ROUND_UP_ULL(): it wraps for sizes near 2^64 */
 	want = div_u64(obj->size, c->chunk_size) + !!(obj->size % c->chunk_size);
 	if (obj->state == HC_OBJ_INGESTING && !hc_obj_allocated(obj))
 		want = 0;
-	if (obj->chunks != want)
-		hc_dbg_problem(k, "%*pEhp: %llu bytes in %u chunks, need %llu",
-			       hc_dbg_ulen(obj), obj->uri, obj->size, obj->chunks,
-			       want);
+	if (sum != want)
+		hc_dbg_problem(k, "%*pEhp: %llu bytes in %llu chunks, need %llu",
+			       hc_dbg_ulen(obj), obj->uri, obj->size, sum, want);
 }
 
 static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
@@ -273,6 +270,12 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 		k->pinned++;
 	if (obj->state == HC_OBJ_DIRTY || obj->state == HC_OBJ_SYNCING)
 		k->dirty_bytes += obj->size;
+	/* charged from STAGE, INGEST_ALLOC or its replay on */
+	if (c->journal && !hc_obj_m(obj, HC_OBJ_M_CHARGED) &&
+	    (obj->state != HC_OBJ_INGESTING || hc_obj_allocated(obj)))
+		hc_dbg_problem(k, "%*pEhp (state %u): indexed, not charged to the journal",
+			       hc_dbg_ulen(obj), obj->uri, obj->state);
+	k->jbytes += hc_obj_jbytes(c, obj);
 	hc_dbg_check_extents(k, c, obj);
 }
 
@@ -352,6 +355,9 @@ static void hc_dbg_check_cache(struct hc_dbg_check *k, struct hc_cache *c)
 	if (c->dirty_bytes != k->dirty_bytes)
 		hc_dbg_problem(k, "dirty_bytes %llu, the dirty objects hold %llu",
 			       c->dirty_bytes, k->dirty_bytes);
+	if (c->jbytes != k->jbytes)
+		hc_dbg_problem(k, "journal charged %llu bytes, the objects' records take %llu",
+			       c->jbytes, k->jbytes);
 
 	n = 0;
 	list_for_each_entry(t, &c->egress, queue_node) {

@@ -122,7 +122,7 @@ static struct dentry *hc_fs_lookup(struct inode *dir, struct dentry *dentry,
 		file = true;
 		gen = obj->generation;
 		size = obj->size;
-		chunks = obj->chunks;
+		chunks = hc_obj_chunks(obj);
 		mtime = hc_obj_mtime_ns(obj);
 	} else {
 		subdir = hc_fs_dir_exists(c, buf, dlen);
@@ -143,7 +143,7 @@ static struct dentry *hc_fs_lookup(struct inode *dir, struct dentry *dentry,
 		file = true;
 		gen = obj->generation;
 		size = obj->size;
-		chunks = obj->chunks;
+		chunks = hc_obj_chunks(obj);
 		mtime = hc_obj_mtime_ns(obj);
 	}
 	hc_pool_unlock();

@@ -515,7 +515,7 @@ static int hc_nl_fill_obj(struct sk_buff *msg, const struct hc_pool *pool,
 	    nla_put_u64_64bit(msg, HC_A_OBJ_SIZE, obj->size, HC_A_OBJ_PAD) ||
 	    nla_put_u64_64bit(msg, HC_A_OBJ_GENERATION, obj->generation,
 			      HC_A_OBJ_PAD) ||
-	    nla_put_u64_64bit(msg, HC_A_OBJ_CHUNKS, obj->chunks, HC_A_OBJ_PAD) ||
+	    nla_put_u64_64bit(msg, HC_A_OBJ_CHUNKS, hc_obj_chunks(obj), HC_A_OBJ_PAD) ||
 	    nla_put_u32(msg, HC_A_OBJ_HOLDS, atomic_read(&obj->holds)))
 		return -EMSGSIZE;
 	if (hc_obj_bver(obj) &&
