@@ -3,7 +3,7 @@
 # guest (stage-memory.sh): slab and vmalloc growth of an assembly of
 # 100,000 objects (short and 64-byte URIs) and of 1,000,000 (HC_MEMORY_N
 # overrides it), built from journal records (hc_jpoke objects) as r-scrape
-# does; each object must take at most 142 bytes of slab (196 with the
+# does; each object must take at most 126 bytes of slab (181 with the
 # 64-byte URIs).  About 3 minutes
 # of guest time on a loaded host.  Then (stop-1m-1b) the assembly and the
 # stop of a pool of N one-chunk objects on drive 1 (4 TiB of chunks and
