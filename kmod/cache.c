@@ -3927,7 +3927,7 @@ int hc_cache_create(struct hc_pool *pool)
 	int err = -ENOMEM;
 
 	/*
-	 * hc_obj.chunks is a u32.  Not a new limit: a pool of 2^32 chunks
+	 * At most U32_MAX chunks.  Not a new limit: a pool of 2^32 chunks
 	 * (hc_alloc_words()'s most) failed below anyway, with the same error
 	 * (kvcalloc() refuses its fence table of 8 bytes a chunk, more than
 	 * INT_MAX bytes, as it does any pool of 2^28 chunks or more).

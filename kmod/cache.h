@@ -592,7 +592,7 @@ struct hc_compact {
  * @egress: DIRTY and SYNCING objects in commit order (replayed ones in
  *	journal order): the uploads for the egress helper
  * @dirty_bytes: bytes of the objects in @egress
- * @jbytes: journal capacity charged by the objects (hc_obj.jbytes): a
+ * @jbytes: journal capacity charged by the objects (hc_obj_jbytes()): a
  *	STAGE or ingest that would take it past hc_journal_capacity() is
  *	refused with -ENOSPC, so a compaction always has room for the next
  *	record (DELETE included) and the journal cannot fill up with objects
