@@ -971,8 +971,7 @@ int hc_cache_slab_init(void)
 	 * check-reliability would see.
 	 */
 	BUILD_BUG_ON(sizeof(struct hc_obj) > 104);
-	BUILD_BUG_ON(HC_OBJ_M_CHARGED >> (8 * sizeof_field(struct hc_obj,
-							    mflags)));
+	BUILD_BUG_ON(HC_OBJ_M_CHARGED >> (8 * sizeof_field(struct hc_obj, mflags)));
 	/* a busy object's fields: 56 a page of their own cache */
 	BUILD_BUG_ON(sizeof(struct hc_obj_transit) > 72);
 	for (i = 0; i < ARRAY_SIZE(hc_cache_waitqs); i++)

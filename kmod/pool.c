@@ -738,7 +738,8 @@ static int hc_pool_upgrade_room(struct hc_pool *pool,
 		return 0;
 	pr_err("pool %pUb: upgrade refused: the objects' format-v2 journal records take %llu bytes, a half holds %llu; evict at least %llu bytes of records (objects with long URIs first)\n",
 	       pool->uuid, need, room, need - room);
-	hc_pool_fail_set(fail, -1, "the journal cannot hold every object's format-v2 record: evict objects first (see dmesg)");
+	hc_pool_fail_set(fail, -1,
+			 "no journal room for every object's v2 record; evict some (see dmesg)");
 	return -ENOSPC;
 }
 

@@ -114,7 +114,7 @@ t_room() {
 	used=$(hcctl stats --json | jget journal_used)
 	[ "$used" -eq $((used0 + (na + nb) * 512)) ] ||
 		hc_fail "v1 charge $used, want $((used0 + (na + nb) * 512))"
-	hc_expect_errno -m "format-v2 record.*evict.*No space left" hcctl pool upgrade
+	hc_expect_errno -m "no journal room for every object's v2 record; evict some.*No space left" hcctl pool upgrade
 	dmesg | grep -Eq "upgrade refused: the objects' format-v2 journal records take [0-9]+ bytes, a half holds [0-9]+" ||
 		hc_fail "the refusal's bytes are not in dmesg"
 	[ "$(hcctl status --json | jget format_version)" = 1 ] ||
