@@ -2112,6 +2112,7 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 		   bool replace, bool any_writer, bool growable,
 		   struct hc_ctl *stager, struct hc_obj **objp)
 {
+	struct hc_obj_transit *t;
 	struct hc_obj *obj;
 	bool small;
 	u64 chunks;
@@ -2144,8 +2145,9 @@ int hc_cache_stage(struct hc_cache *c, const u8 *uri, u32 len, u64 size,
 	obj = hc_cache_obj_alloc(c, uri, len);
 	if (!obj)
 		return -ENOMEM;
-	if (hc_cache_transit_new(obj))
-		hc_obj_transit(obj)->fence = hc_cache_fence_alloc(any_writer);
+	t = hc_cache_transit_new(obj);
+	if (t)
+		t->fence = hc_cache_fence_alloc(any_writer);
 	if (!hc_obj_fence(obj)) {
 		hc_cache_obj_free(obj);
 		return -ENOMEM;

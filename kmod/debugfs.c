@@ -241,6 +241,7 @@ static void hc_dbg_check_extents(struct hc_dbg_check *k, struct hc_cache *c,
 static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 			     struct hc_obj *obj)
 {
+	const struct hc_obj_transit *t;
 	bool quiet;
 
 	k->objects++;
@@ -258,13 +259,13 @@ static void hc_dbg_check_obj(struct hc_dbg_check *k, struct hc_cache *c,
 	k->by_state[obj->state]++;
 	/* a transit from the start of a busy period to its end (cache.h) */
 	quiet = obj->state == HC_OBJ_READY && !hc_obj_m(obj, HC_OBJ_M_REVAL);
-	if (!hc_obj_transit(obj) != quiet ||
-	    (hc_obj_transit(obj) && hc_obj_transit(obj)->obj != obj))
+	t = hc_obj_transit(obj);
+	if (!t != quiet || (t && t->obj != obj))
 		hc_dbg_problem(k, "%*pEhp (state %u%s): %s",
 			       hc_dbg_ulen(obj), obj->uri, obj->state,
 			       hc_obj_m(obj, HC_OBJ_M_REVAL) ? ", revalidating" : "",
-			       !hc_obj_transit(obj) ? "no transit" :
-			       hc_obj_transit(obj)->obj != obj ? "another's transit" :
+			       !t ? "no transit" :
+			       t->obj != obj ? "another's transit" :
 			       "a transit left");
 	if (obj->flags & HC_OBJ_F_PINNED)
 		k->pinned++;
